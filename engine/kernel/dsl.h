@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+// The kernel DSL: a small text form of the kernel IR. Grammar in docs/dsl.md.
+#pragma once
+#include <string_view>
+
+#include "engine/kernel/kernel.h"
+
+namespace pim {
+
+/// Parses one kernel. `origin` names the text in messages (a file path or "<library:gemv>").
+/// Throws InputError "origin:LINE:COL: what is wrong" on any error; never returns a half-built kernel.
+Kernel parseKernel(std::string_view text, std::string_view origin);
+/// Reads and parses a DSL file; a missing or unreadable file is an InputError naming the path.
+Kernel loadKernelFile(const std::string& path);
+
+}  // namespace pim
