@@ -87,6 +87,7 @@ class Backend {
   std::string family;       // code-generator family: "hbm2-pim", "hbm-pim", "attacc", "gddr6-aim", "upmem"
   std::string description;  // one line
   std::string file;         // where it was loaded from
+  std::map<std::string, std::string> sources;  // short source id -> document, cited as "<id>: <section>"
 
   SystemLevel system;
   GroupLevel group;
@@ -106,6 +107,9 @@ class Backend {
   int totalGroups() const { return system.devices * group.groupsPerDevice; }
   int coresPerGroup() const { return core.coresPerGroup; }
   int banksPerGroup() const { return core.coresPerGroup * core.banksPerCore; }
+  /// Ranks per pseudo-channel whose banks hold PIM cores ("dram.pimRanks", default dram.ranks). HBM2-PIM's
+  /// calibration system has two ranks per channel but PIM units only in one.
+  int pimRanks() const;
   bool supportsOp(std::string_view op) const;
   bool hasUnit(std::string_view unit) const;
   /// Stable hex digest of name, family and every parameter value: identifies results in the store.

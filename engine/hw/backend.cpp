@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: Apache-2.0
+// Backend JSON loader, validation, typed views, hashing, serialisation and the built-in registry.
+#include "engine/hw/backend.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <variant>
+
+#include "engine/common/error.h"
+
+namespace pim {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Small helpers
+
+/// Local DType names (kept here so the hardware model does not depend on the kernel IR's implementation
+/// file).
+constexpr std::pair<DType, std::string_view> kDTypeNames[] = {
+    {DType::F16, "f16"}, {DType::BF16, "bf16"}, {DType::F32, "f32"}, {DType::I8, "i8"}, {DType::I32, "i32"}};
+
+std::optional<DType> localParseDType(std::string_view s) {
+  for (const auto& [t, n] : kDTypeNames)
+    if (n == s) return t;
+  return std::nullopt;
+}
+
+std::string localDTypeName(DType t) {
+  for (const auto& [d, n] : kDTypeNames)
+    if (d == t) return std::string(n);
+  return "?";
+}
+
+std::string fmtNum(double v) {
+  char buf[64];
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+[[noreturn]] void fail(std::string_view origin, std::string_view path, std::string_view problem) {
+  std::string msg(origin);
+  msg += ": ";
+  if (!path.empty()) {
+    msg += path;
+    msg += ": ";
+  }
+  msg += problem;
+  throw InputError(msg);
+}
+
+std::string typeName(const Json& j) { return j.type_name(); }
+
+/// Units whose values default to non-integral.
+bool realUnit(std::string_view unit) {
+  static const std::set<std::string, std::less<>> real = {
+      "ns",  "us",  "GB/s", "TFLOP/s",     "pJ",       "pJ/byte", "pJ/B",
+      "MHz", "GHz", "W",    "cycles/byte", "fraction", "cycles/B"};
+  return real.count(unit) > 0;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The fixed schema: every required numeric field of the fixed sections, bound to its typed-view member.
+
+using Target = std::variant<int*, std::int64_t*, double*, bool*>;
+struct Binding {
+  std::string key;  // "<section>.<name>"
+  Target target;
+  double hardMin;  // physical lower bound independent of the file's declared range
+  bool required = true;
+};
+
+std::vector<Binding> bindings(Backend& b) {
+  auto& s = b.system;
+  auto& g = b.group;
+  auto& c = b.core;
+  auto& d = b.dram;
+  auto& t = b.timing;
+  std::vector<Binding> v = {
+      {"system.hostBandwidthGBps", &s.hostBandwidthGBps, 0},
+      {"system.hostOnChipBytes", &s.hostOnChipBytes, 0},
+      {"system.hostTflops", &s.hostTflops, 0},
+      {"system.devices", &s.devices, 1},
+      {"group.groupsPerDevice", &g.groupsPerDevice, 1},
+      {"group.broadcast", &g.broadcast, 0},
+      {"group.pseudoChannelsPerGroup", &g.pseudoChannelsPerGroup, 1},
+      {"core.coresPerGroup", &c.coresPerGroup, 1},
+      {"core.banksPerCore", &c.banksPerCore, 1},
+      {"core.fpuSharedBy", &c.fpuSharedBy, 1},
+      {"core.simdLanes", &c.simdLanes, 1},
+      {"core.registerBytes", &c.registerBytes, 0},
+      {"core.dataMemoryBytes", &c.dataMemoryBytes, 0},
+      {"core.clockMHz", &c.clockMHz, 0},
+      {"core.threads", &c.threads, 1},
+      {"dram.channels", &d.channels, 1},
+      {"dram.ranks", &d.ranks, 1},
+      {"dram.bankGroups", &d.bankGroups, 1},
+      {"dram.banksPerBankGroup", &d.banksPerBankGroup, 1},
+      {"dram.rows", &d.rows, 1},
+      {"dram.columns", &d.columns, 1},
+      {"dram.columnBytes", &d.columnBytes, 1},
+      {"dram.tCKns", &d.tCKns, 1e-6},
+  };
+  const std::pair<const char*, int*> timing[] = {
+      {"CL", &t.CL},         {"CWL", &t.CWL},     {"BL", &t.BL},       {"tRCDRD", &t.tRCDRD},
+      {"tRCDWR", &t.tRCDWR}, {"tRP", &t.tRP},     {"tRAS", &t.tRAS},   {"tRC", &t.tRC},
+      {"tCCDS", &t.tCCDS},   {"tCCDL", &t.tCCDL}, {"tRRDS", &t.tRRDS}, {"tRRDL", &t.tRRDL},
+      {"tFAW", &t.tFAW},     {"tWR", &t.tWR},     {"tWTRS", &t.tWTRS}, {"tWTRL", &t.tWTRL},
+      {"tRTPS", &t.tRTPS},   {"tRTPL", &t.tRTPL}, {"tRTRS", &t.tRTRS}, {"tREFI", &t.tREFI},
+      {"tRFC", &t.tRFC}};
+  for (const auto& [n, p] : timing) v.push_back({std::string("timing.") + n, p, 0});
+  return v;
+}
+
+/// Optional numeric fields of fixed sections (not bound to a typed member).
+const std::set<std::string, std::less<>>& optionalNumeric() {
+  static const std::set<std::string, std::less<>> s = {"dram.pimRanks"};
+  return s;
+}
+
+bool isIntegralTarget(const Target& t) { return !std::holds_alternative<double*>(t); }
+
+const std::vector<std::string>& sectionOrder() {
+  static const std::vector<std::string> s = {"system", "group", "core", "dram", "timing", "pim", "energy"};
+  return s;
+}
+
+/// Non-numeric fields of the fixed sections: strings and string lists.
+struct TextField {
+  const char* section;
+  const char* name;
+  bool list;
+};
+constexpr TextField kTextFields[] = {
+    {"system", "host", false}, {"group", "level", false}, {"group", "units", true},
+    {"core", "ops", true},     {"core", "dtypes", true},
+};
+
+bool isTextField(std::string_view section, std::string_view name) {
+  for (const auto& f : kTextFields)
+    if (section == f.section && name == f.name) return true;
+  return false;
+}
+
+const Binding* findBinding(const std::vector<Binding>& bs, std::string_view key) {
+  for (const auto& b : bs)
+    if (b.key == key) return &b;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Validation of one parameter value against its declaration and the schema.
+
+void checkValue(const Parameter& p, std::string_view origin) {
+  if (!std::isfinite(p.value)) fail(origin, p.key, "value must be finite");
+  if (p.min > p.max) fail(origin, p.key, "min " + fmtNum(p.min) + " > max " + fmtNum(p.max));
+  if (p.value < p.min || p.value > p.max)
+    fail(origin, p.key,
+         "value " + fmtNum(p.value) + " outside [" + fmtNum(p.min) + ", " + fmtNum(p.max) + "] " + p.unit);
+  if (p.integer && p.value != std::floor(p.value))
+    fail(origin, p.key, "value " + fmtNum(p.value) + " must be an integer");
+  static std::vector<Binding> schema = [] {
+    static Backend dummy;
+    return bindings(dummy);
+  }();
+  if (const Binding* b = findBinding(schema, p.key)) {
+    if (p.value < b->hardMin)
+      fail(origin, p.key, "value " + fmtNum(p.value) + " must be >= " + fmtNum(b->hardMin));
+    if (std::holds_alternative<bool*>(b->target) && p.value != 0 && p.value != 1)
+      fail(origin, p.key, "value must be 0 or 1");
+    if (isIntegralTarget(b->target) && std::fabs(p.value) > 9.0e15) fail(origin, p.key, "value too large");
+  }
+}
+
+/// Refreshes the typed views from `parameters` (the single derivation used by parse and setParameter).
+void refreshViews(Backend& b) {
+  b.pimTiming.clear();
+  b.energyPj.clear();
+  auto bs = bindings(b);
+  for (const Parameter& p : b.parameters) {
+    if (p.key.rfind("pim.", 0) == 0) {
+      b.pimTiming[p.key] = p.value;
+      continue;
+    }
+    if (p.key.rfind("energy.", 0) == 0) {
+      b.energyPj[p.key] = p.value;
+      continue;
+    }
+    const Binding* bd = findBinding(bs, p.key);
+    if (!bd) continue;
+    std::visit(
+        [&](auto* ptr) {
+          using T = std::remove_pointer_t<decltype(ptr)>;
+          if constexpr (std::is_same_v<T, bool>)
+            *ptr = p.value != 0;
+          else
+            *ptr = static_cast<T>(p.value);
+        },
+        bd->target);
+  }
+}
+
+/// Cross-field consistency checks on the typed views.
+void crossCheck(const Backend& b, std::string_view origin) {
+  const auto& d = b.dram;
+  const auto& t = b.timing;
+  const int pimRanks = b.pimRanks();
+  if (pimRanks > d.ranks)
+    fail(origin, "dram.pimRanks",
+         "pimRanks " + std::to_string(pimRanks) + " > dram.ranks " + std::to_string(d.ranks));
+  const std::int64_t groupBanks =
+      std::int64_t{pimRanks} * d.bankGroups * d.banksPerBankGroup * b.group.pseudoChannelsPerGroup;
+  if (std::int64_t{b.core.coresPerGroup} * b.core.banksPerCore != groupBanks)
+    fail(origin, "core.coresPerGroup",
+         "coresPerGroup * banksPerCore = " + std::to_string(b.core.coresPerGroup) + " * " +
+             std::to_string(b.core.banksPerCore) +
+             " must equal the banks of one group = pimRanks * bankGroups * "
+             "banksPerBankGroup * pseudoChannelsPerGroup = " +
+             std::to_string(groupBanks));
+  if (std::int64_t{b.group.groupsPerDevice} * b.group.pseudoChannelsPerGroup != d.channels)
+    fail(origin, "group.groupsPerDevice",
+         "groupsPerDevice * pseudoChannelsPerGroup = " +
+             std::to_string(std::int64_t{b.group.groupsPerDevice} * b.group.pseudoChannelsPerGroup) +
+             " must equal dram.channels = " + std::to_string(d.channels));
+  if (b.core.fpuSharedBy > b.core.coresPerGroup)
+    fail(origin, "core.fpuSharedBy", "fpuSharedBy exceeds coresPerGroup");
+  // JEDEC: tRC = tRAS + tRP; the cycle values of a reference are rounded independently from ns, so allow one
+  // cycle (AttAcc's HBM3 table has nRC 63 with nRAS 45 + nRP 19 = 64).
+  if (t.tRC + 1 < t.tRAS + t.tRP)
+    fail(origin, "timing.tRC",
+         "tRC " + std::to_string(t.tRC) +
+             " must be >= tRAS + tRP - 1 = " + std::to_string(t.tRAS + t.tRP - 1));
+  if (t.tRAS < t.tRCDRD)
+    fail(origin, "timing.tRAS",
+         "tRAS " + std::to_string(t.tRAS) + " must be >= tRCDRD " + std::to_string(t.tRCDRD));
+  auto le = [&](int a, int b2, const char* na, const char* nb) {
+    if (a > b2)
+      fail(origin, std::string("timing.") + nb,
+           std::string(nb) + " " + std::to_string(b2) + " must be >= " + na + " " + std::to_string(a));
+  };
+  le(t.tCCDS, t.tCCDL, "tCCDS", "tCCDL");
+  le(t.tRRDS, t.tRRDL, "tRRDS", "tRRDL");
+  le(t.tWTRS, t.tWTRL, "tWTRS", "tWTRL");
+  le(t.tRTPS, t.tRTPL, "tRTPS", "tRTPL");
+  if (t.tREFI != 0 && t.tREFI <= t.tRFC)
+    fail(origin, "timing.tREFI",
+         "tREFI " + std::to_string(t.tREFI) + " must be > tRFC " + std::to_string(t.tRFC));
+  if (t.tFAW != 0 && t.tFAW < t.tRRDS)
+    fail(origin, "timing.tFAW", "tFAW must be 0 (not enforced) or >= tRRDS");
+  if (b.core.dtypes.empty()) fail(origin, "core.dtypes", "at least one data type is required");
+  if (b.core.ops.empty()) fail(origin, "core.ops", "at least one operation is required");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parsing
+
+std::string lineColumn(std::string_view text, std::size_t byte) {
+  // nlohmann's byte position is 1-based and points just past the offending character.
+  std::size_t pos = byte == 0 ? 0 : byte - 1;
+  if (pos > text.size()) pos = text.size();
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < pos; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(col);
+}
+
+std::string requireString(const Json& obj, const std::string& field, const std::string& path,
+                          std::string_view origin, bool allowEmpty = false) {
+  auto it = obj.find(field);
+  if (it == obj.end()) fail(origin, path, "missing");
+  if (!it->is_string()) fail(origin, path, "expected a string, got " + typeName(*it));
+  auto s = it->get<std::string>();
+  if (!allowEmpty && s.empty()) fail(origin, path, "must not be empty");
+  return s;
+}
+
+std::vector<std::string> requireStringList(const Json& j, const std::string& path, std::string_view origin) {
+  if (!j.is_array()) fail(origin, path, "expected an array of strings, got " + typeName(j));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    if (!j[i].is_string())
+      fail(origin, path + "[" + std::to_string(i) + "]", "expected a string, got " + typeName(j[i]));
+    auto s = j[i].get<std::string>();
+    if (s.empty()) fail(origin, path + "[" + std::to_string(i) + "]", "must not be empty");
+    if (std::find(out.begin(), out.end(), s) != out.end())
+      fail(origin, path + "[" + std::to_string(i) + "]", "duplicate '" + s + "'");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+double requireNumber(const Json& obj, const char* field, const std::string& path, std::string_view origin) {
+  auto it = obj.find(field);
+  if (it == obj.end()) fail(origin, path + "." + field, "missing");
+  if (!it->is_number()) fail(origin, path + "." + field, "expected a number, got " + typeName(*it));
+  return it->get<double>();
+}
+
+void checkSource(const Parameter& p, const std::map<std::string, std::string>& sources,
+                 std::string_view origin) {
+  const std::string& s = p.source;
+  auto colon = s.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 >= s.size())
+    fail(origin, p.key + ".source",
+         "must be '<source id>: <section>', 'derived: <formula>' or 'assumed: <why>', got '" + s + "'");
+  std::string id = s.substr(0, colon);
+  if (id == "derived" || id == "assumed") return;
+  if (!sources.count(id)) {
+    std::string known;
+    for (const auto& [k, v] : sources) known += (known.empty() ? "" : ", ") + k;
+    fail(origin, p.key + ".source",
+         "unknown source id '" + id + "' (declared in \"sources\": " + known + ")");
+  }
+}
+
+Parameter parseLeaf(const Json& j, const std::string& key, bool schemaIntegral, bool bound,
+                    std::string_view origin) {
+  if (!j.is_object())
+    fail(origin, key, "expected an object {value, unit, min, max, source, description}, got " + typeName(j));
+  static const std::set<std::string, std::less<>> allowed = {"value",   "unit",   "min",        "max",
+                                                             "integer", "source", "description"};
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!allowed.count(it.key())) fail(origin, key + "." + it.key(), "unknown field");
+  Parameter p;
+  p.key = key;
+  p.value = requireNumber(j, "value", key, origin);
+  p.unit = requireString(j, "unit", key + ".unit", origin);
+  p.min = requireNumber(j, "min", key, origin);
+  p.max = requireNumber(j, "max", key, origin);
+  p.source = requireString(j, "source", key + ".source", origin);
+  p.description = requireString(j, "description", key + ".description", origin);
+  bool defInteger = bound ? schemaIntegral : !realUnit(p.unit);
+  p.integer = defInteger;
+  if (auto it = j.find("integer"); it != j.end()) {
+    if (!it->is_boolean()) fail(origin, key + ".integer", "expected a boolean, got " + typeName(*it));
+    p.integer = it->get<bool>();
+    if (bound && schemaIntegral && !p.integer) fail(origin, key + ".integer", "this field must be integral");
+  }
+  checkValue(p, origin);
+  return p;
+}
+
+}  // namespace
+
+// -------------------------------------------------------------------------------------------------------------------
+
+Backend parseBackend(std::string_view jsonText, std::string_view origin) {
+  Json root;
+  if (jsonText.find_first_not_of(" \t\r\n") == std::string_view::npos) fail(origin, "", "empty file");
+  try {
+    root = Json::parse(jsonText.begin(), jsonText.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    // Strip nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: " prefix.
+    if (auto p = what.find(": "); p != std::string::npos && what.find("parse error") < p)
+      what = what.substr(p + 2);
+    fail(origin, "", lineColumn(jsonText, e.byte) + ": invalid JSON: " + what);
+  }
+  if (!root.is_object()) fail(origin, "", "expected a JSON object at top level, got " + typeName(root));
+
+  Backend b;
+  b.file = std::string(origin);
+  static const std::set<std::string, std::less<>> topLevel = {"name",   "family", "description", "sources",
+                                                              "system", "group",  "core",        "dram",
+                                                              "timing", "pim",    "energy"};
+  for (auto it = root.begin(); it != root.end(); ++it)
+    if (!topLevel.count(it.key())) fail(origin, it.key(), "unknown top-level section");
+
+  b.name = requireString(root, "name", "name", origin);
+  for (char c : b.name)
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
+          c == '-' || c == '_'))
+      fail(origin, "name", "must use lower-case letters, digits, '-' or '_', got '" + b.name + "'");
+  b.family = requireString(root, "family", "family", origin);
+  b.description = requireString(root, "description", "description", origin);
+
+  auto sit = root.find("sources");
+  if (sit == root.end()) fail(origin, "sources", "missing");
+  if (!sit->is_object()) fail(origin, "sources", "expected an object {id: document}, got " + typeName(*sit));
+  for (auto it = sit->begin(); it != sit->end(); ++it) {
+    if (!it->is_string()) fail(origin, "sources." + it.key(), "expected a string, got " + typeName(*it));
+    if (it.key() == "derived" || it.key() == "assumed")
+      fail(origin, "sources." + it.key(), "reserved source id");
+    b.sources[it.key()] = it->get<std::string>();
+  }
+
+  for (const auto& sec : sectionOrder())
+    if (!root.contains(sec)) fail(origin, sec, "missing");
+
+  std::vector<Binding> schema = bindings(b);
+  // Sections in file order, fields in file order.
+  for (auto sec = root.begin(); sec != root.end(); ++sec) {
+    const std::string& sname = sec.key();
+    if (std::find(sectionOrder().begin(), sectionOrder().end(), sname) == sectionOrder().end()) continue;
+    if (!sec->is_object()) fail(origin, sname, "expected an object, got " + typeName(*sec));
+    const bool freeForm = sname == "pim" || sname == "energy";
+    for (auto f = sec->begin(); f != sec->end(); ++f) {
+      const std::string key = sname + "." + f.key();
+      if (!freeForm && isTextField(sname, f.key())) continue;
+      const Binding* bd = findBinding(schema, key);
+      if (!freeForm && !bd && !optionalNumeric().count(key)) fail(origin, key, "unknown field");
+      Parameter p = parseLeaf(*f, key, bd ? isIntegralTarget(bd->target) : true,
+                              bd || optionalNumeric().count(key), origin);
+      checkSource(p, b.sources, origin);
+      b.parameters.push_back(std::move(p));
+    }
+  }
+  for (const auto& bd : schema)
+    if (!b.param(bd.key)) fail(origin, bd.key, "missing");
+
+  // Text fields.
+  for (const auto& tf : kTextFields) {
+    const Json& sec = root[tf.section];
+    const std::string path = std::string(tf.section) + "." + tf.name;
+    if (!tf.list) {
+      std::string v = requireString(sec, tf.name, path, origin);
+      if (path == "system.host") b.system.host = v;
+      if (path == "group.level") b.group.level = v;
+      continue;
+    }
+    auto it = sec.find(tf.name);
+    if (it == sec.end()) fail(origin, path, "missing");
+    auto list = requireStringList(*it, path, origin);
+    if (path == "group.units") b.group.units = list;
+    if (path == "core.ops") b.core.ops = list;
+    if (path == "core.dtypes") {
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        auto t = localParseDType(list[i]);
+        if (!t)
+          fail(origin, path + "[" + std::to_string(i) + "]",
+               "unknown data type '" + list[i] + "' (f16, bf16, f32, i8, i32)");
+        b.core.dtypes.push_back(*t);
+      }
+    }
+  }
+
+  refreshViews(b);
+  crossCheck(b, origin);
+  return b;
+}
+
+Backend loadBackendFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open backend file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parseBackend(ss.str(), path);
+}
+
+const Parameter* Backend::param(std::string_view key) const {
+  for (const auto& p : parameters)
+    if (p.key == key) return &p;
+  return nullptr;
+}
+
+int Backend::pimRanks() const {
+  if (const Parameter* p = param("dram.pimRanks")) return static_cast<int>(p->value);
+  return dram.ranks;
+}
+
+void Backend::setParameter(std::string_view key, double value) {
+  const std::string origin = file.empty() ? name : file;
+  Backend copy = *this;
+  Parameter* p = nullptr;
+  for (auto& q : copy.parameters)
+    if (q.key == key) p = &q;
+  if (!p) fail(origin, key, "unknown parameter");
+  p->value = value;
+  checkValue(*p, origin);
+  refreshViews(copy);
+  crossCheck(copy, origin);
+  *this = std::move(copy);
+}
+
+bool Backend::supportsOp(std::string_view op) const {
+  return std::find(core.ops.begin(), core.ops.end(), op) != core.ops.end();
+}
+
+bool Backend::hasUnit(std::string_view unit) const {
+  return std::find(group.units.begin(), group.units.end(), unit) != group.units.end();
+}
+
+std::string Backend::hash() const {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a 64
+  auto feed = [&](std::string_view s) {
+    for (unsigned char c : s) {
+      h ^= c;
+      h *= 1099511628211ULL;
+    }
+    h ^= 0xff;  // field separator
+    h *= 1099511628211ULL;
+  };
+  feed(name);
+  feed(family);
+  for (const auto& p : parameters) {
+    feed(p.key);
+    feed(fmtNum(p.value));
+  }
+  // Capabilities change what can be compiled, so they are part of the identity too.
+  feed(system.host);
+  feed(group.level);
+  for (const auto& u : group.units) feed("unit:" + u);
+  for (const auto& o : core.ops) feed("op:" + o);
+  for (auto t : core.dtypes) feed("dtype:" + localDTypeName(t));
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string Backend::toJson() const {
+  Json root;
+  root["name"] = name;
+  root["family"] = family;
+  root["description"] = description;
+  Json src = Json::object();
+  for (const auto& [k, v] : sources) src[k] = v;
+  root["sources"] = src;
+  for (const auto& s : sectionOrder()) root[s] = Json::object();
+  root["system"]["host"] = system.host;
+  root["group"]["level"] = group.level;
+  root["group"]["units"] = group.units;
+  root["core"]["ops"] = core.ops;
+  Json dts = Json::array();
+  for (auto t : core.dtypes) dts.push_back(localDTypeName(t));
+  root["core"]["dtypes"] = dts;
+  for (const auto& p : parameters) {
+    auto dot = p.key.find('.');
+    std::string sec = p.key.substr(0, dot), field = p.key.substr(dot + 1);
+    Json leaf;
+    auto num = [](double v) -> Json {
+      if (v == std::floor(v) && std::fabs(v) < 9.0e15) return static_cast<std::int64_t>(v);
+      return v;
+    };
+    leaf["value"] = num(p.value);
+    leaf["unit"] = p.unit;
+    leaf["min"] = num(p.min);
+    leaf["max"] = num(p.max);
+    if (p.integer != !realUnit(p.unit)) leaf["integer"] = p.integer;
+    leaf["source"] = p.source;
+    leaf["description"] = p.description;
+    root[sec][field] = leaf;
+  }
+  return root.dump(2) + "\n";
+}
+
+std::string dataDir() {
+  if (const char* env = std::getenv("PIMSCOPE_DATA"); env && *env) return env;
+  return PIMSCOPE_DATA_DIR;
+}
+
+const BackendRegistry& BackendRegistry::builtin() {
+  static const BackendRegistry reg = [] {
+    BackendRegistry r;
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(dataDir()) / "backends";
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw InputError(dir.string() + ": backend directory not found");
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) r.add(loadBackendFile(f.string()));
+    return r;
+  }();
+  return reg;
+}
+
+void BackendRegistry::add(Backend b) {
+  for (const auto& x : m_backends)
+    if (x.name == b.name)
+      throw InputError((b.file.empty() ? b.name : b.file) + ": name: backend '" + b.name +
+                       "' already registered" + (x.file.empty() ? "" : " from " + x.file));
+  m_backends.push_back(std::move(b));
+}
+
+const Backend& BackendRegistry::get(std::string_view name) const {
+  for (const auto& b : m_backends)
+    if (b.name == name) return b;
+  std::string known;
+  for (const auto& b : m_backends) known += (known.empty() ? "" : ", ") + b.name;
+  throw InputError("unknown backend '" + std::string(name) + "' (known: " + (known.empty() ? "none" : known) +
+                   ")");
+}
+
+}  // namespace pim

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/prune/pruner.h"
+
+#include <algorithm>
+#include <queue>
+#include <unordered_set>
+
+namespace pim {
+namespace {
+
+std::uint64_t stateKey(int part, int groups, int cores) {
+  return (static_cast<std::uint64_t>(part) << 40) | (static_cast<std::uint64_t>(groups) << 20) |
+         static_cast<std::uint64_t>(cores);
+}
+
+}  // namespace
+
+Pruner::Pruner(const DraftSpace& space, std::vector<bool> enabled)
+    : m_space(space), m_all(builtinPruneRules()) {
+  for (std::size_t i = 0; i < m_all.size(); ++i) {
+    const bool on = enabled.empty() || (i < enabled.size() && enabled[i]);
+    m_inForce.push_back(on && m_all[i]->inForce(space));
+    if (m_inForce.back()) m_active.push_back(m_all[i].get());
+  }
+}
+
+template <typename Fn>
+void Pruner::classify(int part, int groups, int cores, Fn&& onChoice) const {
+  const int reps = static_cast<int>(m_space.sets().sets[part].candidates.size());
+  std::vector<std::unordered_set<std::uint64_t>> seen(m_active.size());
+  for (int g = 1; g <= groups; ++g) {
+    for (auto& s : seen) s.clear();  // every key includes the group count, so first-seen is decided per g
+    for (int c = 1; c <= cores; ++c) {
+      for (int r = 0; r < reps; ++r) {
+        const PartChoice choice{g, c, r};
+        std::size_t level = 0;
+        for (; level < m_active.size(); ++level) {
+          const IPruneRule& rule = *m_active[level];
+          if (!rule.keeps(m_space, part, choice)) break;
+          if (rule.hasKey() && !seen[level].insert(rule.key(m_space, part, choice)).second) break;
+        }
+        onChoice(choice, level);
+      }
+    }
+  }
+}
+
+const Pruner::State& Pruner::state(int part, int groups, int cores) const {
+  const auto key = stateKey(part, groups, cores);
+  if (auto it = m_states.find(key); it != m_states.end()) return it->second;
+  State st;
+  st.count.assign(m_active.size() + 1, 0);
+  if (part == m_space.partCount()) {
+    std::fill(st.count.begin(), st.count.end(), 1);
+  } else {
+    classify(part, groups, cores, [&](const PartChoice& ch, std::size_t level) {
+      const State& next = state(part + 1, groups / ch.groups, cores / ch.cores);
+      for (std::size_t l = 0; l <= level; ++l) st.count[l] += next.count[l];
+      if (level == m_active.size()) st.keptChoices.push_back(ch);
+    });
+  }
+  return m_states.emplace(key, std::move(st)).first->second;
+}
+
+PruneCounts Pruner::counts() const {
+  const State& root = state(0, m_space.resources().groups, m_space.resources().coresPerGroup);
+  PruneCounts out;
+  out.generated = root.count[0];
+  std::size_t level = 0;
+  for (std::size_t i = 0; i < m_all.size(); ++i) {
+    RuleCount rc{m_all[i]->number(), std::string(m_all[i]->name()), m_inForce[i], 0};
+    if (m_inForce[i]) {
+      rc.removed = root.count[level] - root.count[level + 1];
+      ++level;
+    }
+    out.rules.push_back(rc);
+  }
+  out.remaining = root.count[m_active.size()];
+  return out;
+}
+
+void Pruner::forEachKept(const std::function<bool(const Draft&)>& fn) const {
+  const int n = m_space.partCount();
+  Draft d;
+  d.parts.resize(n);
+  bool stop = false;
+  std::function<void(int, int, int)> walk = [&](int part, int groups, int cores) {
+    if (part == n) {
+      d.id = m_space.idOf(d.parts);
+      if (!fn(d)) stop = true;
+      return;
+    }
+    for (const PartChoice& ch : state(part, groups, cores).keptChoices) {
+      if (stop) return;
+      d.parts[part] = ch;
+      walk(part + 1, groups / ch.groups, cores / ch.cores);
+    }
+  };
+  walk(0, m_space.resources().groups, m_space.resources().coresPerGroup);
+}
+
+std::vector<Draft> Pruner::firstKept(std::size_t limit) const {
+  auto later = [](const Draft& a, const Draft& b) { return a.id < b.id; };
+  std::priority_queue<Draft, std::vector<Draft>, decltype(later)> heap(later);
+  if (limit == 0) return {};
+  forEachKept([&](const Draft& d) {
+    if (heap.size() < limit) {
+      heap.push(d);
+    } else if (d.id < heap.top().id) {
+      heap.pop();
+      heap.push(d);
+    }
+    return true;
+  });
+  std::vector<Draft> out;
+  for (; !heap.empty(); heap.pop()) out.push_back(heap.top());
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::optional<Verdict> Pruner::judgePart(const Draft& d, int part, int groups, int cores,
+                                         std::size_t level) const {
+  const IPruneRule& rule = *m_active[level];
+  const PartChoice& mine = d.parts[part];
+  std::optional<PartChoice> twin;
+  if (!rule.keeps(m_space, part, mine)) {
+    twin = rule.twinOf(m_space, part, mine);
+  } else if (rule.hasKey()) {
+    // The first choice at this state that survives the earlier rules and has the same key is the kept one.
+    const auto myKey = rule.key(m_space, part, mine);
+    classify(part, groups, cores, [&](const PartChoice& ch, std::size_t passed) {
+      if (!twin && passed >= level && ch.groups == mine.groups && rule.keeps(m_space, part, ch) &&
+          rule.key(m_space, part, ch) == myKey) {
+        twin = ch;
+      }
+    });
+    if (twin && *twin == mine) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  Verdict v;
+  v.draft = d.id;
+  v.kept = false;
+  v.rule = rule.number();
+  v.ruleName = std::string(rule.name());
+  v.part = part;
+  v.reason = rule.reason(m_space, part, mine, twin ? &*twin : nullptr);
+  if (twin) {
+    Draft t = d;
+    t.parts[part] = *twin;
+    v.twin = m_space.idOf(t.parts);
+  }
+  return v;
+}
+
+Verdict Pruner::why(std::uint64_t id) const {
+  const Draft d = m_space.draft(id);
+  std::vector<std::pair<int, int>> avail;
+  int g = m_space.resources().groups, c = m_space.resources().coresPerGroup;
+  for (const auto& p : d.parts) {
+    avail.emplace_back(g, c);
+    g /= p.groups;
+    c /= p.cores;
+  }
+  for (std::size_t level = 0; level < m_active.size(); ++level) {
+    for (int part = 0; part < m_space.partCount(); ++part) {
+      if (auto v = judgePart(d, part, avail[part].first, avail[part].second, level)) {
+        // The kept draft this one stands for: its twin, or the twin's own kept twin (ids strictly decrease).
+        if (v->twin) {
+          const Verdict tv = why(*v->twin);
+          v->keptTwin = tv.kept ? v->twin : tv.keptTwin;
+        }
+        return *v;
+      }
+    }
+  }
+  Verdict v;
+  v.draft = id;
+  v.reason = "kept: survives every rule in force";
+  return v;
+}
+
+}  // namespace pim

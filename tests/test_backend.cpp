@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: Apache-2.0
+// Hardware model: the five shipped backends load, hold the spec's values, round-trip, hash stably, and
+// malformed input is rejected with the file name and the field path in the message.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "engine/common/error.h"
+#include "engine/hw/backend.h"
+
+using pim::Backend;
+using pim::BackendRegistry;
+using pim::InputError;
+
+namespace {
+
+std::string backendPath(const std::string& name) { return pim::dataDir() + "/backends/" + name + ".json"; }
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// Expects `f` to throw InputError whose message contains every needle.
+void expectInputError(const std::function<void()>& f, std::initializer_list<std::string> needles) {
+  try {
+    f();
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    for (const auto& n : needles)
+      EXPECT_NE(msg.find(n), std::string::npos) << "message '" << msg << "' lacks '" << n << "'";
+  }
+}
+
+/// Loads hbm2-pim's text, lets `edit` change its JSON, and parses it as "bad.json".
+Backend parseEdited(const std::function<void(nlohmann::ordered_json&)>& edit) {
+  auto j = nlohmann::ordered_json::parse(readFile(backendPath("hbm2-pim")));
+  edit(j);
+  return pim::parseBackend(j.dump(2), "bad.json");
+}
+
+}  // namespace
+
+TEST(BackendRegistry, LoadsAllFiveShippedBackends) {
+  const auto& reg = BackendRegistry::builtin();
+  ASSERT_EQ(reg.all().size(), 5u);
+  // Sorted by file name.
+  std::vector<std::string> names;
+  for (const auto& b : reg.all()) names.push_back(b.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"attacc", "gddr6-aim", "hbm-pim", "hbm2-pim", "upmem"}));
+  for (const auto& b : reg.all()) {
+    EXPECT_FALSE(b.description.empty()) << b.name;
+    EXPECT_FALSE(b.core.dtypes.empty()) << b.name;
+    EXPECT_EQ(b.banksPerGroup(),
+              b.pimRanks() * b.dram.bankGroups * b.dram.banksPerBankGroup * b.group.pseudoChannelsPerGroup)
+        << b.name;
+    for (const auto& p : b.parameters) {
+      EXPECT_FALSE(p.source.empty()) << b.name << " " << p.key;
+      EXPECT_FALSE(p.description.empty()) << b.name << " " << p.key;
+      EXPECT_LE(p.min, p.value) << b.name << " " << p.key;
+      EXPECT_LE(p.value, p.max) << b.name << " " << p.key;
+    }
+  }
+  expectInputError([&] { reg.get("nope"); }, {"nope", "attacc", "upmem"});
+  // Loaded once.
+  EXPECT_EQ(&BackendRegistry::builtin(), &reg);
+}
+
+TEST(BackendRegistry, DuplicateNameRejected) {
+  BackendRegistry r;
+  r.add(pim::loadBackendFile(backendPath("attacc")));
+  expectInputError([&] { r.add(pim::loadBackendFile(backendPath("attacc"))); },
+                   {"attacc", "already registered"});
+}
+
+TEST(BackendHbm2Pim, ValuesPinnedToSpec) {
+  const Backend& b = BackendRegistry::builtin().get("hbm2-pim");
+  EXPECT_EQ(b.family, "hbm2-pim");
+  EXPECT_EQ(b.timing.tRCDRD, 14);
+  EXPECT_EQ(b.timing.tRCDWR, 10);
+  EXPECT_EQ(b.timing.tRC, 47);
+  EXPECT_EQ(b.timing.tRAS, 33);
+  EXPECT_EQ(b.timing.tRP, 14);
+  EXPECT_EQ(b.timing.CL, 20);
+  EXPECT_EQ(b.timing.CWL, 8);
+  EXPECT_EQ(b.timing.BL, 4);
+  EXPECT_EQ(b.timing.tFAW, 0);
+  EXPECT_EQ(b.timing.tREFI, 3900);
+  EXPECT_EQ(b.timing.tRFC, 350);
+  EXPECT_EQ(b.core.coresPerGroup, 8);
+  EXPECT_EQ(b.core.banksPerCore, 2);
+  EXPECT_EQ(b.banksPerGroup(), 16);
+  EXPECT_EQ(b.core.simdLanes, 16);
+  EXPECT_EQ(b.core.registerBytes, 512);
+  EXPECT_EQ(b.totalGroups(), 64);
+  EXPECT_EQ(b.dram.ranks, 2);
+  EXPECT_EQ(b.pimRanks(), 1);
+  EXPECT_EQ(b.dram.rowBytes(), 1024);
+  EXPECT_DOUBLE_EQ(b.dram.tCKns, 1.0);
+  EXPECT_DOUBLE_EQ(b.system.hostBandwidthGBps, 1024.0);
+  EXPECT_TRUE(b.group.broadcast);
+  EXPECT_TRUE(b.supportsOp("mac"));
+  EXPECT_TRUE(b.supportsOp("relu"));
+  EXPECT_FALSE(b.supportsOp("softmax"));
+  EXPECT_TRUE(b.hasUnit("accumulator"));
+  ASSERT_EQ(b.core.dtypes.size(), 1u);
+  EXPECT_EQ(b.core.dtypes[0], pim::DType::F16);
+  EXPECT_DOUBLE_EQ(b.pimTiming.at("pim.WR_to_PRE"), 26);
+  EXPECT_DOUBLE_EQ(b.pimTiming.at("pim.RD_to_WR"), 15);
+}
+
+TEST(BackendAttAcc, ValuesPinnedToSpec) {
+  const Backend& b = BackendRegistry::builtin().get("attacc");
+  EXPECT_DOUBLE_EQ(b.dram.tCKns, 0.769);
+  EXPECT_EQ(b.banksPerGroup(), 64);
+  EXPECT_EQ(b.dram.banksPerChannel() * b.group.pseudoChannelsPerGroup, 64);
+  EXPECT_EQ(b.core.coresPerGroup, 64);
+  EXPECT_EQ(b.group.groupsPerDevice, 16);
+  EXPECT_EQ(b.system.devices, 5);
+  EXPECT_DOUBLE_EQ(b.pimTiming.at("pim.MACAB_to_MACAB"), 6);
+  EXPECT_DOUBLE_EQ(b.pimTiming.at("pim.MACAB_to_MACAB_nopower"), 4);
+  EXPECT_DOUBLE_EQ(b.pimTiming.at("pim.ACTAB_to_MACAB"), 19);
+  EXPECT_DOUBLE_EQ(b.pimTiming.at("pim.ACTAB_to_ACTAB"), 63);
+  EXPECT_DOUBLE_EQ(b.pimTiming.at("pim.power_constraint"), 1);
+  EXPECT_EQ(b.timing.tFAW, 39);
+  EXPECT_EQ(b.timing.tREFI, 5070);
+  EXPECT_TRUE(b.hasUnit("softmax"));
+  EXPECT_TRUE(b.supportsOp("mac"));
+  EXPECT_FALSE(b.supportsOp("add"));
+  EXPECT_DOUBLE_EQ(b.system.hostBandwidthGBps, 3352);
+  EXPECT_DOUBLE_EQ(b.energyPj.at("energy.GPU_OFFCHIP_BYTE"), 28.72);
+}
+
+TEST(BackendOthers, ValuesPinned) {
+  const auto& reg = BackendRegistry::builtin();
+  const Backend& hp = reg.get("hbm-pim");
+  EXPECT_EQ(hp.core.fpuSharedBy, 2);
+  EXPECT_EQ(hp.core.registerBytes, 256);
+  EXPECT_EQ(hp.banksPerGroup(), 64);
+  EXPECT_FALSE(hp.hasUnit("softmax"));
+  const Backend& g = reg.get("gddr6-aim");
+  EXPECT_EQ(g.banksPerGroup(), 16);
+  EXPECT_EQ(g.core.dtypes[0], pim::DType::BF16);
+  EXPECT_TRUE(g.hasUnit("global-buffer"));
+  const Backend& u = reg.get("upmem");
+  EXPECT_EQ(u.core.threads, 24);
+  EXPECT_EQ(u.core.dataMemoryBytes, 65536);
+  EXPECT_DOUBLE_EQ(u.core.clockMHz, 350);
+  EXPECT_EQ(u.totalGroups() * u.coresPerGroup(), 2560);
+  EXPECT_DOUBLE_EQ(u.pimTiming.at("pim.DMA_read_alpha"), 77);
+  EXPECT_DOUBLE_EQ(u.pimTiming.at("pim.DMA_beta"), 0.5);
+  EXPECT_FALSE(u.param("pim.DMA_beta")->integer);
+  EXPECT_EQ(u.dram.rowBytes() * u.dram.rows, 64ll << 20);
+}
+
+TEST(BackendJson, RoundTripEveryShippedBackend) {
+  for (const auto& b : BackendRegistry::builtin().all()) {
+    Backend c = pim::parseBackend(b.toJson(), "roundtrip.json");
+    ASSERT_EQ(c.parameters.size(), b.parameters.size()) << b.name;
+    for (std::size_t i = 0; i < b.parameters.size(); ++i) {
+      const auto &x = b.parameters[i], &y = c.parameters[i];
+      EXPECT_EQ(x.key, y.key);
+      EXPECT_EQ(x.value, y.value) << x.key;
+      EXPECT_EQ(x.min, y.min) << x.key;
+      EXPECT_EQ(x.max, y.max) << x.key;
+      EXPECT_EQ(x.unit, y.unit) << x.key;
+      EXPECT_EQ(x.integer, y.integer) << x.key;
+      EXPECT_EQ(x.source, y.source) << x.key;
+      EXPECT_EQ(x.description, y.description) << x.key;
+    }
+    EXPECT_EQ(c.name, b.name);
+    EXPECT_EQ(c.description, b.description);
+    EXPECT_EQ(c.sources, b.sources);
+    EXPECT_EQ(c.core.ops, b.core.ops);
+    EXPECT_EQ(c.core.dtypes, b.core.dtypes);
+    EXPECT_EQ(c.group.units, b.group.units);
+    EXPECT_EQ(c.system.host, b.system.host);
+    EXPECT_EQ(c.hash(), b.hash()) << b.name;
+    EXPECT_EQ(c.toJson(), b.toJson()) << b.name;
+  }
+}
+
+TEST(BackendHash, StableAndSensitive) {
+  Backend a = pim::loadBackendFile(backendPath("attacc"));
+  Backend b = pim::loadBackendFile(backendPath("attacc"));
+  EXPECT_EQ(a.hash(), b.hash());
+  EXPECT_EQ(a.hash().size(), 16u);
+  std::string before = a.hash();
+  a.setParameter("pim.MACAB_to_MACAB", 5);
+  EXPECT_NE(a.hash(), before);
+  a.setParameter("pim.MACAB_to_MACAB", 6);
+  EXPECT_EQ(a.hash(), before);
+  EXPECT_NE(BackendRegistry::builtin().get("hbm-pim").hash(),
+            BackendRegistry::builtin().get("attacc").hash());
+}
+
+TEST(BackendSetParameter, UpdatesTypedViews) {
+  Backend b = pim::loadBackendFile(backendPath("hbm2-pim"));
+  b.setParameter("timing.tRCDRD", 15);
+  EXPECT_EQ(b.timing.tRCDRD, 15);
+  EXPECT_EQ(b.param("timing.tRCDRD")->value, 15);
+  b.setParameter("system.devices", 1);
+  EXPECT_EQ(b.totalGroups(), 16);
+  b.setParameter("pim.WR_to_PRE", 30);
+  EXPECT_DOUBLE_EQ(b.pimTiming.at("pim.WR_to_PRE"), 30);
+}
+
+TEST(BackendSetParameter, OutOfRangeThrowsAndLeavesUnchanged) {
+  Backend b = pim::loadBackendFile(backendPath("hbm2-pim"));
+  const std::string before = b.toJson();
+  expectInputError([&] { b.setParameter("timing.tRCDRD", -1); },
+                   {"hbm2-pim.json", "timing.tRCDRD", "outside"});
+  expectInputError([&] { b.setParameter("timing.tRCDRD", 14.5); }, {"timing.tRCDRD", "integer"});
+  expectInputError([&] { b.setParameter("group.broadcast", 2); }, {"group.broadcast"});
+  // In range but breaks a cross-field rule: 8 cores x 2 banks must match the 16 banks of one pseudo-channel.
+  expectInputError([&] { b.setParameter("core.coresPerGroup", 4); }, {"core.coresPerGroup", "16"});
+  expectInputError([&] { b.setParameter("timing.tRC", 20); }, {"timing.tRC"});
+  expectInputError([&] { b.setParameter("timing.nope", 1); }, {"timing.nope", "unknown"});
+  EXPECT_EQ(b.toJson(), before);
+  EXPECT_EQ(b.timing.tRCDRD, 14);
+  EXPECT_EQ(b.core.coresPerGroup, 8);
+}
+
+TEST(BackendMalformed, BrokenJsonReportsPosition) {
+  expectInputError([] { pim::parseBackend("{\n  \"name\": \"x\",\n  oops\n}", "broken.json"); },
+                   {"broken.json", "line 3", "column"});
+  expectInputError([] { pim::parseBackend("", "empty.json"); }, {"empty.json", "empty"});
+  expectInputError([] { pim::parseBackend("[1, 2]", "array.json"); }, {"array.json", "object"});
+}
+
+TEST(BackendMalformed, MissingField) {
+  expectInputError([] { parseEdited([](auto& j) { j["timing"].erase("tRCDRD"); }); },
+                   {"bad.json", "timing.tRCDRD", "missing"});
+  expectInputError([] { parseEdited([](auto& j) { j.erase("energy"); }); },
+                   {"bad.json", "energy", "missing"});
+  expectInputError([] { parseEdited([](auto& j) { j["core"].erase("ops"); }); },
+                   {"bad.json", "core.ops", "missing"});
+  expectInputError([] { parseEdited([](auto& j) { j["dram"]["rows"].erase("source"); }); },
+                   {"bad.json", "dram.rows.source", "missing"});
+}
+
+TEST(BackendMalformed, WrongType) {
+  expectInputError([] { parseEdited([](auto& j) { j["timing"]["tRP"]["value"] = "fourteen"; }); },
+                   {"bad.json", "timing.tRP.value", "number"});
+  expectInputError([] { parseEdited([](auto& j) { j["timing"]["tRP"] = 14; }); },
+                   {"bad.json", "timing.tRP", "object"});
+  expectInputError([] { parseEdited([](auto& j) {
+                          j["core"]["dtypes"] = {"f16", "q4"};
+                        }); },
+                   {"bad.json", "core.dtypes[1]", "q4"});
+  expectInputError([] { parseEdited([](auto& j) { j["name"] = 3; }); }, {"bad.json", "name", "string"});
+}
+
+TEST(BackendMalformed, OutOfRangeAndInconsistent) {
+  expectInputError([] { parseEdited([](auto& j) { j["timing"]["tRP"]["value"] = 200000; }); },
+                   {"bad.json", "timing.tRP", "outside"});
+  expectInputError([] { parseEdited([](auto& j) { j["core"]["simdLanes"]["value"] = 16.5; }); },
+                   {"bad.json", "core.simdLanes", "integer"});
+  expectInputError(
+      [] {
+        parseEdited([](auto& j) {
+          j["core"]["simdLanes"]["min"] = 32;
+          j["core"]["simdLanes"]["max"] = 8;
+        });
+      },
+      {"bad.json", "core.simdLanes", "min"});
+  expectInputError([] { parseEdited([](auto& j) { j["core"]["banksPerCore"]["value"] = 1; }); },
+                   {"bad.json", "core.coresPerGroup", "banks of one group"});
+  expectInputError([] { parseEdited([](auto& j) { j["timing"]["tRC"]["value"] = 30; }); },
+                   {"bad.json", "timing.tRC"});
+  expectInputError([] { parseEdited([](auto& j) { j["extra"] = nlohmann::ordered_json::object(); }); },
+                   {"bad.json", "extra", "unknown top-level section"});
+  expectInputError([] { parseEdited([](auto& j) { j["timing"]["tXYZ"] = j["timing"]["tRP"]; }); },
+                   {"bad.json", "timing.tXYZ", "unknown field"});
+  expectInputError([] { parseEdited([](auto& j) { j["timing"]["tRP"]["source"] = "nowhere: table 1"; }); },
+                   {"bad.json", "timing.tRP.source", "nowhere"});
+}
+
+TEST(BackendDataDir, EnvironmentOverride) {
+  const char* old = std::getenv("PIMSCOPE_DATA");
+  std::string saved = old ? old : "";
+  setenv("PIMSCOPE_DATA", "/tmp/some-data", 1);
+  EXPECT_EQ(pim::dataDir(), "/tmp/some-data");
+  if (old)
+    setenv("PIMSCOPE_DATA", saved.c_str(), 1);
+  else
+    unsetenv("PIMSCOPE_DATA");
+  EXPECT_TRUE(std::filesystem::is_directory(pim::dataDir() + "/backends"));
+}
