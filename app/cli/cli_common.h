@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// Options and output helpers shared by the pimscope-cli commands.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/search/problem.h"
+
+namespace pim::cli {
+
+/// --backend, --kernel / --kernel-file and --dims, resolved into a Problem.
+struct ProblemOptions {
+  std::string backend;
+  std::string kernel;
+  std::string kernelFile;
+  std::string dims;
+  void addTo(CLI::App* cmd);
+  std::unique_ptr<Problem> build() const;  // throws InputError
+};
+
+/// A plain text table with right-aligned numeric columns.
+class TextTable {
+ public:
+  explicit TextTable(std::vector<std::string> header) : m_rows{std::move(header)} {}
+  void add(std::vector<std::string> row) { m_rows.push_back(std::move(row)); }
+  std::string str() const;
+
+ private:
+  std::vector<std::vector<std::string>> m_rows;
+};
+
+/// "1,234,567"
+std::string grouped(std::uint64_t n);
+nlohmann::json draftJson(const DraftSpace& space, const Draft& d);
+void printJson(const nlohmann::json& j);
+
+// One registration function per command family; main() calls each once.
+void registerCatalogCommands(CLI::App& app);
+void registerDraftCommands(CLI::App& app);
+
+}  // namespace pim::cli

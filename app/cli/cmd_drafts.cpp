@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+// `drafts`, `why` and `ir`: schedule generation, pruning verdicts and the data-centric IR of one draft.
+#include <chrono>
+#include <iostream>
+
+#include "app/cli/cli_common.h"
+#include "engine/codegen/ir_text.h"
+#include "engine/common/error.h"
+#include "engine/mapping/tile_mapping.h"
+
+namespace pim::cli {
+namespace {
+
+struct DraftsOptions {
+  ProblemOptions problem;
+  bool noPrune = false;
+  std::size_t limit = 0;
+  bool json = false;
+};
+
+struct DraftOptions {
+  ProblemOptions problem;
+  std::uint64_t draft = 0;
+  std::string strategy = "exact";
+  bool json = false;
+};
+
+std::string partsText(const DraftSpace& s, const Draft& d) { return s.label(d); }
+
+void runDrafts(const DraftsOptions& o) {
+  const auto problem = o.problem.build();
+  const DraftSpace& space = problem->space();
+  const auto start = std::chrono::steady_clock::now();
+  Pruner pruner(space,
+                o.noPrune ? std::vector<bool>(builtinPruneRules().size(), false) : std::vector<bool>{});
+  const PruneCounts counts = pruner.counts();
+  // Stream every kept draft once, as a consumer would, so the time covers producing them, not just counting.
+  std::uint64_t streamed = 0;
+  if (!o.noPrune) {
+    pruner.forEachKept([&](const Draft&) {
+      ++streamed;
+      return true;
+    });
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::vector<Draft> first;
+  if (o.limit > 0) {
+    if (o.noPrune) {
+      space.forEach([&](const Draft& d) {
+        first.push_back(d);
+        return first.size() < o.limit;
+      });
+    } else {
+      first = pruner.firstKept(o.limit);
+    }
+  }
+
+  if (o.json) {
+    nlohmann::json pruned = nlohmann::json::object(), rules = nlohmann::json::array();
+    for (const auto& r : counts.rules) {
+      pruned["rule" + std::to_string(r.number)] = r.removed;
+      rules.push_back(
+          {{"rule", r.number}, {"name", r.name}, {"in_force", r.inForce}, {"removed", r.removed}});
+    }
+    nlohmann::json sets = nlohmann::json::array();
+    for (const auto& ds : space.sets().sets) sets.push_back(dimensionSetLabel(space.kernel(), ds));
+    nlohmann::json out = {{"backend", problem->backend().name},
+                          {"kernel", problem->kernel().name},
+                          {"shape", shapeString(problem->kernel(), problem->shape())},
+                          {"groups", space.resources().groups},
+                          {"cores_per_group", space.resources().coresPerGroup},
+                          {"simd_lanes", space.resources().simdLanes},
+                          {"dimension_sets", sets},
+                          {"generated", counts.generated},
+                          {"pruned", pruned},
+                          {"rules", rules},
+                          {"remaining", counts.remaining},
+                          {"seconds", seconds}};
+    if (o.limit > 0) {
+      nlohmann::json drafts = nlohmann::json::array();
+      for (const auto& d : first) drafts.push_back(draftJson(space, d));
+      out["drafts"] = drafts;
+    }
+    printJson(out);
+    return;
+  }
+  std::cout << problem->title() << ": " << space.resources().groups << " groups x "
+            << space.resources().coresPerGroup << " cores, SIMD " << space.resources().simdLanes << "\n";
+  for (std::size_t i = 0; i < space.sets().sets.size(); ++i) {
+    std::cout << "  dimension set " << i << ": " << dimensionSetLabel(space.kernel(), space.sets().sets[i])
+              << (static_cast<int>(i) == space.sets().simdSet ? "  (SIMD)" : "") << "\n";
+  }
+  TextTable t({"stage", "drafts", "note"});
+  t.add({"generated", grouped(counts.generated), ""});
+  for (const auto& r : counts.rules) {
+    t.add({"rule " + std::to_string(r.number) + " " + r.name, r.inForce ? "-" + grouped(r.removed) : "0",
+           r.inForce ? "" : (o.noPrune ? "disabled" : "not in force")});
+  }
+  t.add({"remaining", grouped(counts.remaining), ""});
+  std::cout << t.str() << "generated and pruned in " << seconds * 1e3 << " ms\n";
+  if (!first.empty()) {
+    TextTable d({"draft", "parts"});
+    for (const auto& f : first) d.add({std::to_string(f.id), partsText(space, f)});
+    std::cout << "\n" << d.str();
+  }
+}
+
+void runWhy(const DraftOptions& o) {
+  const auto problem = o.problem.build();
+  const DraftSpace& space = problem->space();
+  Pruner pruner(space);
+  const Verdict v = pruner.why(o.draft);
+  const Draft d = space.draft(o.draft);
+  if (o.json) {
+    nlohmann::json out = draftJson(space, d);
+    out["kept"] = v.kept;
+    out["rule"] = v.rule;
+    out["rule_name"] = v.ruleName;
+    out["part"] = v.part;
+    out["twin"] = v.twin ? nlohmann::json(*v.twin) : nlohmann::json(nullptr);
+    out["kept_twin"] = v.keptTwin ? nlohmann::json(*v.keptTwin) : nlohmann::json(nullptr);
+    out["reason"] = v.reason;
+    printJson(out);
+    return;
+  }
+  std::cout << "draft " << d.id << " " << space.label(d) << "\n";
+  if (v.kept) {
+    std::cout << "kept: it survives every rule in force\n";
+    return;
+  }
+  std::cout << "pruned by rule " << v.rule << " (" << v.ruleName << "): " << v.reason << "\n";
+  if (v.twin) std::cout << "twin: draft " << *v.twin << " " << space.label(space.draft(*v.twin)) << "\n";
+  if (v.keptTwin) {
+    std::cout << "kept in its place: draft " << *v.keptTwin << " " << space.label(space.draft(*v.keptTwin))
+              << "\n";
+  }
+}
+
+void runIr(const DraftOptions& o) {
+  const auto problem = o.problem.build();
+  const DraftSpace& space = problem->space();
+  if (o.strategy != "exact" && o.strategy != "expand") {
+    throw InputError("--strategy: '" + o.strategy + "' is not one of exact, expand");
+  }
+  const auto strategy = o.strategy == "exact" ? IndexingStrategy::Exact : IndexingStrategy::Expand;
+  const std::string ir = irText(space, mapDraft(space, space.draft(o.draft), strategy));
+  if (o.json) {
+    printJson({{"draft", o.draft}, {"strategy", o.strategy}, {"ir", ir}});
+  } else {
+    std::cout << ir;
+  }
+}
+
+}  // namespace
+
+void registerDraftCommands(CLI::App& app) {
+  auto drafts = std::make_shared<DraftsOptions>();
+  auto* cmd = app.add_subcommand("drafts", "generate and prune the tiling drafts of a kernel on a backend");
+  drafts->problem.addTo(cmd);
+  cmd->add_flag("--no-prune", drafts->noPrune, "keep every generated draft");
+  cmd->add_option("--limit,-n", drafts->limit, "list the first N drafts");
+  cmd->add_flag("--json", drafts->json, "machine-readable output");
+  cmd->callback([drafts] { runDrafts(*drafts); });
+
+  auto why = std::make_shared<DraftOptions>();
+  cmd = app.add_subcommand("why", "explain why a draft was pruned or kept");
+  why->problem.addTo(cmd);
+  cmd->add_option("--draft", why->draft, "draft id")->required();
+  cmd->add_flag("--json", why->json, "machine-readable output");
+  cmd->callback([why] { runWhy(*why); });
+
+  auto ir = std::make_shared<DraftOptions>();
+  cmd = app.add_subcommand("ir", "print the data-centric IR of a draft");
+  ir->problem.addTo(cmd);
+  cmd->add_option("--draft", ir->draft, "draft id")->required();
+  cmd->add_option("--strategy", ir->strategy, "indexing strategy: exact (DCC ii) or expand (DCC i)");
+  cmd->add_flag("--json", ir->json, "machine-readable output");
+  cmd->callback([ir] { runIr(*ir); });
+}
+
+}  // namespace pim::cli

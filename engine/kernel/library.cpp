@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: Apache-2.0
+// Built-in kernels. Each DSL text below is also shipped as datasets/kernels/NAME.pim (a test keeps them
+// equal).
+#include "engine/kernel/library.h"
+
+#include <algorithm>
+
+#include "engine/common/error.h"
+#include "engine/kernel/dsl.h"
+
+namespace pim {
+
+namespace {
+
+constexpr const char* kGemv = R"pim(# GEMV: one matrix-vector product per batch row (DCC evaluation kernel)
+kernel gemv(b = 1, out = 4096, in = 4096)
+  doc "y[b][o] += W[o][i] * x[b][i]"
+  input  W: f16[out][in]
+  input  x: f16[b][in]
+  output y: f16[b][out]
+  for b < b, o < out, i < in: y[b][o] += W[o][i] * x[b][i]
+end
+)pim";
+
+constexpr const char* kRed = R"pim(# RED: row reduction (sum of each batch row)
+kernel red(b = 1, n = 4096)
+  doc "y[b] += x[b][i]"
+  input  x: f16[b][n]
+  output y: f16[b]
+  for b < b, i < n: y[b] += x[b][i]
+end
+)pim";
+
+constexpr const char* kVa = R"pim(# VA: element-wise vector addition
+kernel va(b = 1, n = 4096)
+  doc "z[b][i] = x[b][i] + y[b][i]"
+  input  x: f16[b][n]
+  input  y: f16[b][n]
+  output z: f16[b][n]
+  for b < b, i < n: z[b][i] = x[b][i] + y[b][i]
+end
+)pim";
+
+constexpr const char* kMul = R"pim(# MUL: element-wise vector multiplication
+kernel mul(b = 1, n = 4096)
+  doc "z[b][i] = x[b][i] * y[b][i]"
+  input  x: f16[b][n]
+  input  y: f16[b][n]
+  output z: f16[b][n]
+  for b < b, i < n: z[b][i] = x[b][i] * y[b][i]
+end
+)pim";
+
+constexpr const char* kGeva = R"pim(# GEVA: scaled vector addition with scalar coefficients c and d
+kernel geva(b = 1, n = 4096)
+  doc "z[b][i] = c * x[b][i] + d * y[b][i]"
+  input  c: f16
+  input  d: f16
+  input  x: f16[b][n]
+  input  y: f16[b][n]
+  output z: f16[b][n]
+  for b < b, i < n: z[b][i] = c * x[b][i] + d * y[b][i]
+end
+)pim";
+
+constexpr const char* kRelu = R"pim(# RELU: element-wise rectified linear unit
+kernel relu(b = 1, n = 4096)
+  doc "y[b][i] = relu(x[b][i])"
+  input  x: f16[b][n]
+  output y: f16[b][n]
+  for b < b, i < n: y[b][i] = relu(x[b][i])
+end
+)pim";
+
+constexpr const char* kAttn = R"pim(# ATTN: decode-phase attention, one query token per head
+kernel attn(b = 1, h = 32, l = 2048, d = 128)
+  doc "o = softmax(K q) V per batch and head"
+  input  q: f16[b][h][d]
+  input  K: f16[b][h][l][d]
+  input  V: f16[b][h][l][d]
+  temp   s: f16[b][h][l]
+  temp   p: f16[b][h][l]
+  output o: f16[b][h][d]
+  # scores s = K q
+  for x < b, y < h, t < l, e < d: s[x][y][t] += K[x][y][t][e] * q[x][y][e]
+  # probabilities over the sequence
+  for x < b, y < h, t < l: p[x][y][t] = softmax(s[x][y][t], t)
+  # output o = V^T p
+  for x < b, y < h, e < d, t < l: o[x][y][e] += V[x][y][t][e] * p[x][y][t]
+end
+)pim";
+
+constexpr const char* kTtv = R"pim(# TTV: tensor-times-vector along the last mode
+kernel ttv(i = 64, j = 64, k = 64)
+  doc "y[i][j] += A[i][j][k] * x[k]"
+  input  A: f16[i][j][k]
+  input  x: f16[k]
+  output y: f16[i][j]
+  for i < i, j < j, k < k: y[i][j] += A[i][j][k] * x[k]
+end
+)pim";
+
+constexpr const char* kMmtv = R"pim(# MMTV: batched matrix-times-vector (one vector per batch entry i)
+kernel mmtv(i = 32, j = 128, k = 128)
+  doc "y[i][j] += A[i][j][k] * x[i][k]"
+  input  A: f16[i][j][k]
+  input  x: f16[i][k]
+  output y: f16[i][j]
+  for i < i, j < j, k < k: y[i][j] += A[i][j][k] * x[i][k]
+end
+)pim";
+
+constexpr const char* kGemm = R"pim(# GEMM: matrix-matrix product
+kernel gemm(m = 512, n = 512, k = 512)
+  doc "C[m][n] += A[m][k] * B[k][n]"
+  input  A: f16[m][k]
+  input  B: f16[k][n]
+  output C: f16[m][n]
+  for m < m, n < n, k < k: C[m][n] += A[m][k] * B[k][n]
+end
+)pim";
+
+}  // namespace
+
+void registerBuiltinKernels(KernelLibrary& lib) {
+  lib.add({"gemv", "matrix-vector product y[b] = W x[b]", kGemv});
+  lib.add({"red", "row reduction y[b] = sum_i x[b][i]", kRed});
+  lib.add({"va", "element-wise vector addition z = x + y", kVa});
+  lib.add({"mul", "element-wise vector multiplication z = x * y", kMul});
+  lib.add({"geva", "scaled vector addition z = c*x + d*y (scalars c, d)", kGeva});
+  lib.add({"relu", "element-wise ReLU y = max(x, 0)", kRelu});
+  lib.add({"attn", "decode attention o = softmax(K q) V per head", kAttn});
+  lib.add({"ttv", "tensor-times-vector y[i][j] = sum_k A[i][j][k] x[k]", kTtv});
+  lib.add({"mmtv", "batched matrix-times-vector y[i][j] = sum_k A[i][j][k] x[i][k]", kMmtv});
+  lib.add({"gemm", "matrix-matrix product C = A B", kGemm});
+}
+
+const KernelLibrary& KernelLibrary::builtin() {
+  static const KernelLibrary lib = [] {
+    KernelLibrary l;
+    registerBuiltinKernels(l);
+    return l;
+  }();
+  return lib;
+}
+
+void KernelLibrary::add(LibraryKernel k) {
+  const bool exists = std::any_of(m_entries.begin(), m_entries.end(),
+                                  [&](const LibraryKernel& e) { return e.name == k.name; });
+  if (exists) throw InputError("kernel library: kernel '" + k.name + "' is registered twice");
+  m_entries.push_back(std::move(k));
+}
+
+Kernel KernelLibrary::get(std::string_view name) const {
+  for (const auto& e : m_entries) {
+    if (e.name == name) return parseKernel(e.dsl, "<library:" + e.name + ">");
+  }
+  std::string known;
+  for (const auto& e : m_entries) known += (known.empty() ? "" : ", ") + e.name;
+  throw InputError("unknown kernel '" + std::string(name) +
+                   "' (known kernels: " + (known.empty() ? "none" : known) + ")");
+}
+
+}  // namespace pim

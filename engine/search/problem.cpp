@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/search/problem.h"
+
+#include "engine/kernel/dsl.h"
+#include "engine/kernel/library.h"
+
+namespace pim {
+
+Resources resourcesOf(const Backend& b) {
+  return Resources{b.totalGroups(), b.coresPerGroup(), b.core.simdLanes};
+}
+
+Problem::Problem(Backend backend, Kernel kernel, Shape shape)
+    : m_backend(std::move(backend)), m_kernel(std::move(kernel)), m_shape(std::move(shape)) {
+  m_space =
+      std::make_unique<DraftSpace>(m_kernel, buildDimensionSets(m_kernel, m_shape), resourcesOf(m_backend));
+}
+
+std::string Problem::title() const {
+  return m_kernel.name + "[" + shapeString(m_kernel, m_shape) + "] on " + m_backend.name;
+}
+
+Kernel resolveKernel(const std::string& name, const std::string& kernelFile) {
+  if (!kernelFile.empty()) return loadKernelFile(kernelFile);
+  return KernelLibrary::builtin().get(name);
+}
+
+}  // namespace pim

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// A kernel at a shape on a backend: the input of every pipeline stage, built once and shared by the CLI, the
+// GUI and the benchmarks so they all see the same dimension sets, draft ids and verdicts.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "engine/hw/backend.h"
+#include "engine/prune/pruner.h"
+#include "engine/schedule/draft_space.h"
+
+namespace pim {
+
+/// The resources DCC partitions over on `b`: every group of the system, the cores of one group, and SIMD d.
+Resources resourcesOf(const Backend& b);
+
+class Problem {
+ public:
+  /// Throws InputError for a shape that does not fit the kernel.
+  Problem(Backend backend, Kernel kernel, Shape shape);
+  Problem(const Problem&) = delete;
+  Problem& operator=(const Problem&) = delete;
+
+  const Backend& backend() const { return m_backend; }
+  const Kernel& kernel() const { return m_kernel; }
+  const Shape& shape() const { return m_shape; }
+  const DraftSpace& space() const { return *m_space; }
+  /// "gemv[b=1,out=4096,in=4096] on hbm-pim"
+  std::string title() const;
+
+ private:
+  Backend m_backend;
+  Kernel m_kernel;
+  Shape m_shape;
+  std::unique_ptr<DraftSpace> m_space;  // refers to m_kernel
+};
+
+/// Kernel by library name, or from a DSL file when `kernelFile` is not empty. Throws InputError.
+Kernel resolveKernel(const std::string& name, const std::string& kernelFile);
+
+}  // namespace pim
