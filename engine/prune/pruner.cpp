@@ -3,10 +3,44 @@
 
 #include <algorithm>
 #include <queue>
-#include <unordered_set>
 
 namespace pim {
 namespace {
+
+// Set of 64-bit keys with O(1) clear (a generation stamp per slot): the first-seen test of equivalence rules
+// runs once per part choice, millions of times per exploration.
+class FlatKeySet {
+ public:
+  explicit FlatKeySet(std::size_t expected) {
+    std::size_t cap = 16;
+    while (cap < 2 * expected) cap <<= 1;
+    m_keys.resize(cap);
+    m_stamp.assign(cap, 0);
+    m_mask = cap - 1;
+  }
+  void clear() { ++m_generation; }
+  bool insert(std::uint64_t key) {
+    for (std::size_t i = mix(key) & m_mask;; i = (i + 1) & m_mask) {
+      if (m_stamp[i] != m_generation) {
+        m_stamp[i] = m_generation;
+        m_keys[i] = key;
+        return true;
+      }
+      if (m_keys[i] == key) return false;
+    }
+  }
+
+ private:
+  static std::size_t mix(std::uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    return static_cast<std::size_t>(x ^ (x >> 33));
+  }
+  std::vector<std::uint64_t> m_keys;
+  std::vector<std::uint32_t> m_stamp;
+  std::uint32_t m_generation = 1;
+  std::size_t m_mask = 0;
+};
 
 std::uint64_t stateKey(int part, int groups, int cores) {
   return (static_cast<std::uint64_t>(part) << 40) | (static_cast<std::uint64_t>(groups) << 20) |
@@ -27,7 +61,8 @@ Pruner::Pruner(const DraftSpace& space, std::vector<bool> enabled)
 template <typename Fn>
 void Pruner::classify(int part, int groups, int cores, Fn&& onChoice) const {
   const int reps = static_cast<int>(m_space.sets().sets[part].candidates.size());
-  std::vector<std::unordered_set<std::uint64_t>> seen(m_active.size());
+  // At most cores * reps keys are inserted per group count (keys are first-seen per g).
+  std::vector<FlatKeySet> seen(m_active.size(), FlatKeySet(static_cast<std::size_t>(cores) * reps));
   for (int g = 1; g <= groups; ++g) {
     for (auto& s : seen) s.clear();  // every key includes the group count, so first-seen is decided per g
     for (int c = 1; c <= cores; ++c) {
@@ -37,7 +72,7 @@ void Pruner::classify(int part, int groups, int cores, Fn&& onChoice) const {
         for (; level < m_active.size(); ++level) {
           const IPruneRule& rule = *m_active[level];
           if (!rule.keeps(m_space, part, choice)) break;
-          if (rule.hasKey() && !seen[level].insert(rule.key(m_space, part, choice)).second) break;
+          if (rule.hasKey() && !seen[level].insert(rule.key(m_space, part, choice))) break;
         }
         onChoice(choice, level);
       }
@@ -56,7 +91,10 @@ const Pruner::State& Pruner::state(int part, int groups, int cores) const {
     classify(part, groups, cores, [&](const PartChoice& ch, std::size_t level) {
       const State& next = state(part + 1, groups / ch.groups, cores / ch.cores);
       for (std::size_t l = 0; l <= level; ++l) st.count[l] += next.count[l];
-      if (level == m_active.size()) st.keptChoices.push_back(ch);
+      if (level == m_active.size()) {
+        st.kept.push_back(
+            {ch, m_space.groupOffset(part, groups, ch.groups), m_space.coreOffset(part, cores, ch.cores)});
+      }
     });
   }
   return m_states.emplace(key, std::move(st)).first->second;
@@ -81,22 +119,34 @@ PruneCounts Pruner::counts() const {
 
 void Pruner::forEachKept(const std::function<bool(const Draft&)>& fn) const {
   const int n = m_space.partCount();
+  const std::uint64_t coreChains = m_space.coreChains(), reps = m_space.repCombinations();
   Draft d;
   d.parts.resize(n);
   bool stop = false;
-  std::function<void(int, int, int)> walk = [&](int part, int groups, int cores) {
-    if (part == n) {
-      d.id = m_space.idOf(d.parts);
-      if (!fn(d)) stop = true;
-      return;
-    }
-    for (const PartChoice& ch : state(part, groups, cores).keptChoices) {
-      if (stop) return;
-      d.parts[part] = ch;
-      walk(part + 1, groups / ch.groups, cores / ch.cores);
+  // Ids are accumulated part by part (group offset, core offset, representative digit) on the way down.
+  struct Walk {
+    const Pruner& self;
+    Draft& d;
+    bool& stop;
+    const std::function<bool(const Draft&)>& fn;
+    std::uint64_t coreChains, reps;
+    void operator()(int part, int groups, int cores, std::uint64_t g, std::uint64_t c, std::uint64_t r) {
+      if (part == static_cast<int>(d.parts.size())) {
+        d.id = (g * coreChains + c) * reps + r;
+        if (!fn(d)) stop = true;
+        return;
+      }
+      for (const KeptChoice& k : self.state(part, groups, cores).kept) {
+        if (stop) return;
+        d.parts[part] = k.choice;
+        (*this)(part + 1, groups / k.choice.groups, cores / k.choice.cores, g + k.groupOffset,
+                c + k.coreOffset,
+                r + static_cast<std::uint64_t>(k.choice.rep) * self.m_space.repStride(part));
+      }
     }
   };
-  walk(0, m_space.resources().groups, m_space.resources().coresPerGroup);
+  Walk{*this, d, stop, fn, coreChains, reps}(0, m_space.resources().groups, m_space.resources().coresPerGroup,
+                                             0, 0, 0);
 }
 
 std::vector<Draft> Pruner::firstKept(std::size_t limit) const {

@@ -55,9 +55,13 @@ class Pruner {
   bool kept(const Draft& d) const { return why(d.id).kept; }
 
  private:
+  struct KeptChoice {
+    PartChoice choice;
+    std::uint64_t groupOffset = 0, coreOffset = 0;  // this part's share of the draft id
+  };
   struct State {
     std::vector<std::uint64_t> count;  // count[L]: drafts from here surviving the first L active rules
-    std::vector<PartChoice> keptChoices;
+    std::vector<KeptChoice> kept;
   };
   // Index of the first active rule that removes each choice (active().size() if none), in generation order.
   template <typename Fn>

@@ -34,6 +34,10 @@ DraftSpace::DraftSpace(const Kernel& kernel, DimensionSets sets, Resources res)
     }
     m_repCombos = mulChecked(m_repCombos, ds.candidates.size());
   }
+  m_repStride.assign(partCount(), 1);
+  for (int i = partCount() - 2; i >= 0; --i) {
+    m_repStride[i] = m_repStride[i + 1] * m_sets.sets[i + 1].candidates.size();
+  }
   m_groupChains = chainTable(partCount(), m_res.groups);
   m_coreChains = chainTable(partCount(), m_res.coresPerGroup);
   m_size = mulChecked(mulChecked(groupChains(), coreChains()), m_repCombos);
@@ -59,14 +63,28 @@ DraftSpace::Table DraftSpace::chainTable(int parts, int total) {
   return t;
 }
 
+std::uint64_t DraftSpace::chainOffset(const Table& t, int part, int avail, int x) {
+  std::uint64_t offset = 0;
+  for (int y = 1; y < x; ++y) offset += t[part + 1][avail / y];
+  return offset;
+}
+
 std::uint64_t DraftSpace::chainRank(const Table& t, std::span<const int> chain, int total) {
   std::uint64_t rank = 0;
   int avail = total;
   for (std::size_t i = 0; i < chain.size(); ++i) {
-    for (int x = 1; x < chain[i]; ++x) rank += t[i + 1][avail / x];
+    rank += chainOffset(t, static_cast<int>(i), avail, chain[i]);
     avail /= chain[i];
   }
   return rank;
+}
+
+std::uint64_t DraftSpace::groupOffset(int part, int avail, int groups) const {
+  return chainOffset(m_groupChains, part, avail, groups);
+}
+
+std::uint64_t DraftSpace::coreOffset(int part, int avail, int cores) const {
+  return chainOffset(m_coreChains, part, avail, cores);
 }
 
 std::vector<int> DraftSpace::chainOf(const Table& t, std::uint64_t rank, int total) {

@@ -59,6 +59,13 @@ class DraftSpace {
   Draft draft(std::uint64_t id) const;
   /// Id of a draft given by its parts; throws InputError if the parts are not a valid allocation.
   std::uint64_t idOf(std::span<const PartChoice> parts) const;
+  /// Id arithmetic for walks that build drafts part by part: the id is
+  /// ((sum of group offsets) * coreChains() + sum of core offsets) * repCombinations() + sum of rep *
+  /// repStride.
+  std::uint64_t groupOffset(int part, int avail, int groups) const;
+  std::uint64_t coreOffset(int part, int avail, int cores) const;
+  std::uint64_t repStride(int part) const { return m_repStride[part]; }
+
   /// Streams every draft in id order; `fn` returns false to stop early.
   void forEach(const std::function<bool(const Draft&)>& fn) const;
 
@@ -74,6 +81,7 @@ class DraftSpace {
   using Table = std::vector<std::vector<std::uint64_t>>;  // [part][avail] -> chain count
   static Table chainTable(int parts, int total);
   static std::uint64_t chainRank(const Table& t, std::span<const int> chain, int total);
+  static std::uint64_t chainOffset(const Table& t, int part, int avail, int x);
   static std::vector<int> chainOf(const Table& t, std::uint64_t rank, int total);
 
   const Kernel& m_kernel;
@@ -81,6 +89,7 @@ class DraftSpace {
   Resources m_res;
   Table m_groupChains, m_coreChains;
   std::uint64_t m_repCombos = 1;
+  std::vector<std::uint64_t> m_repStride;
   std::uint64_t m_size = 0;
 };
 
