@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Device description for the bank-level timing engine. Plain data: the engine fills it from its backend
+// model, the presets below reproduce the documented devices (/work/shared/specs/*.md). All timings are in
+// cycles of tCK.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pim::sim {
+
+// Energy of one command (or one byte of host I/O) with where the number comes from.
+struct EnergyEntry {
+  double pJ = 0.0;
+  std::string source;
+};
+
+struct CommandEnergies {
+  EnergyEntry act;         // one ACT (per bank activated)
+  EnergyEntry pre;         // one PRE (per bank precharged)
+  EnergyEntry rd;          // one 32-B column read (per bank)
+  EnergyEntry wr;          // one 32-B column write (per bank)
+  EnergyEntry pimOp;       // one PIM ALU operation (per bank/unit executing it)
+  EnergyEntry ref;         // one all-bank refresh (per rank)
+  EnergyEntry hostIoByte;  // one byte moved over the host interface
+  EnergyEntry bufMove;     // one buffer move (WRGB/MVSB/MVGB/SFM), per channel
+};
+
+enum class Scope : uint8_t { Rank, PseudoChannel };
+enum class BarrierMode : uint8_t {
+  Order,  // column commands stay in program order (they always do); row commands may run ahead
+  Drain   // column commands after a barrier wait until every earlier column command has completed
+};
+
+struct DeviceConfig {
+  std::string name = "custom";
+  double tCK_ns = 1.0;
+
+  // Organisation of one simulated channel ("unit": an HBM2 pseudo-channel, an HBM3 channel of 2 pCH).
+  int pseudoChannels = 1;  // pseudo-channels per simulated channel (each has its own data bus)
+  int ranks = 1;           // ranks per pseudo-channel
+  int bankGroups = 4;
+  int banksPerGroup = 4;
+  int rows = 16384;
+  int columns = 32;
+  int bytesPerColumn = 32;
+
+  // DRAM timing (cycles).
+  int CL = 20, CWL = 8, BL = 4;  // BL in beats; the data bus is held burstCycles()
+  int burstCyclesOverride = 0;   // >0: data-bus occupancy per burst (HBM3 nBL); else BL/2
+  int tRCDRD = 14, tRCDWR = 10, tRP = 14, tRAS = 33, tRC = 47;
+  int tCCDS = 2, tCCDL = 4, tRRDS = 4, tRRDL = 6, tFAW = 0;
+  int tWR = 16, tWTRS = 4, tWTRL = 9, tRTPS = 4, tRTPL = 5, tRTRS = 1;
+  int tREFI = 3900, tRFC = 350;
+  bool refresh = true;
+  Scope refreshScope = Scope::Rank;  // REF per rank (HBM2) or per pseudo-channel (HBM3 reference)
+  bool staggerRefresh = true;        // DRAMSim2-style: rank r first refreshes at tREFI/ranks*(r+1)
+  Scope rrdFawScope = Scope::Rank;
+  bool separateRowColumnBus = false;  // HBM3: 1 row + 1 column command per cycle; HBM2 reference: 1 in total
+  BarrierMode barrierMode = BarrierMode::Order;
+  // Which rank of a pseudo-channel the PIM units live in (HBM2-PIM: rank 0; rank 1 idles but refreshes).
+  int pimRank = 0;
+
+  // Derived constraints; finalize() computes any that are <0 from the base timing above.
+  int rdToPre = -1;  // AL + BL/2 + max(tRTP_L, tCCD_L) - tCCD_L
+  int wrToPre = -1;  // CWL + BL/2 + tWR
+  int rdToWr = -1;   // CL + BL/2 + tRTRS - CWL (any bank of the pseudo-channel)
+  int wrToRdS = -1;  // CWL + BL/2 + tWTR_S (other bank group)
+  int wrToRdL = -1;  // CWL + BL/2 + tWTR_L (same bank group)
+
+  // All-bank PIM command spacings (AttAcc/HBM-PIM, tracked per channel). <0: use the DRAM equivalent.
+  int pimActToMac = -1;  // ACTAB -> MACAB (tRCD)
+  int pimMacToMac = -1;  // MACAB -> MACAB (power constraint: 6; without: tCCD_L)
+  int pimMacToPre = -1;  // MACAB -> PREA
+  int pimPreToAct = -1;  // PREA -> ACTAB (tRP)
+  int pimActToAct = -1;  // ACTAB -> ACTAB (tRC)
+  int pimActToPre = -1;  // ACTAB -> PREA (tRAS)
+
+  CommandEnergies energy;
+
+  int burstCycles() const { return burstCyclesOverride > 0 ? burstCyclesOverride : BL / 2; }
+  int banksPerRank() const { return bankGroups * banksPerGroup; }
+  int banksPerPseudoChannel() const { return ranks * banksPerRank(); }
+  int banksPerChannel() const { return pseudoChannels * banksPerPseudoChannel(); }
+  int rowBytes() const { return columns * bytesPerColumn; }
+  double cyclesToNs(int64_t c) const { return static_cast<double>(c) * tCK_ns; }
+
+  // Fills the derived constraints (idempotent). Call after editing base timings.
+  void finalize();
+};
+
+// Samsung HBM2-PIM (hbm2-pim.md): one pseudo-channel, two ranks (PIM in rank 0), refresh on.
+DeviceConfig hbm2PimConfig(bool refreshOn = true);
+// AttAcc HBM3 stack channel (attacc.md): 2 pCH x 2 ranks x 4 BG x 4 banks; power constraint selects MACAB
+// spacing.
+DeviceConfig attaccConfig(bool powerConstraint = true);
+// DCC's HBM-PIM on HBM3 (dcc-backends.md): same organisation and timing as AttAcc, no power constraint.
+DeviceConfig hbmPimHbm3Config();
+
+}  // namespace pim::sim

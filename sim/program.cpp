@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/program.h"
+
+namespace pim::sim {
+
+const char* phaseName(Phase p) {
+  switch (p) {
+    case Phase::InputRearrangement:
+      return "input_rearrangement";
+    case Phase::Compute:
+      return "compute";
+    case Phase::OutputRearrangement:
+      return "output_rearrangement";
+  }
+  return "?";
+}
+
+const char* opName(Op op) {
+  static const char* names[] = {"ACT",     "PRE",    "PREA",      "RD",      "WR",      "ACTAB",   "MACAB",
+                                "WRGB",    "MVSB",   "MVGB",      "SFM",     "PIM_LD",  "PIM_MAC", "PIM_ADD",
+                                "PIM_MUL", "PIM_WB", "PIM_RESET", "BARRIER", "HOST_RD", "HOST_WR"};
+  return names[static_cast<int>(op)];
+}
+
+OpClass opClass(Op op) {
+  switch (op) {
+    case Op::ACT:
+    case Op::ACTAB:
+      return OpClass::RowAct;
+    case Op::PRE:
+    case Op::PREA:
+      return OpClass::RowPre;
+    case Op::RD:
+    case Op::MACAB:
+    case Op::PIM_LD:
+    case Op::PIM_MAC:
+    case Op::PIM_ADD:
+    case Op::PIM_MUL:
+    case Op::HOST_RD:
+      return OpClass::ColRead;
+    case Op::WR:
+    case Op::PIM_WB:
+    case Op::HOST_WR:
+      return OpClass::ColWrite;
+    case Op::WRGB:
+    case Op::MVSB:
+    case Op::MVGB:
+    case Op::SFM:
+    case Op::PIM_RESET:
+      return OpClass::Buffer;
+    case Op::BARRIER:
+      return OpClass::Barrier;
+  }
+  return OpClass::Barrier;
+}
+
+namespace {
+inline void mix(uint64_t& h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  h *= 0x100000001b3ULL;
+}
+}  // namespace
+
+uint64_t ChannelProgram::hash() const {
+  uint64_t h = 1469598103934665603ULL;
+  for (const Block& b : blocks) {
+    mix(h, static_cast<uint64_t>(b.repeat));
+    for (const Command& c : b.cmds) {
+      mix(h, static_cast<uint64_t>(c.op) | (uint64_t(c.phase) << 8) | (uint64_t(c.flags) << 16) |
+                 (uint64_t(c.pch) << 24) | (uint64_t(c.rank) << 32) | (uint64_t(c.bg) << 40) |
+                 (uint64_t(c.bank) << 48));
+      mix(h, (uint64_t(c.row) << 32) | c.col);
+      mix(h, c.bankMask);
+      mix(h, (uint64_t(c.repeat) << 32) ^ (uint64_t(uint32_t(c.rowStep)) << 16) ^ uint32_t(c.colStep));
+    }
+  }
+  return h;
+}
+
+int64_t ChannelProgram::commandCount() const {
+  int64_t n = 0;
+  for (const Block& b : blocks) {
+    int64_t per = 0;
+    for (const Command& c : b.cmds) per += c.repeat;
+    n += per * b.repeat;
+  }
+  return n;
+}
+
+Program Program::replicated(ChannelProgram p, int channels) {
+  Program prog;
+  prog.programs.push_back(std::move(p));
+  prog.channelMap.assign(static_cast<size_t>(channels), 0);
+  return prog;
+}
+
+Block& ProgramBuilder::cur() {
+  if (m_prog.blocks.empty() || (!m_inLoop && m_prog.blocks.back().repeat != 1)) m_prog.blocks.emplace_back();
+  return m_prog.blocks.back();
+}
+
+Command& ProgramBuilder::add(Command c) {
+  c.phase = m_phase;
+  Block& b = cur();
+  b.cmds.push_back(c);
+  return b.cmds.back();
+}
+
+Command& ProgramBuilder::act(int rank, int bg, int bank, uint32_t row, uint64_t mask) {
+  Command c;
+  c.op = Op::ACT;
+  c.rank = uint8_t(rank), c.bg = uint8_t(bg), c.bank = uint8_t(bank), c.row = row, c.bankMask = mask;
+  return add(c);
+}
+
+Command& ProgramBuilder::pre(int rank, int bg, int bank, uint64_t mask) {
+  Command c;
+  c.op = Op::PRE;
+  c.rank = uint8_t(rank), c.bg = uint8_t(bg), c.bank = uint8_t(bank), c.bankMask = mask;
+  return add(c);
+}
+
+Command& ProgramBuilder::rd(int rank, int bg, int bank, uint32_t row, uint32_t col, uint32_t repeat,
+                            uint64_t mask) {
+  Command c;
+  c.op = Op::RD;
+  c.rank = uint8_t(rank), c.bg = uint8_t(bg), c.bank = uint8_t(bank), c.row = row, c.col = col;
+  c.repeat = repeat, c.bankMask = mask;
+  return add(c);
+}
+
+Command& ProgramBuilder::wr(int rank, int bg, int bank, uint32_t row, uint32_t col, uint32_t repeat,
+                            uint64_t mask) {
+  Command& c = rd(rank, bg, bank, row, col, repeat, mask);
+  c.op = Op::WR;
+  return c;
+}
+
+Command& ProgramBuilder::simple(Op op, uint32_t repeat) {
+  Command c;
+  c.op = op;
+  c.repeat = repeat;
+  c.flags = kFlagAllBanks;
+  return add(c);
+}
+
+void ProgramBuilder::barrier() {
+  Command c;
+  c.op = Op::BARRIER;
+  add(c);
+}
+
+void ProgramBuilder::beginLoop(int64_t repeat) {
+  m_prog.blocks.emplace_back();
+  m_prog.blocks.back().repeat = repeat;
+  m_inLoop = true;
+}
+
+void ProgramBuilder::endLoop() {
+  m_inLoop = false;
+  m_prog.blocks.emplace_back();  // following commands go to a fresh single block
+}
+
+ChannelProgram ProgramBuilder::take() {
+  ChannelProgram p = std::move(m_prog);
+  std::erase_if(p.blocks, [](const Block& b) { return b.cmds.empty(); });
+  m_prog = {};
+  return p;
+}
+
+}  // namespace pim::sim

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Event-driven command scheduling of one channel. The controller model:
+//  * column commands issue in program order; row commands (ACT/PRE, explicit or inserted by the open-page
+//    controller for a column command whose row is not open) also stay in order among themselves but may issue
+//    ahead of earlier column commands, into any free command slot (this is how "the controller may still
+//    issue the ACT for the next command early" across a barrier is modelled);
+//  * each command issues at the earliest cycle that satisfies every bank / bank-group / rank / pseudo-channel
+//    constraint (no per-cycle loop: every constraint is an "earliest cycle" timestamp);
+//  * refresh: when a command would issue at or after a refresh deadline of a rank/pseudo-channel, the
+//  controller
+//    first closes that unit's open rows (one PREA), issues REF tRP later, and blocks ACT for tRFC;
+//  * a phase change is a full fence (everything of the previous phase completes first).
+#include <array>
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "sim/bank_state.h"
+#include "sim/config.h"
+#include "sim/program.h"
+#include "sim/result.h"
+
+namespace pim::sim {
+
+struct TraceWindow {
+  bool enabled = false;
+  int64_t begin = 0;
+  int64_t end = INT64_MAX;
+  size_t maxEvents = 200000;
+};
+
+class ChannelScheduler {
+ public:
+  ChannelScheduler(const DeviceConfig& cfg, TraceWindow trace, int traceChannel, bool fastForward = true);
+  void run(const ChannelProgram& prog);
+
+  // Outputs.
+  std::array<int64_t, kNumPhases> phaseEnd{};  // completion of each phase on this channel (-1: absent)
+  int64_t endCycle = 0;
+  int64_t rowCommands = 0, columnCommands = 0, refreshes = 0;
+  int64_t iterationsSkipped = 0;  // by fast-forward
+  const std::vector<BankState>& banks() const { return m_banks; }
+  std::vector<TraceEvent>& trace() { return m_trace; }
+
+ private:
+  // Fast-forward of repeated blocks: after each iteration the whole timing state is captured relative to the
+  // column frontier; when two consecutive iterations leave the same relative state (and open rows advance by
+  // the same step), the remaining iterations are periodic and are skipped in one jump, stopping short of the
+  // next refresh deadline.
+  struct Snapshot {
+    int64_t base = 0;
+    std::vector<int64_t> rel;       // every timestamp relative to base (clamped far in the past)
+    std::vector<int64_t> rows;      // open row per bank (-1 closed)
+    std::vector<int64_t> counters;  // every statistic
+  };
+  void snapshot(Snapshot& s) const;
+  void jump(int64_t k, int64_t period, const Snapshot& prev, const Snapshot& cur);
+  struct RefreshUnit {
+    int64_t next;
+    uint64_t mask;
+  };
+  void issue(const Command& c);
+  void issueRow(const Command& c, uint64_t mask);
+  void issueColumn(const Command& c, uint64_t mask);
+  void issueBuffer(const Command& c);
+  uint64_t maskOf(const Command& c) const;
+
+  int64_t planAct(uint64_t mask, bool allBank) const;
+  void commitAct(uint64_t mask, int64_t t, uint32_t row, bool allBank);
+  int64_t planPre(uint64_t mask) const;
+  void commitPre(uint64_t mask, int64_t t, bool allBank, Op op);
+  int64_t planCol(const Command& c, uint64_t mask, bool read) const;
+  void commitCol(const Command& c, uint64_t mask, int64_t t, bool read);
+  bool refreshDue(int64_t t);  // performs due refreshes; true if any happened (caller re-plans)
+  void doRefresh(RefreshUnit& u);
+
+  int64_t rowSlot(int64_t t, bool act) const;
+  static constexpr int64_t kSlotWindow = 256;
+  int64_t colSlot(int64_t t) const;
+  void take(int64_t t, bool row, bool act);
+  void complete(int64_t t) { m_maxCompletion = std::max(m_maxCompletion, t); }
+  void record(int bank, Op op, int64_t t, int64_t dur);
+
+  int pchOf(int b) const { return b / m_banksPerPch; }
+  int rankOf(int b) const { return b / m_banksPerRank; }  // global rank index pch*ranks + rank
+  int bgOf(int b) const { return (b % m_banksPerRank) / m_cfg.banksPerGroup; }
+
+  const DeviceConfig& m_cfg;
+  int m_banksPerRank, m_banksPerPch, m_nBanks;
+  uint64_t m_allMask;
+  std::vector<BankState> m_banks;
+  std::vector<RankState> m_ranks;
+  std::vector<PseudoChannelState> m_pchs;
+  std::vector<RefreshUnit> m_refresh;
+  std::set<int64_t> m_used;  // occupied command slots (single command bus only), pruned behind the frontier
+  int64_t m_lastAct = -1, m_lastCol = -1, m_lastMac = -(1 << 30);
+  int64_t m_floor = 0, m_colFloor = 0, m_maxCompletion = 0, m_maxColCompletion = 0;
+  int m_phase = -1;
+  bool m_fastForward;
+  TraceWindow m_tw;
+  int m_traceChannel;
+  std::vector<TraceEvent> m_trace;
+};
+
+}  // namespace pim::sim

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// Hand-derived timing cases for the bank-level engine (hbm2-pim.md / attacc.md timing tables).
+#include <gtest/gtest.h>
+
+#include "sim/simulator.h"
+
+using namespace pim::sim;
+
+namespace {
+DeviceConfig hbm2NoRefresh() {
+  DeviceConfig c = hbm2PimConfig(false);
+  return c;
+}
+int64_t issueOf(const Result& r, Op op, int nth = 0) {
+  for (const TraceEvent& e : r.trace)
+    if (e.op == op && nth-- == 0) return e.start;
+  return -1;
+}
+SimOptions traced() {
+  SimOptions o;
+  o.trace.enabled = true;
+  return o;
+}
+}  // namespace
+
+// ACT@0; RD at tRCD_RD=14 then every tCCD_L=4 (same bank): 14..42; PRE >= max(ACT+tRAS=33,
+// lastRD + (BL/2 + max(tRTP_L,tCCD_L) - tCCD_L = 3) = 45) = 45; last data at 42 + RL 20 + BL/2 2 = 64.
+TEST(SimTiming, SingleBankActEightReadsPre) {
+  DeviceConfig c = hbm2NoRefresh();
+  ProgramBuilder b;
+  b.act(0, 0, 0, 5);
+  b.rd(0, 0, 0, 5, 0, 8);
+  b.pre(0, 0, 0);
+  const Result r = simulate(c, Program::replicated(b.take(), 1), traced());
+  EXPECT_EQ(issueOf(r, Op::RD, 0), 14);
+  EXPECT_EQ(issueOf(r, Op::RD, 7), 42);
+  EXPECT_EQ(issueOf(r, Op::PRE), 45);
+  EXPECT_EQ(r.totalCycles, 64);
+  EXPECT_EQ(r.banks[0].activations, 1);
+  EXPECT_EQ(r.banks[0].bytesRead, 8 * 32);
+}
+
+// Row hits: 32 RD to one open row: 14 + 31*4 = 138, done 138 + 22 = 160.
+TEST(SimTiming, RowHitStream) {
+  DeviceConfig c = hbm2NoRefresh();
+  ProgramBuilder b;
+  b.rd(0, 0, 0, 0, 0, 32);
+  const Result r = simulate(c, Program::replicated(b.take(), 1));
+  EXPECT_EQ(r.totalCycles, 160);
+}
+
+// Alternating bank groups: ACT bg0@0, ACT bg1@4 (tRRD_S); RDs at 14, 18, then every tCCD_S=2:
+// 16th RD at 18 + 14*2 = 46, done 68. Same bank group (banks 0 and 1): tCCD_L=4 -> 2nd RD at 20 (ACT@6),
+// then every 4: 16th RD at 20 + 14*4 = 76, done 98.
+TEST(SimTiming, BankGroupAlternation) {
+  DeviceConfig c = hbm2NoRefresh();
+  ProgramBuilder alt, same;
+  for (int i = 0; i < 8; ++i) {
+    alt.rd(0, 0, 0, 0, uint32_t(i));
+    alt.rd(0, 1, 0, 0, uint32_t(i));
+    same.rd(0, 0, 0, 0, uint32_t(i));
+    same.rd(0, 0, 1, 0, uint32_t(i));
+  }
+  EXPECT_EQ(simulate(c, Program::replicated(alt.take(), 1)).totalCycles, 68);
+  EXPECT_EQ(simulate(c, Program::replicated(same.take(), 1)).totalCycles, 98);
+}
+
+// 600 row hits (columns wrap inside row 0); rank 0 refreshes at tREFI/2 = 1950 (two ranks): RD #484 would
+// issue at 1950, so PRE@1950, REF@1964 (tRP), ACT@2314 (tRFC), RD@2328, the remaining 115 RDs every 4 ->
+// 2788, done 2810.
+TEST(SimTiming, RefreshMidKernel) {
+  DeviceConfig c = hbm2PimConfig(true);
+  ProgramBuilder b;
+  for (int i = 0; i < 600; ++i) b.rd(0, 0, 0, 0, uint32_t(i % 32));  // all hits in row 0
+  const Result r = simulate(c, Program::replicated(b.take(), 1), traced());
+  EXPECT_EQ(r.totalCycles, 2810);
+  EXPECT_EQ(r.refreshes, 1);
+  EXPECT_EQ(issueOf(r, Op::ACT, 1), 2314);
+}
+
+// AttAcc all-bank MAC: ACTAB@0, MACAB 19 + 6k (power) -> 205, PREA 213, ACTAB 232, MACAB 251..437,
+// done 437 + CL 19 + nBL 2 = 458. Without power constraint MACAB every 4: 19..143, PREA 151, ACTAB 170,
+// MACAB 189..313, done 334.
+TEST(SimTiming, AttaccAllBankMacPowerSettings) {
+  for (bool power : {true, false}) {
+    DeviceConfig c = attaccConfig(power);
+    ProgramBuilder b;
+    for (int i = 0; i < 64; ++i) {
+      Command m;
+      m.op = Op::MACAB;
+      m.row = uint32_t(i / 32);
+      m.col = uint32_t(i % 32);
+      b.add(m);
+    }
+    const Result r = simulate(c, Program::replicated(b.take(), 1));
+    EXPECT_EQ(r.totalCycles, power ? 458 : 334) << "power=" << power;
+    EXPECT_EQ(r.banks[63].pimOps, 64);
+    EXPECT_EQ(r.banks[0].activations, 2);
+  }
+}
+
+// HBM-PIM (HBM3) broadcast MACs need the row open in every bank (the controller opens it all-bank) and are
+// spaced like column commands (tCCD_L = 4): same arithmetic as AttAcc without the power constraint -> 334.
+TEST(SimTiming, HbmPimBroadcastMac) {
+  const DeviceConfig c = hbmPimHbm3Config();
+  ProgramBuilder b;
+  for (int i = 0; i < 64; ++i) {
+    Command m;
+    m.op = Op::PIM_MAC;
+    m.row = uint32_t(i / 32);
+    m.col = uint32_t(i % 32);
+    b.add(m);
+  }
+  const Result r = simulate(c, Program::replicated(b.take(), 16));
+  EXPECT_EQ(r.totalCycles, 334);
+  EXPECT_EQ(r.distinctProgramsSimulated, 1);
+  EXPECT_EQ(r.banks.size(), 16u * 64u);
+}
