@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// Results-store schema as an ordered list of migrations. Never edit a shipped step: add a new one
+// (docs/store.md).
+#include <array>
+
+#include "engine/store/store.h"
+
+namespace pim {
+namespace {
+
+// v1: the initial schema. The `meta` table holds 'application_id' (also PRAGMA application_id) and
+// 'schema_version' (updated by the migration runner after every step).
+constexpr std::string_view kV1 = R"sql(
+CREATE TABLE meta(
+  key   TEXT PRIMARY KEY NOT NULL,
+  value ANY NOT NULL
+) STRICT;
+
+CREATE TABLE backends(
+  id   INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  hash TEXT NOT NULL UNIQUE,
+  json TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE problems(
+  id            INTEGER PRIMARY KEY,
+  backend_id    INTEGER NOT NULL REFERENCES backends(id) ON DELETE CASCADE,
+  kernel        TEXT NOT NULL,
+  kernel_source TEXT NOT NULL,
+  shape         TEXT NOT NULL,
+  UNIQUE(backend_id, kernel, shape)
+) STRICT;
+
+CREATE TABLE drafts(
+  problem_id INTEGER NOT NULL REFERENCES problems(id) ON DELETE CASCADE,
+  draft_id   INTEGER NOT NULL,
+  parts_json TEXT NOT NULL,
+  features   BLOB NOT NULL,
+  PRIMARY KEY(problem_id, draft_id)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE results(
+  problem_id     INTEGER NOT NULL REFERENCES problems(id) ON DELETE CASCADE,
+  draft_id       INTEGER NOT NULL,
+  schedule       TEXT NOT NULL CHECK(schedule IN ('draft', 'vendor', 'gpu', 'compute-centric')),
+  options        TEXT NOT NULL,
+  input_cycles   INTEGER NOT NULL,
+  compute_cycles INTEGER NOT NULL,
+  output_cycles  INTEGER NOT NULL,
+  total_cycles   INTEGER NOT NULL,
+  time_ns        REAL NOT NULL,
+  energy_pj      REAL NOT NULL,
+  energy_json    TEXT NOT NULL,
+  banks_json     TEXT NOT NULL,
+  created_at     INTEGER NOT NULL,
+  PRIMARY KEY(problem_id, draft_id, schedule, options)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE models(
+  id             INTEGER PRIMARY KEY,
+  backend_hash   TEXT NOT NULL,
+  name           TEXT NOT NULL,
+  created_at     INTEGER NOT NULL,
+  bytes          BLOB NOT NULL,
+  feature_schema TEXT NOT NULL,
+  metadata       TEXT NOT NULL
+) STRICT;
+CREATE INDEX models_by_name ON models(backend_hash, name, created_at, id);
+
+CREATE TABLE predictions(
+  problem_id INTEGER NOT NULL REFERENCES problems(id) ON DELETE CASCADE,
+  draft_id   INTEGER NOT NULL,
+  model_id   INTEGER NOT NULL REFERENCES models(id) ON DELETE CASCADE,
+  value      REAL NOT NULL,
+  PRIMARY KEY(problem_id, draft_id, model_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX predictions_by_model ON predictions(model_id);
+
+CREATE TABLE lookup(
+  backend_hash TEXT NOT NULL,
+  kernel       TEXT NOT NULL,
+  shape        TEXT NOT NULL,
+  draft_id     INTEGER NOT NULL,
+  time_ns      REAL NOT NULL,
+  model_id     INTEGER REFERENCES models(id) ON DELETE SET NULL,
+  PRIMARY KEY(backend_hash, kernel, shape)
+) STRICT, WITHOUT ROWID;
+)sql";
+
+// v2: lookup entries record where they came from. Existing rows are classified by whether a model chose them.
+constexpr std::string_view kV2 = R"sql(
+ALTER TABLE lookup ADD COLUMN source TEXT NOT NULL DEFAULT '';
+UPDATE lookup SET source = CASE WHEN model_id IS NULL THEN 'simulated' ELSE 'model' END;
+)sql";
+
+constexpr std::array kMigrations = {
+    StoreMigration{1, "initial schema", kV1},
+    StoreMigration{2, "lookup.source", kV2},
+};
+
+}  // namespace
+
+std::span<const StoreMigration> storeMigrations() { return kMigrations; }
+
+int ResultsStore::schemaVersion() { return kMigrations.back().toVersion; }
+
+}  // namespace pim

@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: Apache-2.0
+// Results store: round trips for every table, transactions, schema migration v1 -> v2, refusal of foreign,
+// corrupt and newer files (left byte-for-byte untouched), a full disk, and durability across kill -9.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/common/error.h"
+#include "engine/store/store.h"
+
+using pim::InputError;
+using pim::LookupEntry;
+using pim::ResultsStore;
+using pim::StoredDraft;
+using pim::StoredModel;
+using pim::StoredResult;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A fresh directory under the test temp dir, removed at scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = testing::TempDir() + "pimscope-store-XXXXXX";
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    m_path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(m_path, ec);
+  }
+  std::string file(const std::string& name) const { return m_path + "/" + name; }
+
+ private:
+  std::string m_path;
+};
+
+std::string readBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void writeBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+/// Expects `f` to throw InputError whose message contains every needle.
+void expectInputError(const std::function<void()>& f, std::initializer_list<std::string> needles) {
+  try {
+    f();
+    ADD_FAILURE() << "expected InputError";
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    for (const auto& n : needles)
+      EXPECT_NE(msg.find(n), std::string::npos) << "message '" << msg << "' lacks '" << n << "'";
+  }
+}
+
+/// Runs SQL on `path` through a plain SQLite connection (no PIMScope logic).
+void rawExec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+}
+
+/// One integer from a plain SQLite connection.
+std::int64_t rawInt(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  std::int64_t v = -1;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+      v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+  }
+  sqlite3_close(db);
+  return v;
+}
+
+StoredResult makeResult(std::int64_t problem, std::int64_t draft, std::string schedule = "draft",
+                        std::string options = "", std::size_t jsonBytes = 16) {
+  StoredResult r;
+  r.problem = problem;
+  r.draftId = draft;
+  r.schedule = std::move(schedule);
+  r.options = std::move(options);
+  r.inputCycles = 100 + draft;
+  r.computeCycles = 2000 + draft;
+  r.outputCycles = 30 + draft;
+  r.totalCycles = r.inputCycles + r.computeCycles + r.outputCycles;
+  r.timeNs = r.totalCycles * 0.5;
+  r.energyPj = 1.25e6 + draft;
+  r.energyJson = R"({"ACT":1.5,"pad":")" + std::string(jsonBytes, 'e') + "\"}";
+  r.banksJson = "[" + std::to_string(draft) + "]";
+  return r;
+}
+
+void expectSameResult(const StoredResult& a, const StoredResult& b) {
+  EXPECT_EQ(a.problem, b.problem);
+  EXPECT_EQ(a.draftId, b.draftId);
+  EXPECT_EQ(a.schedule, b.schedule);
+  EXPECT_EQ(a.options, b.options);
+  EXPECT_EQ(a.inputCycles, b.inputCycles);
+  EXPECT_EQ(a.computeCycles, b.computeCycles);
+  EXPECT_EQ(a.outputCycles, b.outputCycles);
+  EXPECT_EQ(a.totalCycles, b.totalCycles);
+  EXPECT_EQ(a.timeNs, b.timeNs);
+  EXPECT_EQ(a.energyPj, b.energyPj);
+  EXPECT_EQ(a.energyJson, b.energyJson);
+  EXPECT_EQ(a.banksJson, b.banksJson);
+}
+
+/// A store with one backend and one problem.
+struct Fixture {
+  ResultsStore store;
+  std::int64_t backend;
+  std::int64_t problem;
+  explicit Fixture(const std::string& path = ":memory:")
+      : store(ResultsStore::open(path)),
+        backend(store.upsertBackend("hbm2-pim", "abc123", R"({"name":"hbm2-pim"})")),
+        problem(store.upsertProblem(backend, "gemv", "kernel gemv ...", "b=1,out=4096,in=4096")) {}
+};
+
+// The shipped v1 schema, written out by hand: a store as PIMScope schema 1 left it.
+constexpr const char* kV1Store = R"sql(
+PRAGMA application_id = 1346981203;
+CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value ANY NOT NULL) STRICT;
+INSERT INTO meta VALUES ('application_id', 1346981203), ('schema_version', 1);
+CREATE TABLE backends(id INTEGER PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL UNIQUE,
+                      json TEXT NOT NULL) STRICT;
+CREATE TABLE problems(id INTEGER PRIMARY KEY, backend_id INTEGER NOT NULL REFERENCES backends(id) ON DELETE CASCADE,
+                      kernel TEXT NOT NULL, kernel_source TEXT NOT NULL, shape TEXT NOT NULL,
+                      UNIQUE(backend_id, kernel, shape)) STRICT;
+CREATE TABLE drafts(problem_id INTEGER NOT NULL REFERENCES problems(id) ON DELETE CASCADE,
+                    draft_id INTEGER NOT NULL, parts_json TEXT NOT NULL, features BLOB NOT NULL,
+                    PRIMARY KEY(problem_id, draft_id)) STRICT, WITHOUT ROWID;
+CREATE TABLE results(problem_id INTEGER NOT NULL REFERENCES problems(id) ON DELETE CASCADE,
+                     draft_id INTEGER NOT NULL,
+                     schedule TEXT NOT NULL CHECK(schedule IN ('draft', 'vendor', 'gpu', 'compute-centric')),
+                     options TEXT NOT NULL, input_cycles INTEGER NOT NULL, compute_cycles INTEGER NOT NULL,
+                     output_cycles INTEGER NOT NULL, total_cycles INTEGER NOT NULL, time_ns REAL NOT NULL,
+                     energy_pj REAL NOT NULL, energy_json TEXT NOT NULL, banks_json TEXT NOT NULL,
+                     created_at INTEGER NOT NULL,
+                     PRIMARY KEY(problem_id, draft_id, schedule, options)) STRICT, WITHOUT ROWID;
+CREATE TABLE models(id INTEGER PRIMARY KEY, backend_hash TEXT NOT NULL, name TEXT NOT NULL,
+                    created_at INTEGER NOT NULL, bytes BLOB NOT NULL, feature_schema TEXT NOT NULL,
+                    metadata TEXT NOT NULL) STRICT;
+CREATE INDEX models_by_name ON models(backend_hash, name, created_at, id);
+CREATE TABLE predictions(problem_id INTEGER NOT NULL REFERENCES problems(id) ON DELETE CASCADE,
+                         draft_id INTEGER NOT NULL, model_id INTEGER NOT NULL REFERENCES models(id) ON DELETE CASCADE,
+                         value REAL NOT NULL, PRIMARY KEY(problem_id, draft_id, model_id)) STRICT, WITHOUT ROWID;
+CREATE INDEX predictions_by_model ON predictions(model_id);
+CREATE TABLE lookup(backend_hash TEXT NOT NULL, kernel TEXT NOT NULL, shape TEXT NOT NULL,
+                    draft_id INTEGER NOT NULL, time_ns REAL NOT NULL,
+                    model_id INTEGER REFERENCES models(id) ON DELETE SET NULL,
+                    PRIMARY KEY(backend_hash, kernel, shape)) STRICT, WITHOUT ROWID;
+)sql";
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------------------
+// Round trips
+
+TEST(ResultsStore, BackendAndProblemUpsert) {
+  auto store = ResultsStore::open(":memory:");
+  auto b1 = store.upsertBackend("hbm2-pim", "hash-a", "{}");
+  EXPECT_EQ(store.upsertBackend("hbm2-pim-renamed", "hash-a", R"({"x":1})"), b1);
+  auto b2 = store.upsertBackend("upmem", "hash-b", "{}");
+  EXPECT_NE(b1, b2);
+
+  auto p1 = store.upsertProblem(b1, "gemv", "src", "b=1,out=4096,in=4096");
+  EXPECT_EQ(store.upsertProblem(b1, "gemv", "src", "b=1,out=4096,in=4096"), p1);
+  EXPECT_NE(store.upsertProblem(b1, "gemv", "src", "b=1,out=1024,in=4096"), p1);
+  EXPECT_NE(store.upsertProblem(b2, "gemv", "src", "b=1,out=4096,in=4096"), p1);
+  EXPECT_EQ(store.findProblem(b1, "gemv", "b=1,out=4096,in=4096"), p1);
+  EXPECT_EQ(store.findProblem(b1, "gemm", "b=1,out=4096,in=4096"), std::nullopt);
+
+  expectInputError([&] { store.upsertProblem(9999, "gemv", "src", "b=1"); },
+                   {":memory:", "upsertProblem", "FOREIGN KEY"});
+}
+
+TEST(ResultsStore, DraftsRoundTrip) {
+  Fixture f;
+  std::vector<StoredDraft> drafts = {
+      {0, R"({"parts":[1,2]})", {1.0f, -0.0f, 3.5e-30f, std::numeric_limits<float>::max(), 42.25f}},
+      {7, R"({"parts":[]})", {}},
+      {3, R"({"parts":[3]})", {std::numeric_limits<float>::infinity(), -1.0f}},
+  };
+  f.store.putDrafts(f.problem, drafts);
+  auto back = f.store.drafts(f.problem);
+  ASSERT_EQ(back.size(), 3u);
+  std::map<std::int64_t, StoredDraft> byId;
+  for (const auto& d : drafts) byId[d.draftId] = d;
+  std::int64_t prev = -1;
+  for (const auto& d : back) {
+    EXPECT_GT(d.draftId, prev);  // ordered by draft id
+    prev = d.draftId;
+    EXPECT_EQ(d.partsJson, byId[d.draftId].partsJson);
+    ASSERT_EQ(d.features.size(), byId[d.draftId].features.size());
+    for (std::size_t i = 0; i < d.features.size(); ++i)
+      EXPECT_EQ(std::signbit(d.features[i]), std::signbit(byId[d.draftId].features[i]));
+    EXPECT_EQ(d.features, byId[d.draftId].features);
+  }
+  // Upsert replaces.
+  std::vector<StoredDraft> again = {{7, "{}", {9.0f}}};
+  f.store.putDrafts(f.problem, again);
+  back = f.store.drafts(f.problem);
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(back[2].partsJson, "{}");
+  EXPECT_EQ(back[2].features, std::vector<float>{9.0f});
+}
+
+TEST(ResultsStore, ResultsRoundTrip) {
+  Fixture f;
+  std::vector<StoredResult> rs = {
+      makeResult(f.problem, 2),           makeResult(f.problem, 1),
+      makeResult(f.problem, 1, "vendor"), makeResult(f.problem, 1, "draft", "tREFI=0"),
+      makeResult(f.problem, 0, "gpu"),    makeResult(f.problem, 0, "compute-centric")};
+  f.store.putResults(rs);
+  EXPECT_EQ(f.store.countResults(f.problem), 6);
+  EXPECT_EQ(f.store.countResults(f.problem + 1), 0);
+
+  auto one = f.store.result(f.problem, 1, "draft", "tREFI=0");
+  ASSERT_TRUE(one);
+  expectSameResult(*one, rs[3]);
+  EXPECT_GT(one->createdAt, 1600000000);
+  EXPECT_FALSE(f.store.result(f.problem, 1, "draft", "other"));
+  EXPECT_FALSE(f.store.result(f.problem, 5, "draft", ""));
+
+  auto all = f.store.results(f.problem);
+  ASSERT_EQ(all.size(), 6u);
+  expectSameResult(all[0], rs[5]);  // (0, compute-centric) < (0, gpu) < (1, draft, "") < ...
+  expectSameResult(all[1], rs[4]);
+  expectSameResult(all[2], rs[1]);
+  expectSameResult(all[3], rs[3]);
+  expectSameResult(all[4], rs[2]);
+  expectSameResult(all[5], rs[0]);
+
+  // Same key replaces.
+  auto changed = makeResult(f.problem, 2);
+  changed.totalCycles = 1;
+  f.store.putResults(std::span(&changed, 1));
+  EXPECT_EQ(f.store.countResults(f.problem), 6);
+  EXPECT_EQ(f.store.result(f.problem, 2, "draft", "")->totalCycles, 1);
+
+  // An unknown schedule is refused and nothing of the batch is written.
+  std::vector<StoredResult> bad = {makeResult(f.problem, 10), makeResult(f.problem, 11, "magic")};
+  expectInputError([&] { f.store.putResults(bad); }, {"putResults", "unknown schedule 'magic'"});
+  EXPECT_EQ(f.store.countResults(f.problem), 6);
+  // A batch failing half-way (unknown problem: foreign key) is rolled back as a whole.
+  std::vector<StoredResult> half = {makeResult(f.problem, 20), makeResult(f.problem + 100, 21)};
+  expectInputError([&] { f.store.putResults(half); }, {"putResults", "FOREIGN KEY"});
+  EXPECT_EQ(f.store.countResults(f.problem), 6);
+}
+
+TEST(ResultsStore, ModelsAndPredictionsRoundTrip) {
+  Fixture f;
+  StoredModel m;
+  m.backendHash = "abc123";
+  m.name = "xgb-time";
+  m.createdAt = 1000;
+  m.bytes = {0, 1, 2, 0, 255, 0};
+  m.featureSchema = R"(["tiles","banks"])";
+  m.metadata = R"({"rmse":0.1})";
+  auto id1 = f.store.putModel(m);
+  m.createdAt = 2000;
+  m.bytes = {};
+  m.metadata = "{}";
+  auto id2 = f.store.putModel(m);
+  m.createdAt = 1500;  // inserted later but older
+  auto id3 = f.store.putModel(m);
+  EXPECT_NE(id1, id2);
+
+  auto got = f.store.model(id1);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->id, id1);
+  EXPECT_EQ(got->backendHash, "abc123");
+  EXPECT_EQ(got->name, "xgb-time");
+  EXPECT_EQ(got->createdAt, 1000);
+  EXPECT_EQ(got->bytes, (std::vector<std::uint8_t>{0, 1, 2, 0, 255, 0}));
+  EXPECT_EQ(got->featureSchema, R"(["tiles","banks"])");
+  EXPECT_EQ(got->metadata, R"({"rmse":0.1})");
+  EXPECT_FALSE(f.store.model(9999));
+
+  auto latest = f.store.latestModel("abc123", "xgb-time");
+  ASSERT_TRUE(latest);
+  EXPECT_EQ(latest->id, id2);
+  EXPECT_TRUE(latest->bytes.empty());
+  EXPECT_FALSE(f.store.latestModel("abc123", "other"));
+  EXPECT_FALSE(f.store.latestModel("zzz", "xgb-time"));
+  (void)id3;
+
+  StoredModel now;
+  now.backendHash = "abc123";
+  now.name = "fresh";
+  auto idNow = f.store.putModel(now);
+  EXPECT_GT(f.store.model(idNow)->createdAt, 1600000000);  // stamped by the store
+
+  std::vector<std::pair<std::int64_t, double>> preds = {{5, 1.5}, {1, 2.25}, {3, -0.5}};
+  f.store.putPredictions(f.problem, id1, preds);
+  std::vector<std::pair<std::int64_t, double>> other = {{1, 9.0}};
+  f.store.putPredictions(f.problem, id2, other);
+  EXPECT_EQ(f.store.predictions(f.problem, id1),
+            (std::vector<std::pair<std::int64_t, double>>{{1, 2.25}, {3, -0.5}, {5, 1.5}}));
+  EXPECT_EQ(f.store.predictions(f.problem, id2), other);
+  std::vector<std::pair<std::int64_t, double>> update = {{3, 7.0}};
+  f.store.putPredictions(f.problem, id1, update);
+  EXPECT_EQ(f.store.predictions(f.problem, id1)[1], (std::pair<std::int64_t, double>{3, 7.0}));
+  expectInputError([&] { f.store.putPredictions(f.problem, 9999, update); },
+                   {"putPredictions", "FOREIGN KEY"});
+}
+
+TEST(ResultsStore, LookupUpsert) {
+  Fixture f;
+  EXPECT_FALSE(f.store.lookup("abc123", "gemv", "b=1"));
+  f.store.putLookup({"abc123", "gemv", "b=1", 17, 1234.5, std::nullopt, "simulated"});
+  auto e = f.store.lookup("abc123", "gemv", "b=1");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->backendHash, "abc123");
+  EXPECT_EQ(e->kernel, "gemv");
+  EXPECT_EQ(e->shape, "b=1");
+  EXPECT_EQ(e->draftId, 17);
+  EXPECT_EQ(e->timeNs, 1234.5);
+  EXPECT_EQ(e->modelId, std::nullopt);
+  EXPECT_EQ(e->source, "simulated");
+
+  StoredModel m;
+  m.backendHash = "abc123";
+  m.name = "xgb";
+  auto mid = f.store.putModel(m);
+  f.store.putLookup({"abc123", "gemv", "b=1", 3, 999.0, mid, "model"});  // replaces
+  f.store.putLookup({"abc123", "gemv", "b=2", 4, 5.0, std::nullopt, "manual"});
+  e = f.store.lookup("abc123", "gemv", "b=1");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->draftId, 3);
+  EXPECT_EQ(e->timeNs, 999.0);
+  EXPECT_EQ(e->modelId, mid);
+  EXPECT_EQ(e->source, "model");
+  EXPECT_EQ(f.store.lookup("abc123", "gemv", "b=2")->draftId, 4);
+  expectInputError(
+      [&] {
+        f.store.putLookup({"abc123", "gemv", "b=3", 4, 5.0, 9999, "model"});
+      },
+      {"putLookup", "FOREIGN KEY"});
+}
+
+TEST(ResultsStore, KernelSourceChangeInvalidatesDerivedRows) {
+  Fixture f;
+  std::vector<StoredDraft> d = {{1, "{}", {1.0f}}};
+  f.store.putDrafts(f.problem, d);
+  std::vector<StoredResult> r = {makeResult(f.problem, 1)};
+  f.store.putResults(r);
+  f.store.putLookup({"abc123", "gemv", "b=1,out=4096,in=4096", 1, 1.0, std::nullopt, "simulated"});
+  f.store.putLookup({"abc123", "gemv", "b=2", 1, 1.0, std::nullopt, "simulated"});
+
+  // Same source: nothing changes.
+  EXPECT_EQ(f.store.upsertProblem(f.backend, "gemv", "kernel gemv ...", "b=1,out=4096,in=4096"), f.problem);
+  EXPECT_EQ(f.store.countResults(f.problem), 1);
+  // New source: same id, derived rows gone.
+  EXPECT_EQ(f.store.upsertProblem(f.backend, "gemv", "kernel gemv v2", "b=1,out=4096,in=4096"), f.problem);
+  EXPECT_EQ(f.store.countResults(f.problem), 0);
+  EXPECT_TRUE(f.store.drafts(f.problem).empty());
+  EXPECT_FALSE(f.store.lookup("abc123", "gemv", "b=1,out=4096,in=4096"));
+  EXPECT_TRUE(f.store.lookup("abc123", "gemv", "b=2"));
+}
+
+TEST(ResultsStore, TransactionsCommitRollBackAndNest) {
+  Fixture f;
+  {
+    ResultsStore::Transaction tx(f.store);
+    std::vector<StoredResult> a = {makeResult(f.problem, 1)}, b = {makeResult(f.problem, 2)};
+    f.store.putResults(a);
+    f.store.putResults(b);
+  }  // no commit: both rolled back
+  EXPECT_EQ(f.store.countResults(f.problem), 0);
+  {
+    ResultsStore::Transaction tx(f.store);
+    std::vector<StoredResult> a = {makeResult(f.problem, 1)};
+    f.store.putResults(a);
+    {
+      ResultsStore::Transaction inner(f.store);
+      std::vector<StoredResult> b = {makeResult(f.problem, 2)};
+      f.store.putResults(b);
+    }  // inner rolled back only
+    {
+      ResultsStore::Transaction inner(f.store);
+      std::vector<StoredResult> c = {makeResult(f.problem, 3)};
+      f.store.putResults(c);
+      inner.commit();
+    }
+    // A failing batch inside the outer transaction rolls back only itself.
+    std::vector<StoredResult> bad = {makeResult(f.problem, 4), makeResult(f.problem + 50, 5)};
+    EXPECT_THROW(f.store.putResults(bad), InputError);
+    tx.commit();
+    EXPECT_THROW(tx.commit(), std::logic_error);
+  }
+  auto all = f.store.results(f.problem);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].draftId, 1);
+  EXPECT_EQ(all[1].draftId, 3);
+}
+
+TEST(ResultsStore, MoveKeepsTheConnection) {
+  Fixture f;
+  ResultsStore moved = std::move(f.store);
+  std::vector<StoredResult> r = {makeResult(f.problem, 1)};
+  moved.putResults(r);
+  ResultsStore other = ResultsStore::open(":memory:");
+  other = std::move(moved);
+  EXPECT_EQ(other.countResults(f.problem), 1);
+  EXPECT_THROW(moved.countResults(f.problem), std::logic_error);  // NOLINT(bugprone-use-after-move)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Files: persistence, header, migration
+
+TEST(ResultsStore, FileStorePersistsWithWalAndApplicationId) {
+  TempDir dir;
+  auto path = dir.file("runs.db");
+  std::int64_t problem = 0;
+  {
+    Fixture f(path);
+    problem = f.problem;
+    std::vector<StoredResult> r = {makeResult(f.problem, 1), makeResult(f.problem, 2)};
+    f.store.putResults(r);
+    EXPECT_EQ(f.store.path(), path);
+  }
+  EXPECT_EQ(rawInt(path, "PRAGMA application_id"), ResultsStore::kApplicationId);
+  EXPECT_EQ(rawInt(path, "SELECT value FROM meta WHERE key = 'schema_version'"),
+            ResultsStore::schemaVersion());
+  EXPECT_EQ(rawInt(path, "SELECT value FROM meta WHERE key = 'application_id'"),
+            ResultsStore::kApplicationId);
+  EXPECT_EQ(readBytes(path).substr(18, 2), std::string("\x02\x02", 2));  // WAL read/write versions
+  auto store = ResultsStore::open(path);
+  EXPECT_EQ(store.countResults(problem), 2);
+  EXPECT_EQ(store.results(problem)[1].draftId, 2);
+}
+
+TEST(ResultsStore, MigratesV1ToV2) {
+  TempDir dir;
+  auto path = dir.file("old.db");
+  rawExec(path, kV1Store);
+  rawExec(path, R"sql(
+    INSERT INTO backends VALUES (1, 'hbm2-pim', 'h1', '{}');
+    INSERT INTO problems VALUES (1, 1, 'gemv', 'src', 'b=1');
+    INSERT INTO models VALUES (1, 'h1', 'xgb', 100, x'00ff', '[]', '{}');
+    INSERT INTO results VALUES (1, 4, 'draft', '', 1, 2, 3, 6, 3.0, 9.0, '{}', '[]', 100);
+    INSERT INTO lookup VALUES ('h1', 'gemv', 'b=1', 4, 3.0, NULL);
+    INSERT INTO lookup VALUES ('h1', 'gemv', 'b=2', 5, 4.0, 1);
+  )sql");
+  ASSERT_EQ(rawInt(path, "SELECT value FROM meta WHERE key = 'schema_version'"), 1);
+  {
+    auto store = ResultsStore::open(path);
+    auto a = store.lookup("h1", "gemv", "b=1");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->draftId, 4);
+    EXPECT_EQ(a->source, "simulated");
+    auto b = store.lookup("h1", "gemv", "b=2");
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->modelId, 1);
+    EXPECT_EQ(b->source, "model");
+    EXPECT_EQ(store.countResults(1), 1);
+    EXPECT_EQ(store.result(1, 4, "draft", "")->totalCycles, 6);
+    EXPECT_EQ(store.model(1)->bytes, (std::vector<std::uint8_t>{0, 255}));
+    store.putLookup({"h1", "gemv", "b=3", 6, 5.0, std::nullopt, "manual"});
+    EXPECT_EQ(store.lookup("h1", "gemv", "b=3")->source, "manual");
+  }
+  EXPECT_EQ(rawInt(path, "SELECT value FROM meta WHERE key = 'schema_version'"),
+            ResultsStore::schemaVersion());
+  EXPECT_EQ(rawInt(path, "SELECT count(*) FROM pragma_table_info('lookup') WHERE name = 'source'"), 1);
+  // Migrated and freshly created stores have the same schema.
+  auto fresh = dir.file("fresh.db");
+  { auto s = ResultsStore::open(fresh); }
+  auto schemaOf = [](const std::string& p) {
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt* s = nullptr;
+    sqlite3_prepare_v2(db, "SELECT name, type FROM sqlite_schema ORDER BY name", -1, &s, nullptr);
+    std::string out;
+    while (sqlite3_step(s) == SQLITE_ROW)
+      out += std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 0))) + ":" +
+             reinterpret_cast<const char*>(sqlite3_column_text(s, 1)) + ";";
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return out;
+  };
+  EXPECT_EQ(schemaOf(path), schemaOf(fresh));
+  EXPECT_EQ(rawInt(fresh, "SELECT count(*) FROM pragma_table_info('lookup')"),
+            rawInt(path, "SELECT count(*) FROM pragma_table_info('lookup')"));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Refusals: the file is left byte-for-byte untouched
+
+TEST(ResultsStore, RefusesRandomBytes) {
+  TempDir dir;
+  auto path = dir.file("random.db");
+  std::mt19937 rng(42);
+  std::string bytes(8192, '\0');
+  for (auto& c : bytes) c = static_cast<char>(rng());
+  writeBytes(path, bytes);
+  expectInputError([&] { ResultsStore::open(path); }, {path + ": file is not a database"});
+  EXPECT_EQ(readBytes(path), bytes);
+
+  auto text = dir.file("notes.txt");
+  writeBytes(text, "hello\n");
+  expectInputError([&] { ResultsStore::open(text); }, {text + ": file is not a database"});
+  EXPECT_EQ(readBytes(text), "hello\n");
+}
+
+TEST(ResultsStore, RefusesTruncatedDatabase) {
+  TempDir dir;
+  auto path = dir.file("truncated.db");
+  {
+    Fixture f(path);
+    std::vector<StoredResult> rs;
+    for (int i = 0; i < 2000; ++i) rs.push_back(makeResult(f.problem, i, "draft", "", 200));
+    f.store.putResults(rs);
+  }
+  auto full = readBytes(path);
+  ASSERT_GT(full.size(), 100'000u);
+  fs::resize_file(path, full.size() / 2);
+  auto bytes = readBytes(path);
+  expectInputError([&] { ResultsStore::open(path); }, {path + ": database is corrupt: "});
+  EXPECT_EQ(readBytes(path), bytes);
+}
+
+TEST(ResultsStore, RefusesForeignSqliteDatabase) {
+  TempDir dir;
+  auto path = dir.file("foreign.db");
+  rawExec(path, "CREATE TABLE foo(x INTEGER); INSERT INTO foo VALUES (1), (2);");
+  auto bytes = readBytes(path);
+  expectInputError([&] { ResultsStore::open(path); },
+                   {path + ": not a PIMScope store (application id 0x00000000)"});
+  EXPECT_EQ(readBytes(path), bytes);
+
+  auto other = dir.file("other-app.db");
+  rawExec(other, "PRAGMA application_id = 305419896; CREATE TABLE foo(x);");
+  bytes = readBytes(other);
+  expectInputError([&] { ResultsStore::open(other); },
+                   {other + ": not a PIMScope store (application id 0x12345678)"});
+  EXPECT_EQ(readBytes(other), bytes);
+}
+
+TEST(ResultsStore, RefusesNewerSchema) {
+  TempDir dir;
+  auto path = dir.file("newer.db");
+  { auto s = ResultsStore::open(path); }
+  rawExec(path, "UPDATE meta SET value = 99 WHERE key = 'schema_version'");
+  auto bytes = readBytes(path);
+  expectInputError([&] { ResultsStore::open(path); },
+                   {path + ": written by a newer PIMScope (schema 99, this build reads up to " +
+                    std::to_string(ResultsStore::schemaVersion()) + ")"});
+  EXPECT_EQ(readBytes(path), bytes);
+}
+
+TEST(ResultsStore, RefusesUnopenablePath) {
+  TempDir dir;
+  expectInputError([&] { ResultsStore::open(dir.file("no/such/dir/x.db")); }, {"no/such/dir/x.db", "open"});
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Failure and crash safety
+
+TEST(ResultsStore, DiskFullKeepsCommittedBatches) {
+  TempDir dir;
+  auto path = dir.file("full.db");
+  std::int64_t problem = 0;
+  constexpr int kBatch = 50;
+  auto batch = [&](int b) {
+    std::vector<StoredResult> rs;
+    for (int i = 0; i < kBatch; ++i) rs.push_back(makeResult(problem, b * kBatch + i, "draft", "", 1000));
+    return rs;
+  };
+  {
+    Fixture f(path);
+    problem = f.problem;
+    for (int b = 0; b < 3; ++b) f.store.putResults(batch(b));
+    auto pages = rawInt(path, "PRAGMA page_count");
+    ASSERT_GT(pages, 0);
+    // WAL frames count towards the size: allow only a few more pages than the committed data needs.
+    f.store.setMaxPageCount(pages + 4);
+    expectInputError([&] { f.store.putResults(batch(3)); }, {path + ": putResults: disk full"});
+    // The connection stays usable and holds exactly the committed batches.
+    EXPECT_EQ(f.store.countResults(problem), 3 * kBatch);
+    // Small writes that fit still work.
+    std::vector<StoredResult> small = {makeResult(problem, 9999)};
+    f.store.putResults(small);
+  }
+  auto store = ResultsStore::open(path);
+  EXPECT_EQ(store.countResults(problem), 3 * kBatch + 1);
+  auto all = store.results(problem);
+  for (int i = 0; i < 3 * kBatch; ++i) {
+    ASSERT_EQ(all[i].draftId, i);
+    expectSameResult(all[i], makeResult(problem, i, "draft", "", 1000));
+  }
+}
+
+TEST(ResultsStore, CommittedBatchesSurviveKill9) {
+  TempDir dir;
+  auto path = dir.file("killed.db");
+  constexpr int kBatch = 40;
+  constexpr int kWaitFor = 200;
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(fds[0]);
+    try {
+      auto store = ResultsStore::open(path);
+      auto b = store.upsertBackend("hbm2-pim", "h", "{}");
+      auto p = store.upsertProblem(b, "gemv", "src", "b=1");
+      for (std::int32_t n = 0; n < 1'000'000; ++n) {
+        std::vector<StoredResult> rs;
+        for (int i = 0; i < kBatch; ++i)
+          rs.push_back(makeResult(p, std::int64_t{n} * kBatch + i, "draft", "", 300));
+        store.putResults(rs);
+        std::int32_t done = n + 1;
+        if (write(fds[1], &done, sizeof done) != sizeof done) _exit(3);
+      }
+    } catch (...) {
+      _exit(2);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::int32_t committed = 0;
+  while (committed < kWaitFor) {
+    std::int32_t n = 0;
+    ssize_t got = read(fds[0], &n, sizeof n);
+    if (got != sizeof n) break;
+    committed = n;
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(fds[0]);
+  ASSERT_GE(committed, kWaitFor) << "writer stopped early, status " << status;
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
+  // The writer never closed: its committed batches are (at least partly) still only in the write-ahead log.
+  EXPECT_TRUE(fs::exists(path + "-wal"));
+
+  auto store = ResultsStore::open(path);
+  auto b = store.upsertBackend("hbm2-pim", "h", "{}");
+  auto p = store.findProblem(b, "gemv", "b=1");
+  ASSERT_TRUE(p);
+  auto all = store.results(*p);
+  std::map<std::int64_t, int> perBatch;
+  for (const auto& r : all) ++perBatch[r.draftId / kBatch];
+  ASSERT_GE(static_cast<std::int64_t>(perBatch.size()), committed);
+  std::int64_t expectBatch = 0;
+  for (const auto& [batchNo, count] : perBatch) {
+    EXPECT_EQ(batchNo, expectBatch++) << "batches are committed in order";
+    EXPECT_EQ(count, kBatch) << "partial batch " << batchNo;
+  }
+  for (const auto& r : all) expectSameResult(r, makeResult(*p, r.draftId, "draft", "", 300));
+}
