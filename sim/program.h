@@ -93,6 +93,8 @@ class ProgramBuilder {
   void barrier();
   void beginLoop(int64_t repeat);  // commands until endLoop() form one repeated block (no nesting)
   void endLoop();
+  /// The block commands are currently appended to (inside beginLoop/endLoop: the repeated block).
+  Block& lastBlock() { return cur(); }
   ChannelProgram take();
 
  private:

@@ -15,10 +15,16 @@ void ProblemOptions::addTo(CLI::App* cmd) {
   cmd->add_option("--dims,-d", dims, "dimension sizes, e.g. b=1,out=4096,in=4096 (defaults fill the rest)");
 }
 
+void ProblemOptions::addChannelsTo(CLI::App* cmd) {
+  cmd->add_option("--channels", channels, "restrict the backend to this many pseudo-channels");
+}
+
 std::unique_ptr<Problem> ProblemOptions::build() const {
-  if (kernel.empty() && kernelFile.empty())
+  if (kernel.empty() && kernelFile.empty()) {
     throw InputError("--kernel: give a library kernel or --kernel-file");
-  const Backend& b = BackendRegistry::builtin().get(backend);
+  }
+  Backend b = BackendRegistry::builtin().get(backend);
+  if (channels != 0) b = b.withPseudoChannels(channels);
   Kernel k = resolveKernel(kernel, kernelFile);
   Shape s = parseShape(k, dims);
   return std::make_unique<Problem>(b, std::move(k), std::move(s));
@@ -70,5 +76,83 @@ nlohmann::json draftJson(const DraftSpace& space, const Draft& d) {
 }
 
 void printJson(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+
+nlohmann::json evaluationJson(const Evaluation& e, bool withBanks) {
+  static const char* kPhases[] = {"input_rearrangement", "compute", "output_rearrangement"};
+  nlohmann::json cycles = nlohmann::json::object(), ns = nlohmann::json::object();
+  const bool timed = e.provenance != Provenance::Analytic;
+  for (int i = 0; i < 3; ++i) {
+    cycles[kPhases[i]] = e.cycles[i];
+    ns[kPhases[i]] = e.ns(i);
+  }
+  cycles["total"] = e.totalCycles;
+  ns["total"] = e.timeNs;
+  const auto& en = e.energy;
+  nlohmann::json energy = {
+      {"act_pre", en.actPre_pJ},  {"rd_wr", en.rdWr_pJ},     {"pim_compute", en.pimCompute_pJ},
+      {"refresh", en.refresh_pJ}, {"host_io", en.hostIo_pJ}, {"buffer_moves", en.bufferMoves_pJ},
+      {"total", e.energyPj}};
+  nlohmann::json sources = nlohmann::json::object();
+  for (const auto& [component, source] : en.sources) sources[component] = source;
+  nlohmann::json out = {{"provenance", provenanceName(e.provenance)},
+                        {"cycles", timed ? cycles : nlohmann::json(nullptr)},
+                        {"time_ns", timed ? ns : nlohmann::json{{"total", e.timeNs}}},
+                        {"tck_ns", e.tCKns},
+                        {"energy_pj", energy},
+                        {"energy_sources", sources},
+                        {"banks_used", e.banksUsed},
+                        {"resident_bytes", e.residentBytes},
+                        {"padding_bytes", e.paddingBytes},
+                        {"commands", e.commands},
+                        {"command_bus_utilisation", e.commandBusUtilisation}};
+  if (withBanks) {
+    nlohmann::json banks = nlohmann::json::array();
+    for (const auto& b : e.banks) {
+      banks.push_back({{"channel", b.channel},
+                       {"bank", b.bank},
+                       {"bytes", b.bytesRead + b.bytesWritten},
+                       {"bytes_read", b.bytesRead},
+                       {"bytes_written", b.bytesWritten},
+                       {"busy_cycles", b.busyCycles},
+                       {"activations", b.activations},
+                       {"column_commands", b.columnCommands},
+                       {"pim_ops", b.pimOps},
+                       {"energy_pj", b.energy_pJ}});
+    }
+    out["banks"] = banks;
+  }
+  return out;
+}
+
+std::string evaluationText(const Evaluation& e) {
+  if (e.provenance == Provenance::Analytic) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "total time %.1f ns, energy %.1f nJ (analytic model, no bank-level timeline)\n", e.timeNs,
+                  e.energyPj / 1e3);
+    return buf;
+  }
+  TextTable t({"phase", "cycles", "ns", "share"});
+  static const char* kPhases[] = {"input rearrangement", "compute", "output rearrangement"};
+  auto pct = [&](double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%",
+                  e.totalCycles ? 100.0 * x / static_cast<double>(e.totalCycles) : 0.0);
+    return std::string(buf);
+  };
+  auto num = [](double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", x);
+    return std::string(buf);
+  };
+  for (int i = 0; i < 3; ++i)
+    t.add({kPhases[i], grouped(e.cycles[i]), num(e.ns(i)), pct(static_cast<double>(e.cycles[i]))});
+  t.add({"total", grouped(e.totalCycles), num(e.timeNs), "100.0%"});
+  std::string out = t.str();
+  out += "energy " + num(e.energyPj / 1e3) + " nJ (" + std::string(provenanceName(e.provenance)) + "), " +
+         std::to_string(e.banksUsed) + " banks used, " + grouped(static_cast<std::uint64_t>(e.paddingBytes)) +
+         " padding bytes, " + grouped(static_cast<std::uint64_t>(e.commands)) + " commands\n";
+  return out;
+}
 
 }  // namespace pim::cli

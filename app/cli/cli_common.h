@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/search/evaluate.h"
 #include "engine/search/problem.h"
 
 namespace pim::cli {
@@ -17,7 +18,9 @@ struct ProblemOptions {
   std::string kernel;
   std::string kernelFile;
   std::string dims;
+  int channels = 0;  // 0: the backend as shipped; else restrict it to this many pseudo-channels
   void addTo(CLI::App* cmd);
+  void addChannelsTo(CLI::App* cmd);
   std::unique_ptr<Problem> build() const;  // throws InputError
 };
 
@@ -35,10 +38,15 @@ class TextTable {
 /// "1,234,567"
 std::string grouped(std::uint64_t n);
 nlohmann::json draftJson(const DraftSpace& space, const Draft& d);
+/// cycles / time_ns / energy_pj / banks of an evaluation, as `simulate --json` prints them.
+nlohmann::json evaluationJson(const Evaluation& e, bool withBanks = true);
+/// A human-readable breakdown table of an evaluation.
+std::string evaluationText(const Evaluation& e);
 void printJson(const nlohmann::json& j);
 
 // One registration function per command family; main() calls each once.
 void registerCatalogCommands(CLI::App& app);
 void registerDraftCommands(CLI::App& app);
+void registerSimulateCommands(CLI::App& app);
 
 }  // namespace pim::cli

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   pim::cli::registerCatalogCommands(app);
   pim::cli::registerDraftCommands(app);
+  pim::cli::registerSimulateCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -90,7 +90,8 @@ sim::DeviceConfig deviceConfigFor(const Backend& b, const SimSettings& s) {
     c.pimPreToAct = static_cast<int>(pimParam(b, "PREA_to_ACTAB"));
     c.pimActToAct = static_cast<int>(pimParam(b, "ACTAB_to_ACTAB"));
   } else if (b.family == "hbm2-pim") {
-    // hbm2-pim.md: refresh per rank, rank 0 first at tREFI/2 with two ranks; tFAW not enforced; one command bus.
+    // hbm2-pim.md: refresh per rank, rank 0 first at tREFI/2 with two ranks; tFAW not enforced; one command
+    // bus.
     c.refreshScope = sim::Scope::Rank;
     c.staggerRefresh = true;
   }

@@ -478,18 +478,37 @@ int Backend::pimRanks() const {
   return dram.ranks;
 }
 
-void Backend::setParameter(std::string_view key, double value) {
+void Backend::setParameter(std::string_view key, double value) { setParameters({{std::string(key), value}}); }
+
+void Backend::setParameters(const std::vector<std::pair<std::string, double>>& changes) {
   const std::string origin = file.empty() ? name : file;
   Backend copy = *this;
-  Parameter* p = nullptr;
-  for (auto& q : copy.parameters)
-    if (q.key == key) p = &q;
-  if (!p) fail(origin, key, "unknown parameter");
-  p->value = value;
-  checkValue(*p, origin);
+  for (const auto& [key, value] : changes) {
+    Parameter* p = nullptr;
+    for (auto& q : copy.parameters)
+      if (q.key == key) p = &q;
+    if (!p) fail(origin, key, "unknown parameter");
+    p->value = value;
+    checkValue(*p, origin);
+  }
   refreshViews(copy);
   crossCheck(copy, origin);
   *this = std::move(copy);
+}
+
+Backend Backend::withPseudoChannels(int pseudoChannels) const {
+  const int perGroup = group.pseudoChannelsPerGroup;
+  const int most = system.devices * dram.channels;
+  if (pseudoChannels < perGroup || pseudoChannels > most || pseudoChannels % perGroup != 0) {
+    throw InputError("--channels: " + std::to_string(pseudoChannels) + " is not valid for " + name +
+                     " (give " + std::to_string(perGroup) + ".." + std::to_string(most) +
+                     " pseudo-channels in steps of " + std::to_string(perGroup) + ")");
+  }
+  Backend b = *this;
+  b.setParameters({{"system.devices", 1},
+                   {"dram.channels", pseudoChannels},
+                   {"group.groupsPerDevice", pseudoChannels / perGroup}});
+  return b;
 }
 
 bool Backend::supportsOp(std::string_view op) const {

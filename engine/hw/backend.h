@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Hardware model: DCC's multi-layer PIM abstraction (section 4.1) — system, PIM group, PIM core — plus the DRAM
-// organisation, timing and per-command energies the simulator needs. A backend is one JSON file in
+// Hardware model: DCC's multi-layer PIM abstraction (section 4.1) — system, PIM group, PIM core — plus the
+// DRAM organisation, timing and per-command energies the simulator needs. A backend is one JSON file in
 // datasets/backends/; every numeric parameter carries its unit, valid range, description and source.
 #pragma once
 #include <cstdint>
@@ -16,14 +16,14 @@ namespace pim {
 /// One declared numeric parameter, e.g. key "timing.tRCD_RD", 14 cycles, from shared/specs/hbm2-pim.md.
 /// The GUI builds its what-if forms from these declarations.
 struct Parameter {
-  std::string key;          // "<section>.<name>"
+  std::string key;  // "<section>.<name>"
   double value = 0;
-  std::string unit;         // "cycles", "ns", "bytes", "GB/s", "pJ", "count", "MHz", "bool", ...
-  double min = 0;           // inclusive valid range, checked on load and on every change
+  std::string unit;  // "cycles", "ns", "bytes", "GB/s", "pJ", "count", "MHz", "bool", ...
+  double min = 0;    // inclusive valid range, checked on load and on every change
   double max = 0;
-  bool integer = true;      // must hold an integral value
+  bool integer = true;  // must hold an integral value
   std::string description;
-  std::string source;       // citation: document and section/table, or "derived: <formula>"
+  std::string source;  // citation: document and section/table, or "derived: <formula>"
 };
 
 /// System level: the host xPU and how many PIM devices hang off it.
@@ -37,11 +37,11 @@ struct SystemLevel {
 
 /// PIM group level: the cores sharing one memory channel (or pseudo-channel / rank).
 struct GroupLevel {
-  std::string level;                 // "pseudo-channel", "channel", "rank"
+  std::string level;  // "pseudo-channel", "channel", "rank"
   int groupsPerDevice = 1;
-  bool broadcast = false;            // group-level broadcast commands (all cores, same address offsets)
-  std::vector<std::string> units;    // group units, e.g. "accumulator", "softmax", "global-buffer"
-  int pseudoChannelsPerGroup = 1;    // independent command/data buses inside one group
+  bool broadcast = false;          // group-level broadcast commands (all cores, same address offsets)
+  std::vector<std::string> units;  // group units, e.g. "accumulator", "softmax", "global-buffer"
+  int pseudoChannelsPerGroup = 1;  // independent command/data buses inside one group
 };
 
 /// PIM core level: one processing unit and its local bank(s).
@@ -60,21 +60,21 @@ struct CoreLevel {
 
 /// DRAM organisation of one device. Banks of one group = coresPerGroup * banksPerCore.
 struct DramOrg {
-  int channels = 1;          // pseudo-channels per device (the unit with its own command bus)
-  int ranks = 1;             // ranks per pseudo-channel
-  int bankGroups = 1;        // per rank
+  int channels = 1;    // pseudo-channels per device (the unit with its own command bus)
+  int ranks = 1;       // ranks per pseudo-channel
+  int bankGroups = 1;  // per rank
   int banksPerBankGroup = 1;
-  std::int64_t rows = 0;     // per bank
-  int columns = 0;           // column accesses per row
-  int columnBytes = 32;      // bytes per column access (one burst)
-  double tCKns = 1.0;        // command clock period
+  std::int64_t rows = 0;  // per bank
+  int columns = 0;        // column accesses per row
+  int columnBytes = 32;   // bytes per column access (one burst)
+  double tCKns = 1.0;     // command clock period
   int banksPerChannel() const { return ranks * bankGroups * banksPerBankGroup; }
   std::int64_t rowBytes() const { return std::int64_t{columns} * columnBytes; }
 };
 
 /// Standard DRAM timing, in cycles of tCK. Names follow JEDEC / Ramulator.
 struct DramTiming {
-  int CL = 0, CWL = 0, BL = 0;       // BL: data-bus cycles per burst are BL/2 for DDR
+  int CL = 0, CWL = 0, BL = 0;  // BL: data-bus cycles per burst are BL/2 for DDR
   int tRCDRD = 0, tRCDWR = 0, tRP = 0, tRAS = 0, tRC = 0;
   int tCCDS = 0, tCCDL = 0, tRRDS = 0, tRRDL = 0, tFAW = 0;
   int tWR = 0, tWTRS = 0, tWTRL = 0, tRTPS = 0, tRTPL = 0, tRTRS = 0;
@@ -103,6 +103,11 @@ class Backend {
   const Parameter* param(std::string_view key) const;
   /// Changes one parameter (what-if), validates its range, and refreshes the typed views. Throws InputError.
   void setParameter(std::string_view key, double value);
+  /// Changes several parameters at once (fields checked against each other only after all are set).
+  void setParameters(const std::vector<std::pair<std::string, double>>& changes);
+  /// The same backend restricted to `pseudoChannels` pseudo-channels on one device (whole groups only).
+  /// Throws InputError naming the valid range.
+  Backend withPseudoChannels(int pseudoChannels) const;
 
   int totalGroups() const { return system.devices * group.groupsPerDevice; }
   int coresPerGroup() const { return core.coresPerGroup; }
@@ -118,8 +123,8 @@ class Backend {
   std::string toJson() const;
 };
 
-/// Parses a backend from JSON text; `origin` names the file in messages. Throws InputError naming the file and
-/// the field ("datasets/backends/x.json: timing.tRCD_RD: missing") for malformed or out-of-range input.
+/// Parses a backend from JSON text; `origin` names the file in messages. Throws InputError naming the file
+/// and the field ("datasets/backends/x.json: timing.tRCD_RD: missing") for malformed or out-of-range input.
 Backend parseBackend(std::string_view jsonText, std::string_view origin);
 Backend loadBackendFile(const std::string& path);
 

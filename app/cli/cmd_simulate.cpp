@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+// `simulate`: the bank-level simulation of one schedule — a draft, the vendor default, or GPU-only execution.
+#include <fstream>
+#include <iostream>
+
+#include "app/cli/cli_common.h"
+#include "engine/common/error.h"
+#include "engine/search/baselines.h"
+
+namespace pim::cli {
+namespace {
+
+struct SimulateOptions {
+  ProblemOptions problem;
+  std::string schedule = "vendor";
+  std::string refresh = "on";
+  std::string trace;
+  std::string indexing = "exact";
+  bool noStaged = false, noGroupCommands = false;
+  bool json = false;
+};
+
+void run(const SimulateOptions& o) {
+  const auto problem = o.problem.build();
+  if (o.refresh != "on" && o.refresh != "off")
+    throw InputError("--refresh: '" + o.refresh + "' is not on or off");
+  if (o.indexing != "exact" && o.indexing != "expand") {
+    throw InputError("--indexing: '" + o.indexing + "' is not exact or expand");
+  }
+  EvalOptions eo;
+  eo.sim.refresh = o.refresh == "on";
+  eo.optimizer.stagedRearrangement = !o.noStaged;
+  eo.optimizer.groupCommands = !o.noGroupCommands;
+  eo.indexing = o.indexing == "exact" ? IndexingStrategy::Exact : IndexingStrategy::Expand;
+  if (!o.trace.empty()) {
+    eo.trace.enabled = true;
+    eo.trace.maxEvents = 200000;
+  }
+
+  Evaluation e;
+  nlohmann::json scheduleJson;
+  std::string summary;
+  if (o.schedule == "vendor" || o.schedule == "gpu") {
+    const Baseline b = o.schedule == "vendor" ? vendorBaseline(*problem, eo) : gpuBaseline(*problem);
+    if (!b.available) throw InputError("--schedule " + o.schedule + ": " + b.reason);
+    e = b.eval;
+    summary = b.summary;
+    scheduleJson = {{"kind", o.schedule}, {"summary", b.summary}};
+    if (b.draft) scheduleJson["draft"] = draftJson(problem->space(), *b.draft);
+  } else if (o.schedule.rfind("draft:", 0) == 0) {
+    std::uint64_t id = 0;
+    try {
+      std::size_t used = 0;
+      id = std::stoull(o.schedule.substr(6), &used);
+      if (used != o.schedule.size() - 6) throw std::invalid_argument("trailing");
+    } catch (const std::exception&) {
+      throw InputError("--schedule: '" + o.schedule + "' is not draft:<id>");
+    }
+    const Draft d = problem->space().draft(id);
+    e = evaluateDraft(*problem, d, eo);
+    summary = "draft " + std::to_string(id) + " " + problem->space().label(d);
+    scheduleJson = {{"kind", "draft"}, {"draft", draftJson(problem->space(), d)}};
+  } else {
+    throw InputError("--schedule: '" + o.schedule + "' is not vendor, gpu or draft:<id>");
+  }
+  if (!o.trace.empty()) {
+    if (e.traceJson.empty())
+      throw InputError("--trace: this schedule has no command timeline (" + o.schedule + ")");
+    std::ofstream f(o.trace);
+    if (!(f << e.traceJson)) throw InputError("--trace: cannot write '" + o.trace + "'");
+  }
+  if (o.json) {
+    nlohmann::json out = evaluationJson(e);
+    out["backend"] = problem->backend().name;
+    out["kernel"] = problem->kernel().name;
+    out["shape"] = shapeString(problem->kernel(), problem->shape());
+    out["schedule"] = scheduleJson;
+    out["refresh"] = eo.sim.refresh;
+    out["optimizer"] = {{"staged_rearrangement", eo.optimizer.stagedRearrangement},
+                        {"group_commands", eo.optimizer.groupCommands}};
+    printJson(out);
+    return;
+  }
+  std::cout << problem->title() << ", " << summary << "\n" << evaluationText(e);
+}
+
+}  // namespace
+
+void registerSimulateCommands(CLI::App& app) {
+  auto o = std::make_shared<SimulateOptions>();
+  auto* cmd = app.add_subcommand("simulate", "simulate one schedule bank by bank");
+  o->problem.addTo(cmd);
+  o->problem.addChannelsTo(cmd);
+  cmd->add_option("--schedule,-s", o->schedule, "vendor | gpu | draft:<id>");
+  cmd->add_option("--refresh", o->refresh, "on | off");
+  cmd->add_option("--trace", o->trace, "write the command timeline as Chrome-trace JSON");
+  cmd->add_option("--indexing", o->indexing, "exact (DCC ii) | expand (DCC i)");
+  cmd->add_flag("--no-staged", o->noStaged, "naive rearrangement (switch off DCC's staged copies)");
+  cmd->add_flag("--no-group-commands", o->noGroupCommands, "bank-level commands instead of group broadcasts");
+  cmd->add_flag("--json", o->json, "machine-readable output");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace pim::cli

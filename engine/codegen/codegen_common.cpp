@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/codegen/codegen_common.h"
+
+namespace pim::codegen {
+
+std::int64_t burstsPerBank(const LoweringInput& in, int t, std::int64_t elems) {
+  const std::int64_t bytes =
+      elems * static_cast<std::int64_t>(dtypeBytes(in.problem.kernel().tensors[t].dtype));
+  const std::int64_t perBank =
+      (bytes + in.problem.backend().core.banksPerCore - 1) / in.problem.backend().core.banksPerCore;
+  return (perBank + in.device.bytesPerColumn - 1) / in.device.bytesPerColumn;
+}
+
+std::int64_t bursts(const LoweringInput& in, int t, std::int64_t elems) {
+  const std::int64_t bytes =
+      elems * static_cast<std::int64_t>(dtypeBytes(in.problem.kernel().tensors[t].dtype));
+  return (bytes + in.device.bytesPerColumn - 1) / in.device.bytesPerColumn;
+}
+
+bool useGroupCommands(const LoweringInput& in) {
+  return in.options.groupCommands && in.problem.backend().group.broadcast;
+}
+
+std::string firstUnsupported(const Kernel& k, bool elementwise, bool softmax,
+                             const std::string& elementwiseWhy, const std::string& softmaxWhy) {
+  // Classify statements with an empty tile: only the kinds matter here.
+  CoreTile probe;
+  probe.tensors.resize(k.tensors.size());
+  for (const StatementWork& w : statementWork(k, probe)) {
+    if (!elementwise && w.kind == StatementWork::Kind::Elementwise) return elementwiseWhy;
+    if (!softmax && w.kind == StatementWork::Kind::Softmax) return softmaxWhy;
+  }
+  return {};
+}
+
+}  // namespace pim::codegen

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lowering of a mapped draft to the command program its backend executes (DCC sections 4.1 to 4.3):
+// input rearrangement (host reads in host layout, writes into per-core contiguous bank regions), compute on
+// the PIM cores (group-level broadcast commands over padded tiles, or bank-level commands), and output
+// rearrangement (partial results read back, merged and written in host layout). One simulated channel per PIM
+// group; one code generator per backend family emits the compute phase.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/mapping/bank_layout.h"
+#include "engine/search/problem.h"
+#include "sim/config.h"
+#include "sim/program.h"
+
+namespace pim {
+
+/// DCC's PIM-specific optimizer passes (section 4.3), each switchable.
+struct OptimizerOptions {
+  /// I: stage host<->PIM copies through on-chip memory in blocks B = on-chip bytes / N channels, so reads and
+  /// writes both use every channel; off: the host copies core by core, one PIM channel written at a time.
+  bool stagedRearrangement = true;
+  /// II: one broadcast command per group over tiles padded to the group's largest; off: bank-level commands.
+  bool groupCommands = true;
+};
+
+/// What one statement makes a core do, from its tiles. Element counts are per core; for a group they are the
+/// largest over its cores (the padded tile group commands work on).
+struct StatementWork {
+  enum class Kind : std::uint8_t { Mac, Reduce, Elementwise, Softmax };
+  int statement = 0;
+  Kind kind = Kind::Mac;
+  int streamTensor = -1;     // operand streamed from the bank, one 32-B column per command
+  int secondStream = -1;     // second streamed operand of an element-wise op, -1 if none
+  int broadcastTensor = -1;  // operand held in buffers/registers (the vector of a GEMV), -1 if none
+  std::int64_t streamElems = 0, broadcastElems = 0, outputElems = 0;
+};
+std::vector<StatementWork> statementWork(const Kernel& k, const CoreTile& core);
+std::vector<StatementWork> groupWork(const Kernel& k, const TileMapping& m, int group);
+
+/// Where each tensor's tile starts in every bank of a group (padded, so the same row in every bank) and where
+/// the host-layout copy of the data lives.
+struct BankRegions {
+  std::vector<std::uint32_t> tensorRow;           // first row of each tensor's tile
+  std::vector<std::int64_t> tensorBurstsPerBank;  // 32-B bursts of each tensor's padded tile in one bank
+  std::uint32_t hostRow = 0;                      // first row of the host-layout region
+};
+BankRegions bankRegions(const Kernel& k, const TileMapping& m, const Backend& b, const sim::DeviceConfig& d,
+                        int group);
+
+struct LoweringInput {
+  const Problem& problem;
+  const TileMapping& mapping;
+  const BankLayout& layout;
+  const sim::DeviceConfig& device;
+  OptimizerOptions options;
+};
+
+class ICodeGenerator {
+ public:
+  virtual ~ICodeGenerator() = default;
+  virtual std::string_view family() const = 0;
+  /// Empty when backends of this family can run `k`, else the reason ("AttAcc has no element-wise units").
+  virtual std::string unsupportedReason(const Kernel& k) const = 0;
+  /// Appends group `group`'s compute phase (one simulated channel) to `out`.
+  virtual void emitCompute(const LoweringInput& in, int group, sim::ProgramBuilder& out) const = 0;
+};
+
+std::unique_ptr<ICodeGenerator> makeAttaccCodeGenerator();
+std::unique_ptr<ICodeGenerator> makeHbmPimCodeGenerator();
+std::unique_ptr<ICodeGenerator> makeHbm2PimCodeGenerator();
+std::unique_ptr<ICodeGenerator> makeGddr6AimCodeGenerator();
+/// The one place a code generator is registered.
+const std::vector<std::unique_ptr<ICodeGenerator>>& codeGenerators();
+/// The generator of `b`'s family; nullptr when the family has none (upmem: its DPU model is not a DRAM
+/// program).
+const ICodeGenerator* codeGeneratorFor(const Backend& b);
+
+/// Full program of a draft: staged input rearrangement (when enabled), compute, staged output rearrangement.
+/// Identical channels share one program. Naive rearrangement is not part of it (see rearrangement.h).
+sim::Program lowerDraft(const LoweringInput& in);
+
+}  // namespace pim

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/codegen/rearrangement.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "engine/codegen/emit.h"
+#include "sim/simulator.h"
+
+namespace pim {
+namespace {
+
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+std::int64_t tensorBytes(const Problem& p, int t) {
+  std::int64_t n = static_cast<std::int64_t>(dtypeBytes(p.kernel().tensors[t].dtype));
+  for (auto e : tensorExtents(p.kernel(), t, p.shape())) n *= e;
+  return n;
+}
+
+std::int64_t hostBytes(const Problem& p, TensorRole role) {
+  std::int64_t n = 0;
+  for (std::size_t t = 0; t < p.kernel().tensors.size(); ++t) {
+    if (p.kernel().tensors[t].role == role) n += tensorBytes(p, static_cast<int>(t));
+  }
+  return n;
+}
+
+std::int64_t regionBursts(const Kernel& k, const BankRegions& r, TensorRole role) {
+  std::int64_t n = 0;
+  for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+    if (k.tensors[t].role == role) n += r.tensorBurstsPerBank[t];
+  }
+  return n;
+}
+
+std::uint32_t firstRow(const Kernel& k, const BankRegions& r, TensorRole role) {
+  for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+    if (k.tensors[t].role == role) return r.tensorRow[t];
+  }
+  return 0;
+}
+
+std::vector<int> allBanks(const sim::DeviceConfig& d) {
+  std::vector<int> v(static_cast<std::size_t>(d.banksPerChannel()));
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+// Rounds of B bytes per channel: `firstBursts` of the first kind, then `secondBursts` of the second kind.
+struct Stream {
+  sim::Op op;
+  std::vector<int> banks;
+  std::uint32_t row;
+  std::int64_t perBank;  // total per bank
+};
+
+void emitRounds(const LoweringInput& in, Stream first, Stream second, sim::ProgramBuilder& out) {
+  const sim::DeviceConfig& d = in.device;
+  const std::int64_t roundBytes =
+      std::max<std::int64_t>(d.bytesPerColumn, in.problem.backend().system.hostOnChipBytes /
+                                                   std::max(1, in.problem.backend().totalGroups()));
+  const std::int64_t roundBursts = std::max<std::int64_t>(1, roundBytes / d.bytesPerColumn);
+  std::int64_t done1 = 0, done2 = 0;
+  if (first.banks.empty()) first.perBank = 0;
+  if (second.banks.empty()) second.perBank = 0;
+  auto step = [&](const Stream& s, std::int64_t& done) {
+    if (done >= s.perBank) return;
+    const std::int64_t perBank = std::min(s.perBank - done, ceilDiv(roundBursts, s.banks.size()));
+    emit::interleavedStream(out, d, s.op, s.banks, s.row, perBank, done);
+    done += perBank;
+  };
+  while (done1 < first.perBank || done2 < second.perBank) {
+    step(first, done1);
+    step(second, done2);
+  }
+}
+
+}  // namespace
+
+std::vector<int> liveBanks(const LoweringInput& in, int group) {
+  std::vector<int> banks;
+  const int bpc = in.problem.backend().core.banksPerCore;
+  for (int c = 0; c < in.mapping.coresPerGroup; ++c) {
+    if (in.mapping.at(group, c).idle) continue;
+    for (int j = 0; j < bpc; ++j) banks.push_back(c * bpc + j);
+  }
+  return banks;
+}
+
+std::vector<int> outputBanks(const LoweringInput& in, int group) {
+  const Kernel& k = in.problem.kernel();
+  if (!in.problem.backend().hasUnit("accumulator")) return liveBanks(in, group);
+  std::set<std::vector<std::int64_t>> seen;
+  std::vector<int> banks;
+  const int bpc = in.problem.backend().core.banksPerCore;
+  for (int c = 0; c < in.mapping.coresPerGroup; ++c) {
+    const CoreTile& tile = in.mapping.at(group, c);
+    if (tile.idle) continue;
+    std::vector<std::int64_t> signature;
+    for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+      if (k.tensors[t].role != TensorRole::Output) continue;
+      for (const auto& ax : tile.tensors[t].axes) signature.insert(signature.end(), {ax.lo(), ax.hi()});
+    }
+    if (!seen.insert(signature).second) continue;
+    for (int j = 0; j < bpc; ++j) banks.push_back(c * bpc + j);
+  }
+  return banks;
+}
+
+void emitStagedInput(const LoweringInput& in, int group, const BankRegions& r, sim::ProgramBuilder& out) {
+  const Kernel& k = in.problem.kernel();
+  const sim::DeviceConfig& d = in.device;
+  const int channels = in.problem.backend().totalGroups();
+  out.setPhase(sim::Phase::InputRearrangement);
+  // Host reads: this channel's share of every input, bank-interleaved in the host region.
+  Stream reads{sim::Op::HOST_RD, allBanks(d), r.hostRow,
+               ceilDiv(ceilDiv(hostBytes(in.problem, TensorRole::Input), channels * d.bytesPerColumn),
+                       d.banksPerChannel())};
+  // PIM writes: every live bank receives its core's padded input tiles (padding must hold neutral values).
+  const bool live = group < in.mapping.groupsUsed;
+  Stream writes{sim::Op::HOST_WR, live ? liveBanks(in, group) : std::vector<int>{},
+                firstRow(k, r, TensorRole::Input), regionBursts(k, r, TensorRole::Input)};
+  emitRounds(in, reads, writes, out);
+  out.barrier();
+}
+
+void emitStagedOutput(const LoweringInput& in, int group, const BankRegions& r, sim::ProgramBuilder& out) {
+  const Kernel& k = in.problem.kernel();
+  const sim::DeviceConfig& d = in.device;
+  const int channels = in.problem.backend().totalGroups();
+  out.setPhase(sim::Phase::OutputRearrangement);
+  const bool live = group < in.mapping.groupsUsed;
+  Stream reads{sim::Op::HOST_RD, live ? outputBanks(in, group) : std::vector<int>{},
+               firstRow(k, r, TensorRole::Output), regionBursts(k, r, TensorRole::Output)};
+  Stream writes{sim::Op::HOST_WR, allBanks(d), r.hostRow,
+                ceilDiv(ceilDiv(hostBytes(in.problem, TensorRole::Output), channels * d.bytesPerColumn),
+                        d.banksPerChannel())};
+  emitRounds(in, reads, writes, out);
+  out.barrier();
+}
+
+SerialRearrangement naiveRearrangement(const LoweringInput& in) {
+  const Kernel& k = in.problem.kernel();
+  const Backend& b = in.problem.backend();
+  const sim::DeviceConfig& d = in.device;
+  const int channels = b.totalGroups();
+  SerialRearrangement s;
+  s.bankDeltas.resize(static_cast<std::size_t>(channels) * d.banksPerChannel());
+  for (std::size_t i = 0; i < s.bankDeltas.size(); ++i) {
+    s.bankDeltas[i].channel = static_cast<int>(i) / d.banksPerChannel();
+    s.bankDeltas[i].bank = static_cast<int>(i) % d.banksPerChannel();
+  }
+  sim::DeviceConfig fresh = d;
+  fresh.refresh = false;  // segments are short; refresh is charged once below at its duty cycle
+
+  // Durations of a spread read / write (its share on each channel, all channels in parallel) and of a copy
+  // into or out of one core's banks, simulated once per size.
+  std::map<std::tuple<int, std::int64_t>, std::int64_t> memo;
+  auto segment = [&](sim::Op op, bool spread, std::int64_t bursts) -> std::int64_t {
+    if (bursts <= 0) return 0;
+    const auto key = std::make_tuple(static_cast<int>(op) * 2 + spread, bursts);
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+    sim::ProgramBuilder pb(sim::Phase::InputRearrangement);
+    std::vector<int> banks;
+    if (spread) {
+      banks = allBanks(d);
+    } else {
+      for (int j = 0; j < b.core.banksPerCore; ++j) banks.push_back(j);
+    }
+    emit::interleavedStream(pb, d, op, banks, spread ? static_cast<std::uint32_t>(d.rows / 2) : 0,
+                            ceilDiv(spread ? ceilDiv(bursts, channels) : bursts, banks.size()));
+    const auto r = sim::simulate(fresh, sim::Program::replicated(pb.take(), 1));
+    return memo[key] = r.totalCycles;
+  };
+
+  const double rdPj = d.energy.rd.pJ, wrPj = d.energy.wr.pJ, actPj = d.energy.act.pJ;
+  auto account = [&](int group, int bank, std::int64_t bursts, bool write) {
+    auto& st = s.bankDeltas[static_cast<std::size_t>(group) * d.banksPerChannel() + bank];
+    (write ? st.bytesWritten : st.bytesRead) += bursts * d.bytesPerColumn;
+    st.columnCommands += bursts;
+    st.activations += ceilDiv(bursts, d.columns);
+    const double e = bursts * (write ? wrPj : rdPj) + ceilDiv(bursts, d.columns) * actPj;
+    st.energy_pJ += e;
+    s.energyPj += e;
+  };
+  std::int64_t spreadReads = 0, spreadWrites = 0;
+  for (int g = 0; g < in.mapping.groupsUsed; ++g) {
+    const BankRegions r = bankRegions(k, in.mapping, b, d, g);
+    const std::int64_t inBursts = regionBursts(k, r, TensorRole::Input) * b.core.banksPerCore;
+    const std::int64_t outBursts = regionBursts(k, r, TensorRole::Output) * b.core.banksPerCore;
+    for (int bank : liveBanks(in, g)) {
+      if (bank % b.core.banksPerCore == 0) {
+        s.inputCycles +=
+            segment(sim::Op::HOST_RD, true, inBursts) + segment(sim::Op::HOST_WR, false, inBursts);
+        spreadReads += inBursts;
+        ++s.segments;
+      }
+      account(g, bank, inBursts / b.core.banksPerCore, true);
+    }
+    for (int bank : outputBanks(in, g)) {
+      if (bank % b.core.banksPerCore == 0) {
+        s.outputCycles +=
+            segment(sim::Op::HOST_RD, false, outBursts) + segment(sim::Op::HOST_WR, true, outBursts);
+        spreadWrites += outBursts;
+        ++s.segments;
+      }
+      account(g, bank, outBursts / b.core.banksPerCore, false);
+    }
+  }
+  // The host-layout side of every copy is spread evenly over every bank of the system.
+  const std::int64_t totalBanks = static_cast<std::int64_t>(s.bankDeltas.size());
+  for (int g = 0; g < channels; ++g) {
+    for (int bank = 0; bank < d.banksPerChannel(); ++bank) {
+      account(g, bank, ceilDiv(spreadReads, totalBanks), false);
+      account(g, bank, ceilDiv(spreadWrites, totalBanks), true);
+    }
+  }
+  if (d.refresh && d.tREFI > 0) {
+    // Refresh steals tRFC of every tREFI from a serial copy.
+    s.inputCycles += s.inputCycles * d.tRFC / d.tREFI;
+    s.outputCycles += s.outputCycles * d.tRFC / d.tREFI;
+  }
+  return s;
+}
+
+}  // namespace pim

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+// Data rearrangement between the host layout (consecutive 32-B bursts interleaved over every channel, then
+// over the banks of a channel) and the PIM layout (each core's tile contiguous in its own banks), DCC
+// section 4.3 I.
+//
+// Staged (DCC's optimisation): with B = on-chip bytes / N channels, the host reads N blocks of B into on-chip
+// memory and writes them to the N channels in parallel; per channel a round is B bytes of host reads followed
+// by B bytes of PIM writes, all channels at once. These rounds are part of the simulated program.
+//
+// Naive: the host copies one core's tile at a time: a read spread over all channels, then a write into that
+// core's banks, one PIM channel at a time. The copies are serial, so their time is the sum of simulated
+// segments (each segment a small single-channel program, memoised by size) rather than one parallel program.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "engine/codegen/lowering.h"
+#include "sim/result.h"
+
+namespace pim {
+
+/// Appends group `group`'s share of the staged input rearrangement (phase InputRearrangement).
+void emitStagedInput(const LoweringInput& in, int group, const BankRegions& r, sim::ProgramBuilder& out);
+/// Appends group `group`'s share of the staged output rearrangement (phase OutputRearrangement).
+void emitStagedOutput(const LoweringInput& in, int group, const BankRegions& r, sim::ProgramBuilder& out);
+
+/// Banks of a group that hold data of a live core, as flat bank ids of its simulated channel.
+std::vector<int> liveBanks(const LoweringInput& in, int group);
+/// Banks whose output tiles the host must read: every live bank, or with a group accumulator one bank per
+/// distinct output tile (the unit merges the partial sums of the others).
+std::vector<int> outputBanks(const LoweringInput& in, int group);
+
+struct SerialRearrangement {
+  std::int64_t inputCycles = 0, outputCycles = 0;
+  std::int64_t segments = 0;               // serial copies composed
+  std::vector<sim::BankStats> bankDeltas;  // host bursts per bank (channel-major, like sim::Result)
+  double energyPj = 0;
+};
+/// Time of the naive, serial copies of a draft's inputs and outputs.
+SerialRearrangement naiveRearrangement(const LoweringInput& in);
+
+}  // namespace pim
