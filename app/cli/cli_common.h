@@ -48,5 +48,6 @@ void printJson(const nlohmann::json& j);
 void registerCatalogCommands(CLI::App& app);
 void registerDraftCommands(CLI::App& app);
 void registerSimulateCommands(CLI::App& app);
+void registerExploreCommands(CLI::App& app);
 
 }  // namespace pim::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   pim::cli::registerCatalogCommands(app);
   pim::cli::registerDraftCommands(app);
   pim::cli::registerSimulateCommands(app);
+  pim::cli::registerExploreCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

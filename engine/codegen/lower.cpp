@@ -44,10 +44,11 @@ sim::Program lowerDraft(const LoweringInput& in) {
     // Idle groups still hold their share of the host layout, so they take part in staged rearrangement.
     const BankRegions r = bankRegions(k, in.mapping, b, in.device, live ? g : 0);
     sim::ProgramBuilder pb;
-    if (in.options.stagedRearrangement) emitStagedInput(in, g, r, pb);
+    const bool staged = in.options.stagedRearrangement && !in.options.computeOnly;
+    if (staged) emitStagedInput(in, g, r, pb);
     pb.setPhase(sim::Phase::Compute);
     if (live) gen->emitCompute(in, g, pb);
-    if (in.options.stagedRearrangement) emitStagedOutput(in, g, r, pb);
+    if (staged) emitStagedOutput(in, g, r, pb);
     sim::ChannelProgram cp = pb.take();
     const auto [it, fresh] = byHash.emplace(cp.hash(), static_cast<int>(prog.programs.size()));
     if (fresh) prog.programs.push_back(std::move(cp));

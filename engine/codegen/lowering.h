@@ -25,6 +25,8 @@ struct OptimizerOptions {
   bool stagedRearrangement = true;
   /// II: one broadcast command per group over tiles padded to the group's largest; off: bank-level commands.
   bool groupCommands = true;
+  /// Not an optimizer pass: lower the compute phase alone (what a compute-centric tuner looks at).
+  bool computeOnly = false;
 };
 
 /// What one statement makes a core do, from its tiles. Element counts are per core; for a group they are the

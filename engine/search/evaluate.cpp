@@ -25,7 +25,9 @@ Evaluation evaluateDraft(const Problem& p, const Draft& d, const EvalOptions& o)
   const TileMapping mapping = mapDraft(p.space(), d, o.indexing);
   const BankLayout layout = placeOnBanks(p.kernel(), mapping, p.backend());
   const sim::DeviceConfig device = deviceConfigFor(p.backend(), o.sim);
-  const LoweringInput in{p, mapping, layout, device, o.optimizer};
+  OptimizerOptions opt = o.optimizer;
+  opt.computeOnly = o.computeOnly;
+  const LoweringInput in{p, mapping, layout, device, opt};
   const sim::Program program = lowerDraft(in);
 
   sim::SimOptions so;
@@ -40,7 +42,7 @@ Evaluation evaluateDraft(const Problem& p, const Draft& d, const EvalOptions& o)
   e.energy = r.energy;
   e.commands = r.commandsIssued;
   e.commandBusUtilisation = r.commandBusUtilisation;
-  if (!o.optimizer.stagedRearrangement) {
+  if (!o.optimizer.stagedRearrangement && !o.computeOnly) {
     // Serial copies: their time adds to the simulated compute phase, their bursts to the bank statistics.
     const SerialRearrangement s = naiveRearrangement(in);
     e.cycles[0] += s.inputCycles;

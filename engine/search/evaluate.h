@@ -21,8 +21,9 @@ struct EvalOptions {
   OptimizerOptions optimizer;
   IndexingStrategy indexing = IndexingStrategy::Exact;
   SimSettings sim;
-  bool keepBanks = true;   // per-bank statistics in the result (the heat map needs them)
-  sim::TraceWindow trace;  // Chrome-trace window; disabled by default
+  bool keepBanks = true;     // per-bank statistics in the result (the heat map needs them)
+  bool computeOnly = false;  // simulate the compute phase alone (compute-centric search's first step)
+  sim::TraceWindow trace;    // Chrome-trace window; disabled by default
 };
 
 /// Where a number comes from (DESIGN.md: every number carries its provenance).

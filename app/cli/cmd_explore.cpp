@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: Apache-2.0
+// `explore`, `train` and `evaluate`: pick the best draft with a search strategy, train the coupled predictor
+// on a workload suite, and report its accuracy in the form of DCC Table 4. Long commands report progress on a
+// terminal and stop cleanly on Ctrl-C, keeping what is already stored.
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <iostream>
+
+#include "app/cli/cli_common.h"
+#include "engine/common/error.h"
+#include "engine/predict/training.h"
+#include "engine/search/explorer.h"
+#include "engine/store/store.h"
+
+namespace pim::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void onInterrupt(int) { g_interrupted.store(true); }
+
+void installInterruptHandler() {
+  struct sigaction sa {};
+  sa.sa_handler = onInterrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+bool terminal() { return isatty(STDERR_FILENO); }
+
+void progressLine(const std::string& text) {
+  if (terminal()) std::cerr << "\r\033[K" << text << std::flush;
+}
+
+std::optional<Predictor> shippedModel(const Backend& b) {
+  try {
+    return Predictor::loadShipped(b.name);
+  } catch (const InputError& e) {
+    std::cerr << "pimscope-cli: warning: " << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
+nlohmann::json baselineJson(const Baseline& b) {
+  if (!b.available) return {{"available", false}, {"reason", b.reason}};
+  nlohmann::json j = evaluationJson(b.eval, false);
+  j["available"] = true;
+  j["summary"] = b.summary;
+  return j;
+}
+
+struct ExploreCmd {
+  ProblemOptions problem;
+  std::string strategy = "predictor";
+  std::string db;
+  int top = 8;
+  std::size_t maxSimulations = 0;
+  bool json = false;
+};
+
+void runExplore(const ExploreCmd& o) {
+  installInterruptHandler();
+  const auto problem = o.problem.build();
+  const Backend& b = problem->backend();
+  const auto kind = parseStrategy(o.strategy);
+  if (!kind)
+    throw InputError("--strategy: '" + o.strategy +
+                     "' is not predictor, exhaustive, compute-centric, vendor or gpu");
+  if (const ICodeGenerator* g = codeGeneratorFor(b); !g || !g->unsupportedReason(problem->kernel()).empty()) {
+    throw InputError(
+        problem->kernel().name + " cannot run on " + b.name + ": " +
+        (g ? g->unsupportedReason(problem->kernel()) : std::string("no command-program generator")));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto model = shippedModel(b);
+  std::optional<ResultsStore> store;
+  if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
+  const std::string shape = shapeString(problem->kernel(), problem->shape());
+
+  ExploreOptions eo;
+  eo.strategy = *kind;
+  eo.topK = o.top;
+  eo.maxSimulations = o.maxSimulations;
+  eo.predictor = model ? &*model : nullptr;
+
+  std::optional<DraftRecord> best;
+  ExploreProgress last;
+  std::string servedFrom = "search";
+  if (store && *kind == StrategyKind::Predictor) {
+    if (auto hit = store->lookup(b.hash(), problem->kernel().name, shape)) {
+      DraftRecord r;
+      r.draft = problem->space().draft(static_cast<std::uint64_t>(hit->draftId));
+      r.simulated = evaluateDraft(*problem, r.draft, eo.eval);
+      best = r;
+      servedFrom = "lookup table";
+    }
+  }
+  if (!best) {
+    Explorer ex(*problem, eo);
+    ex.run(g_interrupted, [&](const ExploreProgress& p) {
+      progressLine(p.stage + ": " + grouped(p.generated) + " generated, " + grouped(p.remaining) + " kept, " +
+                   grouped(p.predicted) + " predicted, " + grouped(p.simulated) + "/" +
+                   grouped(p.toSimulate) + " simulated");
+    });
+    if (terminal()) std::cerr << "\r\033[K";
+    best = ex.best();
+    last = ex.progress();
+    if (best && best->simulated && model) {
+      const auto rec = ex.records();
+      if (best->draft.id != UINT64_MAX)
+        best->predictedNs = model->predictNs(*problem, std::vector{best->draft})[0];
+    }
+    if (store && best && best->draft.id != UINT64_MAX && *kind == StrategyKind::Predictor &&
+        last.stage == "done") {
+      store->putLookup({b.hash(), problem->kernel().name, shape, static_cast<std::int64_t>(best->draft.id),
+                        best->simulated->timeNs, std::nullopt, model ? "model" : "simulated"});
+    }
+  }
+  if (!best || !best->simulated)
+    throw InputError("explore: no draft of " + problem->title() + " could be simulated");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  // Baselines: vendor default, the compute-centric two-step choice, and GPU-only.
+  const Baseline vendor = vendorBaseline(*problem, eo.eval);
+  const Baseline gpu = gpuBaseline(*problem);
+  ExploreOptions cc = eo;
+  cc.strategy = StrategyKind::ComputeCentric;
+  cc.maxSimulations = 2000;
+  const auto ccBest = exploreBest(*problem, cc);
+  const double t = best->simulated->timeNs;
+  auto speedup = [&](bool ok, double base) {
+    return ok && t > 0 ? nlohmann::json(base / t) : nlohmann::json(nullptr);
+  };
+  const bool ccOk = ccBest && ccBest->simulated;
+
+  if (o.json) {
+    nlohmann::json bestJson =
+        best->draft.id == UINT64_MAX ? nlohmann::json::object() : draftJson(problem->space(), best->draft);
+    const nlohmann::json ev = evaluationJson(*best->simulated, false);
+    bestJson["draft"] =
+        best->draft.id == UINT64_MAX ? nlohmann::json(nullptr) : nlohmann::json(best->draft.id);
+    bestJson["cycles"] = ev["cycles"];
+    bestJson["time_ns"] = t;
+    bestJson["time_ns_breakdown"] = ev["time_ns"];
+    bestJson["energy_pj"] = ev["energy_pj"];
+    bestJson["predicted_time_ns"] =
+        best->predictedNs ? nlohmann::json(*best->predictedNs) : nlohmann::json(nullptr);
+    nlohmann::json ccJson = {{"available", false}, {"reason", "no draft could be simulated"}};
+    if (ccOk) {
+      ccJson = evaluationJson(*ccBest->simulated, false);
+      ccJson["available"] = true;
+      ccJson["draft"] = ccBest->draft.id;
+    }
+    printJson({{"backend", b.name},
+               {"kernel", problem->kernel().name},
+               {"shape", shape},
+               {"strategy", o.strategy},
+               {"model", model ? nlohmann::json(model->id()) : nlohmann::json(nullptr)},
+               {"served_from", servedFrom},
+               {"best", bestJson},
+               {"counts",
+                {{"generated", last.generated},
+                 {"pruned", last.pruned},
+                 {"remaining", last.remaining},
+                 {"predicted", last.predicted},
+                 {"simulated", last.simulated}}},
+               {"baselines",
+                {{"vendor", vendor.available ? baselineJson(vendor) : nlohmann::json(nullptr)},
+                 {"vendor_reason", vendor.available ? "" : vendor.reason},
+                 {"compute_centric", ccOk ? ccJson : nlohmann::json(nullptr)},
+                 {"gpu", baselineJson(gpu)}}},
+               {"speedup",
+                {{"vs_vendor", speedup(vendor.available, vendor.eval.timeNs)},
+                 {"vs_compute_centric", speedup(ccOk, ccOk ? ccBest->simulated->timeNs : 0)},
+                 {"vs_gpu", speedup(true, gpu.eval.timeNs)}}},
+               {"seconds", seconds},
+               {"interrupted", g_interrupted.load()}});
+    return;
+  }
+  std::cout << problem->title() << ": best of " << grouped(last.remaining) << " kept drafts by " << o.strategy
+            << " (" << servedFrom << ")\n";
+  if (best->draft.id != UINT64_MAX)
+    std::cout << "draft " << best->draft.id << " " << problem->space().label(best->draft) << "\n";
+  std::cout << evaluationText(*best->simulated);
+  TextTable tb({"schedule", "time (ns)", "speed-up of best"});
+  auto row = [&](const std::string& name, bool ok, double ns, const std::string& why) {
+    char a[32], s[32];
+    std::snprintf(a, sizeof a, "%.1f", ns);
+    std::snprintf(s, sizeof s, "%.2fx", ns / t);
+    tb.add({name, ok ? a : "-", ok ? s : why});
+  };
+  row("vendor default", vendor.available, vendor.eval.timeNs, vendor.reason);
+  row("compute-centric", ccOk, ccOk ? ccBest->simulated->timeNs : 0, "n/a");
+  row("GPU only", true, gpu.eval.timeNs, "");
+  std::cout << tb.str() << "explored in " << seconds << " s\n";
+}
+
+struct TrainCmd {
+  std::string backend, suite, db, out;
+  std::size_t maxSamples = 400;
+  std::uint64_t seed = 42;
+  bool json = false;
+};
+
+void runTrain(const TrainCmd& o) {
+  installInterruptHandler();
+  const Backend& b = BackendRegistry::builtin().get(o.backend);
+  const Suite suite = loadSuite(o.suite);
+  std::optional<ResultsStore> store;
+  if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
+  TrainOptions to;
+  to.maxSamplesPerShape = o.maxSamples;
+  to.seed = o.seed;
+  to.store = store ? &*store : nullptr;
+  to.cancel = &g_interrupted;
+  to.progress = [](const std::string& what, std::size_t done, std::size_t total) {
+    progressLine("labelling " + what + " (" + std::to_string(done) + "/" + std::to_string(total) +
+                 " shapes)");
+  };
+  const Predictor p = trainPredictor(b, suite, to);
+  if (terminal()) std::cerr << "\r\033[K";
+  if (g_interrupted.load()) throw InputError("train: interrupted; labelled batches are kept in " + o.db);
+  p.save(o.out);
+  const auto& m = p.metadata();
+  if (o.json) {
+    printJson({{"backend", b.name},
+               {"samples", m.samples},
+               {"validation_samples", m.validationSamples},
+               {"rounds", m.rounds},
+               {"best_iteration", m.bestIteration},
+               {"validation_mape", m.validationMape},
+               {"label_seconds", m.labelSeconds},
+               {"train_seconds", m.trainSeconds},
+               {"kernels", m.kernels}});
+    return;
+  }
+  std::cout << "trained " << b.name << " on " << m.samples << " drafts (" << m.validationSamples
+            << " for validation), " << m.rounds << " rounds, validation error " << m.validationMape << "%\n";
+}
+
+struct EvaluateCmd {
+  std::string backend, kernel, suite, db;
+  bool json = false;
+};
+
+void runEvaluate(const EvaluateCmd& o) {
+  installInterruptHandler();
+  const Backend& b = BackendRegistry::builtin().get(o.backend);
+  const Suite suite = loadSuite(o.suite);
+  const auto model = Predictor::loadShipped(b.name);
+  if (!model)
+    throw InputError("evaluate: no trained model for " + b.name + " in datasets/models (run train first)");
+  std::optional<ResultsStore> store;
+  if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
+  TrainOptions to;
+  to.store = store ? &*store : nullptr;
+  to.cancel = &g_interrupted;
+  to.progress = [](const std::string& what, std::size_t done, std::size_t) {
+    progressLine("evaluated " + what + " (" + std::to_string(done) + ")");
+  };
+  const EvaluationReport r = evaluatePredictor(b, o.kernel, suite, *model, to);
+  if (terminal()) std::cerr << "\r\033[K";
+  if (o.json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& row : r.rows) {
+      rows.push_back({{"shape", row.shape},
+                      {"drafts", row.drafts},
+                      {"optimum", row.optimum},
+                      {"pick", row.pick},
+                      {"optimum_ns", row.optimumNs},
+                      {"pick_ns", row.pickNs}});
+    }
+    printJson({{"backend", r.backend},
+               {"kernel", r.kernel},
+               {"configs", r.configs},
+               {"top1", r.configs ? static_cast<double>(r.top1) / static_cast<double>(r.configs) : 0.0},
+               {"top1_count", r.top1},
+               {"mean_pick_vs_optimum", r.meanPickVsOptimum},
+               {"seconds_with", r.secondsWith},
+               {"seconds_without", r.secondsWithout},
+               {"rows", rows}});
+    return;
+  }
+  std::printf(
+      "%s+%s: %zu configs, top-1 %zu (%.1f%%), picks at %.2f%% of the optimum when wrong, compile %.2f s "
+      "with "
+      "the predictor vs %.2f s simulating every draft\n",
+      r.backend.c_str(), r.kernel.c_str(), r.configs, r.top1,
+      r.configs ? 100.0 * static_cast<double>(r.top1) / static_cast<double>(r.configs) : 0.0,
+      100.0 * r.meanPickVsOptimum, r.secondsWith, r.secondsWithout);
+}
+
+}  // namespace
+
+void registerExploreCommands(CLI::App& app) {
+  auto e = std::make_shared<ExploreCmd>();
+  auto* cmd = app.add_subcommand("explore", "pick the best schedule with a search strategy");
+  e->problem.addTo(cmd);
+  cmd->add_option("--strategy", e->strategy, "predictor | exhaustive | compute-centric | vendor | gpu");
+  cmd->add_option("--db", e->db, "results store (SQLite); repeated queries are served from its lookup table");
+  cmd->add_option("--top", e->top, "predictor: simulate the N best predicted drafts");
+  cmd->add_option("--max-simulations", e->maxSimulations, "cap on simulations (exhaustive samples evenly)");
+  cmd->add_flag("--json", e->json, "machine-readable output");
+  cmd->callback([e] { runExplore(*e); });
+
+  auto t = std::make_shared<TrainCmd>();
+  cmd = app.add_subcommand("train", "train the coupled predictor of a backend on a workload suite");
+  cmd->add_option("--backend,-b", t->backend, "backend name")->required();
+  cmd->add_option("--suite", t->suite, "workload suite JSON")->required();
+  cmd->add_option("--db", t->db, "results store for the labels (each shape committed as one batch)");
+  cmd->add_option("--out", t->out, "model directory (default: datasets/models)");
+  cmd->add_option("--max-samples", t->maxSamples, "cap on labelled drafts per shape (15% otherwise)");
+  cmd->add_option("--seed", t->seed, "sampling and training seed");
+  cmd->add_flag("--json", t->json, "machine-readable output");
+  cmd->callback([t] { runTrain(*t); });
+
+  auto v = std::make_shared<EvaluateCmd>();
+  cmd = app.add_subcommand("evaluate", "DCC Table 4: predictor picks against the simulated optimum");
+  cmd->add_option("--backend,-b", v->backend, "backend name")->required();
+  cmd->add_option("--kernel,-k", v->kernel, "library kernel")->required();
+  cmd->add_option("--suite", v->suite, "workload suite JSON")->required();
+  cmd->add_option("--db", v->db, "results store for the labels");
+  cmd->add_flag("--json", v->json, "machine-readable output");
+  cmd->callback([v] { runEvaluate(*v); });
+}
+
+}  // namespace pim::cli

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: Apache-2.0
+// Analytic features of a draft. Tile sizes follow from the parts without enumerating cores: along a tensor
+// axis of a partitioned dimension set a core holds ceil(extent * w / E) indices, where w = ceil(E / (g * c))
+// is the per-core partition of the set's representative dimension of extent E. The estimates of rearrangement
+// and compute cycles are deliberately simple; the model learns the rest from simulated labels.
+#include "engine/predict/features.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pim {
+namespace {
+
+constexpr int kMaxParts = 4;
+
+struct Names {
+  std::vector<std::string> v;
+  Names() {
+    for (int i = 0; i < kMaxParts; ++i) {
+      for (const char* f :
+           {"groups", "cores", "per_core", "extent", "rep_class", "is_simd_part", "simd_aligned"}) {
+        v.push_back("part" + std::to_string(i) + "_" + f);
+      }
+    }
+    for (const char* f : {"groups_used",
+                          "cores_used",
+                          "cores_total",
+                          "banks_used",
+                          "padding_ratio",
+                          "in_bytes_per_core",
+                          "out_bytes_per_core",
+                          "host_read_bytes",
+                          "host_write_bytes",
+                          "pim_write_bytes",
+                          "pim_read_bytes",
+                          "in_bursts_per_channel",
+                          "out_bursts_per_channel",
+                          "stream_bursts_per_bank",
+                          "broadcast_bursts",
+                          "output_bursts",
+                          "rows_per_bank",
+                          "row_switches",
+                          "group_commands",
+                          "bank_level_commands",
+                          "est_input_cycles",
+                          "est_compute_cycles",
+                          "est_output_cycles",
+                          "est_total_ns",
+                          "staged",
+                          "group_cmd_pass",
+                          "b_total_groups",
+                          "b_cores_per_group",
+                          "b_banks_per_core",
+                          "b_simd",
+                          "b_tck_ns",
+                          "b_trcd",
+                          "b_trp",
+                          "b_tccdl",
+                          "b_burst_cycles",
+                          "b_pch_per_group",
+                          "b_onchip_bytes",
+                          "b_fpu_shared",
+                          "b_broadcast",
+                          "b_accumulator"}) {
+      v.push_back(f);
+    }
+  }
+};
+
+double ceilDiv(double a, double b) { return std::ceil(a / std::max(1.0, b)); }
+
+}  // namespace
+
+const std::vector<std::string>& featureNames() {
+  static const Names names;
+  return names.v;
+}
+
+std::vector<float> draftFeatures(const Problem& p, const Draft& d, const OptimizerOptions& o) {
+  const Kernel& k = p.kernel();
+  const Backend& b = p.backend();
+  const DraftSpace& space = p.space();
+  const auto& sets = space.sets().sets;
+  std::vector<float> f;
+  f.reserve(featureNames().size());
+
+  // Per-part configuration.
+  double groupsUsed = 1, coresUsed = 1, padding = 0;
+  std::vector<double> ratio(sets.size(), 1.0);  // per-core share of each set
+  for (int i = 0; i < kMaxParts; ++i) {
+    if (i < space.partCount()) {
+      const PartChoice& c = d.parts[i];
+      const auto& rep = space.representative(i, c);
+      const double w = static_cast<double>(space.perCoreSize(i, c));
+      const bool simdPart = i == space.sets().simdSet;
+      groupsUsed *= c.groups;
+      coresUsed *= c.cores;
+      ratio[i] = w / static_cast<double>(rep.extent);
+      padding += (w * c.groups * c.cores - static_cast<double>(rep.extent)) / static_cast<double>(rep.extent);
+      f.insert(f.end(), {static_cast<float>(c.groups), static_cast<float>(c.cores), static_cast<float>(w),
+                         static_cast<float>(rep.extent), static_cast<float>(rep.equivalenceClass),
+                         simdPart ? 1.f : 0.f,
+                         simdPart && static_cast<long>(w) % std::max(1, b.core.simdLanes) == 0 ? 1.f : 0.f});
+    } else {
+      f.insert(f.end(), 7, 0.f);
+    }
+  }
+
+  // Tile elements per core of every tensor.
+  std::vector<double> tile(k.tensors.size(), 1.0), full(k.tensors.size(), 1.0);
+  for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+    const auto ext = tensorExtents(k, static_cast<int>(t), p.shape());
+    for (std::size_t a = 0; a < ext.size(); ++a) {
+      full[t] *= static_cast<double>(ext[a]);
+      double share = static_cast<double>(ext[a]);
+      for (std::size_t s = 0; s < sets.size(); ++s) {
+        for (const auto& td : sets[s].dims) {
+          if (td.tensor == static_cast<int>(t) && td.axis == static_cast<int>(a)) {
+            share = std::min(static_cast<double>(ext[a]), std::ceil(static_cast<double>(ext[a]) * ratio[s]));
+          }
+        }
+      }
+      tile[t] *= std::max(1.0, share);
+    }
+  }
+  auto bytes = [&](std::size_t t, double elems) {
+    return elems * static_cast<double>(dtypeBytes(k.tensors[t].dtype));
+  };
+  double inPerCore = 0, outPerCore = 0, hostRead = 0, hostWrite = 0;
+  for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+    if (k.tensors[t].role == TensorRole::Input) {
+      inPerCore += bytes(t, tile[t]);
+      hostRead += bytes(t, full[t]);
+    } else if (k.tensors[t].role == TensorRole::Output) {
+      outPerCore += bytes(t, tile[t]);
+      hostWrite += bytes(t, full[t]);
+    }
+  }
+
+  // Work per core: the streamed operand of every statement, as its largest operand tile.
+  CoreTile probe;
+  probe.tensors.resize(k.tensors.size());
+  for (std::size_t t = 0; t < k.tensors.size(); ++t)
+    probe.tensors[t].elements = static_cast<std::int64_t>(tile[t]);
+  const double colBytes = b.dram.columnBytes, cols = b.dram.columns;
+  double stream = 0, bcast = 0, outBursts = 0;
+  for (const StatementWork& w : statementWork(k, probe)) {
+    if (w.streamTensor >= 0)
+      stream +=
+          ceilDiv(bytes(w.streamTensor, static_cast<double>(w.streamElems)) / b.core.banksPerCore, colBytes);
+    if (w.broadcastTensor >= 0)
+      bcast += ceilDiv(bytes(w.broadcastTensor, static_cast<double>(w.broadcastElems)), colBytes);
+    outBursts +=
+        ceilDiv(bytes(k.statements[w.statement].target.tensor, static_cast<double>(w.outputElems)), colBytes);
+  }
+  const double G = b.totalGroups(), pch = b.group.pseudoChannelsPerGroup;
+  const double burst = std::max(1, b.timing.BL / 2);
+  const double liveCores = groupsUsed * coresUsed;
+  const double pimWrite = inPerCore * liveCores, pimRead = outPerCore * liveCores;
+  const double inBursts = ceilDiv(hostRead / G, colBytes) + ceilDiv(coresUsed * inPerCore, colBytes);
+  const double outBursts2 = ceilDiv(coresUsed * outPerCore, colBytes) + ceilDiv(hostWrite / G, colBytes);
+  const double rowsPerBank = ceilDiv(std::max(inPerCore, 1.0) / b.core.banksPerCore, colBytes * cols);
+  const double rowSwitches = ceilDiv(stream, cols);
+  const bool groupCmd = o.groupCommands && b.group.broadcast;
+  const double macSpacing = std::max<double>(b.timing.tCCDL, b.pimTiming.count("pim.MACAB_to_MACAB")
+                                                                 ? b.pimTiming.at("pim.MACAB_to_MACAB")
+                                                                 : b.timing.tCCDL);
+  const double halves = b.core.fpuSharedBy;
+  const double estIn = o.stagedRearrangement
+                           ? inBursts * burst / pch
+                           : (ceilDiv(hostRead, colBytes) / G + pimWrite / colBytes) * burst;
+  const double estOut = o.stagedRearrangement ? outBursts2 * burst / pch
+                                              : (pimRead / colBytes + hostWrite / colBytes / G) * burst;
+  const double estCompute = (groupCmd ? stream * macSpacing * halves : stream * coresUsed * b.timing.tCCDS) +
+                            rowSwitches * (b.timing.tRP + b.timing.tRCDRD) +
+                            (bcast + outBursts) * b.timing.tCCDL;
+  f.insert(f.end(), {static_cast<float>(groupsUsed),
+                     static_cast<float>(coresUsed),
+                     static_cast<float>(b.coresPerGroup()),
+                     static_cast<float>(liveCores * b.core.banksPerCore),
+                     static_cast<float>(padding),
+                     static_cast<float>(inPerCore),
+                     static_cast<float>(outPerCore),
+                     static_cast<float>(hostRead),
+                     static_cast<float>(hostWrite),
+                     static_cast<float>(pimWrite),
+                     static_cast<float>(pimRead),
+                     static_cast<float>(inBursts),
+                     static_cast<float>(outBursts2),
+                     static_cast<float>(stream),
+                     static_cast<float>(bcast),
+                     static_cast<float>(outBursts),
+                     static_cast<float>(rowsPerBank),
+                     static_cast<float>(rowSwitches),
+                     static_cast<float>(groupCmd ? stream + bcast + outBursts : 0),
+                     static_cast<float>(groupCmd ? 0 : (stream + outBursts) * coresUsed),
+                     static_cast<float>(estIn),
+                     static_cast<float>(estCompute),
+                     static_cast<float>(estOut),
+                     static_cast<float>((estIn + estCompute + estOut) * b.dram.tCKns),
+                     o.stagedRearrangement ? 1.f : 0.f,
+                     groupCmd ? 1.f : 0.f,
+                     static_cast<float>(G),
+                     static_cast<float>(b.coresPerGroup()),
+                     static_cast<float>(b.core.banksPerCore),
+                     static_cast<float>(b.core.simdLanes),
+                     static_cast<float>(b.dram.tCKns),
+                     static_cast<float>(b.timing.tRCDRD),
+                     static_cast<float>(b.timing.tRP),
+                     static_cast<float>(b.timing.tCCDL),
+                     static_cast<float>(burst),
+                     static_cast<float>(pch),
+                     static_cast<float>(b.system.hostOnChipBytes),
+                     static_cast<float>(b.core.fpuSharedBy),
+                     b.group.broadcast ? 1.f : 0.f,
+                     b.hasUnit("accumulator") ? 1.f : 0.f});
+  return f;
+}
+
+}  // namespace pim

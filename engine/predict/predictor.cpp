@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/predict/predictor.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/common/error.h"
+#include "engine/predict/features.h"
+
+namespace pim {
+namespace {
+
+std::string modelsDir(const std::string& dir) { return dir.empty() ? dataDir() + "/models" : dir; }
+
+void writeAtomically(const std::string& path, const std::string& bytes) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!(f << bytes) || !f.flush()) throw InputError(tmp + ": cannot write (disk full or no permission?)");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw InputError(path + ": cannot replace: " + ec.message());
+}
+
+}  // namespace
+
+Predictor::Predictor(XgbModel model, std::vector<std::string> schema, TrainingMetadata meta)
+    : m_model(std::move(model)), m_schema(std::move(schema)), m_meta(std::move(meta)) {}
+
+std::optional<Predictor> Predictor::loadShipped(const std::string& backend, const std::string& dir) {
+  const std::string base = modelsDir(dir) + "/" + backend;
+  std::ifstream mf(base + ".model", std::ios::binary), jf(base + ".json");
+  if (!mf || !jf) return std::nullopt;
+  const std::string bytes((std::istreambuf_iterator<char>(mf)), std::istreambuf_iterator<char>());
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(jf);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(base + ".json: " + e.what());
+  }
+  const auto schema = j.value("features", std::vector<std::string>{});
+  if (schema != featureNames()) {
+    throw InputError(base +
+                     ".json: the model was trained on another feature schema; retrain it with "
+                     "`pimscope-cli train --backend " +
+                     backend + "`");
+  }
+  TrainingMetadata m;
+  m.backend = j.value("backend", backend);
+  m.backendHash = j.value("backend_hash", "");
+  m.kernels = j.value("kernels", std::vector<std::string>{});
+  m.samples = j.value("samples", std::size_t{0});
+  m.validationSamples = j.value("validation_samples", std::size_t{0});
+  m.sampleFraction = j.value("sample_fraction", 0.15);
+  m.seed = j.value("seed", std::uint64_t{42});
+  m.rounds = j.value("rounds", 0);
+  m.bestIteration = j.value("best_iteration", 0);
+  m.validationMape = j.value("validation_mape", 0.0);
+  m.trainSeconds = j.value("train_seconds", 0.0);
+  m.labelSeconds = j.value("label_seconds", 0.0);
+  const std::vector<std::uint8_t> raw(bytes.begin(), bytes.end());
+  return Predictor(XgbModel::load(raw), schema, m);
+}
+
+void Predictor::save(const std::string& dir) const {
+  const std::string d = modelsDir(dir);
+  std::filesystem::create_directories(d);
+  const auto bytes = m_model.save();
+  writeAtomically(d + "/" + m_meta.backend + ".model", std::string(bytes.begin(), bytes.end()));
+  const nlohmann::json j = {{"backend", m_meta.backend},
+                            {"backend_hash", m_meta.backendHash},
+                            {"kernels", m_meta.kernels},
+                            {"samples", m_meta.samples},
+                            {"validation_samples", m_meta.validationSamples},
+                            {"sample_fraction", m_meta.sampleFraction},
+                            {"seed", m_meta.seed},
+                            {"rounds", m_meta.rounds},
+                            {"best_iteration", m_meta.bestIteration},
+                            {"validation_mape", m_meta.validationMape},
+                            {"train_seconds", m_meta.trainSeconds},
+                            {"label_seconds", m_meta.labelSeconds},
+                            {"target", "log(total time in ns)"},
+                            {"features", m_schema}};
+  writeAtomically(d + "/" + m_meta.backend + ".json", j.dump(2) + "\n");
+}
+
+std::vector<double> Predictor::predictNs(const Problem& p, std::span<const Draft> drafts) const {
+  const std::size_t cols = m_schema.size();
+  std::vector<float> x;
+  x.reserve(drafts.size() * cols);
+  for (const Draft& d : drafts) {
+    const auto f = draftFeatures(p, d);
+    x.insert(x.end(), f.begin(), f.end());
+  }
+  const auto y = m_model.predict(x, drafts.size(), cols);
+  std::vector<double> ns(y.size());
+  for (std::size_t i = 0; i < y.size(); ++i) ns[i] = std::exp(static_cast<double>(y[i]));
+  return ns;
+}
+
+std::string Predictor::id() const { return m_meta.backendHash + "-" + std::to_string(m_meta.seed); }
+
+}  // namespace pim

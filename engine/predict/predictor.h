@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+// The coupled XGBoost predictor (DCC section 4.4): predicts a draft's end-to-end time (rearrangement and
+// compute together) from its features. Trained offline on simulated labels of a sample of pruned drafts
+// across the shapes of a workload suite; shipped per backend in datasets/models/.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/predict/xgb_model.h"
+#include "engine/search/problem.h"
+
+namespace pim {
+
+struct TrainingMetadata {
+  std::string backend, backendHash;
+  std::vector<std::string> kernels;  // kernels of the suite it saw
+  std::size_t samples = 0, validationSamples = 0;
+  double sampleFraction = 0.15;
+  std::uint64_t seed = 42;
+  int rounds = 0, bestIteration = 0;
+  double validationMape = 0;  // mean absolute percentage error of predicted time on the validation split
+  double trainSeconds = 0, labelSeconds = 0;
+};
+
+class Predictor {
+ public:
+  Predictor(XgbModel model, std::vector<std::string> featureSchema, TrainingMetadata meta);
+  /// Loads "<dir>/<backend>.model" and its "<backend>.json" metadata; nullopt when there is none.
+  /// Throws InputError for a corrupt model or a feature schema that does not match this build.
+  static std::optional<Predictor> loadShipped(const std::string& backend, const std::string& dir = "");
+  void save(const std::string& dir) const;  // writes <backend>.model and <backend>.json atomically
+
+  /// Predicted end-to-end time in ns for each draft (one batched model call).
+  std::vector<double> predictNs(const Problem& p, std::span<const Draft> drafts) const;
+  const TrainingMetadata& metadata() const { return m_meta; }
+  /// Expected error of a prediction, % (the validation MAPE).
+  double expectedErrorPct() const { return m_meta.validationMape; }
+  const XgbModel& model() const { return m_model; }
+  std::string id() const;  // backend hash + training seed, names the model in the store
+
+ private:
+  XgbModel m_model;
+  std::vector<std::string> m_schema;
+  TrainingMetadata m_meta;
+};
+
+}  // namespace pim

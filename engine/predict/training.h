@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// Offline training of the coupled predictor (DCC 4.4) and its Table-4-style evaluation (DCC 5.6).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/predict/predictor.h"
+#include "engine/search/evaluate.h"
+
+namespace pim {
+
+class ResultsStore;
+
+/// A workload suite: shapes per kernel (datasets/suites/*.json: {"name": ..., "kernels": {"gemv": ["b=1,...",
+/// ...]}}).
+struct Suite {
+  std::string name;
+  std::vector<std::pair<std::string, std::vector<std::string>>> kernels;
+};
+Suite loadSuite(const std::string& path);  // throws InputError naming the file and the entry
+
+struct TrainOptions {
+  double sampleFraction = 0.15;          // DCC: 15% of the pruned drafts of every shape
+  std::size_t maxSamplesPerShape = 400;  // cap so that large spaces stay affordable
+  double validationFraction = 0.2;
+  std::uint64_t seed = 42;
+  XgbParams xgb;  // DCC: learning rate 0.1, max depth 8, up to 5,000 rounds
+  EvalOptions eval;
+  ResultsStore* store = nullptr;  // every labelled shape is committed as one batch
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(const std::string& what, std::size_t done, std::size_t total)> progress;
+};
+
+/// Samples, labels by simulation, trains. Throws InputError when nothing in the suite runs on `b`.
+Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOptions& o);
+
+struct EvaluationRow {
+  std::string shape;
+  std::size_t drafts = 0;
+  std::uint64_t optimum = 0, pick = 0;
+  double optimumNs = 0, pickNs = 0;
+};
+
+struct EvaluationReport {
+  std::string backend, kernel;
+  std::size_t configs = 0, top1 = 0;
+  double meanPickVsOptimum = 1.0;  // over the configurations where the pick is not the optimum (DCC Table 4)
+  double secondsWith = 0, secondsWithout = 0;  // compile time with the predictor / simulating every draft
+  std::vector<EvaluationRow> rows;
+};
+
+/// For every shape of `kernel` in the suite: simulate every pruned draft (the true optimum) and compare with
+/// the predictor's pick.
+EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, const Suite& suite,
+                                   const Predictor& predictor, const TrainOptions& o);
+
+}  // namespace pim

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// One exploration of a problem: generate and prune drafts, predict them, simulate what the strategy asks for,
+// and keep the best. Runs on any thread; progress arrives through a callback and it stops promptly when the
+// cancel flag is set, keeping what it found. The CLI `explore`, the GUI's live exploration and the evaluation
+// harness all run this.
+#pragma once
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/predict/predictor.h"
+#include "engine/search/baselines.h"
+#include "engine/search/evaluate.h"
+
+namespace pim {
+
+enum class StrategyKind : std::uint8_t { Predictor, Exhaustive, ComputeCentric, Vendor, Gpu };
+std::string_view strategyName(StrategyKind s);  // "predictor", "exhaustive", "compute-centric", ...
+std::optional<StrategyKind> parseStrategy(std::string_view name);
+
+struct ExploreOptions {
+  StrategyKind strategy = StrategyKind::Predictor;
+  std::vector<bool> rules;          // pruning rules 1..3 on/off; empty = all on
+  EvalOptions eval;                 // optimizer passes, indexing, refresh (banks are not kept per record)
+  int topK = 8;                     // predictor: simulate the k best predicted to confirm
+  int computeCentricTemplates = 8;  // compute-centric: drafts kept after the compute-only ranking
+  std::size_t maxSimulations = 0;   // 0: as many as the strategy asks
+  const Predictor* predictor = nullptr;  // required by the predictor strategy
+};
+
+/// What is known about one kept draft.
+struct DraftRecord {
+  Draft draft;
+  std::optional<double> predictedNs;    // with the predictor's expected error
+  std::optional<Evaluation> simulated;  // breakdown, energy, banks used, padding (no per-bank table)
+  std::optional<std::int64_t> computeOnlyCycles;  // compute-centric's first step
+  std::string error;                              // why it could not be evaluated (tiles do not fit, ...)
+};
+
+struct ExploreProgress {
+  std::string stage = "idle";  // generating, predicting, simulating, done, cancelled
+  std::uint64_t generated = 0;
+  std::array<std::uint64_t, 3> pruned{};  // removed by rules 1..3
+  std::uint64_t remaining = 0;
+  std::uint64_t predicted = 0, simulated = 0, failed = 0, toSimulate = 0;
+  std::optional<std::size_t> best;  // index into records of the best simulated draft
+  double bestNs = 0;
+  double elapsedSeconds = 0;
+};
+
+class Explorer {
+ public:
+  Explorer(const Problem& p, ExploreOptions o);
+  /// Runs until done or until `cancel` becomes true (checked between simulations, at least every few ms).
+  /// `onProgress` is called from the running thread about every 50 ms, on a new best and at the end.
+  void run(const std::atomic<bool>& cancel,
+           const std::function<void(const ExploreProgress&)>& onProgress = {});
+
+  const Problem& problem() const { return m_problem; }
+  const ExploreOptions& options() const { return m_options; }
+  /// Thread-safe copies of the current state (while running or after).
+  ExploreProgress progress() const;
+  std::vector<DraftRecord> records() const;
+  std::optional<DraftRecord> best() const;
+
+ private:
+  const Problem& m_problem;
+  ExploreOptions m_options;
+  mutable std::mutex m_mutex;
+  ExploreProgress m_progress;
+  std::vector<DraftRecord> m_records;
+};
+
+/// Convenience: explore to the end and return the best simulated record (nullopt if nothing could run).
+std::optional<DraftRecord> exploreBest(const Problem& p, const ExploreOptions& o);
+
+}  // namespace pim

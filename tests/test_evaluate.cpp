@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+// Draft evaluation across every registered backend: breakdowns are well-formed, bytes are conserved between
+// the mapping and the banks, the optimizer passes move the breakdown the way DCC section 4.3 says, and
+// kernels a backend cannot run are refused with the reason.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "engine/common/error.h"
+#include "engine/kernel/library.h"
+#include "engine/mapping/bank_layout.h"
+#include "engine/search/baselines.h"
+#include "engine/search/evaluate.h"
+
+namespace pim {
+namespace {
+
+std::unique_ptr<Problem> problem(const std::string& backend, const std::string& kernel,
+                                 const std::string& dims) {
+  const Kernel k = KernelLibrary::builtin().get(kernel);
+  return std::make_unique<Problem>(BackendRegistry::builtin().get(backend), k, parseShape(k, dims));
+}
+
+// A few kept drafts spread over the space.
+std::vector<Draft> sampleDrafts(const Problem& p, std::size_t n) {
+  std::vector<Draft> all;
+  Pruner(p.space()).forEachKept([&](const Draft& d) {
+    all.push_back(d);
+    return true;
+  });
+  std::vector<Draft> out;
+  for (std::size_t i = 0; i < all.size() && out.size() < n; i += std::max<std::size_t>(1, all.size() / n)) {
+    out.push_back(all[i]);
+  }
+  return out;
+}
+
+std::string smallShape(const std::string& kernel) {
+  if (kernel == "gemv") return "b=2,out=256,in=512";
+  if (kernel == "attn") return "b=1,h=4,l=256,d=64";
+  if (kernel == "ttv" || kernel == "mmtv") return "i=8,j=32,k=64";
+  if (kernel == "gemm") return "m=32,n=32,k=64";
+  return "b=2,n=2048";
+}
+
+TEST(EvaluateConformance, EveryBackendAndKernelGivesAWellFormedBreakdown) {
+  int evaluated = 0;
+  for (const Backend& b : BackendRegistry::builtin().all()) {
+    const ICodeGenerator* gen = codeGeneratorFor(b);
+    if (!gen) continue;  // upmem's DPUs are not driven by DRAM commands
+    for (const auto& entry : KernelLibrary::builtin().entries()) {
+      const auto p = problem(b.name, entry.name, smallShape(entry.name));
+      if (!gen->unsupportedReason(p->kernel()).empty()) continue;
+      for (const Draft& d : sampleDrafts(*p, 4)) {
+        Evaluation e;
+        try {
+          e = evaluateDraft(*p, d);
+        } catch (const InputError&) {
+          continue;  // tiles that do not fit the banks
+        }
+        SCOPED_TRACE(b.name + " " + entry.name + " " + p->space().label(d));
+        for (auto c : e.cycles) EXPECT_GE(c, 0);
+        EXPECT_EQ(e.cycles[0] + e.cycles[1] + e.cycles[2], e.totalCycles);
+        EXPECT_GT(e.cycles[1], 0);
+        EXPECT_NEAR(e.timeNs, static_cast<double>(e.totalCycles) * e.tCKns, 1e-6 * e.timeNs);
+        // Every bank of every simulated channel, PIM or not (hbm2-pim's second rank holds no PIM units).
+        EXPECT_EQ(e.banks.size(), static_cast<std::size_t>(b.totalGroups()) * b.group.pseudoChannelsPerGroup *
+                                      b.dram.banksPerChannel());
+        // Bytes are conserved: every element of every input reaches the banks, and the host writes at least
+        // what the layout holds of the inputs.
+        const TileMapping m = mapDraft(p->space(), d, IndexingStrategy::Exact);
+        const BankLayout layout = placeOnBanks(p->kernel(), m, b);
+        std::int64_t mapped = 0, placed = 0, inputs = 0, written = 0;
+        for (const CoreTile& c : m.cores) {
+          for (std::size_t t = 0; t < p->kernel().tensors.size(); ++t) {
+            mapped +=
+                c.tensors[t].elements * static_cast<std::int64_t>(dtypeBytes(p->kernel().tensors[t].dtype));
+          }
+        }
+        for (const auto& bank : layout.banks) {
+          placed += bank.bytes;
+          for (const auto& s : bank.slices) {
+            if (p->kernel().tensors[s.tensor].role == TensorRole::Input) inputs += s.bytes;
+          }
+        }
+        for (const auto& bank : e.banks) written += bank.bytesWritten;
+        EXPECT_EQ(mapped, placed);
+        EXPECT_GE(written, inputs);
+        ++evaluated;
+      }
+    }
+  }
+  EXPECT_GT(evaluated, 40);
+}
+
+TEST(EvaluateConformance, DifferentDraftsGetDifferentTimes) {
+  const auto p = problem("hbm-pim", "gemv", "b=1,out=1024,in=1024");
+  std::set<std::int64_t> totals;
+  for (const Draft& d : sampleDrafts(*p, 12)) {
+    try {
+      totals.insert(evaluateDraft(*p, d).totalCycles);
+    } catch (const InputError&) {
+    }
+  }
+  EXPECT_GE(totals.size(), 5u);
+}
+
+// DCC 4.3 I: staging the copies through on-chip memory uses every channel for reads and writes alike.
+TEST(OptimizerPasses, StagedRearrangementShortensInputRearrangement) {
+  const auto p = problem("hbm-pim", "gemv", "b=1,out=4096,in=4096");
+  const Draft d =
+      p->space().draft(p->space().idOf(std::vector<PartChoice>{{80, 1, 0}, {1, 64, 0}, {1, 1, 0}}));
+  EvalOptions staged, naive;
+  staged.sim.refresh = naive.sim.refresh = false;  // refresh lands at different points of the two timelines
+  naive.optimizer.stagedRearrangement = false;
+  const Evaluation s = evaluateDraft(*p, d, staged), n = evaluateDraft(*p, d, naive);
+  EXPECT_NEAR(static_cast<double>(s.cycles[1]), static_cast<double>(n.cycles[1]), 0.05 * n.cycles[1]);
+  EXPECT_GT(n.cycles[0], 4 * s.cycles[0]);
+  EXPECT_GT(n.serialSegments, 0);
+}
+
+// DCC 4.3 II: one broadcast per group instead of one command per bank relieves the command bus.
+TEST(OptimizerPasses, GroupCommandsShortenCompute) {
+  const auto p = problem("attacc", "red", "b=1,n=65536");
+  const Draft d = p->space().draft(p->space().idOf(std::vector<PartChoice>{{1, 1, 0}, {4, 64, 0}}));
+  EvalOptions group, bank;
+  bank.optimizer.groupCommands = false;
+  const Evaluation g = evaluateDraft(*p, d, group), b = evaluateDraft(*p, d, bank);
+  EXPECT_GT(b.cycles[1], 2 * g.cycles[1]);
+}
+
+TEST(EvaluateRefusals, KernelsABackendCannotRunAreRefusedWithTheReason) {
+  const auto va = problem("attacc", "va", "b=1,n=1024");
+  try {
+    evaluateDraft(*va, va->space().draft(0));
+    FAIL() << "attacc ran an element-wise kernel";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("element-wise"), std::string::npos) << e.what();
+  }
+  const auto attn = problem("hbm-pim", "attn", "b=1,h=2,l=64,d=32");
+  EXPECT_THROW(evaluateDraft(*attn, attn->space().draft(0)), InputError);
+  const auto up = problem("upmem", "red", "b=1,n=1024");
+  EXPECT_THROW(evaluateDraft(*up, up->space().draft(0)), InputError);
+}
+
+TEST(Baselines, VendorAndGpuAreAvailableWhereTheSpecsDefineThem) {
+  EXPECT_TRUE(vendorBaseline(*problem("hbm2-pim", "gemv", "b=1,out=1024,in=1024")).available);
+  EXPECT_FALSE(vendorBaseline(*problem("hbm2-pim", "red", "b=1,n=1024")).available);
+  const Baseline hbm = vendorBaseline(*problem("hbm-pim", "red", "b=2,n=4096"));
+  ASSERT_TRUE(hbm.available);
+  ASSERT_TRUE(hbm.draft.has_value());
+  EXPECT_EQ(hbm.draft->parts[0].groups, 2);  // batches over channels
+  EXPECT_EQ(hbm.draft->parts[1].cores, 64);  // the vector over all banks of a channel
+  EXPECT_TRUE(vendorBaseline(*problem("attacc", "attn", "b=1,h=8,l=256,d=128")).available);
+  EXPECT_GT(gpuBaseline(*problem("attacc", "red", "b=1,n=1024")).eval.timeNs, 0);
+}
+
+}  // namespace
+}  // namespace pim
