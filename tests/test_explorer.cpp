@@ -33,7 +33,9 @@ TEST(Explorer, ExhaustiveFindsTheBestSimulatedDraft) {
   const auto best = ex.best();
   ASSERT_TRUE(best && best->simulated);
   for (const auto& r : ex.records()) {
-    if (r.simulated) EXPECT_GE(r.simulated->timeNs, best->simulated->timeNs);
+    if (r.simulated) {
+      EXPECT_GE(r.simulated->timeNs, best->simulated->timeNs);
+    }
   }
 }
 
