@@ -63,12 +63,19 @@ std::optional<Draft> vendorTilingDraft(const Problem& p) {
     // [(batch, 1), (G/batch, all cores)]: batches over channels, the vector over every bank of a channel.
     const int gb = static_cast<int>(std::min<std::int64_t>(dim(p, "b"), G));
     if (!give(setOverDim(p, "b"), gb, 1) || !give(setOverDim(p, "n"), G / gb, C)) return std::nullopt;
-  } else if (k.name == "gemv" || k.name == "mmtv" || k.name == "attn") {
+  } else if (k.name == "gemv") {
+    // A weight GEMV has no heads: AttAcc's layout spreads its rows over the channels and the 16 bank groups of
+    // each, and the input dimension over the 4 banks of a bank group.
+    if (!give(setOverDim(p, "b"), 1, 1) || !give(setOverDim(p, "out"), G, std::max(1, std::min(16, C / 4))) ||
+        !give(setOverDim(p, "in"), 1, std::min(4, C))) {
+      return std::nullopt;
+    }
+  } else if (k.name == "mmtv" || k.name == "attn") {
     // [(G, 1), (1, 4), (1, 16)]: heads (batch x heads) over channels, the head dimension over 4 banks, the
     // sequence over 16 bank groups.
-    const char* heads = k.name == "gemv" ? "b" : (k.name == "mmtv" ? "i" : "h");
-    const char* headDim = k.name == "gemv" ? "in" : (k.name == "mmtv" ? "k" : "d");
-    const char* seq = k.name == "gemv" ? "out" : (k.name == "mmtv" ? "j" : "l");
+    const char* heads = k.name == "mmtv" ? "i" : "h";
+    const char* headDim = k.name == "mmtv" ? "k" : "d";
+    const char* seq = k.name == "mmtv" ? "j" : "l";
     int hg = G;
     if (k.name == "attn") {
       hg = static_cast<int>(std::min<std::int64_t>(dim(p, "h"), G));
