@@ -8,7 +8,7 @@ bash scripts/deps.sh
 cmake --preset release
 cmake --build --preset release
 APP=build/release/app
-if [ -x "$APP/pimscope" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ] || [ "${QT_QPA_PLATFORM:-}" = offscreen ]; }; then
+if [ -x "$APP/pimscope" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
   exec "$APP/pimscope" "$@"
 fi
 "$APP/pimscope-cli" drafts --backend hbm-pim --kernel gemv --dims b=1,out=4096,in=4096 --limit 5
