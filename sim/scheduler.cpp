@@ -2,7 +2,9 @@
 #include "sim/scheduler.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <numeric>
 
 namespace pim::sim {
 
@@ -31,6 +33,14 @@ ChannelScheduler::ChannelScheduler(const DeviceConfig& cfg, TraceWindow tw, int 
   m_ranks.resize(static_cast<size_t>(cfg.pseudoChannels * cfg.ranks));
   m_pchs.resize(static_cast<size_t>(cfg.pseudoChannels));
   phaseEnd.fill(-1);
+  m_single.resize(size_t(m_nBanks));
+  for (int b = 0; b < m_nBanks; ++b) {
+    MaskInfo& mi = m_single[size_t(b)];
+    mi.mask = 1ULL << b;
+    mi.ranks = 1u << rankOf(b);
+    mi.pchs = 1u << pchOf(b);
+    mi.bg[size_t(rankOf(b))] = 1u << bgOf(b);
+  }
   if (cfg.refresh) {
     const uint64_t rankMask = m_banksPerRank >= 64 ? ~0ULL : ((1ULL << m_banksPerRank) - 1);
     for (int p = 0; p < cfg.pseudoChannels; ++p) {
@@ -58,6 +68,20 @@ uint64_t ChannelScheduler::maskOf(const Command& c) const {
     return rm << rankBase;
   }
   return 1ULL << (rankBase + c.bg * m_cfg.banksPerGroup + c.bank);
+}
+
+const ChannelScheduler::MaskInfo& ChannelScheduler::info(uint64_t mask) const {
+  if ((mask & (mask - 1)) == 0 && mask) return m_single[size_t(std::countr_zero(mask))];
+  if (m_info.mask == mask && mask) return m_info;
+  MaskInfo mi;
+  mi.mask = mask;
+  forBits(mask, [&](int b) {
+    mi.ranks |= 1u << rankOf(b);
+    mi.pchs |= 1u << pchOf(b);
+    mi.bg[rankOf(b)] |= 1u << bgOf(b);
+  });
+  m_info = mi;
+  return m_info;
 }
 
 int64_t ChannelScheduler::rowSlot(int64_t t, bool act) const {
@@ -102,14 +126,11 @@ void ChannelScheduler::record(int bank, Op op, int64_t t, int64_t dur) {
 // ---- row commands ----
 int64_t ChannelScheduler::planAct(uint64_t mask, bool allBank) const {
   int64_t t = 0;
-  uint32_t ranksTouched = 0;
-  std::array<uint32_t, 16> bgTouched{};
-  forBits(mask, [&](int b) {
-    t = std::max(t, m_banks[b].actReady);
-    ranksTouched |= 1u << rankOf(b);
-    bgTouched[rankOf(b)] |= 1u << bgOf(b);
-  });
-  if (!allBank) {  // ACTAB is exempt from tRRD/tFAW (attacc.md)
+  forBits(mask, [&](int b) { t = std::max(t, m_banks[b].actReady); });
+  if (!allBank) {
+    const MaskInfo& mi = info(mask);
+    const uint32_t ranksTouched = mi.ranks;
+    const auto& bgTouched = mi.bg;  // ACTAB is exempt from tRRD/tFAW (attacc.md)
     forBits(ranksTouched, [&](int r) {
       const RankState& rs = m_ranks[r];
       if (m_cfg.rrdFawScope == Scope::Rank) {
@@ -183,6 +204,7 @@ void ChannelScheduler::commitPre(uint64_t mask, int64_t t, bool allBank, Op op) 
 
 // ---- refresh ----
 bool ChannelScheduler::refreshDue(int64_t t) {
+  m_planMax = std::max(m_planMax, t);
   bool any = false;
   for (RefreshUnit& u : m_refresh) {
     while (u.next <= t) {
@@ -218,14 +240,13 @@ void ChannelScheduler::doRefresh(RefreshUnit& u) {
 // ---- column commands ----
 int64_t ChannelScheduler::planCol(const Command& c, uint64_t mask, bool read) const {
   int64_t t = 0;
-  uint32_t ranksTouched = 0, pchTouched = 0;
-  std::array<uint32_t, 16> bgTouched{};
-  forBits(mask, [&](int b) {
-    t = std::max(t, read ? m_banks[b].rdReady : m_banks[b].wrReady);
-    ranksTouched |= 1u << rankOf(b);
-    pchTouched |= 1u << pchOf(b);
-    bgTouched[rankOf(b)] |= 1u << bgOf(b);
-  });
+  if (read)
+    forBits(mask, [&](int b) { t = std::max(t, m_banks[b].rdReady); });
+  else
+    forBits(mask, [&](int b) { t = std::max(t, m_banks[b].wrReady); });
+  const MaskInfo& mi = info(mask);
+  const uint32_t ranksTouched = mi.ranks, pchTouched = mi.pchs;
+  const auto& bgTouched = mi.bg;
   forBits(ranksTouched, [&](int r) {
     const RankState& rs = m_ranks[r];
     t = std::max(t, rs.colReadyS);
@@ -249,8 +270,9 @@ void ChannelScheduler::commitCol(const Command& c, uint64_t mask, int64_t t, boo
   const bool pimOp = (c.flags & kFlagPim) || allBank;
   const bool host = c.op == Op::HOST_RD || c.op == Op::HOST_WR;
   const int bus = cf.burstCycles();
-  uint32_t ranksTouched = 0, pchTouched = 0;
-  std::array<uint32_t, 16> bgTouched{};
+  const MaskInfo& mi = info(mask);
+  const uint32_t ranksTouched = mi.ranks, pchTouched = mi.pchs;
+  const auto bgTouched = mi.bg;
   const int toPre = read ? (allBank ? cf.pimMacToPre : cf.rdToPre) : cf.wrToPre;
   forBits(mask, [&](int b) {
     BankState& bs = m_banks[b];
@@ -258,11 +280,8 @@ void ChannelScheduler::commitCol(const Command& c, uint64_t mask, int64_t t, boo
     if (pimOp) ++bs.pimOps;
     if (host) ++bs.hostBursts;
     bs.preReady = std::max(bs.preReady, t + toPre);
-    ranksTouched |= 1u << rankOf(b);
-    pchTouched |= 1u << pchOf(b);
-    bgTouched[rankOf(b)] |= 1u << bgOf(b);
-    record(b, c.op, t, read ? cf.CL + bus : cf.CWL + bus);
   });
+  if (m_tw.enabled) forBits(mask, [&](int b) { record(b, c.op, t, read ? cf.CL + bus : cf.CWL + bus); });
   forBits(ranksTouched, [&](int r) {
     RankState& rs = m_ranks[r];
     rs.colReadyS = t + cf.tCCDS;
@@ -445,42 +464,66 @@ std::vector<size_t> issueOrder(const std::vector<Command>& cmds, int bankGroups)
 }
 }  // namespace
 
-void ChannelScheduler::snapshot(Snapshot& s) const {
+void ChannelScheduler::snapshot(Snapshot& s) {
   // Every future command issues at or after base - kSlotWindow. "Ready" timestamps older than that, and "last
   // event" timestamps older than that minus the largest spacing added to them (tFAW, tRRD, MACAB spacing,
-  // all < 128), can no longer bind, so they are clamped and compare equal.
-  constexpr int64_t kFar = kSlotWindow + 128;
+  // all < 128), can no longer bind, so they are clamped and compare equal. Row opening times only feed the
+  // busy-cycle statistic and are kept exact (compared where a row is re-opened within the period).
+  // "Last ACT" times bind through tRRD/tFAW (and +1 for ACT order) only.
+  const int64_t kFar = kSlotWindow + std::max({1, m_cfg.tRRDS, m_cfg.tRRDL, m_cfg.tFAW});
   const int64_t base = m_lastCol;
   s.base = base;
-  s.rel.clear();
-  s.rows.clear();
-  s.counters.clear();
-  auto t = [&](int64_t v) { s.rel.push_back(std::max(v - base, -kFar)); };
-  for (const BankState& b : m_banks) {
-    t(b.actReady), t(b.preReady), t(b.rdReady), t(b.wrReady), t(b.openRow >= 0 ? b.openedAt : base - kFar);
-    s.rows.push_back(b.openRow);
-    for (int64_t c : {b.acts, b.pres, b.rds, b.wrs, b.pimOps, b.busy, b.hostBursts, b.bufMoves})
-      s.counters.push_back(c);
+  s.planMax = m_planMax;
+  m_planMax = INT64_MIN;
+  const size_t nb = m_banks.size();
+  s.rel.resize(nb * 4 + m_ranks.size() * 30 + m_pchs.size() * 8 + 6 + m_used.size() + 1);
+  s.rows.resize(nb);
+  s.opened.resize(nb);
+  s.counters.resize(nb * 8 + 3);
+  int64_t* out = s.rel.data();
+  int64_t* cnt = s.counters.data();
+  auto t = [&](int64_t v) { *out++ = std::max(v - base, -kFar); };
+  // Tighter for "ready" times: row commands issue at or after base - kSlotWindow, column commands (and buffer
+  // moves) after base.
+  auto tr = [&](int64_t v) { *out++ = std::max(v - base, -kSlotWindow); };
+  auto tc = [&](int64_t v) { *out++ = std::max<int64_t>(v - base, 1); };
+  for (size_t i = 0; i < nb; ++i) {
+    const BankState& b = m_banks[i];
+    tr(b.actReady), tr(b.preReady), tc(b.rdReady), tc(b.wrReady);
+    s.rows[i] = b.openRow;
+    s.opened[i] = b.openRow >= 0 ? b.openedAt - base : 0;
+    cnt[0] = b.acts, cnt[1] = b.pres, cnt[2] = b.rds, cnt[3] = b.wrs, cnt[4] = b.pimOps, cnt[5] = b.busy,
+    cnt[6] = b.hostBursts, cnt[7] = b.bufMoves;
+    cnt += 8;
   }
   for (const RankState& r : m_ranks) {
-    t(r.lastAct), t(r.colReadyS);
+    t(r.lastAct), tc(r.colReadyS);
     for (int64_t v : r.lastActBg) t(v);
     for (int i = 0; i < 4; ++i) t(r.faw[(r.fawPos + i) & 3]);
-    for (int64_t v : r.colReadyL) t(v);
-    for (int64_t v : r.rdAfterWrL) t(v);
+    for (int64_t v : r.colReadyL) tc(v);
+    for (int64_t v : r.rdAfterWrL) tc(v);
   }
   for (const PseudoChannelState& p : m_pchs) {
-    t(p.busFree), t(p.rdAfterWrS), t(p.wrAfterRd), t(p.lastAct);
+    tc(p.busFree), tc(p.rdAfterWrS), tc(p.wrAfterRd), t(p.lastAct);
     for (int i = 0; i < 4; ++i) t(p.faw[(p.fawPos + i) & 3]);
   }
-  t(m_lastAct), t(m_lastMac), t(m_floor), t(m_colFloor), t(m_maxCompletion), t(m_maxColCompletion);
+  t(m_lastAct), tr(m_floor), tc(m_colFloor);
+  *out++ = std::max(m_maxCompletion - base, -kSlotWindow);  // row commands complete after they issue
+  *out++ = std::max<int64_t>(m_maxColCompletion - base, 1);
+  *out++ = std::max<int64_t>(m_lastMac + m_cfg.pimMacToMac - base, 1);
   for (auto it = m_used.lower_bound(base - kFar); it != m_used.end(); ++it) t(*it);
-  s.rel.push_back(static_cast<int64_t>(m_used.size()));
-  for (int64_t c : {rowCommands, columnCommands, refreshes}) s.counters.push_back(c);
+  *out++ = static_cast<int64_t>(m_used.size());
+  s.rel.resize(size_t(out - s.rel.data()));
+  cnt[0] = rowCommands, cnt[1] = columnCommands, cnt[2] = refreshes;
+  uint64_t h = 1469598103934665603ULL;
+  for (int64_t v : s.rel) h = (h ^ uint64_t(v)) * 0x100000001b3ULL;
+  s.hash = h;
 }
 
-void ChannelScheduler::jump(int64_t k, int64_t period, const Snapshot& prev, const Snapshot& cur) {
-  const int64_t dt = k * period;
+void ChannelScheduler::jump(int64_t k, const Snapshot& prev, const Snapshot& cur,
+                            const std::vector<int64_t>& rowDelta) {
+  // k periods of cur.it - prev.it iterations each.
+  const int64_t dt = k * (cur.base - prev.base);
   size_t ci = 0;
   auto cnt = [&](int64_t& v) {
     v += k * (cur.counters[ci] - prev.counters[ci]);
@@ -492,7 +535,7 @@ void ChannelScheduler::jump(int64_t k, int64_t period, const Snapshot& prev, con
     // A row that stayed open through the skipped iterations keeps its opening time (busy-cycle accounting).
     const size_t actsIdx = ci;  // counters of this bank start with acts
     if (cur.counters[actsIdx] != prev.counters[actsIdx]) s.openedAt += dt;
-    if (s.openRow >= 0) s.openRow += k * (cur.rows[b] - prev.rows[b]);
+    if (s.openRow >= 0) s.openRow += k * rowDelta[b];
     cnt(s.acts), cnt(s.pres), cnt(s.rds), cnt(s.wrs), cnt(s.pimOps), cnt(s.busy), cnt(s.hostBursts),
         cnt(s.bufMoves);
   }
@@ -508,11 +551,13 @@ void ChannelScheduler::jump(int64_t k, int64_t period, const Snapshot& prev, con
   }
   m_lastAct += dt, m_lastCol += dt, m_lastMac += dt, m_floor += dt, m_colFloor += dt;
   m_maxCompletion += dt, m_maxColCompletion += dt;
-  std::set<int64_t> used;
-  for (int64_t v : m_used) used.insert(used.end(), v + dt);
-  m_used.swap(used);
+  if (!m_used.empty()) {
+    std::set<int64_t> used;
+    for (int64_t v : m_used) used.insert(used.end(), v + dt);
+    m_used.swap(used);
+  }
   cnt(rowCommands), cnt(columnCommands), cnt(refreshes);
-  iterationsSkipped += k;
+  iterationsSkipped += k * (cur.it - prev.it);
 }
 
 namespace {
@@ -521,15 +566,166 @@ bool singlePhase(const Block& b) {
     if (c.phase != b.cmds.front().phase) return false;
   return !b.cmds.empty();
 }
+int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 }  // namespace
 
 void ChannelScheduler::run(const ChannelProgram& prog) {
-  Snapshot prev, cur;
+  constexpr int64_t kMaxPeriod = 64;  // longest period (in iterations) fast-forward looks for
+  const int64_t C = m_cfg.columns;
+  const int colShift = std::has_single_bit(uint64_t(C)) ? std::countr_zero(uint64_t(C)) : -1;
+  std::vector<Snapshot> hist;
+  Snapshot ref0, ref1;  // a detected period: state before and after it (ref1.it = ref0.it + L)
+  std::vector<int64_t> refRowDelta, rowDelta, cmdDelta;
+  std::vector<uint64_t> masks;
   for (const Block& blk : prog.blocks) {
     const std::vector<size_t> order = issueOrder(blk.cmds, m_cfg.bankGroups);
-    const bool ff = m_fastForward && blk.repeat >= 4 && singlePhase(blk);
-    bool havePrev = false;
-    std::vector<int64_t> lastRowDelta;
+    bool ff = m_fastForward && blk.repeat >= 4 && singlePhase(blk);
+    // Command rows as a function of the iteration j: row + j*rowStep + floor((col + j*colStep + r)/columns).
+    // Over L iterations a command's row advances by a constant D_c when L*colStep is a multiple of the row
+    // length; otherwise only while no column carry happens. Negative columns/rows: no fast-forward.
+    int64_t cmdsPerIter = 0, carryPeriod = 1;
+    masks.clear();
+    for (const Command& c : blk.cmds) {
+      masks.push_back(opClass(c.op) == OpClass::Buffer || opClass(c.op) == OpClass::Barrier ? 0 : maskOf(c));
+      cmdsPerIter += c.repeat;
+      const int64_t last = blk.repeat - 1;
+      if (c.col + int64_t(c.colStep) * last < 0 || c.row + int64_t(c.rowStep) * last < 0) ff = false;
+      const int64_t step = ((int64_t(c.colStep) % C) + C) % C;
+      if (step) carryPeriod = std::lcm(carryPeriod, C / std::gcd(step, C));
+    }
+    // Snapshots cost about as much as a few dozen commands: short iterations are sampled every carry period.
+    const int64_t stride = (cmdsPerIter >= 16 || carryPeriod > kMaxPeriod) ? 1 : carryPeriod;
+    const int64_t maxL = std::max(kMaxPeriod, stride);
+    const size_t H = size_t(maxL / stride) + 1;
+    hist.assign(H, Snapshot{});
+    bool haveRef = false;
+
+    // Largest last iteration b such that every command's row advances by a constant D_c per L iterations over
+    // [a, b] (cmdDelta).
+    auto window = [&](int64_t a, int64_t L, int64_t& bmax, std::vector<int64_t>& cmdDelta) {
+      bmax = blk.repeat - 1;
+      cmdDelta.clear();
+      for (const Command& c : blk.cmds) {
+        int64_t d = L * c.rowStep;
+        if ((L * c.colStep) % C == 0) {
+          d += L * c.colStep / C;
+        } else {
+          // No carry may happen: floor(lo/C) == floor(hi/C) over the columns [lo, hi] used in [a, b].
+          const int64_t xa = c.col + a * int64_t(c.colStep), R = c.repeat;
+          int64_t b;
+          if (c.colStep > 0)
+            b = floorDiv((floorDiv(xa, C) + 1) * C - R - c.col, c.colStep);
+          else
+            b = floorDiv(c.col - floorDiv(xa + R - 1, C) * C, -int64_t(c.colStep));
+          bmax = std::min(bmax, b);
+        }
+        cmdDelta.push_back(d);
+      }
+    };
+    // Row equalities decide every PRE/ACT. Commands of a bank that advance by different steps must use
+    // disjoint row ranges over [first, last] (then they never compare equal, before or after the shift); an
+    // open row advances with the commands whose range holds it (rows no command uses stay). Ranges are taken
+    // from the block start (an open row may come from any earlier iteration). `b` must then hold the rows of
+    // `a` advanced m times; bankDelta receives the advance per period.
+    std::vector<std::vector<std::array<int64_t, 3>>> groups;
+    auto rowsCheck = [&](const Snapshot& a, const Snapshot& b, int64_t m, int64_t last,
+                         const std::vector<int64_t>& cmdDelta, std::vector<int64_t>& bankDelta) {
+      const int64_t first = 0;
+      groups.assign(m_banks.size(), {});
+      for (size_t ci = 0; ci < blk.cmds.size(); ++ci) {
+        const Command& c = blk.cmds[ci];
+        // From the block start: an open row may come from any earlier iteration.
+        const int64_t r0 = c.row + first * int64_t(c.rowStep), r1 = c.row + last * int64_t(c.rowStep);
+        const int64_t x0 = c.col + first * int64_t(c.colStep), x1 = c.col + last * int64_t(c.colStep);
+        const int64_t lo = std::min(r0, r1) + floorDiv(std::min(x0, x1), C);
+        const int64_t hi = std::max(r0, r1) + floorDiv(std::max(x0, x1) + c.repeat - 1, C);
+        forBits(masks[ci], [&](int bk) {
+          for (auto& g : groups[bk])
+            if (g[0] == cmdDelta[ci]) {
+              g[1] = std::min(g[1], lo), g[2] = std::max(g[2], hi);
+              return;
+            }
+          groups[bk].push_back({cmdDelta[ci], lo, hi});
+        });
+      }
+      bankDelta.assign(m_banks.size(), 0);
+      for (size_t bk = 0; bk < m_banks.size(); ++bk) {
+        const auto& g = groups[bk];
+        for (size_t i = 0; i < g.size(); ++i)
+          for (size_t j = i + 1; j < g.size(); ++j)
+            if (g[i][1] <= g[j][2] && g[j][1] <= g[i][2]) return false;
+        if ((a.rows[bk] < 0) != (b.rows[bk] < 0)) return false;
+        if (a.rows[bk] < 0) continue;
+        for (const auto& gi : g)
+          if (gi[1] <= a.rows[bk] && a.rows[bk] <= gi[2]) bankDelta[bk] = gi[0];
+        if (b.rows[bk] != a.rows[bk] + m * bankDelta[bk]) return false;
+      }
+      return true;
+    };
+    // Same relative state; rows re-opened within the period (p0 -> p1) opened at the same relative time.
+    auto matches = [&](const Snapshot& a, const Snapshot& b, const Snapshot& p0, const Snapshot& p1) {
+      if (a.hash != b.hash || a.rel != b.rel) return false;
+      for (size_t bk = 0; bk < m_banks.size(); ++bk) {
+        const size_t ai = bk * 8;  // acts counter of the bank
+        if (p1.counters[ai] != p0.counters[ai] && b.rows[bk] >= 0 && a.opened[bk] != b.opened[bk])
+          return false;
+      }
+      return true;
+    };
+    // Periods that can be skipped from the current state (equivalent to the end of a period whose latest
+    // planned time was planOver after its end) before a refresh could be due or rows stop advancing
+    // regularly.
+    auto refreshBound = [&](int64_t dt, int64_t planOver) {
+      int64_t k = INT64_MAX;
+      for (const RefreshUnit& u : m_refresh) k = std::min(k, (u.next - 1 - (m_lastCol + planOver)) / dt);
+      return k;
+    };
+    auto skippable = [&](int64_t it, int64_t bmax, int64_t L, int64_t dt, int64_t planOver) {
+      return std::max<int64_t>(0, std::min((bmax - it) / L, refreshBound(dt, planOver)));
+    };
+    int64_t refPlanOver = 0;  // latest planned time of the reference period relative to its end
+    // The current state (after iteration `it`) equals the reference start state with every row of bank b
+    // shifted by S_b: each command's rows from it+1 on are its rows from ref0.it+1 on plus S_c, so whole
+    // reference periods follow (rows advancing by D_c per period) while no command carries into another row.
+    // Requires one (S, D) per bank. Returns the periods that can be skipped (0: not applicable); fills
+    // refRowDelta.
+    std::vector<int64_t> bankShift;
+    auto rebased = [&](const Snapshot& cur, int64_t it, int64_t L, int64_t dt) -> int64_t {
+      int64_t bRef, bCur;
+      window(ref0.it + 1, L, bRef, cmdDelta);
+      window(it + 1, L, bCur, rowDelta);
+      if (bRef < ref1.it) return 0;
+      const int64_t k = skippable(it, bCur, L, dt, refPlanOver);
+      if (k <= 0) return 0;
+      bankShift.assign(m_banks.size(), INT64_MIN);
+      refRowDelta.assign(m_banks.size(), INT64_MIN);
+      for (size_t ci = 0; ci < blk.cmds.size(); ++ci) {
+        const Command& c = blk.cmds[ci];
+        const int64_t step = int64_t(c.colStep) % C;
+        // Commands with periodic carries (within the period) only line up at a multiple of their carry
+        // period.
+        if (step != 0 && (L * c.colStep) % C == 0 && ((it - ref1.it) * c.colStep) % C != 0) return 0;
+        auto rowAt = [&](int64_t j, int64_t r) {
+          return c.row + j * c.rowStep + floorDiv(c.col + j * c.colStep + r, C);
+        };
+        // The next L iterations replay the reference period (ref0 -> ref1), shifted.
+        const int64_t sc = rowAt(it + 1, 0) - rowAt(ref0.it + 1, 0);
+        if (rowAt(it + 1, c.repeat - 1) - rowAt(ref0.it + 1, c.repeat - 1) != sc) return 0;
+        bool ok = true;
+        forBits(masks[ci], [&](int bk) {
+          if (bankShift[bk] == INT64_MIN) bankShift[bk] = sc, refRowDelta[bk] = cmdDelta[ci];
+          ok = ok && bankShift[bk] == sc && refRowDelta[bk] == cmdDelta[ci];
+        });
+        if (!ok) return 0;
+      }
+      for (size_t bk = 0; bk < m_banks.size(); ++bk) {
+        if (bankShift[bk] == INT64_MIN) bankShift[bk] = 0, refRowDelta[bk] = 0;
+        if ((cur.rows[bk] < 0) != (ref1.rows[bk] < 0) || (ref0.rows[bk] < 0) != (ref1.rows[bk] < 0)) return 0;
+        if (cur.rows[bk] >= 0 && cur.rows[bk] != ref0.rows[bk] + bankShift[bk]) return 0;
+      }
+      return k;
+    };
+
     for (int64_t it = 0; it < blk.repeat; ++it) {
       for (size_t oi : order) {
         const Command& c0 = blk.cmds[oi];
@@ -539,38 +735,69 @@ void ChannelScheduler::run(const ChannelProgram& prog) {
         int64_t col = int64_t(c0.col) + it * c0.colStep;
         c.repeat = 1;
         for (uint32_t k = 0; k < c0.repeat; ++k, ++col) {
-          c.row = uint32_t(row + col / m_cfg.columns);
-          c.col = uint32_t(col % m_cfg.columns);
+          if (colShift >= 0 && col >= 0) {  // same as / and % for a power-of-two row length
+            c.row = uint32_t(row + (col >> colShift));
+            c.col = uint32_t(col & (C - 1));
+          } else {
+            c.row = uint32_t(row + col / m_cfg.columns);
+            c.col = uint32_t(col % m_cfg.columns);
+          }
           issue(c);
         }
       }
-      if (!ff || it + 1 >= blk.repeat) continue;
+      if (!ff || it + 1 >= blk.repeat || (it + 1) % stride != 0) continue;
+      // A refresh is due within the next reference period: nothing can be skipped before it has been
+      // simulated.
+      if (haveRef && refreshBound(ref1.base - ref0.base, refPlanOver) <= 0) continue;
+      const size_t slot = size_t((it + 1) / stride) % H;
+      Snapshot& cur = hist[slot];
       snapshot(cur);
-      if (havePrev && cur.rel == prev.rel) {
-        const int64_t period = cur.base - prev.base;
-        bool rowsOk = lastRowDelta.size() == cur.rows.size();  // open rows advance by a constant step
-        for (size_t b = 0; b < cur.rows.size() && rowsOk; ++b)
-          rowsOk = (cur.rows[b] < 0) == (prev.rows[b] < 0) && cur.rows[b] - prev.rows[b] == lastRowDelta[b];
-        if (rowsOk && period > 0) {
-          int64_t k = blk.repeat - 1 - it;
-          // Skipped iterations must not reach the next refresh deadline: stop two periods plus a margin (more
-          // than a row command can be planned past the column frontier: WR->PRE, tRAS) before it.
-          for (const RefreshUnit& u : m_refresh)
-            k = std::min(k, std::max<int64_t>(0, (u.next - cur.base - 2 * period - 256) / period));
-          if (k > 0) {
-            jump(k, period, prev, cur);
-            it += k;
-            havePrev = false;
-            lastRowDelta.clear();
-            continue;
-          }
+      cur.it = it;
+      // 1) Continuation of the reference period (typically right after a refresh was simulated): the state is
+      // the reference end state again, either whole periods later (rows advanced by the period's steps) or,
+      // for streams whose rows advance only at column carries, in another row segment (every row of a bank
+      // shifted by the same amount, see rebased()).
+      if (haveRef && refreshBound(ref1.base - ref0.base, refPlanOver) > 0 && matches(ref1, cur, ref0, ref1)) {
+        const int64_t L = ref1.it - ref0.it, dt = ref1.base - ref0.base;
+        int64_t k = 0;
+        if ((it - ref1.it) % L == 0) {
+          int64_t bmax;
+          window(ref0.it + 1, L, bmax, cmdDelta);
+          k = skippable(it, bmax, L, dt, refPlanOver);
+          if (k > 0 && !(rowsCheck(ref1, cur, (it - ref1.it) / L, it + k * L, cmdDelta, rowDelta) &&
+                         rowsCheck(ref0, ref1, 1, it + k * L, cmdDelta, refRowDelta)))
+            k = 0;
+        }
+        if (k == 0) k = rebased(cur, it, L, dt);
+        if (k > 0) {
+          jump(k, ref0, ref1, refRowDelta);
+          it += k * L;
+          for (Snapshot& h : hist) h.it = -1;
+          continue;
         }
       }
-      lastRowDelta.clear();
-      if (havePrev)
-        for (size_t b = 0; b < cur.rows.size(); ++b) lastRowDelta.push_back(cur.rows[b] - prev.rows[b]);
-      std::swap(prev, cur);
-      havePrev = true;
+      // 2) Detection: the state after this iteration equals the state L iterations ago (no refresh between).
+      for (size_t mm = 1; mm < H; ++mm) {
+        const Snapshot& prev = hist[(slot + H - mm) % H];
+        const int64_t L = int64_t(mm) * stride;
+        if (prev.it != it - L || prev.hash != cur.hash) continue;
+        if (prev.counters.back() != cur.counters.back() || cur.base <= prev.base) continue;  // refresh inside
+        if (!matches(prev, cur, prev, cur)) continue;
+        int64_t bmax;
+        window(prev.it + 1, L, bmax, cmdDelta);
+        if (bmax < it || !rowsCheck(prev, cur, 1, it, cmdDelta, rowDelta)) continue;
+        int64_t planMax = INT64_MIN;
+        for (size_t q = 0; q < mm; ++q) planMax = std::max(planMax, hist[(slot + H - q) % H].planMax);
+        ref0 = prev, ref1 = cur, haveRef = true;
+        refPlanOver = std::max<int64_t>(planMax - cur.base, 0);
+        const int64_t k = skippable(it, bmax, L, cur.base - prev.base, refPlanOver);
+        if (k > 0 && rowsCheck(prev, cur, 1, it + k * L, cmdDelta, refRowDelta)) {
+          jump(k, ref0, ref1, refRowDelta);
+          it += k * L;
+          for (Snapshot& h : hist) h.it = -1;
+        }
+        break;
+      }
     }
   }
   if (m_phase >= 0) phaseEnd[m_phase] = std::max(phaseEnd[m_phase], m_maxCompletion);

@@ -44,18 +44,24 @@ class ChannelScheduler {
   std::vector<TraceEvent>& trace() { return m_trace; }
 
  private:
-  // Fast-forward of repeated blocks: after each iteration the whole timing state is captured relative to the
-  // column frontier; when two consecutive iterations leave the same relative state (and open rows advance by
-  // the same step), the remaining iterations are periodic and are skipped in one jump, stopping short of the
-  // next refresh deadline.
+  // Fast-forward of repeated blocks (see docs/simulator.md): snapshots of the whole timing state relative to
+  // the column frontier are taken at iteration ends; when the state after iteration i equals the state after
+  // iteration i-L (L = 1..64 iterations; open rows advanced exactly as the command rows of those iterations),
+  // the stream is periodic from there on and whole periods are skipped in one jump up to the next refresh.
+  // The detected period stays a reference after the jump: once the refresh has been simulated exactly, the
+  // state is compared with it again at every period boundary and the next jump follows without re-detection.
   struct Snapshot {
-    int64_t base = 0;
+    int64_t it = -1;                // iteration after which it was taken
+    int64_t base = 0;               // column frontier
+    int64_t planMax = 0;            // latest planned issue time since the previous snapshot (absolute)
+    uint64_t hash = 0;              // of rel
     std::vector<int64_t> rel;       // every timestamp relative to base (clamped far in the past)
     std::vector<int64_t> rows;      // open row per bank (-1 closed)
+    std::vector<int64_t> opened;    // row opening time per bank relative to base (exact)
     std::vector<int64_t> counters;  // every statistic
   };
-  void snapshot(Snapshot& s) const;
-  void jump(int64_t k, int64_t period, const Snapshot& prev, const Snapshot& cur);
+  void snapshot(Snapshot& s);
+  void jump(int64_t k, const Snapshot& prev, const Snapshot& cur, const std::vector<int64_t>& rowDelta);
   struct RefreshUnit {
     int64_t next;
     uint64_t mask;
@@ -82,6 +88,16 @@ class ChannelScheduler {
   void complete(int64_t t) { m_maxCompletion = std::max(m_maxCompletion, t); }
   void record(int bank, Op op, int64_t t, int64_t dur);
 
+  // Ranks, pseudo-channels and bank groups a bank mask touches (one-entry cache: streams repeat their masks).
+  struct MaskInfo {
+    uint64_t mask = 0;
+    uint32_t ranks = 0, pchs = 0;
+    std::array<uint32_t, 16> bg{};
+  };
+  const MaskInfo& info(uint64_t mask) const;
+  mutable MaskInfo m_info;
+  std::vector<MaskInfo> m_single;  // per bank
+
   int pchOf(int b) const { return b / m_banksPerPch; }
   int rankOf(int b) const { return b / m_banksPerRank; }  // global rank index pch*ranks + rank
   int bgOf(int b) const { return (b % m_banksPerRank) / m_cfg.banksPerGroup; }
@@ -96,6 +112,7 @@ class ChannelScheduler {
   std::set<int64_t> m_used;  // occupied command slots (single command bus only), pruned behind the frontier
   int64_t m_lastAct = -1, m_lastCol = -1, m_lastMac = -(1 << 30);
   int64_t m_floor = 0, m_colFloor = 0, m_maxCompletion = 0, m_maxColCompletion = 0;
+  int64_t m_planMax = INT64_MIN;  // latest planned issue time since the last snapshot (fast-forward)
   int m_phase = -1;
   bool m_fastForward;
   TraceWindow m_tw;

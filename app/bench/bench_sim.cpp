@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include "sim/simulator.h"
+#include "sim/vendor_attacc.h"
 #include "sim/vendor_hbm2pim.h"
 
 using namespace pim::sim;
@@ -24,3 +25,68 @@ static void BM_SimHbm2PimAdd1M(benchmark::State& st) {
   }
 }
 BENCHMARK(BM_SimHbm2PimAdd1M)->Unit(benchmark::kMillisecond);
+
+// Long regular streams as the DCC lowering emits them (refresh on).
+namespace {
+// `iters` iterations of one HOST_RD (or HOST_WR) per bank of the channel, columns advancing (carry into
+// rows).
+Program interleavedHost(const DeviceConfig& c, int64_t bursts, bool write) {
+  ProgramBuilder b(Phase::InputRearrangement);
+  const int nb = c.banksPerChannel();
+  b.beginLoop(bursts / nb);
+  for (int p = 0; p < c.pseudoChannels; ++p)
+    for (int r = 0; r < c.ranks; ++r)
+      for (int g = 0; g < c.bankGroups; ++g)
+        for (int k = 0; k < c.banksPerGroup; ++k) {
+          Command cmd;
+          cmd.op = write ? Op::HOST_WR : Op::HOST_RD;
+          cmd.phase = Phase::InputRearrangement;
+          cmd.pch = uint8_t(p), cmd.rank = uint8_t(r), cmd.bg = uint8_t(g), cmd.bank = uint8_t(k);
+          cmd.row = 8192;
+          cmd.colStep = 1;
+          b.add(cmd);
+        }
+  b.endLoop();
+  return Program::replicated(b.take(), 16);
+}
+Program broadcastStream(Op op, int64_t n, uint64_t mask) {
+  ProgramBuilder b;
+  b.beginLoop(n);
+  Command cmd;
+  cmd.op = op;
+  cmd.bankMask = mask;
+  cmd.row = 100;
+  cmd.colStep = 1;
+  b.add(cmd);
+  b.endLoop();
+  return Program::replicated(b.take(), 16);
+}
+}  // namespace
+
+static void BM_SimAttaccHostRd1M(benchmark::State& st) {
+  const DeviceConfig c = attaccConfig(true);
+  const Program p = interleavedHost(c, 1000000, false);
+  for (auto _ : st) benchmark::DoNotOptimize(simulate(c, p).totalCycles);
+}
+BENCHMARK(BM_SimAttaccHostRd1M)->Unit(benchmark::kMillisecond);
+
+static void BM_SimAttaccHostWr1M(benchmark::State& st) {
+  const DeviceConfig c = attaccConfig(true);
+  const Program p = interleavedHost(c, 1000000, true);
+  for (auto _ : st) benchmark::DoNotOptimize(simulate(c, p).totalCycles);
+}
+BENCHMARK(BM_SimAttaccHostWr1M)->Unit(benchmark::kMillisecond);
+
+static void BM_SimAttaccMacab200k(benchmark::State& st) {
+  const DeviceConfig c = attaccConfig(true);
+  const Program p = broadcastStream(Op::MACAB, 200000, 0);
+  for (auto _ : st) benchmark::DoNotOptimize(simulate(c, p).totalCycles);
+}
+BENCHMARK(BM_SimAttaccMacab200k)->Unit(benchmark::kMillisecond);
+
+static void BM_SimHbmPimMac200k(benchmark::State& st) {
+  const DeviceConfig c = hbmPimHbm3Config();
+  const Program p = broadcastStream(Op::PIM_MAC, 200000, 0x0F0F0F0F0F0F0F0FULL);
+  for (auto _ : st) benchmark::DoNotOptimize(simulate(c, p).totalCycles);
+}
+BENCHMARK(BM_SimHbmPimMac200k)->Unit(benchmark::kMillisecond);

@@ -126,7 +126,7 @@ void runExplore(const ExploreCmd& o) {
   const Baseline gpu = gpuBaseline(*problem);
   ExploreOptions cc = eo;
   cc.strategy = StrategyKind::ComputeCentric;
-  cc.maxSimulations = 2000;
+  cc.maxSimulations = 0;
   const auto ccBest = exploreBest(*problem, cc);
   const double t = best->simulated->timeNs;
   auto speedup = [&](bool ok, double base) {

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "engine/common/error.h"
+#include "engine/predict/features.h"
 
 namespace pim {
 namespace {
@@ -75,18 +76,26 @@ class PredictorSearch final : public ISearchStrategy {
   std::size_t m_at = 0;
 };
 
-// The two-step tuner DCC criticises (ATiM/TVM-like): rank every draft by its compute phase alone, keep the
-// best few, and only then add their rearrangement cost.
+// The two-step tuner DCC criticises (ATiM/TVM-like): rank the drafts by compute alone — a cost model first (the
+// analytic compute estimate, as TVM ranks templates), then measured compute-only runs of the best `screen` —
+// keep the best `templates`, and only then add their rearrangement cost.
 class ComputeCentricSearch final : public ISearchStrategy {
  public:
-  ComputeCentricSearch(std::size_t n, std::size_t templates, std::size_t cap)
-      : m_exhaustive(n, cap), m_templates(templates) {}
+  ComputeCentricSearch(const Problem& p, const std::vector<DraftRecord>& records, std::size_t templates,
+                       std::size_t screen)
+      : m_templates(templates) {
+    const auto& names = featureNames();
+    const auto at = static_cast<std::size_t>(std::find(names.begin(), names.end(), "est_compute_cycles") - names.begin());
+    std::vector<std::pair<float, std::size_t>> est;
+    est.reserve(records.size());
+    for (std::size_t i = 0; i < records.size(); ++i) est.emplace_back(draftFeatures(p, records[i].draft)[at], i);
+    const std::size_t n = std::min(screen, est.size());
+    std::partial_sort(est.begin(), est.begin() + static_cast<std::ptrdiff_t>(n), est.end());
+    for (std::size_t i = 0; i < n; ++i) m_screen.push_back(est[i].second);
+  }
   std::optional<Proposal> next() override {
+    if (m_screened < m_screen.size()) return Proposal{m_screen[m_screened++], true};
     if (!m_ranked) {
-      if (auto p = m_exhaustive.next()) {
-        p->computeOnly = true;
-        return p;
-      }
       std::sort(m_compute.begin(), m_compute.end());
       if (m_compute.size() > m_templates) m_compute.resize(m_templates);
       m_ranked = true;
@@ -97,10 +106,11 @@ class ComputeCentricSearch final : public ISearchStrategy {
   void report(const Proposal& p, const DraftRecord& r) override {
     if (p.computeOnly && r.computeOnlyCycles) m_compute.emplace_back(*r.computeOnlyCycles, p.index);
   }
-  std::size_t planned() const override { return m_exhaustive.planned() + m_templates; }
+  std::size_t planned() const override { return m_screen.size() + m_templates; }
 
  private:
-  ExhaustiveSearch m_exhaustive;
+  std::vector<std::size_t> m_screen;
+  std::size_t m_screened = 0;
   std::size_t m_templates;
   std::vector<std::pair<std::int64_t, std::size_t>> m_compute;
   bool m_ranked = false;
@@ -256,7 +266,8 @@ void Explorer::run(const std::atomic<bool>& cancel,
       break;
     case StrategyKind::ComputeCentric:
       search = std::make_unique<ComputeCentricSearch>(
-          m_records.size(), static_cast<std::size_t>(std::max(1, m_options.computeCentricTemplates)), cap);
+          m_problem, m_records, static_cast<std::size_t>(std::max(1, m_options.computeCentricTemplates)),
+          cap ? cap : 64);
       break;
     default:
       search = std::make_unique<ExhaustiveSearch>(m_records.size(), cap);
