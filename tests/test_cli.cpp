@@ -75,6 +75,19 @@ TEST(Cli, SimulateJsonHasTheBreakdown) {
   EXPECT_TRUE(j["banks"][0].contains("busy_cycles"));
 }
 
+TEST(Cli, RepeatedExploreIsServedFromTheLookupTable) {
+  const std::string db = testing::TempDir() + "/lookup.db";
+  std::remove(db.c_str());
+  const std::string args = "explore -b hbm-pim -k red -d b=1,n=1024 --db " + db + " --json";
+  const auto first = nlohmann::json::parse(cli(args).out);
+  const auto second = nlohmann::json::parse(cli(args).out);
+  EXPECT_EQ(first["served_from"], "search");
+  EXPECT_EQ(second["served_from"], "lookup table");
+  EXPECT_EQ(first["best"]["draft"], second["best"]["draft"]);
+  EXPECT_EQ(first["best"]["cycles"], second["best"]["cycles"]);
+  EXPECT_TRUE(first["speedup"].contains("vs_gpu"));
+}
+
 TEST(Cli, BadInputGetsOneLineAndExitCode2) {
   expectInputError("drafts -b nope -k gemv", "unknown backend 'nope'");
   expectInputError("drafts -b attacc -k nope", "nope");

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// The coupled predictor: deterministic features, a trained model that picks far better than chance on a shape
+// it never saw, the shipped models load, and the lookup table serves repeated queries.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "engine/common/error.h"
+#include "engine/kernel/library.h"
+#include "engine/predict/features.h"
+#include "engine/predict/training.h"
+#include "engine/search/explorer.h"
+
+namespace pim {
+namespace {
+
+std::unique_ptr<Problem> problem(const std::string& backend, const std::string& kernel,
+                                 const std::string& dims) {
+  const Kernel k = KernelLibrary::builtin().get(kernel);
+  return std::make_unique<Problem>(BackendRegistry::builtin().get(backend), k, parseShape(k, dims));
+}
+
+TEST(Features, AreDeterministicAndMatchTheSchema) {
+  const auto p = problem("hbm-pim", "gemv", "b=2,out=1024,in=1024");
+  const Draft a = p->space().draft(12345), b = p->space().draft(67890);
+  EXPECT_EQ(draftFeatures(*p, a), draftFeatures(*p, a));
+  EXPECT_EQ(draftFeatures(*p, a).size(), featureNames().size());
+  EXPECT_NE(draftFeatures(*p, a), draftFeatures(*p, b));
+  OptimizerOptions naive;
+  naive.stagedRearrangement = false;
+  EXPECT_NE(draftFeatures(*p, a), draftFeatures(*p, a, naive));
+}
+
+TEST(Predictor, BeatsRandomChoiceByAWideMarginOnAHeldOutShape) {
+  const Backend& b = BackendRegistry::builtin().get("gddr6-aim");
+  Suite suite;
+  suite.name = "test";
+  suite.kernels = {{"red", {"b=1,n=2048", "b=2,n=4096", "b=4,n=2048", "b=1,n=8192"}}};
+  TrainOptions o;
+  o.maxSamplesPerShape = 80;
+  o.sampleFraction = 0.5;
+  o.xgb.maxRounds = 300;
+  const Predictor pred = trainPredictor(b, suite, o);
+  EXPECT_GT(pred.metadata().samples, 100u);
+
+  const auto held = problem("gddr6-aim", "red", "b=8,n=4096");  // not in the suite
+  std::vector<Draft> drafts;
+  Pruner(held->space()).forEachKept([&](const Draft& d) {
+    drafts.push_back(d);
+    return true;
+  });
+  const auto ns = pred.predictNs(*held, drafts);
+  const std::size_t pick = static_cast<std::size_t>(std::min_element(ns.begin(), ns.end()) - ns.begin());
+  std::vector<double> simulated;
+  double pickNs = 0;
+  for (std::size_t i = 0; i < drafts.size(); ++i) {
+    try {
+      const double t = evaluateDraft(*held, drafts[i]).timeNs;
+      simulated.push_back(t);
+      if (i == pick) pickNs = t;
+    } catch (const InputError&) {
+    }
+  }
+  ASSERT_GT(pickNs, 0);
+  std::sort(simulated.begin(), simulated.end());
+  const double median = simulated[simulated.size() / 2];
+  const double tenth = simulated[simulated.size() / 10];
+  EXPECT_LE(pickNs, tenth) << "pick " << pickNs << " optimum " << simulated.front() << " median " << median;
+  EXPECT_LT(pickNs, 0.7 * median);
+}
+
+TEST(Predictor, ShippedModelsLoadWithTheCurrentFeatureSchema) {
+  for (const char* b : {"hbm-pim", "attacc"}) {
+    const auto pred = Predictor::loadShipped(b);
+    ASSERT_TRUE(pred.has_value()) << b;
+    EXPECT_LT(pred->expectedErrorPct(), 10.0) << b;
+    const auto p = problem(b, "red", "b=2,n=2048");
+    const auto ns = pred->predictNs(*p, std::vector{p->space().draft(0)});
+    EXPECT_GT(ns[0], 0);
+  }
+}
+
+TEST(Predictor, MissingOrForeignModelFiles) {
+  EXPECT_FALSE(Predictor::loadShipped("hbm-pim", testing::TempDir() + "/no-models").has_value());
+  const std::string dir = testing::TempDir() + "/bad-models";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/x.model") << "not a model";
+  std::ofstream(dir + "/x.json") << R"({"features": ["something else"]})";
+  EXPECT_THROW(Predictor::loadShipped("x", dir), InputError);
+}
+
+}  // namespace
+}  // namespace pim
