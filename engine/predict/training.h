@@ -40,21 +40,28 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
 struct EvaluationRow {
   std::string shape;
   std::size_t drafts = 0;
-  std::uint64_t optimum = 0, pick = 0;
-  double optimumNs = 0, pickNs = 0;
+  std::uint64_t optimum = 0, pick = 0, argmin = 0;
+  double optimumNs = 0, pickNs = 0, argminNs = 0;
 };
 
 struct EvaluationReport {
   std::string backend, kernel;
   std::size_t configs = 0, top1 = 0;
   double meanPickVsOptimum = 1.0;  // over the configurations where the pick is not the optimum (DCC Table 4)
+  std::size_t top1Argmin = 0;      // the single best predicted draft is the optimum (no confirmation runs)
+  double meanArgminVsOptimum = 1.0;
   double secondsWith = 0, secondsWithout = 0;  // compile time with the predictor / simulating every draft
   std::vector<EvaluationRow> rows;
 };
 
-/// For every shape of `kernel` in the suite: simulate every pruned draft (the true optimum) and compare with
-/// the predictor's pick.
+struct EvaluateOptions {
+  std::size_t topK = 8;
+};
+
+/// For every shape of `kernel` in the suite: simulate every pruned draft (the true optimum) and compare with the
+/// predictor strategy's pick: the best simulated of the `topK` best predicted drafts (DCC 4.4: predict all,
+/// confirm by simulation). The single best predicted draft is reported too (`top1Argmin`).
 EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, const Suite& suite,
-                                   const Predictor& predictor, const TrainOptions& o);
+                                   const Predictor& predictor, const TrainOptions& o, const EvaluateOptions& e = {});
 
 }  // namespace pim
