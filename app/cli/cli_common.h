@@ -49,5 +49,6 @@ void registerCatalogCommands(CLI::App& app);
 void registerDraftCommands(CLI::App& app);
 void registerSimulateCommands(CLI::App& app);
 void registerExploreCommands(CLI::App& app);
+void registerWorkflowCommands(CLI::App& app);
 
 }  // namespace pim::cli

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/search/compare.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <set>
+
+#include "engine/common/error.h"
+
+namespace pim {
+namespace {
+
+std::string fixed2(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return buf;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+}  // namespace
+
+std::string unsupportedReason(const Backend& b, const Kernel& k) {
+  const ICodeGenerator* g = codeGeneratorFor(b);
+  if (!g) return b.name + " has no command-program generator (" + b.family + ")";
+  return g->unsupportedReason(k);
+}
+
+BestDraft findBestDraft(const Problem& p, const BestDraftOptions& o) {
+  BestDraft out;
+  if (std::string why = unsupportedReason(p.backend(), p.kernel()); !why.empty()) {
+    out.reason = std::move(why);
+    return out;
+  }
+  std::optional<Predictor> model;
+  try {
+    model = Predictor::loadShipped(p.backend().name);
+  } catch (const InputError& e) {
+    out.warning = e.what();  // a corrupt model falls back to the exhaustive sample
+  }
+  ExploreOptions eo;
+  eo.eval = o.eval;
+  eo.topK = o.topK;
+  eo.strategy = model ? StrategyKind::Predictor : StrategyKind::Exhaustive;
+  eo.maxSimulations = model ? 0 : o.maxSimulations;
+  eo.predictor = model ? &*model : nullptr;
+  out.strategy = std::string(strategyName(eo.strategy));
+  Explorer ex(p, eo);
+  const std::atomic<bool> never{false};
+  ex.run(o.cancel ? *o.cancel : never);
+  out.record = ex.best();
+  if (out.record && !out.record->simulated) out.record.reset();
+  if (!out.record) {
+    out.reason = "no draft could be simulated";
+    for (const auto& r : ex.records()) {
+      if (!r.error.empty()) {
+        out.reason += ": " + r.error;
+        break;
+      }
+    }
+    if (ex.progress().remaining == 0) out.reason = "every draft was pruned";
+  } else if (model && out.record->draft.id != UINT64_MAX) {
+    out.record->predictedNs = model->predictNs(p, std::vector{out.record->draft})[0];
+  }
+  return out;
+}
+
+Comparison compareBackends(const Kernel& k, const std::string& dims, const CompareOptions& o) {
+  if (o.backends.size() < 2 || o.backends.size() > 4) {
+    throw InputError("--backends: give 2 to 4 backends to compare, got " + std::to_string(o.backends.size()) +
+                     (o.backends.empty() ? "" : " (" + joined(o.backends) + ")"));
+  }
+  std::set<std::string> seen;
+  for (const auto& name : o.backends) {
+    if (!seen.insert(name).second) throw InputError("--backends: '" + name + "' is listed twice");
+    BackendRegistry::builtin().get(name);  // throws listing the known names
+  }
+  if (o.baseline != "gpu" && !seen.count(o.baseline)) {
+    throw InputError("--baseline: '" + o.baseline + "' is neither gpu nor one of the compared backends (" +
+                     joined(o.backends) + ")");
+  }
+  const Shape shape = parseShape(k, dims);
+
+  Comparison c;
+  c.kernel = k.name;
+  c.shape = shapeString(k, shape);
+  c.baseline = o.baseline;
+  std::vector<std::unique_ptr<Problem>> problems;
+  for (const auto& name : o.backends) {
+    BackendResult r;
+    r.backend = name;
+    std::unique_ptr<Problem> p;
+    try {
+      p = std::make_unique<Problem>(BackendRegistry::builtin().get(name), k, shape);
+    } catch (const InputError& e) {
+      r.reason = e.what();
+    }
+    if (p) {
+      const BestDraft best = findBestDraft(*p, o.search);
+      r.strategy = best.strategy;
+      if (best.record) {
+        r.available = true;
+        r.draft = best.record->draft;
+        r.draftLabel = p->space().label(best.record->draft);
+        for (int i = 0; i < p->space().partCount(); ++i) {
+          r.partLabels.push_back(mappingLabel(
+              k, p->space().representative(i, best.record->draft.parts[static_cast<std::size_t>(i)])));
+        }
+        r.eval = *best.record->simulated;
+      } else {
+        r.reason = best.reason;
+      }
+    }
+    problems.push_back(std::move(p));
+    c.results.push_back(std::move(r));
+  }
+
+  // The pinned baseline.
+  std::string baselineName;
+  if (o.baseline == "gpu") {
+    const auto any =
+        std::find_if(problems.begin(), problems.end(), [](const auto& p) { return p != nullptr; });
+    if (any == problems.end()) throw InputError(k.name + "[" + c.shape + "]: " + c.results.front().reason);
+    const Baseline g = gpuBaseline(**any);
+    c.baselineNs = g.eval.timeNs;
+    c.baselineSummary = g.summary;
+    baselineName = "the GPU";
+  } else {
+    const auto it = std::find_if(c.results.begin(), c.results.end(),
+                                 [&](const BackendResult& r) { return r.backend == o.baseline; });
+    if (!it->available)
+      throw InputError("--baseline " + o.baseline + ": " + k.name + " cannot run there: " + it->reason);
+    c.baselineNs = it->eval.timeNs;
+    c.baselineSummary = "best draft " + std::to_string(it->draft->id) + " " + it->draftLabel;
+    baselineName = o.baseline;
+  }
+  for (auto& r : c.results) {
+    if (r.available && r.eval.timeNs > 0) r.speedup = c.baselineNs / r.eval.timeNs;
+  }
+  std::stable_sort(c.results.begin(), c.results.end(), [](const BackendResult& a, const BackendResult& b) {
+    if (a.speedup.has_value() != b.speedup.has_value()) return a.speedup.has_value();
+    return a.speedup && *a.speedup > *b.speedup;
+  });
+
+  // Verdict: the fastest backend other than the baseline itself.
+  const BackendResult* best = nullptr;
+  for (const auto& r : c.results) {
+    if (r.speedup && r.backend != o.baseline) {
+      best = &r;
+      break;
+    }
+  }
+  auto scheduleOf = [](const BackendResult& r) {
+    return "draft " + std::to_string(r.draft->id) + " " + r.draftLabel;
+  };
+  const std::string keep = o.baseline == "gpu" ? "keep it on the GPU" : "keep it on " + o.baseline;
+  if (!best) {
+    c.verdict = keep + ": no other compared backend can run " + k.name + " at " + c.shape;
+  } else if (*best->speedup > 1.0) {
+    c.verdict = "offload to " + best->backend + " with schedule " + scheduleOf(*best) + ", " +
+                fixed2(*best->speedup) + "x faster than " + baselineName;
+  } else {
+    c.verdict = keep + ": the fastest alternative, " + best->backend + " with schedule " + scheduleOf(*best) +
+                ", is " + fixed2(1.0 / *best->speedup) + "x slower";
+  }
+  return c;
+}
+
+}  // namespace pim

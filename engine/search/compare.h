@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// Compare backends: the same kernel at the same shape on 2 to 4 backends, each with its best draft, against a
+// pinned baseline (GPU-only execution or one of the backends), ending in a one-line verdict.
+#pragma once
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/search/explorer.h"
+
+namespace pim {
+
+/// How the best draft of one problem is found: the shipped predictor of its backend when there is one (top-k
+/// simulated), else an exhaustive search capped at `maxSimulations` (an even sample of the kept drafts).
+struct BestDraftOptions {
+  EvalOptions eval;
+  std::size_t maxSimulations = 400;
+  int topK = 8;
+  const std::atomic<bool>* cancel = nullptr;  // optional
+};
+
+struct BestDraft {
+  std::optional<DraftRecord> record;  // nullopt when no draft could be simulated
+  std::string strategy;               // "predictor" or "exhaustive"
+  std::string reason;                 // why there is no record (first evaluation error, or none kept)
+  std::string warning;                // a shipped model that could not be loaded, ...
+};
+
+/// Throws InputError only for a problem the explorer refuses outright; a backend that cannot run the kernel
+/// gives an empty record with the reason.
+BestDraft findBestDraft(const Problem& p, const BestDraftOptions& o = {});
+
+/// Empty when `b` can run `k` (it has a code generator that accepts the kernel), else the reason.
+std::string unsupportedReason(const Backend& b, const Kernel& k);
+
+struct CompareOptions {
+  std::vector<std::string> backends;  // 2..4 registry names, distinct
+  std::string baseline = "gpu";       // "gpu" or one of `backends`
+  BestDraftOptions search;
+};
+
+struct BackendResult {
+  std::string backend;
+  bool available = false;
+  std::string reason;    // why not available
+  std::string strategy;  // how the draft was chosen
+  std::optional<Draft> draft;
+  std::string draftLabel;
+  std::vector<std::string> partLabels;  // representative label per part
+  Evaluation eval;                      // without per-bank statistics
+  std::optional<double> speedup;        // baseline time / this time; nullopt when unavailable
+};
+
+struct Comparison {
+  std::string kernel, shape;
+  std::string baseline;         // "gpu" or a backend name
+  std::string baselineSummary;  // what the baseline schedule is
+  double baselineNs = 0;
+  std::vector<BackendResult> results;  // available first, by speed-up against the baseline (best first)
+  std::string verdict;  // "offload to X with schedule Y, N.NNx faster than Z" or "keep it on ..."
+};
+
+/// Throws InputError for fewer than 2 or more than 4 backends, a duplicate or unknown backend, a baseline
+/// that is neither "gpu" nor one of the backends (or a baseline backend that cannot run the kernel), and a
+/// shape that does not fit the kernel.
+Comparison compareBackends(const Kernel& k, const std::string& dims, const CompareOptions& o);
+
+}  // namespace pim

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/search/schedule_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "engine/common/error.h"
+#include "engine/kernel/dsl.h"
+
+namespace pim {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr const char* kPhases[] = {"input_rearrangement", "compute", "output_rearrangement"};
+
+std::string nowIso8601() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string errnoText(int err) { return std::strerror(err); }
+
+json partsJson(const DraftSpace& space, const Draft& d) {
+  json parts = json::array();
+  for (int i = 0; i < space.partCount(); ++i) {
+    const PartChoice& c = d.parts[static_cast<std::size_t>(i)];
+    parts.push_back(
+        json::array({c.groups, c.cores, mappingLabel(space.kernel(), space.representative(i, c))}));
+  }
+  return parts;
+}
+
+json coreTilesJson(const Kernel& k, const TileMapping& m) {
+  json cores = json::array();
+  const int n = std::min<int>(kScheduleListedCores, static_cast<int>(m.cores.size()));
+  const auto vars = k.loopVarNames();
+  for (int i = 0; i < n; ++i) {
+    const CoreTile& c = m.cores[static_cast<std::size_t>(i)];
+    json data = json::array(), compute = json::object(), tensors = json::object();
+    for (const IndexSet& s : c.dataTiles) data.push_back(s.str());
+    for (std::size_t l = 0; l < c.computeTile.size() && l < vars.size(); ++l)
+      compute[vars[l]] = c.computeTile[l].str();
+    for (std::size_t t = 0; t < c.tensors.size() && t < k.tensors.size(); ++t) {
+      json axes = json::array();
+      for (const IndexUnion& u : c.tensors[t].axes) axes.push_back(u.str());
+      tensors[k.tensors[t].name] = {{"indices", axes}, {"elements", c.tensors[t].elements}};
+    }
+    cores.push_back({{"group", c.group},
+                     {"core", c.core},
+                     {"idle", c.idle},
+                     {"data_tiles", data},
+                     {"compute_tile", compute},
+                     {"tensors", tensors}});
+  }
+  return cores;
+}
+
+// Field access that names the file and the field path in every message.
+class Reader {
+ public:
+  explicit Reader(std::string path) : m_path(std::move(path)) {}
+  [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
+    throw InputError(m_path + ": " + field + ": " + problem);
+  }
+  const json& at(const json& obj, const std::string& parent, const char* key) const {
+    const std::string field = parent.empty() ? key : parent + "." + key;
+    if (!obj.is_object()) fail(parent.empty() ? "(top level)" : parent, "must be an object");
+    const auto it = obj.find(key);
+    if (it == obj.end()) fail(field, "missing");
+    return *it;
+  }
+  std::string str(const json& obj, const std::string& parent, const char* key) const {
+    const json& v = at(obj, parent, key);
+    if (!v.is_string()) fail(name(parent, key), "must be a string");
+    return v.get<std::string>();
+  }
+  std::int64_t integer(const json& obj, const std::string& parent, const char* key) const {
+    const json& v = at(obj, parent, key);
+    if (!v.is_number_integer()) fail(name(parent, key), "must be an integer");
+    return v.get<std::int64_t>();
+  }
+  double number(const json& obj, const std::string& parent, const char* key) const {
+    const json& v = at(obj, parent, key);
+    if (!v.is_number()) fail(name(parent, key), "must be a number");
+    return v.get<double>();
+  }
+  bool boolean(const json& obj, const std::string& parent, const char* key) const {
+    const json& v = at(obj, parent, key);
+    if (!v.is_boolean()) fail(name(parent, key), "must be true or false");
+    return v.get<bool>();
+  }
+  const std::string& path() const { return m_path; }
+
+ private:
+  static std::string name(const std::string& parent, const char* key) {
+    return parent.empty() ? key : parent + "." + key;
+  }
+  std::string m_path;
+};
+
+}  // namespace
+
+void writeFileAtomically(const std::string& path, std::string_view content) {
+  if (path.empty()) throw InputError("output path is empty");
+  std::random_device rd;
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, ".tmp.%d.%08x", static_cast<int>(getpid()), rd());
+  const std::string tmp = path + suffix;
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError(path + ": cannot write: " + errnoText(errno));
+  auto failWith = [&](int err) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw InputError(path + ": cannot write: " + errnoText(err));
+  };
+  const char* data = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      failWith(errno);
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) failWith(errno);
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw InputError(path + ": cannot write: " + errnoText(err));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw InputError(path + ": cannot replace: " + errnoText(err));
+  }
+}
+
+json scheduleJson(const Problem& p, const Draft& d, const EvalOptions& o, const Evaluation& e,
+                  std::optional<double> predictedNs, std::string created) {
+  const Backend& b = p.backend();
+  const DraftSpace& space = p.space();
+  json cycles = json::object();
+  for (int i = 0; i < 3; ++i) cycles[kPhases[i]] = e.cycles[static_cast<std::size_t>(i)];
+  cycles["total"] = e.totalCycles;
+  const TileMapping mapping = mapDraft(space, d, o.indexing);
+  return {{"format", kScheduleFormat},
+          {"version", kScheduleVersion},
+          {"created", created.empty() ? nowIso8601() : std::move(created)},
+          {"backend", {{"name", b.name}, {"hash", b.hash()}, {"parameters", json::parse(b.toJson())}}},
+          {"kernel", {{"name", p.kernel().name}, {"source", p.kernel().source}}},
+          {"shape", shapeString(p.kernel(), p.shape())},
+          {"draft", {{"id", d.id}, {"label", space.label(d)}, {"parts", partsJson(space, d)}}},
+          {"options",
+           {{"indexing", strategyName(o.indexing)},
+            {"staged_rearrangement", o.optimizer.stagedRearrangement},
+            {"group_commands", o.optimizer.groupCommands},
+            {"refresh", o.sim.refresh}}},
+          {"mapping",
+           {{"groups_used", mapping.groupsUsed},
+            {"cores_per_group", mapping.coresPerGroup},
+            {"cores", coreTilesJson(p.kernel(), mapping)}}},
+          {"predicted_time_ns", predictedNs ? json(*predictedNs) : json(nullptr)},
+          {"simulated",
+           {{"provenance", provenanceName(e.provenance)},
+            {"cycles", cycles},
+            {"tck_ns", e.tCKns},
+            {"time_ns", e.timeNs},
+            {"energy_pj", e.energyPj}}}};
+}
+
+void exportSchedule(const std::string& path, const Problem& p, const Draft& d, const EvalOptions& o,
+                    const Evaluation& e, std::optional<double> predictedNs) {
+  writeFileAtomically(path, scheduleJson(p, d, o, e, predictedNs).dump(2) + "\n");
+}
+
+ImportedSchedule readSchedule(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open: " + errnoText(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  json j;
+  try {
+    j = json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    throw InputError(path + ": not valid JSON (truncated or corrupt?): byte " + std::to_string(e.byte) +
+                     ": " + e.what());
+  }
+  const Reader r(path);
+  if (!j.is_object() || !j.contains("format"))
+    r.fail("format", "missing: not a PIMScope schedule file (expected \"format\": \"pimscope-schedule\")");
+  if (const json& f = j["format"]; !f.is_string() || f.get<std::string>() != kScheduleFormat)
+    r.fail("format", f.dump() + " is not \"pimscope-schedule\": not a PIMScope schedule file");
+  ImportedSchedule s;
+  s.path = path;
+  const std::int64_t version = r.integer(j, "", "version");
+  if (version > kScheduleVersion)
+    r.fail("version", std::to_string(version) + " is newer than this build reads (" +
+                          std::to_string(kScheduleVersion) + "); upgrade PIMScope");
+  if (version < 1) r.fail("version", std::to_string(version) + " is not a valid version (>= 1)");
+  s.version = static_cast<int>(version);
+  if (j.contains("created") && j["created"].is_string()) s.created = j["created"].get<std::string>();
+
+  // Backend: rebuilt from the embedded parameters, which must hash to what the exporter recorded.
+  const json& bj = r.at(j, "", "backend");
+  const std::string backendName = r.str(bj, "backend", "name");
+  const std::string hash = r.str(bj, "backend", "hash");
+  const json& params = r.at(bj, "backend", "parameters");
+  if (!params.is_object()) r.fail("backend.parameters", "must be an object");
+  Backend backend = parseBackend(params.dump(), path + ": backend.parameters");
+  if (backend.name != backendName)
+    r.fail("backend.name", "'" + backendName + "' but the embedded parameters are of '" + backend.name + "'");
+  if (backend.hash() != hash)
+    r.fail("backend.hash", "'" + hash + "' does not match the embedded parameters (" + backend.hash() +
+                               "): the file was edited or is corrupt");
+  try {
+    s.registryMatches = BackendRegistry::builtin().get(backendName).hash() == hash;
+  } catch (const InputError&) {
+    s.registryMatches = false;
+  }
+
+  // Kernel and shape.
+  const json& kj = r.at(j, "", "kernel");
+  const std::string kernelName = r.str(kj, "kernel", "name");
+  Kernel kernel = parseKernel(r.str(kj, "kernel", "source"), path + ": kernel.source");
+  if (kernel.name != kernelName)
+    r.fail("kernel.name", "'" + kernelName + "' but the embedded source defines '" + kernel.name + "'");
+  const std::string shapeText = r.str(j, "", "shape");
+  Shape shape;
+  try {
+    shape = parseShape(kernel, shapeText);
+  } catch (const InputError& e) {
+    r.fail("shape", e.what());
+  }
+
+  // Options.
+  const json& oj = r.at(j, "", "options");
+  const std::string indexing = r.str(oj, "options", "indexing");
+  if (indexing == strategyName(IndexingStrategy::Exact)) {
+    s.options.indexing = IndexingStrategy::Exact;
+  } else if (indexing == strategyName(IndexingStrategy::Expand)) {
+    s.options.indexing = IndexingStrategy::Expand;
+  } else {
+    r.fail("options.indexing", "'" + indexing + "' is not exact or expand");
+  }
+  s.options.optimizer.stagedRearrangement = r.boolean(oj, "options", "staged_rearrangement");
+  s.options.optimizer.groupCommands = r.boolean(oj, "options", "group_commands");
+  s.options.sim.refresh = r.boolean(oj, "options", "refresh");
+
+  try {
+    s.problem = std::make_unique<Problem>(std::move(backend), std::move(kernel), std::move(shape));
+  } catch (const InputError& e) {
+    r.fail("shape", e.what());
+  }
+  const Problem& p = *s.problem;
+
+  // Draft: the id decodes to parts, which must be the recorded ones (the space is the same only if the
+  // generator is).
+  const json& dj = r.at(j, "", "draft");
+  const json& idj = r.at(dj, "draft", "id");
+  if (!idj.is_number_unsigned() && !(idj.is_number_integer() && idj.get<std::int64_t>() >= 0))
+    r.fail("draft.id", "must be a non-negative integer");
+  try {
+    s.draft = p.space().draft(idj.get<std::uint64_t>());
+  } catch (const InputError& e) {
+    r.fail("draft.id", e.what());
+  }
+  const json& parts = r.at(dj, "draft", "parts");
+  const json expected = partsJson(p.space(), s.draft);
+  if (parts != expected)
+    r.fail("draft.parts", parts.dump() + " but draft " + std::to_string(s.draft.id) + " of " + p.title() +
+                              " is " + expected.dump() + " (the draft space changed)");
+
+  if (j.contains("predicted_time_ns") && !j["predicted_time_ns"].is_null()) {
+    s.predictedNs = r.number(j, "", "predicted_time_ns");
+  }
+  const json& sj = r.at(j, "", "simulated");
+  const json& cj = r.at(sj, "simulated", "cycles");
+  for (int i = 0; i < 3; ++i)
+    s.recorded.cycles[static_cast<std::size_t>(i)] = r.integer(cj, "simulated.cycles", kPhases[i]);
+  s.recorded.totalCycles = r.integer(cj, "simulated.cycles", "total");
+  s.recorded.timeNs = r.number(sj, "simulated", "time_ns");
+  s.recorded.energyPj = r.number(sj, "simulated", "energy_pj");
+  return s;
+}
+
+ImportedSchedule importSchedule(const std::string& path) {
+  ImportedSchedule s = readSchedule(path);
+  s.evaluation = evaluateDraft(*s.problem, s.draft, s.options);
+  const Evaluation& e = s.evaluation;
+  std::string mismatch;
+  for (int i = 0; i < 3; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (e.cycles[k] != s.recorded.cycles[k]) {
+      mismatch += std::string(mismatch.empty() ? "" : ", ") + kPhases[i] + " " +
+                  std::to_string(s.recorded.cycles[k]) + " recorded, " + std::to_string(e.cycles[k]) +
+                  " simulated";
+    }
+  }
+  if (e.totalCycles != s.recorded.totalCycles && mismatch.empty()) {
+    mismatch = "total " + std::to_string(s.recorded.totalCycles) + " recorded, " +
+               std::to_string(e.totalCycles) + " simulated";
+  }
+  if (!mismatch.empty())
+    throw InputError(path + ": simulated.cycles: the schedule does not reproduce on this build (" + mismatch +
+                     ")");
+  return s;
+}
+
+}  // namespace pim
