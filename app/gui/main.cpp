@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// pimscope: the desktop explorer. With no arguments it opens on the default session and explores it at once;
+// `--screenshot DIR` runs that session to completion, writes one PNG per view and exits.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+#include <cstdio>
+
+#include "views/main_window.h"
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("PIMScope"));
+  QApplication::setApplicationName(QStringLiteral("pimscope"));
+  QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+  QCommandLineParser cli;
+  cli.setApplicationDescription(QStringLiteral("PIMScope design-space explorer"));
+  cli.addHelpOption();
+  cli.addVersionOption();
+  QCommandLineOption shots(QStringLiteral("screenshot"),
+                           QStringLiteral("Run the default session, save one PNG per view into <dir>, exit."),
+                           QStringLiteral("dir"));
+  cli.addOption(shots);
+  cli.process(app);
+
+  const bool screenshot = cli.isSet(shots);
+  pimgui::MainWindow window(/*persistLayout=*/!screenshot);
+  window.show();
+  if (screenshot) {
+    const QString dir = cli.value(shots);
+    QObject::connect(&window, &pimgui::MainWindow::becameIdle, &app, [&] {
+      // Let pending layout and replots settle before grabbing.
+      QTimer::singleShot(300, &app, [&] {
+        if (!window.idle()) return;
+        const QStringList files = window.saveScreenshots(dir);
+        for (const QString& f : files) std::printf("%s\n", qPrintable(f));
+        QApplication::exit(files.size() >= 6 ? 0 : 1);
+      });
+    });
+  }
+  if (!window.startDefaultSession()) return screenshot ? 1 : app.exec();
+  return app.exec();
+}

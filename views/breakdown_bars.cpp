@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/breakdown_bars.h"
+
+#include "views/draft_table_model.h"
+
+namespace pimgui {
+
+namespace {
+BreakdownBar barOf(const QString& label, const pim::Evaluation& e) {
+  BreakdownBar b;
+  b.label = label;
+  b.inNs = e.ns(0);
+  b.computeNs = e.ns(1);
+  b.outNs = e.ns(2);
+  b.draft = e.draft;
+  return b;
+}
+}  // namespace
+
+std::vector<BreakdownBar> breakdownBars(const DraftTableModel& model, const QList<quint64>& selected,
+                                        std::optional<quint64> best,
+                                        const std::vector<pim::Baseline>& baselines,
+                                        std::optional<int>* reference) {
+  std::vector<BreakdownBar> bars;
+  reference->reset();
+  for (const pim::Baseline& b : baselines) {
+    if (b.name == "vendor" && b.available) {
+      *reference = static_cast<int>(bars.size());
+      bars.push_back(barOf(QStringLiteral("vendor"), b.eval));
+      bars.back().draft.reset();
+    }
+  }
+  auto addDraft = [&](quint64 id, const QString& prefix) {
+    const int r = model.rowOf(id);
+    if (r < 0 || !model.row(r).simulated) return;
+    bars.push_back(barOf(prefix + QString::number(id), *model.row(r).simulated));
+  };
+  int shown = 0;
+  for (quint64 id : selected) {
+    if (shown++ >= kMaxSelectedBars) break;
+    addDraft(id, best && *best == id ? QStringLiteral("best #") : QStringLiteral("#"));
+  }
+  if (best && !selected.contains(*best)) addDraft(*best, QStringLiteral("best #"));
+  for (const pim::Baseline& b : baselines) {
+    if (b.name == "gpu" && b.available) {
+      BreakdownBar g;
+      g.label = QStringLiteral("GPU only");
+      g.totalOnly = true;
+      g.totalNs = b.eval.timeNs;
+      bars.push_back(g);
+    }
+  }
+  return bars;
+}
+
+}  // namespace pimgui

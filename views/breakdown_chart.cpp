@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/breakdown_chart.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QGraphicsSimpleTextItem>
+#include <QStackedBarSeries>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+
+namespace pimgui {
+
+BreakdownChart::BreakdownChart(QWidget* parent) : QWidget(parent), m_chart(new QChart), m_view(nullptr) {
+  m_chart->setAnimationOptions(QChart::NoAnimation);  // live updates arrive every 50 ms
+  m_chart->legend()->setAlignment(Qt::AlignBottom);
+  m_chart->setMargins(QMargins(4, 4, 4, 4));
+  m_view = new QChartView(m_chart, this);
+  m_view->setRenderHint(QPainter::Antialiasing);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_view);
+  connect(m_chart, &QChart::plotAreaChanged, this, [this] { placeAnnotations(); });
+  setBars({}, std::nullopt);
+}
+
+QString BreakdownChart::speedupText(int i) const {
+  if (!m_reference || i < 0 || i >= static_cast<int>(m_bars.size())) return {};
+  const double ref = m_bars[static_cast<std::size_t>(*m_reference)].total();
+  const double t = m_bars[static_cast<std::size_t>(i)].total();
+  if (ref <= 0 || t <= 0) return {};
+  return QString::number(ref / t, 'f', 2) + QStringLiteral("×");
+}
+
+void BreakdownChart::setBars(std::vector<BreakdownBar> bars, std::optional<int> reference) {
+  m_bars = std::move(bars);
+  m_reference = reference;
+  m_chart->removeAllSeries();
+  for (QAbstractAxis* a : m_chart->axes()) {
+    m_chart->removeAxis(a);
+    delete a;
+  }
+  for (auto* item : m_annotations) delete item;
+  m_annotations.clear();
+
+  static const char* names[4] = {"Input rearrangement", "Compute", "Output rearrangement", "GPU only (host)"};
+  static const QColor colours[4] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b),
+                                    QColor(0x59, 0xa1, 0x4f), QColor(0x9c, 0x75, 0x5f)};
+  auto* series = new QStackedBarSeries;
+  QBarSet* sets[4];
+  for (int s = 0; s < 4; ++s) {
+    sets[s] = new QBarSet(QString::fromUtf8(names[s]));
+    sets[s]->setColor(colours[s]);
+    sets[s]->setBorderColor(colours[s].darker(130));
+  }
+  QStringList categories;
+  double top = 0;
+  for (const BreakdownBar& b : m_bars) {
+    sets[0]->append(b.totalOnly ? 0 : b.inNs / 1e3);
+    sets[1]->append(b.totalOnly ? 0 : b.computeNs / 1e3);
+    sets[2]->append(b.totalOnly ? 0 : b.outNs / 1e3);
+    sets[3]->append(b.totalOnly ? b.totalNs / 1e3 : 0);
+    categories << b.label;
+    top = std::max(top, b.total() / 1e3);
+  }
+  for (QBarSet* s : sets) series->append(s);
+  series->setBarWidth(0.6);
+  m_chart->addSeries(series);
+
+  auto* x = new QBarCategoryAxis;
+  x->append(categories.isEmpty() ? QStringList{QStringLiteral(" ")} : categories);
+  auto* y = new QValueAxis;
+  y->setTitleText(QStringLiteral("Time (µs)"));
+  y->setRange(0, top > 0 ? top * 1.18 : 1.0);  // headroom for the speed-up labels
+  y->applyNiceNumbers();
+  y->setLabelFormat(QStringLiteral("%.0f"));
+  if (top > 0 && top < 10) y->setLabelFormat(QStringLiteral("%.2f"));
+  m_chart->addAxis(x, Qt::AlignBottom);
+  m_chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(x);
+  series->attachAxis(y);
+  m_chart->setTitle(m_reference
+                        ? QStringLiteral("Time breakdown (speed-up over %1)").arg(m_bars[*m_reference].label)
+                        : QStringLiteral("Time breakdown"));
+
+  QFont bold = font();
+  bold.setBold(true);
+  for (int i = 0; i < static_cast<int>(m_bars.size()); ++i) {
+    auto* item = new QGraphicsSimpleTextItem(speedupText(i), m_chart);
+    item->setFont(bold);
+    m_annotations.push_back(item);
+  }
+  placeAnnotations();
+}
+
+void BreakdownChart::placeAnnotations() {
+  if (m_chart->series().isEmpty()) return;
+  QAbstractSeries* series = m_chart->series().front();
+  for (int i = 0; i < static_cast<int>(m_annotations.size()); ++i) {
+    const QPointF p =
+        m_chart->mapToPosition(QPointF(i, m_bars[static_cast<std::size_t>(i)].total() / 1e3), series);
+    QGraphicsSimpleTextItem* item = m_annotations[static_cast<std::size_t>(i)];
+    const QRectF r = item->boundingRect();
+    item->setPos(p.x() - r.width() / 2, p.y() - r.height() - 3);
+  }
+}
+
+}  // namespace pimgui

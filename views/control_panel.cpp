@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/control_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <exception>
+#include <limits>
+
+#include "engine/hw/backend.h"
+#include "engine/kernel/dsl.h"
+#include "engine/kernel/library.h"
+#include "engine/prune/prune_rule.h"
+
+namespace pimgui {
+
+namespace {
+constexpr auto kFileItem = "file";
+pim::Kernel kernelFor(const QString& name, const QString& file) {
+  return pim::resolveKernel(name.toStdString(), file.toStdString());
+}
+}  // namespace
+
+ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
+  m_backend = new QComboBox;
+  for (const pim::Backend& b : pim::BackendRegistry::builtin().all()) {
+    m_backend->addItem(QString::fromStdString(b.name));
+    m_backend->setItemData(m_backend->count() - 1, QString::fromStdString(b.description), Qt::ToolTipRole);
+  }
+  m_kernel = new QComboBox;
+  for (const pim::LibraryKernel& k : pim::KernelLibrary::builtin().entries()) {
+    m_kernel->addItem(QString::fromStdString(k.name), QString::fromStdString(k.name));
+    m_kernel->setItemData(m_kernel->count() - 1, QString::fromStdString(k.summary), Qt::ToolTipRole);
+  }
+  auto* open = new QToolButton;
+  open->setText(tr("DSL…"));
+  open->setToolTip(tr("Open a kernel DSL file (Ctrl+O)"));
+  auto* kernelRow = new QHBoxLayout;
+  kernelRow->addWidget(m_kernel, 1);
+  kernelRow->addWidget(open);
+  m_kernelSummary = new QLabel;
+  m_kernelSummary->setWordWrap(true);
+  m_kernelSummary->setStyleSheet(QStringLiteral("color: palette(mid);"));
+
+  auto* problem = new QGroupBox(tr("Problem"));
+  auto* pf = new QFormLayout(problem);
+  pf->addRow(tr("Backend"), m_backend);
+  pf->addRow(tr("Kernel"), kernelRow);
+  pf->addRow(m_kernelSummary);
+  m_dimsBox = new QWidget;
+  m_dimsForm = new QFormLayout(m_dimsBox);
+  m_dimsForm->setContentsMargins(0, 0, 0, 0);
+  pf->addRow(m_dimsBox);
+
+  auto* search = new QGroupBox(tr("Search"));
+  auto* sf = new QVBoxLayout(search);
+  m_strategy = new QComboBox;
+  for (auto s : {pim::StrategyKind::Predictor, pim::StrategyKind::Exhaustive,
+                 pim::StrategyKind::ComputeCentric, pim::StrategyKind::Vendor, pim::StrategyKind::Gpu})
+    m_strategy->addItem(QString::fromStdString(std::string(pim::strategyName(s))), static_cast<int>(s));
+  auto* strategyRow = new QFormLayout;
+  strategyRow->addRow(tr("Strategy"), m_strategy);
+  sf->addLayout(strategyRow);
+  const auto rules = pim::builtinPruneRules();
+  for (int i = 0; i < 3; ++i) {
+    const QString name = i < static_cast<int>(rules.size())
+                             ? QString::fromStdString(std::string(rules[i]->name()))
+                             : QString();
+    m_rules[i] = new QCheckBox(tr("Rule %1: %2").arg(i + 1).arg(name));
+    m_rules[i]->setChecked(true);
+    sf->addWidget(m_rules[i]);
+  }
+  m_staged = new QCheckBox(tr("Optimizer I: staged rearrangement"));
+  m_groupCommands = new QCheckBox(tr("Optimizer II: group commands"));
+  m_staged->setChecked(true);
+  m_groupCommands->setChecked(true);
+  sf->addWidget(m_staged);
+  sf->addWidget(m_groupCommands);
+
+  m_explore = new QPushButton(tr("Explore (F5)"));
+  m_explore->setDefault(true);
+  m_cancel = new QPushButton(tr("Cancel (Esc)"));
+  m_cancel->setEnabled(false);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(m_explore);
+  buttons->addWidget(m_cancel);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(problem);
+  layout->addWidget(search);
+  layout->addLayout(buttons);
+  layout->addStretch();
+
+  connect(m_kernel, &QComboBox::currentIndexChanged, this, [this] {
+    if (m_kernel->currentData().toString() != QLatin1String(kFileItem)) m_kernelFile.clear();
+    rebuildDims({});
+  });
+  connect(open, &QToolButton::clicked, this, &ControlPanel::openKernelRequested);
+  connect(m_explore, &QPushButton::clicked, this, &ControlPanel::exploreRequested);
+  connect(m_cancel, &QPushButton::clicked, this, &ControlPanel::cancelRequested);
+  setConfig(SessionConfig{});
+}
+
+void ControlPanel::rebuildDims(const QString& shape) {
+  for (auto& [name, box] : m_dims) {
+    m_dimsForm->removeRow(box);
+  }
+  m_dims.clear();
+  pim::Kernel k;
+  try {
+    k = kernelFor(m_kernel->currentData().toString(), m_kernelFile);
+  } catch (const std::exception& e) {
+    m_kernelSummary->setText(QString::fromStdString(e.what()));
+    return;
+  }
+  m_kernelSummary->setText(QString::fromStdString(k.description));
+  std::optional<pim::Shape> parsed;
+  if (!shape.isEmpty()) {
+    try {
+      parsed = pim::parseShape(k, shape.toStdString());
+    } catch (const std::exception&) {
+    }
+  }
+  for (std::size_t i = 0; i < k.dims.size(); ++i) {
+    auto* box = new QSpinBox;
+    // QSpinBox holds an int; larger dimensions than 2^31-1 are CLI territory.
+    box->setRange(1, std::numeric_limits<int>::max());
+    box->setGroupSeparatorShown(true);
+    const std::int64_t v = parsed ? parsed->values[i] : k.dimDefaults[i].value_or(1);
+    box->setValue(static_cast<int>(std::min<std::int64_t>(v, std::numeric_limits<int>::max())));
+    const QString name = QString::fromStdString(k.dims[i]);
+    m_dimsForm->addRow(name, box);
+    m_dims.emplace_back(name, box);
+  }
+}
+
+SessionConfig ControlPanel::config() const {
+  SessionConfig c;
+  c.backend = m_backend->currentText().toStdString();
+  c.kernel = m_kernel->currentData().toString() == QLatin1String(kFileItem)
+                 ? std::string()
+                 : m_kernel->currentText().toStdString();
+  c.kernelFile = m_kernelFile.toStdString();
+  QStringList shape;
+  for (const auto& [name, box] : m_dims) shape << name + QLatin1Char('=') + QString::number(box->value());
+  c.shape = shape.join(QLatin1Char(',')).toStdString();
+  c.strategy = static_cast<pim::StrategyKind>(m_strategy->currentData().toInt());
+  for (int i = 0; i < 3; ++i) c.rules[static_cast<std::size_t>(i)] = m_rules[i]->isChecked();
+  c.stagedRearrangement = m_staged->isChecked();
+  c.groupCommands = m_groupCommands->isChecked();
+  return c;
+}
+
+void ControlPanel::setConfig(const SessionConfig& c) {
+  m_backend->setCurrentText(QString::fromStdString(c.backend));
+  if (!c.kernelFile.empty()) {
+    setKernelFile(QString::fromStdString(c.kernelFile));
+  } else {
+    m_kernelFile.clear();
+    const QSignalBlocker block(m_kernel);
+    m_kernel->setCurrentIndex(std::max(0, m_kernel->findData(QString::fromStdString(c.kernel))));
+  }
+  rebuildDims(QString::fromStdString(c.shape));
+  m_strategy->setCurrentIndex(std::max(0, m_strategy->findData(static_cast<int>(c.strategy))));
+  for (int i = 0; i < 3; ++i) m_rules[i]->setChecked(c.rules[static_cast<std::size_t>(i)]);
+  m_staged->setChecked(c.stagedRearrangement);
+  m_groupCommands->setChecked(c.groupCommands);
+}
+
+bool ControlPanel::setKernelFile(const QString& path, QString* error) {
+  try {
+    pim::Kernel k = pim::loadKernelFile(path.toStdString());
+    m_kernelFile = path;
+    const QSignalBlocker block(m_kernel);
+    int i = m_kernel->findData(QLatin1String(kFileItem));
+    const QString text =
+        QFileInfo(path).fileName() + QStringLiteral(" (") + QString::fromStdString(k.name) + ')';
+    if (i < 0) {
+      m_kernel->addItem(text, QLatin1String(kFileItem));
+      i = m_kernel->count() - 1;
+    } else {
+      m_kernel->setItemText(i, text);
+    }
+    m_kernel->setItemData(i, path, Qt::ToolTipRole);
+    m_kernel->setCurrentIndex(i);
+    rebuildDims({});
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+}
+
+void ControlPanel::setRunning(bool running) {
+  m_explore->setEnabled(!running);
+  m_cancel->setEnabled(running);
+}
+
+}  // namespace pimgui

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/draft_analysis.h"
+
+#include <QMetaObject>
+#include <QThreadPool>
+#include <chrono>
+#include <exception>
+
+#include "engine/codegen/device_config.h"
+#include "engine/codegen/ir_text.h"
+#include "engine/codegen/lowering.h"
+#include "engine/search/problem.h"
+
+namespace pimgui {
+
+DraftAnalysis analyseDraft(std::shared_ptr<const pim::Problem> problem, const pim::Draft& draft,
+                           const std::vector<bool>& rules, const pim::EvalOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  DraftAnalysis a;
+  a.problem = problem;
+  a.draft = draft;
+  try {
+    // A Pruner memoises per call site and is not thread-safe, so each analysis has its own.
+    pim::Pruner pruner(problem->space(), rules);
+    a.verdict = pruner.why(draft.id);
+    a.mapping = pim::mapDraft(problem->space(), draft, options.indexing);
+    a.layout = pim::placeOnBanks(problem->kernel(), *a.mapping, problem->backend());
+    a.irText = pim::irText(problem->space(), *a.mapping);
+    const pim::sim::DeviceConfig device = pim::deviceConfigFor(problem->backend(), options.sim);
+    const pim::sim::Program program =
+        pim::lowerDraft(pim::LoweringInput{*problem, *a.mapping, *a.layout, device, options.optimizer});
+    a.commands = pim::commandListing(program);
+    pim::EvalOptions o = options;
+    o.keepBanks = true;
+    a.evaluation = pim::evaluateDraft(*problem, draft, o);
+  } catch (const std::exception& e) {
+    a.error = e.what();
+  }
+  a.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return a;
+}
+
+DraftAnalysisRunner::DraftAnalysisRunner(QObject* parent) : QObject(parent) {}
+
+DraftAnalysisRunner::~DraftAnalysisRunner() {
+  // Pending tasks post to `this`; wait so none outlives it.
+  QThreadPool::globalInstance()->waitForDone();
+}
+
+void DraftAnalysisRunner::clear() {
+  ++m_ticket;
+  m_latest.reset();
+  emit analysed(nullptr);
+}
+
+void DraftAnalysisRunner::request(std::shared_ptr<const pim::Problem> problem, std::uint64_t draftId,
+                                  std::vector<bool> rules, pim::EvalOptions options) {
+  if (!problem) return;
+  const unsigned ticket = ++m_ticket;
+  ++m_pending;
+  QThreadPool::globalInstance()->start([this, ticket, problem, draftId, rules = std::move(rules), options] {
+    auto result = std::make_shared<DraftAnalysis>();
+    try {
+      *result = analyseDraft(problem, problem->space().draft(draftId), rules, options);
+    } catch (const std::exception& e) {
+      result->problem = problem;
+      result->draft.id = draftId;
+      result->error = e.what();
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, ticket, result] {
+          --m_pending;
+          if (ticket != m_ticket) return;  // superseded by a newer selection
+          m_latest = result;
+          emit analysed(result);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+}  // namespace pimgui

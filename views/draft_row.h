@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// One row of the drafts table: what the engine knows about a draft (an Explorer record), or why it was
+// pruned. The plot objectives are read from here too so the table and the Pareto plot can never disagree.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "engine/search/explorer.h"
+
+namespace pimgui {
+
+struct DraftRow {
+  pim::Draft draft;
+  std::optional<double> predictedNs;
+  std::optional<pim::Evaluation> simulated;
+  std::string error;
+  bool pruned = false;
+  int rule = 0;  // pruning rule number when pruned
+  std::string ruleName, reason;
+
+  static DraftRow fromRecord(const pim::DraftRecord& r) {
+    DraftRow row;
+    row.draft = r.draft;
+    row.predictedNs = r.predictedNs;
+    row.simulated = r.simulated;
+    row.error = r.error;
+    return row;
+  }
+};
+
+/// Quantities the Pareto plot can put on an axis (all to be minimised).
+enum class Objective : int {
+  SimulatedTime,
+  PredictedTime,
+  Energy,
+  ComputeTime,
+  RearrangementTime,
+  BanksUsed
+};
+inline constexpr int kObjectiveCount = 6;
+const char* objectiveTitle(Objective o);  // with units, e.g. "Simulated time (µs)"
+/// Value of `o` for `row` in the axis units, nullopt when the engine has not produced it.
+std::optional<double> objectiveValue(const DraftRow& row, Objective o);
+
+}  // namespace pimgui

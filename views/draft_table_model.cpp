@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/draft_table_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QLocale>
+#include <limits>
+
+#include "engine/search/problem.h"
+
+namespace pimgui {
+
+namespace {
+QString micro(double ns) { return QString::number(ns / 1e3, 'f', 2); }
+}  // namespace
+
+DraftTableModel::DraftTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void DraftTableModel::reset(std::shared_ptr<const pim::Problem> problem, std::optional<double> errorPct) {
+  beginResetModel();
+  m_problem = std::move(problem);
+  m_errorPct = errorPct;
+  m_rows.clear();
+  m_labels.clear();
+  m_index.clear();
+  m_kept = 0;
+  endResetModel();
+  emit rowsChanged();
+}
+
+std::optional<double> DraftTableModel::sortValue(int r, int column) const {
+  if (isTextColumn(column)) return std::nullopt;
+  return number(m_rows[static_cast<std::size_t>(r)], column)
+      .value_or(std::numeric_limits<double>::infinity());
+}
+
+bool DraftTableModel::updateRecords(const std::vector<pim::DraftRecord>& records, int maxNew) {
+  const int known = m_kept;
+  const int available = static_cast<int>(records.size());
+  const int fresh = available - known > maxNew ? known + maxNew : available;
+  // Records are append-only with stable indices, so the first `known` rows are the same drafts.
+  int firstChanged = -1, lastChanged = -1;
+  for (int r = 0; r < std::min(known, fresh); ++r) {
+    DraftRow& row = m_rows[static_cast<std::size_t>(r)];
+    const pim::DraftRecord& rec = records[static_cast<std::size_t>(r)];
+    const bool changed = row.predictedNs != rec.predictedNs ||
+                         row.simulated.has_value() != rec.simulated.has_value() || row.error != rec.error;
+    if (!changed) continue;
+    row = DraftRow::fromRecord(rec);
+    if (firstChanged < 0) firstChanged = r;
+    lastChanged = r;
+  }
+  if (firstChanged >= 0) emit dataChanged(index(firstChanged, 0), index(lastChanged, ColumnCount - 1));
+  if (fresh > known) {
+    beginInsertRows({}, known, fresh - 1);
+    std::vector<DraftRow> added;
+    added.reserve(static_cast<std::size_t>(fresh - known));
+    for (int r = known; r < fresh; ++r)
+      added.push_back(DraftRow::fromRecord(records[static_cast<std::size_t>(r)]));
+    m_rows.insert(m_rows.begin() + known, std::make_move_iterator(added.begin()),
+                  std::make_move_iterator(added.end()));
+    m_labels.insert(
+        m_labels.begin() + std::min<std::size_t>(m_labels.size(), static_cast<std::size_t>(known)),
+        static_cast<std::size_t>(fresh - known), QString());
+    m_kept = fresh;
+    // Pruned rows (if any) moved down; rebuild their part of the index together with the new rows.
+    for (int r = known; r < static_cast<int>(m_rows.size()); ++r)
+      m_index.insert(m_rows[static_cast<std::size_t>(r)].draft.id, r);
+    endInsertRows();
+  }
+  if (firstChanged >= 0 || fresh > known) emit rowsChanged();
+  return fresh < available;
+}
+
+void DraftTableModel::appendPruned(std::vector<DraftRow> rows) {
+  if (rows.empty()) return;
+  const int first = static_cast<int>(m_rows.size());
+  beginInsertRows({}, first, first + static_cast<int>(rows.size()) - 1);
+  for (auto& row : rows) {
+    m_index.insert(row.draft.id, static_cast<int>(m_rows.size()));
+    m_rows.push_back(std::move(row));
+  }
+  m_labels.resize(m_rows.size());
+  endInsertRows();
+  emit rowsChanged();
+}
+
+int DraftTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int DraftTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString DraftTableModel::label(int r) const {
+  if (m_labels.size() < m_rows.size()) m_labels.resize(m_rows.size());
+  QString& cached = m_labels[static_cast<std::size_t>(r)];
+  if (cached.isEmpty() && m_problem)
+    cached = QString::fromStdString(m_problem->space().label(m_rows[static_cast<std::size_t>(r)].draft));
+  return cached;
+}
+
+QString DraftTableModel::source(const DraftRow& row) const {
+  if (row.pruned)
+    return QStringLiteral("pruned (rule %1: %2)").arg(row.rule).arg(QString::fromStdString(row.ruleName));
+  if (!row.error.empty()) return QStringLiteral("failed: ") + QString::fromStdString(row.error);
+  if (row.simulated)
+    return QString::fromStdString(std::string(pim::provenanceName(row.simulated->provenance)));
+  if (row.predictedNs) {
+    return m_errorPct ? QStringLiteral("predicted ±%1%").arg(*m_errorPct, 0, 'f', 1)
+                      : QStringLiteral("predicted");
+  }
+  return QStringLiteral("pending");
+}
+
+std::optional<double> DraftTableModel::number(const DraftRow& row, int column) const {
+  switch (column) {
+    case Id:
+      return static_cast<double>(row.draft.id);
+    case Predicted:
+      return row.predictedNs ? std::optional(*row.predictedNs) : std::nullopt;
+    default:
+      break;
+  }
+  if (!row.simulated) return std::nullopt;
+  const pim::Evaluation& e = *row.simulated;
+  switch (column) {
+    case Simulated:
+      return e.timeNs;
+    case InRearr:
+      return e.ns(0);
+    case Compute:
+      return e.ns(1);
+    case OutRearr:
+      return e.ns(2);
+    case Energy:
+      return e.energyPj;
+    case Banks:
+      return e.banksUsed;
+    case Padding:
+      return static_cast<double>(e.paddingBytes);
+    default:
+      return std::nullopt;
+  }
+}
+
+QVariant DraftTableModel::display(const DraftRow& row, int r, int column) const {
+  if (column == Parts) return label(r);
+  if (column == Source) return source(row);
+  const std::optional<double> v = number(row, column);
+  if (!v) return QStringLiteral("–");
+  switch (column) {
+    case Id:
+      return QString::number(row.draft.id);
+    case Energy:
+      return QString::number(*v / 1e6, 'f', 3);
+    case Banks:
+      return QString::number(static_cast<int>(*v));
+    case Padding:
+      return QLocale().formattedDataSize(static_cast<qint64>(*v), 1, QLocale::DataSizeTraditionalFormat);
+    default:
+      return micro(*v);
+  }
+}
+
+QVariant DraftTableModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
+  const DraftRow& row = m_rows[static_cast<std::size_t>(index.row())];
+  switch (role) {
+    case Qt::DisplayRole:
+      return display(row, index.row(), index.column());
+    case Qt::ToolTipRole:
+      if (index.column() == Source && row.pruned) return QString::fromStdString(row.reason);
+      if (index.column() == Source && !row.error.empty()) return QString::fromStdString(row.error);
+      return {};
+    case Qt::TextAlignmentRole:
+      if (index.column() == Parts || index.column() == Source) return int(Qt::AlignLeft | Qt::AlignVCenter);
+      return int(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ForegroundRole:
+      if (row.pruned) return QBrush(QColor(140, 140, 140));
+      if (!row.error.empty()) return QBrush(QColor(170, 40, 40));
+      return {};
+    case SortRole: {
+      if (index.column() == Parts) return label(index.row());
+      if (index.column() == Source) return source(row);
+      // Unknown values sort after every known one in ascending order.
+      return number(row, index.column()).value_or(std::numeric_limits<double>::infinity());
+    }
+    case DraftIdRole:
+      return QVariant::fromValue<quint64>(row.draft.id);
+    case PrunedRole:
+      return row.pruned;
+    default:
+      return {};
+  }
+}
+
+QVariant DraftTableModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal) return QAbstractTableModel::headerData(section, o, role);
+  static const char* titles[ColumnCount] = {"Id",
+                                            "Parts [groups, cores, rep]",
+                                            "Predicted (µs)",
+                                            "Simulated (µs)",
+                                            "In rearr. (µs)",
+                                            "Compute (µs)",
+                                            "Out rearr. (µs)",
+                                            "Energy (µJ)",
+                                            "Banks",
+                                            "Padding",
+                                            "Provenance"};
+  static const char* tips[ColumnCount] = {"Dense draft id in the draft space",
+                                          "Per part: PIM groups, cores per group, representative mapping",
+                                          "Predicted end-to-end time",
+                                          "Simulated end-to-end time",
+                                          "Input rearrangement (host layout to per-core bank regions)",
+                                          "Compute on the PIM cores",
+                                          "Output rearrangement (partial results back to host layout)",
+                                          "Simulated energy",
+                                          "Banks holding data",
+                                          "Bytes added so every core of a group shares address offsets",
+                                          "Where the numbers come from"};
+  if (section < 0 || section >= ColumnCount) return {};
+  if (role == Qt::DisplayRole) return QString::fromUtf8(titles[section]);
+  if (role == Qt::ToolTipRole) return QString::fromUtf8(tips[section]);
+  return {};
+}
+
+}  // namespace pimgui

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// The drafts table: one row per kept draft the exploration knows about, then (optionally) pruned drafts with
+// the rule that removed them. Rows only grow while a run is live, so views keep their scroll and selection;
+// data() formats on demand and caches only the parts label, which keeps 100,000 rows smooth.
+#pragma once
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QString>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "views/draft_row.h"
+
+namespace pimgui {
+
+class DraftTableModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum Column {
+    Id,
+    Parts,
+    Predicted,
+    Simulated,
+    InRearr,
+    Compute,
+    OutRearr,
+    Energy,
+    Banks,
+    Padding,
+    Source,
+    ColumnCount
+  };
+  enum Role { SortRole = Qt::UserRole + 1, DraftIdRole, PrunedRole };
+
+  explicit DraftTableModel(QObject* parent = nullptr);
+
+  /// Starts a new session: clears every row.
+  void reset(std::shared_ptr<const pim::Problem> problem, std::optional<double> predictorErrorPct);
+  /// Merges a fresh snapshot of the explorer's records (append-only: existing rows update in place). At most
+  /// `maxNew` new rows are inserted per call so a sorted view never stalls on one huge insertion; returns
+  /// true when rows of `records` remain to be inserted.
+  bool updateRecords(const std::vector<pim::DraftRecord>& records,
+                     int maxNew = std::numeric_limits<int>::max());
+  /// Numeric sort key of a cell (+inf when unknown), for the proxy's fast comparisons; nullopt for text
+  /// columns.
+  std::optional<double> sortValue(int row, int column) const;
+  bool isTextColumn(int column) const { return column == Parts || column == Source; }
+  /// Appends pruned drafts (listed off the GUI thread).
+  void appendPruned(std::vector<DraftRow> rows);
+  int keptRows() const { return m_kept; }
+  int prunedRows() const { return static_cast<int>(m_rows.size()) - m_kept; }
+
+  const DraftRow& row(int r) const { return m_rows[static_cast<std::size_t>(r)]; }
+  const std::vector<DraftRow>& rows() const { return m_rows; }
+  /// Row of draft `id`, -1 if not listed.
+  int rowOf(std::uint64_t id) const { return m_index.value(id, -1); }
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+ signals:
+  void rowsChanged();
+
+ private:
+  QString label(int r) const;
+  QString source(const DraftRow& row) const;
+  QVariant display(const DraftRow& row, int r, int column) const;
+  std::optional<double> number(const DraftRow& row, int column) const;
+
+  std::shared_ptr<const pim::Problem> m_problem;
+  std::optional<double> m_errorPct;
+  std::vector<DraftRow> m_rows;  // kept rows [0, m_kept), then pruned rows
+  int m_kept = 0;
+  QHash<quint64, int> m_index;
+  mutable std::vector<QString> m_labels;  // lazily filled parts labels
+};
+
+}  // namespace pimgui

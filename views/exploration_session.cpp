@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/exploration_session.h"
+
+#include <QMetaObject>
+#include <QThreadPool>
+#include <chrono>
+#include <exception>
+
+#include "engine/hw/backend.h"
+#include "engine/kernel/kernel.h"
+#include "engine/predict/predictor.h"
+#include "engine/search/problem.h"
+
+namespace pimgui {
+
+ExplorationSession::ExplorationSession(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<pim::ExploreProgress>();
+}
+
+ExplorationSession::~ExplorationSession() {
+  stopAndWait();
+  QThreadPool::globalInstance()->waitForDone();  // a snapshot task may still post to `this`
+}
+
+namespace {
+std::int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+void ExplorationSession::cancel() {
+  if (!m_cancel || m_cancel->load()) return;
+  m_cancelledAtNs = nowNs();
+  m_cancel->store(true);
+  if (!m_running) return;
+  // Stop the run for the GUI now instead of waiting for the simulation in flight.
+  ++m_generation;
+  m_running = false;
+  if (m_worker.joinable()) m_retired.push_back(std::move(m_worker));
+  pim::ExploreProgress last = m_explorer->progress();
+  last.stage = "cancelled";
+  deliverProgress(last);
+  emit finished(true);
+}
+
+std::optional<double> ExplorationSession::cancelLatencyMs() const {
+  if (!m_returnedAtNs || m_cancelledAtNs == 0 || m_returnedAtNs->load() == 0) return std::nullopt;
+  return static_cast<double>(m_returnedAtNs->load() - m_cancelledAtNs) / 1e6;
+}
+
+void ExplorationSession::stopAndWait() {
+  cancel();
+  if (m_worker.joinable()) m_worker.join();
+  for (auto& t : m_retired) t.join();
+  m_retired.clear();
+  m_running = false;
+}
+
+std::vector<pim::DraftRecord> ExplorationSession::records() const {
+  return m_explorer ? m_explorer->records() : std::vector<pim::DraftRecord>{};
+}
+
+std::uint64_t ExplorationSession::requestSnapshot() {
+  if (!m_explorer) return 0;
+  if (m_snapshotPending) {
+    m_snapshotAgain = true;
+    return m_snapshotTicket + 1;
+  }
+  m_snapshotPending = true;
+  const std::uint64_t ticket = ++m_snapshotTicket;
+  const unsigned run = m_runId;
+  QThreadPool::globalInstance()->start([this, run, ticket, explorer = m_explorer] {
+    auto records = std::make_shared<const std::vector<pim::DraftRecord>>(explorer->records());
+    QMetaObject::invokeMethod(
+        this,
+        [this, run, ticket, records] {
+          m_snapshotPending = false;
+          if (run == m_runId) emit snapshot(records, ticket);
+          if (m_snapshotAgain) {
+            m_snapshotAgain = false;
+            requestSnapshot();
+          }
+        },
+        Qt::QueuedConnection);
+  });
+  return ticket;
+}
+
+bool ExplorationSession::start(const SessionConfig& config) {
+  cancel();                                  // a running worker is retired, not waited for
+  if (m_worker.joinable()) m_worker.join();  // finished already (its last report is queued), so this is quick
+  ++m_generation;                            // anything still queued from the previous run is stale now
+  ++m_runId;
+  m_config = config;
+  m_baselines.clear();
+  m_progress = {};
+  m_predictorError.reset();
+  m_note.clear();
+  try {
+    // Problem construction only builds memoised counts (no enumeration), so it is cheap enough here.
+    const pim::Backend& backend = pim::BackendRegistry::builtin().get(config.backend);
+    pim::Kernel kernel = pim::resolveKernel(config.kernel, config.kernelFile);
+    pim::Shape shape = pim::parseShape(kernel, config.shape);
+    m_problem = std::make_shared<const pim::Problem>(backend, std::move(kernel), std::move(shape));
+  } catch (const std::exception& e) {
+    m_problem.reset();
+    m_explorer.reset();
+    emit failed(QString::fromStdString(e.what()));
+    return false;
+  }
+
+  m_options = {};
+  m_options.strategy = config.strategy;
+  m_options.rules = {config.rules[0], config.rules[1], config.rules[2]};
+  m_options.eval = config.evalOptions();
+  m_options.eval.keepBanks = false;  // records carry no per-bank table; the heat map re-evaluates one draft
+  m_options.maxSimulations = config.maxSimulations;
+  m_predictor.reset();
+  if (config.strategy == pim::StrategyKind::Predictor) {
+    std::optional<pim::Predictor> shipped;
+    try {
+      shipped = pim::Predictor::loadShipped(config.backend);
+    } catch (const std::exception& e) {
+      m_note = QString::fromStdString(e.what()) + QStringLiteral("; ");
+    }
+    if (shipped) {
+      m_predictor = std::make_shared<const pim::Predictor>(std::move(*shipped));
+      m_options.predictor = m_predictor.get();
+      m_predictorError = m_predictor->expectedErrorPct();
+    } else {
+      m_options.strategy = pim::StrategyKind::Exhaustive;
+      if (m_options.maxSimulations == 0) m_options.maxSimulations = kFallbackSimulations;
+      m_note += QStringLiteral("no shipped model for %1: exhaustive, first %2 simulations")
+                    .arg(QString::fromStdString(config.backend))
+                    .arg(m_options.maxSimulations);
+    }
+  }
+
+  m_explorer = std::make_shared<pim::Explorer>(*m_problem, m_options);
+  m_cancel = std::make_shared<std::atomic<bool>>(false);
+  m_cancelledAtNs = 0;
+  m_returnedAtNs = std::make_shared<std::atomic<std::int64_t>>(0);
+  m_running = true;
+  emit started();
+
+  const unsigned generation = m_generation;
+  // The worker holds its own references so a superseded run can finish safely; `this` outlives it because
+  // stopAndWait() joins before any restart and in the destructor.
+  m_worker = std::thread([this, generation, explorer = m_explorer, problem = m_problem, cancel = m_cancel,
+                          predictor = m_predictor, eval = m_options.eval, returnedAt = m_returnedAtNs] {
+    auto report = [this, generation](const pim::ExploreProgress& p) {
+      QMetaObject::invokeMethod(
+          this,
+          [this, generation, p] {
+            if (generation == m_generation) deliverProgress(p);
+          },
+          Qt::QueuedConnection);
+    };
+    try {
+      explorer->run(*cancel, report);
+    } catch (const std::exception& e) {
+      QString msg = QString::fromStdString(e.what());
+      QMetaObject::invokeMethod(
+          this, [this, msg] { emit failed(msg); }, Qt::QueuedConnection);
+    }
+    returnedAt->store(nowNs());
+    const bool cancelled = cancel->load();
+    std::vector<pim::Baseline> baselines;
+    if (!cancelled) {
+      // Baselines are one simulation (vendor) and an analytic model (GPU): cheap next to the search, and
+      // skipped on cancel so Cancel stays prompt.
+      try {
+        baselines.push_back(pim::vendorBaseline(*problem, eval));
+      } catch (const std::exception& e) {
+        pim::Baseline b;
+        b.name = "vendor";
+        b.reason = e.what();
+        baselines.push_back(std::move(b));
+      }
+      try {
+        baselines.push_back(pim::gpuBaseline(*problem));
+      } catch (const std::exception& e) {
+        pim::Baseline b;
+        b.name = "gpu";
+        b.reason = e.what();
+        baselines.push_back(std::move(b));
+      }
+    }
+    pim::ExploreProgress last = explorer->progress();
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation, cancelled, last, baselines = std::move(baselines)]() mutable {
+          if (generation != m_generation) return;
+          m_running = false;
+          if (m_worker.joinable()) m_worker.join();  // the worker has returned by now (this is its last act)
+          deliverProgress(last);
+          m_baselines = std::move(baselines);
+          emit baselinesReady();
+          emit finished(cancelled);
+        },
+        Qt::QueuedConnection);
+  });
+  return true;
+}
+
+void ExplorationSession::deliverProgress(const pim::ExploreProgress& p) {
+  m_progress = p;
+  emit progressed(p);
+}
+
+}  // namespace pimgui

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextStream>
+#include <QTimer>
+
+#include "engine/search/problem.h"
+#include "views/bank_heatmap.h"
+#include "views/breakdown_bars.h"
+#include "views/breakdown_chart.h"
+#include "views/control_panel.h"
+#include "views/draft_analysis.h"
+#include "views/draft_details.h"
+#include "views/draft_filter_proxy.h"
+#include "views/draft_selection.h"
+#include "views/draft_table_model.h"
+#include "views/draft_table_panel.h"
+#include "views/exploration_session.h"
+#include "views/pareto_plot.h"
+#include "views/pruned_lister.h"
+
+namespace pimgui {
+
+namespace {
+constexpr int kRefreshMs = 200;     // live table/plot refresh period; progress itself arrives every ~50 ms
+constexpr int kInsertChunk = 2000;  // rows merged per event-loop turn
+}  // namespace
+
+MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent), m_persist(persistLayout) {
+  setWindowTitle(tr("PIMScope"));
+  setObjectName(QStringLiteral("PIMScopeMainWindow"));
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks | QMainWindow::AllowTabbedDocks);
+  m_session = new ExplorationSession(this);
+  m_selection = new DraftSelection(this);
+  m_model = new DraftTableModel(this);
+  m_analysis = new DraftAnalysisRunner(this);
+  m_pruned = new PrunedLister(this);
+
+  m_table = new DraftTablePanel(m_model, m_selection);
+  setCentralWidget(m_table);
+  m_controls = new ControlPanel;
+  m_pareto = new ParetoPlot(m_model, m_selection);
+  m_breakdown = new BreakdownChart;
+  m_heatmap = new BankHeatmap;
+  m_details = new DraftDetails;
+  m_controlsDock = addDock(tr("Controls"), QStringLiteral("controls"), m_controls, Qt::LeftDockWidgetArea);
+  m_paretoDock = addDock(tr("Pareto plot"), QStringLiteral("pareto"), m_pareto, Qt::RightDockWidgetArea);
+  m_breakdownDock =
+      addDock(tr("Time breakdown"), QStringLiteral("breakdown"), m_breakdown, Qt::RightDockWidgetArea);
+  m_heatmapDock =
+      addDock(tr("Bank heat map"), QStringLiteral("heatmap"), m_heatmap, Qt::BottomDockWidgetArea);
+  m_detailsDock =
+      addDock(tr("Draft details"), QStringLiteral("details"), m_details, Qt::BottomDockWidgetArea);
+  splitDockWidget(m_heatmapDock, m_detailsDock, Qt::Horizontal);
+  resizeDocks({m_controlsDock, m_paretoDock}, {290, 560}, Qt::Horizontal);
+  resizeDocks({m_paretoDock, m_breakdownDock}, {1, 1}, Qt::Vertical);
+  resizeDocks({m_heatmapDock}, {330}, Qt::Vertical);
+  resizeDocks({m_heatmapDock, m_detailsDock}, {3, 2}, Qt::Horizontal);
+
+  m_counts = new QLabel;
+  statusBar()->addPermanentWidget(m_counts);
+  buildMenus();
+
+  connect(m_session, &ExplorationSession::started, this, &MainWindow::onStarted);
+  connect(m_session, &ExplorationSession::progressed, this, [this] { onProgress(false); });
+  connect(m_session, &ExplorationSession::finished, this, &MainWindow::onFinished);
+  connect(m_session, &ExplorationSession::snapshot, this, &MainWindow::onSnapshot);
+  connect(m_session, &ExplorationSession::baselinesReady, this, &MainWindow::updateBreakdown);
+  connect(m_session, &ExplorationSession::failed, this, [this](const QString& msg) {
+    statusBar()->showMessage(tr("Error: %1").arg(msg));
+    m_controls->setRunning(m_session->running());
+    checkIdle();
+  });
+  connect(m_selection, &DraftSelection::changed, this, &MainWindow::onSelectionChanged);
+  connect(m_analysis, &DraftAnalysisRunner::analysed, this, [this](std::shared_ptr<const DraftAnalysis> a) {
+    m_heatmap->setAnalysis(a);
+    m_details->setAnalysis(a);
+    checkIdle();
+  });
+  connect(m_pruned, &PrunedLister::listed, this,
+          [this](std::shared_ptr<std::vector<DraftRow>> rows, bool capped) {
+            const std::size_t n = rows->size();
+            m_model->appendPruned(std::move(*rows));
+            m_prunedListed = true;
+            m_table->setPrunedNote(capped ? tr("pruned: first %L1 listed").arg(n)
+                                          : tr("pruned: all %L1 listed").arg(n));
+            m_pareto->refresh();
+            checkIdle();
+          });
+  connect(m_table, &DraftTablePanel::showPrunedToggled, this, &MainWindow::setShowPruned);
+  connect(m_controls, &ControlPanel::exploreRequested, this, [this] { startSession(m_controls->config()); });
+  connect(m_controls, &ControlPanel::cancelRequested, m_session, &ExplorationSession::cancel);
+  connect(m_controls, &ControlPanel::openKernelRequested, this, &MainWindow::openKernel);
+
+  resize(1680, 1050);
+  if (m_persist) {
+    QSettings s;
+    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  }
+  updateBreakdown();
+  updateStatus();
+}
+
+MainWindow::~MainWindow() {
+  m_session->stopAndWait();
+  m_pruned->cancel();
+}
+
+QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* w,
+                                 Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(name);  // saveState/restoreState key
+  dock->setWidget(w);
+  addDockWidget(area, dock);
+  return dock;
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open DSL file…"), QKeySequence::Open, this, &MainWindow::openKernel);
+  file->addAction(tr("&Export drafts (CSV)…"), QKeySequence::Save, this, &MainWindow::exportCsvInteractive);
+  file->addAction(tr("Save &screenshots…"), this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Screenshot folder"));
+    if (!dir.isEmpty()) statusBar()->showMessage(tr("Wrote %1 screenshots").arg(saveScreenshots(dir).size()));
+  });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addAction(tr("&Copy selected draft ids"), QKeySequence::Copy, this, [this] {
+    QStringList ids;
+    for (quint64 id : m_selection->ids()) ids << QString::number(id);
+    QApplication::clipboard()->setText(ids.join(QLatin1Char('\n')));
+  });
+  edit->addAction(tr("&Find…"), QKeySequence::Find, this, [this] {
+    m_table->filterBox()->setFocus();
+    m_table->filterBox()->selectAll();
+  });
+  edit->addAction(tr("Select &best draft"), QKeySequence(Qt::CTRL | Qt::Key_B), this, [this] {
+    if (auto best = bestDraft()) m_selection->set({*best});
+  });
+  edit->addAction(tr("C&lear selection"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A), m_selection,
+                  &DraftSelection::clear);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* d : {m_controlsDock, m_paretoDock, m_breakdownDock, m_heatmapDock, m_detailsDock})
+    view->addAction(d->toggleViewAction());
+  view->addSeparator();
+  view->addAction(tr("Reset Pareto &zoom"), this, [this] { m_pareto->resetView(); });
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->addAction(tr("&Explore"), QKeySequence(Qt::Key_F5), this,
+                 [this] { startSession(m_controls->config()); });
+  QAction* cancel =
+      run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), m_session, &ExplorationSession::cancel);
+  cancel->setShortcutContext(Qt::WindowShortcut);
+  QAction* pruned = run->addAction(tr("Show &pruned drafts"));
+  pruned->setCheckable(true);
+  connect(pruned, &QAction::toggled, m_table->showPrunedBox(), &QCheckBox::setChecked);
+  connect(m_table->showPrunedBox(), &QCheckBox::toggled, pruned, &QAction::setChecked);
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About PIMScope"), this, [this] {
+    QMessageBox::about(
+        this, tr("About PIMScope"),
+        tr("<b>PIMScope</b> %1<br>Design-space explorer for compiling ML kernels onto "
+           "Processing-In-Memory hardware. Every number shown comes from the engine: drafts, pruning "
+           "verdicts, predictions and bank-level simulations.")
+            .arg(QApplication::applicationVersion()));
+  });
+}
+
+bool MainWindow::startDefaultSession() { return startSession(SessionConfig{}); }
+
+bool MainWindow::startSession(const SessionConfig& c) {
+  m_controls->setConfig(c);
+  return m_session->start(c);
+}
+
+void MainWindow::onStarted() {
+  m_pruned->cancel();
+  m_prunedListed = false;
+  m_pendingRecords.reset();
+  m_awaitFinal = m_finalArrived = false;
+  m_selection->clear();
+  m_analysis->clear();
+  m_model->reset(m_session->problem(), m_session->predictorErrorPct());
+  m_table->setPrunedNote({});
+  m_controls->setRunning(true);
+  setWindowTitle(tr("PIMScope — %1").arg(QString::fromStdString(m_session->problem()->title())));
+  if (!m_session->note().isEmpty()) statusBar()->showMessage(m_session->note());
+  m_lastRefresh.start();
+  onProgress(true);
+  if (m_prunedRequested) setShowPruned(true);
+}
+
+void MainWindow::onProgress(bool force) {
+  // Copying every record is the expensive part: it runs on a pool thread a few times a second and the rows
+  // are merged here in chunks (feedRecords), so the event loop keeps turning.
+  if (force || !m_lastRefresh.isValid() || m_lastRefresh.elapsed() >= kRefreshMs) {
+    m_lastRefresh.restart();
+    m_session->requestSnapshot();
+  }
+  updateStatus();
+}
+
+void MainWindow::onSnapshot(std::shared_ptr<const std::vector<pim::DraftRecord>> records, quint64 ticket) {
+  m_pendingRecords = std::move(records);
+  // Only a copy started after the run ended is sure to hold everything.
+  if (m_awaitFinal && ticket >= m_finalTicket) {
+    m_awaitFinal = false;
+    m_finalArrived = true;
+  }
+  if (!m_feeding) feedRecords();
+}
+
+void MainWindow::feedRecords() {
+  m_feeding = false;
+  if (!m_pendingRecords) return;
+  const bool more = m_model->updateRecords(*m_pendingRecords, kInsertChunk);
+  m_pareto->refresh();
+  updateBreakdown();
+  updateStatus();
+  if (more) {
+    m_feeding = true;
+    QTimer::singleShot(0, this, &MainWindow::feedRecords);
+    return;
+  }
+  if (m_finalArrived) {
+    m_finalArrived = false;
+    completeFinish();
+  }
+}
+
+void MainWindow::onFinished(bool cancelled) {
+  m_cancelled = cancelled;
+  m_awaitFinal = true;
+  m_finalTicket = m_session->requestSnapshot();
+  updateStatus();
+}
+
+void MainWindow::completeFinish() {
+  m_controls->setRunning(false);
+  // Show the best draft in the single-draft views unless the user already picked one.
+  if (m_selection->ids().isEmpty()) {
+    if (auto best = bestDraft()) {
+      m_selection->set({*best});
+    }
+  }
+  QString msg = m_cancelled ? tr("Cancelled: kept %L1 records").arg(m_model->keptRows())
+                            : tr("Done in %1 s").arg(m_session->progress().elapsedSeconds, 0, 'f', 2);
+  if (!m_session->note().isEmpty()) msg += QStringLiteral(" · ") + m_session->note();
+  statusBar()->showMessage(msg);
+  checkIdle();
+}
+
+std::optional<quint64> MainWindow::bestDraft() const {
+  const auto& best = m_session->progress().best;
+  if (!best || static_cast<int>(*best) >= m_model->keptRows()) return std::nullopt;
+  return m_model->row(static_cast<int>(*best)).draft.id;
+}
+
+void MainWindow::onSelectionChanged() {
+  updateBreakdown();
+  const auto current = m_selection->current();
+  if (!current || !m_session->problem()) {
+    m_analysis->clear();
+    return;
+  }
+  m_details->setPending(*current);
+  std::vector<bool> rules(m_session->config().rules.begin(), m_session->config().rules.end());
+  m_analysis->request(m_session->problem(), *current, rules, m_session->config().evalOptions());
+}
+
+void MainWindow::updateBreakdown() {
+  std::optional<int> reference;
+  auto bars = breakdownBars(*m_model, m_selection->ids(), bestDraft(), m_session->baselines(), &reference);
+  m_breakdown->setBars(std::move(bars), reference);
+}
+
+void MainWindow::updateStatus() {
+  const pim::ExploreProgress& p = m_session->progress();
+  QString best = tr("best –");
+  if (auto id = bestDraft()) best = tr("best #%1 %2 µs").arg(*id).arg(p.bestNs / 1e3, 0, 'f', 2);
+  m_counts->setText(tr("%1 · generated %L2 · pruned r1 %L3 r2 %L4 r3 %L5 · remaining %L6 · predicted %L7 · "
+                       "simulated %L8 · %9 · %10 s")
+                        .arg(QString::fromStdString(p.stage))
+                        .arg(p.generated)
+                        .arg(p.pruned[0])
+                        .arg(p.pruned[1])
+                        .arg(p.pruned[2])
+                        .arg(p.remaining)
+                        .arg(p.predicted)
+                        .arg(p.simulated)
+                        .arg(best)
+                        .arg(p.elapsedSeconds, 0, 'f', 1));
+}
+
+bool MainWindow::idle() const {
+  return !m_session->running() && !m_awaitFinal && !m_finalArrived && !m_feeding && !m_analysis->busy() &&
+         !m_pruned->busy();
+}
+
+void MainWindow::checkIdle() {
+  if (idle()) emit becameIdle();
+}
+
+void MainWindow::setShowPruned(bool on) {
+  m_prunedRequested = on;
+  if (on && !m_prunedListed && !m_pruned->busy() && m_session->problem()) {
+    m_table->setPrunedNote(tr("listing pruned drafts…"));
+    std::vector<bool> rules(m_session->config().rules.begin(), m_session->config().rules.end());
+    m_pruned->start(m_session->problem(), rules);
+  }
+}
+
+void MainWindow::openKernel() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open kernel DSL file"), QString(),
+                                                    tr("PIM kernels (*.pim);;All files (*)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!m_controls->setKernelFile(path, &error)) QMessageBox::warning(this, tr("Cannot load kernel"), error);
+}
+
+bool MainWindow::exportCsv(const QString& path) const {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
+  QTextStream out(&f);
+  const QAbstractItemModel* m = m_table->proxy();
+  auto quote = [](QString s) {
+    return QLatin1Char('"') + s.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + '"';
+  };
+  QStringList header;
+  for (int c = 0; c < m->columnCount(); ++c) header << quote(m->headerData(c, Qt::Horizontal).toString());
+  out << header.join(',') << '\n';
+  for (int r = 0; r < m->rowCount(); ++r) {
+    QStringList cells;
+    for (int c = 0; c < m->columnCount(); ++c) cells << quote(m->index(r, c).data().toString());
+    out << cells.join(',') << '\n';
+  }
+  return true;
+}
+
+void MainWindow::exportCsvInteractive() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export drafts"), QStringLiteral("drafts.csv"),
+                                                    tr("CSV (*.csv)"));
+  if (path.isEmpty()) return;
+  statusBar()->showMessage(exportCsv(path) ? tr("Exported %1").arg(path) : tr("Cannot write %1").arg(path));
+}
+
+QStringList MainWindow::saveScreenshots(const QString& dir) {
+  QDir().mkpath(dir);
+  QStringList written;
+  const std::pair<const char*, QWidget*> shots[] = {
+      {"main_window", this},    {"table", m_table},         {"breakdown", m_breakdownDock},
+      {"pareto", m_paretoDock}, {"heatmap", m_heatmapDock}, {"details", m_detailsDock}};
+  for (const auto& [name, widget] : shots) {
+    const QString path = QDir(dir).filePath(QString::fromLatin1(name) + QStringLiteral(".png"));
+    if (widget->grab().save(path)) written << path;
+  }
+  // The details dock's other tabs too: the IR and command listing with their highlighting.
+  QTabWidget* tabs = m_details->tabs();
+  const int shown = tabs->currentIndex();
+  for (int i : {1, 2}) {
+    tabs->setCurrentIndex(i);
+    const QString path = QDir(dir).filePath(i == 1 ? QStringLiteral("details_ir.png")
+                                                   : QStringLiteral("details_commands.png"));
+    if (m_detailsDock->grab().save(path)) written << path;
+  }
+  tabs->setCurrentIndex(shown);
+  return written;
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  m_session->stopAndWait();
+  if (m_persist) {
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState());
+  }
+  QMainWindow::closeEvent(e);
+}
+
+}  // namespace pimgui

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the control panel asks for: one problem (backend, kernel, shape) and how to explore it.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <string>
+
+#include "engine/search/explorer.h"
+
+namespace pimgui {
+
+struct SessionConfig {
+  std::string backend = "hbm-pim";
+  std::string kernel = "gemv";
+  std::string kernelFile;  // a DSL file; overrides `kernel` when set
+  std::string shape = "b=1,out=4096,in=4096";
+  pim::StrategyKind strategy = pim::StrategyKind::Predictor;
+  std::array<bool, 3> rules{true, true, true};
+  bool stagedRearrangement = true;  // optimizer pass I
+  bool groupCommands = true;        // optimizer pass II
+  std::size_t maxSimulations = 0;   // 0: as many as the strategy asks
+
+  pim::EvalOptions evalOptions() const {
+    pim::EvalOptions o;
+    o.optimizer.stagedRearrangement = stagedRearrangement;
+    o.optimizer.groupCommands = groupCommands;
+    return o;
+  }
+};
+
+/// Without a shipped model the predictor strategy cannot run; exhaustive simulation of this many drafts
+/// stands in so the default session still shows real numbers quickly.
+inline constexpr std::size_t kFallbackSimulations = 300;
+
+}  // namespace pimgui
