@@ -4,6 +4,8 @@
 // kernels a backend cannot run are refused with the reason.
 #include <gtest/gtest.h>
 
+#include "tests/test_util.h"
+
 #include <set>
 
 #include "engine/common/error.h"
@@ -15,11 +17,7 @@
 namespace pim {
 namespace {
 
-std::unique_ptr<Problem> problem(const std::string& backend, const std::string& kernel,
-                                 const std::string& dims) {
-  const Kernel k = KernelLibrary::builtin().get(kernel);
-  return std::make_unique<Problem>(BackendRegistry::builtin().get(backend), k, parseShape(k, dims));
-}
+using test::problem;
 
 // A few kept drafts spread over the space.
 std::vector<Draft> sampleDrafts(const Problem& p, std::size_t n) {

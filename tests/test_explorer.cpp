@@ -3,6 +3,8 @@
 // cancelling stops promptly and keeps what was found.
 #include <gtest/gtest.h>
 
+#include "tests/test_util.h"
+
 #include <chrono>
 #include <thread>
 
@@ -12,11 +14,7 @@
 namespace pim {
 namespace {
 
-std::unique_ptr<Problem> problem(const std::string& backend, const std::string& kernel,
-                                 const std::string& dims) {
-  const Kernel k = KernelLibrary::builtin().get(kernel);
-  return std::make_unique<Problem>(BackendRegistry::builtin().get(backend), k, parseShape(k, dims));
-}
+using test::problem;
 
 TEST(Explorer, ExhaustiveFindsTheBestSimulatedDraft) {
   const auto p = problem("gddr6-aim", "red", "b=1,n=2048");

@@ -3,6 +3,8 @@
 // it never saw, the shipped models load, and the lookup table serves repeated queries.
 #include <gtest/gtest.h>
 
+#include "tests/test_util.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -16,11 +18,7 @@
 namespace pim {
 namespace {
 
-std::unique_ptr<Problem> problem(const std::string& backend, const std::string& kernel,
-                                 const std::string& dims) {
-  const Kernel k = KernelLibrary::builtin().get(kernel);
-  return std::make_unique<Problem>(BackendRegistry::builtin().get(backend), k, parseShape(k, dims));
-}
+using test::problem;
 
 TEST(Features, AreDeterministicAndMatchTheSchema) {
   const auto p = problem("hbm-pim", "gemv", "b=2,out=1024,in=1024");

@@ -3,8 +3,10 @@
 // generator, re-exports match the committed golden files, malformed or foreign files are refused naming the
 // file and the field, and writes are atomic.
 #include <gtest/gtest.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
+#include "tests/test_util.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -31,11 +33,7 @@ std::string testDataDir() {
 #endif
 }
 
-std::unique_ptr<Problem> problem(const std::string& backend, const std::string& kernel,
-                                 const std::string& dims) {
-  const Kernel k = KernelLibrary::builtin().get(kernel);
-  return std::make_unique<Problem>(BackendRegistry::builtin().get(backend), k, parseShape(k, dims));
-}
+using test::problem;
 
 // A fixed, kept, non-trivial draft: the 8th kept one in id order.
 Draft pickDraft(const Problem& p) {
