@@ -107,7 +107,6 @@ void runExplore(const ExploreCmd& o) {
     best = ex.best();
     last = ex.progress();
     if (best && best->simulated && model) {
-      const auto rec = ex.records();
       if (best->draft.id != UINT64_MAX)
         best->predictedNs = model->predictNs(*problem, std::vector{best->draft})[0];
     }

@@ -76,17 +76,56 @@ const std::vector<std::string>& featureNames() {
   return names.v;
 }
 
+FeatureExtractor::FeatureExtractor(const Problem& p, const OptimizerOptions& o) : m_problem(p), m_options(o) {
+  const Kernel& k = p.kernel();
+  const auto& sets = p.space().sets().sets;
+  for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+    m_extents.push_back(tensorExtents(k, static_cast<int>(t), p.shape()));
+    m_setOf.emplace_back(m_extents.back().size(), -1);
+    double full = 1;
+    for (auto e : m_extents.back()) full *= static_cast<double>(e);
+    m_fullElems.push_back(full);
+    m_dtypeBytes.push_back(static_cast<double>(dtypeBytes(k.tensors[t].dtype)));
+  }
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    for (const auto& td : sets[s].dims) m_setOf[td.tensor][td.axis] = static_cast<int>(s);
+  }
+  CoreTile probe;
+  probe.tensors.resize(k.tensors.size());
+  for (const StatementWork& w : statementWork(k, probe)) {
+    Statement st;
+    st.target = k.statements[w.statement].target.tensor;
+    st.softmax = w.kind == StatementWork::Kind::Softmax;
+    st.accumulate = w.kind == StatementWork::Kind::Mac || w.kind == StatementWork::Kind::Reduce;
+    for (int t : {w.streamTensor, w.secondStream, w.broadcastTensor}) {
+      if (t >= 0) st.operands.push_back(t);
+    }
+    st.operands.erase(std::unique(st.operands.begin(), st.operands.end()), st.operands.end());
+    m_statements.push_back(std::move(st));
+  }
+}
+
 std::vector<float> draftFeatures(const Problem& p, const Draft& d, const OptimizerOptions& o) {
+  std::vector<float> f;
+  FeatureExtractor(p, o).extract(d, f);
+  return f;
+}
+
+void FeatureExtractor::extract(const Draft& d, std::vector<float>& f) const {
+  const Problem& p = m_problem;
+  const OptimizerOptions& o = m_options;
   const Kernel& k = p.kernel();
   const Backend& b = p.backend();
   const DraftSpace& space = p.space();
   const auto& sets = space.sets().sets;
-  std::vector<float> f;
-  f.reserve(featureNames().size());
+  f.reserve(f.size() + featureNames().size());
 
   // Per-part configuration.
   double groupsUsed = 1, coresUsed = 1, padding = 0;
-  std::vector<double> ratio(sets.size(), 1.0);  // per-core share of each set
+  // Scratch buffers reused across calls: extraction runs for 10^5 drafts per exploration.
+  thread_local std::vector<double> ratio, tile;
+  thread_local std::vector<int> ops;
+  ratio.assign(sets.size(), 1.0);  // per-core share of each set
   for (int i = 0; i < kMaxParts; ++i) {
     if (i < space.partCount()) {
       const PartChoice& c = d.parts[i];
@@ -107,20 +146,13 @@ std::vector<float> draftFeatures(const Problem& p, const Draft& d, const Optimiz
   }
 
   // Tile elements per core of every tensor.
-  std::vector<double> tile(k.tensors.size(), 1.0), full(k.tensors.size(), 1.0);
+  tile.assign(k.tensors.size(), 1.0);
+  const std::vector<double>& full = m_fullElems;
   for (std::size_t t = 0; t < k.tensors.size(); ++t) {
-    const auto ext = tensorExtents(k, static_cast<int>(t), p.shape());
-    for (std::size_t a = 0; a < ext.size(); ++a) {
-      full[t] *= static_cast<double>(ext[a]);
-      double share = static_cast<double>(ext[a]);
-      for (std::size_t s = 0; s < sets.size(); ++s) {
-        for (const auto& td : sets[s].dims) {
-          if (td.tensor == static_cast<int>(t) && td.axis == static_cast<int>(a)) {
-            share = std::min(static_cast<double>(ext[a]), std::ceil(static_cast<double>(ext[a]) * ratio[s]));
-          }
-        }
-      }
-      tile[t] *= std::max(1.0, share);
+    for (std::size_t a = 0; a < m_extents[t].size(); ++a) {
+      const double ext = static_cast<double>(m_extents[t][a]);
+      const int s = m_setOf[t][a];
+      tile[t] *= std::max(1.0, s >= 0 ? std::min(ext, std::ceil(ext * ratio[s])) : ext);
     }
   }
   auto bytes = [&](std::size_t t, double elems) {
@@ -138,20 +170,14 @@ std::vector<float> draftFeatures(const Problem& p, const Draft& d, const Optimiz
   }
 
   // Work per core: the streamed operand of every statement, as its largest operand tile.
-  CoreTile probe;
-  probe.tensors.resize(k.tensors.size());
-  for (std::size_t t = 0; t < k.tensors.size(); ++t)
-    probe.tensors[t].elements = static_cast<std::int64_t>(tile[t]);
   const double colBytes = b.dram.columnBytes, cols = b.dram.columns;
   double stream = 0, bcast = 0, outBursts = 0;
-  for (const StatementWork& w : statementWork(k, probe)) {
-    if (w.streamTensor >= 0)
-      stream +=
-          ceilDiv(bytes(w.streamTensor, static_cast<double>(w.streamElems)) / b.core.banksPerCore, colBytes);
-    if (w.broadcastTensor >= 0)
-      bcast += ceilDiv(bytes(w.broadcastTensor, static_cast<double>(w.broadcastElems)), colBytes);
-    outBursts +=
-        ceilDiv(bytes(k.statements[w.statement].target.tensor, static_cast<double>(w.outputElems)), colBytes);
+  for (const Statement& st : m_statements) {
+    ops.assign(st.operands.begin(), st.operands.end());
+    std::sort(ops.begin(), ops.end(), [&](int x, int y) { return tile[x] > tile[y]; });
+    if (!ops.empty()) stream += ceilDiv(bytes(ops[0], tile[ops[0]]) / b.core.banksPerCore, colBytes);
+    if (ops.size() >= 2 && st.accumulate) bcast += ceilDiv(bytes(ops[1], tile[ops[1]]), colBytes);
+    outBursts += ceilDiv(bytes(st.target, tile[st.target]), colBytes);
   }
   const double G = b.totalGroups(), pch = b.group.pseudoChannelsPerGroup;
   const double burst = std::max(1, b.timing.BL / 2);
@@ -214,7 +240,6 @@ std::vector<float> draftFeatures(const Problem& p, const Draft& d, const Optimiz
                      static_cast<float>(b.core.fpuSharedBy),
                      b.group.broadcast ? 1.f : 0.f,
                      b.hasUnit("accumulator") ? 1.f : 0.f});
-  return f;
 }
 
 }  // namespace pim

@@ -14,6 +14,28 @@ namespace pim {
 
 /// Names of the features, in vector order. The list is the model's feature schema.
 const std::vector<std::string>& featureNames();
+/// Computes features of many drafts of one problem: everything that does not depend on the draft (extents,
+/// which set each tensor axis belongs to, the operands of every statement) is worked out once.
+class FeatureExtractor {
+ public:
+  FeatureExtractor(const Problem& p, const OptimizerOptions& o = {});
+  /// Appends the features of `d` to `out`.
+  void extract(const Draft& d, std::vector<float>& out) const;
+
+ private:
+  struct Statement {
+    int target = -1;
+    std::vector<int> operands;  // non-scalar operand tensors
+    bool softmax = false, accumulate = false;
+  };
+  const Problem& m_problem;
+  OptimizerOptions m_options;
+  std::vector<std::vector<std::int64_t>> m_extents;  // per tensor, per axis
+  std::vector<std::vector<int>> m_setOf;             // per tensor, per axis: dimension set or -1
+  std::vector<double> m_fullElems, m_dtypeBytes;
+  std::vector<Statement> m_statements;
+};
+
 /// Features of `d` under the optimizer options `o` (rearrangement and command counts depend on them).
 std::vector<float> draftFeatures(const Problem& p, const Draft& d, const OptimizerOptions& o = {});
 

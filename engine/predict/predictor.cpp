@@ -92,10 +92,8 @@ std::vector<double> Predictor::predictNs(const Problem& p, std::span<const Draft
   const std::size_t cols = m_schema.size();
   std::vector<float> x;
   x.reserve(drafts.size() * cols);
-  for (const Draft& d : drafts) {
-    const auto f = draftFeatures(p, d);
-    x.insert(x.end(), f.begin(), f.end());
-  }
+  const FeatureExtractor features(p);
+  for (const Draft& d : drafts) features.extract(d, x);
   const auto y = m_model.predict(x, drafts.size(), cols);
   std::vector<double> ns(y.size());
   for (std::size_t i = 0; i < y.size(); ++i) ns[i] = std::exp(static_cast<double>(y[i]));

@@ -187,7 +187,8 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
 }
 
 EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, const Suite& suite,
-                                   const Predictor& predictor, const TrainOptions& o, const EvaluateOptions& eo) {
+                                   const Predictor& predictor, const TrainOptions& o,
+                                   const EvaluateOptions& eo) {
   EvaluationReport r;
   r.backend = b.name;
   r.kernel = kernel;
@@ -235,8 +236,8 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
         return a.second.timeNs < c.second.timeNs;
       });
       const double opt = best->second.timeNs;
-      r.rows.push_back({shape, drafts.size(), best->first.id, drafts[pick].id, drafts[order[0]].id, opt, pickNs,
-                        argminNs});
+      r.rows.push_back({shape, drafts.size(), best->first.id, drafts[pick].id, drafts[order[0]].id, opt,
+                        pickNs, argminNs});
       ++r.configs;
       if (pickNs <= opt * (1 + 1e-12)) {
         ++r.top1;

@@ -58,10 +58,11 @@ struct EvaluateOptions {
   std::size_t topK = 8;
 };
 
-/// For every shape of `kernel` in the suite: simulate every pruned draft (the true optimum) and compare with the
-/// predictor strategy's pick: the best simulated of the `topK` best predicted drafts (DCC 4.4: predict all,
-/// confirm by simulation). The single best predicted draft is reported too (`top1Argmin`).
+/// For every shape of `kernel` in the suite: simulate every pruned draft (the true optimum) and compare with
+/// the predictor strategy's pick: the best simulated of the `topK` best predicted drafts (DCC 4.4: predict
+/// all, confirm by simulation). The single best predicted draft is reported too (`top1Argmin`).
 EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, const Suite& suite,
-                                   const Predictor& predictor, const TrainOptions& o, const EvaluateOptions& e = {});
+                                   const Predictor& predictor, const TrainOptions& o,
+                                   const EvaluateOptions& e = {});
 
 }  // namespace pim

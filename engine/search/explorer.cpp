@@ -55,8 +55,9 @@ class ExhaustiveSearch final : public ISearchStrategy {
 class PredictorSearch final : public ISearchStrategy {
  public:
   PredictorSearch(const std::vector<DraftRecord>& records, std::size_t k) {
-    m_order.resize(records.size());
-    std::iota(m_order.begin(), m_order.end(), 0);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      if (records[i].predictedNs) m_order.push_back(i);
+    }
     const std::size_t top = std::min(k, m_order.size());
     std::partial_sort(m_order.begin(), m_order.begin() + static_cast<std::ptrdiff_t>(top), m_order.end(),
                       [&](std::size_t a, std::size_t b) {
@@ -76,19 +77,26 @@ class PredictorSearch final : public ISearchStrategy {
   std::size_t m_at = 0;
 };
 
-// The two-step tuner DCC criticises (ATiM/TVM-like): rank the drafts by compute alone — a cost model first (the
-// analytic compute estimate, as TVM ranks templates), then measured compute-only runs of the best `screen` —
-// keep the best `templates`, and only then add their rearrangement cost.
+// The two-step tuner DCC criticises (ATiM/TVM-like): rank the drafts by compute alone — a cost model first
+// (the analytic compute estimate, as TVM ranks templates), then measured compute-only runs of the best
+// `screen` — keep the best `templates`, and only then add their rearrangement cost.
 class ComputeCentricSearch final : public ISearchStrategy {
  public:
   ComputeCentricSearch(const Problem& p, const std::vector<DraftRecord>& records, std::size_t templates,
                        std::size_t screen)
       : m_templates(templates) {
     const auto& names = featureNames();
-    const auto at = static_cast<std::size_t>(std::find(names.begin(), names.end(), "est_compute_cycles") - names.begin());
+    const auto at =
+        static_cast<std::size_t>(std::find(names.begin(), names.end(), "est_compute_cycles") - names.begin());
     std::vector<std::pair<float, std::size_t>> est;
     est.reserve(records.size());
-    for (std::size_t i = 0; i < records.size(); ++i) est.emplace_back(draftFeatures(p, records[i].draft)[at], i);
+    const FeatureExtractor features(p);
+    std::vector<float> f;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      f.clear();
+      features.extract(records[i].draft, f);
+      est.emplace_back(f[at], i);
+    }
     const std::size_t n = std::min(screen, est.size());
     std::partial_sort(est.begin(), est.begin() + static_cast<std::ptrdiff_t>(n), est.end());
     for (std::size_t i = 0; i < n; ++i) m_screen.push_back(est[i].second);
@@ -240,15 +248,34 @@ void Explorer::run(const std::atomic<bool>& cancel,
   if (kind == StrategyKind::Predictor && !predict) kind = StrategyKind::Exhaustive;
   if (predict) {
     setStage("predicting");
+    // Which drafts the model sees: all of them, or the best `predictLimit` by the analytic estimate.
+    std::vector<std::size_t> chosen(m_records.size());
+    std::iota(chosen.begin(), chosen.end(), 0);
+    if (m_options.predictLimit && chosen.size() > m_options.predictLimit) {
+      const auto& names = featureNames();
+      const auto at =
+          static_cast<std::size_t>(std::find(names.begin(), names.end(), "est_total_ns") - names.begin());
+      const FeatureExtractor features(m_problem, m_options.eval.optimizer);
+      std::vector<float> estimate(chosen.size()), f;
+      for (std::size_t i = 0; i < chosen.size(); ++i) {
+        f.clear();
+        features.extract(m_records[i].draft, f);
+        estimate[i] = f[at];
+      }
+      std::nth_element(chosen.begin(), chosen.begin() + static_cast<std::ptrdiff_t>(m_options.predictLimit),
+                       chosen.end(), [&](std::size_t a, std::size_t b) { return estimate[a] < estimate[b]; });
+      chosen.resize(m_options.predictLimit);
+      std::sort(chosen.begin(), chosen.end());
+    }
     constexpr std::size_t kBatch = 8192;
-    const std::size_t n = m_records.size();
-    for (std::size_t at = 0; at < n && !cancel.load(); at += kBatch) {
+    for (std::size_t at = 0; at < chosen.size() && !cancel.load(); at += kBatch) {
       std::vector<Draft> batch;
-      for (std::size_t i = at; i < std::min(n, at + kBatch); ++i) batch.push_back(m_records[i].draft);
+      for (std::size_t i = at; i < std::min(chosen.size(), at + kBatch); ++i)
+        batch.push_back(m_records[chosen[i]].draft);
       const auto ns = m_options.predictor->predictNs(m_problem, batch);
       {
         std::lock_guard lock(m_mutex);
-        for (std::size_t i = 0; i < ns.size(); ++i) m_records[at + i].predictedNs = ns[i];
+        for (std::size_t i = 0; i < ns.size(); ++i) m_records[chosen[at + i]].predictedNs = ns[i];
         m_progress.predicted = at + ns.size();
       }
       publish(false);

@@ -33,6 +33,9 @@ struct ExploreOptions {
   int computeCentricTemplates = 8;  // compute-centric: drafts kept after the compute-only ranking
   std::size_t maxSimulations = 0;   // exhaustive: 0 = all; compute-centric: compute-only runs (0 = 64)
   const Predictor* predictor = nullptr;  // required by the predictor strategy
+  /// Drafts the model predicts; beyond this many, the analytic estimate (feature est_total_ns) screens them
+  /// first, so that prediction stays interactive for spaces of 10^5-10^6 drafts. 0 = predict every draft.
+  std::size_t predictLimit = 20000;
 };
 
 /// What is known about one kept draft.
