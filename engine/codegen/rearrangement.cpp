@@ -156,24 +156,26 @@ SerialRearrangement naiveRearrangement(const LoweringInput& in) {
   sim::DeviceConfig fresh = d;
   fresh.refresh = false;  // segments are short; refresh is charged once below at its duty cycle
 
-  // Durations of a spread read / write (its share on each channel, all channels in parallel) and of a copy
-  // into or out of one core's banks, simulated once per size.
-  std::map<std::tuple<int, std::int64_t>, std::int64_t> memo;
-  auto segment = [&](sim::Op op, bool spread, std::int64_t bursts) -> std::int64_t {
+  // Durations of a spread host-layout access (its share on each channel, all channels in parallel) and of a
+  // copy into or out of one channel's banks (interleaved over them), simulated once per size.
+  std::map<std::tuple<int, std::int64_t, std::size_t>, std::int64_t> memo;
+  auto spreadSegment = [&](sim::Op op, std::int64_t bursts) -> std::int64_t {
     if (bursts <= 0) return 0;
-    const auto key = std::make_tuple(static_cast<int>(op) * 2 + spread, bursts);
+    const auto key = std::make_tuple(static_cast<int>(op), bursts, std::size_t{0});
     if (auto it = memo.find(key); it != memo.end()) return it->second;
     sim::ProgramBuilder pb(sim::Phase::InputRearrangement);
-    std::vector<int> banks;
-    if (spread) {
-      banks = allBanks(d);
-    } else {
-      for (int j = 0; j < b.core.banksPerCore; ++j) banks.push_back(j);
-    }
-    emit::interleavedStream(pb, d, op, banks, spread ? static_cast<std::uint32_t>(d.rows / 2) : 0,
-                            ceilDiv(spread ? ceilDiv(bursts, channels) : bursts, banks.size()));
-    const auto r = sim::simulate(fresh, sim::Program::replicated(pb.take(), 1));
-    return memo[key] = r.totalCycles;
+    const auto banks = allBanks(d);
+    emit::interleavedStream(pb, d, op, banks, static_cast<std::uint32_t>(d.rows / 2),
+                            ceilDiv(ceilDiv(bursts, channels), banks.size()));
+    return memo[key] = sim::simulate(fresh, sim::Program::replicated(pb.take(), 1)).totalCycles;
+  };
+  auto channelSegment = [&](sim::Op op, const std::vector<int>& banks, std::int64_t perBank) -> std::int64_t {
+    if (perBank <= 0 || banks.empty()) return 0;
+    const auto key = std::make_tuple(static_cast<int>(op), perBank, banks.size());
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+    sim::ProgramBuilder pb(sim::Phase::InputRearrangement);
+    emit::interleavedStream(pb, d, op, banks, 0, perBank);
+    return memo[key] = sim::simulate(fresh, sim::Program::replicated(pb.take(), 1)).totalCycles;
   };
 
   const double rdPj = d.energy.rd.pJ, wrPj = d.energy.wr.pJ, actPj = d.energy.act.pJ;
@@ -186,29 +188,30 @@ SerialRearrangement naiveRearrangement(const LoweringInput& in) {
     st.energy_pJ += e;
     s.energyPj += e;
   };
+  // One PIM channel at a time (DCC 4.3 I): read its data from the host layout (all channels in parallel),
+  // then write it into that channel's banks; the next channel's copy starts when this one is done.
   std::int64_t spreadReads = 0, spreadWrites = 0;
   for (int g = 0; g < in.mapping.groupsUsed; ++g) {
     const BankRegions r = bankRegions(k, in.mapping, b, d, g);
-    const std::int64_t inBursts = regionBursts(k, r, TensorRole::Input) * b.core.banksPerCore;
-    const std::int64_t outBursts = regionBursts(k, r, TensorRole::Output) * b.core.banksPerCore;
-    for (int bank : liveBanks(in, g)) {
-      if (bank % b.core.banksPerCore == 0) {
-        s.inputCycles +=
-            segment(sim::Op::HOST_RD, true, inBursts) + segment(sim::Op::HOST_WR, false, inBursts);
-        spreadReads += inBursts;
-        ++s.segments;
-      }
-      account(g, bank, inBursts / b.core.banksPerCore, true);
+    const std::int64_t inPerBank = regionBursts(k, r, TensorRole::Input);
+    const std::int64_t outPerBank = regionBursts(k, r, TensorRole::Output);
+    const std::vector<int> live = liveBanks(in, g), out = outputBanks(in, g);
+    const std::int64_t inBursts = inPerBank * static_cast<std::int64_t>(live.size());
+    const std::int64_t outBursts = outPerBank * static_cast<std::int64_t>(out.size());
+    if (inBursts > 0) {
+      s.inputCycles +=
+          spreadSegment(sim::Op::HOST_RD, inBursts) + channelSegment(sim::Op::HOST_WR, live, inPerBank);
+      ++s.segments;
     }
-    for (int bank : outputBanks(in, g)) {
-      if (bank % b.core.banksPerCore == 0) {
-        s.outputCycles +=
-            segment(sim::Op::HOST_RD, false, outBursts) + segment(sim::Op::HOST_WR, true, outBursts);
-        spreadWrites += outBursts;
-        ++s.segments;
-      }
-      account(g, bank, outBursts / b.core.banksPerCore, false);
+    if (outBursts > 0) {
+      s.outputCycles +=
+          channelSegment(sim::Op::HOST_RD, out, outPerBank) + spreadSegment(sim::Op::HOST_WR, outBursts);
+      ++s.segments;
     }
+    for (int bank : live) account(g, bank, inPerBank, true);
+    for (int bank : out) account(g, bank, outPerBank, false);
+    spreadReads += inBursts;
+    spreadWrites += outBursts;
   }
   // The host-layout side of every copy is spread evenly over every bank of the system.
   const std::int64_t totalBanks = static_cast<std::int64_t>(s.bankDeltas.size());
