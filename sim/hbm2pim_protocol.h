@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The HBM2-PIM (Aquabolt-XL) command protocol (hbm2-pim.md, "Modes" and "Vendor kernel protocol"): park-in/out,
-// SB<->AB mode switches, CRF programming and AB/AB-PIM bursts to all even or all odd banks of the PIM rank.
-// Shared by the vendor-library programs and the code generator for DCC drafts.
+// The HBM2-PIM (Aquabolt-XL) command protocol (hbm2-pim.md, "Modes" and "Vendor kernel protocol"):
+// park-in/out, SB<->AB mode switches, CRF programming and AB/AB-PIM bursts to all even or all odd banks of
+// the PIM rank. Shared by the vendor-library programs and the code generator for DCC drafts.
 #include <algorithm>
 #include <cstdint>
 

@@ -19,14 +19,34 @@ void expectSameTiming(const sim::DeviceConfig& a, const sim::DeviceConfig& b) {
   EXPECT_EQ(a.ranks, b.ranks);
   EXPECT_EQ(a.banksPerChannel(), b.banksPerChannel());
   EXPECT_EQ(a.burstCycles(), b.burstCycles());
-  for (auto [x, y] : {std::pair{a.CL, b.CL}, {a.CWL, b.CWL}, {a.tRCDRD, b.tRCDRD}, {a.tRCDWR, b.tRCDWR},
-                      {a.tRP, b.tRP}, {a.tRAS, b.tRAS}, {a.tRC, b.tRC}, {a.tCCDS, b.tCCDS}, {a.tCCDL, b.tCCDL},
-                      {a.tRRDS, b.tRRDS}, {a.tRRDL, b.tRRDL}, {a.tFAW, b.tFAW}, {a.tWR, b.tWR},
-                      {a.tWTRS, b.tWTRS}, {a.tWTRL, b.tWTRL}, {a.tRTPS, b.tRTPS}, {a.tRTPL, b.tRTPL},
-                      {a.tREFI, b.tREFI}, {a.tRFC, b.tRFC}, {a.rdToPre, b.rdToPre}, {a.wrToPre, b.wrToPre},
-                      {a.rdToWr, b.rdToWr}, {a.wrToRdL, b.wrToRdL}, {a.pimActToMac, b.pimActToMac},
-                      {a.pimMacToMac, b.pimMacToMac}, {a.pimMacToPre, b.pimMacToPre},
-                      {a.pimPreToAct, b.pimPreToAct}, {a.pimActToAct, b.pimActToAct}}) {
+  for (auto [x, y] : {std::pair{a.CL, b.CL},
+                      {a.CWL, b.CWL},
+                      {a.tRCDRD, b.tRCDRD},
+                      {a.tRCDWR, b.tRCDWR},
+                      {a.tRP, b.tRP},
+                      {a.tRAS, b.tRAS},
+                      {a.tRC, b.tRC},
+                      {a.tCCDS, b.tCCDS},
+                      {a.tCCDL, b.tCCDL},
+                      {a.tRRDS, b.tRRDS},
+                      {a.tRRDL, b.tRRDL},
+                      {a.tFAW, b.tFAW},
+                      {a.tWR, b.tWR},
+                      {a.tWTRS, b.tWTRS},
+                      {a.tWTRL, b.tWTRL},
+                      {a.tRTPS, b.tRTPS},
+                      {a.tRTPL, b.tRTPL},
+                      {a.tREFI, b.tREFI},
+                      {a.tRFC, b.tRFC},
+                      {a.rdToPre, b.rdToPre},
+                      {a.wrToPre, b.wrToPre},
+                      {a.rdToWr, b.rdToWr},
+                      {a.wrToRdL, b.wrToRdL},
+                      {a.pimActToMac, b.pimActToMac},
+                      {a.pimMacToMac, b.pimMacToMac},
+                      {a.pimMacToPre, b.pimMacToPre},
+                      {a.pimPreToAct, b.pimPreToAct},
+                      {a.pimActToAct, b.pimActToAct}}) {
     EXPECT_EQ(x, y);
   }
   EXPECT_EQ(a.separateRowColumnBus, b.separateRowColumnBus);

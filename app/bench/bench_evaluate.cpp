@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Draft evaluation speed: one draft per kernel (lowering + bank-level simulation), and the time to label every
-// pruned draft of a kernel by simulation (what exhaustive search and the Table-4 evaluation pay).
+// Draft evaluation speed: one draft per kernel (lowering + bank-level simulation), and the time to label
+// every pruned draft of a kernel by simulation (what exhaustive search and the Table-4 evaluation pay).
 #include <benchmark/benchmark.h>
 
 #include "engine/common/error.h"
@@ -18,9 +18,12 @@ struct Case {
 };
 
 constexpr Case kCases[] = {
-    {"hbm-pim", "gemv", "b=1,out=4096,in=4096"}, {"hbm-pim", "red", "b=1,n=4096"},
-    {"hbm-pim", "va", "b=4,n=8192"},             {"attacc", "gemv", "b=4,out=4096,in=4096"},
-    {"attacc", "attn", "b=1,h=32,l=2048,d=128"}, {"hbm2-pim", "gemv", "b=1,out=4096,in=4096"},
+    {"hbm-pim", "gemv", "b=1,out=4096,in=4096"},
+    {"hbm-pim", "red", "b=1,n=4096"},
+    {"hbm-pim", "va", "b=4,n=8192"},
+    {"attacc", "gemv", "b=4,out=4096,in=4096"},
+    {"attacc", "attn", "b=1,h=32,l=2048,d=128"},
+    {"hbm2-pim", "gemv", "b=1,out=4096,in=4096"},
     {"gddr6-aim", "gemv", "b=1,out=4096,in=4096"},
 };
 
@@ -61,8 +64,11 @@ struct LabelCase {
   const char* dims;
 };
 constexpr LabelCase kLabelCases[] = {
-    {"hbm-pim", "red", "b=1,n=4096"},   {"hbm-pim", "va", "b=1,n=4096"},        {"attacc", "red", "b=1,n=4096"},
-    {"gddr6-aim", "red", "b=1,n=4096"}, {"gddr6-aim", "gemv", "b=1,out=512,in=512"},
+    {"hbm-pim", "red", "b=1,n=4096"},
+    {"hbm-pim", "va", "b=1,n=4096"},
+    {"attacc", "red", "b=1,n=4096"},
+    {"gddr6-aim", "red", "b=1,n=4096"},
+    {"gddr6-aim", "gemv", "b=1,out=512,in=512"},
     {"hbm2-pim", "relu", "b=1,n=8192"},
 };
 

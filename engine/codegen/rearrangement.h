@@ -7,9 +7,10 @@
 // memory and writes them to the N channels in parallel; per channel a round is B bytes of host reads followed
 // by B bytes of PIM writes, all channels at once. These rounds are part of the simulated program.
 //
-// Naive: the host copies one PIM channel's data at a time: a read spread over all channels, then the writes into
-// that channel's banks (interleaved over them), one PIM channel at a time. The copies are serial, so their time is the sum of simulated
-// segments (each segment a small single-channel program, memoised by size) rather than one parallel program.
+// Naive: the host copies one PIM channel's data at a time: a read spread over all channels, then the writes
+// into that channel's banks (interleaved over them), one PIM channel at a time. The copies are serial, so
+// their time is the sum of simulated segments (each segment a small single-channel program, memoised by size)
+// rather than one parallel program.
 #pragma once
 #include <cstdint>
 #include <vector>

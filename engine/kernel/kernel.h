@@ -56,11 +56,11 @@ struct TensorRef {
 struct Expr {
   enum class Kind : std::uint8_t { Const, Ref, Unary, Binary, Call };
   Kind kind = Kind::Const;
-  double value = 0.0;     // Const
-  TensorRef ref;          // Ref
-  std::string op;         // Unary: "-", Binary: "+ - * / max min", Call: "relu", "exp", "softmax"
-  std::vector<Expr> args; // Unary/Binary/Call operands
-  int reduceVar = -1;     // Call "softmax": the loop variable it normalises over
+  double value = 0.0;      // Const
+  TensorRef ref;           // Ref
+  std::string op;          // Unary: "-", Binary: "+ - * / max min", Call: "relu", "exp", "softmax"
+  std::vector<Expr> args;  // Unary/Binary/Call operands
+  int reduceVar = -1;      // Call "softmax": the loop variable it normalises over
 };
 
 enum class AssignOp : std::uint8_t { Set, Add, Max };  // "=", "+=", "max="
@@ -91,7 +91,7 @@ struct Statement {
 struct Kernel {
   std::string name;
   std::string description;
-  std::vector<std::string> dims;                  // symbolic size names, e.g. {"b","out","in"}
+  std::vector<std::string> dims;                         // symbolic size names, e.g. {"b","out","in"}
   std::vector<std::optional<std::int64_t>> dimDefaults;  // defaults, same order as dims
   std::vector<Tensor> tensors;
   std::vector<Loop> loops;

@@ -17,7 +17,8 @@ struct LibraryKernel {
 
 class KernelLibrary {
  public:
-  /// The library with every built-in kernel registered (gemv, red, va, mul, geva, relu, attn, ttv, mmtv, gemm).
+  /// The library with every built-in kernel registered (gemv, red, va, mul, geva, relu, attn, ttv, mmtv,
+  /// gemm).
   static const KernelLibrary& builtin();
   void add(LibraryKernel k);
   const std::vector<LibraryKernel>& entries() const { return m_entries; }
