@@ -100,7 +100,9 @@ bool ExplorationSession::start(const SessionConfig& config) {
   m_note.clear();
   try {
     // Problem construction only builds memoised counts (no enumeration), so it is cheap enough here.
-    const pim::Backend& backend = pim::BackendRegistry::builtin().get(config.backend);
+    const pim::Backend& backend = config.backendOverride
+                                      ? *config.backendOverride
+                                      : pim::BackendRegistry::builtin().get(config.backend);
     pim::Kernel kernel = pim::resolveKernel(config.kernel, config.kernelFile);
     pim::Shape shape = pim::parseShape(kernel, config.shape);
     m_problem = std::make_shared<const pim::Problem>(backend, std::move(kernel), std::move(shape));
@@ -138,6 +140,11 @@ bool ExplorationSession::start(const SessionConfig& config) {
     }
   }
 
+  if (config.backendOverride) {
+    // Say so: the numbers are for edited hardware, and a shipped model saw only the shipped parameters.
+    if (!m_note.isEmpty()) m_note += QStringLiteral("; ");
+    m_note += QStringLiteral("what-if %1").arg(QString::fromStdString(config.backend));
+  }
   m_explorer = std::make_shared<pim::Explorer>(*m_problem, m_options);
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   m_cancelledAtNs = 0;

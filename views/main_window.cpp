@@ -26,6 +26,7 @@
 #include "views/bank_heatmap.h"
 #include "views/breakdown_bars.h"
 #include "views/breakdown_chart.h"
+#include "views/classroom_dialog.h"
 #include "views/control_panel.h"
 #include "views/draft_analysis.h"
 #include "views/draft_details.h"
@@ -36,6 +37,7 @@
 #include "views/exploration_session.h"
 #include "views/pareto_plot.h"
 #include "views/pruned_lister.h"
+#include "views/what_if_panel.h"
 
 namespace pimgui {
 
@@ -69,6 +71,10 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
       addDock(tr("Bank heat map"), QStringLiteral("heatmap"), m_heatmap, Qt::BottomDockWidgetArea);
   m_detailsDock =
       addDock(tr("Draft details"), QStringLiteral("details"), m_details, Qt::BottomDockWidgetArea);
+  m_whatIf = new WhatIfPanel;
+  m_whatIfDock = addDock(tr("What-if hardware"), QStringLiteral("whatif"), m_whatIf, Qt::LeftDockWidgetArea);
+  tabifyDockWidget(m_controlsDock, m_whatIfDock);
+  m_controlsDock->raise();
   splitDockWidget(m_heatmapDock, m_detailsDock, Qt::Horizontal);
   resizeDocks({m_controlsDock, m_paretoDock}, {290, 560}, Qt::Horizontal);
   resizeDocks({m_paretoDock, m_breakdownDock}, {1, 1}, Qt::Vertical);
@@ -106,7 +112,13 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
             checkIdle();
           });
   connect(m_table, &DraftTablePanel::showPrunedToggled, this, &MainWindow::setShowPruned);
-  connect(m_controls, &ControlPanel::exploreRequested, this, [this] { startSession(m_controls->config()); });
+  connect(m_controls, &ControlPanel::exploreRequested, this, [this] { startSession(requestedConfig()); });
+  connect(m_whatIf, &WhatIfPanel::backendEdited, this, [this](std::shared_ptr<const pim::Backend> b) {
+    SessionConfig c = m_controls->config();
+    c.backend = m_whatIf->original().name;
+    c.backendOverride = m_whatIf->modified() ? std::move(b) : nullptr;
+    startSession(c);
+  });
   connect(m_controls, &ControlPanel::cancelRequested, m_session, &ExplorationSession::cancel);
   connect(m_controls, &ControlPanel::openKernelRequested, this, &MainWindow::openKernel);
 
@@ -162,14 +174,14 @@ void MainWindow::buildMenus() {
                   &DraftSelection::clear);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* d : {m_controlsDock, m_paretoDock, m_breakdownDock, m_heatmapDock, m_detailsDock})
+  for (QDockWidget* d :
+       {m_controlsDock, m_whatIfDock, m_paretoDock, m_breakdownDock, m_heatmapDock, m_detailsDock})
     view->addAction(d->toggleViewAction());
   view->addSeparator();
   view->addAction(tr("Reset Pareto &zoom"), this, [this] { m_pareto->resetView(); });
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
-  run->addAction(tr("&Explore"), QKeySequence(Qt::Key_F5), this,
-                 [this] { startSession(m_controls->config()); });
+  run->addAction(tr("&Explore"), QKeySequence(Qt::Key_F5), this, [this] { startSession(requestedConfig()); });
   QAction* cancel =
       run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), m_session, &ExplorationSession::cancel);
   cancel->setShortcutContext(Qt::WindowShortcut);
@@ -179,6 +191,7 @@ void MainWindow::buildMenus() {
   connect(m_table->showPrunedBox(), &QCheckBox::toggled, pruned, &QAction::setChecked);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&Classroom mode…"), this, &MainWindow::openClassroom);
   help->addAction(tr("&About PIMScope"), this, [this] {
     QMessageBox::about(
         this, tr("About PIMScope"),
@@ -190,6 +203,20 @@ void MainWindow::buildMenus() {
 }
 
 bool MainWindow::startDefaultSession() { return startSession(SessionConfig{}); }
+
+SessionConfig MainWindow::requestedConfig() const {
+  SessionConfig c = m_controls->config();
+  if (m_whatIf->modified() && m_whatIf->original().name == c.backend)
+    c.backendOverride = std::make_shared<const pim::Backend>(m_whatIf->current());
+  return c;
+}
+
+void MainWindow::openClassroom() {
+  // Non-modal and owned by the window, so it can sit on a projector screen next to the explorer.
+  auto* dialog = new ClassroomDialog(this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
+}
 
 bool MainWindow::startSession(const SessionConfig& c) {
   m_controls->setConfig(c);
@@ -206,6 +233,10 @@ void MainWindow::onStarted() {
   m_model->reset(m_session->problem(), m_session->predictorErrorPct());
   m_table->setPrunedNote({});
   m_controls->setRunning(true);
+  // A run of another backend (or the first run) starts the what-if form over from the shipped parameters.
+  const pim::Backend& backend = m_session->problem()->backend();
+  if (!m_session->config().backendOverride && m_whatIf->original().name != backend.name)
+    m_whatIf->setBackend(backend);
   setWindowTitle(tr("PIMScope — %1").arg(QString::fromStdString(m_session->problem()->title())));
   if (!m_session->note().isEmpty()) statusBar()->showMessage(m_session->note());
   m_lastRefresh.start();
@@ -387,6 +418,12 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
     if (m_detailsDock->grab().save(path)) written << path;
   }
   tabs->setCurrentIndex(shown);
+  // The what-if form shares a tab with the controls; bring it forward for its picture only.
+  m_whatIfDock->raise();
+  QApplication::processEvents();
+  const QString whatIf = QDir(dir).filePath(QStringLiteral("whatif.png"));
+  if (m_whatIfDock->grab().save(whatIf)) written << whatIf;
+  m_controlsDock->raise();
   return written;
 }
 

@@ -29,6 +29,7 @@ class DraftTablePanel;
 class ExplorationSession;
 class ParetoPlot;
 class PrunedLister;
+class WhatIfPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -57,6 +58,7 @@ class MainWindow : public QMainWindow {
   BankHeatmap* heatmap() const { return m_heatmap; }
   DraftDetails* details() const { return m_details; }
   ControlPanel* controls() const { return m_controls; }
+  WhatIfPanel* whatIf() const { return m_whatIf; }
   DraftAnalysisRunner* analysis() const { return m_analysis; }
   std::optional<quint64> bestDraft() const;
 
@@ -83,6 +85,9 @@ class MainWindow : public QMainWindow {
   void openKernel();
   void exportCsvInteractive();
   void setShowPruned(bool on);
+  /// The control panel's problem, exploring the what-if backend when it edits the same backend.
+  SessionConfig requestedConfig() const;
+  void openClassroom();
 
   bool m_persist;
   ExplorationSession* m_session;
@@ -96,6 +101,8 @@ class MainWindow : public QMainWindow {
   BreakdownChart* m_breakdown;
   BankHeatmap* m_heatmap;
   DraftDetails* m_details;
+  WhatIfPanel* m_whatIf;
+  QDockWidget* m_whatIfDock;
   QDockWidget* m_controlsDock;
   QDockWidget* m_paretoDock;
   QDockWidget* m_breakdownDock;

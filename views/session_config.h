@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "engine/search/explorer.h"
@@ -11,6 +12,9 @@ namespace pimgui {
 
 struct SessionConfig {
   std::string backend = "hbm-pim";
+  /// A modified copy of a backend (the what-if panel's). When set it is explored instead of the registry's
+  /// `backend`, which then only names where it came from.
+  std::shared_ptr<const pim::Backend> backendOverride;
   std::string kernel = "gemv";
   std::string kernelFile;  // a DSL file; overrides `kernel` when set
   std::string shape = "b=1,out=4096,in=4096";

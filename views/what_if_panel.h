@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// What-if hardware: one spin box per declared parameter of the selected backend (Backend::parameters),
+// grouped by section. Edits go through Backend::setParameters on a working copy, so the engine stays the only
+// validator: a refused value shows the engine's message inline and the previous value comes back. Accepted
+// edits are announced after a short debounce so the window re-explores once per burst of edits, not per step.
+#pragma once
+#include <QString>
+#include <QWidget>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "engine/hw/backend.h"
+
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QTimer;
+class QVBoxLayout;
+
+namespace pimgui {
+
+class WhatIfPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit WhatIfPanel(QWidget* parent = nullptr);
+
+  /// Starts over from `b` (rebuilds the form); does not emit backendEdited.
+  void setBackend(const pim::Backend& b);
+  const pim::Backend& original() const { return m_original; }
+  const pim::Backend& current() const { return m_current; }
+  /// True when some parameter differs from the original.
+  bool modified() const;
+  /// Applies one change through the engine. On refusal returns false, leaves current() unchanged, shows the
+  /// message inline, restores the spin box, and fills `error`.
+  bool applyValue(const std::string& key, double value, QString* error = nullptr);
+  void reset();
+  /// Writes current() (renamed after the file) atomically, then re-loads it with loadBackendFile and checks
+  /// every parameter came back identical.
+  bool saveAs(const QString& path, QString* error = nullptr);
+  QString message() const;
+  QDoubleSpinBox* spinBox(const std::string& key) const;
+  /// Debounce before backendEdited (ms); tests shorten it.
+  void setDebounceMs(int ms);
+
+ signals:
+  /// The modified backend, ~300 ms after the last accepted edit (also after Reset).
+  void backendEdited(std::shared_ptr<const pim::Backend> backend);
+
+ private:
+  void rebuild();
+  void refreshValues();
+  void saveInteractive();
+  void showMessage(const QString& text, bool error);
+
+  pim::Backend m_original, m_current;
+  std::map<std::string, QDoubleSpinBox*> m_spins;
+  QWidget* m_form = nullptr;
+  QVBoxLayout* m_formLayout = nullptr;
+  QLabel* m_title;
+  QLabel* m_message;
+  QPushButton* m_reset;
+  QPushButton* m_save;
+  QTimer* m_debounce;
+};
+
+}  // namespace pimgui
