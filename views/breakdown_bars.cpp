@@ -30,17 +30,25 @@ std::vector<BreakdownBar> breakdownBars(const DraftTableModel& model, const QLis
       bars.back().draft.reset();
     }
   }
+  for (const pim::Baseline& b : baselines) {
+    if (b.name == "compute-centric" && b.available) {  // DCC Fig. 2's "T": compute first, rearrangement after
+      bars.push_back(barOf(QStringLiteral("TVM-like"), b.eval));
+      bars.back().draft.reset();
+    }
+  }
   auto addDraft = [&](quint64 id, const QString& prefix) {
     const int r = model.rowOf(id);
     if (r < 0 || !model.row(r).simulated) return;
-    bars.push_back(barOf(prefix + QString::number(id), *model.row(r).simulated));
+    // The best bar is labelled "best" alone: category labels longer than ~12 characters are elided.
+    bars.push_back(barOf(prefix == QStringLiteral("best") ? prefix : prefix + QString::number(id),
+                         *model.row(r).simulated));
   };
   int shown = 0;
   for (quint64 id : selected) {
     if (shown++ >= kMaxSelectedBars) break;
-    addDraft(id, best && *best == id ? QStringLiteral("best #") : QStringLiteral("#"));
+    addDraft(id, best && *best == id ? QStringLiteral("best") : QStringLiteral("#"));
   }
-  if (best && !selected.contains(*best)) addDraft(*best, QStringLiteral("best #"));
+  if (best && !selected.contains(*best)) addDraft(*best, QStringLiteral("best"));
   for (const pim::Baseline& b : baselines) {
     if (b.name == "gpu" && b.available) {
       BreakdownBar g;

@@ -186,6 +186,26 @@ bool ExplorationSession::start(const SessionConfig& config) {
         b.reason = e.what();
         baselines.push_back(std::move(b));
       }
+      // The compute-centric two-step choice (DCC Fig. 2 and 13): a cost-model screen, compute-only runs, then
+      // the rearrangement of the few it keeps.
+      pim::Baseline cc;
+      cc.name = "compute-centric";
+      try {
+        pim::ExploreOptions ccOptions;
+        ccOptions.strategy = pim::StrategyKind::ComputeCentric;
+        ccOptions.eval = eval;
+        if (const auto best = pim::exploreBest(*problem, ccOptions); best && best->simulated) {
+          cc.available = true;
+          cc.draft = best->draft;
+          cc.eval = *best->simulated;
+          cc.summary = "best of the drafts with the shortest compute phase";
+        } else {
+          cc.reason = "no draft could be simulated";
+        }
+      } catch (const std::exception& e) {
+        cc.reason = e.what();
+      }
+      baselines.push_back(std::move(cc));
       try {
         baselines.push_back(pim::gpuBaseline(*problem));
       } catch (const std::exception& e) {

@@ -89,8 +89,13 @@ TEST(MainWindow, SmallSessionMatchesEngine) {
             best->draft.id);
 
   // Breakdown: the best draft's bar equals its simulated phases; baselines present.
-  bool sawBest = false, sawGpu = false;
+  bool sawBest = false, sawGpu = false, sawComputeCentric = false;
   for (const BreakdownBar& b : w.breakdown()->bars()) {
+    if (b.label == QStringLiteral("TVM-like")) {
+      sawComputeCentric = true;
+      // DCC's point: the compute-centric choice never beats the data-centric optimum of an exhaustive search.
+      EXPECT_GE(b.inNs + b.computeNs + b.outNs, best->simulated->timeNs * (1 - 1e-9));
+    }
     if (b.draft && *b.draft == best->draft.id) {
       sawBest = true;
       EXPECT_DOUBLE_EQ(b.inNs, best->simulated->ns(0));
@@ -100,6 +105,7 @@ TEST(MainWindow, SmallSessionMatchesEngine) {
     if (b.totalOnly) sawGpu = true;
   }
   EXPECT_TRUE(sawBest);
+  EXPECT_TRUE(sawComputeCentric);
   const pim::Baseline gpu = pim::gpuBaseline(*problem);
   EXPECT_EQ(sawGpu, gpu.available);
 
