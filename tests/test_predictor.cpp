@@ -6,6 +6,7 @@
 #include "tests/test_util.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -67,6 +68,14 @@ TEST(Predictor, BeatsRandomChoiceByAWideMarginOnAHeldOutShape) {
   const double tenth = simulated[simulated.size() / 10];
   EXPECT_LE(pickNs, tenth) << "pick " << pickNs << " optimum " << simulated.front() << " median " << median;
   EXPECT_LT(pickNs, 0.7 * median);
+}
+
+TEST(Predictor, BestPredictedRanksFinitePredictionsWithTiesByIndex) {
+  const std::vector<double> ns{5.0, 2.0, INFINITY, 2.0, std::nan(""), 1.0, 7.0};
+  EXPECT_EQ(bestPredicted(ns, 3), (std::vector<std::size_t>{5, 1, 3}));
+  EXPECT_EQ(bestPredicted(ns, 100), (std::vector<std::size_t>{5, 1, 3, 0, 6}));  // no inf, no NaN
+  EXPECT_TRUE(bestPredicted(ns, 0).empty());
+  EXPECT_TRUE(bestPredicted(std::vector<double>{}, 4).empty());
 }
 
 TEST(Predictor, ShippedModelsLoadWithTheCurrentFeatureSchema) {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <iostream>
+#include <thread>
 
 #include "app/cli/cli_common.h"
 #include "engine/common/error.h"
@@ -199,8 +200,14 @@ struct TrainCmd {
   std::string backend, suite, db, out;
   std::size_t maxSamples = 400;
   std::uint64_t seed = 42;
+  unsigned threads = 0;
   bool json = false;
 };
+
+// Drafts labelled within the current shape, for a long exhaustive labelling run.
+void labellingProgress(const std::string& what, std::size_t done, std::size_t total) {
+  progressLine("labelling " + what + ": " + std::to_string(done) + "/" + std::to_string(total) + " drafts");
+}
 
 void runTrain(const TrainCmd& o) {
   installInterruptHandler();
@@ -211,12 +218,14 @@ void runTrain(const TrainCmd& o) {
   TrainOptions to;
   to.maxSamplesPerShape = o.maxSamples;
   to.seed = o.seed;
+  to.threads = o.threads;
   to.store = store ? &*store : nullptr;
   to.cancel = &g_interrupted;
   to.progress = [](const std::string& what, std::size_t done, std::size_t total) {
     progressLine("labelling " + what + " (" + std::to_string(done) + "/" + std::to_string(total) +
                  " shapes)");
   };
+  to.labelProgress = labellingProgress;
   const Predictor p = trainPredictor(b, suite, to);
   if (terminal()) std::cerr << "\r\033[K";
   if (g_interrupted.load()) throw InputError("train: interrupted; labelled batches are kept in " + o.db);
@@ -240,6 +249,8 @@ void runTrain(const TrainCmd& o) {
 
 struct EvaluateCmd {
   std::string backend, kernel, suite, db;
+  std::size_t top = 8;
+  unsigned threads = 0;
   bool json = false;
 };
 
@@ -254,11 +265,15 @@ void runEvaluate(const EvaluateCmd& o) {
   if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
   TrainOptions to;
   to.store = store ? &*store : nullptr;
+  to.threads = o.threads;
   to.cancel = &g_interrupted;
   to.progress = [](const std::string& what, std::size_t done, std::size_t) {
     progressLine("evaluated " + what + " (" + std::to_string(done) + ")");
   };
-  const EvaluationReport r = evaluatePredictor(b, o.kernel, suite, *model, to);
+  to.labelProgress = labellingProgress;
+  EvaluateOptions eo;
+  eo.topK = std::max<std::size_t>(1, o.top);
+  const EvaluationReport r = evaluatePredictor(b, o.kernel, suite, *model, to, eo);
   if (terminal()) std::cerr << "\r\033[K";
   if (o.json) {
     nlohmann::json rows = nlohmann::json::array();
@@ -269,6 +284,7 @@ void runEvaluate(const EvaluateCmd& o) {
                       {"pick", row.pick},
                       {"argmin", row.argmin},
                       {"optimum_ns", row.optimumNs},
+                      {"optimum_rank", row.optimumRank},
                       {"pick_ns", row.pickNs},
                       {"argmin_ns", row.argminNs}});
     }
@@ -278,23 +294,26 @@ void runEvaluate(const EvaluateCmd& o) {
                {"top1", r.configs ? static_cast<double>(r.top1) / static_cast<double>(r.configs) : 0.0},
                {"top1_count", r.top1},
                {"mean_pick_vs_optimum", r.meanPickVsOptimum},
-               {"top_k", 8},
+               {"top_k", eo.topK},
                {"top1_argmin",
                 r.configs ? static_cast<double>(r.top1Argmin) / static_cast<double>(r.configs) : 0.0},
                {"mean_argmin_vs_optimum", r.meanArgminVsOptimum},
                {"seconds_with", r.secondsWith},
                {"seconds_without", r.secondsWithout},
+               {"seconds_without_extrapolated", r.withoutExtrapolated},
+               {"threads", o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())},
                {"rows", rows}});
     return;
   }
   const double n = r.configs ? static_cast<double>(r.configs) : 1.0;
   std::printf(
-      "%s+%s: %zu configs; the predictor strategy (top 8 confirmed by simulation) finds the optimum in %zu "
+      "%s+%s: %zu configs; the predictor strategy (top %zu confirmed by simulation) finds the optimum in %zu "
       "(%.1f%%) and %.2f%% of it otherwise; the single best prediction is the optimum in %zu (%.1f%%), "
       "%.2f%% otherwise; compile %.2f s with the predictor vs %.2f s simulating every draft\n",
-      r.backend.c_str(), r.kernel.c_str(), r.configs, r.top1, 100.0 * static_cast<double>(r.top1) / n,
-      100.0 * r.meanPickVsOptimum, r.top1Argmin, 100.0 * static_cast<double>(r.top1Argmin) / n,
-      100.0 * r.meanArgminVsOptimum, r.secondsWith, r.secondsWithout);
+      r.backend.c_str(), r.kernel.c_str(), r.configs, eo.topK, r.top1,
+      100.0 * static_cast<double>(r.top1) / n, 100.0 * r.meanPickVsOptimum, r.top1Argmin,
+      100.0 * static_cast<double>(r.top1Argmin) / n, 100.0 * r.meanArgminVsOptimum, r.secondsWith,
+      r.secondsWithout);
 }
 
 }  // namespace
@@ -318,6 +337,7 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--out", t->out, "model directory (default: datasets/models)");
   cmd->add_option("--max-samples", t->maxSamples, "cap on labelled drafts per shape (15% otherwise)");
   cmd->add_option("--seed", t->seed, "sampling and training seed");
+  cmd->add_option("--threads", t->threads, "simulation threads (default: one per hardware thread)");
   cmd->add_flag("--json", t->json, "machine-readable output");
   cmd->callback([t] { runTrain(*t); });
 
@@ -326,7 +346,9 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--backend,-b", v->backend, "backend name")->required();
   cmd->add_option("--kernel,-k", v->kernel, "library kernel")->required();
   cmd->add_option("--suite", v->suite, "workload suite JSON")->required();
-  cmd->add_option("--db", v->db, "results store for the labels");
+  cmd->add_option("--db", v->db, "results store for the labels (reused on the next run: resumable)");
+  cmd->add_option("--top", v->top, "the predictor strategy simulates the N best predicted drafts");
+  cmd->add_option("--threads", v->threads, "simulation threads (default: one per hardware thread)");
   cmd->add_flag("--json", v->json, "machine-readable output");
   cmd->callback([v] { runEvaluate(*v); });
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/predict/predictor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "engine/common/error.h"
 #include "engine/predict/features.h"
@@ -101,5 +103,19 @@ std::vector<double> Predictor::predictNs(const Problem& p, std::span<const Draft
 }
 
 std::string Predictor::id() const { return m_meta.backendHash + "-" + std::to_string(m_meta.seed); }
+
+std::vector<std::size_t> bestPredicted(std::span<const double> predictedNs, std::size_t k) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < predictedNs.size(); ++i) {
+    if (std::isfinite(predictedNs[i])) order.push_back(i);
+  }
+  const std::size_t top = std::min(k, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
+                    [&](std::size_t a, std::size_t b) {
+                      return std::tie(predictedNs[a], a) < std::tie(predictedNs[b], b);
+                    });
+  order.resize(top);
+  return order;
+}
 
 }  // namespace pim

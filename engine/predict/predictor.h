@@ -48,4 +48,9 @@ class Predictor {
   TrainingMetadata m_meta;
 };
 
+/// Indices of the `k` best (smallest) finite predictions, best first, ties broken by index: the drafts the
+/// predictor strategy confirms by simulation. Shared by the explorer and the Table-4 evaluation so that both
+/// report the same pick.
+std::vector<std::size_t> bestPredicted(std::span<const double> predictedNs, std::size_t k);
+
 }  // namespace pim

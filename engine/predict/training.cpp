@@ -7,7 +7,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <random>
+#include <span>
+#include <thread>
+#include <unordered_map>
 
 #include "engine/common/error.h"
 #include "engine/kernel/library.h"
@@ -42,30 +46,106 @@ std::string energyJson(const Evaluation& e) {
       .dump();
 }
 
-// Labels `drafts` of `p` by simulation, committing them to the store as one batch when there is one.
+// The store's options key of a labelling run: results are only reused under the same optimiser passes.
+std::string optionsKey(const EvalOptions& e) {
+  return std::string(e.optimizer.stagedRearrangement ? "staged" : "naive") + "," +
+         (e.optimizer.groupCommands ? "group" : "bank");
+}
+
+Evaluation fromStored(const StoredResult& r, const Draft& d) {
+  Evaluation e;
+  e.draft = d.id;
+  e.cycles = {r.inputCycles, r.computeCycles, r.outputCycles};
+  e.totalCycles = r.totalCycles;
+  e.timeNs = r.timeNs;
+  e.tCKns = r.totalCycles > 0 ? r.timeNs / static_cast<double>(r.totalCycles) : 1.0;
+  e.energyPj = r.energyPj;
+  return e;
+}
+
+StoredResult toStored(std::int64_t problemId, const std::string& options, const Draft& d,
+                      const Evaluation& e) {
+  return {problemId,
+          static_cast<std::int64_t>(d.id),
+          "draft",
+          options,
+          e.cycles[0],
+          e.cycles[1],
+          e.cycles[2],
+          e.totalCycles,
+          e.timeNs,
+          e.energyPj,
+          energyJson(e),
+          "",
+          0};
+}
+
+// Simulates `drafts` on `threads` workers; slot i gets draft i's evaluation, or stays empty when its tiles do
+// not fit the banks (such drafts cannot run and carry no label).
+std::vector<std::optional<Evaluation>> simulateAll(const Problem& p, std::span<const Draft> drafts,
+                                                   const EvalOptions& eo, unsigned threads,
+                                                   const std::atomic<bool>* cancel) {
+  std::vector<std::optional<Evaluation>> out(drafts.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < drafts.size();) {
+      if (cancel && cancel->load()) return;
+      try {
+        out[i] = evaluateDraft(p, drafts[i], eo);
+      } catch (const InputError&) {
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  return out;
+}
+
+// Labels `drafts` of `p` by simulation. With a store, labels already stored under the same options are reused
+// and new ones are committed every `batchSize` drafts, so an interrupted run resumes where it stopped.
 std::vector<std::pair<Draft, Evaluation>> label(const Problem& p, const std::vector<Draft>& drafts,
-                                                const TrainOptions& o) {
-  std::vector<std::pair<Draft, Evaluation>> out;
+                                                const TrainOptions& o, const std::string& what = {},
+                                                std::size_t* reused = nullptr) {
   EvalOptions eo = o.eval;
   eo.keepBanks = false;
-  for (const Draft& d : drafts) {
-    if (o.cancel && o.cancel->load()) break;
-    try {
-      out.emplace_back(d, evaluateDraft(p, d, eo));
-    } catch (const InputError&) {
-      // Drafts whose tiles do not fit the banks cannot run; they carry no label.
+  const std::string options = optionsKey(eo);
+  std::int64_t problemId = 0;
+  std::unordered_map<std::int64_t, StoredResult> stored;
+  if (o.store) {
+    const auto backendId = o.store->upsertBackend(p.backend().name, p.backend().hash(), p.backend().toJson());
+    problemId = o.store->upsertProblem(backendId, p.kernel().name, p.kernel().source,
+                                       shapeString(p.kernel(), p.shape()));
+    for (auto& r : o.store->results(problemId)) {
+      if (r.schedule == "draft" && r.options == options) stored.emplace(r.draftId, std::move(r));
     }
   }
-  if (o.store && !out.empty()) {
-    const auto backendId = o.store->upsertBackend(p.backend().name, p.backend().hash(), p.backend().toJson());
-    const auto problemId = o.store->upsertProblem(backendId, p.kernel().name, p.kernel().source,
-                                                  shapeString(p.kernel(), p.shape()));
-    std::vector<StoredResult> rows;
-    for (const auto& [d, e] : out) {
-      rows.push_back({problemId, static_cast<std::int64_t>(d.id), "draft", "staged,group", e.cycles[0],
-                      e.cycles[1], e.cycles[2], e.totalCycles, e.timeNs, e.energyPj, energyJson(e), "", 0});
+  std::vector<std::pair<Draft, Evaluation>> out;
+  std::vector<Draft> todo;
+  for (const Draft& d : drafts) {
+    if (auto it = stored.find(static_cast<std::int64_t>(d.id)); it != stored.end()) {
+      out.emplace_back(d, fromStored(it->second, d));
+    } else {
+      todo.push_back(d);
     }
-    o.store->putResults(rows);
+  }
+  if (reused) *reused = out.size();
+  const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t batch = o.store ? std::max<std::size_t>(1, o.batchSize) : todo.size();
+  for (std::size_t begin = 0; begin < todo.size(); begin += batch) {
+    if (o.cancel && o.cancel->load()) break;
+    const std::span<const Draft> chunk(todo.data() + begin, std::min(batch, todo.size() - begin));
+    const auto evals = simulateAll(p, chunk, eo, threads, o.cancel);
+    std::vector<StoredResult> rows;
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      if (!evals[i]) continue;
+      out.emplace_back(chunk[i], *evals[i]);
+      if (o.store) rows.push_back(toStored(problemId, options, chunk[i], *evals[i]));
+    }
+    if (o.store && !rows.empty()) o.store->putResults(rows);
+    if (o.labelProgress)
+      o.labelProgress(what, begin + chunk.size() + (drafts.size() - todo.size()), drafts.size());
   }
   return out;
 }
@@ -130,7 +210,7 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
           o.maxSamplesPerShape,
           static_cast<std::size_t>(std::ceil(o.sampleFraction * static_cast<double>(drafts.size()))));
       drafts.resize(std::min(drafts.size(), want));
-      for (const auto& [d, e] : label(p, drafts, o)) {
+      for (const auto& [d, e] : label(p, drafts, o, kernel + " " + shape)) {
         const auto f = draftFeatures(p, d, o.eval.optimizer);
         x.insert(x.end(), f.begin(), f.end());
         y.push_back(static_cast<float>(std::log(std::max(1.0, e.timeNs))));
@@ -212,13 +292,12 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
       const auto tPredict = Clock::now();
       const std::vector<Draft> drafts = keptDrafts(p);
       const auto ns = predictor.predictNs(p, drafts);
-      std::vector<std::size_t> order(drafts.size());
-      std::iota(order.begin(), order.end(), 0);
-      const std::size_t k2 = std::min(eo.topK, order.size());
-      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k2), order.end(),
-                        [&](std::size_t a, std::size_t c) { return ns[a] < ns[c]; });
+      const std::vector<std::size_t> order = bestPredicted(ns, eo.topK);
+      if (order.empty()) continue;
+      const std::size_t k2 = order.size();
       double pickNs = INFINITY, argminNs = INFINITY;
       std::size_t pick = order[0];
+      const auto tConfirm = Clock::now();
       for (std::size_t i = 0; i < k2; ++i) {
         const double t = simulate(p, drafts[order[i]]);
         if (i == 0) argminNs = t;
@@ -227,17 +306,41 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
           pick = order[i];
         }
       }
+      const double confirmSeconds = since(tConfirm);
       r.secondsWith += since(tPredict);
       const auto tAll = Clock::now();
-      const auto labelled = label(p, drafts, o);
-      r.secondsWithout += since(tAll);
+      std::size_t reused = 0;
+      const auto labelled = label(p, drafts, o, kernel + " " + shape, &reused);
+      const double labelSeconds = since(tAll);
+      if (reused == 0) {
+        r.secondsWithout += labelSeconds;
+      } else {
+        // Labels from an earlier run were not timed now: extrapolate from the drafts simulated in this run
+        // (the fresh labels, or else the top-k confirmations, timed on one thread).
+        const std::size_t fresh = labelled.size() - reused;
+        const double perDraft = fresh > 0
+                                    ? labelSeconds / static_cast<double>(fresh)
+                                    : confirmSeconds / static_cast<double>(std::max<std::size_t>(1, k2));
+        r.secondsWithout += labelSeconds + perDraft * static_cast<double>(reused);
+        r.withoutExtrapolated = true;
+      }
       if (labelled.empty()) continue;
       const auto best = std::min_element(labelled.begin(), labelled.end(), [](const auto& a, const auto& c) {
         return a.second.timeNs < c.second.timeNs;
       });
       const double opt = best->second.timeNs;
+      // How deep the predictor's ranking has to be read to reach an optimal draft (1 = its best prediction).
+      double optPredicted = INFINITY;
+      for (const auto& [d, e] : labelled) {
+        if (e.timeNs > opt * (1 + 1e-12)) continue;
+        const auto at = std::lower_bound(drafts.begin(), drafts.end(), d.id,
+                                         [](const Draft& x, std::uint64_t id) { return x.id < id; });
+        optPredicted = std::min(optPredicted, ns[static_cast<std::size_t>(at - drafts.begin())]);
+      }
+      const auto optimumRank = 1 + static_cast<std::size_t>(std::count_if(
+                                       ns.begin(), ns.end(), [&](double v) { return v < optPredicted; }));
       r.rows.push_back({shape, drafts.size(), best->first.id, drafts[pick].id, drafts[order[0]].id, opt,
-                        pickNs, argminNs});
+                        pickNs, argminNs, optimumRank});
       ++r.configs;
       if (pickNs <= opt * (1 + 1e-12)) {
         ++r.top1;

@@ -29,9 +29,13 @@ struct TrainOptions {
   std::uint64_t seed = 42;
   XgbParams xgb;  // DCC: learning rate 0.1, max depth 8, up to 5,000 rounds
   EvalOptions eval;
-  ResultsStore* store = nullptr;  // every labelled shape is committed as one batch
+  ResultsStore* store = nullptr;  // labels are reused from it and committed to it every `batchSize` drafts
+  std::size_t batchSize = 1000;
+  unsigned threads = 0;  // simulation workers; 0: one per hardware thread
   const std::atomic<bool>* cancel = nullptr;
-  std::function<void(const std::string& what, std::size_t done, std::size_t total)> progress;
+  std::function<void(const std::string& what, std::size_t done, std::size_t total)> progress;  // per shape
+  /// Within a shape: drafts labelled so far (stored ones included) of `total`.
+  std::function<void(const std::string& what, std::size_t done, std::size_t total)> labelProgress;
 };
 
 /// Samples, labels by simulation, trains. Throws InputError when nothing in the suite runs on `b`.
@@ -42,6 +46,7 @@ struct EvaluationRow {
   std::size_t drafts = 0;
   std::uint64_t optimum = 0, pick = 0, argmin = 0;
   double optimumNs = 0, pickNs = 0, argminNs = 0;
+  std::size_t optimumRank = 0;  // position of the best-predicted optimal draft in the predictor's ranking
 };
 
 struct EvaluationReport {
@@ -51,6 +56,7 @@ struct EvaluationReport {
   std::size_t top1Argmin = 0;      // the single best predicted draft is the optimum (no confirmation runs)
   double meanArgminVsOptimum = 1.0;
   double secondsWith = 0, secondsWithout = 0;  // compile time with the predictor / simulating every draft
+  bool withoutExtrapolated = false;  // labels came from the store: secondsWithout partly extrapolated
   std::vector<EvaluationRow> rows;
 };
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <numeric>
 #include <thread>
 
@@ -55,15 +56,11 @@ class ExhaustiveSearch final : public ISearchStrategy {
 class PredictorSearch final : public ISearchStrategy {
  public:
   PredictorSearch(const std::vector<DraftRecord>& records, std::size_t k) {
+    std::vector<double> ns(records.size(), INFINITY);
     for (std::size_t i = 0; i < records.size(); ++i) {
-      if (records[i].predictedNs) m_order.push_back(i);
+      if (records[i].predictedNs) ns[i] = *records[i].predictedNs;
     }
-    const std::size_t top = std::min(k, m_order.size());
-    std::partial_sort(m_order.begin(), m_order.begin() + static_cast<std::ptrdiff_t>(top), m_order.end(),
-                      [&](std::size_t a, std::size_t b) {
-                        return std::tie(*records[a].predictedNs, a) < std::tie(*records[b].predictedNs, b);
-                      });
-    m_order.resize(top);
+    m_order = bestPredicted(ns, k);
   }
   std::optional<Proposal> next() override {
     if (m_at >= m_order.size()) return std::nullopt;
