@@ -42,7 +42,7 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   }
   auto* open = new QToolButton;
   open->setText(tr("DSL…"));
-  open->setToolTip(tr("Open a kernel DSL file (Ctrl+O)"));
+  open->setToolTip(tr("Open a kernel DSL file"));
   auto* kernelRow = new QHBoxLayout;
   kernelRow->addWidget(m_kernel, 1);
   kernelRow->addWidget(open);
@@ -105,6 +105,14 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   });
   connect(open, &QToolButton::clicked, this, &ControlPanel::openKernelRequested);
   connect(m_explore, &QPushButton::clicked, this, &ControlPanel::exploreRequested);
+  auto changed = [this] {
+    if (!m_applying) emit configChanged();
+  };
+  connect(m_backend, &QComboBox::currentIndexChanged, this, changed);
+  connect(m_kernel, &QComboBox::currentIndexChanged, this, changed);  // after rebuildDims (connected first)
+  connect(m_strategy, &QComboBox::currentIndexChanged, this, changed);
+  for (QCheckBox* box : {m_rules[0], m_rules[1], m_rules[2], m_staged, m_groupCommands})
+    connect(box, &QCheckBox::toggled, this, changed);
   connect(m_cancel, &QPushButton::clicked, this, &ControlPanel::cancelRequested);
   setConfig(SessionConfig{});
 }
@@ -139,6 +147,9 @@ void ControlPanel::rebuildDims(const QString& shape) {
     const QString name = QString::fromStdString(k.dims[i]);
     m_dimsForm->addRow(name, box);
     m_dims.emplace_back(name, box);
+    connect(box, &QSpinBox::valueChanged, this, [this] {
+      if (!m_applying) emit configChanged();
+    });
   }
 }
 
@@ -160,6 +171,8 @@ SessionConfig ControlPanel::config() const {
 }
 
 void ControlPanel::setConfig(const SessionConfig& c) {
+  const bool outer = !m_applying;
+  m_applying = true;
   m_backend->setCurrentText(QString::fromStdString(c.backend));
   if (!c.kernelFile.empty()) {
     setKernelFile(QString::fromStdString(c.kernelFile));
@@ -173,6 +186,7 @@ void ControlPanel::setConfig(const SessionConfig& c) {
   for (int i = 0; i < 3; ++i) m_rules[i]->setChecked(c.rules[static_cast<std::size_t>(i)]);
   m_staged->setChecked(c.stagedRearrangement);
   m_groupCommands->setChecked(c.groupCommands);
+  if (outer) m_applying = false;
 }
 
 bool ControlPanel::setKernelFile(const QString& path, QString* error) {
@@ -192,6 +206,7 @@ bool ControlPanel::setKernelFile(const QString& path, QString* error) {
     m_kernel->setItemData(i, path, Qt::ToolTipRole);
     m_kernel->setCurrentIndex(i);
     rebuildDims({});
+    if (!m_applying) emit configChanged();  // the signal blocker above silenced the combo box
     return true;
   } catch (const std::exception& e) {
     if (error) *error = QString::fromStdString(e.what());

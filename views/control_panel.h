@@ -30,6 +30,9 @@ class ControlPanel : public QWidget {
   void exploreRequested();
   void cancelRequested();
   void openKernelRequested();
+  /// The user changed a steering setting (backend, kernel, a dimension, strategy, a rule, a pass); not
+  /// emitted by setConfig, so undo can set the panel back without recording itself.
+  void configChanged();
 
  private:
   void rebuildDims(const QString& shape);
@@ -47,6 +50,7 @@ class ControlPanel : public QWidget {
   QPushButton* m_explore;
   QPushButton* m_cancel;
   QString m_kernelFile;
+  bool m_applying = false;  // inside setConfig: no configChanged
 };
 
 }  // namespace pimgui

@@ -27,7 +27,12 @@ bool DraftFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& righ
   // times slower and would stall the first live insertion.
   if (const auto* m = qobject_cast<const DraftTableModel*>(sourceModel())) {
     const auto a = m->sortValue(left.row(), left.column());
-    if (a) return *a < *m->sortValue(right.row(), right.column());
+    if (a) {
+      const double b = *m->sortValue(right.row(), right.column());
+      // Equal values keep draft-id order, so a live run and its reopened session list rows identically.
+      if (*a != b) return *a < b;
+      return m->row(left.row()).draft.id < m->row(right.row()).draft.id;
+    }
   }
   return QSortFilterProxyModel::lessThan(left, right);
 }

@@ -26,6 +26,7 @@ std::optional<double> objectiveValue(const DraftRow& row, Objective o) {
     if (row.predictedNs) return *row.predictedNs / 1e3;
     return std::nullopt;
   }
+  if (o == Objective::BanksUsed && !row.simulated && row.banksUsed) return *row.banksUsed;
   if (!row.simulated) return std::nullopt;
   const pim::Evaluation& e = *row.simulated;
   switch (o) {

@@ -14,6 +14,9 @@ struct DraftRow {
   pim::Draft draft;
   std::optional<double> predictedNs;
   std::optional<pim::Evaluation> simulated;
+  /// Banks holding data from the draft's bank layout, for rows without a simulation (pruned drafts with a
+  /// prediction); a simulated row reads Evaluation::banksUsed, which is the same layout's count.
+  std::optional<int> banksUsed;
   std::string error;
   bool pruned = false;
   int rule = 0;  // pruning rule number when pruned

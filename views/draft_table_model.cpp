@@ -120,6 +120,10 @@ std::optional<double> DraftTableModel::number(const DraftRow& row, int column) c
       return static_cast<double>(row.draft.id);
     case Predicted:
       return row.predictedNs ? std::optional(*row.predictedNs) : std::nullopt;
+    case Banks:
+      // Pruned rows carry the bank count of their layout (see DraftRow::banksUsed).
+      if (!row.simulated && row.banksUsed) return static_cast<double>(*row.banksUsed);
+      break;
     default:
       break;
   }

@@ -23,10 +23,29 @@ ExplorationSession::~ExplorationSession() {
 }
 
 namespace {
+pim::ExploreOptions exploreOptionsFor(const SessionConfig& config) {
+  pim::ExploreOptions o;
+  o.strategy = config.strategy;
+  o.rules = {config.rules[0], config.rules[1], config.rules[2]};
+  o.eval = config.evalOptions();
+  o.eval.keepBanks = false;  // records carry no per-bank table; the heat map re-evaluates one draft
+  o.maxSimulations = config.maxSimulations;
+  return o;
+}
+
 std::int64_t nowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+std::shared_ptr<const pim::Problem> makeProblem(const SessionConfig& config) {
+  // Problem construction only builds memoised counts (no enumeration), so it is cheap enough here.
+  const pim::Backend& backend =
+      config.backendOverride ? *config.backendOverride : pim::BackendRegistry::builtin().get(config.backend);
+  pim::Kernel kernel = pim::resolveKernel(config.kernel, config.kernelFile);
+  pim::Shape shape = pim::parseShape(kernel, config.shape);
+  return std::make_shared<const pim::Problem>(backend, std::move(kernel), std::move(shape));
 }
 }  // namespace
 
@@ -59,11 +78,12 @@ void ExplorationSession::stopAndWait() {
 }
 
 std::vector<pim::DraftRecord> ExplorationSession::records() const {
+  if (m_adopted) return *m_adopted;
   return m_explorer ? m_explorer->records() : std::vector<pim::DraftRecord>{};
 }
 
 std::uint64_t ExplorationSession::requestSnapshot() {
-  if (!m_explorer) return 0;
+  if (!m_explorer && !m_adopted) return 0;
   if (m_snapshotPending) {
     m_snapshotAgain = true;
     return m_snapshotTicket + 1;
@@ -71,8 +91,9 @@ std::uint64_t ExplorationSession::requestSnapshot() {
   m_snapshotPending = true;
   const std::uint64_t ticket = ++m_snapshotTicket;
   const unsigned run = m_runId;
-  QThreadPool::globalInstance()->start([this, run, ticket, explorer = m_explorer] {
-    auto records = std::make_shared<const std::vector<pim::DraftRecord>>(explorer->records());
+  QThreadPool::globalInstance()->start([this, run, ticket, explorer = m_explorer, adopted = m_adopted] {
+    auto records =
+        explorer ? std::make_shared<const std::vector<pim::DraftRecord>>(explorer->records()) : adopted;
     QMetaObject::invokeMethod(
         this,
         [this, run, ticket, records] {
@@ -98,14 +119,9 @@ bool ExplorationSession::start(const SessionConfig& config) {
   m_progress = {};
   m_predictorError.reset();
   m_note.clear();
+  m_adopted.reset();
   try {
-    // Problem construction only builds memoised counts (no enumeration), so it is cheap enough here.
-    const pim::Backend& backend = config.backendOverride
-                                      ? *config.backendOverride
-                                      : pim::BackendRegistry::builtin().get(config.backend);
-    pim::Kernel kernel = pim::resolveKernel(config.kernel, config.kernelFile);
-    pim::Shape shape = pim::parseShape(kernel, config.shape);
-    m_problem = std::make_shared<const pim::Problem>(backend, std::move(kernel), std::move(shape));
+    m_problem = makeProblem(config);
   } catch (const std::exception& e) {
     m_problem.reset();
     m_explorer.reset();
@@ -113,12 +129,7 @@ bool ExplorationSession::start(const SessionConfig& config) {
     return false;
   }
 
-  m_options = {};
-  m_options.strategy = config.strategy;
-  m_options.rules = {config.rules[0], config.rules[1], config.rules[2]};
-  m_options.eval = config.evalOptions();
-  m_options.eval.keepBanks = false;  // records carry no per-bank table; the heat map re-evaluates one draft
-  m_options.maxSimulations = config.maxSimulations;
+  m_options = exploreOptionsFor(config);
   m_predictor.reset();
   if (config.strategy == pim::StrategyKind::Predictor) {
     std::optional<pim::Predictor> shipped;
@@ -229,6 +240,44 @@ bool ExplorationSession::start(const SessionConfig& config) {
         },
         Qt::QueuedConnection);
   });
+  return true;
+}
+
+bool ExplorationSession::adopt(const SessionConfig& config, std::vector<pim::DraftRecord> records,
+                               std::vector<pim::Baseline> baselines, const pim::ExploreProgress& progress,
+                               std::optional<double> predictorErrorPct, const QString& note) {
+  stopAndWait();
+  ++m_generation;
+  ++m_runId;
+  m_config = config;
+  m_progress = {};
+  m_baselines.clear();
+  m_explorer.reset();
+  m_predictor.reset();
+  m_cancel.reset();
+  m_adopted.reset();
+  try {
+    m_problem = makeProblem(config);
+    const pim::DraftSpace& space = m_problem->space();
+    for (pim::DraftRecord& r : records) r.draft = space.draft(r.draft.id);
+    for (pim::Baseline& b : baselines) {
+      if (b.draft) b.draft = space.draft(b.draft->id);
+    }
+  } catch (const std::exception& e) {
+    m_problem.reset();
+    emit failed(QString::fromStdString(e.what()));
+    return false;
+  }
+  m_options = exploreOptionsFor(config);
+  m_predictorError = predictorErrorPct;
+  m_note = note;
+  m_adopted = std::make_shared<const std::vector<pim::DraftRecord>>(std::move(records));
+  // The same sequence a finished run reports, so the window takes the results in exactly as it would live.
+  emit started();
+  deliverProgress(progress);
+  m_baselines = std::move(baselines);
+  emit baselinesReady();
+  emit finished(false);
   return true;
 }
 

@@ -33,6 +33,13 @@ class ExplorationSession : public QObject {
   std::optional<double> cancelLatencyMs() const;
   /// Cancels and waits for the worker (used before starting another run and on shutdown).
   void stopAndWait();
+  /// Shows the finished results of an earlier run (a session file) without exploring: builds the problem
+  /// from `config`, then emits started, progressed, baselinesReady and finished(false) like a run that just
+  /// ended, and records()/snapshots return `records`. Their drafts need only ids: the parts are decoded
+  /// through the problem here. Returns false (and emits failed) when the input is invalid.
+  bool adopt(const SessionConfig& config, std::vector<pim::DraftRecord> records,
+             std::vector<pim::Baseline> baselines, const pim::ExploreProgress& progress,
+             std::optional<double> predictorErrorPct, const QString& note);
 
   bool running() const { return m_running; }
   const SessionConfig& config() const { return m_config; }
@@ -49,6 +56,8 @@ class ExplorationSession : public QObject {
   const std::vector<pim::Baseline>& baselines() const { return m_baselines; }
   /// Expected prediction error in % when the predictor strategy runs, else nullopt.
   std::optional<double> predictorErrorPct() const { return m_predictorError; }
+  /// The shipped model the run explores with (null without one); the pruned lister predicts with it too.
+  std::shared_ptr<const pim::Predictor> predictor() const { return m_predictor; }
   /// Notes for the status bar ("no shipped model: exhaustive, 300 simulations").
   QString note() const { return m_note; }
 
@@ -68,6 +77,7 @@ class ExplorationSession : public QObject {
   std::shared_ptr<const pim::Problem> m_problem;
   std::shared_ptr<const pim::Predictor> m_predictor;
   std::shared_ptr<pim::Explorer> m_explorer;
+  std::shared_ptr<const std::vector<pim::DraftRecord>> m_adopted;  // records of adopt(), no explorer then
   std::vector<pim::Baseline> m_baselines;
   pim::ExploreProgress m_progress;
   std::optional<double> m_predictorError;

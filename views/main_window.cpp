@@ -6,6 +6,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QDialog>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -21,13 +22,19 @@
 #include <QTableView>
 #include <QTextStream>
 #include <QTimer>
+#include <QUndoStack>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <utility>
 
 #include "engine/search/problem.h"
 #include "views/bank_heatmap.h"
 #include "views/breakdown_bars.h"
 #include "views/breakdown_chart.h"
 #include "views/classroom_dialog.h"
+#include "views/compare_view.h"
 #include "views/control_panel.h"
+#include "views/csv_export.h"
 #include "views/draft_analysis.h"
 #include "views/draft_details.h"
 #include "views/draft_filter_proxy.h"
@@ -36,7 +43,9 @@
 #include "views/draft_table_panel.h"
 #include "views/exploration_session.h"
 #include "views/pareto_plot.h"
+#include "views/plot_export.h"
 #include "views/pruned_lister.h"
+#include "views/session_document.h"
 #include "views/what_if_panel.h"
 
 namespace pimgui {
@@ -83,6 +92,7 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
 
   m_counts = new QLabel;
   statusBar()->addPermanentWidget(m_counts);
+  m_undo = new QUndoStack(this);
   buildMenus();
 
   connect(m_session, &ExplorationSession::started, this, &MainWindow::onStarted);
@@ -121,6 +131,23 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   });
   connect(m_controls, &ControlPanel::cancelRequested, m_session, &ExplorationSession::cancel);
   connect(m_controls, &ControlPanel::openKernelRequested, this, &MainWindow::openKernel);
+  connectSessionSignals();
+
+  // Compare backends: a separate non-modal window, so the comparison can sit next to the explorer.
+  m_compareDialog = new QDialog(this);
+  m_compareDialog->setWindowTitle(tr("Compare backends"));
+  m_compare = new CompareView;
+  auto* compareLayout = new QVBoxLayout(m_compareDialog);
+  compareLayout->setContentsMargins(0, 0, 0, 0);
+  compareLayout->addWidget(m_compare);
+  m_compareDialog->resize(1240, 860);
+  connect(m_compare, &CompareView::done, this, &MainWindow::checkIdle);
+  connect(m_compare, &CompareView::drillDownRequested, this, [this](const SessionConfig& c, quint64 draft) {
+    if (!startSession(c)) return;
+    m_selection->set({draft});  // started() cleared the selection; a non-empty one survives the run's end
+    raise();
+    activateWindow();
+  });
 
   resize(1680, 1050);
   if (m_persist) {
@@ -135,6 +162,8 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
 MainWindow::~MainWindow() {
   m_session->stopAndWait();
   m_pruned->cancel();
+  // The stack's destructor signals cleanChanged, which must not reach a half-destroyed window.
+  disconnect(m_undo, nullptr, this, nullptr);
 }
 
 QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* w,
@@ -148,8 +177,26 @@ QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWid
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(tr("&Open DSL file…"), QKeySequence::Open, this, &MainWindow::openKernel);
-  file->addAction(tr("&Export drafts (CSV)…"), QKeySequence::Save, this, &MainWindow::exportCsvInteractive);
+  addSessionActions(file);  // Open… (Ctrl+O), Open Recent, Save (Ctrl+S), Save As…
+  file->addAction(tr("Open &DSL file…"), this, &MainWindow::openKernel);
+  addScheduleActions(file);
+  QAction* allCsv = file->addAction(tr("&Export all rows (CSV)…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                                    &MainWindow::exportCsvInteractive);
+  QAction* selectedCsv =
+      file->addAction(tr("Export se&lected rows (CSV)…"), this, &MainWindow::exportSelectedCsvInteractive);
+  QMenu* plots = file->addMenu(tr("Export &plot"));
+  const std::pair<Plot, QString> plotEntries[] = {{Plot::Pareto, tr("&Pareto plot…")},
+                                                  {Plot::Breakdown, tr("Time &breakdown…")},
+                                                  {Plot::Heatmap, tr("Bank &heat map…")}};
+  for (const auto& [which, text] : plotEntries) {
+    plots->addAction(text, this, [this, which = which] { exportPlotInteractive(which); });
+    // The same export from the plot's own right-click menu.
+    addExportContextMenu(plotWidget(which), [this, which = which] { exportPlotInteractive(which); });
+  }
+  // The table's right-click menu offers both CSV exports.
+  m_table->view()->addAction(allCsv);
+  m_table->view()->addAction(selectedCsv);
+  m_table->view()->setContextMenuPolicy(Qt::ActionsContextMenu);
   file->addAction(tr("Save &screenshots…"), this, [this] {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Screenshot folder"));
     if (!dir.isEmpty()) statusBar()->showMessage(tr("Wrote %1 screenshots").arg(saveScreenshots(dir).size()));
@@ -158,6 +205,7 @@ void MainWindow::buildMenus() {
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  addUndoActions(edit);
   edit->addAction(tr("&Copy selected draft ids"), QKeySequence::Copy, this, [this] {
     QStringList ids;
     for (quint64 id : m_selection->ids()) ids << QString::number(id);
@@ -189,6 +237,8 @@ void MainWindow::buildMenus() {
   pruned->setCheckable(true);
   connect(pruned, &QAction::toggled, m_table->showPrunedBox(), &QCheckBox::setChecked);
   connect(m_table->showPrunedBox(), &QCheckBox::toggled, pruned, &QAction::setChecked);
+  run->addAction(tr("Compare &backends…"), QKeySequence(Qt::CTRL | Qt::Key_K), this,
+                 &MainWindow::showCompare);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Classroom mode…"), this, &MainWindow::openClassroom);
@@ -202,7 +252,12 @@ void MainWindow::buildMenus() {
   });
 }
 
-bool MainWindow::startDefaultSession() { return startSession(SessionConfig{}); }
+bool MainWindow::startDefaultSession() {
+  const bool ok = startSession(SessionConfig{});
+  m_resultsDirty = false;  // what every start shows is nothing to save
+  updateTitle();
+  return ok;
+}
 
 SessionConfig MainWindow::requestedConfig() const {
   SessionConfig c = m_controls->config();
@@ -220,6 +275,9 @@ void MainWindow::openClassroom() {
 
 bool MainWindow::startSession(const SessionConfig& c) {
   m_controls->setConfig(c);
+  m_panelConfig = m_controls->config();  // a run's settings are the new baseline for undo, not a step
+  m_resultsDirty = true;
+  updateTitle();
   return m_session->start(c);
 }
 
@@ -235,9 +293,11 @@ void MainWindow::onStarted() {
   m_controls->setRunning(true);
   // A run of another backend (or the first run) starts the what-if form over from the shipped parameters.
   const pim::Backend& backend = m_session->problem()->backend();
-  if (!m_session->config().backendOverride && m_whatIf->original().name != backend.name)
+  if (!m_session->config().backendOverride && m_whatIf->original().name != backend.name) {
     m_whatIf->setBackend(backend);
-  setWindowTitle(tr("PIMScope — %1").arg(QString::fromStdString(m_session->problem()->title())));
+    m_whatIfBefore.reset();  // undo of what-if edits starts over with the new form
+  }
+  updateTitle();
   if (!m_session->note().isEmpty()) statusBar()->showMessage(m_session->note());
   m_lastRefresh.start();
   onProgress(true);
@@ -291,14 +351,21 @@ void MainWindow::onFinished(bool cancelled) {
 
 void MainWindow::completeFinish() {
   m_controls->setRunning(false);
-  // Show the best draft in the single-draft views unless the user already picked one.
-  if (m_selection->ids().isEmpty()) {
+  // Show the best draft in the single-draft views unless the user already picked one; a reopened session
+  // shows what was selected when it was saved.
+  if (m_restoreSelection) {
+    m_selection->set(*m_restoreSelection);
+    m_restoreSelection.reset();
+    if (m_restoreParetoView) m_pareto->setView(*m_restoreParetoView);
+    m_restoreParetoView.reset();
+  } else if (m_selection->ids().isEmpty()) {
     if (auto best = bestDraft()) {
       m_selection->set({*best});
     }
   }
   QString msg = m_cancelled ? tr("Cancelled: kept %L1 records").arg(m_model->keptRows())
                             : tr("Done in %1 s").arg(m_session->progress().elapsedSeconds, 0, 'f', 2);
+  if (!m_restoreMessage.isEmpty()) msg = std::exchange(m_restoreMessage, QString());
   if (!m_session->note().isEmpty()) msg += QStringLiteral(" · ") + m_session->note();
   statusBar()->showMessage(msg);
   checkIdle();
@@ -348,7 +415,14 @@ void MainWindow::updateStatus() {
 
 bool MainWindow::idle() const {
   return !m_session->running() && !m_awaitFinal && !m_finalArrived && !m_feeding && !m_analysis->busy() &&
-         !m_pruned->busy();
+         !m_pruned->busy() && !m_compare->running();
+}
+
+void MainWindow::showCompare() {
+  if (!m_compareDialog->isVisible() && !m_compare->running()) m_compare->loadProblem(m_controls->config());
+  m_compareDialog->show();
+  m_compareDialog->raise();
+  m_compareDialog->activateWindow();
 }
 
 void MainWindow::checkIdle() {
@@ -358,10 +432,14 @@ void MainWindow::checkIdle() {
 void MainWindow::setShowPruned(bool on) {
   m_prunedRequested = on;
   if (on && !m_prunedListed && !m_pruned->busy() && m_session->problem()) {
-    m_table->setPrunedNote(tr("listing pruned drafts…"));
+    m_table->setPrunedNote(m_session->predictor() ? tr("listing and predicting pruned drafts…")
+                                                  : tr("listing pruned drafts…"));
     std::vector<bool> rules(m_session->config().rules.begin(), m_session->config().rules.end());
-    m_pruned->start(m_session->problem(), rules);
+    // With a model the lister also predicts the pruned drafts, so the Pareto plot can show them in grey.
+    m_pruned->start(m_session->problem(), rules, kPrunedListCap, m_session->predictor(),
+                    m_session->config().evalOptions().indexing);
   }
+  m_pareto->setShowPruned(on);
 }
 
 void MainWindow::openKernel() {
@@ -372,30 +450,96 @@ void MainWindow::openKernel() {
   if (!m_controls->setKernelFile(path, &error)) QMessageBox::warning(this, tr("Cannot load kernel"), error);
 }
 
-bool MainWindow::exportCsv(const QString& path) const {
-  QFile f(path);
-  if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
-  QTextStream out(&f);
-  const QAbstractItemModel* m = m_table->proxy();
-  auto quote = [](QString s) {
-    return QLatin1Char('"') + s.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + '"';
-  };
-  QStringList header;
-  for (int c = 0; c < m->columnCount(); ++c) header << quote(m->headerData(c, Qt::Horizontal).toString());
-  out << header.join(',') << '\n';
-  for (int r = 0; r < m->rowCount(); ++r) {
-    QStringList cells;
-    for (int c = 0; c < m->columnCount(); ++c) cells << quote(m->index(r, c).data().toString());
-    out << cells.join(',') << '\n';
+std::vector<int> MainWindow::tableRows(bool selectedOnly) const {
+  const DraftFilterProxy* proxy = m_table->proxy();
+  std::vector<int> rows;
+  if (!selectedOnly) {
+    rows.reserve(static_cast<std::size_t>(proxy->rowCount()));
+    for (int r = 0; r < proxy->rowCount(); ++r) rows.push_back(proxy->mapToSource(proxy->index(r, 0)).row());
+    return rows;
   }
-  return true;
+  QModelIndexList selected = m_table->view()->selectionModel()->selectedRows();
+  std::sort(selected.begin(), selected.end(),
+            [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
+  for (const QModelIndex& i : selected) rows.push_back(proxy->mapToSource(i).row());
+  return rows;
+}
+
+bool MainWindow::exportCsv(const QString& path, QString* error) const {
+  return writeDraftsCsv(*m_model, tableRows(false), path, error);
+}
+
+bool MainWindow::exportSelectedCsv(const QString& path, QString* error) const {
+  const std::vector<int> rows = tableRows(true);
+  if (rows.empty()) {
+    if (error) *error = tr("No rows selected: nothing written to %1").arg(QDir::toNativeSeparators(path));
+    return false;
+  }
+  return writeDraftsCsv(*m_model, rows, path, error);
 }
 
 void MainWindow::exportCsvInteractive() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export drafts"), QStringLiteral("drafts.csv"),
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export all rows"), QStringLiteral("drafts.csv"),
                                                     tr("CSV (*.csv)"));
   if (path.isEmpty()) return;
-  statusBar()->showMessage(exportCsv(path) ? tr("Exported %1").arg(path) : tr("Cannot write %1").arg(path));
+  QString error;
+  statusBar()->showMessage(exportCsv(path, &error) ? tr("Exported %1").arg(path) : error);
+}
+
+void MainWindow::exportSelectedCsvInteractive() {
+  if (tableRows(true).empty()) {
+    statusBar()->showMessage(tr("Select rows in the drafts table first"));
+    return;
+  }
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export selected rows"),
+                                                    QStringLiteral("drafts_selected.csv"), tr("CSV (*.csv)"));
+  if (path.isEmpty()) return;
+  QString error;
+  statusBar()->showMessage(exportSelectedCsv(path, &error) ? tr("Exported %1").arg(path) : error);
+}
+
+QWidget* MainWindow::plotWidget(Plot p) const {
+  switch (p) {
+    case Plot::Pareto:
+      return m_pareto;
+    case Plot::Breakdown:
+      return m_breakdown;
+    case Plot::Heatmap:
+      return m_heatmap;
+  }
+  return nullptr;
+}
+
+QString MainWindow::plotTitle(Plot p) const {
+  // The exported file stands alone: name the problem (and for the heat map the draft) it shows.
+  QString problem = m_session->problem() ? QString::fromStdString(m_session->problem()->title()) : QString();
+  if (m_session->config().backendOverride) problem += tr(" (what-if backend)");
+  QString what;
+  switch (p) {
+    case Plot::Pareto:
+      what = tr("Pareto plot");
+      break;
+    case Plot::Breakdown:
+      what = tr("Time breakdown");
+      break;
+    case Plot::Heatmap: {
+      const auto a = m_analysis->latest();
+      what = a ? tr("Bank heat map of draft %1").arg(a->draft.id) : tr("Bank heat map");
+      break;
+    }
+  }
+  return problem.isEmpty() ? what : what + QStringLiteral(" — ") + problem;
+}
+
+bool MainWindow::exportPlot(Plot p, const QString& path, QString* error) const {
+  return pimgui::exportPlot(plotWidget(p), path, error, plotTitle(p));
+}
+
+void MainWindow::exportPlotInteractive(Plot p) {
+  static const char* names[] = {"pareto", "breakdown", "heatmap"};
+  const QString path = pimgui::exportPlotInteractive(
+      this, plotWidget(p), QString::fromLatin1(names[static_cast<int>(p)]), plotTitle(p));
+  if (!path.isEmpty()) statusBar()->showMessage(tr("Exported %1").arg(path));
 }
 
 QStringList MainWindow::saveScreenshots(const QString& dir) {
@@ -424,10 +568,18 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
   const QString whatIf = QDir(dir).filePath(QStringLiteral("whatif.png"));
   if (m_whatIfDock->grab().save(whatIf)) written << whatIf;
   m_controlsDock->raise();
+  if (m_compare->comparison()) {  // only when a comparison was run (pimscope --screenshot runs one)
+    const QString compare = QDir(dir).filePath(QStringLiteral("compare.png"));
+    if (m_compare->grab().save(compare)) written << compare;
+  }
   return written;
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+  if (!confirmClose()) {
+    e->ignore();
+    return;
+  }
   m_session->stopAndWait();
   if (m_persist) {
     QSettings s;

@@ -3,23 +3,30 @@
 // docks and the status bar; each view does its own drawing.
 #pragma once
 #include <QElapsedTimer>
+#include <QList>
 #include <QMainWindow>
 #include <QStringList>
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "engine/hw/backend.h"
 #include "engine/search/explorer.h"
 
 #include "views/session_config.h"
 
+class QDialog;
 class QDockWidget;
 class QLabel;
+class QMenu;
+class QUndoStack;
 
 namespace pimgui {
 
 class BankHeatmap;
 class BreakdownChart;
+class CompareView;
 class ControlPanel;
 class DraftAnalysisRunner;
 class DraftDetails;
@@ -47,7 +54,33 @@ class MainWindow : public QMainWindow {
   bool idle() const;
   /// Writes one PNG per view into `dir` (plus the IR and command tabs of the details); returns the paths.
   QStringList saveScreenshots(const QString& dir);
-  bool exportCsv(const QString& path) const;
+  /// CSV of the drafts table as filtered and sorted (every visible row), or of its selected rows only, in
+  /// table order; one writer for both (views/csv_export.h). False with the reason in `error`.
+  bool exportCsv(const QString& path, QString* error = nullptr) const;
+  bool exportSelectedCsv(const QString& path, QString* error = nullptr) const;
+  enum class Plot { Pareto, Breakdown, Heatmap };
+  /// Writes plot `p` as PNG, SVG or PDF (from the suffix) with a title naming the problem
+  /// (views/plot_export.h). False with the reason, naming the file, in `error`.
+  bool exportPlot(Plot p, const QString& path, QString* error = nullptr) const;
+
+  /// Session files (docs/gui.md, "Sessions"). saveSession writes the finished (or cancelled) exploration,
+  /// the baselines and the view state; openSession shows them again without exploring. Both return false
+  /// with the reason in `error` (naming the file); a file that cannot be read leaves the window as it was.
+  bool saveSession(const QString& path, QString* error = nullptr);
+  bool openSession(const QString& path, QString* error = nullptr);
+  /// The selected draft as a schedule file (.json), IR text (.ir/.txt), command listing (.cmd) or Chrome
+  /// trace
+  /// (.trace.json), written atomically (views/schedule_io.h). False with the reason in `error`.
+  bool exportSelectedSchedule(const QString& path, QString* error = nullptr) const;
+  /// Reads and re-simulates a schedule file (refusing one that no longer reproduces its cycles), explores its
+  /// problem and selects its draft. False with the reason, naming the file, in `error`.
+  bool importSchedule(const QString& path, QString* error = nullptr);
+  /// The file the window shows ("" before the first save or open).
+  QString sessionPath() const { return m_sessionPath; }
+  /// Steering actions (control panel, what-if edits); Edit > Undo/Redo.
+  QUndoStack* undoStack() const { return m_undo; }
+  /// File > Open Recent, newest first (only kept when the layout persists, i.e. not in tests/screenshots).
+  QStringList recentSessions() const;
 
   ExplorationSession* session() const { return m_session; }
   DraftTableModel* model() const { return m_model; }
@@ -58,6 +91,9 @@ class MainWindow : public QMainWindow {
   BankHeatmap* heatmap() const { return m_heatmap; }
   DraftDetails* details() const { return m_details; }
   ControlPanel* controls() const { return m_controls; }
+  CompareView* compareView() const { return m_compare; }
+  /// Opens the Compare backends window on the control panel's problem (kept as is while one runs).
+  void showCompare();
   WhatIfPanel* whatIf() const { return m_whatIf; }
   DraftAnalysisRunner* analysis() const { return m_analysis; }
   std::optional<quint64> bestDraft() const;
@@ -84,16 +120,40 @@ class MainWindow : public QMainWindow {
   void checkIdle();
   void openKernel();
   void exportCsvInteractive();
+  void exportSelectedCsvInteractive();
+  void exportPlotInteractive(Plot p);
+  QWidget* plotWidget(Plot p) const;
+  QString plotTitle(Plot p) const;
+  std::vector<int> tableRows(bool selectedOnly) const;  // model rows in table order
   void setShowPruned(bool on);
   /// The control panel's problem, exploring the what-if backend when it edits the same backend.
   SessionConfig requestedConfig() const;
   void openClassroom();
+  // Sessions, recent files and undo (views/session_window.cpp; session_document.cpp maps file <-> window).
+  void addSessionActions(QMenu* file);
+  void addUndoActions(QMenu* edit);
+  void addScheduleActions(QMenu* file);  // views/main_window_schedule.cpp
+  void connectSessionSignals();
+  /// Asks to save unsaved changes; false when the user cancels. Never asks when the layout does not persist.
+  bool confirmClose();
+  void openSessionInteractive();
+  bool saveSessionInteractive(bool saveAs);
+  void addRecent(const QString& path);
+  void rebuildRecentMenu();
+  void updateTitle();
+  void recordControls();
+  void recordWhatIf(const std::shared_ptr<const pim::Backend>& b);
+  void applyControls(const SessionConfig& c);
+  void applyWhatIf(const pim::Backend& b);
 
   bool m_persist;
   ExplorationSession* m_session;
   DraftSelection* m_selection;
   DraftTableModel* m_model;
   DraftAnalysisRunner* m_analysis;
+  CompareView* m_compare;
+  QString m_scheduleFilter;  // the schedule export dialog's last format
+  QDialog* m_compareDialog;
   PrunedLister* m_pruned;
   ControlPanel* m_controls;
   DraftTablePanel* m_table;
@@ -109,6 +169,16 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_heatmapDock;
   QDockWidget* m_detailsDock;
   QLabel* m_counts;
+  QUndoStack* m_undo;
+  QMenu* m_recentMenu = nullptr;
+  QString m_sessionPath;
+  bool m_resultsDirty = false;   // results explored since the last save/open
+  bool m_applyingState = false;  // undo/redo or a session restore is setting widgets: record nothing
+  SessionConfig m_panelConfig;   // the control panel as last recorded (undo's "before")
+  std::shared_ptr<const pim::Backend> m_whatIfBefore;  // the what-if backend as last recorded
+  std::optional<QList<quint64>> m_restoreSelection;    // applied when the reopened results are in
+  std::optional<std::array<double, 4>> m_restoreParetoView;
+  QString m_restoreMessage;
   QElapsedTimer m_lastRefresh;
   bool m_prunedRequested = false, m_prunedListed = false;
   std::shared_ptr<const std::vector<pim::DraftRecord>> m_pendingRecords;

@@ -76,7 +76,14 @@ ParetoPlot::ParetoPlot(DraftTableModel* model, DraftSelection* selection, QWidge
   m_selected->setScatterStyle(
       QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(200, 30, 30), 2), Qt::NoBrush, 14));
   m_selected->setName(tr("selected"));
-  for (QCPGraph* g : {m_dominated, m_front, m_selected}) g->setSelectable(QCP::stNone);
+  // Pruned drafts sit on a layer below the evaluated ones, so the grey cloud never hides them.
+  m_plot->addLayer(QStringLiteral("pruned"), m_plot->layer(QStringLiteral("main")), QCustomPlot::limBelow);
+  m_prunedGraph = m_plot->addGraph();
+  m_prunedGraph->setLayer(QStringLiteral("pruned"));
+  m_prunedGraph->setLineStyle(QCPGraph::lsNone);
+  m_prunedGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(190, 190, 190), 3));
+  m_prunedGraph->removeFromLegend();
+  for (QCPGraph* g : {m_dominated, m_front, m_selected, m_prunedGraph}) g->setSelectable(QCP::stNone);
   m_plot->legend->setVisible(true);
   m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   m_plot->selectionRect()->setPen(QPen(QColor(50, 50, 200), 1, Qt::DashLine));
@@ -126,6 +133,23 @@ void ParetoPlot::setObjectives(Objective x, Objective y) {
   refresh();
 }
 
+Objective ParetoPlot::xObjective() const { return static_cast<Objective>(m_x->currentData().toInt()); }
+Objective ParetoPlot::yObjective() const { return static_cast<Objective>(m_y->currentData().toInt()); }
+bool ParetoPlot::logAxes() const { return m_log->isChecked(); }
+void ParetoPlot::setLogAxes(bool on) { m_log->setChecked(on); }
+
+std::array<double, 4> ParetoPlot::viewRange() const {
+  return {m_plot->xAxis->range().lower, m_plot->xAxis->range().upper, m_plot->yAxis->range().lower,
+          m_plot->yAxis->range().upper};
+}
+
+void ParetoPlot::setView(const std::array<double, 4>& range) {
+  m_plot->xAxis->setRange(range[0], range[1]);
+  m_plot->yAxis->setRange(range[2], range[3]);
+  m_userZoomed = true;
+  m_plot->replot();
+}
+
 void ParetoPlot::refresh() {
   const auto ox = static_cast<Objective>(m_x->currentData().toInt());
   const auto oy = static_cast<Objective>(m_y->currentData().toInt());
@@ -160,6 +184,7 @@ void ParetoPlot::refresh() {
   m_plot->xAxis->setLabel(QString::fromUtf8(objectiveTitle(ox)));
   m_plot->yAxis->setLabel(QString::fromUtf8(objectiveTitle(oy)));
   m_summary->setText(tr("%1 drafts, %2 on the front").arg(m_points.size()).arg(frontPts.size()));
+  refreshPruned(ox, oy);
   if (!m_userZoomed) resetView();
   showSelection();
 }
@@ -190,16 +215,74 @@ void ParetoPlot::showSelection() {
       sy << p.y;
     }
   }
+  for (const Point& p : m_prunedPoints) {
+    if (m_selection->contains(p.id)) {
+      sx << p.x;
+      sy << p.y;
+    }
+  }
   m_selected->setData(sx, sy);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-int ParetoPlot::pointAt(const QPoint& pixel) const {
+void ParetoPlot::setShowPruned(bool on) {
+  if (m_showPruned == on) return;
+  m_showPruned = on;
+  refresh();
+}
+
+void ParetoPlot::refreshPruned(Objective ox, Objective oy) {
+  m_prunedPoints.clear();
+  m_prunedPlottable = 0;
+  QVector<double> px, py;
+  bool predicted = false;
+  if (m_showPruned) {
+    for (int r = m_model->keptRows(); r < m_model->rowCount(); ++r) {
+      const DraftRow& row = m_model->row(r);
+      predicted = predicted || row.predictedNs.has_value();
+      if (objectiveValue(row, ox) && objectiveValue(row, oy)) ++m_prunedPlottable;
+    }
+    // Thinning is by row order (pruned rows are listed in id order), so the same rows are drawn every time.
+    const std::size_t stride =
+        std::max<std::size_t>(1, (m_prunedPlottable + kMaxPrunedPoints - 1) / kMaxPrunedPoints);
+    std::size_t seen = 0;
+    for (int r = m_model->keptRows(); r < m_model->rowCount(); ++r) {
+      const DraftRow& row = m_model->row(r);
+      const auto vx = objectiveValue(row, ox), vy = objectiveValue(row, oy);
+      if (!vx || !vy || seen++ % stride != 0) continue;
+      m_prunedPoints.push_back({*vx, *vy, row.draft.id, r, false});
+      px << *vx;
+      py << *vy;
+    }
+  }
+  m_prunedGraph->setData(px, py);
+  const bool listed = m_showPruned && m_model->prunedRows() > 0;
+  if (!listed) {
+    m_prunedGraph->removeFromLegend();
+    return;
+  }
+  // Pruned drafts were never simulated: say why a simulated axis shows none, and when the cloud is thinned.
+  QString name;
+  if (!predicted)
+    name = tr("pruned: not plotted (no predictor in this run)");
+  else if (m_prunedPlottable == 0)
+    name = tr("pruned: not on these axes (predicted time, banks only)");
+  else if (m_prunedPoints.size() < static_cast<std::size_t>(m_model->prunedRows()))
+    // Fewer than listed: rows without a bank layout (the lister lays out a sample) or thinned here.
+    name = tr("pruned (predicted only, %L1 of %L2)").arg(m_prunedPoints.size()).arg(m_model->prunedRows());
+  else
+    name = tr("pruned (predicted only)");
+  m_prunedGraph->setName(name);
+  m_prunedGraph->addToLegend();
+  m_summary->setText(m_summary->text() + tr(", %L1 pruned shown").arg(m_prunedPoints.size()));
+}
+
+int ParetoPlot::nearestPoint(const std::vector<Point>& points, const QPoint& pixel, double radius) const {
   int best = -1;
-  double bestD = 8.0 * 8.0;  // pixels
-  for (int i = 0; i < static_cast<int>(m_points.size()); ++i) {
-    const double px = m_plot->xAxis->coordToPixel(m_points[i].x) - pixel.x();
-    const double py = m_plot->yAxis->coordToPixel(m_points[i].y) - pixel.y();
+  double bestD = radius * radius;
+  for (int i = 0; i < static_cast<int>(points.size()); ++i) {
+    const double px = m_plot->xAxis->coordToPixel(points[i].x) - pixel.x();
+    const double py = m_plot->yAxis->coordToPixel(points[i].y) - pixel.y();
     const double d = px * px + py * py;
     if (d <= bestD) {
       bestD = d;
@@ -208,6 +291,11 @@ int ParetoPlot::pointAt(const QPoint& pixel) const {
   }
   return best;
 }
+
+// Grey points are small and dense: a tighter pick radius than the evaluated ones.
+int ParetoPlot::prunedPointAt(const QPoint& pixel) const { return nearestPoint(m_prunedPoints, pixel, 5.0); }
+
+int ParetoPlot::pointAt(const QPoint& pixel) const { return nearestPoint(m_points, pixel, 8.0); }
 
 void ParetoPlot::selectInRect(const QRect& rect) {
   QList<quint64> ids;
@@ -228,10 +316,13 @@ bool ParetoPlot::eventFilter(QObject* watched, QEvent* event) {
       m_plot->setSelectionRectMode(me->modifiers() & Qt::ShiftModifier ? QCP::srmSelect : QCP::srmNone);
       if (!(me->modifiers() & Qt::ShiftModifier) && me->button() == Qt::LeftButton) {
         const int i = pointAt(me->pos());
-        if (i >= 0) {
+        const int j = i < 0 ? prunedPointAt(me->pos()) : -1;
+        if (i >= 0 || j >= 0) {
+          // A grey point selects its pruned draft: the details dock then says why it was pruned.
+          const quint64 id = i >= 0 ? m_points[i].id : m_prunedPoints[j].id;
           QList<quint64> ids;
           if (me->modifiers() & Qt::ControlModifier) ids = m_selection->ids();
-          if (!ids.contains(m_points[i].id)) ids.prepend(m_points[i].id);
+          if (!ids.contains(id)) ids.prepend(id);
           m_selection->set(ids);
         } else {
           m_userZoomed = true;  // a drag on empty space pans
@@ -244,7 +335,26 @@ bool ParetoPlot::eventFilter(QObject* watched, QEvent* event) {
       if (me->buttons() != Qt::NoButton) break;
       const int i = pointAt(me->pos());
       if (i < 0) {
-        QToolTip::hideText();
+        const int j = prunedPointAt(me->pos());
+        if (j < 0) {
+          QToolTip::hideText();
+          break;
+        }
+        const Point& p = m_prunedPoints[j];
+        const DraftRow& row = m_model->row(p.row);
+        const QString label = m_model->index(p.row, DraftTableModel::Parts).data().toString();
+        QToolTip::showText(me->globalPosition().toPoint(),
+                           tr("<b>Draft %1</b> (pruned by rule %2: %3)<br>%4<br>%5: %6<br>%7: %8<br>"
+                              "<i>predicted and laid out, never simulated</i>")
+                               .arg(p.id)
+                               .arg(row.rule)
+                               .arg(QString::fromStdString(row.reason).toHtmlEscaped())
+                               .arg(label.toHtmlEscaped())
+                               .arg(m_plot->xAxis->label())
+                               .arg(p.x, 0, 'g', 5)
+                               .arg(m_plot->yAxis->label())
+                               .arg(p.y, 0, 'g', 5),
+                           m_plot);
         break;
       }
       const Point& p = m_points[i];

@@ -4,6 +4,7 @@
 // Shift+drag box-selects, wheel/drag zoom and pan, double-click resets the view.
 #pragma once
 #include <QWidget>
+#include <array>
 #include <vector>
 
 #include "views/draft_row.h"
@@ -27,10 +28,24 @@ class ParetoPlot : public QWidget {
  public:
   ParetoPlot(DraftTableModel* model, DraftSelection* selection, QWidget* parent = nullptr);
   void setObjectives(Objective x, Objective y);
+  Objective xObjective() const;
+  Objective yObjective() const;
+  bool logAxes() const;
+  void setLogAxes(bool on);
+  /// Visible ranges (x lower, x upper, y lower, y upper) and whether the user zoomed or panned away from the
+  /// automatic view; setView restores both (a session reopens at the zoom it was saved with).
+  std::array<double, 4> viewRange() const;
+  bool userZoomed() const { return m_userZoomed; }
+  void setView(const std::array<double, 4>& range);
   /// Rebuilds the points from the model (call when rows change; cheap for thousands of points).
   void refresh();
   /// Resets zoom to show every point.
   void resetView();
+  /// Draws pruned drafts (the model's rows after the kept ones) as small light-grey points behind the others,
+  /// on axes where both objectives have a value (predicted time, banks used; never a simulated quantity).
+  /// They are never part of the front.
+  void setShowPruned(bool on);
+  bool showPruned() const { return m_showPruned; }
 
   struct Point {
     double x = 0, y = 0;
@@ -40,12 +55,21 @@ class ParetoPlot : public QWidget {
   };
   const std::vector<Point>& points() const { return m_points; }
   QCustomPlot* plot() const { return m_plot; }
+  /// Pruned drafts drawn (after thinning, see kMaxPrunedPoints) and how many had values on both axes.
+  const std::vector<Point>& prunedPoints() const { return m_prunedPoints; }
+  std::size_t prunedPlottable() const { return m_prunedPlottable; }
+  QCPGraph* prunedGraph() const { return m_prunedGraph; }
+  /// Above this many grey points every k-th is drawn (deterministic; the legend says so): replots stay fast.
+  static constexpr std::size_t kMaxPrunedPoints = 20000;
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
-  int pointAt(const QPoint& pixel) const;  // nearest point within a few pixels, -1 if none
+  int pointAt(const QPoint& pixel) const;        // nearest point within a few pixels, -1 if none
+  int prunedPointAt(const QPoint& pixel) const;  // same among the grey points drawn
+  int nearestPoint(const std::vector<Point>& points, const QPoint& pixel, double radiusPx) const;
+  void refreshPruned(Objective x, Objective y);
   void showSelection();
   void selectInRect(const QRect& rect);
   void applyScale();
@@ -60,6 +84,10 @@ class ParetoPlot : public QWidget {
   QCPGraph* m_dominated;
   QCPGraph* m_front;
   QCPGraph* m_selected;
+  QCPGraph* m_prunedGraph;
+  std::vector<Point> m_prunedPoints;
+  std::size_t m_prunedPlottable = 0;
+  bool m_showPruned = false;
   std::vector<Point> m_points;
   bool m_userZoomed = false;
 };

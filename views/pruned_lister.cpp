@@ -4,6 +4,8 @@
 #include <QMetaObject>
 #include <QThreadPool>
 
+#include "engine/mapping/bank_layout.h"
+#include "engine/predict/predictor.h"
 #include "engine/search/problem.h"
 
 namespace pimgui {
@@ -34,6 +36,35 @@ std::vector<DraftRow> listPruned(const pim::Problem& problem, const std::vector<
   return rows;
 }
 
+void estimatePruned(const pim::Problem& problem, const pim::Predictor& predictor,
+                    pim::IndexingStrategy indexing, std::vector<DraftRow>& rows,
+                    const std::atomic<bool>& cancel, std::size_t maxLayouts) {
+  // Batches keep cancel prompt; one model call per batch is as fast as one for everything.
+  constexpr std::size_t kBatch = 4096;
+  std::vector<pim::Draft> drafts;
+  for (std::size_t first = 0; first < rows.size(); first += kBatch) {
+    if (cancel.load(std::memory_order_relaxed)) return;
+    const std::size_t end = std::min(rows.size(), first + kBatch);
+    drafts.clear();
+    for (std::size_t i = first; i < end; ++i) drafts.push_back(rows[i].draft);
+    const std::vector<double> ns = predictor.predictNs(problem, drafts);
+    for (std::size_t i = first; i < end; ++i) rows[i].predictedNs = ns[i - first];
+  }
+  // A layout costs up to milliseconds for drafts over thousands of cores, so past `maxLayouts` only every
+  // k-th row (in id order, the same rows every time) is laid out.
+  const std::size_t stride =
+      std::max<std::size_t>(1, (rows.size() + maxLayouts - 1) / std::max<std::size_t>(1, maxLayouts));
+  for (std::size_t i = 0; i < rows.size(); i += stride) {
+    if (cancel.load(std::memory_order_relaxed)) return;
+    try {
+      const pim::TileMapping m = pim::mapDraft(problem.space(), rows[i].draft, indexing);
+      rows[i].banksUsed = pim::placeOnBanks(problem.kernel(), m, problem.backend()).banksUsed;
+    } catch (const std::exception&) {
+      // Not placeable on this backend: no bank count, so no point on a banks axis.
+    }
+  }
+}
+
 PrunedLister::PrunedLister(QObject* parent) : QObject(parent) {}
 
 PrunedLister::~PrunedLister() {
@@ -48,25 +79,27 @@ void PrunedLister::cancel() {
 }
 
 void PrunedLister::start(std::shared_ptr<const pim::Problem> problem, std::vector<bool> rules,
-                         std::size_t cap) {
+                         std::size_t cap, std::shared_ptr<const pim::Predictor> predictor,
+                         pim::IndexingStrategy indexing) {
   cancel();
   if (!problem) return;
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   const unsigned ticket = m_ticket;
   m_busy = true;
-  QThreadPool::globalInstance()->start(
-      [this, ticket, problem, rules = std::move(rules), cap, flag = m_cancel] {
-        bool capped = false;
-        auto rows = std::make_shared<std::vector<DraftRow>>(listPruned(*problem, rules, cap, *flag, &capped));
-        QMetaObject::invokeMethod(
-            this,
-            [this, ticket, rows, capped] {
-              if (ticket != m_ticket) return;
-              m_busy = false;
-              emit listed(rows, capped);
-            },
-            Qt::QueuedConnection);
-      });
+  QThreadPool::globalInstance()->start([this, ticket, problem, rules = std::move(rules), cap,
+                                        predictor = std::move(predictor), indexing, flag = m_cancel] {
+    bool capped = false;
+    auto rows = std::make_shared<std::vector<DraftRow>>(listPruned(*problem, rules, cap, *flag, &capped));
+    if (predictor) estimatePruned(*problem, *predictor, indexing, *rows, *flag);
+    QMetaObject::invokeMethod(
+        this,
+        [this, ticket, rows, capped] {
+          if (ticket != m_ticket) return;
+          m_busy = false;
+          emit listed(rows, capped);
+        },
+        Qt::QueuedConnection);
+  });
 }
 
 }  // namespace pimgui

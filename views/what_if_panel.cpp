@@ -71,6 +71,17 @@ void WhatIfPanel::setBackend(const pim::Backend& b) {
   showMessage({}, false);
 }
 
+void WhatIfPanel::setState(const pim::Backend& original, const pim::Backend& current) {
+  m_debounce->stop();
+  const bool sameForm =
+      m_original.name == original.name && m_original.parameters.size() == original.parameters.size();
+  m_original = original;
+  m_current = current;
+  if (!sameForm) rebuild();
+  refreshValues();
+  showMessage({}, false);
+}
+
 bool WhatIfPanel::modified() const {
   for (std::size_t i = 0; i < m_current.parameters.size(); ++i) {
     if (m_current.parameters[i].value != m_original.parameters[i].value) return true;

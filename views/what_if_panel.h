@@ -27,6 +27,8 @@ class WhatIfPanel : public QWidget {
 
   /// Starts over from `b` (rebuilds the form); does not emit backendEdited.
   void setBackend(const pim::Backend& b);
+  /// Shows `current` as an edit of `original` (undo, or a reopened session); does not emit backendEdited.
+  void setState(const pim::Backend& original, const pim::Backend& current);
   const pim::Backend& original() const { return m_original; }
   const pim::Backend& current() const { return m_current; }
   /// True when some parameter differs from the original.

@@ -248,7 +248,7 @@ void runTrain(const TrainCmd& o) {
 }
 
 struct EvaluateCmd {
-  std::string backend, kernel, suite, db;
+  std::string backend, kernel, suite, db, models;
   std::size_t top = 8;
   unsigned threads = 0;
   bool json = false;
@@ -258,9 +258,10 @@ void runEvaluate(const EvaluateCmd& o) {
   installInterruptHandler();
   const Backend& b = BackendRegistry::builtin().get(o.backend);
   const Suite suite = loadSuite(o.suite);
-  const auto model = Predictor::loadShipped(b.name);
+  const auto model = Predictor::loadShipped(b.name, o.models);
   if (!model)
-    throw InputError("evaluate: no trained model for " + b.name + " in datasets/models (run train first)");
+    throw InputError("evaluate: no trained model for " + b.name + " in " +
+                     (o.models.empty() ? std::string("datasets/models") : o.models) + " (run train first)");
   std::optional<ResultsStore> store;
   if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
   TrainOptions to;
@@ -348,6 +349,7 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--suite", v->suite, "workload suite JSON")->required();
   cmd->add_option("--db", v->db, "results store for the labels (reused on the next run: resumable)");
   cmd->add_option("--top", v->top, "the predictor strategy simulates the N best predicted drafts");
+  cmd->add_option("--models", v->models, "model directory (default: the shipped datasets/models)");
   cmd->add_option("--threads", v->threads, "simulation threads (default: one per hardware thread)");
   cmd->add_flag("--json", v->json, "machine-readable output");
   cmd->callback([v] { runEvaluate(*v); });

@@ -2,13 +2,16 @@
 // pimscope: the desktop explorer. With no arguments it opens on the default session and explores it at once;
 // `--screenshot DIR` runs that session to completion, writes one PNG per view and exits. `--classroom` opens
 // the classroom walkthrough alone; `--classroom-screenshots DIR` writes one PNG per walkthrough step and
-// exits.
+// exits. A FILE.pimsession argument opens that session instead of exploring the default one;
+// `--save-session FILE` runs the session to completion, saves it and exits.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QMessageBox>
 #include <QTimer>
 #include <cstdio>
 
 #include "views/classroom_dialog.h"
+#include "views/compare_view.h"
 #include "views/main_window.h"
 
 int main(int argc, char** argv) {
@@ -36,6 +39,14 @@ int main(int argc, char** argv) {
   QCommandLineOption large(QStringLiteral("presentation"),
                            QStringLiteral("Classroom in presentation mode (large font)."));
   cli.addOption(large);
+  QCommandLineOption saveSession(
+      QStringLiteral("save-session"),
+      QStringLiteral("Run the default session (or the given one) to the end, save it as <file>, exit."),
+      QStringLiteral("file"));
+  cli.addOption(saveSession);
+  cli.addPositionalArgument(QStringLiteral("session"),
+                            QStringLiteral("A .pimsession file to open instead of the default session."),
+                            QStringLiteral("[session]"));
   cli.process(app);
 
   if (cli.isSet(classroom) || cli.isSet(classroomShots)) {
@@ -52,13 +63,22 @@ int main(int argc, char** argv) {
   }
 
   const bool screenshot = cli.isSet(shots);
-  pimgui::MainWindow window(/*persistLayout=*/!screenshot);
+  const bool saving = cli.isSet(saveSession);
+  pimgui::MainWindow window(/*persistLayout=*/!screenshot && !saving);
   window.show();
   if (screenshot) {
     const QString dir = cli.value(shots);
-    QObject::connect(&window, &pimgui::MainWindow::becameIdle, &app, [&] {
+    // compare.png: the default problem on the backends that run gemv against GPU-only execution; the window
+    // is not idle until the comparison is in, so the grab below waits for it.
+    window.showCompare();
+    window.compareView()->choose({QStringLiteral("hbm-pim"), QStringLiteral("attacc"),
+                                  QStringLiteral("gddr6-aim"), QStringLiteral("hbm2-pim")},
+                                 QStringLiteral("gpu"));
+    window.compareView()->compare();
+    // `dir` by value: this block's scope has ended when the window becomes idle.
+    QObject::connect(&window, &pimgui::MainWindow::becameIdle, &app, [&, dir] {
       // Let pending layout and replots settle before grabbing.
-      QTimer::singleShot(300, &app, [&] {
+      QTimer::singleShot(300, &app, [&, dir] {
         if (!window.idle()) return;
         const QStringList files = window.saveScreenshots(dir);
         for (const QString& f : files) std::printf("%s\n", qPrintable(f));
@@ -66,6 +86,29 @@ int main(int argc, char** argv) {
       });
     });
   }
-  if (!window.startDefaultSession()) return screenshot ? 1 : app.exec();
+  if (saving) {
+    // Produces the shipped example (datasets/sessions): a fixed layout, the run complete, then one save.
+    QObject::connect(&window, &pimgui::MainWindow::becameIdle, &app, [&] {
+      QTimer::singleShot(300, &app, [&] {
+        if (!window.idle()) return;
+        QString error;
+        if (!window.saveSession(cli.value(saveSession), &error)) {
+          std::fprintf(stderr, "%s\n", qPrintable(error));
+          QApplication::exit(2);
+          return;
+        }
+        std::printf("%s\n", qPrintable(cli.value(saveSession)));
+        QApplication::exit(0);
+      });
+    });
+  }
+  if (const QStringList args = cli.positionalArguments(); !args.isEmpty()) {
+    QString error;
+    if (window.openSession(args.front(), &error)) return app.exec();
+    std::fprintf(stderr, "%s\n", qPrintable(error));
+    if (screenshot || saving) return 2;
+    QMessageBox::warning(&window, QStringLiteral("Cannot open session"), error);
+  }
+  if (!window.startDefaultSession()) return screenshot || saving ? 1 : app.exec();
   return app.exec();
 }

@@ -341,7 +341,10 @@ void Explorer::run(const std::atomic<bool>& cancel,
           ++m_progress.failed;
         }
         ++m_progress.simulated;
-        if (rec.simulated && (!m_progress.best || rec.simulated->timeNs < m_progress.bestNs)) {
+        // Equal times go to the smaller draft id, so the best does not depend on which worker finished first.
+        if (rec.simulated && (!m_progress.best || rec.simulated->timeNs < m_progress.bestNs ||
+                              (rec.simulated->timeNs == m_progress.bestNs &&
+                               rec.draft.id < m_records[*m_progress.best].draft.id))) {
           m_progress.best = prop->index;
           m_progress.bestNs = rec.simulated->timeNs;
         }

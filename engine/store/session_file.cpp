@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: Apache-2.0
+// Session files on SQLite's C API: prepared statements, one transaction per save into a temporary file that
+// is renamed over the target, and a read-only, validated load.
+#include "engine/store/session_file.h"
+
+#include <sqlite3.h>
+
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+
+#include "engine/common/error.h"
+#include "engine/search/problem.h"
+
+namespace pim {
+namespace {
+
+// One row per session; typed columns rather than key/value so a damaged file fails loudly on read. A
+// predictor run keeps ~10^5 records that are only an id and maybe a prediction: a row each would take ~1.5 MB
+// for the default session, so their ids and predictions are packed columns of the session row (draft_ids:
+// zigzag varint deltas in record order; predictions: per predicted record a varint seq gap and a
+// little-endian IEEE double), and `records` holds the few records with more (a simulation, an error, a
+// compute-only run).
+constexpr std::string_view kSchema = R"sql(
+CREATE TABLE session(
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  backend TEXT NOT NULL, backend_json TEXT NOT NULL,
+  kernel TEXT NOT NULL, kernel_file TEXT NOT NULL, kernel_source TEXT NOT NULL,
+  shape TEXT NOT NULL, strategy TEXT NOT NULL,
+  rule1 INTEGER NOT NULL, rule2 INTEGER NOT NULL, rule3 INTEGER NOT NULL,
+  staged_rearrangement INTEGER NOT NULL, group_commands INTEGER NOT NULL, max_simulations INTEGER NOT NULL,
+  stage TEXT NOT NULL, generated INTEGER NOT NULL,
+  pruned1 INTEGER NOT NULL, pruned2 INTEGER NOT NULL, pruned3 INTEGER NOT NULL,
+  remaining INTEGER NOT NULL, predicted INTEGER NOT NULL, simulated INTEGER NOT NULL,
+  failed INTEGER NOT NULL, to_simulate INTEGER NOT NULL,
+  best INTEGER, best_ns REAL NOT NULL, elapsed_s REAL NOT NULL,
+  predictor_error_pct REAL, note TEXT NOT NULL,
+  record_count INTEGER NOT NULL, draft_ids BLOB NOT NULL, predictions BLOB NOT NULL);
+CREATE TABLE records(
+  seq INTEGER PRIMARY KEY, compute_only_cycles INTEGER, error TEXT NOT NULL, EVAL_COLUMNS);
+CREATE TABLE baselines(
+  seq INTEGER PRIMARY KEY, name TEXT NOT NULL, available INTEGER NOT NULL, reason TEXT NOT NULL,
+  summary TEXT NOT NULL, draft_id INTEGER, EVAL_COLUMNS);
+CREATE TABLE view_state(key TEXT PRIMARY KEY, value BLOB NOT NULL);
+)sql";
+
+// An Evaluation without its per-bank tables; all NULL for a record that was not simulated.
+constexpr std::string_view kEvalColumns =
+    "eval_draft INTEGER, provenance INTEGER, in_cycles INTEGER, compute_cycles INTEGER, out_cycles INTEGER, "
+    "total_cycles INTEGER, tck_ns REAL, time_ns REAL, energy_pj REAL, e_act_pre REAL, e_rd_wr REAL, "
+    "e_pim_compute REAL, e_refresh REAL, e_host_io REAL, e_buffer_moves REAL, banks_used INTEGER, "
+    "resident_bytes INTEGER, padding_bytes INTEGER, commands INTEGER, serial_segments INTEGER";
+constexpr int kEvalColumnCount = 20;
+constexpr std::string_view kEvalNames =
+    "eval_draft, provenance, in_cycles, compute_cycles, out_cycles, total_cycles, tck_ns, time_ns, "
+    "energy_pj, "
+    "e_act_pre, e_rd_wr, e_pim_compute, e_refresh, e_host_io, e_buffer_moves, banks_used, resident_bytes, "
+    "padding_bytes, commands, serial_segments";
+
+std::string schemaSql() {
+  std::string sql(kSchema);
+  for (std::size_t at; (at = sql.find("EVAL_COLUMNS")) != std::string::npos;)
+    sql.replace(at, 12, kEvalColumns);
+  return sql;
+}
+
+std::string placeholders(int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) s += i ? ", ?" : "?";
+  return s;
+}
+
+std::string hex32(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08X", v);
+  return buf;
+}
+
+void putVarint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+/// Reads packed columns; throws InputError("<what>: ...") on malformed input (the caller adds the file).
+class Unpacker {
+ public:
+  Unpacker(const std::string& bytes, const char* what) : m_b(bytes), m_what(what) {}
+  bool done() const { return m_at == m_b.size(); }
+  std::uint64_t varint() {
+    std::uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      const auto byte = static_cast<unsigned char>(next());
+      v |= std::uint64_t{byte & 0x7Fu} << shift;
+      if (!(byte & 0x80)) return v;
+    }
+    throw InputError(std::string(m_what) + ": malformed number");
+  }
+  double f64() {
+    std::uint64_t u = 0;
+    for (int i = 0; i < 8; ++i) u |= std::uint64_t{static_cast<unsigned char>(next())} << (8 * i);
+    return std::bit_cast<double>(u);
+  }
+
+ private:
+  char next() {
+    if (m_at >= m_b.size()) throw InputError(std::string(m_what) + ": truncated");
+    return m_b[m_at++];
+  }
+  const std::string& m_b;
+  const char* m_what;
+  std::size_t m_at = 0;
+};
+
+std::string packIds(const std::vector<DraftRecord>& records) {
+  std::string out;
+  std::uint64_t prev = 0;
+  for (const DraftRecord& r : records) {
+    const auto delta = static_cast<std::int64_t>(r.draft.id - prev);  // modular: any order round-trips
+    putVarint(out, (static_cast<std::uint64_t>(delta) << 1) ^ static_cast<std::uint64_t>(delta >> 63));
+    prev = r.draft.id;
+  }
+  return out;
+}
+
+std::string packPredictions(const std::vector<DraftRecord>& records) {
+  std::string out;
+  std::size_t next = 0;  // the seq the next gap counts from
+  for (std::size_t seq = 0; seq < records.size(); ++seq) {
+    if (!records[seq].predictedNs) continue;
+    putVarint(out, seq - next);
+    next = seq + 1;
+    const auto u = std::bit_cast<std::uint64_t>(*records[seq].predictedNs);
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((u >> (8 * i)) & 0xFF));
+  }
+  return out;
+}
+
+void unpackRecords(const std::string& ids, const std::string& predictions, std::vector<DraftRecord>& out) {
+  Unpacker u(ids, "draft ids");
+  std::uint64_t prev = 0;
+  for (DraftRecord& r : out) {
+    const std::uint64_t z = u.varint();
+    r.draft.id = prev + ((z >> 1) ^ (~(z & 1) + 1));  // zigzag back to the modular delta
+    prev = r.draft.id;
+  }
+  if (!u.done()) throw InputError("draft ids: more than the record count");
+  Unpacker p(predictions, "predictions");
+  std::uint64_t next = 0;
+  while (!p.done()) {
+    const std::uint64_t seq = next + p.varint();
+    if (seq >= out.size()) throw InputError("predictions: record " + std::to_string(seq) + " does not exist");
+    out[seq].predictedNs = p.f64();
+    next = seq + 1;
+  }
+}
+
+/// One connection; every failure becomes an InputError "<path>: <what>: <sqlite message>".
+class Db {
+ public:
+  Db(std::string path, std::string shownPath, int flags) : m_shown(std::move(shownPath)) {
+    const int rc = sqlite3_open_v2(path.c_str(), &m_db, flags, nullptr);
+    if (rc != SQLITE_OK) fail("open", rc);
+    sqlite3_extended_result_codes(m_db, 1);
+  }
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+  ~Db() { close(); }
+  void close() {
+    if (m_db) sqlite3_close_v2(m_db);
+    m_db = nullptr;
+  }
+  sqlite3* get() const { return m_db; }
+
+  [[noreturn]] void fail(std::string_view op, int rc) const {
+    std::string msg = m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
+    switch (rc & 0xFF) {
+      case SQLITE_NOTADB:
+        throw InputError(m_shown + ": not a PIMScope session (file is not a database)");
+      case SQLITE_CORRUPT:
+        throw InputError(m_shown + ": session file is corrupt (" + msg + ")");
+      case SQLITE_FULL:
+        msg = "disk full (" + msg + ")";
+        break;
+      default:
+        break;
+    }
+    throw InputError(m_shown + ": " + std::string(op) + ": " + msg);
+  }
+  void exec(const std::string& sql, std::string_view op) {
+    char* err = nullptr;
+    const int rc = sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &err);
+    sqlite3_free(err);  // sqlite3_errmsg still holds the message for fail()
+    if (rc != SQLITE_OK) fail(op, sqlite3_extended_errcode(m_db));
+  }
+  const std::string& shown() const { return m_shown; }
+
+ private:
+  sqlite3* m_db = nullptr;
+  std::string m_shown;
+};
+
+/// A prepared statement: positional binds, row stepping, typed column reads.
+class Stmt {
+ public:
+  Stmt(Db& db, const std::string& sql, std::string_view op) : m_db(db), m_op(op) {
+    const int rc = sqlite3_prepare_v2(db.get(), sql.c_str(), static_cast<int>(sql.size()), &m_s, nullptr);
+    if (rc != SQLITE_OK) db.fail(op, rc);
+  }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  ~Stmt() { sqlite3_finalize(m_s); }
+
+  Stmt& i64(std::int64_t v) { return check(sqlite3_bind_int64(m_s, ++m_col, v)); }
+  Stmt& u64(std::uint64_t v) { return i64(static_cast<std::int64_t>(v)); }  // ids round-trip bit-exactly
+  Stmt& f64(double v) { return check(sqlite3_bind_double(m_s, ++m_col, v)); }
+  Stmt& text(std::string_view v) {
+    return check(
+        sqlite3_bind_text64(m_s, ++m_col, v.data() ? v.data() : "", v.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
+  }
+  Stmt& blob(std::string_view v) {
+    static const char kEmpty = 0;  // a null pointer would bind NULL instead of an empty blob
+    return check(
+        sqlite3_bind_blob64(m_s, ++m_col, v.empty() ? &kEmpty : v.data(), v.size(), SQLITE_TRANSIENT));
+  }
+  Stmt& null() { return check(sqlite3_bind_null(m_s, ++m_col)); }
+  template <class T>
+  Stmt& opt(const std::optional<T>& v) {
+    if (!v) return null();
+    if constexpr (std::is_floating_point_v<T>)
+      return f64(*v);
+    else
+      return i64(static_cast<std::int64_t>(*v));
+  }
+
+  bool step() {
+    const int rc = sqlite3_step(m_s);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    m_db.fail(m_op, sqlite3_extended_errcode(m_db.get()));
+  }
+  /// Runs an INSERT and rewinds for the next row.
+  void insert() {
+    while (step()) {
+    }
+    sqlite3_reset(m_s);
+    sqlite3_clear_bindings(m_s);
+    m_col = 0;
+  }
+
+  bool isNull(int c) const { return sqlite3_column_type(m_s, c) == SQLITE_NULL; }
+  std::int64_t colI64(int c) const { return sqlite3_column_int64(m_s, c); }
+  std::uint64_t colU64(int c) const { return static_cast<std::uint64_t>(colI64(c)); }
+  double colF64(int c) const { return sqlite3_column_double(m_s, c); }
+  std::string colText(int c) const {
+    const void* p = sqlite3_column_blob(m_s, c);  // works for TEXT too, without UTF-8 conversion
+    return p ? std::string(static_cast<const char*>(p),
+                           static_cast<std::size_t>(sqlite3_column_bytes(m_s, c)))
+             : std::string();
+  }
+
+ private:
+  Stmt& check(int rc) {
+    if (rc != SQLITE_OK) m_db.fail(m_op, rc);
+    return *this;
+  }
+  Db& m_db;
+  std::string_view m_op;
+  sqlite3_stmt* m_s = nullptr;
+  int m_col = 0;
+};
+
+void bindEval(Stmt& s, const std::optional<Evaluation>& e) {
+  if (!e) {
+    for (int i = 0; i < kEvalColumnCount; ++i) s.null();
+    return;
+  }
+  s.u64(e->draft).i64(static_cast<std::int64_t>(e->provenance));
+  for (std::int64_t c : e->cycles) s.i64(c);
+  s.i64(e->totalCycles).f64(e->tCKns).f64(e->timeNs).f64(e->energyPj);
+  s.f64(e->energy.actPre_pJ).f64(e->energy.rdWr_pJ).f64(e->energy.pimCompute_pJ).f64(e->energy.refresh_pJ);
+  s.f64(e->energy.hostIo_pJ).f64(e->energy.bufferMoves_pJ);
+  s.i64(e->banksUsed).i64(e->residentBytes).i64(e->paddingBytes).i64(e->commands).i64(e->serialSegments);
+}
+
+/// Reads the evaluation columns starting at column `c`; nullopt when they are NULL.
+std::optional<Evaluation> readEval(const Stmt& s, int c) {
+  if (s.isNull(c + 5)) return std::nullopt;  // total_cycles
+  Evaluation e;
+  e.draft = s.colU64(c);
+  const std::int64_t prov = s.colI64(c + 1);
+  if (prov < 0 || prov > static_cast<std::int64_t>(Provenance::Analytic))
+    throw InputError("unknown provenance " + std::to_string(prov));
+  e.provenance = static_cast<Provenance>(prov);
+  for (int p = 0; p < 3; ++p) e.cycles[static_cast<std::size_t>(p)] = s.colI64(c + 2 + p);
+  e.totalCycles = s.colI64(c + 5);
+  e.tCKns = s.colF64(c + 6);
+  e.timeNs = s.colF64(c + 7);
+  e.energyPj = s.colF64(c + 8);
+  e.energy.actPre_pJ = s.colF64(c + 9);
+  e.energy.rdWr_pJ = s.colF64(c + 10);
+  e.energy.pimCompute_pJ = s.colF64(c + 11);
+  e.energy.refresh_pJ = s.colF64(c + 12);
+  e.energy.hostIo_pJ = s.colF64(c + 13);
+  e.energy.bufferMoves_pJ = s.colF64(c + 14);
+  e.banksUsed = static_cast<int>(s.colI64(c + 15));
+  e.residentBytes = s.colI64(c + 16);
+  e.paddingBytes = s.colI64(c + 17);
+  e.commands = s.colI64(c + 18);
+  e.serialSegments = s.colI64(c + 19);
+  return e;
+}
+
+void writeAll(Db& db, const SessionData& d) {
+  db.exec(schemaSql(), "create schema");
+  const SessionSettings& c = d.settings;
+  const ExploreProgress& p = d.progress;
+  // load() refuses such a file, so refuse to write one (inside the transaction: the target stays as it was).
+  if (p.best && *p.best >= d.records.size())
+    throw InputError(db.shown() + ": best record " + std::to_string(*p.best) + " of " +
+                     std::to_string(d.records.size()) + " does not exist");
+  {
+    Stmt s(db, "INSERT INTO session VALUES (" + placeholders(32) + ")", "write settings");
+    s.i64(1).text(c.backend).text(c.backendJson).text(c.kernel).text(c.kernelFile).text(c.kernelSource);
+    s.text(c.shape).text(c.strategy).i64(c.rules[0]).i64(c.rules[1]).i64(c.rules[2]);
+    s.i64(c.stagedRearrangement).i64(c.groupCommands).u64(c.maxSimulations);
+    s.text(p.stage).u64(p.generated).u64(p.pruned[0]).u64(p.pruned[1]).u64(p.pruned[2]);
+    s.u64(p.remaining).u64(p.predicted).u64(p.simulated).u64(p.failed).u64(p.toSimulate);
+    s.opt(p.best).f64(p.bestNs).f64(p.elapsedSeconds).opt(d.predictorErrorPct).text(d.note);
+    s.u64(d.records.size()).blob(packIds(d.records)).blob(packPredictions(d.records));
+    s.insert();
+  }
+  {
+    Stmt s(db,
+           "INSERT INTO records(seq, compute_only_cycles, error, " + std::string(kEvalNames) + ") VALUES (" +
+               placeholders(3 + kEvalColumnCount) + ")",
+           "write records");
+    for (std::size_t seq = 0; seq < d.records.size(); ++seq) {
+      const DraftRecord& r = d.records[seq];
+      if (!r.simulated && r.error.empty() && !r.computeOnlyCycles) continue;  // packed in the session row
+      s.u64(seq).opt(r.computeOnlyCycles).text(r.error);
+      bindEval(s, r.simulated);
+      s.insert();
+    }
+  }
+  {
+    Stmt s(db,
+           "INSERT INTO baselines(name, available, reason, summary, draft_id, " + std::string(kEvalNames) +
+               ") VALUES (" + placeholders(5 + kEvalColumnCount) + ")",
+           "write baselines");
+    for (const Baseline& b : d.baselines) {
+      s.text(b.name).i64(b.available).text(b.reason).text(b.summary);
+      if (b.draft)
+        s.u64(b.draft->id);
+      else
+        s.null();
+      bindEval(s, b.eval);
+      s.insert();
+    }
+  }
+  {
+    Stmt s(db, "INSERT INTO view_state(key, value) VALUES (?, ?)", "write view state");
+    for (const auto& [key, value] : d.view) {
+      s.text(key).blob(value);
+      s.insert();
+    }
+  }
+}
+
+std::string immutableUri(const std::string& path) {
+  std::string uri = "file:";
+  for (char ch : path) {
+    if (ch == '%' || ch == '?' || ch == '#') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(ch));
+      uri += buf;
+    } else {
+      uri += ch;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+std::int64_t pragmaInt(Db& db, const char* sql) {
+  Stmt s(db, sql, "read header");
+  return s.step() ? s.colI64(0) : 0;
+}
+
+}  // namespace
+
+void SessionFile::save(const std::string& path, const SessionData& data) {
+  namespace fs = std::filesystem;
+  // A unique temporary in the target's directory, so the final rename stays on one file system (atomic).
+  static std::atomic<unsigned> counter{0};
+  const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+  const std::string tmp = path + ".saving-" + std::to_string(stamp) + "-" + std::to_string(++counter);
+  std::error_code ec;
+  try {
+    Db db(tmp, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXCLUSIVE);
+    // The temporary is thrown away on any failure, so it needs no rollback journal; FULL sync makes the data
+    // durable before the rename publishes it.
+    db.exec("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = FULL;", "configure");
+    db.exec("PRAGMA application_id = " + std::to_string(kApplicationId) +
+                "; PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";",
+            "write header");
+    db.exec("BEGIN", "begin transaction");
+    writeAll(db, data);
+    db.exec("COMMIT", "commit");
+    db.close();
+    fs::rename(tmp, path, ec);
+    if (ec) throw InputError(path + ": cannot replace the file: " + ec.message());
+  } catch (...) {
+    fs::remove(tmp, ec);
+    fs::remove(tmp + "-journal", ec);
+    throw;
+  }
+}
+
+SessionData SessionFile::load(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path + ": no such session file");
+  // immutable=1: no locks, no -wal/-shm created next to someone else's WAL database; the file is only read.
+  Db db(immutableUri(path), path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  // quick_check reads every page, so a truncated or damaged file is refused before anything is interpreted.
+  {
+    Stmt s(db, "PRAGMA quick_check", "integrity check");
+    std::string problems;
+    while (s.step() && problems.size() < 400) {
+      const std::string line = s.colText(0);
+      if (line != "ok") problems += (problems.empty() ? "" : "; ") + line;
+    }
+    if (!problems.empty()) throw InputError(path + ": session file is corrupt (" + problems + ")");
+  }
+  const auto appId = static_cast<std::uint32_t>(pragmaInt(db, "PRAGMA application_id"));
+  if (appId != kApplicationId) {
+    if (appId == 0x50494D53) throw InputError(path + ": a PIMScope results store, not a session file");
+    throw InputError(path + ": not a PIMScope session (application id " + hex32(appId) + ")");
+  }
+  const std::int64_t version = pragmaInt(db, "PRAGMA user_version");
+  if (version > kSchemaVersion)
+    throw InputError(path + ": written by a newer PIMScope (session format " + std::to_string(version) +
+                     ", this build reads up to " + std::to_string(kSchemaVersion) + ")");
+  if (version < 1)
+    throw InputError(path + ": session file is corrupt (format version " + std::to_string(version) + ")");
+
+  SessionData d;
+  try {
+    {
+      Stmt s(db, "SELECT * FROM session WHERE id = 1", "read settings");
+      if (!s.step()) throw InputError("no session row");
+      SessionSettings& c = d.settings;
+      c.backend = s.colText(1);
+      c.backendJson = s.colText(2);
+      c.kernel = s.colText(3);
+      c.kernelFile = s.colText(4);
+      c.kernelSource = s.colText(5);
+      c.shape = s.colText(6);
+      c.strategy = s.colText(7);
+      for (int i = 0; i < 3; ++i) c.rules[static_cast<std::size_t>(i)] = s.colI64(8 + i) != 0;
+      c.stagedRearrangement = s.colI64(11) != 0;
+      c.groupCommands = s.colI64(12) != 0;
+      c.maxSimulations = s.colU64(13);
+      ExploreProgress& p = d.progress;
+      p.stage = s.colText(14);
+      p.generated = s.colU64(15);
+      for (int i = 0; i < 3; ++i) p.pruned[static_cast<std::size_t>(i)] = s.colU64(16 + i);
+      p.remaining = s.colU64(19);
+      p.predicted = s.colU64(20);
+      p.simulated = s.colU64(21);
+      p.failed = s.colU64(22);
+      p.toSimulate = s.colU64(23);
+      if (!s.isNull(24)) p.best = static_cast<std::size_t>(s.colI64(24));
+      p.bestNs = s.colF64(25);
+      p.elapsedSeconds = s.colF64(26);
+      if (!s.isNull(27)) d.predictorErrorPct = s.colF64(27);
+      d.note = s.colText(28);
+      const std::uint64_t count = s.colU64(29);
+      const std::string ids = s.colText(30);
+      if (count > ids.size()) throw InputError("record count " + std::to_string(count) + " exceeds the ids");
+      d.records.resize(static_cast<std::size_t>(count));
+      unpackRecords(ids, s.colText(31), d.records);
+    }
+    {
+      Stmt s(
+          db,
+          "SELECT seq, compute_only_cycles, error, " + std::string(kEvalNames) + " FROM records ORDER BY seq",
+          "read records");
+      while (s.step()) {
+        const std::uint64_t seq = s.colU64(0);
+        if (seq >= d.records.size()) throw InputError("record " + std::to_string(seq) + " out of range");
+        DraftRecord& r = d.records[static_cast<std::size_t>(seq)];
+        if (!s.isNull(1)) r.computeOnlyCycles = s.colI64(1);
+        r.error = s.colText(2);
+        r.simulated = readEval(s, 3);
+      }
+    }
+    {
+      Stmt s(db,
+             "SELECT name, available, reason, summary, draft_id, " + std::string(kEvalNames) +
+                 " FROM baselines ORDER BY seq",
+             "read baselines");
+      while (s.step()) {
+        Baseline b;
+        b.name = s.colText(0);
+        b.available = s.colI64(1) != 0;
+        b.reason = s.colText(2);
+        b.summary = s.colText(3);
+        if (!s.isNull(4)) b.draft = Draft{s.colU64(4), {}};
+        if (auto e = readEval(s, 5)) b.eval = std::move(*e);
+        d.baselines.push_back(std::move(b));
+      }
+    }
+    {
+      Stmt s(db, "SELECT key, value FROM view_state", "read view state");
+      while (s.step()) d.view[s.colText(0)] = s.colText(1);
+    }
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    // Errors from Db already name the file; structural ones (missing row, bad value) get it here.
+    if (what.rfind(path + ":", 0) == 0) throw;
+    throw InputError(path + ": session file is corrupt (" + what + ")");
+  }
+  if (d.progress.best && *d.progress.best >= d.records.size())
+    throw InputError(path + ": session file is corrupt (best record " + std::to_string(*d.progress.best) +
+                     " of " + std::to_string(d.records.size()) + ")");
+  return d;
+}
+
+void resolveDrafts(SessionData& data, const Problem& problem) {
+  for (DraftRecord& r : data.records) r.draft = problem.space().draft(r.draft.id);
+  for (Baseline& b : data.baselines) {
+    if (b.draft) b.draft = problem.space().draft(b.draft->id);
+  }
+}
+
+}  // namespace pim

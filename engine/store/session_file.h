@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// Session files (*.pimsession): one SQLite file holding what the explorer window showed — the problem and
+// search settings, the exploration's records and baselines, and the view state as opaque key/value bytes —
+// so reopening restores the window without running the exploration again. Qt-free: the GUI stores its
+// layout blobs and options as bytes. Format and guarantees: docs/gui.md, "Sessions".
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/search/explorer.h"
+
+namespace pim {
+
+/// The problem and how it was explored (what the control panel and the what-if panel held).
+struct SessionSettings {
+  std::string backend = "hbm-pim";  // registry name (the what-if copy's origin when backendJson is set)
+  std::string backendJson;          // Backend::toJson() of a modified backend, empty for the shipped one
+  std::string kernel = "gemv";      // library name; empty when the kernel came from a DSL file
+  std::string kernelFile;           // the DSL file's path when it was opened from one
+  std::string kernelSource;         // that file's text, so the session opens without the file
+  std::string shape;
+  std::string strategy = "predictor";  // strategyName()
+  std::array<bool, 3> rules{true, true, true};
+  bool stagedRearrangement = true;
+  bool groupCommands = true;
+  std::uint64_t maxSimulations = 0;
+};
+
+/// Everything a session file holds.
+struct SessionData {
+  SessionSettings settings;
+  /// The exploration's records in explorer order. Per-bank tables, command-bus utilisation and energy source
+  /// citations are not stored (the window re-simulates the one draft it shows in detail). After load()
+  /// each draft has only its id: resolveDrafts() decodes the parts through the problem.
+  std::vector<DraftRecord> records;
+  std::vector<Baseline> baselines;  // drafts of draft baselines likewise hold only their id after load()
+  ExploreProgress progress;
+  std::optional<double> predictorErrorPct;
+  std::string note;  // the status-bar note of the run ("no shipped model for ...")
+  /// View state: dock layout, geometry, plot axes, filters, selection... opaque bytes per key.
+  std::map<std::string, std::string> view;
+};
+
+class SessionFile {
+ public:
+  /// PRAGMA application_id of every session file ("PSES"); results stores use "PIMS".
+  static constexpr std::uint32_t kApplicationId = 0x50534553;
+  /// PRAGMA user_version this build writes; newer files are refused, there is no older one yet.
+  static constexpr int kSchemaVersion = 1;
+
+  /// Writes `data` to `path` atomically: a temporary file next to it is filled in one transaction, closed and
+  /// renamed over `path`, so a failed save leaves any previous file intact. Throws InputError naming the
+  /// path.
+  static void save(const std::string& path, const SessionData& data);
+  /// Reads a session file (read-only: the file is never modified). A missing file, a file that is not
+  /// SQLite, a corrupt one, another application's database or a newer session format is refused with an
+  /// InputError naming the file.
+  static SessionData load(const std::string& path);
+};
+
+/// Decodes the draft parts of every record and baseline of `data` (loaded by SessionFile::load) through
+/// `problem`'s draft space. Throws InputError when an id is outside the space (the file does not belong to
+/// this problem).
+void resolveDrafts(SessionData& data, const Problem& problem);
+
+}  // namespace pim

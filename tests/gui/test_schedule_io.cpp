@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+// Schedule export/import from the window: every export format of the selected draft, and a schedule file
+// read back into a session config that re-explores the same problem with the same draft and cycles.
+#include <gtest/gtest.h>
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+
+#include "engine/common/error.h"
+#include "engine/hw/backend.h"
+#include "engine/kernel/dsl.h"
+#include "engine/kernel/library.h"
+#include "engine/search/problem.h"
+#include "gui_test_util.h"
+#include "views/draft_analysis.h"
+#include "views/draft_selection.h"
+#include "views/exploration_session.h"
+#include "views/main_window.h"
+#include "views/schedule_io.h"
+
+using namespace pimgui;
+
+namespace {
+
+std::shared_ptr<const pim::Problem> redProblem(const pim::Backend& b) {
+  const pim::Kernel k = pim::KernelLibrary::builtin().get("red");
+  return std::make_shared<const pim::Problem>(b, k, pim::parseShape(k, "b=1,n=4096"));
+}
+
+DraftAnalysis firstKept(std::shared_ptr<const pim::Problem> p) {
+  pim::Draft d;
+  pim::Pruner(p->space()).forEachKept([&](const pim::Draft& x) {
+    d = x;
+    return false;
+  });
+  return analyseDraft(p, d, {true, true, true}, {});
+}
+
+QByteArray readAll(const QString& path) {
+  QFile f(path);
+  EXPECT_TRUE(f.open(QIODevice::ReadOnly)) << path.toStdString();
+  return f.readAll();
+}
+
+TEST(ScheduleIo, FormatFollowsTheSuffixThenTheFilter) {
+  EXPECT_EQ(scheduleExportFor("a/x.trace.json", ""), ScheduleExport::Trace);
+  EXPECT_EQ(scheduleExportFor("x.json", ""), ScheduleExport::Schedule);
+  EXPECT_EQ(scheduleExportFor("x.IR", ""), ScheduleExport::IrText);
+  EXPECT_EQ(scheduleExportFor("x.cmd", ""), ScheduleExport::Commands);
+  EXPECT_EQ(scheduleExportFor("x", "Command listing (*.cmd)"), ScheduleExport::Commands);
+}
+
+TEST(ScheduleIo, ExportsEveryFormatAndReimportsTheSameDraftAndCycles) {
+  QTemporaryDir dir;
+  const auto p = redProblem(pim::BackendRegistry::builtin().get("hbm-pim"));
+  const DraftAnalysis a = firstKept(p);
+  ASSERT_TRUE(a.error.empty()) << a.error;
+  const QString sched = dir.filePath("s.json"), ir = dir.filePath("s.ir"), cmd = dir.filePath("s.cmd"),
+                trace = dir.filePath("s.trace.json");
+  EXPECT_EQ(exportAnalysedDraft(a, {}, 123.0, ScheduleExport::Schedule, sched), QString());
+  EXPECT_EQ(exportAnalysedDraft(a, {}, std::nullopt, ScheduleExport::IrText, ir), QString());
+  EXPECT_EQ(exportAnalysedDraft(a, {}, std::nullopt, ScheduleExport::Commands, cmd), QString());
+  EXPECT_EQ(exportAnalysedDraft(a, {}, std::nullopt, ScheduleExport::Trace, trace), QString());
+  EXPECT_EQ(readAll(ir).toStdString(), a.irText);
+  EXPECT_EQ(readAll(cmd).toStdString(), a.commands);
+  EXPECT_TRUE(readAll(trace).contains("traceEvents"));
+  EXPECT_TRUE(readAll(sched).contains("pimscope-schedule"));
+
+  const ImportedScheduleView v = importScheduleForWindow(sched, dir.filePath("kernels"));
+  EXPECT_EQ(v.draft, a.draft.id);
+  EXPECT_EQ(v.config.backend, "hbm-pim");
+  EXPECT_EQ(v.config.backendOverride, nullptr);  // the shipped backend: no override
+  EXPECT_EQ(v.config.kernel, "red");
+  EXPECT_TRUE(v.config.kernelFile.empty());
+  EXPECT_EQ(v.config.shape, pim::shapeString(p->kernel(), p->shape()));
+  EXPECT_EQ(v.simulatedCycles, a.evaluation->totalCycles);
+  EXPECT_EQ(v.recordedCycles, a.evaluation->totalCycles);
+}
+
+TEST(ScheduleIo, ModifiedBackendAndDslKernelComeBackFromTheFile) {
+  QTemporaryDir dir;
+  pim::Backend b = pim::BackendRegistry::builtin().get("hbm-pim");
+  b.setParameter("system.devices", 2);
+  const pim::Kernel k = pim::parseKernel(
+      "kernel rowsum(b = 1, n = 2048)\n  input  x: f16[b][n]\n  output y: f16[b]\n"
+      "  for b < b, i < n: y[b] += x[b][i]\nend\n",
+      "mine.pim");
+  const auto p = std::make_shared<const pim::Problem>(b, k, pim::parseShape(k, "b=1,n=2048"));
+  const DraftAnalysis a = firstKept(p);
+  ASSERT_TRUE(a.error.empty()) << a.error;
+  const QString sched = dir.filePath("s.json");
+  ASSERT_EQ(exportAnalysedDraft(a, {}, std::nullopt, ScheduleExport::Schedule, sched), QString());
+  const ImportedScheduleView v = importScheduleForWindow(sched, dir.filePath("kernels"));
+  ASSERT_NE(v.config.backendOverride, nullptr);
+  EXPECT_EQ(v.config.backendOverride->hash(), b.hash());
+  ASSERT_FALSE(v.config.kernelFile.empty());
+  EXPECT_EQ(pim::resolveKernel("", v.config.kernelFile).source, k.source);
+  EXPECT_EQ(v.simulatedCycles, a.evaluation->totalCycles);
+}
+
+TEST(ScheduleIo, RefusesWhatIsNotAScheduleAndReportsWriteErrors) {
+  QTemporaryDir dir;
+  const QString bad = dir.filePath("bad.json");
+  QFile f(bad);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write("{\"hello\": 1}");
+  f.close();
+  EXPECT_THROW(importScheduleForWindow(bad, dir.path()), pim::InputError);
+  const auto p = redProblem(pim::BackendRegistry::builtin().get("hbm-pim"));
+  const QString err = exportAnalysedDraft(firstKept(p), {}, std::nullopt, ScheduleExport::Schedule,
+                                          dir.filePath("no/such/dir/s.json"));
+  EXPECT_TRUE(err.contains("no/such/dir")) << err.toStdString();
+  EXPECT_FALSE(
+      exportAnalysedDraft(DraftAnalysis{}, {}, std::nullopt, ScheduleExport::Schedule, dir.filePath("x.json"))
+          .isEmpty());
+}
+
+TEST(ScheduleIo, WindowExportsTheSelectedDraftAndAnotherWindowImportsIt) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("chosen.json");
+  quint64 chosen = 0;
+  std::int64_t cycles = 0;
+  {
+    MainWindow w(false);
+    ASSERT_TRUE(w.startSession(test::smallConfig()));
+    ASSERT_TRUE(test::waitFor([&] { return w.idle() && w.bestDraft().has_value(); }, 30000));
+    QString error;
+    w.selection()->clear();
+    EXPECT_FALSE(w.exportSelectedSchedule(path, &error));
+    EXPECT_TRUE(error.contains("select")) << error.toStdString();
+    chosen = *w.bestDraft();
+    w.selection()->set({chosen});
+    ASSERT_TRUE(test::waitFor([&] { return w.idle() && w.analysis()->latest() != nullptr; }, 30000));
+    ASSERT_TRUE(w.exportSelectedSchedule(path, &error)) << error.toStdString();
+    cycles = w.analysis()->latest()->evaluation->totalCycles;
+  }
+  MainWindow w(false);
+  QString error;
+  ASSERT_TRUE(w.importSchedule(path, &error)) << error.toStdString();
+  ASSERT_TRUE(test::waitFor([&] { return w.idle() && w.analysis()->latest() != nullptr; }, 30000));
+  EXPECT_EQ(w.session()->config().kernel, "red");
+  EXPECT_EQ(w.session()->config().shape, test::smallConfig().shape);
+  ASSERT_TRUE(w.selection()->current().has_value());
+  EXPECT_EQ(*w.selection()->current(), chosen);
+  EXPECT_EQ(w.analysis()->latest()->evaluation->totalCycles, cycles);
+  EXPECT_FALSE(w.importSchedule(dir.filePath("missing.json"), &error));
+  EXPECT_TRUE(error.contains("missing.json")) << error.toStdString();
+}
+
+}  // namespace

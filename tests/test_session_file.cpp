@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: Apache-2.0
+// Session files: a real exploration round-trips field by field, a failed save leaves the previous file and
+// no temporary behind, foreign/corrupt/newer files are refused by name and left byte-for-byte untouched, and
+// the shipped example session still matches what the engine computes today.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "engine/common/error.h"
+#include "engine/store/session_file.h"
+#include "engine/store/store.h"
+#include "test_util.h"
+
+using pim::InputError;
+using pim::SessionData;
+using pim::SessionFile;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = testing::TempDir() + "pimscope-session-XXXXXX";
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    m_path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(m_path, ec);
+  }
+  std::string file(const std::string& name) const { return m_path + "/" + name; }
+  std::size_t entries() const {
+    return static_cast<std::size_t>(std::distance(fs::directory_iterator(m_path), fs::directory_iterator()));
+  }
+
+ private:
+  std::string m_path;
+};
+
+std::string readBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void writeBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+/// An exhaustive exploration of red b=1,n=4096 on hbm-pim with its vendor and GPU baselines.
+SessionData explored(const pim::Problem& p) {
+  pim::ExploreOptions o;
+  o.strategy = pim::StrategyKind::Exhaustive;
+  o.eval.keepBanks = false;
+  pim::Explorer ex(p, o);
+  std::atomic<bool> cancel{false};
+  ex.run(cancel);
+  SessionData d;
+  d.settings.backend = "hbm-pim";
+  d.settings.kernel = "red";
+  d.settings.shape = "b=1,n=4096";
+  d.settings.strategy = "exhaustive";
+  d.settings.rules = {true, false, true};
+  d.settings.groupCommands = false;
+  d.settings.maxSimulations = 123;
+  d.records = ex.records();
+  d.progress = ex.progress();
+  d.baselines.push_back(pim::vendorBaseline(p, o.eval));
+  d.baselines.push_back(pim::gpuBaseline(p));
+  d.predictorErrorPct = 7.5;
+  d.note = "a note";
+  d.view["layout"] = std::string("\0\x01\xff binary", 10);
+  d.view["pareto.x"] = "0";
+  return d;
+}
+
+void expectSameEval(const pim::Evaluation& a, const pim::Evaluation& b) {
+  EXPECT_EQ(a.draft, b.draft);
+  EXPECT_EQ(a.provenance, b.provenance);
+  EXPECT_EQ(a.cycles, b.cycles);
+  EXPECT_EQ(a.totalCycles, b.totalCycles);
+  EXPECT_EQ(a.tCKns, b.tCKns);
+  EXPECT_EQ(a.timeNs, b.timeNs);
+  EXPECT_EQ(a.energyPj, b.energyPj);
+  EXPECT_EQ(a.energy.actPre_pJ, b.energy.actPre_pJ);
+  EXPECT_EQ(a.energy.rdWr_pJ, b.energy.rdWr_pJ);
+  EXPECT_EQ(a.energy.pimCompute_pJ, b.energy.pimCompute_pJ);
+  EXPECT_EQ(a.energy.refresh_pJ, b.energy.refresh_pJ);
+  EXPECT_EQ(a.energy.hostIo_pJ, b.energy.hostIo_pJ);
+  EXPECT_EQ(a.energy.bufferMoves_pJ, b.energy.bufferMoves_pJ);
+  EXPECT_EQ(a.banksUsed, b.banksUsed);
+  EXPECT_EQ(a.residentBytes, b.residentBytes);
+  EXPECT_EQ(a.paddingBytes, b.paddingBytes);
+  EXPECT_EQ(a.commands, b.commands);
+  EXPECT_EQ(a.serialSegments, b.serialSegments);
+}
+
+void setPragma(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+}
+
+/// load() must refuse `path` with a message naming it and containing `what`, and leave it untouched.
+void expectRefused(const std::string& path, const std::string& what) {
+  const std::string before = readBytes(path);
+  const bool journal = fs::exists(path + "-journal"), wal = fs::exists(path + "-wal");
+  try {
+    SessionFile::load(path);
+    ADD_FAILURE() << path << " was accepted";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind(path + ": ", 0), 0u) << msg;
+    EXPECT_NE(msg.find(what), std::string::npos) << msg;
+  }
+  EXPECT_EQ(readBytes(path), before);
+  EXPECT_EQ(fs::exists(path + "-journal"), journal);
+  EXPECT_EQ(fs::exists(path + "-wal"), wal);
+}
+
+}  // namespace
+
+TEST(SessionFile, RoundTripsARealExploration) {
+  auto p = pim::test::problem("hbm-pim", "red", "b=1,n=4096");
+  const SessionData d = explored(*p);
+  ASSERT_GT(d.records.size(), 10u);
+  ASSERT_TRUE(d.progress.best);
+  TempDir dir;
+  const std::string path = dir.file("s.pimsession");
+  SessionFile::save(path, d);
+  EXPECT_EQ(dir.entries(), 1u);  // one self-contained file: no journal, no WAL, no temporary left
+  SessionData back = SessionFile::load(path);
+  pim::resolveDrafts(back, *p);
+
+  EXPECT_EQ(back.settings.backend, "hbm-pim");
+  EXPECT_EQ(back.settings.kernel, "red");
+  EXPECT_EQ(back.settings.shape, "b=1,n=4096");
+  EXPECT_EQ(back.settings.strategy, "exhaustive");
+  EXPECT_EQ(back.settings.rules, (std::array<bool, 3>{true, false, true}));
+  EXPECT_TRUE(back.settings.stagedRearrangement);
+  EXPECT_FALSE(back.settings.groupCommands);
+  EXPECT_EQ(back.settings.maxSimulations, 123u);
+  EXPECT_EQ(back.progress.stage, d.progress.stage);
+  EXPECT_EQ(back.progress.generated, d.progress.generated);
+  EXPECT_EQ(back.progress.pruned, d.progress.pruned);
+  EXPECT_EQ(back.progress.remaining, d.progress.remaining);
+  EXPECT_EQ(back.progress.simulated, d.progress.simulated);
+  EXPECT_EQ(back.progress.best, d.progress.best);
+  EXPECT_EQ(back.progress.bestNs, d.progress.bestNs);
+  EXPECT_EQ(back.progress.elapsedSeconds, d.progress.elapsedSeconds);
+  EXPECT_EQ(back.predictorErrorPct, d.predictorErrorPct);
+  EXPECT_EQ(back.note, d.note);
+  EXPECT_EQ(back.view, d.view);
+
+  ASSERT_EQ(back.records.size(), d.records.size());
+  int simulated = 0, failed = 0;
+  for (std::size_t i = 0; i < d.records.size(); ++i) {
+    const pim::DraftRecord& a = d.records[i];
+    const pim::DraftRecord& b = back.records[i];
+    EXPECT_EQ(a.draft, b.draft) << i;  // parts decoded through the problem equal the explorer's
+    EXPECT_EQ(a.predictedNs, b.predictedNs);
+    EXPECT_EQ(a.computeOnlyCycles, b.computeOnlyCycles);
+    EXPECT_EQ(a.error, b.error);
+    ASSERT_EQ(a.simulated.has_value(), b.simulated.has_value()) << i;
+    if (a.simulated) {
+      ++simulated;
+      expectSameEval(*a.simulated, *b.simulated);
+      EXPECT_TRUE(b.simulated->banks.empty());
+    }
+    failed += !a.error.empty();
+  }
+  EXPECT_GT(simulated, 0);
+  ASSERT_EQ(back.baselines.size(), d.baselines.size());
+  for (std::size_t i = 0; i < d.baselines.size(); ++i) {
+    EXPECT_EQ(back.baselines[i].name, d.baselines[i].name);
+    EXPECT_EQ(back.baselines[i].available, d.baselines[i].available);
+    EXPECT_EQ(back.baselines[i].reason, d.baselines[i].reason);
+    EXPECT_EQ(back.baselines[i].summary, d.baselines[i].summary);
+    EXPECT_EQ(back.baselines[i].draft, d.baselines[i].draft);
+    expectSameEval(back.baselines[i].eval, d.baselines[i].eval);
+  }
+  // A second save replaces the first in place.
+  back.note = "second";
+  SessionFile::save(path, back);
+  EXPECT_EQ(SessionFile::load(path).note, "second");
+  EXPECT_EQ(dir.entries(), 1u);
+}
+
+TEST(SessionFile, BackendOverrideAndDslSourceRoundTrip) {
+  pim::Backend b = pim::BackendRegistry::builtin().get("hbm-pim");
+  b.setParameter("system.devices", b.system.devices * 2);
+  SessionData d;
+  d.settings.backendJson = b.toJson();
+  d.settings.kernel.clear();
+  d.settings.kernelFile = "/nowhere/k.pim";
+  d.settings.kernelSource = "kernel with 'quotes' and\nnewlines; and unicode µ";
+  TempDir dir;
+  SessionFile::save(dir.file("o.pimsession"), d);
+  const SessionData back = SessionFile::load(dir.file("o.pimsession"));
+  EXPECT_EQ(back.settings.kernelSource, d.settings.kernelSource);
+  EXPECT_EQ(back.settings.kernelFile, d.settings.kernelFile);
+  EXPECT_TRUE(back.settings.kernel.empty());
+  const pim::Backend rebuilt = pim::parseBackend(back.settings.backendJson, "session");
+  EXPECT_EQ(rebuilt.hash(), b.hash());
+  EXPECT_EQ(rebuilt.system.devices, b.system.devices);
+}
+
+TEST(SessionFile, FailedSaveKeepsThePreviousFile) {
+  TempDir dir;
+  const std::string path = dir.file("keep.pimsession");
+  SessionData good;
+  good.note = "previous";
+  SessionFile::save(path, good);
+  const std::string before = readBytes(path);
+
+  SessionData bad;
+  bad.progress.best = 3;  // no such record: refused inside the write transaction
+  EXPECT_THROW(SessionFile::save(path, bad), InputError);
+  EXPECT_EQ(readBytes(path), before);
+  EXPECT_EQ(SessionFile::load(path).note, "previous");
+  EXPECT_EQ(dir.entries(), 1u);  // the temporary is gone
+
+  try {
+    SessionFile::save(dir.file("missing-dir/x.pimsession"), good);
+    ADD_FAILURE() << "saved into a missing directory";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing-dir/x.pimsession"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SessionFile, RefusesForeignCorruptAndNewerFiles) {
+  TempDir dir;
+  try {
+    SessionFile::load(dir.file("absent.pimsession"));
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("absent.pimsession: no such session file"), std::string::npos);
+  }
+
+  const std::string text = dir.file("text.pimsession");
+  writeBytes(text, "this is not a database, just some text that is long enough to have a header\n");
+  expectRefused(text, "not a PIMScope session");
+
+  const std::string foreign = dir.file("foreign.pimsession");
+  setPragma(foreign, "CREATE TABLE t(x); PRAGMA application_id = 1234;");
+  expectRefused(foreign, "not a PIMScope session (application id 0x000004D2)");
+
+  const std::string empty = dir.file("empty.pimsession");
+  writeBytes(empty, "");
+  expectRefused(empty, "not a PIMScope session");
+
+  const std::string store = dir.file("runs.db");
+  { pim::ResultsStore::open(store); }
+  expectRefused(store, "a PIMScope results store, not a session file");
+
+  const std::string newer = dir.file("newer.pimsession");
+  SessionFile::save(newer, SessionData{});
+  setPragma(newer, "PRAGMA user_version = 99;");
+  expectRefused(newer, "written by a newer PIMScope (session format 99");
+
+  // Damage the middle of a real session: a table's pages become garbage.
+  auto p = pim::test::problem("hbm-pim", "red", "b=1,n=4096");
+  const std::string corrupt = dir.file("corrupt.pimsession");
+  SessionFile::save(corrupt, explored(*p));
+  std::string bytes = readBytes(corrupt);
+  ASSERT_GT(bytes.size(), 4096u * 3);
+  for (std::size_t i = 4096 + 8; i < bytes.size() - 4096; ++i)
+    bytes[i] = static_cast<char>(0xA5 ^ (i & 0xFF));
+  writeBytes(corrupt, bytes);
+  expectRefused(corrupt, "corrupt");
+}
+
+TEST(SessionFile, RefusesRecordsOfAnotherProblem) {
+  SessionData d;
+  d.records.push_back(pim::DraftRecord{});
+  d.records.back().draft.id = ~std::uint64_t{0} >> 1;
+  TempDir dir;
+  SessionFile::save(dir.file("x.pimsession"), d);
+  SessionData back = SessionFile::load(dir.file("x.pimsession"));
+  auto p = pim::test::problem("hbm-pim", "red", "b=1,n=4096");
+  EXPECT_THROW(pim::resolveDrafts(back, *p), InputError);
+}
+
+// The shipped example (datasets/sessions, written by `pimscope --save-session`) must never silently go stale:
+// its best draft, re-simulated by today's engine, has the stored cycles.
+TEST(SessionFile, ShippedExampleMatchesTheEngine) {
+  const std::string path = pim::dataDir() + "/sessions/gemv_hbm-pim.pimsession";
+  SessionData d = SessionFile::load(path);
+  EXPECT_EQ(d.settings.backend, "hbm-pim");
+  EXPECT_EQ(d.settings.kernel, "gemv");
+  EXPECT_EQ(d.settings.shape, "b=1,out=4096,in=4096");
+  EXPECT_TRUE(d.settings.backendJson.empty());
+  const pim::Kernel k = pim::KernelLibrary::builtin().get(d.settings.kernel);
+  pim::Problem p(pim::BackendRegistry::builtin().get(d.settings.backend), k,
+                 pim::parseShape(k, d.settings.shape));
+  pim::resolveDrafts(d, p);
+  ASSERT_TRUE(d.progress.best);
+  const pim::DraftRecord& best = d.records.at(*d.progress.best);
+  ASSERT_TRUE(best.simulated);
+  pim::EvalOptions o;
+  o.optimizer.stagedRearrangement = d.settings.stagedRearrangement;
+  o.optimizer.groupCommands = d.settings.groupCommands;
+  o.keepBanks = false;
+  const pim::Evaluation now = pim::evaluateDraft(p, best.draft, o);
+  EXPECT_EQ(now.totalCycles, best.simulated->totalCycles) << "regenerate with pimscope --save-session";
+  EXPECT_EQ(now.cycles, best.simulated->cycles);
+  EXPECT_DOUBLE_EQ(now.timeNs, best.simulated->timeNs);
+  EXPECT_DOUBLE_EQ(now.timeNs, d.progress.bestNs);
+  // Small enough to ship: records and baselines only, no per-bank tables.
+  EXPECT_LT(fs::file_size(path), 512u * 1024);
+}

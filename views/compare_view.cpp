@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/compare_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <exception>
+
+#include "engine/hw/backend.h"
+#include "engine/kernel/library.h"
+#include "engine/search/problem.h"
+#include "views/breakdown_chart.h"
+#include "views/compare_runner.h"
+
+namespace pimgui {
+
+namespace {
+
+constexpr auto kFileItem = "file";
+constexpr int kResultRole = Qt::UserRole;  // index into Comparison::results (column Backend)
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QString microseconds(double ns) { return QString::number(ns / 1e3, 'f', 3); }
+
+QString speedupText(double s) { return QString::number(s, 'f', 2) + QStringLiteral("×"); }
+
+QString defaultShape(const pim::Kernel& k) {
+  QStringList parts;
+  for (std::size_t i = 0; i < k.dims.size(); ++i)
+    parts << qs(k.dims[i]) + QLatin1Char('=') + QString::number(k.dimDefaults[i].value_or(1));
+  return parts.join(QLatin1Char(','));
+}
+
+QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignLeft | Qt::AlignVCenter) {
+  auto* item = new QTableWidgetItem(text);
+  item->setTextAlignment(align);
+  item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+  return item;
+}
+
+QTableWidgetItem* number(const QString& text, double value) {
+  QTableWidgetItem* item = cell(text, Qt::AlignRight | Qt::AlignVCenter);
+  item->setData(CompareView::ValueRole, value);
+  return item;
+}
+
+/// One stacked bar on the common µs scale. Cycles are in each backend's own clock, so every phase is scaled
+/// by the engine's time per cycle of this evaluation (timeNs / totalCycles); the bar then ends at timeNs.
+BreakdownBar barOf(const pim::BackendResult& r) {
+  BreakdownBar b;
+  b.label = qs(r.backend);
+  const double nsPerCycle =
+      r.eval.totalCycles > 0 ? r.eval.timeNs / static_cast<double>(r.eval.totalCycles) : r.eval.tCKns;
+  b.inNs = static_cast<double>(r.eval.cycles[0]) * nsPerCycle;
+  b.computeNs = static_cast<double>(r.eval.cycles[1]) * nsPerCycle;
+  b.outNs = static_cast<double>(r.eval.cycles[2]) * nsPerCycle;
+  if (r.draft) b.draft = r.draft->id;
+  return b;
+}
+
+}  // namespace
+
+CompareView::CompareView(QWidget* parent) : QWidget(parent), m_runner(new CompareRunner(this)) {
+  // Problem: kernel and shape, editable; loadProblem() copies them from the control panel.
+  m_kernel = new QComboBox;
+  for (const pim::LibraryKernel& k : pim::KernelLibrary::builtin().entries()) {
+    m_kernel->addItem(qs(k.name), qs(k.name));
+    m_kernel->setItemData(m_kernel->count() - 1, qs(k.summary), Qt::ToolTipRole);
+  }
+  m_shape = new QLineEdit;
+  m_shape->setPlaceholderText(QStringLiteral("b=1,n=4096"));
+  m_shape->setToolTip(tr("Dimension sizes, name=value separated by commas (defaults fill the rest)"));
+  auto* problem = new QGroupBox(tr("Problem"));
+  auto* pf = new QFormLayout(problem);
+  pf->addRow(tr("Kernel"), m_kernel);
+  pf->addRow(tr("Shape"), m_shape);
+
+  // Backends: every registry backend; those that cannot run the kernel are disabled with the engine's reason.
+  auto* backends = new QGroupBox(tr("Backends (choose 2 to 4)"));
+  auto* grid = new QGridLayout(backends);
+  int row = 0;
+  for (const pim::Backend& b : pim::BackendRegistry::builtin().all()) {
+    const QString name = qs(b.name);
+    auto* box = new QCheckBox(name);
+    auto* reason = new QLabel;
+    reason->setStyleSheet(QStringLiteral("color: palette(mid);"));
+    reason->setWordWrap(true);
+    grid->addWidget(box, row / 2, (row % 2) * 2);
+    grid->addWidget(reason, row / 2, (row % 2) * 2 + 1);
+    ++row;
+    m_backends[name] = box;
+    m_reasons[name] = reason;
+    connect(box, &QCheckBox::toggled, this, &CompareView::updateChoice);
+  }
+  grid->setColumnStretch(1, 1);
+  grid->setColumnStretch(3, 1);
+  m_hint = new QLabel;
+  grid->addWidget(m_hint, (row + 1) / 2, 0, 1, 4);
+
+  auto* run = new QGroupBox(tr("Baseline"));
+  auto* rf = new QVBoxLayout(run);
+  m_baseline = new QComboBox;
+  m_baseline->setToolTip(tr("Speed-ups are this schedule's time divided by each backend's"));
+  m_compare = new QPushButton(tr("Compare"));
+  m_compare->setDefault(true);
+  m_cancel = new QPushButton(tr("Cancel"));
+  m_cancel->setEnabled(false);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(m_compare);
+  buttons->addWidget(m_cancel);
+  rf->addWidget(m_baseline);
+  rf->addLayout(buttons);
+  rf->addStretch();
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(problem, 3);
+  top->addWidget(backends, 5);
+  top->addWidget(run, 2);
+
+  m_progress = new QProgressBar;
+  m_progress->setRange(0, 0);  // compareBackends reports no progress: a busy bar and the elapsed time
+  m_progress->setMaximumWidth(160);
+  m_progress->setVisible(false);
+  m_status = new QLabel(tr("Choose backends and press Compare."));
+  auto* statusRow = new QHBoxLayout;
+  statusRow->addWidget(m_status, 1);
+  statusRow->addWidget(m_progress);
+
+  m_heading = new QLabel;
+  m_heading->setWordWrap(true);
+  m_heading->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_verdict = new QLabel;
+  m_verdict->setWordWrap(true);
+  m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  QFont big = m_verdict->font();
+  big.setPointSizeF(big.pointSizeF() * 1.3);
+  big.setBold(true);
+  m_verdict->setFont(big);
+  m_verdict->setStyleSheet(QStringLiteral(
+      "QLabel { background: #fff4e0; border: 1px solid #f28e2b; border-radius: 4px; padding: 6px; }"));
+  m_verdict->setVisible(false);
+
+  m_table = new QTableWidget(0, Speedup + 1);
+  m_table->setHorizontalHeaderLabels({tr("Backend"), tr("Strategy"), tr("Best draft"), tr("Parts"),
+                                      tr("Input rearr.\n(cycles)"), tr("Compute\n(cycles)"),
+                                      tr("Output rearr.\n(cycles)"), tr("Time (µs)"), tr("Energy (µJ)"),
+                                      tr("Speed-up")});
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->verticalHeader()->setVisible(false);
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_table->horizontalHeader()->setSectionResizeMode(Parts, QHeaderView::Stretch);
+  m_table->setToolTip(tr("Double-click a backend to open it with its best draft in the explorer"));
+  m_open = new QPushButton(tr("Open in explorer"));
+  m_open->setEnabled(false);
+  m_open->setToolTip(tr("Load the selected backend and its best draft into the explorer window"));
+  auto* tableBox = new QWidget;
+  auto* tl = new QVBoxLayout(tableBox);
+  tl->setContentsMargins(0, 0, 0, 0);
+  tl->addWidget(m_table);
+  auto* openRow = new QHBoxLayout;
+  openRow->addWidget(new QLabel(tr("Double-click a row to drill into that backend.")), 1);
+  openRow->addWidget(m_open);
+  tl->addLayout(openRow);
+
+  m_chart = new BreakdownChart;
+  m_chart->setMinimumHeight(260);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(top);
+  layout->addLayout(statusRow);
+  layout->addWidget(m_heading);
+  layout->addWidget(m_verdict);
+  layout->addWidget(tableBox);
+  layout->addWidget(m_chart, 1);  // the table is as tall as its rows (fitTable); the chart takes the rest
+
+  m_tick = new QTimer(this);
+  m_tick->setInterval(100);
+  connect(m_tick, &QTimer::timeout, this, &CompareView::showElapsed);
+  connect(m_kernel, &QComboBox::currentIndexChanged, this, [this] {
+    onKernelChanged();
+    try {
+      m_shape->setText(defaultShape(currentKernel()));  // the old shape's names may not fit the new kernel
+    } catch (const std::exception&) {
+    }
+  });
+  connect(m_baseline, &QComboBox::currentIndexChanged, this, [this] {
+    // The speed-ups are the engine's, relative to the pinned baseline: a new pin re-runs the comparison.
+    if (m_restartOnBaseline && m_shown && !running()) compare();
+  });
+  connect(m_compare, &QPushButton::clicked, this, &CompareView::compare);
+  connect(m_cancel, &QPushButton::clicked, this, &CompareView::cancel);
+  connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int r, int) { requestDrillDown(r); });
+  connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
+    const auto rows = m_table->selectionModel()->selectedRows();
+    bool ok = false;
+    if (!rows.isEmpty() && m_shown) {
+      const int i = m_table->item(rows.front().row(), Backend)->data(kResultRole).toInt();
+      ok = m_shown->results[static_cast<std::size_t>(i)].available;
+    }
+    m_open->setEnabled(ok);
+  });
+  connect(m_open, &QPushButton::clicked, this, [this] {
+    const auto rows = m_table->selectionModel()->selectedRows();
+    if (!rows.isEmpty()) requestDrillDown(rows.front().row());
+  });
+
+  connect(m_runner, &CompareRunner::started, this, [this] { setBusy(true); });
+  connect(m_runner, &CompareRunner::finished, this, [this](std::shared_ptr<const pim::Comparison> c) {
+    setBusy(false);
+    showComparison(std::move(c));
+    m_status->setText(tr("Done in %1 s").arg(m_clock.elapsed() / 1e3, 0, 'f', 1));
+    emit done();
+  });
+  connect(m_runner, &CompareRunner::failed, this, [this](const QString& message) {
+    setBusy(false);
+    clearResults();
+    m_status->setText(tr("Error: %1").arg(message));
+    emit done();
+  });
+  connect(m_runner, &CompareRunner::cancelled, this, [this] {
+    setBusy(false);
+    clearResults();
+    m_status->setText(tr("Cancelled after %1 s").arg(m_clock.elapsed() / 1e3, 0, 'f', 1));
+    emit done();
+  });
+
+  loadProblem(SessionConfig{});
+  // Start with up to four backends that can run the kernel, so Compare works straight away.
+  QStringList runnable;
+  for (const auto& [name, box] : m_backends) {
+    if (box->isEnabled() && runnable.size() < 4) runnable << name;
+  }
+  choose(runnable);
+  clearResults();
+}
+
+CompareView::~CompareView() { m_runner->stopAndWait(); }
+
+void CompareView::loadProblem(const SessionConfig& c) {
+  m_session = c;
+  m_session.backendOverride.reset();  // the comparison is of registry backends
+  const QSignalBlocker block(m_kernel);
+  if (!c.kernelFile.empty()) {
+    const QString path = qs(c.kernelFile);
+    int i = m_kernel->findData(QLatin1String(kFileItem));
+    if (i < 0) {
+      m_kernel->addItem(QString(), QLatin1String(kFileItem));
+      i = m_kernel->count() - 1;
+    }
+    m_kernel->setItemText(i, QFileInfo(path).fileName());
+    m_kernel->setItemData(i, path, Qt::ToolTipRole);
+    m_kernel->setCurrentIndex(i);
+  } else {
+    m_kernel->setCurrentIndex(std::max(0, m_kernel->findData(qs(c.kernel))));
+  }
+  m_shape->setText(qs(c.shape));
+  onKernelChanged();
+}
+
+std::string CompareView::kernelName() const {
+  return m_kernel->currentData().toString() == QLatin1String(kFileItem)
+             ? std::string()
+             : m_kernel->currentText().toStdString();
+}
+
+std::string CompareView::kernelFile() const {
+  // The DSL item keeps its path in the tool tip, so switching to a library kernel and back still works.
+  return kernelName().empty() ? m_kernel->currentData(Qt::ToolTipRole).toString().toStdString()
+                              : std::string();
+}
+
+pim::Kernel CompareView::currentKernel() const { return pim::resolveKernel(kernelName(), kernelFile()); }
+
+void CompareView::showElapsed() {
+  m_status->setText(tr("Comparing %1… %2 s").arg(m_what).arg(m_clock.elapsed() / 1e3, 0, 'f', 1));
+}
+
+void CompareView::onKernelChanged() {
+  std::optional<pim::Kernel> k;
+  QString error;
+  try {
+    k = currentKernel();
+  } catch (const std::exception& e) {
+    error = qs(e.what());
+  }
+  for (const pim::Backend& b : pim::BackendRegistry::builtin().all()) {
+    const QString name = qs(b.name);
+    const QString why = k ? qs(pim::unsupportedReason(b, *k)) : error;
+    QCheckBox* box = m_backends.at(name);
+    const QSignalBlocker block(box);
+    box->setEnabled(why.isEmpty());
+    if (!why.isEmpty()) box->setChecked(false);
+    box->setToolTip(why.isEmpty() ? qs(b.description) : why);
+    m_reasons.at(name)->setText(why);
+    m_reasons.at(name)->setToolTip(why);
+  }
+  updateChoice();
+}
+
+void CompareView::choose(const QStringList& backends, const QString& baseline) {
+  for (auto& [name, box] : m_backends) {
+    const QSignalBlocker block(box);
+    box->setChecked(box->isEnabled() && backends.contains(name));
+  }
+  updateChoice();
+  setBaseline(baseline);
+}
+
+void CompareView::setBaseline(const QString& baseline) {
+  const int i = m_baseline->findData(baseline);
+  if (i >= 0) m_baseline->setCurrentIndex(i);
+}
+
+QStringList CompareView::chosen() const {
+  QStringList out;
+  // Registry order, so the request does not depend on the order the boxes were ticked in.
+  for (const pim::Backend& b : pim::BackendRegistry::builtin().all()) {
+    const QCheckBox* box = m_backends.at(qs(b.name));
+    if (box->isEnabled() && box->isChecked()) out << qs(b.name);
+  }
+  return out;
+}
+
+QString CompareView::baseline() const {
+  const QString b = m_baseline->currentData().toString();
+  return b.isEmpty() ? QStringLiteral("gpu") : b;
+}
+
+bool CompareView::running() const { return m_runner->running(); }
+
+QString CompareView::status() const { return m_status->text(); }
+
+QCheckBox* CompareView::backendBox(const QString& name) const {
+  const auto it = m_backends.find(name);
+  return it == m_backends.end() ? nullptr : it->second;
+}
+
+void CompareView::updateChoice() {
+  const int n = static_cast<int>(chosen().size());
+  const bool ok = n >= 2 && n <= 4;
+  m_hint->setText(ok ? tr("%1 chosen").arg(n) : tr("%1 chosen: choose 2 to 4 backends").arg(n));
+  m_hint->setStyleSheet(ok ? QString() : QStringLiteral("color: #b03a2e;"));
+  m_compare->setEnabled(ok && !running());
+  rebuildBaselines();
+}
+
+void CompareView::rebuildBaselines() {
+  const QString current = m_baseline->currentData().toString();
+  m_restartOnBaseline = false;
+  m_baseline->clear();
+  m_baseline->addItem(tr("GPU only"), QStringLiteral("gpu"));
+  for (const QString& b : chosen()) m_baseline->addItem(b, b);
+  setBaseline(current.isEmpty() ? QStringLiteral("gpu") : current);
+  m_restartOnBaseline = true;
+}
+
+pim::CompareOptions CompareView::options() const {
+  pim::CompareOptions o;
+  for (const QString& b : chosen()) o.backends.push_back(b.toStdString());
+  o.baseline = baseline().toStdString();
+  o.search.eval = m_session.evalOptions();
+  o.search.eval.keepBanks = false;  // the table and bars need totals only
+  return o;
+}
+
+bool CompareView::compare() {
+  const pim::CompareOptions o = options();
+  if (o.backends.size() < 2 || o.backends.size() > 4) return false;
+  pim::Kernel k;
+  try {
+    k = currentKernel();
+  } catch (const std::exception& e) {
+    m_status->setText(tr("Error: %1").arg(qs(e.what())));
+    return false;
+  }
+  m_ran = m_session;
+  m_ran.kernel = kernelName();
+  m_ran.kernelFile = kernelFile();
+  m_ran.shape = m_shape->text().toStdString();
+  m_what = tr("%1[%2] on %3 backends").arg(qs(k.name), m_shape->text()).arg(o.backends.size());
+  m_clock.start();
+  m_runner->start(std::move(k), m_shape->text().toStdString(), o);
+  return true;
+}
+
+void CompareView::cancel() { m_runner->cancel(); }
+
+void CompareView::setBusy(bool busy) {
+  m_progress->setVisible(busy);
+  m_cancel->setEnabled(busy);
+  const int n = static_cast<int>(chosen().size());
+  m_compare->setEnabled(!busy && n >= 2 && n <= 4);
+  if (busy) {
+    m_tick->start();
+    showElapsed();
+  } else {
+    m_tick->stop();
+  }
+}
+
+void CompareView::clearResults() {
+  m_shown.reset();
+  m_table->setRowCount(0);
+  m_chart->setBars({}, std::nullopt);
+  m_heading->setText(tr("No comparison yet."));
+  m_verdict->clear();
+  m_verdict->setVisible(false);
+  m_open->setEnabled(false);
+  fitTable();
+}
+
+void CompareView::showComparison(std::shared_ptr<const pim::Comparison> c) {
+  clearResults();
+  m_shown = c;
+  const bool gpu = c->baseline == "gpu";
+  m_what = tr("%1[%2] on %3 backends").arg(qs(c->kernel), qs(c->shape)).arg(c->results.size());
+  m_heading->setText(tr("<b>%1[%2]</b> on %3 backends · baseline <b>%4</b>: %5 µs (%6)")
+                         .arg(qs(c->kernel).toHtmlEscaped(), qs(c->shape).toHtmlEscaped())
+                         .arg(c->results.size())
+                         .arg(gpu ? tr("GPU only") : qs(c->baseline).toHtmlEscaped(),
+                              microseconds(c->baselineNs), qs(c->baselineSummary).toHtmlEscaped()));
+  m_verdict->setText(qs(c->verdict));
+  m_verdict->setVisible(true);
+
+  m_table->setRowCount(static_cast<int>(c->results.size()));
+  const QColor grey = palette().color(QPalette::Disabled, QPalette::Text);
+  for (int i = 0; i < static_cast<int>(c->results.size()); ++i) {
+    const pim::BackendResult& r = c->results[static_cast<std::size_t>(i)];
+    QTableWidgetItem* name = cell(qs(r.backend));
+    name->setData(kResultRole, i);
+    if (r.backend == c->baseline) {
+      QFont bold = name->font();
+      bold.setBold(true);
+      name->setFont(bold);
+      name->setText(qs(r.backend) + tr(" (baseline)"));
+    }
+    m_table->setItem(i, Backend, name);
+    if (!r.available) {
+      QTableWidgetItem* why = cell(tr("unavailable: %1").arg(qs(r.reason)));
+      why->setForeground(grey);
+      name->setForeground(grey);
+      m_table->setItem(i, Strategy, why);
+      m_table->setSpan(i, Strategy, 1, Speedup);
+      continue;
+    }
+    const pim::Evaluation& e = r.eval;
+    m_table->setItem(i, Strategy, cell(qs(r.strategy)));
+    m_table->setItem(i, Draft, number(QString::number(r.draft->id), static_cast<double>(r.draft->id)));
+    QTableWidgetItem* parts = cell(qs(r.draftLabel));
+    QStringList perPart;
+    for (std::size_t p = 0; p < r.partLabels.size() && p < r.draft->parts.size(); ++p) {
+      perPart << tr("part %1: %2 groups × %3 cores, representative %4")
+                     .arg(p)
+                     .arg(r.draft->parts[p].groups)
+                     .arg(r.draft->parts[p].cores)
+                     .arg(qs(r.partLabels[p]));
+    }
+    parts->setToolTip(perPart.join(QLatin1Char('\n')));
+    m_table->setItem(i, Parts, parts);
+    for (int phase = 0; phase < 3; ++phase) {
+      const auto cycles = static_cast<qlonglong>(e.cycles[static_cast<std::size_t>(phase)]);
+      m_table->setItem(i, InCycles + phase,
+                       number(QStringLiteral("%L1").arg(cycles), static_cast<double>(cycles)));
+    }
+    m_table->setItem(i, TimeUs, number(microseconds(e.timeNs), e.timeNs));
+    m_table->setItem(i, Energy, number(QStringLiteral("%L1").arg(e.energyPj / 1e6, 0, 'f', 2), e.energyPj));
+    QTableWidgetItem* s =
+        number(r.speedup ? speedupText(*r.speedup) : QStringLiteral("–"), r.speedup.value_or(0));
+    if (r.speedup && *r.speedup > 1.0) s->setForeground(QColor(0x2e, 0x7d, 0x32));
+    m_table->setItem(i, Speedup, s);
+  }
+
+  // Bars: the baseline first (the reference the chart's speed-ups are written against), then the other
+  // available backends in the engine's order (fastest first). Unavailable backends have no bar.
+  std::vector<BreakdownBar> bars;
+  if (gpu) {
+    BreakdownBar g;
+    g.label = tr("GPU only");
+    g.totalOnly = true;
+    g.totalNs = c->baselineNs;
+    bars.push_back(g);
+  }
+  for (const pim::BackendResult& r : c->results) {
+    if (r.available && r.backend == c->baseline) bars.push_back(barOf(r));
+  }
+  for (const pim::BackendResult& r : c->results) {
+    if (r.available && r.backend != c->baseline) bars.push_back(barOf(r));
+  }
+  m_chart->setBars(std::move(bars), 0);
+  fitTable();
+}
+
+void CompareView::fitTable() {
+  // At most four rows: the table takes what they need and the chart gets the rest of the height.
+  int h = m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth() + 2;
+  for (int r = 0; r < std::max(2, m_table->rowCount()); ++r)
+    h += r < m_table->rowCount() ? m_table->rowHeight(r) : m_table->verticalHeader()->defaultSectionSize();
+  m_table->setMaximumHeight(h);
+}
+
+void CompareView::requestDrillDown(int row) {
+  if (!m_shown || row < 0 || row >= m_table->rowCount()) return;
+  const int i = m_table->item(row, Backend)->data(kResultRole).toInt();
+  const pim::BackendResult& r = m_shown->results[static_cast<std::size_t>(i)];
+  if (!r.available || !r.draft) return;
+  SessionConfig c = m_ran;  // the problem as it was compared, even if the form was edited since
+  c.backend = r.backend;
+  c.shape = m_shown->shape;
+  // Explore the way the comparison found the draft, so the explorer's best is this draft too.
+  c.strategy = r.strategy == "predictor" ? pim::StrategyKind::Predictor : pim::StrategyKind::Exhaustive;
+  c.maxSimulations = r.strategy == "predictor" ? 0 : options().search.maxSimulations;
+  emit drillDownRequested(c, r.draft->id);
+}
+
+}  // namespace pimgui

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// MainWindow: schedule export of the selected draft and schedule import (File menu). The formats and the file
+// handling live in views/schedule_io; this file only wires them to the selection, the session and dialogs.
+#include <QDir>
+#include <QFileDialog>
+#include <QMenu>
+#include <QMessageBox>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <exception>
+
+#include "views/draft_analysis.h"
+#include "views/draft_selection.h"
+#include "views/exploration_session.h"
+#include "views/main_window.h"
+#include "views/schedule_io.h"
+
+namespace pimgui {
+
+void MainWindow::addScheduleActions(QMenu* file) {
+  file->addAction(
+      tr("Export selected &schedule…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the selected draft"), QString(),
+                                                          scheduleExportFilters(), &m_scheduleFilter);
+        if (path.isEmpty()) return;
+        QString error;
+        if (exportSelectedSchedule(path, &error)) {
+          statusBar()->showMessage(tr("Wrote %1").arg(path));
+        } else {
+          QMessageBox::warning(this, tr("Export failed"), error);
+        }
+      });
+  file->addAction(tr("&Import schedule…"), QKeySequence(Qt::CTRL | Qt::Key_I), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import a PIMScope schedule"), QString(),
+                                                      tr("Schedule file (*.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!importSchedule(path, &error)) QMessageBox::warning(this, tr("Import failed"), error);
+  });
+}
+
+bool MainWindow::exportSelectedSchedule(const QString& path, QString* error) const {
+  const auto current = m_selection->current();
+  const auto a = m_analysis->latest();
+  QString why;
+  if (!current) {
+    why = tr("select a draft to export first");
+  } else if (!a || a->draft.id != *current || m_analysis->busy()) {
+    why = tr("draft %1 is still being analysed; try again in a moment").arg(*current);
+  } else {
+    std::optional<double> predicted;
+    for (const auto& r : m_session->records()) {
+      if (r.draft.id == *current) predicted = r.predictedNs;
+    }
+    const auto format = scheduleExportFor(path, m_scheduleFilter);
+    why = exportAnalysedDraft(*a, m_session->config().evalOptions(), predicted, format, path);
+  }
+  if (error) *error = why;
+  return why.isEmpty();
+}
+
+bool MainWindow::importSchedule(const QString& path, QString* error) {
+  try {
+    // A DSL kernel embedded in the schedule is written where the window keeps its own files.
+    const QString kernels = QDir(QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation))
+                                .filePath("imported-kernels");
+    const ImportedScheduleView v = importScheduleForWindow(path, kernels);
+    if (!startSession(v.config)) {
+      if (error) *error = tr("%1: the schedule's problem cannot be explored").arg(path);
+      return false;
+    }
+    m_selection->set({v.draft});  // started() cleared the selection; a non-empty one survives the run's end
+    statusBar()->showMessage(v.summary);
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+}
+
+}  // namespace pimgui

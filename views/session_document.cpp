@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/session_document.h"
+
+#include <QByteArray>
+#include <QCheckBox>
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QSaveFile>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <nlohmann/json.hpp>
+
+#include "engine/common/error.h"
+#include "engine/hw/backend.h"
+#include "views/bank_heatmap.h"
+#include "views/control_panel.h"
+#include "views/draft_details.h"
+#include "views/draft_selection.h"
+#include "views/draft_table_panel.h"
+#include "views/main_window.h"
+#include "views/pareto_plot.h"
+#include "views/what_if_panel.h"
+
+namespace pimgui {
+
+namespace {
+
+std::string bytes(const QByteArray& b) {
+  return std::string(b.constData(), static_cast<std::size_t>(b.size()));
+}
+QByteArray qbytes(const std::string& s) { return QByteArray(s.data(), static_cast<qsizetype>(s.size())); }
+
+std::optional<int> intOf(const ViewState& v, const char* key) {
+  auto it = v.find(key);
+  if (it == v.end()) return std::nullopt;
+  bool ok = false;
+  const int i = QString::fromStdString(it->second).toInt(&ok);
+  return ok ? std::optional<int>(i) : std::nullopt;
+}
+
+// The control panel may hold settings other than the explored ones (edited after the run); they are view
+// state too, kept as the same fields the file stores for the run.
+nlohmann::json toJson(const pim::SessionSettings& s) {
+  return {{"backend", s.backend},
+          {"kernel", s.kernel},
+          {"kernelFile", s.kernelFile},
+          {"kernelSource", s.kernelSource},
+          {"shape", s.shape},
+          {"strategy", s.strategy},
+          {"rules", s.rules},
+          {"stagedRearrangement", s.stagedRearrangement},
+          {"groupCommands", s.groupCommands}};
+}
+
+pim::SessionSettings fromJson(const nlohmann::json& j) {
+  pim::SessionSettings s;
+  s.backend = j.at("backend").get<std::string>();
+  s.kernel = j.at("kernel").get<std::string>();
+  s.kernelFile = j.at("kernelFile").get<std::string>();
+  s.kernelSource = j.at("kernelSource").get<std::string>();
+  s.shape = j.at("shape").get<std::string>();
+  s.strategy = j.at("strategy").get<std::string>();
+  s.rules = j.at("rules").get<std::array<bool, 3>>();
+  s.stagedRearrangement = j.at("stagedRearrangement").get<bool>();
+  s.groupCommands = j.at("groupCommands").get<bool>();
+  return s;
+}
+
+}  // namespace
+
+pim::SessionSettings settingsOf(const SessionConfig& c) {
+  pim::SessionSettings s;
+  s.backend = c.backend;
+  if (c.backendOverride) s.backendJson = c.backendOverride->toJson();
+  s.kernel = c.kernel;
+  s.kernelFile = c.kernelFile;
+  if (!c.kernelFile.empty()) {
+    QFile f(QString::fromStdString(c.kernelFile));
+    if (f.open(QIODevice::ReadOnly)) s.kernelSource = bytes(f.readAll());
+  }
+  s.shape = c.shape;
+  s.strategy = std::string(pim::strategyName(c.strategy));
+  s.rules = c.rules;
+  s.stagedRearrangement = c.stagedRearrangement;
+  s.groupCommands = c.groupCommands;
+  s.maxSimulations = c.maxSimulations;
+  return s;
+}
+
+SessionConfig configOf(const pim::SessionSettings& s, const QString& sessionPath, QString* note) {
+  const std::string where = sessionPath.toStdString();
+  SessionConfig c;
+  c.backend = s.backend;
+  if (!s.backendJson.empty())
+    c.backendOverride =
+        std::make_shared<const pim::Backend>(pim::parseBackend(s.backendJson, where + ": what-if backend"));
+  c.kernel = s.kernel;
+  c.kernelFile = s.kernelFile;
+  if (!s.kernelFile.empty() && !s.kernelSource.empty()) {
+    const QString file = QString::fromStdString(s.kernelFile);
+    QFile f(file);
+    const bool same = f.open(QIODevice::ReadOnly) && bytes(f.readAll()) == s.kernelSource;
+    if (!same) {
+      // The session explored the stored text; a missing or edited file must not change what reopens.
+      const QString dir = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) +
+                          QStringLiteral("/session-kernels");
+      const QByteArray hash =
+          QCryptographicHash::hash(qbytes(s.kernelSource), QCryptographicHash::Sha256).toHex().left(12);
+      const QString copy =
+          QDir(dir).filePath(QString::fromLatin1(hash) + QLatin1Char('-') + QFileInfo(file).fileName());
+      QDir().mkpath(dir);
+      QSaveFile out(copy);
+      if (!out.open(QIODevice::WriteOnly) || out.write(qbytes(s.kernelSource)) < 0 || !out.commit())
+        throw pim::InputError(where + ": cannot restore kernel " + s.kernelFile + " to " +
+                              copy.toStdString());
+      c.kernelFile = copy.toStdString();
+      if (note)
+        *note = QObject::tr("%1 is missing or changed: using the kernel stored in the session").arg(file);
+    }
+  }
+  c.shape = s.shape;
+  const auto strategy = pim::parseStrategy(s.strategy);
+  if (!strategy) throw pim::InputError(where + ": unknown strategy '" + s.strategy + "'");
+  c.strategy = *strategy;
+  c.rules = s.rules;
+  c.stagedRearrangement = s.stagedRearrangement;
+  c.groupCommands = s.groupCommands;
+  c.maxSimulations = static_cast<std::size_t>(s.maxSimulations);
+  return c;
+}
+
+ViewState captureView(const MainWindow& w) {
+  ViewState v;
+  v["window.state"] = bytes(w.saveState());
+  v["window.geometry"] = bytes(w.saveGeometry());
+  v["pareto.x"] = std::to_string(static_cast<int>(w.pareto()->xObjective()));
+  v["pareto.y"] = std::to_string(static_cast<int>(w.pareto()->yObjective()));
+  v["pareto.log"] = w.pareto()->logAxes() ? "1" : "0";
+  if (w.pareto()->userZoomed()) {
+    const auto r = w.pareto()->viewRange();
+    v["pareto.view"] = nlohmann::json(r).dump();
+  }
+  v["heatmap.metric"] = std::to_string(static_cast<int>(w.heatmap()->metric()));
+  const QHeaderView* header = w.table()->view()->horizontalHeader();
+  v["table.filter"] = w.table()->filterBox()->text().toStdString();
+  v["table.sortColumn"] = std::to_string(header->sortIndicatorSection());
+  v["table.sortOrder"] = std::to_string(static_cast<int>(header->sortIndicatorOrder()));
+  v["table.showPruned"] = w.table()->showPrunedBox()->isChecked() ? "1" : "0";
+  QStringList ids;
+  for (quint64 id : w.selection()->ids()) ids << QString::number(id);
+  v["selection"] = ids.join(QLatin1Char(',')).toStdString();
+  v["details.tab"] = std::to_string(w.details()->tabs()->currentIndex());
+  v["controls"] = toJson(settingsOf(w.controls()->config())).dump();
+  if (w.whatIf()->modified()) v["whatif.current"] = w.whatIf()->current().toJson();
+  return v;
+}
+
+void applyView(MainWindow& w, const ViewState& v) {
+  if (auto it = v.find("window.geometry"); it != v.end()) w.restoreGeometry(qbytes(it->second));
+  if (auto it = v.find("window.state"); it != v.end()) w.restoreState(qbytes(it->second));
+  const auto x = intOf(v, "pareto.x"), y = intOf(v, "pareto.y");
+  if (x && y && *x >= 0 && *x < kObjectiveCount && *y >= 0 && *y < kObjectiveCount)
+    w.pareto()->setObjectives(static_cast<Objective>(*x), static_cast<Objective>(*y));
+  if (auto log = intOf(v, "pareto.log")) w.pareto()->setLogAxes(*log != 0);
+  if (auto m = intOf(v, "heatmap.metric"); m && *m >= 0 && *m < BankHeatmap::MetricCount)
+    w.heatmap()->setMetric(static_cast<BankHeatmap::Metric>(*m));
+  if (auto it = v.find("table.filter"); it != v.end())
+    w.table()->filterBox()->setText(QString::fromStdString(it->second));
+  const auto column = intOf(v, "table.sortColumn"), order = intOf(v, "table.sortOrder");
+  if (column && order) w.table()->view()->sortByColumn(*column, static_cast<Qt::SortOrder>(*order));
+  if (auto tab = intOf(v, "details.tab")) w.details()->tabs()->setCurrentIndex(*tab);
+  if (auto it = v.find("controls"); it != v.end()) {
+    // Only what the panel held on screen; a damaged entry falls back to the explored settings.
+    try {
+      w.controls()->setConfig(configOf(fromJson(nlohmann::json::parse(it->second)), QString()));
+    } catch (const std::exception&) {
+    }
+  }
+  if (auto it = v.find("whatif.current"); it != v.end()) {
+    try {
+      const pim::Backend current = pim::parseBackend(it->second, "session what-if state");
+      if (current.name == w.whatIf()->original().name) w.whatIf()->setState(w.whatIf()->original(), current);
+    } catch (const std::exception&) {
+    }
+  }
+  if (auto pruned = intOf(v, "table.showPruned")) w.table()->showPrunedBox()->setChecked(*pruned != 0);
+}
+
+QList<quint64> storedSelection(const ViewState& v) {
+  QList<quint64> ids;
+  auto it = v.find("selection");
+  if (it == v.end()) return ids;
+  for (const QString& s : QString::fromStdString(it->second).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    bool ok = false;
+    const quint64 id = s.toULongLong(&ok);
+    if (ok) ids << id;
+  }
+  return ids;
+}
+
+std::optional<std::array<double, 4>> storedParetoView(const ViewState& v) {
+  auto it = v.find("pareto.view");
+  if (it == v.end()) return std::nullopt;
+  try {
+    return nlohmann::json::parse(it->second).get<std::array<double, 4>>();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace pimgui
