@@ -18,6 +18,31 @@
 
 namespace pimgui {
 
+namespace {
+// Log-axis ticks at 1-2-5 x 10^k (1-2-3-5 or 1..9 x 10^k when the range is narrower, every decade when wide):
+// QCustomPlot's log ticker labels only the decades, which leaves a plot spanning 0.2-0.9 us without numbers.
+class ReadableLogTicker : public QCPAxisTickerLog {
+ protected:
+  int getSubTickCount(double) override { return 0; }
+  QVector<double> createTickVector(double, const QCPRange& range) override {
+    const double lo = std::max(range.lower, 1e-300), hi = std::max(range.upper, lo);
+    for (const std::vector<double>& mantissas :
+         {std::vector<double>{1, 2, 5}, std::vector<double>{1, 2, 3, 5},
+          std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9}}) {
+      QVector<double> ticks;
+      const bool wide = hi / lo > 1e4;
+      for (double decade = std::pow(10.0, std::floor(std::log10(lo))); decade <= hi; decade *= 10) {
+        for (double m : wide ? std::vector<double>{1} : mantissas) {
+          if (m * decade >= lo * (1 - 1e-12) && m * decade <= hi * (1 + 1e-12)) ticks << m * decade;
+        }
+      }
+      if (ticks.size() >= 5 || wide) return ticks;
+    }
+    return QCPAxisTicker::createTickVector(getTickStep(range), range);  // less than a tenth of a decade
+  }
+};
+}  // namespace
+
 std::vector<std::size_t> paretoFront(const std::vector<std::pair<double, double>>& points) {
   std::vector<std::size_t> order(points.size());
   std::iota(order.begin(), order.end(), 0);
@@ -119,7 +144,7 @@ void ParetoPlot::applyScale() {
   for (QCPAxis* a : {m_plot->xAxis, m_plot->yAxis}) {
     if (m_log->isChecked()) {
       a->setScaleType(QCPAxis::stLogarithmic);
-      a->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+      a->setTicker(QSharedPointer<QCPAxisTickerLog>(new ReadableLogTicker));
     } else {
       a->setScaleType(QCPAxis::stLinear);
       a->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));

@@ -249,7 +249,7 @@ void runTrain(const TrainCmd& o) {
 
 struct EvaluateCmd {
   std::string backend, kernel, suite, db, models;
-  std::size_t top = 8;
+  std::size_t top = 8, predictLimit = ExploreOptions{}.predictLimit;
   unsigned threads = 0;
   bool json = false;
 };
@@ -274,6 +274,7 @@ void runEvaluate(const EvaluateCmd& o) {
   to.labelProgress = labellingProgress;
   EvaluateOptions eo;
   eo.topK = std::max<std::size_t>(1, o.top);
+  eo.predictLimit = o.predictLimit;
   const EvaluationReport r = evaluatePredictor(b, o.kernel, suite, *model, to, eo);
   if (terminal()) std::cerr << "\r\033[K";
   if (o.json) {
@@ -296,6 +297,7 @@ void runEvaluate(const EvaluateCmd& o) {
                {"top1_count", r.top1},
                {"mean_pick_vs_optimum", r.meanPickVsOptimum},
                {"top_k", eo.topK},
+               {"predict_limit", eo.predictLimit},
                {"top1_argmin",
                 r.configs ? static_cast<double>(r.top1Argmin) / static_cast<double>(r.configs) : 0.0},
                {"mean_argmin_vs_optimum", r.meanArgminVsOptimum},
@@ -349,6 +351,8 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--suite", v->suite, "workload suite JSON")->required();
   cmd->add_option("--db", v->db, "results store for the labels (reused on the next run: resumable)");
   cmd->add_option("--top", v->top, "the predictor strategy simulates the N best predicted drafts");
+  cmd->add_option("--predict-limit", v->predictLimit,
+                  "drafts the model ranks after the analytic screen (as explore; 0: all)");
   cmd->add_option("--models", v->models, "model directory (default: the shipped datasets/models)");
   cmd->add_option("--threads", v->threads, "simulation threads (default: one per hardware thread)");
   cmd->add_flag("--json", v->json, "machine-readable output");

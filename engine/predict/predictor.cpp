@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <sstream>
 #include <tuple>
 
@@ -116,6 +117,30 @@ std::vector<std::size_t> bestPredicted(std::span<const double> predictedNs, std:
                     });
   order.resize(top);
   return order;
+}
+
+std::vector<std::size_t> screenForPrediction(const Problem& p, std::span<const Draft> drafts,
+                                             std::size_t limit, const OptimizerOptions& o) {
+  std::vector<std::size_t> chosen(drafts.size());
+  std::iota(chosen.begin(), chosen.end(), 0);
+  if (limit == 0 || chosen.size() <= limit) return chosen;
+  const auto& names = featureNames();
+  const auto at =
+      static_cast<std::size_t>(std::find(names.begin(), names.end(), "est_total_ns") - names.begin());
+  const FeatureExtractor features(p, o);
+  std::vector<float> estimate(drafts.size()), f;
+  for (std::size_t i = 0; i < drafts.size(); ++i) {
+    f.clear();
+    features.extract(drafts[i], f);
+    estimate[i] = f[at];
+  }
+  // Ties by index so that the same drafts are chosen on every run.
+  std::nth_element(
+      chosen.begin(), chosen.begin() + static_cast<std::ptrdiff_t>(limit), chosen.end(),
+      [&](std::size_t a, std::size_t b) { return std::tie(estimate[a], a) < std::tie(estimate[b], b); });
+  chosen.resize(limit);
+  std::sort(chosen.begin(), chosen.end());
+  return chosen;
 }
 
 }  // namespace pim

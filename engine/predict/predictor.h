@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/codegen/lowering.h"
 #include "engine/predict/xgb_model.h"
 #include "engine/search/problem.h"
 
@@ -52,5 +53,12 @@ class Predictor {
 /// predictor strategy confirms by simulation. Shared by the explorer and the Table-4 evaluation so that both
 /// report the same pick.
 std::vector<std::size_t> bestPredicted(std::span<const double> predictedNs, std::size_t k);
+
+/// The drafts the model is asked about: all of them when there are at most `limit` (or `limit` is 0), else
+/// the `limit` best by the analytic time estimate (feature est_total_ns), in index order. Predicting a few
+/// hundred thousand drafts would dominate compile time; the estimate is cheap and keeps the good region.
+/// Shared by the explorer and the Table-4 evaluation.
+std::vector<std::size_t> screenForPrediction(const Problem& p, std::span<const Draft> drafts,
+                                             std::size_t limit, const OptimizerOptions& o = {});
 
 }  // namespace pim

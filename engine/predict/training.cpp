@@ -291,7 +291,15 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
       const Problem p(b, k, parseShape(k, shape));
       const auto tPredict = Clock::now();
       const std::vector<Draft> drafts = keptDrafts(p);
-      const auto ns = predictor.predictNs(p, drafts);
+      // As the explorer does: the analytic screen, then the model on what it keeps (the rest ranks last).
+      std::vector<double> ns(drafts.size(), INFINITY);
+      {
+        const auto chosen = screenForPrediction(p, drafts, eo.predictLimit, o.eval.optimizer);
+        std::vector<Draft> screened;
+        for (std::size_t i : chosen) screened.push_back(drafts[i]);
+        const auto predicted = predictor.predictNs(p, screened);
+        for (std::size_t i = 0; i < chosen.size(); ++i) ns[chosen[i]] = predicted[i];
+      }
       const std::vector<std::size_t> order = bestPredicted(ns, eo.topK);
       if (order.empty()) continue;
       const std::size_t k2 = order.size();
@@ -337,8 +345,12 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
                                          [](const Draft& x, std::uint64_t id) { return x.id < id; });
         optPredicted = std::min(optPredicted, ns[static_cast<std::size_t>(at - drafts.begin())]);
       }
-      const auto optimumRank = 1 + static_cast<std::size_t>(std::count_if(
-                                       ns.begin(), ns.end(), [&](double v) { return v < optPredicted; }));
+      // 0 when every optimal draft was screened out before prediction.
+      const auto optimumRank =
+          std::isfinite(optPredicted)
+              ? 1 + static_cast<std::size_t>(
+                        std::count_if(ns.begin(), ns.end(), [&](double v) { return v < optPredicted; }))
+              : 0;
       r.rows.push_back({shape, drafts.size(), best->first.id, drafts[pick].id, drafts[order[0]].id, opt,
                         pickNs, argminNs, optimumRank});
       ++r.configs;

@@ -46,7 +46,8 @@ struct EvaluationRow {
   std::size_t drafts = 0;
   std::uint64_t optimum = 0, pick = 0, argmin = 0;
   double optimumNs = 0, pickNs = 0, argminNs = 0;
-  std::size_t optimumRank = 0;  // position of the best-predicted optimal draft in the predictor's ranking
+  std::size_t optimumRank = 0;  // place of the best-predicted optimal draft in the predictor's ranking; 0
+                                // when the analytic screen dropped every optimal draft
 };
 
 struct EvaluationReport {
@@ -62,6 +63,7 @@ struct EvaluationReport {
 
 struct EvaluateOptions {
   std::size_t topK = 8;
+  std::size_t predictLimit = 20000;  // as ExploreOptions::predictLimit: analytic screen before the model
 };
 
 /// For every shape of `kernel` in the suite: simulate every pruned draft (the true optimum) and compare with

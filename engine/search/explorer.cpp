@@ -245,25 +245,11 @@ void Explorer::run(const std::atomic<bool>& cancel,
   if (kind == StrategyKind::Predictor && !predict) kind = StrategyKind::Exhaustive;
   if (predict) {
     setStage("predicting");
-    // Which drafts the model sees: all of them, or the best `predictLimit` by the analytic estimate.
-    std::vector<std::size_t> chosen(m_records.size());
-    std::iota(chosen.begin(), chosen.end(), 0);
-    if (m_options.predictLimit && chosen.size() > m_options.predictLimit) {
-      const auto& names = featureNames();
-      const auto at =
-          static_cast<std::size_t>(std::find(names.begin(), names.end(), "est_total_ns") - names.begin());
-      const FeatureExtractor features(m_problem, m_options.eval.optimizer);
-      std::vector<float> estimate(chosen.size()), f;
-      for (std::size_t i = 0; i < chosen.size(); ++i) {
-        f.clear();
-        features.extract(m_records[i].draft, f);
-        estimate[i] = f[at];
-      }
-      std::nth_element(chosen.begin(), chosen.begin() + static_cast<std::ptrdiff_t>(m_options.predictLimit),
-                       chosen.end(), [&](std::size_t a, std::size_t b) { return estimate[a] < estimate[b]; });
-      chosen.resize(m_options.predictLimit);
-      std::sort(chosen.begin(), chosen.end());
-    }
+    std::vector<Draft> drafts;
+    drafts.reserve(m_records.size());
+    for (const DraftRecord& r : m_records) drafts.push_back(r.draft);
+    const std::vector<std::size_t> chosen =
+        screenForPrediction(m_problem, drafts, m_options.predictLimit, m_options.eval.optimizer);
     constexpr std::size_t kBatch = 8192;
     for (std::size_t at = 0; at < chosen.size() && !cancel.load(); at += kBatch) {
       std::vector<Draft> batch;
