@@ -55,7 +55,8 @@ struct ExploreCmd {
   ProblemOptions problem;
   std::string strategy = "predictor";
   std::string db;
-  int top = 8;
+  int top = kDefaultTopK;
+  std::size_t predictLimit = ExploreOptions{}.predictLimit;
   std::size_t maxSimulations = 0;
   bool json = false;
 };
@@ -82,6 +83,7 @@ void runExplore(const ExploreCmd& o) {
   ExploreOptions eo;
   eo.strategy = *kind;
   eo.topK = o.top;
+  eo.predictLimit = o.predictLimit;
   eo.maxSimulations = o.maxSimulations;
   eo.predictor = model ? &*model : nullptr;
 
@@ -249,7 +251,7 @@ void runTrain(const TrainCmd& o) {
 
 struct EvaluateCmd {
   std::string backend, kernel, suite, db, models;
-  std::size_t top = 8, predictLimit = ExploreOptions{}.predictLimit;
+  std::size_t top = kDefaultTopK, predictLimit = ExploreOptions{}.predictLimit;
   unsigned threads = 0;
   bool json = false;
 };
@@ -328,6 +330,8 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--strategy", e->strategy, "predictor | exhaustive | compute-centric | vendor | gpu");
   cmd->add_option("--db", e->db, "results store (SQLite); repeated queries are served from its lookup table");
   cmd->add_option("--top", e->top, "predictor: simulate the N best predicted drafts");
+  cmd->add_option("--predict-limit", e->predictLimit,
+                  "drafts the model ranks after the analytic screen (0: all kept drafts)");
   cmd->add_option("--max-simulations", e->maxSimulations, "cap on simulations (exhaustive samples evenly)");
   cmd->add_flag("--json", e->json, "machine-readable output");
   cmd->callback([e] { runExplore(*e); });

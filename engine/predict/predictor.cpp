@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include "engine/common/error.h"
@@ -119,7 +120,7 @@ std::vector<std::size_t> bestPredicted(std::span<const double> predictedNs, std:
   return order;
 }
 
-std::vector<std::size_t> screenForPrediction(const Problem& p, std::span<const Draft> drafts,
+std::vector<std::size_t> screenForPrediction(const Problem& p, std::span<const Draft* const> drafts,
                                              std::size_t limit, const OptimizerOptions& o) {
   std::vector<std::size_t> chosen(drafts.size());
   std::iota(chosen.begin(), chosen.end(), 0);
@@ -128,12 +129,23 @@ std::vector<std::size_t> screenForPrediction(const Problem& p, std::span<const D
   const auto at =
       static_cast<std::size_t>(std::find(names.begin(), names.end(), "est_total_ns") - names.begin());
   const FeatureExtractor features(p, o);
-  std::vector<float> estimate(drafts.size()), f;
-  for (std::size_t i = 0; i < drafts.size(); ++i) {
-    f.clear();
-    features.extract(drafts[i], f);
-    estimate[i] = f[at];
-  }
+  std::vector<float> estimate(drafts.size());
+  // Contiguous slices on every hardware thread (extraction is const and maps each draft independently).
+  const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t slice = (drafts.size() + threads - 1) / threads;
+  auto work = [&](std::size_t begin, std::size_t end) {
+    std::vector<float> f;
+    for (std::size_t i = begin; i < end; ++i) {
+      f.clear();
+      features.extract(*drafts[i], f);
+      estimate[i] = f[at];
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t)
+    pool.emplace_back(work, std::min(drafts.size(), t * slice), std::min(drafts.size(), (t + 1) * slice));
+  work(0, std::min(drafts.size(), slice));
+  for (auto& t : pool) t.join();
   // Ties by index so that the same drafts are chosen on every run.
   std::nth_element(
       chosen.begin(), chosen.begin() + static_cast<std::ptrdiff_t>(limit), chosen.end(),

@@ -294,7 +294,9 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
       // As the explorer does: the analytic screen, then the model on what it keeps (the rest ranks last).
       std::vector<double> ns(drafts.size(), INFINITY);
       {
-        const auto chosen = screenForPrediction(p, drafts, eo.predictLimit, o.eval.optimizer);
+        std::vector<const Draft*> all;
+        for (const Draft& d : drafts) all.push_back(&d);
+        const auto chosen = screenForPrediction(p, all, eo.predictLimit, o.eval.optimizer);
         std::vector<Draft> screened;
         for (std::size_t i : chosen) screened.push_back(drafts[i]);
         const auto predicted = predictor.predictNs(p, screened);

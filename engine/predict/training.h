@@ -62,7 +62,7 @@ struct EvaluationReport {
 };
 
 struct EvaluateOptions {
-  std::size_t topK = 8;
+  std::size_t topK = kDefaultTopK;
   std::size_t predictLimit = 20000;  // as ExploreOptions::predictLimit: analytic screen before the model
 };
 

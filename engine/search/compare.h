@@ -16,7 +16,7 @@ namespace pim {
 struct BestDraftOptions {
   EvalOptions eval;
   std::size_t maxSimulations = 400;
-  int topK = 8;
+  int topK = kDefaultTopK;
   const std::atomic<bool>* cancel = nullptr;  // optional
 };
 

@@ -245,9 +245,10 @@ void Explorer::run(const std::atomic<bool>& cancel,
   if (kind == StrategyKind::Predictor && !predict) kind = StrategyKind::Exhaustive;
   if (predict) {
     setStage("predicting");
-    std::vector<Draft> drafts;
+    std::vector<const Draft*>
+        drafts;  // pointers: copying a few hundred thousand drafts costs more than the screen
     drafts.reserve(m_records.size());
-    for (const DraftRecord& r : m_records) drafts.push_back(r.draft);
+    for (const DraftRecord& r : m_records) drafts.push_back(&r.draft);
     const std::vector<std::size_t> chosen =
         screenForPrediction(m_problem, drafts, m_options.predictLimit, m_options.eval.optimizer);
     constexpr std::size_t kBatch = 8192;

@@ -29,7 +29,7 @@ struct ExploreOptions {
   StrategyKind strategy = StrategyKind::Predictor;
   std::vector<bool> rules;          // pruning rules 1..3 on/off; empty = all on
   EvalOptions eval;                 // optimizer passes, indexing, refresh (banks are not kept per record)
-  int topK = 8;                     // predictor: simulate the k best predicted to confirm
+  int topK = kDefaultTopK;          // predictor: simulate the k best predicted to confirm
   int computeCentricTemplates = 8;  // compute-centric: drafts kept after the compute-only ranking
   std::size_t maxSimulations = 0;   // exhaustive: 0 = all; compute-centric: compute-only runs (0 = 64)
   const Predictor* predictor = nullptr;  // required by the predictor strategy
