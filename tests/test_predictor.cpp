@@ -78,6 +78,16 @@ TEST(Predictor, BestPredictedRanksFinitePredictionsWithTiesByIndex) {
   EXPECT_TRUE(bestPredicted(std::vector<double>{}, 4).empty());
 }
 
+TEST(Predictor, BestPredictedAddsNearTiesUpToTheCap) {
+  const std::vector<double> ns{100.0, 100.5, 101.0, 103.0, 100.9, 99.8};
+  // The 2 best are 5 (99.8) and 0 (100.0); within 1% of 99.8 (<= 100.798) also 1 (100.5).
+  EXPECT_EQ(bestPredicted(ns, 2, 1.0, 10), (std::vector<std::size_t>{5, 0, 1}));
+  EXPECT_EQ(bestPredicted(ns, 2, 2.0, 10), (std::vector<std::size_t>{5, 0, 1, 4, 2}));
+  EXPECT_EQ(bestPredicted(ns, 2, 2.0, 3), (std::vector<std::size_t>{5, 0, 1}));     // capped
+  EXPECT_EQ(bestPredicted(ns, 2, 0.0, 10), (std::vector<std::size_t>{5, 0}));       // no band
+  EXPECT_EQ(bestPredicted(ns, 4, 1.0, 2), (std::vector<std::size_t>{5, 0, 1, 4}));  // k wins over the cap
+}
+
 TEST(Predictor, ShippedModelsLoadWithTheCurrentFeatureSchema) {
   for (const char* b : {"hbm-pim", "attacc"}) {
     const auto pred = Predictor::loadShipped(b);

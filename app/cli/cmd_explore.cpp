@@ -55,7 +55,8 @@ struct ExploreCmd {
   ProblemOptions problem;
   std::string strategy = "predictor";
   std::string db;
-  int top = kDefaultTopK;
+  int top = kDefaultTopK, maxConfirm = kDefaultMaxConfirm;
+  double band = kDefaultBandErrors;
   std::size_t predictLimit = ExploreOptions{}.predictLimit;
   std::size_t maxSimulations = 0;
   bool json = false;
@@ -83,6 +84,8 @@ void runExplore(const ExploreCmd& o) {
   ExploreOptions eo;
   eo.strategy = *kind;
   eo.topK = o.top;
+  eo.bandErrors = o.band;
+  eo.maxConfirm = o.maxConfirm;
   eo.predictLimit = o.predictLimit;
   eo.maxSimulations = o.maxSimulations;
   eo.predictor = model ? &*model : nullptr;
@@ -251,7 +254,9 @@ void runTrain(const TrainCmd& o) {
 
 struct EvaluateCmd {
   std::string backend, kernel, suite, db, models;
-  std::size_t top = kDefaultTopK, predictLimit = ExploreOptions{}.predictLimit;
+  std::size_t top = kDefaultTopK, predictLimit = ExploreOptions{}.predictLimit,
+              maxConfirm = kDefaultMaxConfirm;
+  double band = kDefaultBandErrors;
   unsigned threads = 0;
   bool json = false;
 };
@@ -277,6 +282,8 @@ void runEvaluate(const EvaluateCmd& o) {
   EvaluateOptions eo;
   eo.topK = std::max<std::size_t>(1, o.top);
   eo.predictLimit = o.predictLimit;
+  eo.bandErrors = o.band;
+  eo.maxConfirm = o.maxConfirm;
   const EvaluationReport r = evaluatePredictor(b, o.kernel, suite, *model, to, eo);
   if (terminal()) std::cerr << "\r\033[K";
   if (o.json) {
@@ -299,6 +306,8 @@ void runEvaluate(const EvaluateCmd& o) {
                {"top1_count", r.top1},
                {"mean_pick_vs_optimum", r.meanPickVsOptimum},
                {"top_k", eo.topK},
+               {"band_errors", eo.bandErrors},
+               {"max_confirm", eo.maxConfirm},
                {"predict_limit", eo.predictLimit},
                {"top1_argmin",
                 r.configs ? static_cast<double>(r.top1Argmin) / static_cast<double>(r.configs) : 0.0},
@@ -312,10 +321,11 @@ void runEvaluate(const EvaluateCmd& o) {
   }
   const double n = r.configs ? static_cast<double>(r.configs) : 1.0;
   std::printf(
-      "%s+%s: %zu configs; the predictor strategy (top %zu confirmed by simulation) finds the optimum in %zu "
+      "%s+%s: %zu configs; the predictor strategy (top %zu and near-ties, at most %zu, confirmed by "
+      "simulation) finds the optimum in %zu "
       "(%.1f%%) and %.2f%% of it otherwise; the single best prediction is the optimum in %zu (%.1f%%), "
       "%.2f%% otherwise; compile %.2f s with the predictor vs %.2f s simulating every draft\n",
-      r.backend.c_str(), r.kernel.c_str(), r.configs, eo.topK, r.top1,
+      r.backend.c_str(), r.kernel.c_str(), r.configs, eo.topK, eo.maxConfirm, r.top1,
       100.0 * static_cast<double>(r.top1) / n, 100.0 * r.meanPickVsOptimum, r.top1Argmin,
       100.0 * static_cast<double>(r.top1Argmin) / n, 100.0 * r.meanArgminVsOptimum, r.secondsWith,
       r.secondsWithout);
@@ -330,6 +340,9 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--strategy", e->strategy, "predictor | exhaustive | compute-centric | vendor | gpu");
   cmd->add_option("--db", e->db, "results store (SQLite); repeated queries are served from its lookup table");
   cmd->add_option("--top", e->top, "predictor: simulate the N best predicted drafts");
+  cmd->add_option("--band", e->band,
+                  "predictor: also simulate drafts predicted within this many expected errors of the best");
+  cmd->add_option("--max-confirm", e->maxConfirm, "predictor: cap on the drafts simulated to confirm");
   cmd->add_option("--predict-limit", e->predictLimit,
                   "drafts the model ranks after the analytic screen (0: all kept drafts)");
   cmd->add_option("--max-simulations", e->maxSimulations, "cap on simulations (exhaustive samples evenly)");
@@ -357,6 +370,9 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--top", v->top, "the predictor strategy simulates the N best predicted drafts");
   cmd->add_option("--predict-limit", v->predictLimit,
                   "drafts the model ranks after the analytic screen (as explore; 0: all)");
+  cmd->add_option("--band", v->band,
+                  "also simulate drafts predicted within this many expected errors of the best (0: off)");
+  cmd->add_option("--max-confirm", v->maxConfirm, "cap on the drafts simulated to confirm");
   cmd->add_option("--models", v->models, "model directory (default: the shipped datasets/models)");
   cmd->add_option("--threads", v->threads, "simulation threads (default: one per hardware thread)");
   cmd->add_flag("--json", v->json, "machine-readable output");

@@ -106,17 +106,23 @@ std::vector<double> Predictor::predictNs(const Problem& p, std::span<const Draft
 
 std::string Predictor::id() const { return m_meta.backendHash + "-" + std::to_string(m_meta.seed); }
 
-std::vector<std::size_t> bestPredicted(std::span<const double> predictedNs, std::size_t k) {
+std::vector<std::size_t> bestPredicted(std::span<const double> predictedNs, std::size_t k, double bandPct,
+                                       std::size_t kMax) {
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < predictedNs.size(); ++i) {
     if (std::isfinite(predictedNs[i])) order.push_back(i);
   }
-  const std::size_t top = std::min(k, order.size());
+  const std::size_t top = std::min(std::max(k, kMax), order.size());
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
                     [&](std::size_t a, std::size_t b) {
                       return std::tie(predictedNs[a], a) < std::tie(predictedNs[b], b);
                     });
-  order.resize(top);
+  std::size_t keep = std::min(k, top);
+  if (keep > 0) {
+    const double limit = predictedNs[order[0]] * (1 + bandPct / 100);
+    while (keep < top && predictedNs[order[keep]] <= limit) ++keep;
+  }
+  order.resize(keep);
   return order;
 }
 

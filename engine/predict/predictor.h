@@ -52,11 +52,18 @@ class Predictor {
 /// How many of the best predicted drafts the predictor strategy simulates to confirm (README, "Predictor"):
 /// 16 finds the optimum on every hbm-pim GEMV/RED/RELU shape of the suite, 8 misses near-ties within 0.5%.
 inline constexpr int kDefaultTopK = 16;
+/// Beyond the top k, drafts predicted within this many expected errors (validation MAPE) of the best are
+/// confirmed too, up to kDefaultMaxConfirm in all: near-ties the model cannot separate (README, "Predictor").
+inline constexpr double kDefaultBandErrors = 2.0;
+inline constexpr int kDefaultMaxConfirm = 32;
 
 /// Indices of the `k` best (smallest) finite predictions, best first, ties broken by index: the drafts the
 /// predictor strategy confirms by simulation. Shared by the explorer and the Table-4 evaluation so that both
 /// report the same pick.
-std::vector<std::size_t> bestPredicted(std::span<const double> predictedNs, std::size_t k);
+/// With `bandPct` > 0, further drafts predicted within `bandPct` % of the best prediction are added
+/// (near-ties the model cannot separate), up to `kMax` drafts in all.
+std::vector<std::size_t> bestPredicted(std::span<const double> predictedNs, std::size_t k, double bandPct = 0,
+                                       std::size_t kMax = 0);
 
 /// The drafts the model is asked about: all of them when there are at most `limit` (or `limit` is 0), else
 /// the `limit` best by the analytic time estimate (feature est_total_ns), in index order. Predicting a few

@@ -302,7 +302,8 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
         const auto predicted = predictor.predictNs(p, screened);
         for (std::size_t i = 0; i < chosen.size(); ++i) ns[chosen[i]] = predicted[i];
       }
-      const std::vector<std::size_t> order = bestPredicted(ns, eo.topK);
+      const std::vector<std::size_t> order =
+          bestPredicted(ns, eo.topK, eo.bandErrors * predictor.expectedErrorPct(), eo.maxConfirm);
       if (order.empty()) continue;
       const std::size_t k2 = order.size();
       double pickNs = INFINITY, argminNs = INFINITY;

@@ -63,6 +63,8 @@ struct EvaluationReport {
 
 struct EvaluateOptions {
   std::size_t topK = kDefaultTopK;
+  double bandErrors = kDefaultBandErrors;  // as ExploreOptions: confirm near-ties of the best prediction
+  std::size_t maxConfirm = kDefaultMaxConfirm;
   std::size_t predictLimit = 20000;  // as ExploreOptions::predictLimit: analytic screen before the model
 };
 

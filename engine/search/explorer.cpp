@@ -55,12 +55,12 @@ class ExhaustiveSearch final : public ISearchStrategy {
 // The k best predicted, best first (DCC 4.4: predict all, confirm the top by simulation).
 class PredictorSearch final : public ISearchStrategy {
  public:
-  PredictorSearch(const std::vector<DraftRecord>& records, std::size_t k) {
+  PredictorSearch(const std::vector<DraftRecord>& records, std::size_t k, double bandPct, std::size_t kMax) {
     std::vector<double> ns(records.size(), INFINITY);
     for (std::size_t i = 0; i < records.size(); ++i) {
       if (records[i].predictedNs) ns[i] = *records[i].predictedNs;
     }
-    m_order = bestPredicted(ns, k);
+    m_order = bestPredicted(ns, k, bandPct, kMax);
   }
   std::optional<Proposal> next() override {
     if (m_at >= m_order.size()) return std::nullopt;
@@ -273,7 +273,9 @@ void Explorer::run(const std::atomic<bool>& cancel,
   switch (kind) {
     case StrategyKind::Predictor:
       search =
-          std::make_unique<PredictorSearch>(m_records, static_cast<std::size_t>(std::max(1, m_options.topK)));
+          std::make_unique<PredictorSearch>(m_records, static_cast<std::size_t>(std::max(1, m_options.topK)),
+                                            m_options.bandErrors * m_options.predictor->expectedErrorPct(),
+                                            static_cast<std::size_t>(std::max(0, m_options.maxConfirm)));
       break;
     case StrategyKind::ComputeCentric:
       search = std::make_unique<ComputeCentricSearch>(

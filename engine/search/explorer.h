@@ -27,12 +27,14 @@ std::optional<StrategyKind> parseStrategy(std::string_view name);
 
 struct ExploreOptions {
   StrategyKind strategy = StrategyKind::Predictor;
-  std::vector<bool> rules;          // pruning rules 1..3 on/off; empty = all on
-  EvalOptions eval;                 // optimizer passes, indexing, refresh (banks are not kept per record)
-  int topK = kDefaultTopK;          // predictor: simulate the k best predicted to confirm
-  int computeCentricTemplates = 8;  // compute-centric: drafts kept after the compute-only ranking
-  std::size_t maxSimulations = 0;   // exhaustive: 0 = all; compute-centric: compute-only runs (0 = 64)
-  const Predictor* predictor = nullptr;  // required by the predictor strategy
+  std::vector<bool> rules;  // pruning rules 1..3 on/off; empty = all on
+  EvalOptions eval;         // optimizer passes, indexing, refresh (banks are not kept per record)
+  int topK = kDefaultTopK;  // predictor: simulate the k best predicted to confirm
+  double bandErrors = kDefaultBandErrors;  // ... and those within this many expected errors of the best
+  int maxConfirm = kDefaultMaxConfirm;     // ... up to this many in all
+  int computeCentricTemplates = 8;         // compute-centric: drafts kept after the compute-only ranking
+  std::size_t maxSimulations = 0;          // exhaustive: 0 = all; compute-centric: compute-only runs (0 = 64)
+  const Predictor* predictor = nullptr;    // required by the predictor strategy
   /// Drafts the model predicts; beyond this many, the analytic estimate (feature est_total_ns) screens them
   /// first, so that prediction stays interactive for spaces of 10^5-10^6 drafts. 0 = predict every draft.
   std::size_t predictLimit = 20000;
