@@ -50,8 +50,8 @@ class Predictor {
 };
 
 /// How many of the best predicted drafts the predictor strategy simulates to confirm (README, "Predictor"):
-/// the smallest count that finds every optimum of the hbm-pim and attacc suite shapes (the deepest optimum was
-/// the 22nd prediction, a 2-cycle near-tie); 8 misses near-ties within 0.5%.
+/// the smallest count that finds every optimum of the hbm-pim and attacc suite shapes (the deepest optimum
+/// was the 22nd prediction, a 2-cycle near-tie); 8 misses near-ties within 0.5%.
 inline constexpr int kDefaultTopK = 24;
 /// Beyond the top k, drafts predicted within this many expected errors (validation MAPE) of the best are
 /// confirmed too, up to kDefaultMaxConfirm in all: near-ties the model cannot separate (README, "Predictor").
