@@ -22,6 +22,10 @@
 namespace pim {
 namespace {
 
+using pim::test::readBytes;
+using pim::test::TempDir;
+using pim::test::writeBytes;
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -40,36 +44,6 @@ Draft pickDraft(const Problem& p) {
   const auto kept = Pruner(p.space()).firstKept(8);
   EXPECT_FALSE(kept.empty());
   return kept.back();
-}
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "pimscope-schedule-XXXXXX").string();
-    m_path = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(m_path, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(m_path, ec);
-  }
-  std::string file(const std::string& name) const { return (fs::path(m_path) / name).string(); }
-  const std::string& path() const { return m_path; }
-
- private:
-  std::string m_path;
-};
-
-std::string readText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void writeText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
 }
 
 // Field-by-field comparison: integers and strings exactly, floating point to 1e-9 relative, "created"
@@ -172,7 +146,7 @@ TEST(ScheduleFile, ReExportMatchesTheGoldenFiles) {
       continue;
     }
     ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with PIMSCOPE_UPDATE_GOLDEN=1";
-    const Json want = Json::parse(readText(golden));
+    const Json want = Json::parse(readBytes(golden));
     SCOPED_TRACE(golden + " (regenerate deliberately with PIMSCOPE_UPDATE_GOLDEN=1)");
     expectSameJson(want, now, "");
     // The golden file itself still imports and reproduces its cycles on this build.
@@ -194,13 +168,13 @@ void expectRefused(const std::string& path, const std::string& field) {
 
 TEST(ScheduleFileRefusals, ANonScheduleJsonIsRefused) {
   TempDir dir;
-  writeText(dir.file("other.json"), R"({"hello": "world"})");
+  writeBytes(dir.file("other.json"), R"({"hello": "world"})");
   expectRefused(dir.file("other.json"), "format");
-  writeText(dir.file("backend.json"), BackendRegistry::builtin().get("gddr6-aim").toJson());
+  writeBytes(dir.file("backend.json"), BackendRegistry::builtin().get("gddr6-aim").toJson());
   expectRefused(dir.file("backend.json"), "not a PIMScope schedule");
-  writeText(dir.file("array.json"), "[1, 2, 3]");
+  writeBytes(dir.file("array.json"), "[1, 2, 3]");
   expectRefused(dir.file("array.json"), "format");
-  writeText(dir.file("wrong.json"), R"({"format": "something-else", "version": 1})");
+  writeBytes(dir.file("wrong.json"), R"({"format": "something-else", "version": 1})");
   expectRefused(dir.file("wrong.json"), "format");
   expectRefused(dir.file("absent.json"), "cannot open");
 }
@@ -208,9 +182,9 @@ TEST(ScheduleFileRefusals, ANonScheduleJsonIsRefused) {
 TEST(ScheduleFileRefusals, ANewerVersionIsRefused) {
   TempDir dir;
   exportSmall("gddr6-aim", dir.file("s.json"));
-  Json j = Json::parse(readText(dir.file("s.json")));
+  Json j = Json::parse(readBytes(dir.file("s.json")));
   j["version"] = 2;
-  writeText(dir.file("v2.json"), j.dump(2));
+  writeBytes(dir.file("v2.json"), j.dump(2));
   expectRefused(dir.file("v2.json"), "version");
   try {
     importSchedule(dir.file("v2.json"));
@@ -222,47 +196,47 @@ TEST(ScheduleFileRefusals, ANewerVersionIsRefused) {
 TEST(ScheduleFileRefusals, ATruncatedFileIsRefused) {
   TempDir dir;
   exportSmall("gddr6-aim", dir.file("s.json"));
-  const std::string text = readText(dir.file("s.json"));
-  writeText(dir.file("cut.json"), text.substr(0, text.size() / 2));
+  const std::string text = readBytes(dir.file("s.json"));
+  writeBytes(dir.file("cut.json"), text.substr(0, text.size() / 2));
   expectRefused(dir.file("cut.json"), "not valid JSON");
-  writeText(dir.file("empty.json"), "");
+  writeBytes(dir.file("empty.json"), "");
   expectRefused(dir.file("empty.json"), "not valid JSON");
 }
 
 TEST(ScheduleFileRefusals, MissingOrEditedFieldsAreNamed) {
   TempDir dir;
   exportSmall("gddr6-aim", dir.file("s.json"));
-  const Json good = Json::parse(readText(dir.file("s.json")));
+  const Json good = Json::parse(readBytes(dir.file("s.json")));
 
   Json j = good;
   j["kernel"].erase("source");
-  writeText(dir.file("nosource.json"), j.dump());
+  writeBytes(dir.file("nosource.json"), j.dump());
   expectRefused(dir.file("nosource.json"), "kernel.source: missing");
 
   j = good;
   j["backend"]["hash"] = "0123456789abcdef";
-  writeText(dir.file("hash.json"), j.dump());
+  writeBytes(dir.file("hash.json"), j.dump());
   expectRefused(dir.file("hash.json"), "backend.hash");
 
   j = good;
   j["backend"]["parameters"]["timing"]["CL"]["value"] =
       j["backend"]["parameters"]["timing"]["CL"]["value"].get<int>() + 1;
-  writeText(dir.file("edited.json"), j.dump());
+  writeBytes(dir.file("edited.json"), j.dump());
   expectRefused(dir.file("edited.json"), "backend.hash");
 
   j = good;
   j["simulated"]["cycles"]["compute"] = j["simulated"]["cycles"]["compute"].get<std::int64_t>() + 1;
-  writeText(dir.file("mismatch.json"), j.dump());
+  writeBytes(dir.file("mismatch.json"), j.dump());
   expectRefused(dir.file("mismatch.json"), "does not reproduce");
 
   j = good;
   j["draft"]["parts"][0][0] = 9999;
-  writeText(dir.file("parts.json"), j.dump());
+  writeBytes(dir.file("parts.json"), j.dump());
   expectRefused(dir.file("parts.json"), "draft.parts");
 
   j = good;
   j["options"]["indexing"] = "sideways";
-  writeText(dir.file("indexing.json"), j.dump());
+  writeBytes(dir.file("indexing.json"), j.dump());
   expectRefused(dir.file("indexing.json"), "options.indexing");
 }
 
@@ -278,13 +252,13 @@ TEST(ScheduleFileAtomicWrite, AFailedWriteThrowsAndLeavesNothingHalfWritten) {
   // Read-only directory (root ignores directory permissions, so only checked when it bites).
   const std::string ro = dir.file("ro");
   fs::create_directory(ro);
-  writeText(ro + "/old.json", "old contents");
+  writeBytes(ro + "/old.json", "old contents");
   fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec, fs::perm_options::replace);
   if (access(ro.c_str(), W_OK) != 0) {
     EXPECT_THROW(writeFileAtomically(ro + "/new.json", "new"), InputError);
     EXPECT_THROW(writeFileAtomically(ro + "/old.json", "new"), InputError);
     EXPECT_EQ(listing(ro), std::vector<std::string>{"old.json"});
-    EXPECT_EQ(readText(ro + "/old.json"), "old contents");
+    EXPECT_EQ(readBytes(ro + "/old.json"), "old contents");
   }
   fs::permissions(ro, fs::perms::owner_all, fs::perm_options::replace);
 
@@ -300,18 +274,18 @@ TEST(ScheduleFileAtomicWrite, AFailedWriteThrowsAndLeavesNothingHalfWritten) {
   // The rename itself fails (the target is a directory): the temporary file is removed and the target kept.
   const std::string target = dir.file("target");
   fs::create_directory(target);
-  writeText(target + "/keep", "keep");
+  writeBytes(target + "/keep", "keep");
   EXPECT_THROW(writeFileAtomically(target, "new"), InputError);
   EXPECT_EQ(listing(dir.path()), (std::vector<std::string>{"ro", "target"}));
-  EXPECT_EQ(readText(target + "/keep"), "keep");
+  EXPECT_EQ(readBytes(target + "/keep"), "keep");
 }
 
 TEST(ScheduleFileAtomicWrite, ExportOverAnExistingFileReplacesItWhole) {
   TempDir dir;
   const std::string path = dir.file("s.json");
-  writeText(path, std::string(200000, 'x'));  // longer than any schedule file
+  writeBytes(path, std::string(200000, 'x'));  // longer than any schedule file
   exportSmall("gddr6-aim", path);
-  const std::string text = readText(path);
+  const std::string text = readBytes(path);
   EXPECT_LT(text.size(), 200000u);
   EXPECT_EQ(text.find(std::string(8, 'x')), std::string::npos);
   EXPECT_NO_THROW(Json::parse(text));

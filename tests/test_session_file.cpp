@@ -3,8 +3,10 @@
 // no temporary behind, foreign/corrupt/newer files are refused by name and left byte-for-byte untouched, and
 // the shipped example session still matches what the engine computes today.
 #include <gtest/gtest.h>
+
 #include <sqlite3.h>
 #include <unistd.h>
+#include "tests/test_util.h"
 
 #include <atomic>
 #include <filesystem>
@@ -22,37 +24,11 @@ using pim::SessionFile;
 
 namespace {
 
+using pim::test::readBytes;
+using pim::test::TempDir;
+using pim::test::writeBytes;
+
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = testing::TempDir() + "pimscope-session-XXXXXX";
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    m_path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(m_path, ec);
-  }
-  std::string file(const std::string& name) const { return m_path + "/" + name; }
-  std::size_t entries() const {
-    return static_cast<std::size_t>(std::distance(fs::directory_iterator(m_path), fs::directory_iterator()));
-  }
-
- private:
-  std::string m_path;
-};
-
-std::string readBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void writeBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out << bytes;
-}
 
 /// An exhaustive exploration of red b=1,n=4096 on hbm-pim with its vendor and GPU baselines.
 SessionData explored(const pim::Problem& p) {

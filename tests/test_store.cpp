@@ -2,10 +2,12 @@
 // Results store: round trips for every table, transactions, schema migration v1 -> v2, refusal of foreign,
 // corrupt and newer files (left byte-for-byte untouched), a full disk, and durability across kill -9.
 #include <gtest/gtest.h>
+
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "tests/test_util.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -30,35 +32,11 @@ using pim::StoredResult;
 
 namespace {
 
+using pim::test::readBytes;
+using pim::test::TempDir;
+using pim::test::writeBytes;
+
 namespace fs = std::filesystem;
-
-/// A fresh directory under the test temp dir, removed at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = testing::TempDir() + "pimscope-store-XXXXXX";
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    m_path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(m_path, ec);
-  }
-  std::string file(const std::string& name) const { return m_path + "/" + name; }
-
- private:
-  std::string m_path;
-};
-
-std::string readBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void writeBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out << bytes;
-}
 
 /// Expects `f` to throw InputError whose message contains every needle.
 void expectInputError(const std::function<void()>& f, std::initializer_list<std::string> needles) {

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the engine tests.
 #pragma once
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "engine/kernel/library.h"
@@ -14,6 +21,44 @@ inline std::unique_ptr<Problem> problem(const std::string& backend, const std::s
                                         const std::string& dims) {
   const Kernel k = KernelLibrary::builtin().get(kernel);
   return std::make_unique<Problem>(BackendRegistry::builtin().get(backend), k, parseShape(k, dims));
+}
+
+/// A fresh directory under the test temp dir, removed (permissions restored first) at scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = testing::TempDir() + "pimscope-test-XXXXXX";
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed for " + tmpl);
+    m_path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::permissions(m_path, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add, ec);
+    std::filesystem::remove_all(m_path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return m_path; }
+  std::string file(const std::string& name) const { return (std::filesystem::path(m_path) / name).string(); }
+  /// Entries directly in the directory (to check that nothing, e.g. a temporary file, was left behind).
+  std::size_t entries() const {
+    return static_cast<std::size_t>(
+        std::distance(std::filesystem::directory_iterator(m_path), std::filesystem::directory_iterator()));
+  }
+
+ private:
+  std::string m_path;
+};
+
+inline std::string readBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+inline void writeBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
 }
 
 }  // namespace pim::test
