@@ -15,6 +15,9 @@ PAIRS=("$@")
 if [ ${#PAIRS[@]} -eq 0 ]; then
   PAIRS=(hbm-pim:red hbm-pim:va hbm-pim:relu hbm-pim:gemv attacc:red attacc:gemv)
 fi
+# TOP overrides the predictor strategy's confirmation count (default: the CLI's, as explore uses).
+EXTRA=()
+if [ -n "${TOP:-}" ]; then EXTRA=(--top "$TOP"); fi
 for pair in "${PAIRS[@]}"; do
-  "$CLI" evaluate --backend "${pair%%:*}" --kernel "${pair##*:}" --suite "$SUITE" --db "$STORE" --top "${TOP:-8}"
+  "$CLI" evaluate --backend "${pair%%:*}" --kernel "${pair##*:}" --suite "$SUITE" --db "$STORE" "${EXTRA[@]}"
 done

@@ -6,6 +6,7 @@
 #include "tests/test_util.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +98,35 @@ TEST(Predictor, ShippedModelsLoadWithTheCurrentFeatureSchema) {
     const auto ns = pred->predictNs(*p, std::vector{p->space().draft(0)});
     EXPECT_GT(ns[0], 0);
   }
+}
+
+// Ctrl-C during the labelling of a shape: the shapes finished before it are reported, the unfinished one is
+// not (its optimum is unknown) and the report says it was interrupted.
+TEST(PredictorEvaluation, InterruptedShapeIsNotReportedAsARow) {
+  const Backend& b = BackendRegistry::builtin().get("gddr6-aim");
+  const auto pred = Predictor::loadShipped(b.name);
+  ASSERT_TRUE(pred.has_value());
+  Suite suite;
+  suite.name = "test";
+  suite.kernels = {{"red", {"b=1,n=1024", "b=1,n=2048", "b=1,n=4096"}}};
+  std::atomic<bool> cancel{false};
+  TrainOptions o;
+  o.threads = 1;
+  o.cancel = &cancel;
+  o.labelProgress = [&](const std::string& what, std::size_t, std::size_t) {
+    if (what == "red b=1,n=2048") cancel = true;
+  };
+  const EvaluationReport r = evaluatePredictor(b, "red", suite, *pred, o);
+  EXPECT_TRUE(r.interrupted);
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.configs, 1u);
+  EXPECT_EQ(r.rows[0].shape, "b=1,n=1024");
+
+  cancel = false;
+  const EvaluationReport full = evaluatePredictor(b, "red", suite, *pred, TrainOptions{});
+  EXPECT_FALSE(full.interrupted);
+  EXPECT_EQ(full.rows.size(), 3u);
+  EXPECT_EQ(full.rows[0].optimumNs, r.rows[0].optimumNs);
 }
 
 TEST(Predictor, MissingOrForeignModelFiles) {

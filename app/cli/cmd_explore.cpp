@@ -315,6 +315,7 @@ void runEvaluate(const EvaluateCmd& o) {
                {"seconds_with", r.secondsWith},
                {"seconds_without", r.secondsWithout},
                {"seconds_without_extrapolated", r.withoutExtrapolated},
+               {"interrupted", r.interrupted},
                {"threads", o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())},
                {"rows", rows}});
     return;
@@ -329,6 +330,9 @@ void runEvaluate(const EvaluateCmd& o) {
       100.0 * static_cast<double>(r.top1) / n, 100.0 * r.meanPickVsOptimum, r.top1Argmin,
       100.0 * static_cast<double>(r.top1Argmin) / n, 100.0 * r.meanArgminVsOptimum, r.secondsWith,
       r.secondsWithout);
+  if (r.interrupted)
+    std::printf(
+        "interrupted: the shapes above are complete; labels of the unfinished one are kept in the store\n");
 }
 
 }  // namespace

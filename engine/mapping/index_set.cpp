@@ -45,9 +45,14 @@ std::string IndexUnion::str() const {
 
 IndexUnion unite(const std::vector<IndexSet>& sets, bool* exact) {
   if (exact) *exact = true;
-  std::vector<IndexSet> nonEmpty;
+  thread_local std::vector<IndexSet> nonEmpty;  // scratch: unions are taken for every core of every draft
+  nonEmpty.clear();
+  bool allRanges = true;
   for (const auto& s : sets) {
-    if (!s.empty() && std::find(nonEmpty.begin(), nonEmpty.end(), s) == nonEmpty.end()) nonEmpty.push_back(s);
+    if (!s.empty() && std::find(nonEmpty.begin(), nonEmpty.end(), s) == nonEmpty.end()) {
+      nonEmpty.push_back(s);
+      allRanges = allRanges && s.contiguous();
+    }
   }
   IndexUnion u;
   if (nonEmpty.empty()) return u;
@@ -61,29 +66,27 @@ IndexUnion unite(const std::vector<IndexSet>& sets, bool* exact) {
     }
     return u;
   }
+  if (allRanges) {
+    // Ranges merge exactly (touching ones too) without listing their elements.
+    std::sort(nonEmpty.begin(), nonEmpty.end(), [](auto& a, auto& b) { return a.lo() < b.lo(); });
+    for (const auto& s : nonEmpty) {
+      if (!u.parts.empty() && s.lo() <= u.parts.back().hi()) {
+        u.parts.back() = IndexSet::range(u.parts.back().lo(), std::max(u.parts.back().hi(), s.hi()));
+      } else {
+        u.parts.push_back(s.expanded());
+      }
+    }
+    return u;
+  }
   std::int64_t total = 0;
   for (const auto& s : nonEmpty) total += s.count;
   if (total > kExactUnionLimit) {
     std::int64_t lo = nonEmpty[0].lo(), hi = nonEmpty[0].hi();
-    bool allRanges = true;
     for (const auto& s : nonEmpty) {
       lo = std::min(lo, s.lo());
       hi = std::max(hi, s.hi());
-      allRanges = allRanges && s.contiguous();
     }
-    if (!allRanges && exact) *exact = false;
-    if (allRanges) {
-      // Merge ranges exactly.
-      std::sort(nonEmpty.begin(), nonEmpty.end(), [](auto& a, auto& b) { return a.lo() < b.lo(); });
-      for (const auto& s : nonEmpty) {
-        if (!u.parts.empty() && s.lo() <= u.parts.back().hi()) {
-          u.parts.back() = IndexSet::range(u.parts.back().lo(), std::max(u.parts.back().hi(), s.hi()));
-        } else {
-          u.parts.push_back(s.expanded());
-        }
-      }
-      return u;
-    }
+    if (exact) *exact = false;
     u.parts.push_back(IndexSet::range(lo, hi));
     return u;
   }

@@ -59,6 +59,20 @@ TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy s
   for (std::size_t l = 0; l < sets.loopLo.size(); ++l)
     fullLoops.push_back(IndexSet::range(sets.loopLo[l], sets.loopHi[l]));
 
+  // Tile size along each part's representative dimension: the same for every core.
+  std::vector<std::int64_t> tileSize(parts);
+  for (int i = 0; i < parts; ++i) {
+    const PartChoice& p = d.parts[i];
+    tileSize[i] = ceilDiv(space.representative(i, p).extent, std::int64_t{p.groups} * p.cores);
+  }
+  // Reference axes feed tensor axes; flat slots (tensor-major) so the per-core scratch below keeps its
+  // capacity from core to core (mapping runs for every simulated draft: allocation dominated its time).
+  std::vector<std::size_t> axisBase(k.tensors.size() + 1, 0);
+  for (std::size_t t = 0; t < k.tensors.size(); ++t)
+    axisBase[t + 1] = axisBase[t] + k.tensors[t].shape.size();
+  thread_local std::vector<std::vector<IndexSet>> perAxis;
+  perAxis.resize(std::max(perAxis.size(), axisBase.back()));
+
   for (int g = 0; g < m.groupsUsed; ++g) {
     for (int c = 0; c < m.coresPerGroup; ++c) {
       CoreTile t;
@@ -73,8 +87,7 @@ TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy s
         gRest /= p.groups;
         cRest /= p.cores;
         const RepresentativeMapping& rep = space.representative(i, p);
-        const std::int64_t split = std::int64_t{p.groups} * p.cores;
-        const std::int64_t ts = ceilDiv(rep.extent, split);
+        const std::int64_t ts = tileSize[i];
         const std::int64_t u = std::int64_t{gi} * p.cores + ki;
         const std::int64_t lo = std::min(rep.extent, u * ts), hi = std::min(rep.extent, (u + 1) * ts);
         t.dataTiles[i] = IndexSet::range(lo, hi);
@@ -85,17 +98,17 @@ TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy s
         t.computeTile[rep.var] = IndexSet::range(vlo, vhi);
         if (vhi <= vlo) t.idle = true;
       }
+      for (std::size_t slot = 0; slot < axisBase.back(); ++slot) perAxis[slot].clear();
       t.references.reserve(refs.size());
-      std::vector<std::vector<std::vector<IndexSet>>> perTensor(k.tensors.size());
-      for (std::size_t t2 = 0; t2 < k.tensors.size(); ++t2) perTensor[t2].resize(k.tensors[t2].shape.size());
       for (const auto& [stmt, ref] : refs) {
         (void)stmt;
         std::vector<IndexSet> axes;
+        axes.reserve(ref.index.size());
         for (std::size_t a = 0; a < ref.index.size(); ++a) {
           IndexSet s = evaluate(ref.index[a], t.computeTile);
           if (strategy == IndexingStrategy::Expand) s = s.expanded();
           axes.push_back(s);
-          perTensor[ref.tensor][a].push_back(s);
+          perAxis[axisBase[ref.tensor] + a].push_back(s);
         }
         t.references.push_back(std::move(axes));
       }
@@ -103,8 +116,9 @@ TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy s
       for (std::size_t ti = 0; ti < k.tensors.size(); ++ti) {
         TensorTile& tt = t.tensors[ti];
         tt.elements = t.idle ? 0 : 1;
-        for (auto& sets2 : perTensor[ti]) {
-          IndexUnion u = unite(sets2);
+        tt.axes.reserve(axisBase[ti + 1] - axisBase[ti]);
+        for (std::size_t slot = axisBase[ti]; slot < axisBase[ti + 1]; ++slot) {
+          IndexUnion u = unite(perAxis[slot]);
           if (strategy == IndexingStrategy::Expand && u.parts.size() > 1) {
             u.parts = {IndexSet::range(u.lo(), u.hi())};
           }

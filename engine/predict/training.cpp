@@ -287,7 +287,10 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
   for (const auto& [name, shapes] : suite.kernels) {
     if (name != kernel) continue;
     for (const std::string& shape : shapes) {
-      if (o.cancel && o.cancel->load()) break;
+      if (o.cancel && o.cancel->load()) {
+        r.interrupted = true;
+        break;
+      }
       const Problem p(b, k, parseShape(k, shape));
       const auto tPredict = Clock::now();
       const std::vector<Draft> drafts = keptDrafts(p);
@@ -323,6 +326,11 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
       std::size_t reused = 0;
       const auto labelled = label(p, drafts, o, kernel + " " + shape, &reused);
       const double labelSeconds = since(tAll);
+      if (o.cancel && o.cancel->load()) {
+        // Part of this shape is labelled: its optimum is unknown, so it is not a row (the labels are stored).
+        r.interrupted = true;
+        break;
+      }
       if (reused == 0) {
         r.secondsWithout += labelSeconds;
       } else {

@@ -58,6 +58,7 @@ struct EvaluationReport {
   double meanArgminVsOptimum = 1.0;
   double secondsWith = 0, secondsWithout = 0;  // compile time with the predictor / simulating every draft
   bool withoutExtrapolated = false;  // labels came from the store: secondsWithout partly extrapolated
+  bool interrupted = false;          // cancelled: `rows` holds the shapes finished before it
   std::vector<EvaluationRow> rows;
 };
 
