@@ -91,6 +91,32 @@ TEST(EvaluateConformance, EveryBackendAndKernelGivesAWellFormedBreakdown) {
   EXPECT_GT(evaluated, 40);
 }
 
+// What the simulation maps (footprints) is what people read (full detail) minus the per-reference index sets.
+TEST(EvaluateConformance, FootprintMappingKeepsEveryTensorTile) {
+  const auto p = problem("attacc", "attn", "b=1,h=32,l=128,d=128");
+  const Draft d = p->space().draft(498398976);
+  const TileMapping full = mapDraft(p->space(), d, IndexingStrategy::Exact);
+  const TileMapping lean = mapDraft(p->space(), d, IndexingStrategy::Exact, MappingDetail::Footprints);
+  ASSERT_EQ(full.cores.size(), lean.cores.size());
+  EXPECT_EQ(full.paddedElements, lean.paddedElements);
+  for (std::size_t i = 0; i < full.cores.size(); ++i) {
+    EXPECT_FALSE(full.cores[i].references.empty());
+    EXPECT_TRUE(lean.cores[i].references.empty());
+    EXPECT_EQ(full.cores[i].idle, lean.cores[i].idle);
+    ASSERT_EQ(full.cores[i].tensors.size(), lean.cores[i].tensors.size());
+    for (std::size_t t = 0; t < full.cores[i].tensors.size(); ++t) {
+      EXPECT_EQ(full.cores[i].tensors[t].elements, lean.cores[i].tensors[t].elements);
+      for (std::size_t a = 0; a < full.cores[i].tensors[t].axes.size(); ++a)
+        EXPECT_EQ(full.cores[i].tensors[t].axes[a].str(), lean.cores[i].tensors[t].axes[a].str());
+    }
+  }
+  const BankLayout a = placeOnBanks(p->kernel(), full, p->backend());
+  const BankLayout b = placeOnBanks(p->kernel(), lean, p->backend(), MappingDetail::Footprints);
+  EXPECT_EQ(a.residentBytes, b.residentBytes);
+  EXPECT_EQ(a.paddingBytes, b.paddingBytes);
+  EXPECT_EQ(a.banksUsed, b.banksUsed);
+}
+
 TEST(EvaluateConformance, DifferentDraftsGetDifferentTimes) {
   const auto p = problem("hbm-pim", "gemv", "b=1,out=1024,in=1024");
   std::set<std::int64_t> totals;

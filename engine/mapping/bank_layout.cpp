@@ -7,7 +7,7 @@
 
 namespace pim {
 
-BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b) {
+BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b, MappingDetail detail) {
   const int pchPerGroup = b.group.pseudoChannelsPerGroup;
   const int banksPerChannel = b.dram.banksPerChannel();
   const int banksPerCore = b.core.banksPerCore;
@@ -55,7 +55,8 @@ BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b)
           };
           const std::int64_t bytes = share(tile.tensors[t].elements);
           padded += share(groupMax[t]) - bytes;
-          if (bytes > 0) p.slices.push_back({static_cast<int>(t), tile.tensors[t].axes, bytes});
+          if (bytes > 0 && detail == MappingDetail::Full)
+            p.slices.push_back({static_cast<int>(t), tile.tensors[t].axes, bytes});
           p.bytes += bytes;
         }
         p.paddingBytes = padded;

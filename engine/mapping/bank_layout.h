@@ -39,7 +39,8 @@ struct BankLayout {
 /// Places `m` on `b`: group G is PIM group G of the system (pseudo-channels G*p .. G*p+p-1, p pseudo-channels
 /// per group); core K of a group owns banks K*banksPerCore .. +banksPerCore-1 of the group in flat order, and
 /// a core's bytes are split evenly over its banks. Throws InputError if the draft needs more groups or cores
-/// than the backend has.
-BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b);
+/// than the backend has. With MappingDetail::Footprints the banks carry no slices (byte counts only).
+BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b,
+                        MappingDetail detail = MappingDetail::Full);
 
 }  // namespace pim

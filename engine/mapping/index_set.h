@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -25,9 +27,48 @@ struct IndexSet {
   std::string str() const;
 };
 
+/// The progressions of a union. Almost every union is one range, and a mapping holds one per tensor axis of
+/// every core of every simulated draft, so a single part lives inline and only longer lists use the heap.
+class IndexSetList {
+ public:
+  IndexSetList() = default;
+  IndexSetList(std::initializer_list<IndexSet> l) {
+    for (const IndexSet& s : l) push_back(s);
+  }
+  void push_back(const IndexSet& s) {
+    if (m_size == 0) {
+      m_one = s;
+    } else {
+      if (m_size == 1) m_more.assign(1, m_one);
+      m_more.push_back(s);
+    }
+    ++m_size;
+  }
+  void clear() {
+    m_size = 0;
+    m_more.clear();
+  }
+  std::size_t size() const { return m_size; }
+  bool empty() const { return m_size == 0; }
+  const IndexSet* begin() const { return m_size <= 1 ? &m_one : m_more.data(); }
+  const IndexSet* end() const { return begin() + m_size; }
+  IndexSet* begin() { return m_size <= 1 ? &m_one : m_more.data(); }
+  IndexSet* end() { return begin() + m_size; }
+  const IndexSet& operator[](std::size_t i) const { return begin()[i]; }
+  const IndexSet& front() const { return *begin(); }
+  const IndexSet& back() const { return begin()[m_size - 1]; }
+  IndexSet& back() { return begin()[m_size - 1]; }
+  bool operator==(const IndexSetList& o) const { return std::equal(begin(), end(), o.begin(), o.end()); }
+
+ private:
+  IndexSet m_one;
+  std::vector<IndexSet> m_more;  // every part once there are two or more
+  std::size_t m_size = 0;
+};
+
 /// The indices a core needs along one dimension: a union of progressions, kept disjoint and sorted by start.
 struct IndexUnion {
-  std::vector<IndexSet> parts;
+  IndexSetList parts;
   std::int64_t count() const;
   std::int64_t lo() const;
   std::int64_t hi() const;

@@ -39,7 +39,8 @@ std::string_view strategyName(IndexingStrategy s) {
   return s == IndexingStrategy::Expand ? "expand" : "exact";
 }
 
-TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy strategy) {
+TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy strategy,
+                     MappingDetail detail) {
   const Kernel& k = space.kernel();
   const DimensionSets& sets = space.sets();
   const int parts = space.partCount();
@@ -99,18 +100,19 @@ TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy s
         if (vhi <= vlo) t.idle = true;
       }
       for (std::size_t slot = 0; slot < axisBase.back(); ++slot) perAxis[slot].clear();
-      t.references.reserve(refs.size());
+      const bool keepReferences = detail == MappingDetail::Full;
+      if (keepReferences) t.references.reserve(refs.size());
       for (const auto& [stmt, ref] : refs) {
         (void)stmt;
         std::vector<IndexSet> axes;
-        axes.reserve(ref.index.size());
+        if (keepReferences) axes.reserve(ref.index.size());
         for (std::size_t a = 0; a < ref.index.size(); ++a) {
           IndexSet s = evaluate(ref.index[a], t.computeTile);
           if (strategy == IndexingStrategy::Expand) s = s.expanded();
-          axes.push_back(s);
+          if (keepReferences) axes.push_back(s);
           perAxis[axisBase[ref.tensor] + a].push_back(s);
         }
-        t.references.push_back(std::move(axes));
+        if (keepReferences) t.references.push_back(std::move(axes));
       }
       t.tensors.resize(k.tensors.size());
       for (std::size_t ti = 0; ti < k.tensors.size(); ++ti) {

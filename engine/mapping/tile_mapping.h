@@ -27,7 +27,7 @@ struct CoreTile {
   int core = 0;                                   // core within the group, 0 .. coresUsed-1
   std::vector<IndexSet> dataTiles;                // per part: range along its representative dimension
   std::vector<IndexSet> computeTile;              // per loop variable: [lo, hi)
-  std::vector<std::vector<IndexSet>> references;  // per Kernel::references() entry, per axis
+  std::vector<std::vector<IndexSet>> references;  // per Kernel::references() entry, per axis (Full detail)
   std::vector<TensorTile> tensors;                // per tensor
   bool idle = false;                              // no iterations fall on this core
 };
@@ -42,9 +42,15 @@ struct TileMapping {
   const CoreTile& at(int group, int core) const { return cores[group * coresPerGroup + core]; }
 };
 
+/// How much of each core tile to keep: the per-reference index sets are for people (walkthrough, details);
+/// simulation needs only the tensor footprints, and skipping the rest saves most of the mapping's
+/// allocations.
+enum class MappingDetail : std::uint8_t { Full, Footprints };
+
 /// Lowers draft `d` of `space`. Core (G, K) takes, for every part i, coordinates (g_i, k_i) of G and K in
 /// mixed radix with the last part fastest; its data tile along part i's representative dimension of extent E
 /// is [u*ts, min(E, (u+1)*ts)) with u = g_i*c_i + k_i and ts = ceil(E / (g_i*c_i)).
-TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy strategy);
+TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy strategy,
+                     MappingDetail detail = MappingDetail::Full);
 
 }  // namespace pim

@@ -22,8 +22,9 @@ std::string_view provenanceName(Provenance p) {
 }
 
 Evaluation evaluateDraft(const Problem& p, const Draft& d, const EvalOptions& o) {
-  const TileMapping mapping = mapDraft(p.space(), d, o.indexing);
-  const BankLayout layout = placeOnBanks(p.kernel(), mapping, p.backend());
+  // The simulation needs footprints only; the index sets people read come from mapDraft/placeOnBanks in Full.
+  const TileMapping mapping = mapDraft(p.space(), d, o.indexing, MappingDetail::Footprints);
+  const BankLayout layout = placeOnBanks(p.kernel(), mapping, p.backend(), MappingDetail::Footprints);
   const sim::DeviceConfig device = deviceConfigFor(p.backend(), o.sim);
   OptimizerOptions opt = o.optimizer;
   opt.computeOnly = o.computeOnly;
