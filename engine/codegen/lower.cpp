@@ -39,8 +39,13 @@ sim::Program lowerDraft(const LoweringInput& in) {
   sim::Program prog;
   std::unordered_map<std::uint64_t, int> byHash;
   const Kernel& k = in.problem.kernel();
+  int idleProgram = -1;  // every idle group runs the same program (host-layout traffic only)
   for (int g = 0; g < b.totalGroups(); ++g) {
     const bool live = g < in.mapping.groupsUsed;
+    if (!live && idleProgram >= 0) {
+      prog.channelMap.push_back(idleProgram);
+      continue;
+    }
     // Idle groups still hold their share of the host layout, so they take part in staged rearrangement.
     const BankRegions r = bankRegions(k, in.mapping, b, in.device, live ? g : 0);
     sim::ProgramBuilder pb;
@@ -53,6 +58,7 @@ sim::Program lowerDraft(const LoweringInput& in) {
     const auto [it, fresh] = byHash.emplace(cp.hash(), static_cast<int>(prog.programs.size()));
     if (fresh) prog.programs.push_back(std::move(cp));
     prog.channelMap.push_back(it->second);
+    if (!live) idleProgram = it->second;
   }
   return prog;
 }
