@@ -8,7 +8,7 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config git
   nlohmann-json3-dev libcli11-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  qt6-base-dev qt6-charts-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgl1-mesa-dev
+  qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgl1-mesa-dev
   libxgboost-dev xgboost
 )
 
