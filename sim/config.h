@@ -13,6 +13,7 @@ namespace pim::sim {
 struct EnergyEntry {
   double pJ = 0.0;
   std::string source;
+  bool operator==(const EnergyEntry&) const = default;
 };
 
 struct CommandEnergies {
@@ -24,6 +25,7 @@ struct CommandEnergies {
   EnergyEntry ref;         // one all-bank refresh (per rank)
   EnergyEntry hostIoByte;  // one byte moved over the host interface
   EnergyEntry bufMove;     // one buffer move (WRGB/MVSB/MVGB/SFM), per channel
+  bool operator==(const CommandEnergies&) const = default;
 };
 
 enum class Scope : uint8_t { Rank, PseudoChannel };
@@ -87,6 +89,8 @@ struct DeviceConfig {
 
   // Fills the derived constraints (idempotent). Call after editing base timings.
   void finalize();
+  // Every member (C++20 defaulted comparison: a new field is compared without anyone remembering to).
+  bool operator==(const DeviceConfig&) const = default;
 };
 
 // Samsung HBM2-PIM (hbm2-pim.md): one pseudo-channel, two ranks (PIM in rank 0), refresh on.

@@ -56,6 +56,9 @@ struct Result {
   int64_t iterationsFastForwarded = 0;  // block iterations skipped as periodic (diagnostic)
   std::vector<TraceEvent> trace;
   double tCK_ns = 1.0;
+  /// SimOptions::stopAfterCycles was passed: totalCycles is then only a lower bound (> stopAfterCycles), and
+  /// the breakdown, statistics and energy are not filled in.
+  bool stoppedEarly = false;
 
   int64_t phase(Phase p) const { return phaseCycles[static_cast<int>(p)]; }
   // Chrome trace ({"traceEvents":[...]}, ts/dur in ns, pid = channel, tid = bank).

@@ -59,6 +59,18 @@ ChannelScheduler::ChannelScheduler(const DeviceConfig& cfg, TraceWindow tw, int 
   }
 }
 
+ChannelRun ChannelScheduler::release() {
+  ChannelRun r;
+  r.phaseEnd = phaseEnd;
+  r.endCycle = endCycle;
+  r.rowCommands = rowCommands, r.columnCommands = columnCommands, r.refreshes = refreshes;
+  r.iterationsSkipped = iterationsSkipped;
+  r.stopped = stopped;
+  r.banks = std::move(m_banks);
+  r.trace = std::move(m_trace);
+  return r;
+}
+
 uint64_t ChannelScheduler::maskOf(const Command& c) const {
   if (c.bankMask) return c.bankMask & m_allMask;
   if ((c.flags & kFlagAllBanks) || isAllBankOp(c.op)) return m_allMask;
@@ -569,7 +581,14 @@ bool singlePhase(const Block& b) {
 int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 }  // namespace
 
-void ChannelScheduler::run(const ChannelProgram& prog) {
+void ChannelScheduler::run(const ChannelProgram& prog, int64_t stopAfter) {
+  // Completion times only grow, so once one passes stopAfter the program is known to take longer.
+  auto overdue = [&] {
+    if (stopAfter <= 0 || m_maxCompletion <= stopAfter) return false;
+    stopped = true;
+    endCycle = m_maxCompletion;
+    return true;
+  };
   constexpr int64_t kMaxPeriod = 64;  // longest period (in iterations) fast-forward looks for
   const int64_t C = m_cfg.columns;
   const int colShift = std::has_single_bit(uint64_t(C)) ? std::countr_zero(uint64_t(C)) : -1;
@@ -743,6 +762,7 @@ void ChannelScheduler::run(const ChannelProgram& prog) {
             c.col = uint32_t(col % m_cfg.columns);
           }
           issue(c);
+          if (overdue()) return;
         }
       }
       if (!ff || it + 1 >= blk.repeat || (it + 1) % stride != 0) continue;
@@ -771,6 +791,7 @@ void ChannelScheduler::run(const ChannelProgram& prog) {
         if (k == 0) k = rebased(cur, it, L, dt);
         if (k > 0) {
           jump(k, ref0, ref1, refRowDelta);
+          if (overdue()) return;
           it += k * L;
           for (Snapshot& h : hist) h.it = -1;
           continue;
@@ -793,6 +814,7 @@ void ChannelScheduler::run(const ChannelProgram& prog) {
         const int64_t k = skippable(it, bmax, L, cur.base - prev.base, refPlanOver);
         if (k > 0 && rowsCheck(prev, cur, 1, it + k * L, cmdDelta, refRowDelta)) {
           jump(k, ref0, ref1, refRowDelta);
+          if (overdue()) return;
           it += k * L;
           for (Snapshot& h : hist) h.it = -1;
         }

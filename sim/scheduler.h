@@ -30,18 +30,35 @@ struct TraceWindow {
   size_t maxEvents = 200000;
 };
 
+/// What simulating one channel program yields: everything the simulator needs afterwards (phase ends, command
+/// counts and per-bank state for the statistics), so a run can be kept and reused (ChannelRunCache).
+struct ChannelRun {
+  std::array<int64_t, kNumPhases> phaseEnd{};  // completion of each phase on this channel (-1: absent)
+  int64_t endCycle = 0;
+  int64_t rowCommands = 0, columnCommands = 0, refreshes = 0;
+  int64_t iterationsSkipped = 0;  // by fast-forward
+  bool stopped = false;           // gave up past its stopAfter cycle (endCycle is then a lower bound)
+  std::vector<BankState> banks;
+  std::vector<TraceEvent> trace;
+};
+
 class ChannelScheduler {
  public:
   ChannelScheduler(const DeviceConfig& cfg, TraceWindow trace, int traceChannel, bool fastForward = true);
-  void run(const ChannelProgram& prog);
+  /// Runs the program; with stopAfter > 0 it returns as soon as a command completes after that cycle
+  /// (`stopped` is then set and the outputs describe the program only up to there).
+  void run(const ChannelProgram& prog, int64_t stopAfter = 0);
 
   // Outputs.
   std::array<int64_t, kNumPhases> phaseEnd{};  // completion of each phase on this channel (-1: absent)
   int64_t endCycle = 0;
   int64_t rowCommands = 0, columnCommands = 0, refreshes = 0;
   int64_t iterationsSkipped = 0;  // by fast-forward
+  bool stopped = false;           // run() gave up past its stopAfter cycle
   const std::vector<BankState>& banks() const { return m_banks; }
   std::vector<TraceEvent>& trace() { return m_trace; }
+  /// The outputs above, moved out (the scheduler is spent afterwards).
+  ChannelRun release();
 
  private:
   // Fast-forward of repeated blocks (see docs/simulator.md): snapshots of the whole timing state relative to

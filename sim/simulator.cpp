@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "sim/channel_cache.h"
 #include "sim/stats.h"
 
 namespace pim::sim {
@@ -14,10 +15,12 @@ Result simulate(const DeviceConfig& cfgIn, const Program& prog, const SimOptions
   Result res;
   res.tCK_ns = cfg.tCK_ns;
 
-  // Deduplicate by content hash: identical channels are simulated once.
+  // Deduplicate by content hash: identical channels are simulated once, and with a cache once across calls.
+  ChannelRunCache* cache = opts.trace.enabled ? nullptr : opts.cache;
+  if (cache) cache->bind(cfg);
   std::unordered_map<uint64_t, size_t> byHash;
   std::vector<size_t> progToSim(prog.programs.size());
-  std::vector<ChannelScheduler> sims;
+  std::vector<std::shared_ptr<const ChannelRun>> sims;
   sims.reserve(prog.programs.size());
   for (size_t i = 0; i < prog.programs.size(); ++i) {
     const uint64_t h = prog.programs[i].hash();
@@ -26,19 +29,34 @@ Result simulate(const DeviceConfig& cfgIn, const Program& prog, const SimOptions
       progToSim[i] = it->second;
       continue;
     }
-    int firstChannel = 0;
-    for (int ch = 0; ch < prog.numChannels(); ++ch)
-      if (prog.channelMap[ch] == int(i)) {
-        firstChannel = ch;
-        break;
-      }
-    sims.emplace_back(cfg, opts.trace, firstChannel, opts.fastForward);
-    sims.back().run(prog.programs[i]);
+    std::shared_ptr<const ChannelRun> run = cache ? cache->find(h, opts.stopAfterCycles) : nullptr;
+    if (!run) {
+      int firstChannel = 0;
+      for (int ch = 0; ch < prog.numChannels(); ++ch)
+        if (prog.channelMap[ch] == int(i)) {
+          firstChannel = ch;
+          break;
+        }
+      ChannelScheduler sched(cfg, opts.trace, firstChannel, opts.fastForward);
+      sched.run(prog.programs[i], opts.stopAfterCycles);
+      run = std::make_shared<const ChannelRun>(sched.release());
+      if (cache) cache->put(h, run);
+    }
+    sims.push_back(run);
+    if (opts.stopAfterCycles > 0 && run->endCycle > opts.stopAfterCycles) {
+      // Provably longer than the caller's bound (a stopped run, or a cached complete one): nothing more to
+      // time.
+      res.stoppedEarly = true;
+      res.totalCycles = run->endCycle;
+      res.totalNs = cfg.cyclesToNs(res.totalCycles);
+      res.distinctProgramsSimulated = static_cast<int>(sims.size());
+      return res;
+    }
     byHash[h] = sims.size() - 1;
     progToSim[i] = sims.size() - 1;
   }
   res.distinctProgramsSimulated = static_cast<int>(sims.size());
-  for (const ChannelScheduler& s : sims) res.iterationsFastForwarded += s.iterationsSkipped;
+  for (const auto& s : sims) res.iterationsFastForwarded += s->iterationsSkipped;
 
   // Phase breakdown: end[p] = max(end[p-1], max over channels of phase p's completion).
   std::array<int64_t, kNumPhases> end{};
@@ -46,7 +64,7 @@ Result simulate(const DeviceConfig& cfgIn, const Program& prog, const SimOptions
   for (int p = 0; p < kNumPhases; ++p) {
     int64_t e = prev;
     for (int ch = 0; ch < prog.numChannels(); ++ch)
-      e = std::max(e, sims[progToSim[prog.channelMap[ch]]].phaseEnd[p]);
+      e = std::max(e, sims[progToSim[prog.channelMap[ch]]]->phaseEnd[p]);
     end[p] = e;
     res.phaseCycles[p] = e - prev;
     prev = e;
@@ -55,10 +73,7 @@ Result simulate(const DeviceConfig& cfgIn, const Program& prog, const SimOptions
   res.totalNs = cfg.cyclesToNs(res.totalCycles);
 
   accumulateStats(cfg, prog, sims, progToSim, res);
-  for (ChannelScheduler& s : sims) {
-    auto& t = s.trace();
-    res.trace.insert(res.trace.end(), t.begin(), t.end());
-  }
+  for (const auto& s : sims) res.trace.insert(res.trace.end(), s->trace.begin(), s->trace.end());
   return res;
 }
 

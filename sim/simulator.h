@@ -10,9 +10,17 @@
 
 namespace pim::sim {
 
+class ChannelRunCache;
+
 struct SimOptions {
   TraceWindow trace;  // trace window in cycles (events of the first channel running each distinct program)
   bool fastForward = true;  // skip periodic iterations of repeated blocks (exact; off when tracing)
+  /// Branch and bound: when > 0, stop as soon as some channel has a command completing after this cycle. The
+  /// program then provably takes longer than `stopAfterCycles` (phases only add up and every channel's
+  /// completion time only grows), and the result says so (Result::stoppedEarly) instead of timing the rest.
+  int64_t stopAfterCycles = 0;
+  /// Channel runs reused across calls (not owned; one per thread). Ignored while tracing.
+  ChannelRunCache* cache = nullptr;
 };
 
 Result simulate(const DeviceConfig& cfg, const Program& prog, const SimOptions& opts = {});

@@ -3,7 +3,8 @@
 
 namespace pim::sim {
 
-void accumulateStats(const DeviceConfig& cfg, const Program& prog, std::vector<ChannelScheduler>& sims,
+void accumulateStats(const DeviceConfig& cfg, const Program& prog,
+                     const std::vector<std::shared_ptr<const ChannelRun>>& runs,
                      const std::vector<size_t>& progToSim, Result& res) {
   const CommandEnergies& e = cfg.energy;
   EnergyBreakdown& en = res.energy;
@@ -20,8 +21,8 @@ void accumulateStats(const DeviceConfig& cfg, const Program& prog, std::vector<C
   const double slotsPerCycle = cfg.separateRowColumnBus ? 2.0 : 1.0;
   res.banks.reserve(size_t(prog.numChannels()) * size_t(nb));
   for (int ch = 0; ch < prog.numChannels(); ++ch) {
-    const ChannelScheduler& s = sims[progToSim[prog.channelMap[ch]]];
-    const auto& banks = s.banks();
+    const ChannelRun& s = *runs[progToSim[prog.channelMap[ch]]];
+    const auto& banks = s.banks;
     for (int b = 0; b < nb; ++b) {
       const BankState& bs = banks[b];
       BankStats st;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Per-bank statistics, command-bus utilisation and energy, replicated from the simulated distinct programs.
+#include <memory>
 #include <vector>
 
 #include "sim/config.h"
@@ -10,7 +11,8 @@
 
 namespace pim::sim {
 
-void accumulateStats(const DeviceConfig& cfg, const Program& prog, std::vector<ChannelScheduler>& sims,
+void accumulateStats(const DeviceConfig& cfg, const Program& prog,
+                     const std::vector<std::shared_ptr<const ChannelRun>>& runs,
                      const std::vector<size_t>& progToSim, Result& res);
 
 }  // namespace pim::sim

@@ -6,58 +6,20 @@
 #include "sim/simulator.h"
 #include "sim/vendor_attacc.h"
 #include "sim/vendor_hbm2pim.h"
+#include "sim_test_util.h"
 
 using namespace pim::sim;
 
 namespace {
+using test::interleavedHost;
+
 Result expectSame(const DeviceConfig& c, const Program& p) {
   SimOptions on, off;
   off.fastForward = false;
   const Result a = simulate(c, p, on), b = simulate(c, p, off);
   EXPECT_EQ(b.iterationsFastForwarded, 0);
-  EXPECT_EQ(a.totalCycles, b.totalCycles);
-  EXPECT_EQ(a.phaseCycles, b.phaseCycles);
-  EXPECT_EQ(a.refreshes, b.refreshes);
-  EXPECT_EQ(a.commandsIssued, b.commandsIssued);
-  EXPECT_EQ(a.banks.size(), b.banks.size());
-  if (a.banks.size() != b.banks.size()) return a;
-  for (size_t i = 0; i < a.banks.size(); ++i) {
-    EXPECT_EQ(a.banks[i].activations, b.banks[i].activations) << i;
-    EXPECT_EQ(a.banks[i].columnCommands, b.banks[i].columnCommands) << i;
-    EXPECT_EQ(a.banks[i].pimOps, b.banks[i].pimOps) << i;
-    EXPECT_EQ(a.banks[i].busyCycles, b.banks[i].busyCycles) << i;
-    EXPECT_EQ(a.banks[i].precharges, b.banks[i].precharges) << i;
-    EXPECT_EQ(a.banks[i].bytesRead, b.banks[i].bytesRead) << i;
-    EXPECT_EQ(a.banks[i].bytesWritten, b.banks[i].bytesWritten) << i;
-    EXPECT_EQ(a.banks[i].energy_pJ, b.banks[i].energy_pJ) << i;
-  }
-  EXPECT_EQ(a.energy.total_pJ(), b.energy.total_pJ());
-  EXPECT_EQ(a.energy.refresh_pJ, b.energy.refresh_pJ);
-  EXPECT_EQ(a.commandBusUtilisation, b.commandBusUtilisation);
+  test::expectSameResult(a, b);
   return a;
-}
-
-// One host burst per bank of the channel per iteration (bank groups interleaved), columns advancing by
-// colStep and carrying into the next row.
-Program interleavedHost(const DeviceConfig& c, int64_t iters, Op op, int colStep = 1, int rowStep = 0) {
-  ProgramBuilder b(Phase::InputRearrangement);
-  b.beginLoop(iters);
-  for (int p = 0; p < c.pseudoChannels; ++p)
-    for (int r = 0; r < c.ranks; ++r)
-      for (int g = 0; g < c.bankGroups; ++g)
-        for (int k = 0; k < c.banksPerGroup; ++k) {
-          Command cmd;
-          cmd.op = op;
-          cmd.phase = Phase::InputRearrangement;
-          cmd.pch = uint8_t(p), cmd.rank = uint8_t(r), cmd.bg = uint8_t(g), cmd.bank = uint8_t(k);
-          cmd.row = 8192;
-          cmd.col = uint32_t((p + g) % 3);
-          cmd.colStep = colStep;
-          cmd.rowStep = rowStep;
-          b.add(cmd);
-        }
-  b.endLoop();
-  return Program::replicated(b.take(), 2);
 }
 
 // A broadcast stream: n commands over consecutive columns of successive rows, optionally with a buffer move.

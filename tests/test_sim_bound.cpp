@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+// Branch and bound (SimOptions::stopAfterCycles) and the channel-run cache must never change a result: a
+// bounded run either gives the exact result or proves the program is slower than the bound, and a cached run
+// is the run it replaces.
+#include <gtest/gtest.h>
+
+#include "sim/channel_cache.h"
+#include "sim/simulator.h"
+#include "sim/vendor_attacc.h"
+#include "sim/vendor_hbm2pim.h"
+#include "sim_test_util.h"
+
+using namespace pim::sim;
+
+namespace {
+
+std::vector<std::pair<DeviceConfig, Program>> programs() {
+  std::vector<std::pair<DeviceConfig, Program>> v;
+  const DeviceConfig h2 = hbm2PimConfig(true), a = attaccConfig(true);
+  v.emplace_back(h2, hbm2pimGemv(h2, 4, 512, 4096));
+  v.emplace_back(h2, hbm2pimEltwise(h2, 2, int64_t(1) << 18, Hbm2EltOp::Add, true));
+  v.emplace_back(a, test::interleavedHost(a, 700, Op::HOST_WR));
+  v.emplace_back(a, test::interleavedHost(a, 300, Op::HOST_RD, 3, 1));
+  return v;
+}
+
+Program twoDistinctChannels(const DeviceConfig& c) {
+  Program p = test::interleavedHost(c, 400, Op::HOST_WR, 1, 0, 1);
+  const Program q = test::interleavedHost(c, 250, Op::HOST_RD, 1, 0, 1);
+  p.programs.push_back(q.programs[0]);
+  p.channelMap = {0, 1, 0, 1};
+  return p;
+}
+
+}  // namespace
+
+TEST(SimBound, StopsExactlyWhenTheProgramIsSlowerThanTheBound) {
+  for (const auto& [cfg, prog] : programs()) {
+    const Result full = simulate(cfg, prog);
+    ASSERT_FALSE(full.stoppedEarly);
+    ASSERT_GT(full.totalCycles, 10);
+    // At the total (a tie) the run completes and is the exact result.
+    SimOptions o;
+    o.stopAfterCycles = full.totalCycles;
+    test::expectSameResult(simulate(cfg, prog, o), full);
+    // Below it, the run stops with a lower bound that proves it is slower.
+    for (const int64_t bound : {full.totalCycles - 1, full.totalCycles / 2, int64_t{1}}) {
+      o.stopAfterCycles = bound;
+      const Result r = simulate(cfg, prog, o);
+      EXPECT_TRUE(r.stoppedEarly) << bound;
+      EXPECT_GT(r.totalCycles, bound);
+      EXPECT_LE(r.totalCycles, full.totalCycles);
+    }
+  }
+}
+
+TEST(SimBound, CachedRunsGiveTheSameResults) {
+  ChannelRunCache cache;
+  SimOptions cached;
+  cached.cache = &cache;
+  for (const auto& [cfg, prog] : programs()) {
+    const Result exact = simulate(cfg, prog);
+    const std::size_t hits = cache.hits();
+    test::expectSameResult(simulate(cfg, prog, cached), exact);  // simulated and kept
+    test::expectSameResult(simulate(cfg, prog, cached), exact);  // looked up
+    EXPECT_EQ(cache.hits(), hits + 1);
+  }
+  const DeviceConfig a = attaccConfig(true);
+  const Program two = twoDistinctChannels(a);
+  test::expectSameResult(simulate(a, two, cached), simulate(a, two));
+  const std::size_t hits = cache.hits();
+  test::expectSameResult(simulate(a, two, cached), simulate(a, two));
+  EXPECT_EQ(cache.hits(), hits + 2);
+}
+
+TEST(SimBound, AnotherConfigurationDoesNotReuseRuns) {
+  ChannelRunCache cache;
+  SimOptions cached;
+  cached.cache = &cache;
+  DeviceConfig on = attaccConfig(true), off = on;
+  off.refresh = false;
+  const Program p = test::interleavedHost(on, 2000, Op::HOST_WR);
+  const Result withRefresh = simulate(on, p, cached);
+  const Result without = simulate(off, p, cached);
+  test::expectSameResult(without, simulate(off, p));
+  EXPECT_NE(withRefresh.totalCycles, without.totalCycles);
+  EXPECT_EQ(cache.hits(), 0u);
+}
+
+TEST(SimBound, AStoppedRunIsReusedOnlyUnderATighterBound) {
+  ChannelRunCache cache;
+  const DeviceConfig a = attaccConfig(true);
+  const Program p = test::interleavedHost(a, 900, Op::HOST_WR);
+  const Result full = simulate(a, p);
+  SimOptions o;
+  o.cache = &cache;
+  o.stopAfterCycles = full.totalCycles / 2;
+  const Result stopped = simulate(a, p, o);
+  ASSERT_TRUE(stopped.stoppedEarly);
+  o.stopAfterCycles = full.totalCycles / 4;  // proven slower already: served from the cache
+  EXPECT_TRUE(simulate(a, p, o).stoppedEarly);
+  EXPECT_EQ(cache.hits(), 1u);
+  o.stopAfterCycles = 0;  // the whole run is needed: simulated again, exactly
+  test::expectSameResult(simulate(a, p, o), full);
+  o.stopAfterCycles = full.totalCycles - 1;  // the complete run now answers any bound
+  const Result again = simulate(a, p, o);
+  EXPECT_TRUE(again.stoppedEarly);
+  EXPECT_EQ(again.totalCycles, full.totalCycles);
+}
