@@ -16,6 +16,7 @@
 #include "engine/predict/features.h"
 #include "engine/predict/training.h"
 #include "engine/search/explorer.h"
+#include "engine/store/store.h"
 
 namespace pim {
 namespace {
@@ -100,6 +101,34 @@ TEST(Predictor, ShippedModelsLoadWithTheCurrentFeatureSchema) {
   }
 }
 
+// --max-fresh: a fully labelled shape gives its whole sample from the store, an unlabelled one only N drafts.
+TEST(PredictorTraining, MaxFreshCutsOnlyShapesThatNeedNewSimulations) {
+  const Backend& b = BackendRegistry::builtin().get("gddr6-aim");
+  auto store = ResultsStore::open(":memory:");
+  TrainOptions o;
+  o.store = &store;
+  o.xgb.maxRounds = 20;
+  o.sampleFraction = 1.0;
+  o.maxSamplesPerShape = 100000;
+  Suite first{"first", {{"red", {"b=1,n=2048"}}}};
+  const Predictor all = trainPredictor(b, first, o);  // labels every draft of the first shape
+  const std::size_t labelled = all.metadata().samples + all.metadata().validationSamples;
+
+  o.sampleFraction = 0.5;
+  o.maxFreshPerShape = 20;
+  Suite both{"both", {{"red", {"b=1,n=2048", "b=2,n=4096"}}}};
+  const Predictor mixed = trainPredictor(b, both, o);
+  std::size_t n1 = 0;
+  Pruner(problem("gddr6-aim", "red", "b=1,n=2048")->space()).forEachKept([&](const Draft&) {
+    return ++n1 > 0;
+  });
+  EXPECT_EQ(labelled, n1);  // every gddr6-aim RED draft fits its banks
+  EXPECT_EQ(mixed.metadata().samples + mixed.metadata().validationSamples, (n1 + 1) / 2 + 20);
+  const auto backendId = store.upsertBackend(b.name, b.hash(), b.toJson());
+  const Kernel red = KernelLibrary::builtin().get("red");
+  EXPECT_EQ(store.results(store.upsertProblem(backendId, "red", red.source, "b=2,n=4096")).size(), 20u);
+}
+
 // Ctrl-C during the labelling of a shape: the shapes finished before it are reported, the unfinished one is
 // not (its optimum is unknown) and the report says it was interrupted.
 TEST(PredictorEvaluation, InterruptedShapeIsNotReportedAsARow) {
@@ -127,6 +156,41 @@ TEST(PredictorEvaluation, InterruptedShapeIsNotReportedAsARow) {
   EXPECT_FALSE(full.interrupted);
   EXPECT_EQ(full.rows.size(), 3u);
   EXPECT_EQ(full.rows[0].optimumNs, r.rows[0].optimumNs);
+}
+
+// Branch and bound finds the optimum every draft's full simulation finds, while stopping most of them early
+// (they carry no label then, so fewer results are stored).
+TEST(PredictorEvaluation, BranchAndBoundFindsTheSameOptimum) {
+  const Backend& b = BackendRegistry::builtin().get("attacc");
+  const auto pred = Predictor::loadShipped(b.name);
+  ASSERT_TRUE(pred.has_value());
+  const Suite suite{"test", {{"red", {"b=1,n=2048", "b=4,n=4096"}}}};
+  auto allStore = ResultsStore::open(":memory:"), boundStore = ResultsStore::open(":memory:");
+  TrainOptions o;
+  o.store = &allStore;
+  EvaluateOptions labelAll;
+  labelAll.branchAndBound = false;
+  const EvaluationReport all = evaluatePredictor(b, "red", suite, *pred, o, labelAll);
+  o.store = &boundStore;
+  const EvaluationReport bound = evaluatePredictor(b, "red", suite, *pred, o);
+  ASSERT_EQ(all.rows.size(), 2u);
+  ASSERT_EQ(bound.rows.size(), 2u);
+  EXPECT_EQ(all.bounded, 0u);
+  EXPECT_GT(bound.bounded, all.rows[0].drafts / 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(bound.rows[i].optimum, all.rows[i].optimum);
+    EXPECT_EQ(bound.rows[i].optimumNs, all.rows[i].optimumNs);
+    EXPECT_EQ(bound.rows[i].optimumRank, all.rows[i].optimumRank);
+    EXPECT_EQ(bound.rows[i].pickNs, all.rows[i].pickNs);
+  }
+  EXPECT_EQ(bound.top1, all.top1);
+  const Kernel red = KernelLibrary::builtin().get("red");
+  auto stored = [&](ResultsStore& s) {
+    const auto backendId = s.upsertBackend(b.name, b.hash(), b.toJson());
+    return s.results(s.upsertProblem(backendId, "red", red.source, "b=1,n=2048")).size();
+  };
+  EXPECT_EQ(stored(allStore), all.rows[0].drafts);
+  EXPECT_LT(stored(boundStore), all.rows[0].drafts / 2);
 }
 
 TEST(Predictor, MissingOrForeignModelFiles) {

@@ -203,7 +203,7 @@ void runExplore(const ExploreCmd& o) {
 
 struct TrainCmd {
   std::string backend, suite, db, out;
-  std::size_t maxSamples = 400;
+  std::size_t maxSamples = 400, maxFresh = 0;
   std::uint64_t seed = 42;
   unsigned threads = 0;
   bool json = false;
@@ -222,6 +222,7 @@ void runTrain(const TrainCmd& o) {
   if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
   TrainOptions to;
   to.maxSamplesPerShape = o.maxSamples;
+  to.maxFreshPerShape = o.maxFresh;
   to.seed = o.seed;
   to.threads = o.threads;
   to.store = store ? &*store : nullptr;
@@ -258,7 +259,7 @@ struct EvaluateCmd {
               maxConfirm = kDefaultMaxConfirm;
   double band = kDefaultBandErrors;
   unsigned threads = 0;
-  bool json = false;
+  bool json = false, labelAll = false;
 };
 
 void runEvaluate(const EvaluateCmd& o) {
@@ -284,6 +285,7 @@ void runEvaluate(const EvaluateCmd& o) {
   eo.predictLimit = o.predictLimit;
   eo.bandErrors = o.band;
   eo.maxConfirm = o.maxConfirm;
+  eo.branchAndBound = !o.labelAll;
   const EvaluationReport r = evaluatePredictor(b, o.kernel, suite, *model, to, eo);
   if (terminal()) std::cerr << "\r\033[K";
   if (o.json) {
@@ -315,6 +317,8 @@ void runEvaluate(const EvaluateCmd& o) {
                {"seconds_with", r.secondsWith},
                {"seconds_without", r.secondsWithout},
                {"seconds_without_extrapolated", r.withoutExtrapolated},
+               {"branch_and_bound", eo.branchAndBound},
+               {"bounded_drafts", r.bounded},
                {"interrupted", r.interrupted},
                {"threads", o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())},
                {"rows", rows}});
@@ -325,11 +329,13 @@ void runEvaluate(const EvaluateCmd& o) {
       "%s+%s: %zu configs; the predictor strategy (top %zu and near-ties, at most %zu, confirmed by "
       "simulation) finds the optimum in %zu "
       "(%.1f%%) and %.2f%% of it otherwise; the single best prediction is the optimum in %zu (%.1f%%), "
-      "%.2f%% otherwise; compile %.2f s with the predictor vs %.2f s simulating every draft\n",
+      "%.2f%% otherwise; compile %.2f s with the predictor vs %.2f s simulating every draft%s\n",
       r.backend.c_str(), r.kernel.c_str(), r.configs, eo.topK, eo.maxConfirm, r.top1,
       100.0 * static_cast<double>(r.top1) / n, 100.0 * r.meanPickVsOptimum, r.top1Argmin,
       100.0 * static_cast<double>(r.top1Argmin) / n, 100.0 * r.meanArgminVsOptimum, r.secondsWith,
-      r.secondsWithout);
+      r.secondsWithout,
+      r.bounded ? (" (" + std::to_string(r.bounded) + " stopped once slower than the best found)").c_str()
+                : "");
   if (r.interrupted)
     std::printf(
         "interrupted: the shapes above are complete; labels of the unfinished one are kept in the store\n");
@@ -360,6 +366,8 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--db", t->db, "results store for the labels (each shape committed as one batch)");
   cmd->add_option("--out", t->out, "model directory (default: datasets/models)");
   cmd->add_option("--max-samples", t->maxSamples, "cap on labelled drafts per shape (15% otherwise)");
+  cmd->add_option("--max-fresh", t->maxFresh,
+                  "with --db: a shape needing more than N new simulations is sampled at N drafts instead");
   cmd->add_option("--seed", t->seed, "sampling and training seed");
   cmd->add_option("--threads", t->threads, "simulation threads (default: one per hardware thread)");
   cmd->add_flag("--json", t->json, "machine-readable output");
@@ -379,6 +387,9 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--max-confirm", v->maxConfirm, "cap on the drafts simulated to confirm");
   cmd->add_option("--models", v->models, "model directory (default: the shipped datasets/models)");
   cmd->add_option("--threads", v->threads, "simulation threads (default: one per hardware thread)");
+  cmd->add_flag("--label-all", v->labelAll,
+                "simulate every draft to the end (labels for training) instead of stopping those already "
+                "slower than the best found");
   cmd->add_flag("--json", v->json, "machine-readable output");
   cmd->callback([v] { runEvaluate(*v); });
 }

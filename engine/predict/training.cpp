@@ -81,33 +81,54 @@ StoredResult toStored(std::int64_t problemId, const std::string& options, const 
 }
 
 // Simulates `drafts` on `threads` workers; slot i gets draft i's evaluation, or stays empty when its tiles do
-// not fit the banks (such drafts cannot run and carry no label).
+// not fit the banks (such drafts cannot run and carry no label). With an incumbent (branch and bound), each
+// draft is stopped once it passes the best total cycles found so far, and every complete run lowers it.
+// One channel-run cache per worker (`caches.size()` workers), kept across calls by the caller.
 std::vector<std::optional<Evaluation>> simulateAll(const Problem& p, std::span<const Draft> drafts,
-                                                   const EvalOptions& eo, unsigned threads,
-                                                   const std::atomic<bool>* cancel) {
+                                                   const EvalOptions& eo,
+                                                   std::vector<sim::ChannelRunCache>& caches,
+                                                   const std::atomic<bool>* cancel,
+                                                   std::atomic<std::int64_t>* incumbent) {
   std::vector<std::optional<Evaluation>> out(drafts.size());
   std::atomic<std::size_t> next{0};
-  auto work = [&] {
+  auto work = [&](sim::ChannelRunCache* cache) {
+    EvalOptions mine = eo;
+    mine.cache = cache;
     for (std::size_t i; (i = next.fetch_add(1)) < drafts.size();) {
       if (cancel && cancel->load()) return;
+      if (incumbent) mine.stopAfterCycles = incumbent->load();
       try {
-        out[i] = evaluateDraft(p, drafts[i], eo);
+        out[i] = evaluateDraft(p, drafts[i], mine);
       } catch (const InputError&) {
+        continue;
+      }
+      if (!incumbent || out[i]->lowerBound) continue;
+      for (std::int64_t seen = incumbent->load(); out[i]->totalCycles < seen;) {
+        if (incumbent->compare_exchange_weak(seen, out[i]->totalCycles)) break;
       }
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
+  for (std::size_t t = 1; t < caches.size(); ++t) pool.emplace_back(work, &caches[t]);
+  work(&caches[0]);
   for (auto& t : pool) t.join();
   return out;
 }
 
+struct LabelCounts {
+  std::size_t reused = 0;     // labels taken from the store
+  std::size_t simulated = 0;  // simulations run now (bounded ones included)
+  std::size_t bounded = 0;    // stopped past the incumbent: slower than the optimum, no label
+};
+
 // Labels `drafts` of `p` by simulation. With a store, labels already stored under the same options are reused
-// and new ones are committed every `batchSize` drafts, so an interrupted run resumes where it stopped.
+// and new ones are committed every `batchSize` drafts, so an interrupted run resumes where it stopped. With
+// an incumbent (total cycles of a known draft), the search only needs the optimum: stored labels and every
+// complete simulation lower the incumbent, and drafts that pass it are stopped there and left unlabelled.
 std::vector<std::pair<Draft, Evaluation>> label(const Problem& p, const std::vector<Draft>& drafts,
                                                 const TrainOptions& o, const std::string& what = {},
-                                                std::size_t* reused = nullptr) {
+                                                LabelCounts* counts = nullptr, std::size_t maxFresh = 0,
+                                                std::atomic<std::int64_t>* incumbent = nullptr) {
   EvalOptions eo = o.eval;
   eo.keepBanks = false;
   const std::string options = optionsKey(eo);
@@ -126,20 +147,35 @@ std::vector<std::pair<Draft, Evaluation>> label(const Problem& p, const std::vec
   for (const Draft& d : drafts) {
     if (auto it = stored.find(static_cast<std::int64_t>(d.id)); it != stored.end()) {
       out.emplace_back(d, fromStored(it->second, d));
+      if (incumbent && out.back().second.totalCycles < incumbent->load())
+        incumbent->store(out.back().second.totalCycles);
     } else {
       todo.push_back(d);
     }
   }
-  if (reused) *reused = out.size();
+  if (maxFresh > 0 && todo.size() > maxFresh && drafts.size() > maxFresh) {
+    // Too many new simulations: the first maxFresh drafts of the (random) sample instead.
+    return label(p,
+                 std::vector<Draft>(drafts.begin(), drafts.begin() + static_cast<std::ptrdiff_t>(maxFresh)),
+                 o, what, counts, 0, incumbent);
+  }
+  LabelCounts n;
+  n.reused = out.size();
   const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<sim::ChannelRunCache> caches(threads);
   const std::size_t batch = o.store ? std::max<std::size_t>(1, o.batchSize) : todo.size();
   for (std::size_t begin = 0; begin < todo.size(); begin += batch) {
     if (o.cancel && o.cancel->load()) break;
     const std::span<const Draft> chunk(todo.data() + begin, std::min(batch, todo.size() - begin));
-    const auto evals = simulateAll(p, chunk, eo, threads, o.cancel);
+    const auto evals = simulateAll(p, chunk, eo, caches, o.cancel, incumbent);
     std::vector<StoredResult> rows;
     for (std::size_t i = 0; i < chunk.size(); ++i) {
       if (!evals[i]) continue;
+      ++n.simulated;
+      if (evals[i]->lowerBound) {
+        ++n.bounded;
+        continue;
+      }
       out.emplace_back(chunk[i], *evals[i]);
       if (o.store) rows.push_back(toStored(problemId, options, chunk[i], *evals[i]));
     }
@@ -147,6 +183,7 @@ std::vector<std::pair<Draft, Evaluation>> label(const Problem& p, const std::vec
     if (o.labelProgress)
       o.labelProgress(what, begin + chunk.size() + (drafts.size() - todo.size()), drafts.size());
   }
+  if (counts) *counts = n;
   return out;
 }
 
@@ -210,7 +247,7 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
           o.maxSamplesPerShape,
           static_cast<std::size_t>(std::ceil(o.sampleFraction * static_cast<double>(drafts.size()))));
       drafts.resize(std::min(drafts.size(), want));
-      for (const auto& [d, e] : label(p, drafts, o, kernel + " " + shape)) {
+      for (const auto& [d, e] : label(p, drafts, o, kernel + " " + shape, nullptr, o.maxFreshPerShape)) {
         const auto f = draftFeatures(p, d, o.eval.optimizer);
         x.insert(x.end(), f.begin(), f.end());
         y.push_back(static_cast<float>(std::log(std::max(1.0, e.timeNs))));
@@ -276,11 +313,11 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
   if (!runsOn(b, k)) throw InputError("evaluate: " + kernel + " cannot run on " + b.name);
   EvalOptions sim = o.eval;
   sim.keepBanks = false;
-  auto simulate = [&](const Problem& p, const Draft& d) {
+  auto simulate = [&](const Problem& p, const Draft& d) -> std::optional<Evaluation> {
     try {
-      return evaluateDraft(p, d, sim).timeNs;
+      return evaluateDraft(p, d, sim);
     } catch (const InputError&) {
-      return static_cast<double>(INFINITY);
+      return std::nullopt;
     }
   };
   std::vector<double> ratios, argminRatios;
@@ -310,37 +347,45 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
       if (order.empty()) continue;
       const std::size_t k2 = order.size();
       double pickNs = INFINITY, argminNs = INFINITY;
+      std::int64_t pickCycles = INT64_MAX;
       std::size_t pick = order[0];
       const auto tConfirm = Clock::now();
       for (std::size_t i = 0; i < k2; ++i) {
-        const double t = simulate(p, drafts[order[i]]);
+        const auto e = simulate(p, drafts[order[i]]);
+        const double t = e ? e->timeNs : INFINITY;
         if (i == 0) argminNs = t;
         if (t < pickNs) {
           pickNs = t;
+          pickCycles = e->totalCycles;
           pick = order[i];
         }
       }
       const double confirmSeconds = since(tConfirm);
       r.secondsWith += since(tPredict);
+      // The true optimum: every pruned draft is simulated; with branch and bound, the pick's cycles are the
+      // first incumbent and a draft is stopped as soon as it is slower than the best found so far.
       const auto tAll = Clock::now();
-      std::size_t reused = 0;
-      const auto labelled = label(p, drafts, o, kernel + " " + shape, &reused);
+      LabelCounts counts;
+      std::atomic<std::int64_t> incumbent{pickCycles};
+      const auto labelled =
+          label(p, drafts, o, kernel + " " + shape, &counts, 0, eo.branchAndBound ? &incumbent : nullptr);
       const double labelSeconds = since(tAll);
+      r.bounded += counts.bounded;
       if (o.cancel && o.cancel->load()) {
         // Part of this shape is labelled: its optimum is unknown, so it is not a row (the labels are stored).
         r.interrupted = true;
         break;
       }
-      if (reused == 0) {
+      if (counts.reused == 0) {
         r.secondsWithout += labelSeconds;
       } else {
         // Labels from an earlier run were not timed now: extrapolate from the drafts simulated in this run
         // (the fresh labels, or else the top-k confirmations, timed on one thread).
-        const std::size_t fresh = labelled.size() - reused;
+        const std::size_t fresh = counts.simulated;
         const double perDraft = fresh > 0
                                     ? labelSeconds / static_cast<double>(fresh)
                                     : confirmSeconds / static_cast<double>(std::max<std::size_t>(1, k2));
-        r.secondsWithout += labelSeconds + perDraft * static_cast<double>(reused);
+        r.secondsWithout += labelSeconds + perDraft * static_cast<double>(counts.reused);
         r.withoutExtrapolated = true;
       }
       if (labelled.empty()) continue;

@@ -25,6 +25,10 @@ Suite loadSuite(const std::string& path);  // throws InputError naming the file 
 struct TrainOptions {
   double sampleFraction = 0.15;          // DCC: 15% of the pruned drafts of every shape
   std::size_t maxSamplesPerShape = 400;  // cap so that large spaces stay affordable
+  /// With a store: a shape whose sample would need more than this many new simulations is sampled at this
+  /// many drafts instead (stored labels among them are reused), so fully labelled shapes give their whole
+  /// sample and unlabelled ones a small random one. 0: no such cut.
+  std::size_t maxFreshPerShape = 0;
   double validationFraction = 0.2;
   std::uint64_t seed = 42;
   XgbParams xgb;  // DCC: learning rate 0.1, max depth 8, up to 5,000 rounds
@@ -59,6 +63,7 @@ struct EvaluationReport {
   double secondsWith = 0, secondsWithout = 0;  // compile time with the predictor / simulating every draft
   bool withoutExtrapolated = false;  // labels came from the store: secondsWithout partly extrapolated
   bool interrupted = false;          // cancelled: `rows` holds the shapes finished before it
+  std::size_t bounded = 0;           // drafts stopped by branch and bound (slower than the optimum)
   std::vector<EvaluationRow> rows;
 };
 
@@ -67,9 +72,14 @@ struct EvaluateOptions {
   double bandErrors = kDefaultBandErrors;  // as ExploreOptions: confirm near-ties of the best prediction
   std::size_t maxConfirm = kDefaultMaxConfirm;
   std::size_t predictLimit = 20000;  // as ExploreOptions::predictLimit: analytic screen before the model
+  /// Find the true optimum by branch and bound: every draft is simulated, but stopped (unlabelled) once it is
+  /// slower than the best draft found so far, starting from the predictor's pick. Off: every draft is
+  /// simulated to the end and labelled (as training needs).
+  bool branchAndBound = true;
 };
 
-/// For every shape of `kernel` in the suite: simulate every pruned draft (the true optimum) and compare with
+/// For every shape of `kernel` in the suite: simulate every pruned draft (the true optimum; see
+/// EvaluateOptions::branchAndBound) and compare with
 /// the predictor strategy's pick: the best simulated of the `topK` best predicted drafts (DCC 4.4: predict
 /// all, confirm by simulation). The single best predicted draft is reported too (`top1Argmin`).
 EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, const Suite& suite,

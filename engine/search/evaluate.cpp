@@ -34,11 +34,19 @@ Evaluation evaluateDraft(const Problem& p, const Draft& d, const EvalOptions& o)
   sim::SimOptions so;
   so.trace = o.trace;
   so.fastForward = !o.trace.enabled;
+  so.stopAfterCycles = o.stopAfterCycles;
+  so.cache = o.cache;
   sim::Result r = sim::simulate(device, program, so);
 
   Evaluation e;
   e.draft = d.id;
   e.tCKns = device.tCK_ns;
+  if (r.stoppedEarly) {
+    e.lowerBound = true;
+    e.totalCycles = r.totalCycles;
+    e.timeNs = static_cast<double>(e.totalCycles) * e.tCKns;
+    return e;
+  }
   for (int ph = 0; ph < 3; ++ph) e.cycles[ph] = r.phaseCycles[ph];
   e.energy = r.energy;
   e.commands = r.commandsIssued;

@@ -12,6 +12,7 @@
 #include "engine/codegen/lowering.h"
 #include "engine/mapping/tile_mapping.h"
 #include "engine/search/problem.h"
+#include "sim/channel_cache.h"
 #include "sim/result.h"
 #include "sim/scheduler.h"
 
@@ -24,6 +25,12 @@ struct EvalOptions {
   bool keepBanks = true;     // per-bank statistics in the result (the heat map needs them)
   bool computeOnly = false;  // simulate the compute phase alone (compute-centric search's first step)
   sim::TraceWindow trace;    // Chrome-trace window; disabled by default
+  /// Branch and bound (an exhaustive search that only needs the optimum): when > 0, a draft whose simulation
+  /// passes this many cycles is stopped there and reported as a lower bound (Evaluation::lowerBound).
+  std::int64_t stopAfterCycles = 0;
+  /// Channel runs reused across drafts (not owned; one per thread): drafts of one problem often share
+  /// channel programs, so labelling and exhaustive search simulate most channels only once.
+  sim::ChannelRunCache* cache = nullptr;
 };
 
 /// Where a number comes from (DESIGN.md: every number carries its provenance).
@@ -46,6 +53,9 @@ struct Evaluation {
   std::int64_t commands = 0;
   std::int64_t serialSegments = 0;  // naive rearrangement copies composed outside the simulator
   std::string traceJson;            // when requested
+  /// Stopped by EvalOptions::stopAfterCycles: totalCycles/timeNs are a lower bound (the draft is slower than
+  /// the bound); breakdown, energy and statistics are not filled in.
+  bool lowerBound = false;
   double ns(int phase) const { return static_cast<double>(cycles[phase]) * tCKns; }
 };
 

@@ -292,6 +292,7 @@ void Explorer::run(const std::atomic<bool>& cancel,
   setStage("simulating");
   std::mutex askMutex;
   auto worker = [&] {
+    sim::ChannelRunCache cache;  // drafts of one problem share many channel programs
     for (;;) {
       if (cancel.load()) return;
       std::optional<Proposal> prop;
@@ -305,6 +306,7 @@ void Explorer::run(const std::atomic<bool>& cancel,
       }
       EvalOptions eo = m_options.eval;
       eo.computeOnly = prop->computeOnly;
+      eo.cache = &cache;
       DraftRecord result;
       try {
         Evaluation e = evaluateDraft(m_problem, draft, eo);
