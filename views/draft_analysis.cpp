@@ -26,10 +26,7 @@ DraftAnalysis analyseDraft(std::shared_ptr<const pim::Problem> problem, const pi
     a.mapping = pim::mapDraft(problem->space(), draft, options.indexing);
     a.layout = pim::placeOnBanks(problem->kernel(), *a.mapping, problem->backend());
     a.irText = pim::irText(problem->space(), *a.mapping);
-    const pim::sim::DeviceConfig device = pim::deviceConfigFor(problem->backend(), options.sim);
-    const pim::sim::Program program =
-        pim::lowerDraft(pim::LoweringInput{*problem, *a.mapping, *a.layout, device, options.optimizer});
-    a.commands = pim::commandListing(program);
+    a.commands = pim::commandListing(pim::draftProgram(*problem, draft, options));
     pim::EvalOptions o = options;
     o.keepBanks = true;
     a.evaluation = pim::evaluateDraft(*problem, draft, o);

@@ -251,11 +251,7 @@ void runExport(const ExportCmd& o) {
     if (o.format == "ir") {
       writeFileAtomically(o.out, irText(p.space(), mapDraft(p.space(), d, eo.indexing)));
     } else if (o.format == "commands") {
-      const TileMapping mapping = mapDraft(p.space(), d, eo.indexing);
-      const BankLayout layout = placeOnBanks(p.kernel(), mapping, p.backend());
-      const sim::DeviceConfig device = deviceConfigFor(p.backend(), eo.sim);
-      const LoweringInput in{p, mapping, layout, device, eo.optimizer};
-      writeFileAtomically(o.out, commandListing(lowerDraft(in)));
+      writeFileAtomically(o.out, commandListing(draftProgram(p, d, eo)));
     } else if (o.format == "trace") {
       eo.trace.enabled = true;
       eo.trace.maxEvents = 200000;

@@ -24,14 +24,14 @@ class AttaccCodeGenerator final : public ICodeGenerator {
         "AttAcc has no element-wise units (only a GEMV unit per bank and a softmax unit per channel)", "");
   }
 
-  void emitCompute(const LoweringInput& in, int group, sim::ProgramBuilder& out) const override {
+  void emitCompute(const LoweringInput& in, const GroupView& group, sim::ProgramBuilder& out) const override {
     const Kernel& k = in.problem.kernel();
     const sim::DeviceConfig& d = in.device;
-    const BankRegions r = bankRegions(k, in.mapping, in.problem.backend(), d, group);
-    const std::vector<int> live = liveBanks(in, group);
+    const BankRegions& r = group.regions;
+    const std::vector<int>& live = group.liveBanks;
     const std::int64_t liveCores = static_cast<std::int64_t>(live.size());
     const bool broadcast = codegen::useGroupCommands(in);
-    for (const StatementWork& w : groupWork(k, in.mapping, group)) {
+    for (const StatementWork& w : group.work) {
       const int target = k.statements[w.statement].target.tensor;
       if (w.kind == StatementWork::Kind::Softmax) {
         emit::bufferCommands(out, d, sim::Op::SFM, 1);

@@ -24,9 +24,7 @@ bool useGroupCommands(const LoweringInput& in) {
 std::string firstUnsupported(const Kernel& k, bool elementwise, bool softmax,
                              const std::string& elementwiseWhy, const std::string& softmaxWhy) {
   // Classify statements with an empty tile: only the kinds matter here.
-  CoreTile probe;
-  probe.tensors.resize(k.tensors.size());
-  for (const StatementWork& w : statementWork(k, probe)) {
+  for (const StatementWork& w : statementKinds(k)) {
     if (!elementwise && w.kind == StatementWork::Kind::Elementwise) return elementwiseWhy;
     if (!softmax && w.kind == StatementWork::Kind::Softmax) return softmaxWhy;
   }

@@ -24,14 +24,14 @@ class Hbm2PimCodeGenerator final : public ICodeGenerator {
     return codegen::firstUnsupported(k, true, false, "", "HBM2-PIM has no softmax unit");
   }
 
-  void emitCompute(const LoweringInput& in, int group, sim::ProgramBuilder& out) const override {
+  void emitCompute(const LoweringInput& in, const GroupView& group, sim::ProgramBuilder& out) const override {
     const Kernel& k = in.problem.kernel();
-    const BankRegions r = bankRegions(k, in.mapping, in.problem.backend(), in.device, group);
+    const BankRegions& r = group.regions;
     sim::Hbm2Emitter e(in.device, out);
     e.park();
     e.sbToAb();
     e.programCrf(kGrf);
-    for (const StatementWork& w : groupWork(k, in.mapping, group)) {
+    for (const StatementWork& w : group.work) {
       const int target = k.statements[w.statement].target.tensor;
       const std::int64_t stream = burstsPerBank(in, w.streamTensor, w.streamElems);
       const std::int64_t outCols = burstsPerBank(in, target, w.outputElems);

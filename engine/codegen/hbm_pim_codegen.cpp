@@ -28,11 +28,10 @@ class BroadcastSimdCodeGenerator : public ICodeGenerator {
     return codegen::firstUnsupported(k, true, false, "", m_softmaxWhy);
   }
 
-  void emitCompute(const LoweringInput& in, int group, sim::ProgramBuilder& out) const override {
-    const Kernel& k = in.problem.kernel();
+  void emitCompute(const LoweringInput& in, const GroupView& group, sim::ProgramBuilder& out) const override {
     const sim::DeviceConfig& d = in.device;
-    const BankRegions r = bankRegions(k, in.mapping, in.problem.backend(), d, group);
-    const std::vector<int> live = liveBanks(in, group);
+    const BankRegions& r = group.regions;
+    const std::vector<int>& live = group.liveBanks;
     const bool broadcast = codegen::useGroupCommands(in);
     for (int half = 0; half < m_halves; ++half) {
       std::vector<int> banks;
@@ -42,8 +41,7 @@ class BroadcastSimdCodeGenerator : public ICodeGenerator {
         if (inHalf && (broadcast || std::find(live.begin(), live.end(), f) != live.end())) banks.push_back(f);
       }
       if (banks.empty()) continue;
-      for (const StatementWork& w : groupWork(k, in.mapping, group))
-        emitStatement(in, r, w, banks, broadcast, out);
+      for (const StatementWork& w : group.work) emitStatement(in, r, w, banks, broadcast, out);
     }
   }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <unordered_map>
 
 #include "engine/codegen/lowering.h"
@@ -26,6 +27,20 @@ const ICodeGenerator* codeGeneratorFor(const Backend& b) {
   return nullptr;
 }
 
+GroupView groupView(const LoweringInput& in, int group) {
+  const Kernel& k = in.problem.kernel();
+  GroupView v;
+  v.live = group < in.mapping.groupsUsed;
+  // Idle groups still hold their share of the host layout at the same rows, so they take part in staged
+  // rearrangement with group 0's regions.
+  v.regions = bankRegions(k, in.mapping, in.problem.backend(), in.device, v.live ? group : 0);
+  if (!v.live) return v;
+  v.liveBanks = liveBanks(in, group);
+  v.outputBanks = outputBanks(in, group);
+  v.work = groupWork(k, in.mapping, group);
+  return v;
+}
+
 sim::Program lowerDraft(const LoweringInput& in) {
   const Backend& b = in.problem.backend();
   const ICodeGenerator* gen = codeGeneratorFor(b);
@@ -38,27 +53,32 @@ sim::Program lowerDraft(const LoweringInput& in) {
   }
   sim::Program prog;
   std::unordered_map<std::uint64_t, int> byHash;
-  const Kernel& k = in.problem.kernel();
-  int idleProgram = -1;  // every idle group runs the same program (host-layout traffic only)
+  std::vector<std::pair<GroupView, int>> lowered;  // distinct views and their program (a handful per draft)
+  int idleProgram = -1;                            // every idle group runs the same program
+  const bool staged = in.options.stagedRearrangement && !in.options.computeOnly;
   for (int g = 0; g < b.totalGroups(); ++g) {
-    const bool live = g < in.mapping.groupsUsed;
-    if (!live && idleProgram >= 0) {
+    if (g >= in.mapping.groupsUsed && idleProgram >= 0) {
       prog.channelMap.push_back(idleProgram);
       continue;
     }
-    // Idle groups still hold their share of the host layout, so they take part in staged rearrangement.
-    const BankRegions r = bankRegions(k, in.mapping, b, in.device, live ? g : 0);
+    GroupView view = groupView(in, g);
+    const auto same =
+        std::find_if(lowered.begin(), lowered.end(), [&](const auto& l) { return l.first == view; });
+    if (same != lowered.end()) {
+      prog.channelMap.push_back(same->second);
+      continue;
+    }
     sim::ProgramBuilder pb;
-    const bool staged = in.options.stagedRearrangement && !in.options.computeOnly;
-    if (staged) emitStagedInput(in, g, r, pb);
+    if (staged) emitStagedInput(in, view, pb);
     pb.setPhase(sim::Phase::Compute);
-    if (live) gen->emitCompute(in, g, pb);
-    if (staged) emitStagedOutput(in, g, r, pb);
+    if (view.live) gen->emitCompute(in, view, pb);
+    if (staged) emitStagedOutput(in, view, pb);
     sim::ChannelProgram cp = pb.take();
     const auto [it, fresh] = byHash.emplace(cp.hash(), static_cast<int>(prog.programs.size()));
     if (fresh) prog.programs.push_back(std::move(cp));
     prog.channelMap.push_back(it->second);
-    if (!live) idleProgram = it->second;
+    if (!view.live) idleProgram = it->second;
+    lowered.emplace_back(std::move(view), it->second);
   }
   return prog;
 }

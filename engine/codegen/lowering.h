@@ -7,11 +7,12 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "engine/mapping/bank_layout.h"
+#include "engine/mapping/footprints.h"
 #include "engine/search/problem.h"
 #include "sim/config.h"
 #include "sim/program.h"
@@ -39,9 +40,13 @@ struct StatementWork {
   int secondStream = -1;     // second streamed operand of an element-wise op, -1 if none
   int broadcastTensor = -1;  // operand held in buffers/registers (the vector of a GEMV), -1 if none
   std::int64_t streamElems = 0, broadcastElems = 0, outputElems = 0;
+  bool operator==(const StatementWork&) const = default;
 };
-std::vector<StatementWork> statementWork(const Kernel& k, const CoreTile& core);
-std::vector<StatementWork> groupWork(const Kernel& k, const TileMapping& m, int group);
+/// Work of every statement for a core whose tile holds `elements[t]` elements of tensor t.
+std::vector<StatementWork> statementWork(const Kernel& k, std::span<const std::int64_t> elements);
+/// The kinds of the statements alone (every count zero).
+std::vector<StatementWork> statementKinds(const Kernel& k);
+std::vector<StatementWork> groupWork(const Kernel& k, const DraftFootprints& m, int group);
 
 /// Where each tensor's tile starts in every bank of a group (padded, so the same row in every bank) and where
 /// the host-layout copy of the data lives.
@@ -49,17 +54,31 @@ struct BankRegions {
   std::vector<std::uint32_t> tensorRow;           // first row of each tensor's tile
   std::vector<std::int64_t> tensorBurstsPerBank;  // 32-B bursts of each tensor's padded tile in one bank
   std::uint32_t hostRow = 0;                      // first row of the host-layout region
+  bool operator==(const BankRegions&) const = default;
 };
-BankRegions bankRegions(const Kernel& k, const TileMapping& m, const Backend& b, const sim::DeviceConfig& d,
-                        int group);
+BankRegions bankRegions(const Kernel& k, const DraftFootprints& m, const Backend& b,
+                        const sim::DeviceConfig& d, int group);
 
 struct LoweringInput {
   const Problem& problem;
-  const TileMapping& mapping;
-  const BankLayout& layout;
+  const DraftFootprints& mapping;
   const sim::DeviceConfig& device;
   OptimizerOptions options;
 };
+
+/// Everything the lowering of one PIM group (one simulated channel) reads from the mapped draft. Code
+/// generators see the draft only through it, so groups with equal views lower to the same channel program:
+/// a draft is lowered once per distinct view (a handful), not once per group (up to 160).
+struct GroupView {
+  bool live = false;           // a group the draft uses; an idle one only holds its share of the host layout
+  BankRegions regions;         // of this group, or of group 0 for an idle group (same rows, no tiles)
+  std::vector<int> liveBanks;  // banks holding a live core's data, as flat bank ids of the channel
+  std::vector<int> outputBanks;     // banks whose output tiles the host reads (see rearrangement.h)
+  std::vector<StatementWork> work;  // per statement, the largest over the group's cores (padded tiles)
+  bool operator==(const GroupView&) const = default;
+};
+/// Throws InputError when the group's tiles need more rows than a bank's PIM region.
+GroupView groupView(const LoweringInput& in, int group);
 
 class ICodeGenerator {
  public:
@@ -67,8 +86,9 @@ class ICodeGenerator {
   virtual std::string_view family() const = 0;
   /// Empty when backends of this family can run `k`, else the reason ("AttAcc has no element-wise units").
   virtual std::string unsupportedReason(const Kernel& k) const = 0;
-  /// Appends group `group`'s compute phase (one simulated channel) to `out`.
-  virtual void emitCompute(const LoweringInput& in, int group, sim::ProgramBuilder& out) const = 0;
+  /// Appends the compute phase of a live group (one simulated channel) to `out`.
+  virtual void emitCompute(const LoweringInput& in, const GroupView& group,
+                           sim::ProgramBuilder& out) const = 0;
 };
 
 std::unique_ptr<ICodeGenerator> makeAttaccCodeGenerator();

@@ -84,34 +84,29 @@ std::vector<int> liveBanks(const LoweringInput& in, int group) {
   std::vector<int> banks;
   const int bpc = in.problem.backend().core.banksPerCore;
   for (int c = 0; c < in.mapping.coresPerGroup; ++c) {
-    if (in.mapping.at(group, c).idle) continue;
+    if (in.mapping.isIdle(group, c)) continue;
     for (int j = 0; j < bpc; ++j) banks.push_back(c * bpc + j);
   }
   return banks;
 }
 
 std::vector<int> outputBanks(const LoweringInput& in, int group) {
-  const Kernel& k = in.problem.kernel();
   if (!in.problem.backend().hasUnit("accumulator")) return liveBanks(in, group);
   std::set<std::vector<std::int64_t>> seen;
   std::vector<int> banks;
   const int bpc = in.problem.backend().core.banksPerCore;
   for (int c = 0; c < in.mapping.coresPerGroup; ++c) {
-    const CoreTile& tile = in.mapping.at(group, c);
-    if (tile.idle) continue;
-    std::vector<std::int64_t> signature;
-    for (std::size_t t = 0; t < k.tensors.size(); ++t) {
-      if (k.tensors[t].role != TensorRole::Output) continue;
-      for (const auto& ax : tile.tensors[t].axes) signature.insert(signature.end(), {ax.lo(), ax.hi()});
-    }
-    if (!seen.insert(signature).second) continue;
+    if (in.mapping.isIdle(group, c)) continue;
+    const auto box = in.mapping.outputBox(group, c);  // the covering range of every output axis
+    if (!seen.insert(std::vector<std::int64_t>(box.begin(), box.end())).second) continue;
     for (int j = 0; j < bpc; ++j) banks.push_back(c * bpc + j);
   }
   return banks;
 }
 
-void emitStagedInput(const LoweringInput& in, int group, const BankRegions& r, sim::ProgramBuilder& out) {
+void emitStagedInput(const LoweringInput& in, const GroupView& g, sim::ProgramBuilder& out) {
   const Kernel& k = in.problem.kernel();
+  const BankRegions& r = g.regions;
   const sim::DeviceConfig& d = in.device;
   const int channels = in.problem.backend().totalGroups();
   out.setPhase(sim::Phase::InputRearrangement);
@@ -120,21 +115,20 @@ void emitStagedInput(const LoweringInput& in, int group, const BankRegions& r, s
                ceilDiv(ceilDiv(hostBytes(in.problem, TensorRole::Input), channels * d.bytesPerColumn),
                        d.banksPerChannel())};
   // PIM writes: every live bank receives its core's padded input tiles (padding must hold neutral values).
-  const bool live = group < in.mapping.groupsUsed;
-  Stream writes{sim::Op::HOST_WR, live ? liveBanks(in, group) : std::vector<int>{},
-                firstRow(k, r, TensorRole::Input), regionBursts(k, r, TensorRole::Input)};
+  Stream writes{sim::Op::HOST_WR, g.liveBanks, firstRow(k, r, TensorRole::Input),
+                regionBursts(k, r, TensorRole::Input)};
   emitRounds(in, reads, writes, out);
   out.barrier();
 }
 
-void emitStagedOutput(const LoweringInput& in, int group, const BankRegions& r, sim::ProgramBuilder& out) {
+void emitStagedOutput(const LoweringInput& in, const GroupView& g, sim::ProgramBuilder& out) {
   const Kernel& k = in.problem.kernel();
+  const BankRegions& r = g.regions;
   const sim::DeviceConfig& d = in.device;
   const int channels = in.problem.backend().totalGroups();
   out.setPhase(sim::Phase::OutputRearrangement);
-  const bool live = group < in.mapping.groupsUsed;
-  Stream reads{sim::Op::HOST_RD, live ? outputBanks(in, group) : std::vector<int>{},
-               firstRow(k, r, TensorRole::Output), regionBursts(k, r, TensorRole::Output)};
+  Stream reads{sim::Op::HOST_RD, g.outputBanks, firstRow(k, r, TensorRole::Output),
+               regionBursts(k, r, TensorRole::Output)};
   Stream writes{sim::Op::HOST_WR, allBanks(d), r.hostRow,
                 ceilDiv(ceilDiv(hostBytes(in.problem, TensorRole::Output), channels * d.bytesPerColumn),
                         d.banksPerChannel())};
@@ -192,10 +186,11 @@ SerialRearrangement naiveRearrangement(const LoweringInput& in) {
   // then write it into that channel's banks; the next channel's copy starts when this one is done.
   std::int64_t spreadReads = 0, spreadWrites = 0;
   for (int g = 0; g < in.mapping.groupsUsed; ++g) {
-    const BankRegions r = bankRegions(k, in.mapping, b, d, g);
-    const std::int64_t inPerBank = regionBursts(k, r, TensorRole::Input);
-    const std::int64_t outPerBank = regionBursts(k, r, TensorRole::Output);
-    const std::vector<int> live = liveBanks(in, g), out = outputBanks(in, g);
+    const GroupView view = groupView(in, g);
+    const std::int64_t inPerBank = regionBursts(k, view.regions, TensorRole::Input);
+    const std::int64_t outPerBank = regionBursts(k, view.regions, TensorRole::Output);
+    const std::vector<int>& live = view.liveBanks;
+    const std::vector<int>& out = view.outputBanks;
     const std::int64_t inBursts = inPerBank * static_cast<std::int64_t>(live.size());
     const std::int64_t outBursts = outPerBank * static_cast<std::int64_t>(out.size());
     if (inBursts > 0) {

@@ -20,10 +20,10 @@
 
 namespace pim {
 
-/// Appends group `group`'s share of the staged input rearrangement (phase InputRearrangement).
-void emitStagedInput(const LoweringInput& in, int group, const BankRegions& r, sim::ProgramBuilder& out);
-/// Appends group `group`'s share of the staged output rearrangement (phase OutputRearrangement).
-void emitStagedOutput(const LoweringInput& in, int group, const BankRegions& r, sim::ProgramBuilder& out);
+/// Appends a group's share of the staged input rearrangement (phase InputRearrangement).
+void emitStagedInput(const LoweringInput& in, const GroupView& g, sim::ProgramBuilder& out);
+/// Appends a group's share of the staged output rearrangement (phase OutputRearrangement).
+void emitStagedOutput(const LoweringInput& in, const GroupView& g, sim::ProgramBuilder& out);
 
 /// Banks of a group that hold data of a live core, as flat bank ids of its simulated channel.
 std::vector<int> liveBanks(const LoweringInput& in, int group);

@@ -20,63 +20,99 @@ std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
-std::vector<StatementWork> statementWork(const Kernel& k, const CoreTile& core) {
-  std::vector<StatementWork> out;
-  for (std::size_t s = 0; s < k.statements.size(); ++s) {
-    const Statement& st = k.statements[s];
-    std::vector<int> operands;
+namespace {
+
+// What a statement reads and does, independent of tile sizes.
+struct StatementShape {
+  int target = -1;
+  std::vector<int> operands;  // non-scalar operand tensors, in reference order
+  StatementWork::Kind kind = StatementWork::Kind::Mac;
+};
+
+std::vector<StatementShape> statementShapes(const Kernel& k) {
+  std::vector<StatementShape> out;
+  for (const Statement& st : k.statements) {
+    StatementShape sh;
+    sh.target = st.target.tensor;
     bool softmax = false;
-    collect(st.value, operands, softmax);
+    collect(st.value, sh.operands, softmax);
     // Scalars (geva's c and d) sit in registers; they are not streamed.
-    std::erase_if(operands, [&](int t) { return k.tensors[t].shape.empty(); });
-    std::sort(operands.begin(), operands.end(),
-              [&](int a, int b) { return core.tensors[a].elements > core.tensors[b].elements; });
-    StatementWork w;
-    w.statement = static_cast<int>(s);
-    w.outputElems = core.tensors[st.target.tensor].elements;
+    std::erase_if(sh.operands, [&](int t) { return k.tensors[t].shape.empty(); });
     if (softmax) {
-      w.kind = StatementWork::Kind::Softmax;
+      sh.kind = StatementWork::Kind::Softmax;
     } else if (st.op != AssignOp::Set) {
-      w.kind = operands.size() >= 2 ? StatementWork::Kind::Mac : StatementWork::Kind::Reduce;
+      sh.kind = sh.operands.size() >= 2 ? StatementWork::Kind::Mac : StatementWork::Kind::Reduce;
     } else {
-      w.kind = StatementWork::Kind::Elementwise;
+      sh.kind = StatementWork::Kind::Elementwise;
     }
-    if (!operands.empty()) {
-      w.streamTensor = operands[0];
-      w.streamElems = core.tensors[operands[0]].elements;
-    }
-    if (operands.size() >= 2) {
-      if (w.kind == StatementWork::Kind::Elementwise) {
-        w.secondStream = operands[1];
-      } else {
-        w.broadcastTensor = operands[1];
-        w.broadcastElems = core.tensors[operands[1]].elements;
-      }
-    }
-    out.push_back(w);
+    out.push_back(std::move(sh));
   }
   return out;
 }
 
-std::vector<StatementWork> groupWork(const Kernel& k, const TileMapping& m, int group) {
+// Work of statement `s` on a core: the largest operand tile is streamed from the banks, the second one is
+// broadcast (or streamed too, for an element-wise op). `order` is scratch.
+StatementWork workOf(const StatementShape& sh, int s, std::span<const std::int64_t> elements,
+                     std::vector<int>& order) {
+  order.assign(sh.operands.begin(), sh.operands.end());
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return elements[a] > elements[b]; });
+  StatementWork w;
+  w.statement = s;
+  w.kind = sh.kind;
+  w.outputElems = elements[sh.target];
+  if (!order.empty()) {
+    w.streamTensor = order[0];
+    w.streamElems = elements[order[0]];
+  }
+  if (order.size() >= 2) {
+    if (w.kind == StatementWork::Kind::Elementwise) {
+      w.secondStream = order[1];
+    } else {
+      w.broadcastTensor = order[1];
+      w.broadcastElems = elements[order[1]];
+    }
+  }
+  return w;
+}
+
+}  // namespace
+
+std::vector<StatementWork> statementWork(const Kernel& k, std::span<const std::int64_t> elements) {
   std::vector<StatementWork> out;
+  std::vector<int> order;
+  const auto shapes = statementShapes(k);
+  for (std::size_t s = 0; s < shapes.size(); ++s)
+    out.push_back(workOf(shapes[s], static_cast<int>(s), elements, order));
+  return out;
+}
+
+std::vector<StatementWork> statementKinds(const Kernel& k) {
+  return statementWork(k, std::vector<std::int64_t>(k.tensors.size(), 0));
+}
+
+std::vector<StatementWork> groupWork(const Kernel& k, const DraftFootprints& m, int group) {
+  const auto shapes = statementShapes(k);
+  std::vector<StatementWork> out;
+  std::vector<int> order;
   for (int c = 0; c < m.coresPerGroup; ++c) {
-    const auto w = statementWork(k, m.at(group, c));
-    if (out.empty()) {
-      out = w;
-      continue;
-    }
-    for (std::size_t s = 0; s < w.size(); ++s) {
-      out[s].streamElems = std::max(out[s].streamElems, w[s].streamElems);
-      out[s].broadcastElems = std::max(out[s].broadcastElems, w[s].broadcastElems);
-      out[s].outputElems = std::max(out[s].outputElems, w[s].outputElems);
+    const std::span<const std::int64_t> elements(m.elements.data() + m.coreIndex(group, c) * m.tensorCount,
+                                                 m.tensorCount);
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      const StatementWork w = workOf(shapes[s], static_cast<int>(s), elements, order);
+      if (c == 0) {
+        out.push_back(w);
+        continue;
+      }
+      out[s].streamElems = std::max(out[s].streamElems, w.streamElems);
+      out[s].broadcastElems = std::max(out[s].broadcastElems, w.broadcastElems);
+      out[s].outputElems = std::max(out[s].outputElems, w.outputElems);
     }
   }
   return out;
 }
 
-BankRegions bankRegions(const Kernel& k, const TileMapping& m, const Backend& b, const sim::DeviceConfig& d,
-                        int group) {
+BankRegions bankRegions(const Kernel& k, const DraftFootprints& m, const Backend& b,
+                        const sim::DeviceConfig& d, int group) {
   BankRegions r;
   r.tensorRow.assign(k.tensors.size(), 0);
   r.tensorBurstsPerBank.assign(k.tensors.size(), 0);
@@ -87,7 +123,8 @@ BankRegions bankRegions(const Kernel& k, const TileMapping& m, const Backend& b,
     for (std::size_t t = 0; t < k.tensors.size(); ++t) {
       if (k.tensors[t].role != role) continue;
       std::int64_t elems = 0;
-      for (int c = 0; c < m.coresPerGroup; ++c) elems = std::max(elems, m.at(group, c).tensors[t].elements);
+      for (int c = 0; c < m.coresPerGroup; ++c)
+        elems = std::max(elems, m.elementsOf(group, c, static_cast<int>(t)));
       const std::int64_t bytes =
           ceilDiv(elems * static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype)), b.core.banksPerCore);
       r.tensorBurstsPerBank[t] = ceilDiv(bytes, d.bytesPerColumn);

@@ -6,18 +6,65 @@
 #include "engine/common/error.h"
 
 namespace pim {
+namespace {
 
-BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b, MappingDetail detail) {
+struct BankShare {
+  int group, core, channel, bank;  // channel: pseudo-channel of the system; bank within it
+  std::int64_t bytes = 0;          // resident tensor bytes
+  std::int64_t paddingBytes = 0;   // added so every core of its group has the same address offsets
+  const std::vector<std::int64_t>* tensorBytes;  // per tensor, in this bank
+};
+
+// Calls fn(share) for every bank of every used group: a core's bytes of each tensor split evenly over its
+// banks (the first banks take the remainder), each tensor padded to the group's largest tile so that group
+// commands address every core at the same offsets. Throws InputError when the draft does not fit.
+template <typename F>
+void forEachBankShare(const Kernel& k, const DraftFootprints& fp, const Backend& b, F&& fn) {
   const int pchPerGroup = b.group.pseudoChannelsPerGroup;
   const int banksPerChannel = b.dram.banksPerChannel();
   const int banksPerCore = b.core.banksPerCore;
-  if (m.groupsUsed > b.totalGroups() || m.coresPerGroup > b.coresPerGroup()) {
-    throw InputError("draft " + std::to_string(m.draft.id) + ": needs " + std::to_string(m.groupsUsed) +
-                     " groups x " + std::to_string(m.coresPerGroup) + " cores, backend '" + b.name +
+  if (fp.groupsUsed > b.totalGroups() || fp.coresPerGroup > b.coresPerGroup()) {
+    throw InputError("draft " + std::to_string(fp.draft.id) + ": needs " + std::to_string(fp.groupsUsed) +
+                     " groups x " + std::to_string(fp.coresPerGroup) + " cores, backend '" + b.name +
                      "' has " + std::to_string(b.totalGroups()) + " x " + std::to_string(b.coresPerGroup()));
   }
+  const std::size_t T = k.tensors.size();
+  std::vector<std::int64_t> groupMax(T), tensorBytes(T);
+  for (int g = 0; g < fp.groupsUsed; ++g) {
+    std::fill(groupMax.begin(), groupMax.end(), 0);
+    for (int c = 0; c < fp.coresPerGroup; ++c) {
+      for (std::size_t t = 0; t < T; ++t)
+        groupMax[t] = std::max(groupMax[t], fp.elementsOf(g, c, static_cast<int>(t)));
+    }
+    for (int c = 0; c < fp.coresPerGroup; ++c) {
+      for (int j = 0; j < banksPerCore; ++j) {
+        const int bankInGroup = c * banksPerCore + j;
+        BankShare s{
+            g, c,           g * pchPerGroup + bankInGroup / banksPerChannel, bankInGroup % banksPerChannel, 0,
+            0, &tensorBytes};
+        for (std::size_t t = 0; t < T; ++t) {
+          const std::int64_t es = static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype));
+          auto share = [&](std::int64_t elems) {
+            const std::int64_t bytes = elems * es;
+            return bytes / banksPerCore + (j < bytes % banksPerCore ? 1 : 0);
+          };
+          tensorBytes[t] = share(fp.elementsOf(g, c, static_cast<int>(t)));
+          s.paddingBytes += share(groupMax[t]) - tensorBytes[t];
+          s.bytes += tensorBytes[t];
+        }
+        fn(s);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b) {
+  const DraftFootprints fp = footprintsOf(k, m);
+  const int banksPerChannel = b.dram.banksPerChannel();
   BankLayout L;
-  L.channels = b.totalGroups() * pchPerGroup;
+  L.channels = b.totalGroups() * b.group.pseudoChannelsPerGroup;
   L.banksPerChannel = banksPerChannel;
   L.banks.resize(static_cast<std::size_t>(L.channels) * banksPerChannel);
   for (int ch = 0; ch < L.channels; ++ch) {
@@ -28,46 +75,33 @@ BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b,
     }
   }
   const std::int64_t rowBytes = std::max<std::int64_t>(1, b.dram.rowBytes());
-  for (int g = 0; g < m.groupsUsed; ++g) {
-    // Group commands address every core of the group at the same offsets: pad each tensor to the group's max.
-    std::vector<std::int64_t> groupMax(k.tensors.size(), 0);
-    for (int c = 0; c < m.coresPerGroup; ++c) {
-      for (std::size_t t = 0; t < k.tensors.size(); ++t) {
-        groupMax[t] = std::max(groupMax[t], m.at(g, c).tensors[t].elements);
-      }
+  forEachBankShare(k, fp, b, [&](const BankShare& s) {
+    BankPlacement& p = L.banks[static_cast<std::size_t>(s.channel) * banksPerChannel + s.bank];
+    p.group = s.group;
+    p.core = s.core;
+    const CoreTile& tile = m.at(s.group, s.core);
+    for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+      const std::int64_t bytes = (*s.tensorBytes)[t];
+      if (bytes > 0) p.slices.push_back({static_cast<int>(t), tile.tensors[t].axes, bytes});
     }
-    for (int c = 0; c < m.coresPerGroup; ++c) {
-      const CoreTile& tile = m.at(g, c);
-      for (int j = 0; j < banksPerCore; ++j) {
-        const int bankInGroup = c * banksPerCore + j;
-        const int ch = g * pchPerGroup + bankInGroup / banksPerChannel;
-        BankPlacement& p =
-            L.banks[static_cast<std::size_t>(ch) * banksPerChannel + bankInGroup % banksPerChannel];
-        p.group = g;
-        p.core = c;
-        std::int64_t padded = 0;
-        for (std::size_t t = 0; t < k.tensors.size(); ++t) {
-          const std::int64_t es = static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype));
-          // Split a core's bytes evenly over its banks; the first banks take the remainder.
-          auto share = [&](std::int64_t elems) {
-            const std::int64_t bytes = elems * es;
-            return bytes / banksPerCore + (j < bytes % banksPerCore ? 1 : 0);
-          };
-          const std::int64_t bytes = share(tile.tensors[t].elements);
-          padded += share(groupMax[t]) - bytes;
-          if (bytes > 0 && detail == MappingDetail::Full)
-            p.slices.push_back({static_cast<int>(t), tile.tensors[t].axes, bytes});
-          p.bytes += bytes;
-        }
-        p.paddingBytes = padded;
-        p.rowsTouched = (p.bytes + p.paddingBytes + rowBytes - 1) / rowBytes;
-        L.residentBytes += p.bytes;
-        L.paddingBytes += p.paddingBytes;
-        if (p.bytes > 0) ++L.banksUsed;
-      }
-    }
-  }
+    p.bytes = s.bytes;
+    p.paddingBytes = s.paddingBytes;
+    p.rowsTouched = (p.bytes + p.paddingBytes + rowBytes - 1) / rowBytes;
+    L.residentBytes += p.bytes;
+    L.paddingBytes += p.paddingBytes;
+    if (p.bytes > 0) ++L.banksUsed;
+  });
   return L;
+}
+
+PlacementTotals placementTotals(const Kernel& k, const DraftFootprints& fp, const Backend& b) {
+  PlacementTotals totals;
+  forEachBankShare(k, fp, b, [&](const BankShare& s) {
+    totals.residentBytes += s.bytes;
+    totals.paddingBytes += s.paddingBytes;
+    if (s.bytes > 0) ++totals.banksUsed;
+  });
+  return totals;
 }
 
 }  // namespace pim

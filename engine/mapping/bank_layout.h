@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/hw/backend.h"
+#include "engine/mapping/footprints.h"
 #include "engine/mapping/tile_mapping.h"
 
 namespace pim {
@@ -39,8 +40,14 @@ struct BankLayout {
 /// Places `m` on `b`: group G is PIM group G of the system (pseudo-channels G*p .. G*p+p-1, p pseudo-channels
 /// per group); core K of a group owns banks K*banksPerCore .. +banksPerCore-1 of the group in flat order, and
 /// a core's bytes are split evenly over its banks. Throws InputError if the draft needs more groups or cores
-/// than the backend has. With MappingDetail::Footprints the banks carry no slices (byte counts only).
-BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b,
-                        MappingDetail detail = MappingDetail::Full);
+/// than the backend has.
+BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b);
+
+/// What an evaluation reports of the placement; the same numbers as placeOnBanks, from footprints alone.
+struct PlacementTotals {
+  std::int64_t residentBytes = 0, paddingBytes = 0;
+  int banksUsed = 0;
+};
+PlacementTotals placementTotals(const Kernel& k, const DraftFootprints& fp, const Backend& b);
 
 }  // namespace pim

@@ -42,15 +42,25 @@ struct TileMapping {
   const CoreTile& at(int group, int core) const { return cores[group * coresPerGroup + core]; }
 };
 
-/// How much of each core tile to keep: the per-reference index sets are for people (walkthrough, details);
-/// simulation needs only the tensor footprints, and skipping the rest saves most of the mapping's
-/// allocations.
-enum class MappingDetail : std::uint8_t { Full, Footprints };
+/// Lowers draft `d` of `space`, every core with its index sets (what people read: walkthrough, details, IR,
+/// schedule files; the simulation reads only footprints, see footprints.h). Core (G, K) takes, for every
+/// part i, coordinates (g_i, k_i) of G and K in mixed radix with the last part fastest; its data tile along
+/// part i's representative dimension of extent E is [u*ts, min(E, (u+1)*ts)) with u = g_i*c_i + k_i and
+/// ts = ceil(E / (g_i*c_i)).
+TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy strategy);
 
-/// Lowers draft `d` of `space`. Core (G, K) takes, for every part i, coordinates (g_i, k_i) of G and K in
-/// mixed radix with the last part fastest; its data tile along part i's representative dimension of extent E
-/// is [u*ts, min(E, (u+1)*ts)) with u = g_i*c_i + k_i and ts = ceil(E / (g_i*c_i)).
-TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy strategy,
-                     MappingDetail detail = MappingDetail::Full);
+// The pieces of the mapping, shared with the footprint mapping.
+
+/// Part i's tiles at position u along it (u = g_i*c_i + k_i): the data tile along its representative
+/// dimension and the compute range of its representative variable (empty: the core is idle).
+struct PartTile {
+  IndexSet data, compute;
+};
+PartTile partTile(const DraftSpace& space, int part, const PartChoice& c, std::int64_t u);
+/// Values of affine expression `e` over the box of loop ranges (empty if any variable's range is empty).
+IndexSet evaluateOver(const AffineExpr& e, const std::vector<IndexSet>& loops);
+/// The indices one tensor axis needs, from the index sets of its references (already expanded under
+/// IndexingStrategy::Expand, which also covers a union by one range).
+IndexUnion axisUnion(const std::vector<IndexSet>& refs, IndexingStrategy strategy);
 
 }  // namespace pim

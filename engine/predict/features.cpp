@@ -90,9 +90,7 @@ FeatureExtractor::FeatureExtractor(const Problem& p, const OptimizerOptions& o) 
   for (std::size_t s = 0; s < sets.size(); ++s) {
     for (const auto& td : sets[s].dims) m_setOf[td.tensor][td.axis] = static_cast<int>(s);
   }
-  CoreTile probe;
-  probe.tensors.resize(k.tensors.size());
-  for (const StatementWork& w : statementWork(k, probe)) {
+  for (const StatementWork& w : statementKinds(k)) {
     Statement st;
     st.target = k.statements[w.statement].target.tensor;
     st.softmax = w.kind == StatementWork::Kind::Softmax;

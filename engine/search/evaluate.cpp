@@ -21,14 +21,23 @@ std::string_view provenanceName(Provenance p) {
   return "?";
 }
 
-Evaluation evaluateDraft(const Problem& p, const Draft& d, const EvalOptions& o) {
-  // The simulation needs footprints only; the index sets people read come from mapDraft/placeOnBanks in Full.
-  const TileMapping mapping = mapDraft(p.space(), d, o.indexing, MappingDetail::Footprints);
-  const BankLayout layout = placeOnBanks(p.kernel(), mapping, p.backend(), MappingDetail::Footprints);
+sim::Program draftProgram(const Problem& p, const Draft& d, const EvalOptions& o) {
+  const DraftFootprints mapping = mapFootprints(p.space(), d, o.indexing);
+  placementTotals(p.kernel(), mapping, p.backend());  // refuses drafts beyond the backend's groups and cores
   const sim::DeviceConfig device = deviceConfigFor(p.backend(), o.sim);
   OptimizerOptions opt = o.optimizer;
   opt.computeOnly = o.computeOnly;
-  const LoweringInput in{p, mapping, layout, device, opt};
+  return lowerDraft(LoweringInput{p, mapping, device, opt});
+}
+
+Evaluation evaluateDraft(const Problem& p, const Draft& d, const EvalOptions& o) {
+  // The simulation needs footprints only; the index sets people read come from mapDraft/placeOnBanks.
+  const DraftFootprints mapping = mapFootprints(p.space(), d, o.indexing);
+  const PlacementTotals placed = placementTotals(p.kernel(), mapping, p.backend());
+  const sim::DeviceConfig device = deviceConfigFor(p.backend(), o.sim);
+  OptimizerOptions opt = o.optimizer;
+  opt.computeOnly = o.computeOnly;
+  const LoweringInput in{p, mapping, device, opt};
   const sim::Program program = lowerDraft(in);
 
   sim::SimOptions so;
@@ -71,9 +80,9 @@ Evaluation evaluateDraft(const Problem& p, const Draft& d, const EvalOptions& o)
   e.totalCycles = e.cycles[0] + e.cycles[1] + e.cycles[2];
   e.timeNs = static_cast<double>(e.totalCycles) * e.tCKns;
   e.energyPj = e.energy.total_pJ();
-  e.banksUsed = layout.banksUsed;
-  e.residentBytes = layout.residentBytes;
-  e.paddingBytes = layout.paddingBytes;
+  e.banksUsed = placed.banksUsed;
+  e.residentBytes = placed.residentBytes;
+  e.paddingBytes = placed.paddingBytes;
   if (o.keepBanks) e.banks = std::move(r.banks);
   if (o.trace.enabled) e.traceJson = r.chromeTraceJson();
   return e;

@@ -62,6 +62,10 @@ struct Evaluation {
 /// Throws InputError when the backend cannot run the kernel or the draft's tiles do not fit the banks.
 Evaluation evaluateDraft(const Problem& p, const Draft& d, const EvalOptions& o = {});
 
+/// The command program evaluateDraft simulates for `d` (naive rearrangement is composed outside it), for
+/// listings and export. Throws InputError as evaluateDraft does.
+sim::Program draftProgram(const Problem& p, const Draft& d, const EvalOptions& o = {});
+
 /// Program of a draft as a readable listing (one line per command or repeated block), for the GUI and export.
 std::string commandListing(const sim::Program& prog, std::size_t maxLines = 400);
 
