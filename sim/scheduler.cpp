@@ -16,11 +16,25 @@ inline void forBits(uint64_t m, F&& f) {
     m &= m - 1;
   }
 }
+}  // namespace
+
 bool isAllBankOp(Op op) {
   return op == Op::ACTAB || op == Op::MACAB || op == Op::PIM_LD || op == Op::PIM_MAC || op == Op::PIM_ADD ||
          op == Op::PIM_MUL || op == Op::PIM_WB;
 }
-}  // namespace
+
+uint64_t commandMask(const DeviceConfig& cfg, const Command& c) {
+  const int nBanks = cfg.banksPerChannel(), perRank = cfg.banksPerRank();
+  const uint64_t all = nBanks >= 64 ? ~0ULL : ((1ULL << nBanks) - 1);
+  if (c.bankMask) return c.bankMask & all;
+  if ((c.flags & kFlagAllBanks) || isAllBankOp(c.op)) return all;
+  const int rankBase = (c.pch * cfg.ranks + c.rank) * perRank;
+  if (c.op == Op::PREA) {
+    const uint64_t rm = perRank >= 64 ? ~0ULL : ((1ULL << perRank) - 1);
+    return rm << rankBase;
+  }
+  return 1ULL << (rankBase + c.bg * cfg.banksPerGroup + c.bank);
+}
 
 ChannelScheduler::ChannelScheduler(const DeviceConfig& cfg, TraceWindow tw, int traceChannel,
                                    bool fastForward)
@@ -28,7 +42,6 @@ ChannelScheduler::ChannelScheduler(const DeviceConfig& cfg, TraceWindow tw, int 
   m_banksPerRank = cfg.banksPerRank();
   m_banksPerPch = cfg.banksPerPseudoChannel();
   m_nBanks = cfg.banksPerChannel();
-  m_allMask = m_nBanks >= 64 ? ~0ULL : ((1ULL << m_nBanks) - 1);
   m_banks.resize(static_cast<size_t>(m_nBanks));
   m_ranks.resize(static_cast<size_t>(cfg.pseudoChannels * cfg.ranks));
   m_pchs.resize(static_cast<size_t>(cfg.pseudoChannels));
@@ -71,16 +84,7 @@ ChannelRun ChannelScheduler::release() {
   return r;
 }
 
-uint64_t ChannelScheduler::maskOf(const Command& c) const {
-  if (c.bankMask) return c.bankMask & m_allMask;
-  if ((c.flags & kFlagAllBanks) || isAllBankOp(c.op)) return m_allMask;
-  const int rankBase = (c.pch * m_cfg.ranks + c.rank) * m_banksPerRank;
-  if (c.op == Op::PREA) {
-    const uint64_t rm = m_banksPerRank >= 64 ? ~0ULL : ((1ULL << m_banksPerRank) - 1);
-    return rm << rankBase;
-  }
-  return 1ULL << (rankBase + c.bg * m_cfg.banksPerGroup + c.bank);
-}
+uint64_t ChannelScheduler::maskOf(const Command& c) const { return commandMask(m_cfg, c); }
 
 const ChannelScheduler::MaskInfo& ChannelScheduler::info(uint64_t mask) const {
   if ((mask & (mask - 1)) == 0 && mask) return m_single[size_t(std::countr_zero(mask))];

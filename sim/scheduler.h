@@ -30,6 +30,11 @@ struct TraceWindow {
   size_t maxEvents = 200000;
 };
 
+/// All-bank PIM commands (ACTAB, MACAB, the HBM-PIM broadcasts): every bank of the channel, PIM spacings.
+bool isAllBankOp(Op op);
+/// The banks a row or column command acts on (bit = flat bank id of the channel).
+uint64_t commandMask(const DeviceConfig& cfg, const Command& c);
+
 /// What simulating one channel program yields: everything the simulator needs afterwards (phase ends, command
 /// counts and per-bank state for the statistics), so a run can be kept and reused (ChannelRunCache).
 struct ChannelRun {
@@ -121,7 +126,6 @@ class ChannelScheduler {
 
   const DeviceConfig& m_cfg;
   int m_banksPerRank, m_banksPerPch, m_nBanks;
-  uint64_t m_allMask;
   std::vector<BankState> m_banks;
   std::vector<RankState> m_ranks;
   std::vector<PseudoChannelState> m_pchs;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "sim/bounds.h"
 #include "sim/channel_cache.h"
 #include "sim/stats.h"
 
@@ -14,6 +15,18 @@ Result simulate(const DeviceConfig& cfgIn, const Program& prog, const SimOptions
   cfg.finalize();
   Result res;
   res.tCK_ns = cfg.tCK_ns;
+
+  // Branch and bound: a channel whose command counts alone exceed the bound need not be simulated.
+  if (opts.stopAfterCycles > 0) {
+    for (const ChannelProgram& cp : prog.programs) {
+      const int64_t atLeast = lowerBoundCycles(cfg, cp);
+      if (atLeast <= opts.stopAfterCycles) continue;
+      res.stoppedEarly = true;
+      res.totalCycles = atLeast;
+      res.totalNs = cfg.cyclesToNs(res.totalCycles);
+      return res;
+    }
+  }
 
   // Deduplicate by content hash: identical channels are simulated once, and with a cache once across calls.
   ChannelRunCache* cache = opts.trace.enabled ? nullptr : opts.cache;

@@ -18,6 +18,7 @@ struct SimOptions {
   /// Branch and bound: when > 0, stop as soon as some channel has a command completing after this cycle. The
   /// program then provably takes longer than `stopAfterCycles` (phases only add up and every channel's
   /// completion time only grows), and the result says so (Result::stoppedEarly) instead of timing the rest.
+  /// Programs whose command counts alone prove it (sim/bounds.h) are not simulated at all.
   int64_t stopAfterCycles = 0;
   /// Channel runs reused across calls (not owned; one per thread). Ignored while tracing.
   ChannelRunCache* cache = nullptr;

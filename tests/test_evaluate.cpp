@@ -15,6 +15,7 @@
 #include "engine/mapping/footprints.h"
 #include "engine/search/baselines.h"
 #include "engine/search/evaluate.h"
+#include "sim/bounds.h"
 
 namespace pim {
 namespace {
@@ -141,6 +142,36 @@ TEST(EvaluateConformance, FootprintsEqualTheFullMapping) {
     return !::testing::Test::HasFailure();
   });
   EXPECT_GT(checked, 1000);
+}
+
+// Branch and bound may refuse a draft from its command counts alone (sim/bounds.h): on the programs of real
+// drafts of every backend and kernel that bound stays at or below the simulated time.
+TEST(EvaluateConformance, CountBoundOfEveryDraftProgramIsAtMostItsTime) {
+  int checked = 0;
+  for (const Backend& b : BackendRegistry::builtin().all()) {
+    if (!codeGeneratorFor(b)) continue;
+    for (const auto& entry : KernelLibrary::builtin().entries()) {
+      const auto p = problem(b.name, entry.name, smallShape(entry.name));
+      for (const Draft& d : sampleDrafts(*p, 4)) {
+        EvalOptions o;
+        o.keepBanks = false;
+        Evaluation e;
+        sim::Program prog;
+        try {
+          e = evaluateDraft(*p, d, o);
+          prog = draftProgram(*p, d, o);
+        } catch (const InputError&) {
+          continue;
+        }
+        sim::DeviceConfig cfg = deviceConfigFor(b, o.sim);
+        cfg.finalize();
+        for (const sim::ChannelProgram& cp : prog.programs)
+          EXPECT_LE(sim::lowerBoundCycles(cfg, cp), e.totalCycles) << b.name << " " << p->space().label(d);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 40);
 }
 
 TEST(EvaluateConformance, DifferentDraftsGetDifferentTimes) {

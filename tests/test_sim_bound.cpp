@@ -4,6 +4,7 @@
 // is the run it replaces.
 #include <gtest/gtest.h>
 
+#include "sim/bounds.h"
 #include "sim/channel_cache.h"
 #include "sim/simulator.h"
 #include "sim/vendor_attacc.h"
@@ -92,12 +93,17 @@ TEST(SimBound, AStoppedRunIsReusedOnlyUnderATighterBound) {
   const DeviceConfig a = attaccConfig(true);
   const Program p = test::interleavedHost(a, 900, Op::HOST_WR);
   const Result full = simulate(a, p);
+  DeviceConfig c = a;
+  c.finalize();
+  const int64_t counted = lowerBoundCycles(c, p.programs[0]);  // bounds between it and the total need a run
+  ASSERT_LT(counted + 8, full.totalCycles);
   SimOptions o;
   o.cache = &cache;
-  o.stopAfterCycles = full.totalCycles / 2;
+  o.stopAfterCycles = full.totalCycles - (full.totalCycles - counted) / 4;
   const Result stopped = simulate(a, p, o);
   ASSERT_TRUE(stopped.stoppedEarly);
-  o.stopAfterCycles = full.totalCycles / 4;  // proven slower already: served from the cache
+  EXPECT_EQ(cache.hits(), 0u);
+  o.stopAfterCycles = counted + (full.totalCycles - counted) / 4;  // proven slower already: from the cache
   EXPECT_TRUE(simulate(a, p, o).stoppedEarly);
   EXPECT_EQ(cache.hits(), 1u);
   o.stopAfterCycles = 0;  // the whole run is needed: simulated again, exactly
@@ -106,4 +112,62 @@ TEST(SimBound, AStoppedRunIsReusedOnlyUnderATighterBound) {
   const Result again = simulate(a, p, o);
   EXPECT_TRUE(again.stoppedEarly);
   EXPECT_EQ(again.totalCycles, full.totalCycles);
+}
+
+// The count-based bound never exceeds the simulated completion: vendor programs, host streams and random
+// mixes of single-bank, masked, all-bank and buffer commands over several phases.
+TEST(SimBound, CountBoundIsNeverAboveTheSimulatedTime) {
+  auto check = [](DeviceConfig cfg, const Program& p) {
+    cfg.finalize();
+    const Result r = simulate(cfg, p);
+    for (const ChannelProgram& cp : p.programs) EXPECT_LE(lowerBoundCycles(cfg, cp), r.totalCycles);
+    return r;
+  };
+  for (const auto& [cfg, prog] : programs()) {
+    DeviceConfig c = cfg;
+    c.finalize();
+    const Result r = check(cfg, prog);
+    EXPECT_GT(lowerBoundCycles(c, prog.programs[0]), r.totalCycles / 8);  // and not vacuous
+  }
+  check(attaccConfig(true), attaccDecodeAttention(attaccConfig(true), 1, 32, 2048));
+  uint64_t seed = 777;
+  auto rnd = [&](uint64_t n) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (seed >> 33) % n;
+  };
+  const DeviceConfig cfgs[] = {attaccConfig(true), hbmPimHbm3Config(), hbm2PimConfig(true)};
+  for (int trial = 0; trial < 60; ++trial) {
+    const DeviceConfig& c = cfgs[trial % 3];
+    const int nb = c.banksPerChannel();
+    ProgramBuilder b;
+    for (int blk = 0; blk < 3; ++blk) {
+      b.setPhase(Phase(rnd(3)));
+      b.beginLoop(int64_t(1 + rnd(200)));
+      for (int i = 0, n = 1 + int(rnd(6)); i < n; ++i) {
+        static const Op ops[] = {Op::HOST_RD, Op::HOST_WR, Op::RD, Op::MACAB, Op::PIM_MAC, Op::WRGB, Op::ACT};
+        Command cmd;
+        cmd.op = ops[rnd(7)];
+        cmd.phase = Phase(rnd(3));
+        const int bank = int(rnd(uint64_t(nb)));
+        cmd.pch = uint8_t(bank / c.banksPerPseudoChannel());
+        cmd.rank = uint8_t(bank / c.banksPerRank() % c.ranks);
+        cmd.bg = uint8_t(bank % c.banksPerRank() / c.banksPerGroup);
+        cmd.bank = uint8_t(bank % c.banksPerGroup);
+        if (cmd.op == Op::RD && rnd(2)) cmd.bankMask = (rnd(1ULL << 32) | 1) & (~0ULL >> (64 - nb));
+        cmd.row = uint32_t(100 + rnd(4) * 50);
+        cmd.colStep = int32_t(rnd(3));
+        cmd.repeat = rnd(3) == 0 ? uint32_t(1 + rnd(8)) : 1;
+        if (cmd.op == Op::WRGB)
+          b.simple(Op::WRGB, cmd.repeat);
+        else
+          b.add(cmd);
+      }
+      b.endLoop();
+    }
+    check(c, Program::replicated(b.take(), 1));
+    if (::testing::Test::HasFailure()) {
+      ADD_FAILURE() << "trial " << trial;
+      break;
+    }
+  }
 }
