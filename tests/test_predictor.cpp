@@ -129,6 +129,19 @@ TEST(PredictorTraining, MaxFreshCutsOnlyShapesThatNeedNewSimulations) {
   EXPECT_EQ(store.results(store.upsertProblem(backendId, "red", red.source, "b=2,n=4096")).size(), 20u);
 }
 
+// --screen-limit: the sample comes from the drafts the analytic screen passes to the model, not from all.
+TEST(PredictorTraining, ScreenLimitSamplesOnlyScreenedDrafts) {
+  const Backend& b = BackendRegistry::builtin().get("gddr6-aim");
+  TrainOptions o;
+  o.xgb.maxRounds = 20;
+  o.sampleFraction = 1.0;
+  o.maxSamplesPerShape = 100000;
+  o.screenLimit = 60;
+  const Predictor screened = trainPredictor(b, Suite{"one", {{"red", {"b=1,n=2048"}}}}, o);
+  EXPECT_EQ(screened.metadata().samples + screened.metadata().validationSamples, 60u);
+  EXPECT_EQ(screened.metadata().screenLimit, 60u);
+}
+
 // Ctrl-C during the labelling of a shape: the shapes finished before it are reported, the unfinished one is
 // not (its optimum is unknown) and the report says it was interrupted.
 TEST(PredictorEvaluation, InterruptedShapeIsNotReportedAsARow) {

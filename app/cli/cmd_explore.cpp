@@ -203,7 +203,7 @@ void runExplore(const ExploreCmd& o) {
 
 struct TrainCmd {
   std::string backend, suite, db, out;
-  std::size_t maxSamples = 400, maxFresh = 0;
+  std::size_t maxSamples = 400, maxFresh = 0, screenLimit = 0;
   std::uint64_t seed = 42;
   unsigned threads = 0;
   bool json = false;
@@ -223,6 +223,7 @@ void runTrain(const TrainCmd& o) {
   TrainOptions to;
   to.maxSamplesPerShape = o.maxSamples;
   to.maxFreshPerShape = o.maxFresh;
+  to.screenLimit = o.screenLimit;
   to.seed = o.seed;
   to.threads = o.threads;
   to.store = store ? &*store : nullptr;
@@ -368,6 +369,9 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--max-samples", t->maxSamples, "cap on labelled drafts per shape (15% otherwise)");
   cmd->add_option("--max-fresh", t->maxFresh,
                   "with --db: a shape needing more than N new simulations is sampled at N drafts instead");
+  cmd->add_option("--screen-limit", t->screenLimit,
+                  "sample from the N drafts of each shape the analytic screen keeps for the model (as explore "
+                  "--predict-limit); 0: from every pruned draft (DCC)");
   cmd->add_option("--seed", t->seed, "sampling and training seed");
   cmd->add_option("--threads", t->threads, "simulation threads (default: one per hardware thread)");
   cmd->add_flag("--json", t->json, "machine-readable output");

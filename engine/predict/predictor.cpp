@@ -60,6 +60,7 @@ std::optional<Predictor> Predictor::loadShipped(const std::string& backend, cons
   m.samples = j.value("samples", std::size_t{0});
   m.validationSamples = j.value("validation_samples", std::size_t{0});
   m.sampleFraction = j.value("sample_fraction", 0.15);
+  m.screenLimit = j.value("screen_limit", std::size_t{0});
   m.seed = j.value("seed", std::uint64_t{42});
   m.rounds = j.value("rounds", 0);
   m.bestIteration = j.value("best_iteration", 0);
@@ -81,6 +82,7 @@ void Predictor::save(const std::string& dir) const {
                             {"samples", m_meta.samples},
                             {"validation_samples", m_meta.validationSamples},
                             {"sample_fraction", m_meta.sampleFraction},
+                            {"screen_limit", m_meta.screenLimit},
                             {"seed", m_meta.seed},
                             {"rounds", m_meta.rounds},
                             {"best_iteration", m_meta.bestIteration},

@@ -21,6 +21,7 @@ struct TrainingMetadata {
   std::vector<std::string> kernels;  // kernels of the suite it saw
   std::size_t samples = 0, validationSamples = 0;
   double sampleFraction = 0.15;
+  std::size_t screenLimit = 0;  // sampled from the analytic screen's best N drafts of a shape; 0: from all
   std::uint64_t seed = 42;
   int rounds = 0, bestIteration = 0;
   double validationMape = 0;  // mean absolute percentage error of predicted time on the validation split

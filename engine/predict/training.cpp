@@ -228,6 +228,7 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
   meta.backend = b.name;
   meta.backendHash = b.hash();
   meta.sampleFraction = o.sampleFraction;
+  meta.screenLimit = o.screenLimit;
   meta.seed = o.seed;
   std::size_t shapesTotal = 0, shapesDone = 0;
   for (const auto& [kernel, shapes] : suite.kernels) shapesTotal += shapes.size();
@@ -242,6 +243,15 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
       if (o.cancel && o.cancel->load()) break;
       const Problem p(b, k, parseShape(k, shape));
       std::vector<Draft> drafts = keptDrafts(p);
+      if (o.screenLimit > 0 && drafts.size() > o.screenLimit) {
+        // Only the drafts the analytic screen passes to the model are ever ranked by it: sample those.
+        std::vector<const Draft*> all;
+        for (const Draft& d : drafts) all.push_back(&d);
+        std::vector<Draft> screened;
+        for (std::size_t i : screenForPrediction(p, all, o.screenLimit, o.eval.optimizer))
+          screened.push_back(drafts[i]);
+        drafts = std::move(screened);
+      }
       std::shuffle(drafts.begin(), drafts.end(), rng);
       const auto want = std::min<std::size_t>(
           o.maxSamplesPerShape,

@@ -25,6 +25,9 @@ Suite loadSuite(const std::string& path);  // throws InputError naming the file 
 struct TrainOptions {
   double sampleFraction = 0.15;          // DCC: 15% of the pruned drafts of every shape
   std::size_t maxSamplesPerShape = 400;  // cap so that large spaces stay affordable
+  /// > 0: sample from the drafts the analytic screen keeps for the model (as explore and evaluate do with
+  /// their predictLimit) instead of from every pruned draft; 0: every pruned draft (DCC).
+  std::size_t screenLimit = 0;
   /// With a store: a shape whose sample would need more than this many new simulations is sampled at this
   /// many drafts instead (stored labels among them are reused), so fully labelled shapes give their whole
   /// sample and unlabelled ones a small random one. 0: no such cut.
