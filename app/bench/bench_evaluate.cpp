@@ -57,34 +57,50 @@ void BM_EvaluateDraft(benchmark::State& state) {
 }
 BENCHMARK(BM_EvaluateDraft)->DenseRange(0, 6)->Unit(benchmark::kMillisecond);
 
+struct LabelCount {
+  std::size_t sampled = 0, infeasible = 0, bounded = 0;
+};
+
 // Simulates every `stride`-th draft once; infeasible drafts (tiles beyond the banks) are counted, not timed
-// apart. Returns {simulated, infeasible}.
-std::pair<std::size_t, std::size_t> labelEvery(const Problem& p, const std::vector<Draft>& all,
-                                               std::size_t stride) {
+// apart. With `branchAndBound`, as `evaluate` labels: a channel-run cache, and each draft stops once it is
+// slower than the fastest so far (seeded with the vendor tiling where there is one, as evaluate seeds it with
+// the predictor's pick).
+LabelCount labelEvery(const Problem& p, const std::vector<Draft>& all, std::size_t stride,
+                      bool branchAndBound) {
   EvalOptions o;
   o.keepBanks = false;
-  std::size_t sampled = 0, infeasible = 0;
-  for (std::size_t i = 0; i < all.size(); i += stride, ++sampled) {
+  sim::ChannelRunCache cache;
+  if (branchAndBound) {
+    o.cache = &cache;
+    if (const auto v = vendorTilingDraft(p)) o.stopAfterCycles = evaluateDraft(p, *v, o).totalCycles;
+  }
+  LabelCount n;
+  for (std::size_t i = 0; i < all.size(); i += stride, ++n.sampled) {
     try {
-      benchmark::DoNotOptimize(evaluateDraft(p, all[i], o).totalCycles);
+      const Evaluation e = evaluateDraft(p, all[i], o);
+      if (e.lowerBound) ++n.bounded;
+      if (branchAndBound && !e.lowerBound && (o.stopAfterCycles == 0 || e.totalCycles < o.stopAfterCycles))
+        o.stopAfterCycles = e.totalCycles;
     } catch (const InputError&) {
-      ++infeasible;
+      ++n.infeasible;
     }
   }
-  return {sampled, infeasible};
+  return n;
 }
 
-void labellingBenchmark(benchmark::State& state, const Case& c, std::size_t stride) {
+void labellingBenchmark(benchmark::State& state, const Case& c, std::size_t stride,
+                        bool branchAndBound = false) {
   const auto p = make(c);
   const auto all = kept(*p);
-  std::pair<std::size_t, std::size_t> n;
-  for (auto _ : state) n = labelEvery(*p, all, stride);
+  LabelCount n;
+  for (auto _ : state) n = labelEvery(*p, all, stride, branchAndBound);
   state.SetLabel(std::string(c.backend) + " " + c.kernel + "[" + c.dims + "]");
   state.counters["drafts"] = static_cast<double>(all.size());
-  state.counters["simulated"] = static_cast<double>(n.first);
-  state.counters["infeasible"] = static_cast<double>(n.second);
+  state.counters["simulated"] = static_cast<double>(n.sampled);
+  state.counters["infeasible"] = static_cast<double>(n.infeasible);
+  if (branchAndBound) state.counters["bounded"] = static_cast<double>(n.bounded);
   state.counters["ms_per_draft"] =
-      benchmark::Counter(static_cast<double>(n.first) / 1e3,
+      benchmark::Counter(static_cast<double>(n.sampled) / 1e3,
                          benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
@@ -113,6 +129,12 @@ void BM_LabelSampledDrafts(benchmark::State& state) {
   labellingBenchmark(state, kSampledCases[state.range(0)], 500);
 }
 BENCHMARK(BM_LabelSampledDrafts)->DenseRange(0, 4)->Unit(benchmark::kSecond)->Iterations(1);
+
+// The same samples labelled by branch and bound, as `evaluate` does by default.
+void BM_LabelSampledDraftsBranchAndBound(benchmark::State& state) {
+  labellingBenchmark(state, kSampledCases[state.range(0)], 500, true);
+}
+BENCHMARK(BM_LabelSampledDraftsBranchAndBound)->DenseRange(0, 4)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace
 }  // namespace pim
