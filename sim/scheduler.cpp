@@ -441,9 +441,10 @@ void ChannelScheduler::issue(const Command& c) {
 
 namespace {
 // A controller that may reorder independent requests (FR-FCFS over per-bank queues) does so within a window
-// that no barrier separates. For a run of single-bank column commands this amounts to interleaving the bank
-// groups (the ACT of another bank group is ready tRRD_S after the last one, the same group only after
-// tRRD_L), while commands to the same bank keep their order. Broadcast (masked / all-bank) commands are never
+// that no barrier separates. For a run of single-bank column commands this amounts to interleaving the
+// pseudo-channels (each has its own data bus) and the bank groups (the ACT of another bank group is ready
+// tRRD_S after the last one, the same group only after tRRD_L), while commands to the same bank keep their
+// order: round n takes the n-th command of every (rank, bank group, pseudo-channel), pseudo-channels fastest. Broadcast (masked / all-bank) commands are never
 // reordered.
 std::vector<size_t> issueOrder(const std::vector<Command>& cmds, int bankGroups) {
   std::vector<size_t> order(cmds.size());
@@ -467,7 +468,7 @@ std::vector<size_t> issueOrder(const std::vector<Command>& cmds, int bankGroups)
       std::vector<int64_t> seenInBg(size_t(64 * bankGroups), 0);
       for (size_t k = i; k < j; ++k) {
         const Command& c = cmds[k];
-        const size_t g = size_t((c.pch * 8 + c.rank) * bankGroups + c.bg);
+        const size_t g = size_t((c.rank * bankGroups + c.bg) * 8 + c.pch);
         key.push_back({seenInBg[g]++ * 64 * bankGroups + int64_t(g), k});
       }
       std::stable_sort(key.begin(), key.end(),

@@ -12,6 +12,11 @@ namespace pim::sim {
 
 class ChannelRunCache;
 
+/// Version of the timing model: bumped whenever the simulated time of a given program changes, so that
+/// results stored by an older simulator are not taken for current ones (the store keys labels and lookups
+/// by it). 2: host streams interleave pseudo-channels as an FR-FCFS controller does.
+inline constexpr int kTimingModelVersion = 2;
+
 struct SimOptions {
   TraceWindow trace;  // trace window in cycles (events of the first channel running each distinct program)
   bool fastForward = true;  // skip periodic iterations of repeated blocks (exact; off when tracing)

@@ -116,3 +116,20 @@ TEST(SimTiming, HbmPimBroadcastMac) {
   EXPECT_EQ(r.distinctProgramsSimulated, 1);
   EXPECT_EQ(r.banks.size(), 16u * 64u);
 }
+
+// Two pseudo-channels have their own data buses, so a controller serving per-bank queues interleaves them
+// even when the program lists one pseudo-channel's reads before the other's (attacc, refresh off; 4 rounds
+// of one RD to bank 0 of bank groups 0-3 of pseudo-channel 0, then the same on pseudo-channel 1). Interleaved:
+// ACTs p0g0@0, p1g0@1, p0g1@2, ... p1g3@7 (one row command per cycle, tRRD_S = 2 per rank); the first RD at
+// 19 (tRCD_RD), then one per cycle alternating the pseudo-channels (tCCD_S = 2 on each): the 32nd at 50, done
+// 50 + CL 19 + nBL 2 = 71. Served one pseudo-channel's bank groups after the other's (timing model 1) a round
+// took 16 cycles: 95.
+TEST(SimTiming, PseudoChannelsInterleave) {
+  DeviceConfig c = attaccConfig(true);
+  c.refresh = false;
+  ProgramBuilder b;
+  for (int col = 0; col < 4; ++col)
+    for (int p = 0; p < 2; ++p)
+      for (int g = 0; g < 4; ++g) b.rd(0, g, 0, 0, uint32_t(col)).pch = uint8_t(p);
+  EXPECT_EQ(simulate(c, Program::replicated(b.take(), 1)).totalCycles, 71);
+}

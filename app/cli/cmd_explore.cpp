@@ -14,6 +14,7 @@
 #include "engine/predict/training.h"
 #include "engine/search/explorer.h"
 #include "engine/store/store.h"
+#include "sim/simulator.h"
 
 namespace pim::cli {
 namespace {
@@ -80,6 +81,8 @@ void runExplore(const ExploreCmd& o) {
   std::optional<ResultsStore> store;
   if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
   const std::string shape = shapeString(problem->kernel(), problem->shape());
+  // A pick found under another timing model may no longer be the best: lookups are keyed by both.
+  const std::string lookupKey = b.hash() + "/t" + std::to_string(sim::kTimingModelVersion);
 
   ExploreOptions eo;
   eo.strategy = *kind;
@@ -94,7 +97,7 @@ void runExplore(const ExploreCmd& o) {
   ExploreProgress last;
   std::string servedFrom = "search";
   if (store && *kind == StrategyKind::Predictor) {
-    if (auto hit = store->lookup(b.hash(), problem->kernel().name, shape)) {
+    if (auto hit = store->lookup(lookupKey, problem->kernel().name, shape)) {
       DraftRecord r;
       r.draft = problem->space().draft(static_cast<std::uint64_t>(hit->draftId));
       r.simulated = evaluateDraft(*problem, r.draft, eo.eval);
@@ -118,7 +121,7 @@ void runExplore(const ExploreCmd& o) {
     }
     if (store && best && best->draft.id != UINT64_MAX && *kind == StrategyKind::Predictor &&
         last.stage == "done") {
-      store->putLookup({b.hash(), problem->kernel().name, shape, static_cast<std::int64_t>(best->draft.id),
+      store->putLookup({lookupKey, problem->kernel().name, shape, static_cast<std::int64_t>(best->draft.id),
                         best->simulated->timeNs, std::nullopt, model ? "model" : "simulated"});
     }
   }

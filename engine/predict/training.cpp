@@ -17,6 +17,7 @@
 #include "engine/kernel/library.h"
 #include "engine/predict/features.h"
 #include "engine/store/store.h"
+#include "sim/simulator.h"
 
 namespace pim {
 namespace {
@@ -46,10 +47,11 @@ std::string energyJson(const Evaluation& e) {
       .dump();
 }
 
-// The store's options key of a labelling run: results are only reused under the same optimiser passes.
+// The store's options key of a labelling run: results are only reused under the same optimiser passes and
+// timing model.
 std::string optionsKey(const EvalOptions& e) {
   return std::string(e.optimizer.stagedRearrangement ? "staged" : "naive") + "," +
-         (e.optimizer.groupCommands ? "group" : "bank");
+         (e.optimizer.groupCommands ? "group" : "bank") + ",t" + std::to_string(sim::kTimingModelVersion);
 }
 
 Evaluation fromStored(const StoredResult& r, const Draft& d) {

@@ -432,8 +432,10 @@ std::int64_t ResultsStore::upsertProblem(std::int64_t backendId, std::string_vie
     {
       Stmt d(
           impl(),
-          "DELETE FROM lookup WHERE backend_hash = (SELECT hash FROM backends WHERE id = ?) AND kernel = ? "
-          "AND shape = ?",
+          // Lookup keys are the backend hash, optionally qualified ("<hash>/t<timing model version>").
+          "WITH h(v) AS (SELECT hash FROM backends WHERE id = ?1) DELETE FROM lookup WHERE "
+          "(backend_hash = (SELECT v FROM h) OR backend_hash GLOB (SELECT v FROM h) || '/*') AND kernel = ?2 "
+          "AND shape = ?3",
           op);
       d.bind(backendId).bind(kernel).bind(shape).run();
     }
