@@ -372,9 +372,10 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--max-samples", t->maxSamples, "cap on labelled drafts per shape (15% otherwise)");
   cmd->add_option("--max-fresh", t->maxFresh,
                   "with --db: a shape needing more than N new simulations is sampled at N drafts instead");
-  cmd->add_option("--screen-limit", t->screenLimit,
-                  "sample from the N drafts of each shape the analytic screen keeps for the model (as explore "
-                  "--predict-limit); 0: from every pruned draft (DCC)");
+  cmd->add_option(
+      "--screen-limit", t->screenLimit,
+      "sample from the N drafts of each shape the analytic screen keeps for the model (as explore "
+      "--predict-limit); 0: from every pruned draft (DCC)");
   cmd->add_option("--seed", t->seed, "sampling and training seed");
   cmd->add_option("--threads", t->threads, "simulation threads (default: one per hardware thread)");
   cmd->add_flag("--json", t->json, "machine-readable output");
