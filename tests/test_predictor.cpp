@@ -101,6 +101,31 @@ TEST(Predictor, ShippedModelsLoadWithTheCurrentFeatureSchema) {
   }
 }
 
+// Coarse to fine: the shortlist from the first rounds holds the drafts the full model ranks best, so the
+// drafts the predictor strategy confirms, and their predictions, are those of predicting every draft from all
+// rounds.
+TEST(Predictor, CoarseToFineKeepsTheFullModelsBestDrafts) {
+  const auto pred = Predictor::loadShipped("attacc");
+  ASSERT_TRUE(pred.has_value());
+  const auto p = problem("attacc", "gemv", "b=4,out=128,in=4096");
+  std::vector<Draft> drafts;
+  Pruner(p->space()).forEachKept([&](const Draft& d) {
+    drafts.push_back(d);
+    return true;
+  });
+  ASSERT_GT(drafts.size(), 10000u);
+  const auto full = pred->predictNs(*p, drafts, CoarseToFine{.coarseRounds = 0});
+  const auto fast = pred->predictNs(*p, drafts);
+  ASSERT_GT(pred->model().bestIteration() + 1, 2 * CoarseToFine{}.coarseRounds);  // the fast path did run
+  EXPECT_NE(full, fast);
+  const auto confirmed =
+      bestPredicted(full, kDefaultTopK, kDefaultBandErrors * pred->expectedErrorPct(), kDefaultMaxConfirm);
+  EXPECT_EQ(
+      bestPredicted(fast, kDefaultTopK, kDefaultBandErrors * pred->expectedErrorPct(), kDefaultMaxConfirm),
+      confirmed);
+  for (std::size_t i : confirmed) EXPECT_EQ(fast[i], full[i]) << i;
+}
+
 // --max-fresh: a fully labelled shape gives its whole sample from the store, an unlabelled one only N drafts.
 TEST(PredictorTraining, MaxFreshCutsOnlyShapesThatNeedNewSimulations) {
   const Backend& b = BackendRegistry::builtin().get("gddr6-aim");

@@ -135,6 +135,7 @@ void runExplore(const ExploreCmd& o) {
   ExploreOptions cc = eo;
   cc.strategy = StrategyKind::ComputeCentric;
   cc.maxSimulations = 0;
+  cc.predictor = nullptr;  // the two-step choice does not use predictions
   const auto ccBest = exploreBest(*problem, cc);
   const double t = best->simulated->timeNs;
   auto speedup = [&](bool ok, double base) {

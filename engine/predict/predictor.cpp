@@ -94,15 +94,35 @@ void Predictor::save(const std::string& dir) const {
   writeAtomically(d + "/" + m_meta.backend + ".json", j.dump(2) + "\n");
 }
 
-std::vector<double> Predictor::predictNs(const Problem& p, std::span<const Draft> drafts) const {
-  const std::size_t cols = m_schema.size();
+std::vector<double> Predictor::predictNs(const Problem& p, std::span<const Draft> drafts,
+                                         const CoarseToFine& plan) const {
+  const std::size_t cols = m_schema.size(), rows = drafts.size();
   std::vector<float> x;
-  x.reserve(drafts.size() * cols);
+  x.reserve(rows * cols);
   const FeatureExtractor features(p);
   for (const Draft& d : drafts) features.extract(d, x);
-  const auto y = m_model.predict(x, drafts.size(), cols);
-  std::vector<double> ns(y.size());
-  for (std::size_t i = 0; i < y.size(); ++i) ns[i] = std::exp(static_cast<double>(y[i]));
+  const std::size_t fine =
+      std::max(plan.fineMin, static_cast<std::size_t>(plan.fineShare * static_cast<double>(rows)));
+  const bool coarse =
+      plan.coarseRounds > 0 && rows > fine && 2 * plan.coarseRounds <= m_model.bestIteration() + 1;
+  std::vector<float> y = m_model.predict(x, rows, cols, coarse ? plan.coarseRounds : 0);
+  if (coarse) {
+    // The `fine` best coarse predictions (ties by index), predicted again from every round.
+    std::vector<std::size_t> order(rows);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(fine), order.end(),
+                     [&](std::size_t a, std::size_t b) { return std::tie(y[a], a) < std::tie(y[b], b); });
+    order.resize(fine);
+    std::vector<float> xs;
+    xs.reserve(fine * cols);
+    for (std::size_t i : order)
+      xs.insert(xs.end(), x.begin() + static_cast<std::ptrdiff_t>(i * cols),
+                x.begin() + static_cast<std::ptrdiff_t>((i + 1) * cols));
+    const std::vector<float> yf = m_model.predict(xs, fine, cols);
+    for (std::size_t k = 0; k < fine; ++k) y[order[k]] = yf[k];
+  }
+  std::vector<double> ns(rows);
+  for (std::size_t i = 0; i < rows; ++i) ns[i] = std::exp(static_cast<double>(y[i]));
   return ns;
 }
 

@@ -28,6 +28,18 @@ struct TrainingMetadata {
   double trainSeconds = 0, labelSeconds = 0;
 };
 
+/// How Predictor::predictNs ranks a large batch, coarse to fine: every draft is predicted from the model's
+/// first `coarseRounds` boosting rounds, then the best `fineShare` of them (at least `fineMin`) from all
+/// rounds; the others keep their coarse prediction. The cost of a prediction grows with the rounds
+/// (1,000-1,500 for the shipped models), and what the predictor strategy uses is the order of the best few
+/// drafts, which the coarse pass only has to keep in the shortlist (README, "Predictor"). coarseRounds = 0:
+/// every draft from all rounds.
+struct CoarseToFine {
+  int coarseRounds = 200;
+  double fineShare = 0.1;
+  std::size_t fineMin = 512;
+};
+
 class Predictor {
  public:
   Predictor(XgbModel model, std::vector<std::string> featureSchema, TrainingMetadata meta);
@@ -36,8 +48,10 @@ class Predictor {
   static std::optional<Predictor> loadShipped(const std::string& backend, const std::string& dir = "");
   void save(const std::string& dir) const;  // writes <backend>.model and <backend>.json atomically
 
-  /// Predicted end-to-end time in ns for each draft (one batched model call).
-  std::vector<double> predictNs(const Problem& p, std::span<const Draft> drafts) const;
+  /// Predicted end-to-end time in ns for each draft (batched model calls, coarse to fine; the result depends
+  /// on the whole batch, so callers that must agree predict the same set in one call).
+  std::vector<double> predictNs(const Problem& p, std::span<const Draft> drafts,
+                                const CoarseToFine& plan = {}) const;
   const TrainingMetadata& metadata() const { return m_meta; }
   /// Expected error of a prediction, % (the validation MAPE).
   double expectedErrorPct() const { return m_meta.validationMape; }

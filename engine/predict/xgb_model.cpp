@@ -379,7 +379,8 @@ XgbModel XgbModel::train(std::span<const float> X, std::size_t rows, std::size_t
   return model;
 }
 
-std::vector<float> XgbModel::predict(std::span<const float> X, std::size_t rows, std::size_t cols) const {
+std::vector<float> XgbModel::predict(std::span<const float> X, std::size_t rows, std::size_t cols,
+                                     int rounds) const {
   const BoosterHandle b = handle();
   if (cols != features_)
     throw InputError("XgbModel: predict got " + num(cols) + " features per row, the model was trained on " +
@@ -391,9 +392,9 @@ std::vector<float> XgbModel::predict(std::span<const float> X, std::size_t rows,
   const std::string array = "{\"data\":[" + num(reinterpret_cast<std::uintptr_t>(X.data())) +
                             ",true],\"shape\":[" + num(rows) + "," + num(cols) +
                             "],\"typestr\":\"<f4\",\"version\":3}";
-  const std::string config =
-      "{\"type\":0,\"training\":false,\"iteration_begin\":0,\"iteration_end\":" + num(bestIteration_ + 1) +
-      ",\"strict_shape\":false,\"missing\":NaN,\"cache_id\":0}";
+  const std::string config = "{\"type\":0,\"training\":false,\"iteration_begin\":0,\"iteration_end\":" +
+                             num(rounds > 0 ? std::min(rounds, bestIteration_ + 1) : bestIteration_ + 1) +
+                             ",\"strict_shape\":false,\"missing\":NaN,\"cache_id\":0}";
   const bst_ulong* shape = nullptr;
   bst_ulong dim = 0;
   const float* out = nullptr;

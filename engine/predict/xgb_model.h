@@ -51,9 +51,10 @@ class XgbModel {
                         std::span<const float> y, std::span<const float> Xvalid, std::size_t validRows,
                         std::span<const float> yValid, const XgbParams& p, TrainReport* report = nullptr);
 
-  /// One prediction per row, from the trees up to the best iteration, in one batched call.
-  /// `cols` must equal featureCount().
-  std::vector<float> predict(std::span<const float> X, std::size_t rows, std::size_t cols) const;
+  /// One prediction per row, from the trees up to the best iteration, in one batched call; with `rounds` > 0
+  /// from the first min(rounds, bestIteration() + 1) boosting rounds only. `cols` must equal featureCount().
+  std::vector<float> predict(std::span<const float> X, std::size_t rows, std::size_t cols,
+                             int rounds = 0) const;
 
   /// The model as UBJSON bytes (XGBoost's own model format) with the best iteration stored as an attribute.
   std::vector<std::uint8_t> save() const;

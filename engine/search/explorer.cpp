@@ -251,19 +251,18 @@ void Explorer::run(const std::atomic<bool>& cancel,
     for (const DraftRecord& r : m_records) drafts.push_back(&r.draft);
     const std::vector<std::size_t> chosen =
         screenForPrediction(m_problem, drafts, m_options.predictLimit, m_options.eval.optimizer);
-    constexpr std::size_t kBatch = 8192;
-    for (std::size_t at = 0; at < chosen.size() && !cancel.load(); at += kBatch) {
-      std::vector<Draft> batch;
-      for (std::size_t i = at; i < std::min(chosen.size(), at + kBatch); ++i)
-        batch.push_back(m_records[chosen[i]].draft);
-      const auto ns = m_options.predictor->predictNs(m_problem, batch);
-      {
-        std::lock_guard lock(m_mutex);
-        for (std::size_t i = 0; i < ns.size(); ++i) m_records[chosen[at + i]].predictedNs = ns[i];
-        m_progress.predicted = at + ns.size();
-      }
-      publish(false);
+    // One call: the coarse-to-fine shortlist is chosen over the whole screened set, as the Table-4
+    // evaluation does, so both make the same pick.
+    std::vector<Draft> batch;
+    batch.reserve(chosen.size());
+    for (std::size_t i : chosen) batch.push_back(m_records[i].draft);
+    const auto ns = m_options.predictor->predictNs(m_problem, batch);
+    {
+      std::lock_guard lock(m_mutex);
+      for (std::size_t i = 0; i < ns.size(); ++i) m_records[chosen[i]].predictedNs = ns[i];
+      m_progress.predicted = ns.size();
     }
+    publish(false);
     if (cancel.load()) return setStage("cancelled");
   }
 
