@@ -10,16 +10,25 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/test_util.h"
+
 namespace {
 
 #ifdef PIMSCOPE_CLI
+/// This process's scratch directory: ctest runs the tests of this file in parallel processes, so fixed names
+/// under the shared temp dir would race.
+const pim::test::TempDir& scratch() {
+  static const pim::test::TempDir dir;
+  return dir;
+}
+
 struct CliRun {
   int code = -1;
   std::string out, err;
 };
 
 CliRun cli(const std::string& args) {
-  const std::string errFile = testing::TempDir() + "/cli_err.txt";
+  const std::string errFile = scratch().file("cli_err.txt");
   const std::string cmd = std::string(PIMSCOPE_CLI) + " " + args + " 2>" + errFile;
   CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
@@ -76,7 +85,7 @@ TEST(Cli, SimulateJsonHasTheBreakdown) {
 }
 
 TEST(Cli, RepeatedExploreIsServedFromTheLookupTable) {
-  const std::string db = testing::TempDir() + "/lookup.db";
+  const std::string db = scratch().file("lookup.db");
   std::remove(db.c_str());
   const std::string args = "explore -b hbm-pim -k red -d b=1,n=1024 --db " + db + " --json";
   const auto first = nlohmann::json::parse(cli(args).out);
@@ -99,7 +108,7 @@ TEST(Cli, BadInputGetsOneLineAndExitCode2) {
   expectInputError("simulate -b hbm-pim -k attn -s draft:0", "softmax");
   expectInputError("simulate -b hbm2-pim -k gemv --channels 65", "--channels");
   expectInputError("simulate -b hbm2-pim -k gemv -s draft:x", "draft:<id>");
-  const std::string bad = testing::TempDir() + "/bad.pim";
+  const std::string bad = scratch().file("bad.pim");
   std::ofstream(bad) << "kernel k(n = 4)\n  input x: f16[n]\n  for i < n: y[i] = x[i]\nend\n";
   expectInputError("drafts -b attacc --kernel-file " + bad, "bad.pim:3:");
 }

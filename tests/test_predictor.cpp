@@ -232,8 +232,9 @@ TEST(PredictorEvaluation, BranchAndBoundFindsTheSameOptimum) {
 }
 
 TEST(Predictor, MissingOrForeignModelFiles) {
-  EXPECT_FALSE(Predictor::loadShipped("hbm-pim", testing::TempDir() + "/no-models").has_value());
-  const std::string dir = testing::TempDir() + "/bad-models";
+  const test::TempDir scratch;
+  EXPECT_FALSE(Predictor::loadShipped("hbm-pim", scratch.file("no-models")).has_value());
+  const std::string dir = scratch.file("bad-models");
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/x.model") << "not a model";
   std::ofstream(dir + "/x.json") << R"({"features": ["something else"]})";

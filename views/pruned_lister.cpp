@@ -40,7 +40,7 @@ void estimatePruned(const pim::Problem& problem, const pim::Predictor& predictor
                     pim::IndexingStrategy indexing, std::vector<DraftRow>& rows,
                     const std::atomic<bool>& cancel, std::size_t maxLayouts) {
   // Batches keep cancel prompt; one model call per batch is as fast as one for everything.
-  constexpr std::size_t kBatch = 4096;
+  constexpr std::size_t kBatch = kPrunedPredictionBatch;
   std::vector<pim::Draft> drafts;
   for (std::size_t first = 0; first < rows.size(); first += kBatch) {
     if (cancel.load(std::memory_order_relaxed)) return;

@@ -28,6 +28,9 @@ std::vector<DraftRow> listPruned(const pim::Problem& problem, const std::vector<
 /// Pruned drafts laid out on the banks at most (see estimatePruned).
 inline constexpr std::size_t kPrunedLayoutCap = 10000;
 
+/// Drafts per model call in estimatePruned (a prediction depends on its batch: coarse to fine).
+inline constexpr std::size_t kPrunedPredictionBatch = 4096;
+
 /// Sets `predictedNs` of every row (Predictor::predictNs in batches, the explorer's call) and `banksUsed`
 /// (mapDraft + placeOnBanks under `indexing`: what a simulation would report) of every row when there are
 /// at most `maxLayouts`, else of every k-th row, k = ceil(rows / maxLayouts). Stops when `cancel` is set;
