@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "engine/common/error.h"
+#include "engine/hw/backend.h"
 #include "engine/kernel/library.h"
 #include "engine/predict/features.h"
 #include "engine/predict/training.h"
@@ -154,6 +155,31 @@ TEST(PredictorTraining, MaxFreshCutsOnlyShapesThatNeedNewSimulations) {
   EXPECT_EQ(store.results(store.upsertProblem(backendId, "red", red.source, "b=2,n=4096")).size(), 20u);
 }
 
+// Retraining is reproducible whatever an earlier run left in the store: a store holding part of the sample
+// (labels of another seed's sample) gives the same model as no store.
+TEST(PredictorTraining, StoredLabelsDoNotChangeTheModel) {
+  const Backend& b = BackendRegistry::builtin().get("gddr6-aim");
+  const Suite suite{"one", {{"red", {"b=1,n=2048"}}}};
+  TrainOptions o;
+  o.xgb.maxRounds = 20;
+  o.sampleFraction = 0.5;
+  const Predictor fresh = trainPredictor(b, suite, o);
+  auto store = ResultsStore::open(":memory:");
+  TrainOptions other = o;
+  other.seed = 7;
+  other.store = &store;
+  trainPredictor(b, suite, other);
+  o.store = &store;
+  const Predictor reused = trainPredictor(b, suite, o);
+  const auto p = problem("gddr6-aim", "red", "b=1,n=2048");
+  std::vector<Draft> drafts;
+  Pruner(p->space()).forEachKept([&](const Draft& d) {
+    drafts.push_back(d);
+    return true;
+  });
+  EXPECT_EQ(fresh.predictNs(*p, drafts), reused.predictNs(*p, drafts));
+}
+
 // --screen-limit: the sample comes from the drafts the analytic screen passes to the model, not from all.
 TEST(PredictorTraining, ScreenLimitSamplesOnlyScreenedDrafts) {
   const Backend& b = BackendRegistry::builtin().get("gddr6-aim");
@@ -239,6 +265,57 @@ TEST(Predictor, MissingOrForeignModelFiles) {
   std::ofstream(dir + "/x.model") << "not a model";
   std::ofstream(dir + "/x.json") << R"({"features": ["something else"]})";
   EXPECT_THROW(Predictor::loadShipped("x", dir), InputError);
+}
+
+TEST(Suites, ShippedSuitesLoadAndTheHeldOutOneSharesNoShapeWithTraining) {
+  const std::string dir = dataDir() + "/suites/";
+  const Suite training = loadSuites({dir + "dcc_single_kernels.json", dir + "dcc_coverage.json"});
+  EXPECT_EQ(training.name, "dcc_single_kernels+dcc_coverage");
+  const Suite heldOut = loadSuite(dir + "heldout_single_kernels.json");
+  std::size_t heldOutShapes = 0;
+  for (const auto& [kernel, shapes] : heldOut.kernels) {
+    const auto t = std::find_if(training.kernels.begin(), training.kernels.end(),
+                                [&](const auto& e) { return e.first == kernel; });
+    ASSERT_NE(t, training.kernels.end()) << kernel;
+    for (const std::string& s : shapes) {
+      EXPECT_EQ(std::count(t->second.begin(), t->second.end(), s), 0) << kernel << " " << s;
+      ++heldOutShapes;
+    }
+  }
+  EXPECT_GT(heldOutShapes, 0u);
+}
+
+TEST(Suites, UnionKeepsFirstSeenOrderAndEachShapeOnce) {
+  const test::TempDir scratch;
+  std::ofstream(scratch.file("a.json"))
+      << R"({"name": "a", "kernels": {"red": ["b=1,n=1024", "b=2,n=1024"]}})";
+  std::ofstream(scratch.file("b.json"))
+      << R"({"name": "b", "kernels": {"red": ["b=2,n=1024", "b=3,n=1024"], "va": ["b=1,n=2048"]}})";
+  const Suite u = loadSuites({scratch.file("a.json"), scratch.file("b.json")});
+  EXPECT_EQ(u.name, "a+b");
+  ASSERT_EQ(u.kernels.size(), 2u);
+  EXPECT_EQ(u.kernels[0].first, "red");
+  EXPECT_EQ(u.kernels[0].second, (std::vector<std::string>{"b=1,n=1024", "b=2,n=1024", "b=3,n=1024"}));
+  EXPECT_EQ(u.kernels[1].second, std::vector<std::string>{"b=1,n=2048"});
+}
+
+TEST(Suites, BadFilesAreNamedWithTheEntry) {
+  const test::TempDir scratch;
+  auto message = [&](const std::string& text) {
+    std::ofstream(scratch.file("s.json")) << text;
+    try {
+      loadSuites({scratch.file("s.json")});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("{").find("s.json"), std::string::npos);
+  EXPECT_NE(message(R"({"kernels": []})").find("kernels: missing or not an object"), std::string::npos);
+  EXPECT_NE(message(R"({"kernels": {"red": ["b=0,n=8"]}})").find("kernels.red"), std::string::npos);
+  EXPECT_NE(message(R"({"kernels": {"nope": []}})").find("nope"), std::string::npos);
+  EXPECT_THROW(loadSuites({}), InputError);
+  EXPECT_THROW(loadSuites({scratch.file("missing.json")}), InputError);
 }
 
 }  // namespace

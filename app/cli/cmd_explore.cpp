@@ -206,7 +206,8 @@ void runExplore(const ExploreCmd& o) {
 }
 
 struct TrainCmd {
-  std::string backend, suite, db, out;
+  std::string backend, db, out;
+  std::vector<std::string> suites;
   std::size_t maxSamples = 400, maxFresh = 0, screenLimit = 0;
   std::uint64_t seed = 42;
   unsigned threads = 0;
@@ -221,7 +222,7 @@ void labellingProgress(const std::string& what, std::size_t done, std::size_t to
 void runTrain(const TrainCmd& o) {
   installInterruptHandler();
   const Backend& b = BackendRegistry::builtin().get(o.backend);
-  const Suite suite = loadSuite(o.suite);
+  const Suite suite = loadSuites(o.suites);
   std::optional<ResultsStore> store;
   if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
   TrainOptions to;
@@ -367,7 +368,8 @@ void registerExploreCommands(CLI::App& app) {
   auto t = std::make_shared<TrainCmd>();
   cmd = app.add_subcommand("train", "train the coupled predictor of a backend on a workload suite");
   cmd->add_option("--backend,-b", t->backend, "backend name")->required();
-  cmd->add_option("--suite", t->suite, "workload suite JSON")->required();
+  cmd->add_option("--suite", t->suites, "workload suite JSON (repeat to train on the union of several)")
+      ->required();
   cmd->add_option("--db", t->db, "results store for the labels (each shape committed as one batch)");
   cmd->add_option("--out", t->out, "model directory (default: datasets/models)");
   cmd->add_option("--max-samples", t->maxSamples, "cap on labelled drafts per shape (15% otherwise)");

@@ -186,6 +186,12 @@ std::vector<std::pair<Draft, Evaluation>> label(const Problem& p, const std::vec
       o.labelProgress(what, begin + chunk.size() + (drafts.size() - todo.size()), drafts.size());
   }
   if (counts) *counts = n;
+  // In the order of `drafts`, whatever was stored: the training rows (and so its validation split and the
+  // model) must not depend on which labels an earlier run happened to leave in the store.
+  std::unordered_map<std::uint64_t, std::size_t> position;
+  for (std::size_t i = 0; i < drafts.size(); ++i) position.emplace(drafts[i].id, i);
+  std::sort(out.begin(), out.end(),
+            [&](const auto& a, const auto& b) { return position.at(a.first.id) < position.at(b.first.id); });
   return out;
 }
 
@@ -220,6 +226,24 @@ Suite loadSuite(const std::string& path) {
     s.kernels.emplace_back(kernel, std::move(list));
   }
   return s;
+}
+
+Suite loadSuites(const std::vector<std::string>& paths) {
+  if (paths.empty()) throw InputError("no suite file given");
+  Suite all;
+  for (const std::string& path : paths) {
+    const Suite s = loadSuite(path);
+    all.name += (all.name.empty() ? "" : "+") + s.name;
+    for (const auto& [kernel, shapes] : s.kernels) {
+      auto it = std::find_if(all.kernels.begin(), all.kernels.end(),
+                             [&](const auto& e) { return e.first == kernel; });
+      if (it == all.kernels.end()) it = all.kernels.insert(all.kernels.end(), {kernel, {}});
+      for (const std::string& shape : shapes)
+        if (std::find(it->second.begin(), it->second.end(), shape) == it->second.end())
+          it->second.push_back(shape);
+    }
+  }
+  return all;
 }
 
 Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOptions& o) {

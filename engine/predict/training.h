@@ -21,6 +21,9 @@ struct Suite {
   std::vector<std::pair<std::string, std::vector<std::string>>> kernels;
 };
 Suite loadSuite(const std::string& path);  // throws InputError naming the file and the entry
+/// The union of several suites (kernels and shapes in first-seen order, each shape once), named "a+b":
+/// training on the evaluation suite plus shapes that only widen what the model has seen.
+Suite loadSuites(const std::vector<std::string>& paths);
 
 struct TrainOptions {
   double sampleFraction = 0.15;          // DCC: 15% of the pruned drafts of every shape
