@@ -444,8 +444,8 @@ namespace {
 // that no barrier separates. For a run of single-bank column commands this amounts to interleaving the
 // pseudo-channels (each has its own data bus) and the bank groups (the ACT of another bank group is ready
 // tRRD_S after the last one, the same group only after tRRD_L), while commands to the same bank keep their
-// order: round n takes the n-th command of every (rank, bank group, pseudo-channel), pseudo-channels fastest. Broadcast (masked / all-bank) commands are never
-// reordered.
+// order: round n takes the n-th command of every (rank, bank group, pseudo-channel), pseudo-channels fastest.
+// Broadcast (masked / all-bank) commands are never reordered.
 std::vector<size_t> issueOrder(const std::vector<Command>& cmds, int bankGroups) {
   std::vector<size_t> order(cmds.size());
   for (size_t i = 0; i < cmds.size(); ++i) order[i] = i;

@@ -119,11 +119,11 @@ TEST(SimTiming, HbmPimBroadcastMac) {
 
 // Two pseudo-channels have their own data buses, so a controller serving per-bank queues interleaves them
 // even when the program lists one pseudo-channel's reads before the other's (attacc, refresh off; 4 rounds
-// of one RD to bank 0 of bank groups 0-3 of pseudo-channel 0, then the same on pseudo-channel 1). Interleaved:
-// ACTs p0g0@0, p1g0@1, p0g1@2, ... p1g3@7 (one row command per cycle, tRRD_S = 2 per rank); the first RD at
-// 19 (tRCD_RD), then one per cycle alternating the pseudo-channels (tCCD_S = 2 on each): the 32nd at 50, done
-// 50 + CL 19 + nBL 2 = 71. Served one pseudo-channel's bank groups after the other's (timing model 1) a round
-// took 16 cycles: 95.
+// of one RD to bank 0 of bank groups 0-3 of pseudo-channel 0, then the same on pseudo-channel 1).
+// Interleaved: ACTs p0g0@0, p1g0@1, p0g1@2, ... p1g3@7 (one row command per cycle, tRRD_S = 2 per rank); the
+// first RD at 19 (tRCD_RD), then one per cycle alternating the pseudo-channels (tCCD_S = 2 on each): the 32nd
+// at 50, done 50 + CL 19 + nBL 2 = 71. Served one pseudo-channel's bank groups after the other's (timing
+// model 1) a round took 16 cycles: 95.
 TEST(SimTiming, PseudoChannelsInterleave) {
   DeviceConfig c = attaccConfig(true);
   c.refresh = false;

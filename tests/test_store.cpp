@@ -350,8 +350,10 @@ TEST(ResultsStore, KernelSourceChangeInvalidatesDerivedRows) {
   f.store.putResults(r);
   f.store.putLookup({"abc123", "gemv", "b=1,out=4096,in=4096", 1, 1.0, std::nullopt, "simulated"});
   f.store.putLookup({"abc123", "gemv", "b=2", 1, 1.0, std::nullopt, "simulated"});
-  f.store.putLookup({"abc123/t2", "gemv", "b=1,out=4096,in=4096", 1, 1.0, std::nullopt, "model"});  // qualified
-  f.store.putLookup({"abc1234", "gemv", "b=1,out=4096,in=4096", 1, 1.0, std::nullopt, "model"});   // other hash
+  f.store.putLookup(
+      {"abc123/t2", "gemv", "b=1,out=4096,in=4096", 1, 1.0, std::nullopt, "model"});  // qualified
+  f.store.putLookup(
+      {"abc1234", "gemv", "b=1,out=4096,in=4096", 1, 1.0, std::nullopt, "model"});  // other hash
 
   // Same source: nothing changes.
   EXPECT_EQ(f.store.upsertProblem(f.backend, "gemv", "kernel gemv ...", "b=1,out=4096,in=4096"), f.problem);
