@@ -248,6 +248,13 @@ TEST(PredictorEvaluation, BranchAndBoundFindsTheSameOptimum) {
     EXPECT_EQ(bound.rows[i].pickNs, all.rows[i].pickNs);
   }
   EXPECT_EQ(bound.top1, all.top1);
+  // Labelling every draft measures the exhaustive compile; branch and bound extrapolates it from a timed
+  // sample of full simulations and reports its own time apart.
+  EXPECT_FALSE(all.withoutExtrapolated);
+  EXPECT_DOUBLE_EQ(all.secondsWithout, all.secondsOptimum);
+  EXPECT_TRUE(bound.withoutExtrapolated);
+  EXPECT_GT(bound.secondsWithout, 0.0);
+  EXPECT_GT(bound.secondsOptimum, 0.0);
   const Kernel red = KernelLibrary::builtin().get("red");
   auto stored = [&](ResultsStore& s) {
     const auto backendId = s.upsertBackend(b.name, b.hash(), b.toJson());

@@ -323,6 +323,7 @@ void runEvaluate(const EvaluateCmd& o) {
                {"seconds_with", r.secondsWith},
                {"seconds_without", r.secondsWithout},
                {"seconds_without_extrapolated", r.withoutExtrapolated},
+               {"seconds_optimum", r.secondsOptimum},
                {"branch_and_bound", eo.branchAndBound},
                {"bounded_drafts", r.bounded},
                {"interrupted", r.interrupted},
@@ -335,12 +336,16 @@ void runEvaluate(const EvaluateCmd& o) {
       "%s+%s: %zu configs; the predictor strategy (top %zu and near-ties, at most %zu, confirmed by "
       "simulation) finds the optimum in %zu "
       "(%.1f%%) and %.2f%% of it otherwise; the single best prediction is the optimum in %zu (%.1f%%), "
-      "%.2f%% otherwise; compile %.2f s with the predictor vs %.2f s simulating every draft%s\n",
+      "%.2f%% otherwise; compile %.2f s with the predictor vs %s%.2f s simulating every draft%s; the optimum "
+      "took %.2f s%s\n",
       r.backend.c_str(), r.kernel.c_str(), r.configs, eo.topK, eo.maxConfirm, r.top1,
       100.0 * static_cast<double>(r.top1) / n, 100.0 * r.meanPickVsOptimum, r.top1Argmin,
       100.0 * static_cast<double>(r.top1Argmin) / n, 100.0 * r.meanArgminVsOptimum, r.secondsWith,
-      r.secondsWithout,
-      r.bounded ? (" (" + std::to_string(r.bounded) + " stopped once slower than the best found)").c_str()
+      r.withoutExtrapolated ? "~" : "", r.secondsWithout,
+      r.withoutExtrapolated ? " (extrapolated from drafts timed in this run)" : "", r.secondsOptimum,
+      r.bounded ? (" by branch and bound (" + std::to_string(r.bounded) +
+                   " drafts stopped once slower than the best found)")
+                      .c_str()
                 : "");
   if (r.interrupted)
     std::printf(

@@ -195,6 +195,32 @@ std::vector<std::pair<Draft, Evaluation>> label(const Problem& p, const std::vec
   return out;
 }
 
+// Wall-clock seconds per draft of an exhaustive sweep of `drafts` (sorted by id) on the labelling workers,
+// measured on `sample` drafts simulated to the end: four runs of consecutive ids spread over the space, each
+// with fresh channel-run caches, so channel programs are reused only as far as neighbouring drafts share
+// them.
+double secondsPerFullSimulation(const Problem& p, const std::vector<Draft>& drafts, const TrainOptions& o,
+                                std::size_t sample) {
+  if (drafts.empty()) return 0;
+  sample = std::clamp<std::size_t>(sample, 1, drafts.size());
+  constexpr std::size_t kRuns = 4;
+  const std::size_t runs = std::min(kRuns, sample), perRun = sample / runs;
+  EvalOptions eo = o.eval;
+  eo.keepBanks = false;
+  const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  double seconds = 0;
+  std::size_t timed = 0;
+  for (std::size_t run = 0; run < runs; ++run) {
+    const std::size_t begin = std::min(drafts.size() - perRun, run * (drafts.size() / runs));
+    std::vector<sim::ChannelRunCache> caches(threads);
+    const auto t = Clock::now();
+    simulateAll(p, std::span<const Draft>(drafts.data() + begin, perRun), eo, caches, o.cancel, nullptr);
+    seconds += since(t);
+    timed += perRun;
+  }
+  return seconds / static_cast<double>(timed);
+}
+
 }  // namespace
 
 Suite loadSuite(const std::string& path) {
@@ -385,7 +411,6 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
       double pickNs = INFINITY, argminNs = INFINITY;
       std::int64_t pickCycles = INT64_MAX;
       std::size_t pick = order[0];
-      const auto tConfirm = Clock::now();
       for (std::size_t i = 0; i < k2; ++i) {
         const auto e = simulate(p, drafts[order[i]]);
         const double t = e ? e->timeNs : INFINITY;
@@ -396,7 +421,6 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
           pick = order[i];
         }
       }
-      const double confirmSeconds = since(tConfirm);
       r.secondsWith += since(tPredict);
       // The true optimum: every pruned draft is simulated; with branch and bound, the pick's cycles are the
       // first incumbent and a draft is stopped as soon as it is slower than the best found so far.
@@ -406,22 +430,22 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
       const auto labelled =
           label(p, drafts, o, kernel + " " + shape, &counts, 0, eo.branchAndBound ? &incumbent : nullptr);
       const double labelSeconds = since(tAll);
+      r.secondsOptimum += labelSeconds;
       r.bounded += counts.bounded;
       if (o.cancel && o.cancel->load()) {
         // Part of this shape is labelled: its optimum is unknown, so it is not a row (the labels are stored).
         r.interrupted = true;
         break;
       }
-      if (counts.reused == 0) {
+      if (!eo.branchAndBound && counts.reused == 0) {
         r.secondsWithout += labelSeconds;
       } else {
-        // Labels from an earlier run were not timed now: extrapolate from the drafts simulated in this run
-        // (the fresh labels, or else the top-k confirmations, timed on one thread).
-        const std::size_t fresh = counts.simulated;
-        const double perDraft = fresh > 0
-                                    ? labelSeconds / static_cast<double>(fresh)
-                                    : confirmSeconds / static_cast<double>(std::max<std::size_t>(1, k2));
-        r.secondsWithout += labelSeconds + perDraft * static_cast<double>(counts.reused);
+        // Stored labels were not timed now and bounded runs stopped early: extrapolate from drafts simulated
+        // to the end in this run (the fresh labels without branch and bound, or else a timed sample).
+        const double perDraft = eo.branchAndBound || counts.simulated == 0
+                                    ? secondsPerFullSimulation(p, drafts, o, eo.timingSample)
+                                    : labelSeconds / static_cast<double>(counts.simulated);
+        r.secondsWithout += perDraft * static_cast<double>(drafts.size());
         r.withoutExtrapolated = true;
       }
       if (labelled.empty()) continue;
