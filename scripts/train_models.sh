@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Retrains the shipped models (datasets/models) reproducibly: fixed seed 42, DCC's 15% sample of each shape of
-# the evaluation suite plus the training-only coverage suite, sampled from the 20,000 drafts the analytic screen
+# the evaluation suite plus the training-only coverage and random-shape suites (none of them in the held-out
+# suite), sampled from the 20,000 drafts the analytic screen
 # keeps for the model (as explore does). Labels go to a results store and are reused on the next run.
 #   scripts/train_models.sh [STORE] [backend ...]     (default: every backend the simulator times)
 set -euo pipefail
@@ -14,5 +15,6 @@ BACKENDS=("$@")
 if [ ${#BACKENDS[@]} -eq 0 ]; then BACKENDS=(hbm-pim attacc hbm2-pim gddr6-aim); fi
 for b in "${BACKENDS[@]}"; do
   "$CLI" train --backend "$b" --suite datasets/suites/dcc_single_kernels.json --suite datasets/suites/dcc_coverage.json \
+    --suite datasets/suites/dcc_random_train.json \
     --db "$STORE" --max-samples 20000 --screen-limit 20000 --seed 42 --out "$OUT"
 done
