@@ -194,7 +194,9 @@ TEST(MainWindow, CancelStopsPromptlyAndKeepsRecords) {
   w.session()->cancel();
   ASSERT_TRUE(test::waitFor([&] { return !w.session()->running(); }, 2000));
   const qint64 ms = t.elapsed();
-  EXPECT_LT(ms, 100) << "window saw the stop after " << ms << " ms";
+  // Bounds for a shared 2-core CI machine: they catch a window that waits for the worker (seconds), not
+  // scheduling noise; the typical figure is printed below (0 ms idle, up to ~200 ms under load).
+  EXPECT_LT(ms, 500) << "window saw the stop after " << ms << " ms";
   EXPECT_EQ(w.session()->progress().stage, "cancelled");
   // The explorer checks the flag between simulations, so its worker finishes the simulation in flight
   // (tens of ms, a few hundred on a loaded machine) before it returns.
@@ -240,7 +242,9 @@ TEST(MainWindow, EventLoopKeepsTurningDuringExploration) {
   tick.start();
   ASSERT_TRUE(test::waitFor([&] { return w.idle(); }, 60000));
   tick.stop();
-  EXPECT_LT(worst, 250) << "longest GUI-thread stall " << worst << " ms";
+  // 210-240 ms on the 2-core CI machine with 68,642 rows merging (page faults are slow there): the bound
+  // catches a GUI thread that blocks on the exploration, not that figure, which is printed below.
+  EXPECT_LT(worst, 500) << "longest GUI-thread stall " << worst << " ms";
   EXPECT_GT(w.model()->keptRows(), 0);
   std::printf("longest GUI-thread stall during exploration: %lld ms\n", static_cast<long long>(worst));
 }
