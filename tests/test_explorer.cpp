@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine/kernel/library.h"
+#include "engine/predict/predictor.h"
 #include "engine/search/explorer.h"
 
 namespace pim {
@@ -80,6 +81,76 @@ TEST(Explorer, BaselineStrategiesEvaluateOneSchedule) {
   const auto g = exploreBest(*p, o);
   ASSERT_TRUE(g && g->simulated);
   EXPECT_EQ(g->simulated->provenance, Provenance::Analytic);
+}
+
+// The CLI's branch and bound over the confirmations: the same pick, and a stopped confirmation only ever
+// holds a lower bound above that pick.
+TEST(Explorer, BoundedConfirmationsPickTheSameDraft) {
+  const auto pred = Predictor::loadShipped("hbm-pim");
+  ASSERT_TRUE(pred);
+  for (const char* dims : {"b=1,out=1024,in=1024", "b=4,out=512,in=2048"}) {
+    const auto p = problem("hbm-pim", "gemv", dims);
+    ExploreOptions full;
+    full.predictor = &*pred;
+    ExploreOptions bounded = full;
+    bounded.boundConfirmations = true;
+    Explorer a(*p, full), b(*p, bounded);
+    const std::atomic<bool> never{false};
+    a.run(never);
+    b.run(never);
+    ASSERT_TRUE(a.best() && b.best()) << dims;
+    EXPECT_EQ(a.best()->draft.id, b.best()->draft.id) << dims;
+    EXPECT_EQ(a.best()->simulated->timeNs, b.best()->simulated->timeNs) << dims;
+    EXPECT_FALSE(b.best()->simulated->lowerBound);
+    EXPECT_EQ(a.progress().simulated, b.progress().simulated);
+    for (const auto& r : a.records()) EXPECT_FALSE(r.simulated && r.simulated->lowerBound);
+    int stopped = 0;
+    for (const auto& r : b.records()) {
+      if (r.simulated && r.simulated->lowerBound) {
+        ++stopped;
+        EXPECT_GT(r.simulated->timeNs, b.best()->simulated->timeNs);
+      }
+    }
+    EXPECT_GT(stopped, 0) << dims << ": no confirmation was stopped, so the bound was not exercised";
+  }
+}
+
+// A model still loading is asked for once, after the analytic screen, and gives the same exploration.
+TEST(Explorer, DeferredModelIsAskedForOnceAfterTheScreen) {
+  const auto pred = Predictor::loadShipped("hbm-pim");
+  ASSERT_TRUE(pred);
+  const auto p = problem("hbm-pim", "gemv", "b=1,out=1024,in=1024");
+  ExploreOptions direct;
+  direct.predictor = &*pred;
+  ExploreOptions deferred;
+  int calls = 0;
+  deferred.predictorSource = [&]() -> const Predictor* {
+    ++calls;
+    return &*pred;
+  };
+  Explorer a(*p, direct), b(*p, deferred);
+  const std::atomic<bool> never{false};
+  a.run(never);
+  b.run(never);
+  EXPECT_EQ(calls, 1);
+  ASSERT_TRUE(a.best() && b.best());
+  EXPECT_EQ(a.best()->draft.id, b.best()->draft.id);
+  EXPECT_EQ(a.progress().predicted, b.progress().predicted);
+  std::vector<std::string> stages;
+  for (const auto& [stage, seconds] : b.progress().stageSeconds) {
+    stages.push_back(stage);
+    EXPECT_GE(seconds, 0.0) << stage;
+  }
+  EXPECT_EQ(stages, (std::vector<std::string>{"generating", "screening", "loading model", "predicting",
+                                              "simulating"}));
+  // Without a model the predictor strategy falls back to exhaustive search.
+  ExploreOptions none;
+  none.predictorSource = [] { return static_cast<const Predictor*>(nullptr); };
+  none.maxSimulations = 8;
+  Explorer c(*p, none);
+  c.run(never);
+  EXPECT_EQ(c.progress().predicted, 0u);
+  EXPECT_EQ(c.progress().simulated, 8u);
 }
 
 }  // namespace

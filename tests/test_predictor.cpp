@@ -274,6 +274,30 @@ TEST(Predictor, MissingOrForeignModelFiles) {
   EXPECT_THROW(Predictor::loadShipped("x", dir), InputError);
 }
 
+TEST(Predictor, EmptyOrTruncatedModelFileIsRefusedByName) {
+  const test::TempDir scratch;
+  const std::string dir = scratch.file("models");
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(dataDir() + "/models/hbm-pim.json", dir + "/hbm-pim.json");
+  auto refusal = [&] {
+    try {
+      Predictor::loadShipped("hbm-pim", dir);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  std::ofstream(dir + "/hbm-pim.model").flush();
+  EXPECT_NE(refusal().find("hbm-pim.model"), std::string::npos) << refusal();
+  {
+    std::ifstream in(dataDir() + "/models/hbm-pim.model", std::ios::binary);
+    std::string head(4096, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    std::ofstream(dir + "/hbm-pim.model", std::ios::binary) << head;
+  }
+  EXPECT_NE(refusal().find("hbm-pim.model"), std::string::npos) << refusal();
+}
+
 TEST(Suites, ShippedSuitesLoadAndTheHeldOutOneSharesNoShapeWithTraining) {
   const std::string dir = dataDir() + "/suites/";
   const Suite training = loadSuites({dir + "dcc_single_kernels.json", dir + "dcc_coverage.json"});

@@ -145,7 +145,7 @@ TEST(SessionFile, RoundTripsARealExploration) {
     EXPECT_EQ(a.predictedNs, b.predictedNs);
     EXPECT_EQ(a.computeOnlyCycles, b.computeOnlyCycles);
     EXPECT_EQ(a.error, b.error);
-    ASSERT_EQ(a.simulated.has_value(), b.simulated.has_value()) << i;
+    ASSERT_EQ(a.simulated != nullptr, b.simulated != nullptr) << i;
     if (a.simulated) {
       ++simulated;
       expectSameEval(*a.simulated, *b.simulated);

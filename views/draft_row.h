@@ -3,6 +3,7 @@
 // pruned. The plot objectives are read from here too so the table and the Pareto plot can never disagree.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -13,7 +14,7 @@ namespace pimgui {
 struct DraftRow {
   pim::Draft draft;
   std::optional<double> predictedNs;
-  std::optional<pim::Evaluation> simulated;
+  std::shared_ptr<const pim::Evaluation> simulated;  // shared with the Explorer record
   /// Banks holding data from the draft's bank layout, for rows without a simulation (pruned drafts with a
   /// prediction); a simulated row reads Evaluation::banksUsed, which is the same layout's count.
   std::optional<int> banksUsed;

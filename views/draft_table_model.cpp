@@ -44,7 +44,8 @@ bool DraftTableModel::updateRecords(const std::vector<pim::DraftRecord>& records
     DraftRow& row = m_rows[static_cast<std::size_t>(r)];
     const pim::DraftRecord& rec = records[static_cast<std::size_t>(r)];
     const bool changed = row.predictedNs != rec.predictedNs ||
-                         row.simulated.has_value() != rec.simulated.has_value() || row.error != rec.error;
+                         static_cast<bool>(row.simulated) != static_cast<bool>(rec.simulated) ||
+                         row.error != rec.error;
     if (!changed) continue;
     row = DraftRow::fromRecord(rec);
     if (firstChanged < 0) firstChanged = r;

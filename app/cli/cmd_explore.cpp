@@ -35,15 +35,6 @@ void progressLine(const std::string& text) {
   if (terminal()) std::cerr << "\r\033[K" << text << std::flush;
 }
 
-std::optional<Predictor> shippedModel(const Backend& b) {
-  try {
-    return Predictor::loadShipped(b.name);
-  } catch (const InputError& e) {
-    std::cerr << "pimscope-cli: warning: " << e.what() << "\n";
-    return std::nullopt;
-  }
-}
-
 nlohmann::json baselineJson(const Baseline& b) {
   if (!b.available) return {{"available", false}, {"reason", b.reason}};
   nlohmann::json j = evaluationJson(b.eval, false);
@@ -77,7 +68,18 @@ void runExplore(const ExploreCmd& o) {
         (g ? g->unsupportedReason(problem->kernel()) : std::string("no command-program generator")));
   }
   const auto start = std::chrono::steady_clock::now();
-  const auto model = shippedModel(b);
+  // Loading the shipped model overlaps generation and the screen; the explorer waits for it to predict.
+  ShippedModelLoader loader(b.name);
+  const Predictor* model = nullptr;
+  bool loaded = false;
+  auto loadedModel = [&]() -> const Predictor* {
+    if (!loaded) {
+      model = loader.get();
+      loaded = true;
+      if (!loader.error().empty()) std::cerr << "pimscope-cli: warning: " << loader.error() << "\n";
+    }
+    return model;
+  };
   std::optional<ResultsStore> store;
   if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
   const std::string shape = shapeString(problem->kernel(), problem->shape());
@@ -91,7 +93,8 @@ void runExplore(const ExploreCmd& o) {
   eo.maxConfirm = o.maxConfirm;
   eo.predictLimit = o.predictLimit;
   eo.maxSimulations = o.maxSimulations;
-  eo.predictor = model ? &*model : nullptr;
+  eo.predictorSource = loadedModel;
+  eo.boundConfirmations = true;  // the command reports the pick, not every confirmation's breakdown
 
   std::optional<DraftRecord> best;
   ExploreProgress last;
@@ -100,7 +103,7 @@ void runExplore(const ExploreCmd& o) {
     if (auto hit = store->lookup(lookupKey, problem->kernel().name, shape)) {
       DraftRecord r;
       r.draft = problem->space().draft(static_cast<std::uint64_t>(hit->draftId));
-      r.simulated = evaluateDraft(*problem, r.draft, eo.eval);
+      r.simulated = std::make_shared<const Evaluation>(evaluateDraft(*problem, r.draft, eo.eval));
       best = r;
       servedFrom = "lookup table";
     }
@@ -115,6 +118,7 @@ void runExplore(const ExploreCmd& o) {
     if (terminal()) std::cerr << "\r\033[K";
     best = ex.best();
     last = ex.progress();
+    loadedModel();
     if (best && best->simulated && model) {
       if (best->draft.id != UINT64_MAX)
         best->predictedNs = model->predictNs(*problem, std::vector{best->draft})[0];
@@ -125,6 +129,7 @@ void runExplore(const ExploreCmd& o) {
                         best->simulated->timeNs, std::nullopt, model ? "model" : "simulated"});
     }
   }
+  loadedModel();
   if (!best || !best->simulated)
     throw InputError("explore: no draft of " + problem->title() + " could be simulated");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -143,6 +148,9 @@ void runExplore(const ExploreCmd& o) {
   };
   const bool ccOk = ccBest && ccBest->simulated;
 
+  // Where the time went: what a user needs to judge a slow exploration (and what `bench` does not show).
+  nlohmann::json stagesJson = nlohmann::json::object();
+  for (const auto& [stage, sec] : last.stageSeconds) stagesJson[stage] = sec;
   if (o.json) {
     nlohmann::json bestJson =
         best->draft.id == UINT64_MAX ? nlohmann::json::object() : draftJson(problem->space(), best->draft);
@@ -184,6 +192,7 @@ void runExplore(const ExploreCmd& o) {
                  {"vs_compute_centric", speedup(ccOk, ccOk ? ccBest->simulated->timeNs : 0)},
                  {"vs_gpu", speedup(true, gpu.eval.timeNs)}}},
                {"seconds", seconds},
+               {"stage_seconds", stagesJson},
                {"interrupted", g_interrupted.load()}});
     return;
   }
@@ -202,7 +211,13 @@ void runExplore(const ExploreCmd& o) {
   row("vendor default", vendor.available, vendor.eval.timeNs, vendor.reason);
   row("compute-centric", ccOk, ccOk ? ccBest->simulated->timeNs : 0, "n/a");
   row("GPU only", true, gpu.eval.timeNs, "");
-  std::cout << tb.str() << "explored in " << seconds << " s\n";
+  std::cout << tb.str() << "explored in " << seconds << " s (";
+  const char* sep = "";
+  for (const auto& [stage, sec] : last.stageSeconds) {
+    std::cout << sep << stage << " " << sec << " s";
+    sep = ", ";
+  }
+  std::cout << ")\n";
 }
 
 struct TrainCmd {

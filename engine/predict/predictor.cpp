@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "engine/common/error.h"
+#include "engine/common/mapped_file.h"
 #include "engine/predict/features.h"
 
 namespace pim {
@@ -37,9 +38,9 @@ Predictor::Predictor(XgbModel model, std::vector<std::string> schema, TrainingMe
 
 std::optional<Predictor> Predictor::loadShipped(const std::string& backend, const std::string& dir) {
   const std::string base = modelsDir(dir) + "/" + backend;
-  std::ifstream mf(base + ".model", std::ios::binary), jf(base + ".json");
-  if (!mf || !jf) return std::nullopt;
-  const std::string bytes((std::istreambuf_iterator<char>(mf)), std::istreambuf_iterator<char>());
+  std::ifstream jf(base + ".json");
+  if (!jf || !std::filesystem::exists(base + ".model")) return std::nullopt;
+  const MappedFile bytes(base + ".model");
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(jf);
@@ -67,8 +68,11 @@ std::optional<Predictor> Predictor::loadShipped(const std::string& backend, cons
   m.validationMape = j.value("validation_mape", 0.0);
   m.trainSeconds = j.value("train_seconds", 0.0);
   m.labelSeconds = j.value("label_seconds", 0.0);
-  const std::vector<std::uint8_t> raw(bytes.begin(), bytes.end());
-  return Predictor(XgbModel::load(raw), schema, m);
+  try {
+    return Predictor(XgbModel::load(bytes.bytes()), schema, m);
+  } catch (const InputError& e) {
+    throw InputError(base + ".model: " + e.what());
+  }
 }
 
 void Predictor::save(const std::string& dir) const {
@@ -124,6 +128,27 @@ std::vector<double> Predictor::predictNs(const Problem& p, std::span<const Draft
   std::vector<double> ns(rows);
   for (std::size_t i = 0; i < rows; ++i) ns[i] = std::exp(static_cast<double>(y[i]));
   return ns;
+}
+
+ShippedModelLoader::ShippedModelLoader(const std::string& backend, const std::string& dir)
+    : m_thread([this, backend, dir] {
+        try {
+          m_model = Predictor::loadShipped(backend, dir);
+        } catch (const std::exception& e) {
+          m_error = e.what();
+        }
+      }) {}
+
+ShippedModelLoader::~ShippedModelLoader() {
+  if (!m_joined) m_thread.join();
+}
+
+const Predictor* ShippedModelLoader::get() {
+  if (!m_joined) {
+    m_thread.join();
+    m_joined = true;
+  }
+  return m_model ? &*m_model : nullptr;
 }
 
 std::string Predictor::id() const { return m_meta.backendHash + "-" + std::to_string(m_meta.seed); }

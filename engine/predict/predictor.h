@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/codegen/lowering.h"
@@ -62,6 +63,25 @@ class Predictor {
   XgbModel m_model;
   std::vector<std::string> m_schema;
   TrainingMetadata m_meta;
+};
+
+/// A shipped model loading on its own thread: the models take 0.1-0.5 s to load, which can overlap draft
+/// generation and the analytic screen (ExploreOptions::predictorSource).
+class ShippedModelLoader {
+ public:
+  explicit ShippedModelLoader(const std::string& backend, const std::string& dir = "");
+  ~ShippedModelLoader();
+  ShippedModelLoader(const ShippedModelLoader&) = delete;
+  ShippedModelLoader& operator=(const ShippedModelLoader&) = delete;
+  /// Waits for the model; nullptr when there is none or it could not be loaded (error() says why).
+  const Predictor* get();
+  const std::string& error() const { return m_error; }
+
+ private:
+  std::thread m_thread;
+  std::optional<Predictor> m_model;
+  std::string m_error;
+  bool m_joined = false;
 };
 
 /// How many of the best predicted drafts the predictor strategy simulates to confirm (README, "Predictor"):

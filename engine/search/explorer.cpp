@@ -184,9 +184,15 @@ void Explorer::run(const std::atomic<bool>& cancel,
     lastReport = Clock::now();
     onProgress(copy);
   };
+  auto stageStart = start;
   auto setStage = [&](const char* stage) {
     {
       std::lock_guard lock(m_mutex);
+      const auto now = Clock::now();
+      if (m_progress.stage != "idle")
+        m_progress.stageSeconds.emplace_back(m_progress.stage,
+                                             std::chrono::duration<double>(now - stageStart).count());
+      stageStart = now;
       m_progress.stage = stage;
     }
     publish(true);
@@ -229,7 +235,7 @@ void Explorer::run(const std::atomic<bool>& cancel,
     if (!b.available) throw InputError(std::string(strategyName(kind)) + " strategy: " + b.reason);
     DraftRecord rec;
     rec.draft = b.draft.value_or(Draft{UINT64_MAX, {}});
-    rec.simulated = b.eval;
+    rec.simulated = std::make_shared<const Evaluation>(b.eval);
     {
       std::lock_guard lock(m_mutex);
       m_records.push_back(rec);
@@ -240,23 +246,32 @@ void Explorer::run(const std::atomic<bool>& cancel,
     return setStage("done");
   }
 
-  // Prediction.
-  const bool predict = m_options.predictor != nullptr;
-  if (kind == StrategyKind::Predictor && !predict) kind = StrategyKind::Exhaustive;
-  if (predict) {
-    setStage("predicting");
+  // Prediction: the analytic screen needs no model, so it runs while a deferred model is still loading.
+  const Predictor* predictor = m_options.predictor;
+  std::vector<std::size_t> chosen;
+  if (predictor || m_options.predictorSource) {
+    setStage("screening");
     std::vector<const Draft*>
         drafts;  // pointers: copying a few hundred thousand drafts costs more than the screen
     drafts.reserve(m_records.size());
     for (const DraftRecord& r : m_records) drafts.push_back(&r.draft);
-    const std::vector<std::size_t> chosen =
-        screenForPrediction(m_problem, drafts, m_options.predictLimit, m_options.eval.optimizer);
+    chosen = screenForPrediction(m_problem, drafts, m_options.predictLimit, m_options.eval.optimizer);
+    if (cancel.load()) return setStage("cancelled");
+  }
+  if (!predictor && m_options.predictorSource) {
+    setStage("loading model");
+    predictor = m_options.predictorSource();
+  }
+  const bool predict = predictor != nullptr;
+  if (kind == StrategyKind::Predictor && !predict) kind = StrategyKind::Exhaustive;
+  if (predict) {
+    setStage("predicting");
     // One call: the coarse-to-fine shortlist is chosen over the whole screened set, as the Table-4
     // evaluation does, so both make the same pick.
     std::vector<Draft> batch;
     batch.reserve(chosen.size());
     for (std::size_t i : chosen) batch.push_back(m_records[i].draft);
-    const auto ns = m_options.predictor->predictNs(m_problem, batch);
+    const auto ns = predictor->predictNs(m_problem, batch);
     {
       std::lock_guard lock(m_mutex);
       for (std::size_t i = 0; i < ns.size(); ++i) m_records[chosen[i]].predictedNs = ns[i];
@@ -273,7 +288,7 @@ void Explorer::run(const std::atomic<bool>& cancel,
     case StrategyKind::Predictor:
       search =
           std::make_unique<PredictorSearch>(m_records, static_cast<std::size_t>(std::max(1, m_options.topK)),
-                                            m_options.bandErrors * m_options.predictor->expectedErrorPct(),
+                                            m_options.bandErrors * predictor->expectedErrorPct(),
                                             static_cast<std::size_t>(std::max(0, m_options.maxConfirm)));
       break;
     case StrategyKind::ComputeCentric:
@@ -290,6 +305,8 @@ void Explorer::run(const std::atomic<bool>& cancel,
   }
   setStage("simulating");
   std::mutex askMutex;
+  const bool bounded = m_options.boundConfirmations && kind == StrategyKind::Predictor;
+  std::atomic<std::int64_t> incumbentCycles{0};  // 0: nothing confirmed yet (no bound)
   auto worker = [&] {
     sim::ChannelRunCache cache;  // drafts of one problem share many channel programs
     for (;;) {
@@ -306,13 +323,19 @@ void Explorer::run(const std::atomic<bool>& cancel,
       EvalOptions eo = m_options.eval;
       eo.computeOnly = prop->computeOnly;
       eo.cache = &cache;
+      if (bounded) eo.stopAfterCycles = incumbentCycles.load();
       DraftRecord result;
       try {
         Evaluation e = evaluateDraft(m_problem, draft, eo);
         if (prop->computeOnly) {
           result.computeOnlyCycles = e.cycles[1];
         } else {
-          result.simulated = std::move(e);
+          if (bounded && !e.lowerBound) {
+            for (std::int64_t seen = incumbentCycles.load(); seen == 0 || e.totalCycles < seen;) {
+              if (incumbentCycles.compare_exchange_weak(seen, e.totalCycles)) break;
+            }
+          }
+          result.simulated = std::make_shared<const Evaluation>(std::move(e));
         }
       } catch (const InputError& err) {
         result.error = err.what();
@@ -332,9 +355,10 @@ void Explorer::run(const std::atomic<bool>& cancel,
         }
         ++m_progress.simulated;
         // Equal times go to the smaller draft id, so the best does not depend on which worker finished first.
-        if (rec.simulated && (!m_progress.best || rec.simulated->timeNs < m_progress.bestNs ||
-                              (rec.simulated->timeNs == m_progress.bestNs &&
-                               rec.draft.id < m_records[*m_progress.best].draft.id))) {
+        if (rec.simulated && !rec.simulated->lowerBound &&
+            (!m_progress.best || rec.simulated->timeNs < m_progress.bestNs ||
+             (rec.simulated->timeNs == m_progress.bestNs &&
+              rec.draft.id < m_records[*m_progress.best].draft.id))) {
           m_progress.best = prop->index;
           m_progress.bestNs = rec.simulated->timeNs;
         }

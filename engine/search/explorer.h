@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/predict/predictor.h"
@@ -32,9 +33,16 @@ struct ExploreOptions {
   int topK = kDefaultTopK;  // predictor: simulate the k best predicted to confirm
   double bandErrors = kDefaultBandErrors;  // ... and those within this many expected errors of the best
   int maxConfirm = kDefaultMaxConfirm;     // ... up to this many in all
-  int computeCentricTemplates = 8;         // compute-centric: drafts kept after the compute-only ranking
-  std::size_t maxSimulations = 0;          // exhaustive: 0 = all; compute-centric: compute-only runs (0 = 64)
-  const Predictor* predictor = nullptr;    // required by the predictor strategy
+  /// Predictor: stop a confirmation as soon as it is slower than the best confirmed so far (branch and
+  /// bound; the pick is the same, and such a record holds only a lower bound, Evaluation::lowerBound). For
+  /// callers that need the pick alone (the CLI); the explorer window keeps every confirmation's breakdown.
+  bool boundConfirmations = false;
+  int computeCentricTemplates = 8;       // compute-centric: drafts kept after the compute-only ranking
+  std::size_t maxSimulations = 0;        // exhaustive: 0 = all; compute-centric: compute-only runs (0 = 64)
+  const Predictor* predictor = nullptr;  // required by the predictor strategy
+  /// Instead of `predictor` while the model is still loading: called once, on the exploring thread, when
+  /// prediction starts (it may wait), so that loading overlaps generation and pruning. May return nullptr.
+  std::function<const Predictor*()> predictorSource;
   /// Drafts the model predicts; beyond this many, the analytic estimate (feature est_total_ns) screens them
   /// first, so that prediction stays interactive for spaces of 10^5-10^6 drafts. 0 = predict every draft.
   std::size_t predictLimit = 20000;
@@ -43,14 +51,17 @@ struct ExploreOptions {
 /// What is known about one kept draft.
 struct DraftRecord {
   Draft draft;
-  std::optional<double> predictedNs;    // with the predictor's expected error
-  std::optional<Evaluation> simulated;  // breakdown, energy, banks used, padding (no per-bank table)
+  std::optional<double> predictedNs;  // with the predictor's expected error
+  /// Breakdown, energy, banks used, padding (no per-bank table). Shared and immutable: only the few simulated
+  /// drafts have one, and an inline Evaluation made every one of 10^5-10^6 records 376 bytes.
+  std::shared_ptr<const Evaluation> simulated;
   std::optional<std::int64_t> computeOnlyCycles;  // compute-centric's first step
   std::string error;                              // why it could not be evaluated (tiles do not fit, ...)
 };
 
 struct ExploreProgress {
-  std::string stage = "idle";  // generating, predicting, simulating, done, cancelled
+  /// generating, screening, loading model, predicting, simulating, done, cancelled
+  std::string stage = "idle";
   std::uint64_t generated = 0;
   std::array<std::uint64_t, 3> pruned{};  // removed by rules 1..3
   std::uint64_t remaining = 0;
@@ -58,6 +69,8 @@ struct ExploreProgress {
   std::optional<std::size_t> best;  // index into records of the best simulated draft
   double bestNs = 0;
   double elapsedSeconds = 0;
+  /// Wall time of every finished stage, in order ("generating" covers generation, pruning and the records).
+  std::vector<std::pair<std::string, double>> stageSeconds;
 };
 
 class Explorer {

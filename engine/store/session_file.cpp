@@ -277,7 +277,7 @@ class Stmt {
   int m_col = 0;
 };
 
-void bindEval(Stmt& s, const std::optional<Evaluation>& e) {
+void bindEval(Stmt& s, const Evaluation* e) {  // NULL columns without one
   if (!e) {
     for (int i = 0; i < kEvalColumnCount; ++i) s.null();
     return;
@@ -346,7 +346,7 @@ void writeAll(Db& db, const SessionData& d) {
       const DraftRecord& r = d.records[seq];
       if (!r.simulated && r.error.empty() && !r.computeOnlyCycles) continue;  // packed in the session row
       s.u64(seq).opt(r.computeOnlyCycles).text(r.error);
-      bindEval(s, r.simulated);
+      bindEval(s, r.simulated.get());
       s.insert();
     }
   }
@@ -361,7 +361,7 @@ void writeAll(Db& db, const SessionData& d) {
         s.u64(b.draft->id);
       else
         s.null();
-      bindEval(s, b.eval);
+      bindEval(s, &b.eval);
       s.insert();
     }
   }
@@ -498,7 +498,7 @@ SessionData SessionFile::load(const std::string& path) {
         DraftRecord& r = d.records[static_cast<std::size_t>(seq)];
         if (!s.isNull(1)) r.computeOnlyCycles = s.colI64(1);
         r.error = s.colText(2);
-        r.simulated = readEval(s, 3);
+        if (auto e = readEval(s, 3)) r.simulated = std::make_shared<const Evaluation>(std::move(*e));
       }
     }
     {

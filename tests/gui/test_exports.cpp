@@ -247,7 +247,7 @@ TEST_F(ExportTest, SelectedRowsAndAllRowsCsv) {
     // Full-precision numbers in the header's unit, and the parts label (it holds commas) intact.
     const int row = w->model()->rowOf(rec[DraftTableModel::Id].toULongLong());
     const DraftRow& d = w->model()->row(row);
-    ASSERT_TRUE(d.simulated.has_value());
+    ASSERT_TRUE(d.simulated != nullptr);
     EXPECT_NEAR(rec[DraftTableModel::Simulated].toDouble(), d.simulated->timeNs / 1e3,
                 1e-9 * d.simulated->timeNs);
     EXPECT_EQ(rec[DraftTableModel::Padding].toLongLong(), d.simulated->paddingBytes);

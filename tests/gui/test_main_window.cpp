@@ -61,7 +61,7 @@ TEST(MainWindow, SmallSessionMatchesEngine) {
   for (std::size_t i = 0; i < records.size(); ++i) {
     const DraftRow& row = w.model()->row(static_cast<int>(i));
     EXPECT_EQ(row.draft.id, records[i].draft.id);
-    ASSERT_EQ(row.simulated.has_value(), records[i].simulated.has_value());
+    ASSERT_EQ(row.simulated != nullptr, records[i].simulated != nullptr);
     if (row.simulated) {
       ++simulated;
       EXPECT_DOUBLE_EQ(row.simulated->timeNs, records[i].simulated->timeNs);
@@ -208,7 +208,7 @@ TEST(MainWindow, CancelStopsPromptlyAndKeepsRecords) {
   ASSERT_TRUE(test::waitFor([&] { return w.idle(); }, 10000));
   EXPECT_GE(w.model()->keptRows(), 3);
   int simulatedRows = 0;
-  for (const DraftRow& r : w.model()->rows()) simulatedRows += r.simulated.has_value() || !r.error.empty();
+  for (const DraftRow& r : w.model()->rows()) simulatedRows += r.simulated != nullptr || !r.error.empty();
   EXPECT_GE(simulatedRows, 3);
   EXPECT_GE(w.session()->progress().simulated, 3u);
   EXPECT_EQ(w.session()->progress().stage, "cancelled");
