@@ -132,14 +132,12 @@ bool ExplorationSession::start(const SessionConfig& config) {
   m_options = exploreOptionsFor(config);
   m_predictor.reset();
   if (config.strategy == pim::StrategyKind::Predictor) {
-    std::optional<pim::Predictor> shipped;
     try {
-      shipped = pim::Predictor::loadShipped(config.backend);
+      m_predictor = pim::sharedShippedModel(config.backend);  // loaded once, not on every start
     } catch (const std::exception& e) {
       m_note = QString::fromStdString(e.what()) + QStringLiteral("; ");
     }
-    if (shipped) {
-      m_predictor = std::make_shared<const pim::Predictor>(std::move(*shipped));
+    if (m_predictor) {
       m_options.predictor = m_predictor.get();
       m_predictorError = m_predictor->expectedErrorPct();
     } else {

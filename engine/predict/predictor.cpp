@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <sstream>
@@ -128,6 +130,30 @@ std::vector<double> Predictor::predictNs(const Problem& p, std::span<const Draft
   std::vector<double> ns(rows);
   for (std::size_t i = 0; i < rows; ++i) ns[i] = std::exp(static_cast<double>(y[i]));
   return ns;
+}
+
+std::shared_ptr<const Predictor> sharedShippedModel(const std::string& backend) {
+  struct Entry {
+    std::filesystem::file_time_type modelTime, metaTime;
+    std::shared_ptr<const Predictor> model;
+  };
+  static std::mutex mutex;
+  // Never destroyed: freeing boosters during static destruction, after XGBoost's own statics, crashed at exit.
+  static auto& cache = *new std::map<std::string, Entry>;
+  const std::string base = modelsDir("") + "/" + backend;
+  std::error_code e1, e2;
+  const auto modelTime = std::filesystem::last_write_time(base + ".model", e1);
+  const auto metaTime = std::filesystem::last_write_time(base + ".json", e2);
+  if (e1 || e2) return nullptr;
+  std::lock_guard lock(mutex);
+  if (auto it = cache.find(backend);
+      it != cache.end() && it->second.modelTime == modelTime && it->second.metaTime == metaTime)
+    return it->second.model;
+  auto loaded = Predictor::loadShipped(backend);
+  if (!loaded) return nullptr;
+  auto model = std::make_shared<const Predictor>(std::move(*loaded));
+  cache[backend] = Entry{modelTime, metaTime, model};
+  return model;
 }
 
 ShippedModelLoader::ShippedModelLoader(const std::string& backend, const std::string& dir)

@@ -65,6 +65,11 @@ class Predictor {
   TrainingMetadata m_meta;
 };
 
+/// The shipped model of `backend`, loaded once per process and shared while its files are unchanged (the
+/// explorer window starts an exploration per edit; a retrained model is picked up). nullptr when there is
+/// none; throws as Predictor::loadShipped.
+std::shared_ptr<const Predictor> sharedShippedModel(const std::string& backend);
+
 /// A shipped model loading on its own thread: the models take 0.1-0.5 s to load, which can overlap draft
 /// generation and the analytic screen (ExploreOptions::predictorSource).
 class ShippedModelLoader {
