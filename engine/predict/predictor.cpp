@@ -138,7 +138,8 @@ std::shared_ptr<const Predictor> sharedShippedModel(const std::string& backend) 
     std::shared_ptr<const Predictor> model;
   };
   static std::mutex mutex;
-  // Never destroyed: freeing boosters during static destruction, after XGBoost's own statics, crashed at exit.
+  // Never destroyed: freeing boosters during static destruction, after XGBoost's own statics, crashed at
+  // exit.
   static auto& cache = *new std::map<std::string, Entry>;
   const std::string base = modelsDir("") + "/" + backend;
   std::error_code e1, e2;
