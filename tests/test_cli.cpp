@@ -95,6 +95,10 @@ TEST(Cli, RepeatedExploreIsServedFromTheLookupTable) {
   EXPECT_EQ(first["best"]["draft"], second["best"]["draft"]);
   EXPECT_EQ(first["best"]["cycles"], second["best"]["cycles"]);
   EXPECT_TRUE(first["speedup"].contains("vs_gpu"));
+  // Where the search spent its time; a lookup-table hit has no stages.
+  for (const char* stage : {"generating", "screening", "loading model", "predicting", "simulating"})
+    EXPECT_TRUE(first["stage_seconds"].contains(stage)) << stage;
+  EXPECT_TRUE(second["stage_seconds"].empty());
 }
 
 TEST(Cli, BadInputGetsOneLineAndExitCode2) {

@@ -129,10 +129,11 @@ void runExplore(const ExploreCmd& o) {
                         best->simulated->timeNs, std::nullopt, model ? "model" : "simulated"});
     }
   }
+  // A lookup-table hit does not wait for the model: the time is the query's, the model only names the pick.
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   loadedModel();
   if (!best || !best->simulated)
     throw InputError("explore: no draft of " + problem->title() + " could be simulated");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   // Baselines: vendor default, the compute-centric two-step choice, and GPU-only.
   const Baseline vendor = vendorBaseline(*problem, eo.eval);
@@ -196,8 +197,9 @@ void runExplore(const ExploreCmd& o) {
                {"interrupted", g_interrupted.load()}});
     return;
   }
-  std::cout << problem->title() << ": best of " << grouped(last.remaining) << " kept drafts by " << o.strategy
-            << " (" << servedFrom << ")\n";
+  std::cout << problem->title() << ": best "
+            << (servedFrom == "search" ? "of " + grouped(last.remaining) + " kept drafts " : std::string())
+            << "by " << o.strategy << " (" << servedFrom << ")\n";
   if (best->draft.id != UINT64_MAX)
     std::cout << "draft " << best->draft.id << " " << problem->space().label(best->draft) << "\n";
   std::cout << evaluationText(*best->simulated);
@@ -211,13 +213,13 @@ void runExplore(const ExploreCmd& o) {
   row("vendor default", vendor.available, vendor.eval.timeNs, vendor.reason);
   row("compute-centric", ccOk, ccOk ? ccBest->simulated->timeNs : 0, "n/a");
   row("GPU only", true, gpu.eval.timeNs, "");
-  std::cout << tb.str() << "explored in " << seconds << " s (";
-  const char* sep = "";
+  std::cout << tb.str() << "explored in " << seconds << " s";
+  const char* sep = " (";
   for (const auto& [stage, sec] : last.stageSeconds) {
     std::cout << sep << stage << " " << sec << " s";
     sep = ", ";
   }
-  std::cout << ")\n";
+  std::cout << (last.stageSeconds.empty() ? "\n" : ")\n");
 }
 
 struct TrainCmd {
