@@ -2,6 +2,7 @@
 // Options and output helpers shared by the pimscope-cli commands.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -37,6 +38,20 @@ class TextTable {
 
 /// "1,234,567"
 std::string grouped(std::uint64_t n);
+/// "45 s", "3 min 5 s", "2 h 10 min"
+std::string durationText(double seconds);
+
+/// The estimate on a progress line, from the rate since `key` was first seen (a new shape or stage restarts
+/// it): "" until a second has passed with work done, else ", about 3 min 5 s left".
+class EtaMeter {
+ public:
+  std::string operator()(const std::string& key, double done, double total);
+
+ private:
+  std::string m_key;
+  double m_startDone = 0;
+  std::chrono::steady_clock::time_point m_start;
+};
 nlohmann::json draftJson(const DraftSpace& space, const Draft& d);
 /// cycles / time_ns / energy_pj / banks of an evaluation, as `simulate --json` prints them.
 nlohmann::json evaluationJson(const Evaluation& e, bool withBanks = true);

@@ -110,10 +110,12 @@ void runExplore(const ExploreCmd& o) {
   }
   if (!best) {
     Explorer ex(*problem, eo);
+    EtaMeter eta;
     ex.run(g_interrupted, [&](const ExploreProgress& p) {
       progressLine(p.stage + ": " + grouped(p.generated) + " generated, " + grouped(p.remaining) + " kept, " +
                    grouped(p.predicted) + " predicted, " + grouped(p.simulated) + "/" +
-                   grouped(p.toSimulate) + " simulated");
+                   grouped(p.toSimulate) + " simulated" +
+                   eta(p.stage, static_cast<double>(p.simulated), static_cast<double>(p.toSimulate)));
     });
     if (terminal()) std::cerr << "\r\033[K";
     best = ex.best();
@@ -231,10 +233,20 @@ struct TrainCmd {
   bool json = false;
 };
 
-// Drafts labelled within the current shape, for a long exhaustive labelling run.
-void labellingProgress(const std::string& what, std::size_t done, std::size_t total) {
-  progressLine("labelling " + what + ": " + std::to_string(done) + "/" + std::to_string(total) + " drafts");
-}
+// Progress lines of train and evaluate: shapes of the suite, and drafts labelled within the current shape
+// (a long exhaustive labelling run), each with an estimate of the time left.
+struct SuiteProgress {
+  std::string verb;  // "labelled", "evaluated"
+  EtaMeter shapes, drafts;
+  void shapeDone(const std::string& what, std::size_t done, std::size_t total) {
+    progressLine(verb + " " + what + " (" + std::to_string(done) + "/" + std::to_string(total) + " shapes" +
+                 shapes("suite", static_cast<double>(done), static_cast<double>(total)) + ")");
+  }
+  void labelled(const std::string& what, std::size_t done, std::size_t total) {
+    progressLine("labelling " + what + ": " + std::to_string(done) + "/" + std::to_string(total) + " drafts" +
+                 drafts(what, static_cast<double>(done), static_cast<double>(total)));
+  }
+};
 
 void runTrain(const TrainCmd& o) {
   installInterruptHandler();
@@ -250,11 +262,13 @@ void runTrain(const TrainCmd& o) {
   to.threads = o.threads;
   to.store = store ? &*store : nullptr;
   to.cancel = &g_interrupted;
-  to.progress = [](const std::string& what, std::size_t done, std::size_t total) {
-    progressLine("labelling " + what + " (" + std::to_string(done) + "/" + std::to_string(total) +
-                 " shapes)");
+  SuiteProgress progress{"labelled", {}, {}};
+  to.progress = [&](const std::string& what, std::size_t done, std::size_t total) {
+    progress.shapeDone(what, done, total);
   };
-  to.labelProgress = labellingProgress;
+  to.labelProgress = [&](const std::string& what, std::size_t done, std::size_t total) {
+    progress.labelled(what, done, total);
+  };
   const Predictor p = trainPredictor(b, suite, to);
   if (terminal()) std::cerr << "\r\033[K";
   if (g_interrupted.load()) throw InputError("train: interrupted; labelled batches are kept in " + o.db);
@@ -299,10 +313,13 @@ void runEvaluate(const EvaluateCmd& o) {
   to.store = store ? &*store : nullptr;
   to.threads = o.threads;
   to.cancel = &g_interrupted;
-  to.progress = [](const std::string& what, std::size_t done, std::size_t) {
-    progressLine("evaluated " + what + " (" + std::to_string(done) + ")");
+  SuiteProgress progress{"evaluated", {}, {}};
+  to.progress = [&](const std::string& what, std::size_t done, std::size_t total) {
+    progress.shapeDone(what, done, total);
   };
-  to.labelProgress = labellingProgress;
+  to.labelProgress = [&](const std::string& what, std::size_t done, std::size_t total) {
+    progress.labelled(what, done, total);
+  };
   EvaluateOptions eo;
   eo.topK = std::max<std::size_t>(1, o.top);
   eo.predictLimit = o.predictLimit;
