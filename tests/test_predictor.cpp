@@ -298,6 +298,36 @@ TEST(Predictor, EmptyOrTruncatedModelFileIsRefusedByName) {
   EXPECT_NE(refusal().find("hbm-pim.model"), std::string::npos) << refusal();
 }
 
+TEST(Predictor, LoaderOnItsOwnThreadReportsWhatLoadShippedDoes) {
+  ShippedModelLoader shipped("attacc");
+  const Predictor* p = shipped.get();
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(shipped.get(), p);  // waits once
+  EXPECT_EQ(p->id(), Predictor::loadShipped("attacc")->id());
+  EXPECT_TRUE(shipped.error().empty());
+
+  const test::TempDir scratch;
+  ShippedModelLoader none("hbm-pim", scratch.file("no-models"));
+  EXPECT_EQ(none.get(), nullptr);
+  EXPECT_TRUE(none.error().empty());
+  const std::string dir = scratch.file("bad");
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(dataDir() + "/models/hbm-pim.json", dir + "/hbm-pim.json");
+  std::ofstream(dir + "/hbm-pim.model") << "not a model";
+  ShippedModelLoader bad("hbm-pim", dir);
+  EXPECT_EQ(bad.get(), nullptr);
+  EXPECT_NE(bad.error().find("hbm-pim.model"), std::string::npos) << bad.error();
+  ShippedModelLoader unwaited("gddr6-aim");  // destroyed without get(): joins
+}
+
+TEST(Predictor, SharedShippedModelIsLoadedOnce) {
+  const auto a = sharedShippedModel("hbm2-pim");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(sharedShippedModel("hbm2-pim"), a);
+  EXPECT_NE(sharedShippedModel("gddr6-aim"), a);
+  EXPECT_EQ(sharedShippedModel("no-such-backend"), nullptr);
+}
+
 TEST(Suites, ShippedSuitesLoadAndTheHeldOutOneSharesNoShapeWithTraining) {
   const std::string dir = dataDir() + "/suites/";
   const Suite training = loadSuites({dir + "dcc_single_kernels.json", dir + "dcc_coverage.json"});

@@ -157,14 +157,15 @@ std::shared_ptr<const Predictor> sharedShippedModel(const std::string& backend) 
   return model;
 }
 
-ShippedModelLoader::ShippedModelLoader(const std::string& backend, const std::string& dir)
-    : m_thread([this, backend, dir] {
-        try {
-          m_model = Predictor::loadShipped(backend, dir);
-        } catch (const std::exception& e) {
-          m_error = e.what();
-        }
-      }) {}
+ShippedModelLoader::ShippedModelLoader(const std::string& backend, const std::string& dir) {
+  m_thread = std::thread([this, backend, dir] {
+    try {
+      m_model = Predictor::loadShipped(backend, dir);
+    } catch (const std::exception& e) {
+      m_error = e.what();
+    }
+  });
+}
 
 ShippedModelLoader::~ShippedModelLoader() {
   if (!m_joined) m_thread.join();

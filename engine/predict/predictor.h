@@ -83,10 +83,10 @@ class ShippedModelLoader {
   const std::string& error() const { return m_error; }
 
  private:
-  std::thread m_thread;
   std::optional<Predictor> m_model;
   std::string m_error;
   bool m_joined = false;
+  std::thread m_thread;  // last: it writes the members above, which must be constructed before it starts
 };
 
 /// How many of the best predicted drafts the predictor strategy simulates to confirm (README, "Predictor"):
