@@ -70,16 +70,6 @@ void runExplore(const ExploreCmd& o) {
   const auto start = std::chrono::steady_clock::now();
   // Loading the shipped model overlaps generation and the screen; the explorer waits for it to predict.
   ShippedModelLoader loader(b.name);
-  const Predictor* model = nullptr;
-  bool loaded = false;
-  auto loadedModel = [&]() -> const Predictor* {
-    if (!loaded) {
-      model = loader.get();
-      loaded = true;
-      if (!loader.error().empty()) std::cerr << "pimscope-cli: warning: " << loader.error() << "\n";
-    }
-    return model;
-  };
   std::optional<ResultsStore> store;
   if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
   const std::string shape = shapeString(problem->kernel(), problem->shape());
@@ -93,7 +83,7 @@ void runExplore(const ExploreCmd& o) {
   eo.maxConfirm = o.maxConfirm;
   eo.predictLimit = o.predictLimit;
   eo.maxSimulations = o.maxSimulations;
-  eo.predictorSource = loadedModel;
+  eo.predictorSource = [&loader] { return loader.get(); };
   eo.boundConfirmations = true;  // the command reports the pick, not every confirmation's breakdown
 
   std::optional<DraftRecord> best;
@@ -120,20 +110,19 @@ void runExplore(const ExploreCmd& o) {
     if (terminal()) std::cerr << "\r\033[K";
     best = ex.best();
     last = ex.progress();
-    loadedModel();
-    if (best && best->simulated && model) {
-      if (best->draft.id != UINT64_MAX)
-        best->predictedNs = model->predictNs(*problem, std::vector{best->draft})[0];
-    }
+    const Predictor* ranker = loader.get();
+    if (best && best->simulated && ranker && best->draft.id != UINT64_MAX)
+      best->predictedNs = ranker->predictNs(*problem, std::vector{best->draft})[0];
     if (store && best && best->draft.id != UINT64_MAX && *kind == StrategyKind::Predictor &&
         last.stage == "done") {
       store->putLookup({lookupKey, problem->kernel().name, shape, static_cast<std::int64_t>(best->draft.id),
-                        best->simulated->timeNs, std::nullopt, model ? "model" : "simulated"});
+                        best->simulated->timeNs, std::nullopt, ranker ? "model" : "simulated"});
     }
   }
   // A lookup-table hit does not wait for the model: the time is the query's, the model only names the pick.
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  loadedModel();
+  const Predictor* model = loader.get();
+  if (!loader.error().empty()) std::cerr << "pimscope-cli: warning: " << loader.error() << "\n";
   if (!best || !best->simulated)
     throw InputError("explore: no draft of " + problem->title() + " could be simulated");
 

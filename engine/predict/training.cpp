@@ -104,10 +104,7 @@ std::vector<std::optional<Evaluation>> simulateAll(const Problem& p, std::span<c
       } catch (const InputError&) {
         continue;
       }
-      if (!incumbent || out[i]->lowerBound) continue;
-      for (std::int64_t seen = incumbent->load(); out[i]->totalCycles < seen;) {
-        if (incumbent->compare_exchange_weak(seen, out[i]->totalCycles)) break;
-      }
+      if (incumbent) lowerIncumbent(*incumbent, *out[i]);
     }
   };
   std::vector<std::thread> pool;
@@ -149,8 +146,7 @@ std::vector<std::pair<Draft, Evaluation>> label(const Problem& p, const std::vec
   for (const Draft& d : drafts) {
     if (auto it = stored.find(static_cast<std::int64_t>(d.id)); it != stored.end()) {
       out.emplace_back(d, fromStored(it->second, d));
-      if (incumbent && out.back().second.totalCycles < incumbent->load())
-        incumbent->store(out.back().second.totalCycles);
+      if (incumbent) lowerIncumbent(*incumbent, out.back().second);
     } else {
       todo.push_back(d);
     }

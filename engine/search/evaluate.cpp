@@ -123,4 +123,11 @@ std::string commandListing(const sim::Program& prog, std::size_t maxLines) {
   return os.str();
 }
 
+void lowerIncumbent(std::atomic<std::int64_t>& incumbent, const Evaluation& e) {
+  if (e.lowerBound) return;
+  for (std::int64_t seen = incumbent.load(); seen == 0 || e.totalCycles < seen;) {
+    if (incumbent.compare_exchange_weak(seen, e.totalCycles)) break;
+  }
+}
+
 }  // namespace pim

@@ -4,6 +4,7 @@
 // rearrangement; the parts add up to the total).
 #pragma once
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -61,6 +62,10 @@ struct Evaluation {
 
 /// Throws InputError when the backend cannot run the kernel or the draft's tiles do not fit the banks.
 Evaluation evaluateDraft(const Problem& p, const Draft& d, const EvalOptions& o = {});
+
+/// Branch and bound across workers: lowers `incumbent` (total cycles of the fastest complete simulation so
+/// far, 0 = none yet; the next EvalOptions::stopAfterCycles) to `e`'s, unless `e` was stopped at the bound.
+void lowerIncumbent(std::atomic<std::int64_t>& incumbent, const Evaluation& e);
 
 /// The command program evaluateDraft simulates for `d` (naive rearrangement is composed outside it), for
 /// listings and export. Throws InputError as evaluateDraft does.

@@ -330,11 +330,7 @@ void Explorer::run(const std::atomic<bool>& cancel,
         if (prop->computeOnly) {
           result.computeOnlyCycles = e.cycles[1];
         } else {
-          if (bounded && !e.lowerBound) {
-            for (std::int64_t seen = incumbentCycles.load(); seen == 0 || e.totalCycles < seen;) {
-              if (incumbentCycles.compare_exchange_weak(seen, e.totalCycles)) break;
-            }
-          }
+          if (bounded) lowerIncumbent(incumbentCycles, e);
           result.simulated = std::make_shared<const Evaluation>(std::move(e));
         }
       } catch (const InputError& err) {
