@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <numeric>
 #include <thread>
 
@@ -32,6 +33,9 @@ class ISearchStrategy {
   virtual std::optional<Proposal> next() = 0;
   virtual void report(const Proposal& p, const DraftRecord& r) = 0;
   virtual std::size_t planned() const = 0;  // how many simulations it expects to ask for
+  /// After next() returned nothing: whether it may propose more once the simulations in flight are reported
+  /// (a worker then waits instead of leaving).
+  virtual bool awaitingReports() const { return false; }
 };
 
 // Every candidate once, in id order; with a cap, an even sample across the space.
@@ -100,6 +104,7 @@ class ComputeCentricSearch final : public ISearchStrategy {
   }
   std::optional<Proposal> next() override {
     if (m_screened < m_screen.size()) return Proposal{m_screen[m_screened++], true};
+    if (awaitingReports()) return std::nullopt;
     if (!m_ranked) {
       std::sort(m_compute.begin(), m_compute.end());
       if (m_compute.size() > m_templates) m_compute.resize(m_templates);
@@ -109,14 +114,19 @@ class ComputeCentricSearch final : public ISearchStrategy {
     return Proposal{m_compute[m_at++].second, false};
   }
   void report(const Proposal& p, const DraftRecord& r) override {
-    if (p.computeOnly && r.computeOnlyCycles) m_compute.emplace_back(*r.computeOnlyCycles, p.index);
+    if (!p.computeOnly) return;
+    ++m_reported;
+    if (r.computeOnlyCycles) m_compute.emplace_back(*r.computeOnlyCycles, p.index);
   }
   std::size_t planned() const override { return m_screen.size() + m_templates; }
+  // The ranking needs every compute-only run: ranking on a partial set made the pick depend on thread timing.
+  bool awaitingReports() const override { return !m_ranked && m_reported < m_screen.size(); }
 
  private:
   std::vector<std::size_t> m_screen;
   std::size_t m_screened = 0;
   std::size_t m_templates;
+  std::size_t m_reported = 0;  // compute-only runs reported (with or without a result)
   std::vector<std::pair<std::int64_t, std::size_t>> m_compute;
   bool m_ranked = false;
   std::size_t m_at = 0;
@@ -305,6 +315,7 @@ void Explorer::run(const std::atomic<bool>& cancel,
   }
   setStage("simulating");
   std::mutex askMutex;
+  std::condition_variable reported;  // a strategy awaiting reports (compute-centric's ranking) waits on it
   const bool bounded = m_options.boundConfirmations && kind == StrategyKind::Predictor;
   std::atomic<std::int64_t> incumbentCycles{0};  // 0: nothing confirmed yet (no bound)
   auto worker = [&] {
@@ -314,8 +325,9 @@ void Explorer::run(const std::atomic<bool>& cancel,
       std::optional<Proposal> prop;
       Draft draft;
       {
-        std::lock_guard lock(askMutex);
-        prop = search->next();
+        std::unique_lock lock(askMutex);
+        while (!(prop = search->next()) && search->awaitingReports() && !cancel.load())
+          reported.wait_for(lock, std::chrono::milliseconds(20));
         if (!prop) return;
         std::lock_guard lock2(m_mutex);
         draft = m_records[prop->index].draft;
@@ -340,6 +352,7 @@ void Explorer::run(const std::atomic<bool>& cancel,
         std::lock_guard lock(askMutex);
         search->report(*prop, result);
       }
+      reported.notify_all();
       {
         std::lock_guard lock(m_mutex);
         DraftRecord& rec = m_records[prop->index];
