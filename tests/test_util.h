@@ -12,7 +12,7 @@
 #include <string>
 
 #include "engine/kernel/library.h"
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 
 namespace pim::test {
 

@@ -9,7 +9,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 #include "views/draft_analysis.h"
 
 namespace pimgui {

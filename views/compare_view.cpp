@@ -21,7 +21,7 @@
 
 #include "engine/hw/backend.h"
 #include "engine/kernel/library.h"
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 #include "views/breakdown_chart.h"
 #include "views/compare_runner.h"
 

@@ -9,7 +9,7 @@
 #include "engine/codegen/device_config.h"
 #include "engine/codegen/ir_text.h"
 #include "engine/codegen/lowering.h"
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 
 namespace pimgui {
 

@@ -9,7 +9,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 #include "views/code_highlighter.h"
 #include "views/draft_analysis.h"
 

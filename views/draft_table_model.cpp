@@ -6,7 +6,7 @@
 #include <QLocale>
 #include <limits>
 
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 
 namespace pimgui {
 

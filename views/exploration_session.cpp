@@ -9,7 +9,7 @@
 #include "engine/hw/backend.h"
 #include "engine/kernel/kernel.h"
 #include "engine/predict/predictor.h"
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 
 namespace pimgui {
 

@@ -27,7 +27,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 #include "views/bank_heatmap.h"
 #include "views/breakdown_bars.h"
 #include "views/breakdown_chart.h"

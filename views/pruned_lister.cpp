@@ -6,7 +6,7 @@
 
 #include "engine/mapping/bank_layout.h"
 #include "engine/predict/predictor.h"
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 
 namespace pimgui {
 

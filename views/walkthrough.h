@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 
 namespace pimgui {
 

@@ -10,7 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include "engine/kernel/library.h"
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 
 namespace pim {
 namespace {

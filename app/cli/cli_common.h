@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/search/evaluate.h"
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 
 namespace pim::cli {
 

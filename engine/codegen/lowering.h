@@ -12,23 +12,13 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/core/evaluation.h"
+#include "engine/core/problem.h"
 #include "engine/mapping/footprints.h"
-#include "engine/search/problem.h"
 #include "sim/config.h"
 #include "sim/program.h"
 
 namespace pim {
-
-/// DCC's PIM-specific optimizer passes (section 4.3), each switchable.
-struct OptimizerOptions {
-  /// I: stage host<->PIM copies through on-chip memory in blocks B = on-chip bytes / N channels, so reads and
-  /// writes both use every channel; off: the host copies core by core, one PIM channel written at a time.
-  bool stagedRearrangement = true;
-  /// II: one broadcast command per group over tiles padded to the group's largest; off: bank-level commands.
-  bool groupCommands = true;
-  /// Not an optimizer pass: lower the compute phase alone (what a compute-centric tuner looks at).
-  bool computeOnly = false;
-};
 
 /// What one statement makes a core do, from its tiles. Element counts are per core; for a group they are the
 /// largest over its cores (the padded tile group commands work on).

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/codegen/lowering.h"
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 
 namespace pim {
 

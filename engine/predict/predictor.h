@@ -13,7 +13,7 @@
 
 #include "engine/codegen/lowering.h"
 #include "engine/predict/xgb_model.h"
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 
 namespace pim {
 

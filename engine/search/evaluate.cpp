@@ -9,18 +9,6 @@
 
 namespace pim {
 
-std::string_view provenanceName(Provenance p) {
-  switch (p) {
-    case Provenance::Simulated:
-      return "simulated";
-    case Provenance::Predicted:
-      return "predicted";
-    case Provenance::Analytic:
-      return "analytic";
-  }
-  return "?";
-}
-
 sim::Program draftProgram(const Problem& p, const Draft& d, const EvalOptions& o) {
   const DraftFootprints mapping = mapFootprints(p.space(), d, o.indexing);
   placementTotals(p.kernel(), mapping, p.backend());  // refuses drafts beyond the backend's groups and cores
@@ -121,13 +109,6 @@ std::string commandListing(const sim::Program& prog, std::size_t maxLines) {
   }
   if (lines >= maxLines) os << "; ... (listing cut at " << maxLines << " lines)\n";
   return os.str();
-}
-
-void lowerIncumbent(std::atomic<std::int64_t>& incumbent, const Evaluation& e) {
-  if (e.lowerBound) return;
-  for (std::int64_t seen = incumbent.load(); seen == 0 || e.totalCycles < seen;) {
-    if (incumbent.compare_exchange_weak(seen, e.totalCycles)) break;
-  }
 }
 
 }  // namespace pim

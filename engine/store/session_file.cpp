@@ -15,7 +15,7 @@
 #include <type_traits>
 
 #include "engine/common/error.h"
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 
 namespace pim {
 namespace {

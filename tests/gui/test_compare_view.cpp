@@ -17,7 +17,7 @@
 #include "engine/hw/backend.h"
 #include "engine/search/compare.h"
 #include "engine/search/evaluate.h"
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 #include "gui_test_util.h"
 #include "views/breakdown_chart.h"
 #include "views/compare_runner.h"

@@ -21,7 +21,7 @@
 #include "engine/mapping/bank_layout.h"
 #include "engine/predict/predictor.h"
 #include "engine/search/evaluate.h"
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 #include "gui_test_util.h"
 #include "views/bank_heatmap.h"
 #include "views/breakdown_chart.h"

@@ -9,7 +9,7 @@
 
 #include "engine/hw/backend.h"
 #include "engine/kernel/kernel.h"
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 #include "gui_test_util.h"
 #include "views/draft_filter_proxy.h"
 #include "views/draft_table_model.h"

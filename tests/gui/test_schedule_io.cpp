@@ -11,7 +11,7 @@
 #include "engine/hw/backend.h"
 #include "engine/kernel/dsl.h"
 #include "engine/kernel/library.h"
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 #include "gui_test_util.h"
 #include "views/draft_analysis.h"
 #include "views/draft_selection.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/search/problem.h"
+#include "engine/core/problem.h"
 
 #include "engine/kernel/dsl.h"
 #include "engine/kernel/library.h"

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// What evaluating a candidate gives every stage, whatever the hardware family: time in the three fixed phases
+// (input rearrangement, compute, output rearrangement; the parts add up to the total), energy by component,
+// per-unit statistics, provenance; and the options every family's evaluation reads.
+#pragma once
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/mapping/tile_mapping.h"
+#include "sim/result.h"
+#include "sim/scheduler.h"
+
+namespace pim::sim {
+class ChannelRunCache;
+}
+
+namespace pim {
+
+/// DCC's PIM-specific optimizer passes (section 4.3), each switchable.
+struct OptimizerOptions {
+  /// I: stage host<->PIM copies through on-chip memory in blocks B = on-chip bytes / N channels, so reads and
+  /// writes both use every channel; off: the host copies core by core, one PIM channel written at a time.
+  bool stagedRearrangement = true;
+  /// II: one broadcast command per group over tiles padded to the group's largest; off: bank-level commands.
+  bool groupCommands = true;
+  /// Not an optimizer pass: lower the compute phase alone (what a compute-centric tuner looks at).
+  bool computeOnly = false;
+};
+
+/// Simulator switches a user may set per run.
+struct SimSettings {
+  bool refresh = true;
+};
+
+struct EvalOptions {
+  OptimizerOptions optimizer;
+  IndexingStrategy indexing = IndexingStrategy::Exact;
+  SimSettings sim;
+  bool keepBanks = true;     // per-bank statistics in the result (the heat map needs them)
+  bool computeOnly = false;  // simulate the compute phase alone (compute-centric search's first step)
+  sim::TraceWindow trace;    // Chrome-trace window; disabled by default
+  /// Branch and bound (an exhaustive search that only needs the optimum): when > 0, a draft whose simulation
+  /// passes this many cycles is stopped there and reported as a lower bound (Evaluation::lowerBound).
+  std::int64_t stopAfterCycles = 0;
+  /// Channel runs reused across drafts (not owned; one per thread): drafts of one problem often share
+  /// channel programs, so labelling and exhaustive search simulate most channels only once.
+  sim::ChannelRunCache* cache = nullptr;
+};
+
+/// Where a number comes from (DESIGN.md: every number carries its provenance).
+enum class Provenance : std::uint8_t { Simulated, Predicted, Analytic };
+std::string_view provenanceName(Provenance p);
+
+struct Evaluation {
+  std::uint64_t draft = 0;
+  Provenance provenance = Provenance::Simulated;
+  std::array<std::int64_t, 3> cycles{};  // input rearrangement, compute, output rearrangement
+  std::int64_t totalCycles = 0;
+  double tCKns = 1.0;
+  double timeNs = 0;
+  double energyPj = 0;
+  sim::EnergyBreakdown energy;
+  std::vector<sim::BankStats> banks;          // every bank of every group, channel = PIM group
+  std::vector<double> commandBusUtilisation;  // per group
+  int banksUsed = 0;
+  std::int64_t residentBytes = 0, paddingBytes = 0;
+  std::int64_t commands = 0;
+  std::int64_t serialSegments = 0;  // naive rearrangement copies composed outside the simulator
+  std::string traceJson;            // when requested
+  /// Stopped by EvalOptions::stopAfterCycles: totalCycles/timeNs are a lower bound (the draft is slower than
+  /// the bound); breakdown, energy and statistics are not filled in.
+  bool lowerBound = false;
+  double ns(int phase) const { return static_cast<double>(cycles[phase]) * tCKns; }
+};
+
+/// Branch and bound across workers: lowers `incumbent` (total cycles of the fastest complete simulation so
+/// far, 0 = none yet; the next EvalOptions::stopAfterCycles) to `e`'s, unless `e` was stopped at the bound.
+void lowerIncumbent(std::atomic<std::int64_t>& incumbent, const Evaluation& e);
+
+}  // namespace pim
