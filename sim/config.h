@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Device description for the bank-level timing engine. Plain data: the engine fills it from its backend
-// model, the presets below reproduce the documented devices (/work/shared/specs/*.md). All timings are in
-// cycles of tCK.
+// Device description for the bank-level timing engine. Plain data: the engine fills it from a backend file
+// (engine/target/dram_pim/device_config.h; the files in datasets/backends/ are the only description of a
+// device). All timings are in cycles of tCK.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -92,13 +92,5 @@ struct DeviceConfig {
   // Every member (C++20 defaulted comparison: a new field is compared without anyone remembering to).
   bool operator==(const DeviceConfig&) const = default;
 };
-
-// Samsung HBM2-PIM (hbm2-pim.md): one pseudo-channel, two ranks (PIM in rank 0), refresh on.
-DeviceConfig hbm2PimConfig(bool refreshOn = true);
-// AttAcc HBM3 stack channel (attacc.md): 2 pCH x 2 ranks x 4 BG x 4 banks; power constraint selects MACAB
-// spacing.
-DeviceConfig attaccConfig(bool powerConstraint = true);
-// DCC's HBM-PIM on HBM3 (dcc-backends.md): same organisation and timing as AttAcc, no power constraint.
-DeviceConfig hbmPimHbm3Config();
 
 }  // namespace pim::sim

@@ -11,6 +11,7 @@
 
 #include "engine/common/error.h"
 #include "engine/hw/backend.h"
+#include "engine/target/registry.h"
 
 using pim::Backend;
 using pim::BackendRegistry;
@@ -47,7 +48,7 @@ Backend parseEdited(const std::function<void(nlohmann::ordered_json&)>& edit) {
 }  // namespace
 
 TEST(BackendRegistry, LoadsAllFiveShippedBackends) {
-  const auto& reg = BackendRegistry::builtin();
+  const auto& reg = pim::builtinBackends();
   ASSERT_EQ(reg.all().size(), 5u);
   // Sorted by file name.
   std::vector<std::string> names;
@@ -56,9 +57,10 @@ TEST(BackendRegistry, LoadsAllFiveShippedBackends) {
   for (const auto& b : reg.all()) {
     EXPECT_FALSE(b.description.empty()) << b.name;
     EXPECT_FALSE(b.core.dtypes.empty()) << b.name;
-    EXPECT_EQ(b.banksPerGroup(),
-              b.pimRanks() * b.dram.bankGroups * b.dram.banksPerBankGroup * b.group.pseudoChannelsPerGroup)
-        << b.name;
+    if (b.param("dram.channels"))  // a DRAM-PIM family: its cores are the banks of a group
+      EXPECT_EQ(b.banksPerGroup(),
+                b.pimRanks() * b.dram.bankGroups * b.dram.banksPerBankGroup * b.group.pseudoChannelsPerGroup)
+          << b.name;
     for (const auto& p : b.parameters) {
       EXPECT_FALSE(p.source.empty()) << b.name << " " << p.key;
       EXPECT_FALSE(p.description.empty()) << b.name << " " << p.key;
@@ -68,7 +70,7 @@ TEST(BackendRegistry, LoadsAllFiveShippedBackends) {
   }
   expectInputError([&] { reg.get("nope"); }, {"nope", "attacc", "upmem"});
   // Loaded once.
-  EXPECT_EQ(&BackendRegistry::builtin(), &reg);
+  EXPECT_EQ(&pim::builtinBackends(), &reg);
 }
 
 TEST(BackendRegistry, DuplicateNameRejected) {
@@ -79,7 +81,7 @@ TEST(BackendRegistry, DuplicateNameRejected) {
 }
 
 TEST(BackendHbm2Pim, ValuesPinnedToSpec) {
-  const Backend& b = BackendRegistry::builtin().get("hbm2-pim");
+  const Backend& b = pim::builtinBackends().get("hbm2-pim");
   EXPECT_EQ(b.family, "hbm2-pim");
   EXPECT_EQ(b.timing.tRCDRD, 14);
   EXPECT_EQ(b.timing.tRCDWR, 10);
@@ -115,7 +117,7 @@ TEST(BackendHbm2Pim, ValuesPinnedToSpec) {
 }
 
 TEST(BackendAttAcc, ValuesPinnedToSpec) {
-  const Backend& b = BackendRegistry::builtin().get("attacc");
+  const Backend& b = pim::builtinBackends().get("attacc");
   EXPECT_DOUBLE_EQ(b.dram.tCKns, 0.769);
   EXPECT_EQ(b.banksPerGroup(), 64);
   EXPECT_EQ(b.dram.banksPerChannel() * b.group.pseudoChannelsPerGroup, 64);
@@ -137,7 +139,7 @@ TEST(BackendAttAcc, ValuesPinnedToSpec) {
 }
 
 TEST(BackendOthers, ValuesPinned) {
-  const auto& reg = BackendRegistry::builtin();
+  const auto& reg = pim::builtinBackends();
   const Backend& hp = reg.get("hbm-pim");
   EXPECT_EQ(hp.core.fpuSharedBy, 2);
   EXPECT_EQ(hp.core.registerBytes, 256);
@@ -155,11 +157,36 @@ TEST(BackendOthers, ValuesPinned) {
   EXPECT_DOUBLE_EQ(u.pimTiming.at("pim.DMA_read_alpha"), 77);
   EXPECT_DOUBLE_EQ(u.pimTiming.at("pim.DMA_beta"), 0.5);
   EXPECT_FALSE(u.param("pim.DMA_beta")->integer);
-  EXPECT_EQ(u.dram.rowBytes() * u.dram.rows, 64ll << 20);
+  EXPECT_DOUBLE_EQ(u.pimTiming.at("pim.MRAM_bytes"), 64ll << 20);
+}
+
+TEST(BackendSchema, UpmemFilesCarryNoDramTiming) {
+  const Backend& u = pim::builtinBackends().get("upmem");
+  EXPECT_EQ(u.param("timing.tRCDRD"), nullptr);
+  EXPECT_EQ(u.param("dram.rows"), nullptr);
+  // A DRAM section is not part of the upmem family's schema: refused at load, naming the file and section.
+  std::string text = u.toJson();
+  text.insert(text.rfind('}'), ", \"timing\": {}");
+  expectInputError([&] { pim::parseBackend(text, "u.json"); }, {"u.json", "timing", "upmem"});
+}
+
+TEST(BackendSchema, UnknownFamilyIsRefusedNamingTheFieldAndTheKnownFamilies) {
+  std::string text = pim::builtinBackends().get("hbm-pim").toJson();
+  text.replace(text.find("\"family\": \"hbm-pim\""), 19, "\"family\": \"hbm-xyz\"");
+  expectInputError([&] { pim::parseBackend(text, "x.json"); },
+                   {"x.json: family", "hbm-xyz", "attacc", "upmem"});
+}
+
+TEST(BackendSchema, DramPimFilesStillNeedEveryJedecTiming) {
+  std::string text = pim::builtinBackends().get("hbm-pim").toJson();
+  const auto at = text.find("\"tRFC\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 6, "\"tXYZ\"");
+  expectInputError([&] { pim::parseBackend(text, "y.json"); }, {"y.json", "timing.tXYZ", "unknown field"});
 }
 
 TEST(BackendJson, RoundTripEveryShippedBackend) {
-  for (const auto& b : BackendRegistry::builtin().all()) {
+  for (const auto& b : pim::builtinBackends().all()) {
     Backend c = pim::parseBackend(b.toJson(), "roundtrip.json");
     ASSERT_EQ(c.parameters.size(), b.parameters.size()) << b.name;
     for (std::size_t i = 0; i < b.parameters.size(); ++i) {
@@ -195,8 +222,7 @@ TEST(BackendHash, StableAndSensitive) {
   EXPECT_NE(a.hash(), before);
   a.setParameter("pim.MACAB_to_MACAB", 6);
   EXPECT_EQ(a.hash(), before);
-  EXPECT_NE(BackendRegistry::builtin().get("hbm-pim").hash(),
-            BackendRegistry::builtin().get("attacc").hash());
+  EXPECT_NE(pim::builtinBackends().get("hbm-pim").hash(), pim::builtinBackends().get("attacc").hash());
 }
 
 TEST(BackendSetParameter, UpdatesTypedViews) {

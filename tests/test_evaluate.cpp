@@ -15,6 +15,9 @@
 #include "engine/mapping/footprints.h"
 #include "engine/search/baselines.h"
 #include "engine/search/evaluate.h"
+#include "engine/target/dram_pim/device_config.h"
+#include "engine/target/dram_pim/program.h"
+#include "engine/target/registry.h"
 #include "sim/bounds.h"
 
 namespace pim {
@@ -46,12 +49,10 @@ std::string smallShape(const std::string& kernel) {
 
 TEST(EvaluateConformance, EveryBackendAndKernelGivesAWellFormedBreakdown) {
   int evaluated = 0;
-  for (const Backend& b : BackendRegistry::builtin().all()) {
-    const ICodeGenerator* gen = codeGeneratorFor(b);
-    if (!gen) continue;  // upmem's DPUs are not driven by DRAM commands
+  for (const Backend& b : builtinBackends().all()) {
     for (const auto& entry : KernelLibrary::builtin().entries()) {
       const auto p = problem(b.name, entry.name, smallShape(entry.name));
-      if (!gen->unsupportedReason(p->kernel()).empty()) continue;
+      if (!targetOf(b).check(*p).empty()) continue;  // e.g. upmem: no DPU cost model yet
       for (const Draft& d : sampleDrafts(*p, 4)) {
         Evaluation e;
         try {
@@ -110,7 +111,7 @@ TEST(EvaluateConformance, FootprintsEqualTheFullMapping) {
     EXPECT_EQ(fast.paddedElements, slow.paddedElements);
   };
   int checked = 0;
-  for (const Backend& b : BackendRegistry::builtin().all()) {
+  for (const Backend& b : builtinBackends().all()) {
     for (const auto& entry : KernelLibrary::builtin().entries()) {
       const auto p = problem(b.name, entry.name, smallShape(entry.name));
       for (const Draft& d : sampleDrafts(*p, 6)) {
@@ -148,8 +149,7 @@ TEST(EvaluateConformance, FootprintsEqualTheFullMapping) {
 // drafts of every backend and kernel that bound stays at or below the simulated time.
 TEST(EvaluateConformance, CountBoundOfEveryDraftProgramIsAtMostItsTime) {
   int checked = 0;
-  for (const Backend& b : BackendRegistry::builtin().all()) {
-    if (!codeGeneratorFor(b)) continue;
+  for (const Backend& b : builtinBackends().all()) {
     for (const auto& entry : KernelLibrary::builtin().entries()) {
       const auto p = problem(b.name, entry.name, smallShape(entry.name));
       for (const Draft& d : sampleDrafts(*p, 4)) {

@@ -18,6 +18,7 @@
 #include "engine/predict/training.h"
 #include "engine/search/explorer.h"
 #include "engine/store/store.h"
+#include "engine/target/registry.h"
 
 namespace pim {
 namespace {
@@ -36,7 +37,7 @@ TEST(Features, AreDeterministicAndMatchTheSchema) {
 }
 
 TEST(Predictor, BeatsRandomChoiceByAWideMarginOnAHeldOutShape) {
-  const Backend& b = BackendRegistry::builtin().get("gddr6-aim");
+  const Backend& b = builtinBackends().get("gddr6-aim");
   Suite suite;
   suite.name = "test";
   suite.kernels = {{"red", {"b=1,n=2048", "b=2,n=4096", "b=4,n=2048", "b=1,n=8192"}}};
@@ -129,7 +130,7 @@ TEST(Predictor, CoarseToFineKeepsTheFullModelsBestDrafts) {
 
 // --max-fresh: a fully labelled shape gives its whole sample from the store, an unlabelled one only N drafts.
 TEST(PredictorTraining, MaxFreshCutsOnlyShapesThatNeedNewSimulations) {
-  const Backend& b = BackendRegistry::builtin().get("gddr6-aim");
+  const Backend& b = builtinBackends().get("gddr6-aim");
   auto store = ResultsStore::open(":memory:");
   TrainOptions o;
   o.store = &store;
@@ -158,7 +159,7 @@ TEST(PredictorTraining, MaxFreshCutsOnlyShapesThatNeedNewSimulations) {
 // Retraining is reproducible whatever an earlier run left in the store: a store holding part of the sample
 // (labels of another seed's sample) gives the same model as no store.
 TEST(PredictorTraining, StoredLabelsDoNotChangeTheModel) {
-  const Backend& b = BackendRegistry::builtin().get("gddr6-aim");
+  const Backend& b = builtinBackends().get("gddr6-aim");
   const Suite suite{"one", {{"red", {"b=1,n=2048"}}}};
   TrainOptions o;
   o.xgb.maxRounds = 20;
@@ -182,7 +183,7 @@ TEST(PredictorTraining, StoredLabelsDoNotChangeTheModel) {
 
 // --screen-limit: the sample comes from the drafts the analytic screen passes to the model, not from all.
 TEST(PredictorTraining, ScreenLimitSamplesOnlyScreenedDrafts) {
-  const Backend& b = BackendRegistry::builtin().get("gddr6-aim");
+  const Backend& b = builtinBackends().get("gddr6-aim");
   TrainOptions o;
   o.xgb.maxRounds = 20;
   o.sampleFraction = 1.0;
@@ -196,7 +197,7 @@ TEST(PredictorTraining, ScreenLimitSamplesOnlyScreenedDrafts) {
 // Ctrl-C during the labelling of a shape: the shapes finished before it are reported, the unfinished one is
 // not (its optimum is unknown) and the report says it was interrupted.
 TEST(PredictorEvaluation, InterruptedShapeIsNotReportedAsARow) {
-  const Backend& b = BackendRegistry::builtin().get("gddr6-aim");
+  const Backend& b = builtinBackends().get("gddr6-aim");
   const auto pred = Predictor::loadShipped(b.name);
   ASSERT_TRUE(pred.has_value());
   Suite suite;
@@ -225,7 +226,7 @@ TEST(PredictorEvaluation, InterruptedShapeIsNotReportedAsARow) {
 // Branch and bound finds the optimum every draft's full simulation finds, while stopping most of them early
 // (they carry no label then, so fewer results are stored).
 TEST(PredictorEvaluation, BranchAndBoundFindsTheSameOptimum) {
-  const Backend& b = BackendRegistry::builtin().get("attacc");
+  const Backend& b = builtinBackends().get("attacc");
   const auto pred = Predictor::loadShipped(b.name);
   ASSERT_TRUE(pred.has_value());
   const Suite suite{"test", {{"red", {"b=1,n=2048", "b=4,n=4096"}}}};

@@ -18,6 +18,7 @@
 #include "engine/kernel/library.h"
 #include "engine/prune/pruner.h"
 #include "engine/search/schedule_file.h"
+#include "engine/target/registry.h"
 
 namespace pim {
 namespace {
@@ -170,7 +171,7 @@ TEST(ScheduleFileRefusals, ANonScheduleJsonIsRefused) {
   TempDir dir;
   writeBytes(dir.file("other.json"), R"({"hello": "world"})");
   expectRefused(dir.file("other.json"), "format");
-  writeBytes(dir.file("backend.json"), BackendRegistry::builtin().get("gddr6-aim").toJson());
+  writeBytes(dir.file("backend.json"), builtinBackends().get("gddr6-aim").toJson());
   expectRefused(dir.file("backend.json"), "not a PIMScope schedule");
   writeBytes(dir.file("array.json"), "[1, 2, 3]");
   expectRefused(dir.file("array.json"), "format");

@@ -16,6 +16,7 @@
 #include "engine/common/error.h"
 #include "engine/store/session_file.h"
 #include "engine/store/store.h"
+#include "engine/target/registry.h"
 #include "test_util.h"
 
 using pim::InputError;
@@ -171,7 +172,7 @@ TEST(SessionFile, RoundTripsARealExploration) {
 }
 
 TEST(SessionFile, BackendOverrideAndDslSourceRoundTrip) {
-  pim::Backend b = pim::BackendRegistry::builtin().get("hbm-pim");
+  pim::Backend b = pim::builtinBackends().get("hbm-pim");
   b.setParameter("system.devices", b.system.devices * 2);
   SessionData d;
   d.settings.backendJson = b.toJson();
@@ -275,8 +276,7 @@ TEST(SessionFile, ShippedExampleMatchesTheEngine) {
   EXPECT_EQ(d.settings.shape, "b=1,out=4096,in=4096");
   EXPECT_TRUE(d.settings.backendJson.empty());
   const pim::Kernel k = pim::KernelLibrary::builtin().get(d.settings.kernel);
-  pim::Problem p(pim::BackendRegistry::builtin().get(d.settings.backend), k,
-                 pim::parseShape(k, d.settings.shape));
+  pim::Problem p(pim::builtinBackends().get(d.settings.backend), k, pim::parseShape(k, d.settings.shape));
   pim::resolveDrafts(d, p);
   ASSERT_TRUE(d.progress.best);
   const pim::DraftRecord& best = d.records.at(*d.progress.best);

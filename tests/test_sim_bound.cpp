@@ -10,6 +10,7 @@
 #include "sim/vendor_attacc.h"
 #include "sim/vendor_hbm2pim.h"
 #include "sim_test_util.h"
+#include "tests/shipped_device.h"
 
 using namespace pim::sim;
 
@@ -17,7 +18,7 @@ namespace {
 
 std::vector<std::pair<DeviceConfig, Program>> programs() {
   std::vector<std::pair<DeviceConfig, Program>> v;
-  const DeviceConfig h2 = hbm2PimConfig(true), a = attaccConfig(true);
+  const DeviceConfig h2 = pim::test::shippedDevice("hbm2-pim"), a = pim::test::shippedDevice("attacc");
   v.emplace_back(h2, hbm2pimGemv(h2, 4, 512, 4096));
   v.emplace_back(h2, hbm2pimEltwise(h2, 2, int64_t(1) << 18, Hbm2EltOp::Add, true));
   v.emplace_back(a, test::interleavedHost(a, 700, Op::HOST_WR));
@@ -66,7 +67,7 @@ TEST(SimBound, CachedRunsGiveTheSameResults) {
     test::expectSameResult(simulate(cfg, prog, cached), exact);  // looked up
     EXPECT_EQ(cache.hits(), hits + 1);
   }
-  const DeviceConfig a = attaccConfig(true);
+  const DeviceConfig a = pim::test::shippedDevice("attacc");
   const Program two = twoDistinctChannels(a);
   test::expectSameResult(simulate(a, two, cached), simulate(a, two));
   const std::size_t hits = cache.hits();
@@ -78,7 +79,7 @@ TEST(SimBound, AnotherConfigurationDoesNotReuseRuns) {
   ChannelRunCache cache;
   SimOptions cached;
   cached.cache = &cache;
-  DeviceConfig on = attaccConfig(true), off = on;
+  DeviceConfig on = pim::test::shippedDevice("attacc"), off = on;
   off.refresh = false;
   const Program p = test::interleavedHost(on, 2000, Op::HOST_WR);
   const Result withRefresh = simulate(on, p, cached);
@@ -90,7 +91,7 @@ TEST(SimBound, AnotherConfigurationDoesNotReuseRuns) {
 
 TEST(SimBound, AStoppedRunIsReusedOnlyUnderATighterBound) {
   ChannelRunCache cache;
-  const DeviceConfig a = attaccConfig(true);
+  const DeviceConfig a = pim::test::shippedDevice("attacc");
   const Program p = test::interleavedHost(a, 900, Op::HOST_WR);
   const Result full = simulate(a, p);
   DeviceConfig c = a;
@@ -129,13 +130,15 @@ TEST(SimBound, CountBoundIsNeverAboveTheSimulatedTime) {
     const Result r = check(cfg, prog);
     EXPECT_GT(lowerBoundCycles(c, prog.programs[0]), r.totalCycles / 8);  // and not vacuous
   }
-  check(attaccConfig(true), attaccDecodeAttention(attaccConfig(true), 1, 32, 2048));
+  check(pim::test::shippedDevice("attacc"),
+        attaccDecodeAttention(pim::test::shippedDevice("attacc"), 1, 32, 2048));
   uint64_t seed = 777;
   auto rnd = [&](uint64_t n) {
     seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
     return (seed >> 33) % n;
   };
-  const DeviceConfig cfgs[] = {attaccConfig(true), hbmPimHbm3Config(), hbm2PimConfig(true)};
+  const DeviceConfig cfgs[] = {pim::test::shippedDevice("attacc"), pim::test::shippedDevice("hbm-pim"),
+                               pim::test::shippedDevice("hbm2-pim")};
   for (int trial = 0; trial < 60; ++trial) {
     const DeviceConfig& c = cfgs[trial % 3];
     const int nb = c.banksPerChannel();

@@ -8,6 +8,7 @@
 #include "sim/simulator.h"
 #include "sim/vendor_attacc.h"
 #include "sim/vendor_hbm2pim.h"
+#include "tests/shipped_device.h"
 
 using namespace pim::sim;
 
@@ -18,7 +19,7 @@ void expectWithin(double got, double want, double rel) {
 }  // namespace
 
 TEST(SimCalibration, Hbm2PimGemv4096On64Channels) {
-  const DeviceConfig c = hbm2PimConfig(true);
+  const DeviceConfig c = pim::test::shippedDevice("hbm2-pim");
   const Result r = simulate(c, hbm2pimGemv(c, 64, 4096, 4096));
   expectWithin(double(r.phase(Phase::Compute)), 13166, 0.005);
   EXPECT_EQ(r.distinctProgramsSimulated, 1);
@@ -26,14 +27,14 @@ TEST(SimCalibration, Hbm2PimGemv4096On64Channels) {
 }
 
 TEST(SimCalibration, Hbm2PimAdd1MOn64Channels) {
-  const DeviceConfig c = hbm2PimConfig(true);
+  const DeviceConfig c = pim::test::shippedDevice("hbm2-pim");
   const Result r = simulate(c, hbm2pimAdd(c, 64, 1 << 20));
   expectWithin(double(r.phase(Phase::Compute)), 3349, 0.005);
 }
 
 // Power constraint on, B=1 H=32 L=2048 d=128 on one AttAcc device: 3,810 cycles (2.93 us).
 TEST(SimCalibration, AttaccDecodeAttention) {
-  const DeviceConfig c = attaccConfig(true);
+  const DeviceConfig c = pim::test::shippedDevice("attacc");
   const Result r = simulate(c, attaccDecodeAttention(c, 1, 32, 2048, 128));
   expectWithin(double(r.totalCycles), 3810, 0.005);
   expectWithin(r.totalNs, 2930, 0.006);
@@ -47,7 +48,7 @@ TEST(SimCalibration, GpuDecodeAttention) {
 // phases appear only when requested and (refresh off: refresh is periodic in absolute time) do not change
 // the compute phase.
 TEST(SimConformance, BreakdownAndBytes) {
-  const DeviceConfig c = hbm2PimConfig(false);
+  const DeviceConfig c = pim::test::shippedDevice("hbm2-pim", false);
   const Result plain = simulate(c, hbm2pimAdd(c, 4, 2048 * 4 * 3));
   for (bool rearr : {false, true}) {
     const Result r = simulate(c, hbm2pimEltwise(c, 4, 2048 * 4 * 3, Hbm2EltOp::Add, rearr));
@@ -72,7 +73,7 @@ TEST(SimConformance, BreakdownAndBytes) {
 }
 
 TEST(SimConformance, ChromeTraceIsWellFormed) {
-  const DeviceConfig c = attaccConfig(true);
+  const DeviceConfig c = pim::test::shippedDevice("attacc");
   SimOptions o;
   o.trace.enabled = true;
   o.trace.end = 300;

@@ -7,6 +7,7 @@
 #include "sim/vendor_attacc.h"
 #include "sim/vendor_hbm2pim.h"
 #include "sim_test_util.h"
+#include "tests/shipped_device.h"
 
 using namespace pim::sim;
 
@@ -42,19 +43,19 @@ Program broadcast(Op op, int64_t n, uint64_t mask, uint32_t col = 0, bool withMo
 }  // namespace
 
 TEST(SimFastForward, Hbm2PimGemvLongLoopsWithRefresh) {
-  const DeviceConfig c = hbm2PimConfig(true);
+  const DeviceConfig c = pim::test::shippedDevice("hbm2-pim");
   expectSame(c, hbm2pimGemv(c, 4, 512, 65536));
   expectSame(c, hbm2pimGemv(c, 64, 4096, 4096));
 }
 
 TEST(SimFastForward, Hbm2PimEltwiseAndRearrangement) {
-  const DeviceConfig c = hbm2PimConfig(true);
+  const DeviceConfig c = pim::test::shippedDevice("hbm2-pim");
   expectSame(c, hbm2pimEltwise(c, 2, int64_t(1) << 22, Hbm2EltOp::Add, true));
   expectSame(c, hbm2pimEltwise(c, 8, int64_t(1) << 20, Hbm2EltOp::Relu, false));
 }
 
 TEST(SimFastForward, RefreshOffLongLoops) {
-  const DeviceConfig c = hbm2PimConfig(false);
+  const DeviceConfig c = pim::test::shippedDevice("hbm2-pim", false);
   expectSame(c, hbm2pimGemv(c, 4, 512, 65536));
   expectSame(c, hbm2pimEltwise(c, 2, int64_t(1) << 22, Hbm2EltOp::Mul, true));
 }
@@ -62,13 +63,13 @@ TEST(SimFastForward, RefreshOffLongLoops) {
 // With refresh every 3,900 cycles the state needs a few iterations to settle after each REF, so the jumps are
 // short; without refresh almost the whole loop is skipped.
 TEST(SimFastForward, ActuallySkipsIterations) {
-  const DeviceConfig c = hbm2PimConfig(false);
+  const DeviceConfig c = pim::test::shippedDevice("hbm2-pim", false);
   const Result r = simulate(c, hbm2pimGemv(c, 4, 512, 65536));
   EXPECT_GT(r.iterationsFastForwarded, 900);
 }
 
 TEST(SimFastForward, InterleavedHostStreamsAttaccRefreshOn) {
-  const DeviceConfig c = attaccConfig(true);
+  const DeviceConfig c = pim::test::shippedDevice("attacc");
   ASSERT_TRUE(c.refresh);
   for (Op op : {Op::HOST_RD, Op::HOST_WR}) {
     const Result r = expectSame(c, interleavedHost(c, 3000, op));
@@ -81,24 +82,24 @@ TEST(SimFastForward, InterleavedHostStreamsAttaccRefreshOn) {
 }
 
 TEST(SimFastForward, InterleavedHostStreamsHbm2RefreshOn) {
-  const DeviceConfig c = hbm2PimConfig(true);
+  const DeviceConfig c = pim::test::shippedDevice("hbm2-pim");
   expectSame(c, interleavedHost(c, 2000, Op::HOST_RD));
   expectSame(c, interleavedHost(c, 2000, Op::HOST_WR, 2));
 }
 
 TEST(SimFastForward, BroadcastStreamsOverManyRows) {
-  const DeviceConfig a = attaccConfig(true);
+  const DeviceConfig a = pim::test::shippedDevice("attacc");
   const Result r = expectSame(a, broadcast(Op::MACAB, 20000, 0));
   EXPECT_GT(r.refreshes, 0);
   EXPECT_GT(r.iterationsFastForwarded, 15000);
   expectSame(a, broadcast(Op::MACAB, 5000, 0, 7, true));
-  expectSame(attaccConfig(false), broadcast(Op::MACAB, 7000, 0, 31));
-  const DeviceConfig h = hbmPimHbm3Config();
+  expectSame(pim::test::attaccDevice(false), broadcast(Op::MACAB, 7000, 0, 31));
+  const DeviceConfig h = pim::test::shippedDevice("hbm-pim");
   const Result m = expectSame(h, broadcast(Op::PIM_MAC, 20000, 0x0F0F0F0F0F0F0F0FULL));
   EXPECT_GT(m.iterationsFastForwarded, 15000);
   expectSame(h, broadcast(Op::PIM_MAC, 3000, 0x00000000FFFF0000ULL, 5));
   expectSame(h, broadcast(Op::PIM_WB, 3000, 0xFFFF000000000000ULL));
-  expectSame(hbm2PimConfig(true), broadcast(Op::RD, 6000, 0x5555, 3));
+  expectSame(pim::test::shippedDevice("hbm2-pim"), broadcast(Op::RD, 6000, 0x5555, 3));
 }
 
 // Randomised programs: loops of mixed single-bank, masked and all-bank commands with assorted row/column
@@ -109,8 +110,9 @@ TEST(SimFastForward, RandomisedProgramsMatchExactly) {
     seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
     return (seed >> 33) % n;
   };
-  const DeviceConfig cfgs[] = {attaccConfig(true), hbmPimHbm3Config(), hbm2PimConfig(true),
-                               hbm2PimConfig(false)};
+  const DeviceConfig cfgs[] = {pim::test::shippedDevice("attacc"), pim::test::shippedDevice("hbm-pim"),
+                               pim::test::shippedDevice("hbm2-pim"),
+                               pim::test::shippedDevice("hbm2-pim", false)};
   int64_t skipped = 0;
   for (int trial = 0; trial < 80; ++trial) {
     DeviceConfig c = cfgs[trial % 4];

@@ -3,12 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "sim/simulator.h"
+#include "tests/shipped_device.h"
 
 using namespace pim::sim;
 
 namespace {
 DeviceConfig hbm2NoRefresh() {
-  DeviceConfig c = hbm2PimConfig(false);
+  DeviceConfig c = pim::test::shippedDevice("hbm2-pim", false);
   return c;
 }
 int64_t issueOf(const Result& r, Op op, int nth = 0) {
@@ -69,7 +70,7 @@ TEST(SimTiming, BankGroupAlternation) {
 // issue at 1950, so PRE@1950, REF@1964 (tRP), ACT@2314 (tRFC), RD@2328, the remaining 115 RDs every 4 ->
 // 2788, done 2810.
 TEST(SimTiming, RefreshMidKernel) {
-  DeviceConfig c = hbm2PimConfig(true);
+  DeviceConfig c = pim::test::shippedDevice("hbm2-pim");
   ProgramBuilder b;
   for (int i = 0; i < 600; ++i) b.rd(0, 0, 0, 0, uint32_t(i % 32));  // all hits in row 0
   const Result r = simulate(c, Program::replicated(b.take(), 1), traced());
@@ -83,7 +84,7 @@ TEST(SimTiming, RefreshMidKernel) {
 // MACAB 189..313, done 334.
 TEST(SimTiming, AttaccAllBankMacPowerSettings) {
   for (bool power : {true, false}) {
-    DeviceConfig c = attaccConfig(power);
+    DeviceConfig c = pim::test::attaccDevice(power);
     ProgramBuilder b;
     for (int i = 0; i < 64; ++i) {
       Command m;
@@ -102,7 +103,7 @@ TEST(SimTiming, AttaccAllBankMacPowerSettings) {
 // HBM-PIM (HBM3) broadcast MACs need the row open in every bank (the controller opens it all-bank) and are
 // spaced like column commands (tCCD_L = 4): same arithmetic as AttAcc without the power constraint -> 334.
 TEST(SimTiming, HbmPimBroadcastMac) {
-  const DeviceConfig c = hbmPimHbm3Config();
+  const DeviceConfig c = pim::test::shippedDevice("hbm-pim");
   ProgramBuilder b;
   for (int i = 0; i < 64; ++i) {
     Command m;
@@ -125,7 +126,7 @@ TEST(SimTiming, HbmPimBroadcastMac) {
 // at 50, done 50 + CL 19 + nBL 2 = 71. Served one pseudo-channel's bank groups after the other's (timing
 // model 1) a round took 16 cycles: 95.
 TEST(SimTiming, PseudoChannelsInterleave) {
-  DeviceConfig c = attaccConfig(true);
+  DeviceConfig c = pim::test::shippedDevice("attacc");
   c.refresh = false;
   ProgramBuilder b;
   for (int col = 0; col < 4; ++col)

@@ -11,8 +11,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/kernel/library.h"
 #include "engine/core/problem.h"
+#include "engine/kernel/library.h"
+#include "engine/target/registry.h"
 
 namespace pim::test {
 
@@ -20,7 +21,7 @@ namespace pim::test {
 inline std::unique_ptr<Problem> problem(const std::string& backend, const std::string& kernel,
                                         const std::string& dims) {
   const Kernel k = KernelLibrary::builtin().get(kernel);
-  return std::make_unique<Problem>(BackendRegistry::builtin().get(backend), k, parseShape(k, dims));
+  return std::make_unique<Problem>(builtinBackends().get(backend), k, parseShape(k, dims));
 }
 
 /// A fresh directory under the test temp dir, removed (permissions restored first) at scope exit.

@@ -18,6 +18,7 @@
 
 #include "engine/hw/backend.h"
 #include "engine/kernel/library.h"
+#include "engine/target/registry.h"
 
 namespace pimgui {
 
@@ -36,7 +37,7 @@ ClassroomDialog::ClassroomDialog(QWidget* parent) : QDialog(parent) {
   m_source->addItem(tr("DCC example (section 4.2)"));
   m_source->addItem(tr("Library kernel on a backend"));
   m_backend = new QComboBox;
-  for (const pim::Backend& b : pim::BackendRegistry::builtin().all())
+  for (const pim::Backend& b : pim::builtinBackends().all())
     m_backend->addItem(QString::fromStdString(b.name));
   m_backend->setCurrentText(QStringLiteral("hbm-pim"));
   m_kernel = new QComboBox;
@@ -150,7 +151,7 @@ bool ClassroomDialog::showLibrary(const QString& backend, const QString& kernel,
   try {
     pim::Kernel k = pim::KernelLibrary::builtin().get(kernel.toStdString());
     pim::Shape s = pim::parseShape(k, shape.toStdString());
-    auto p = std::make_shared<const pim::Problem>(pim::BackendRegistry::builtin().get(backend.toStdString()),
+    auto p = std::make_shared<const pim::Problem>(pim::builtinBackends().get(backend.toStdString()),
                                                   std::move(k), std::move(s));
     setSteps(problemWalkthrough(p), QString::fromStdString(p->title()));
   } catch (const std::exception& e) {

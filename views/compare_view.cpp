@@ -19,9 +19,10 @@
 #include <algorithm>
 #include <exception>
 
+#include "engine/core/problem.h"
 #include "engine/hw/backend.h"
 #include "engine/kernel/library.h"
-#include "engine/core/problem.h"
+#include "engine/target/registry.h"
 #include "views/breakdown_chart.h"
 #include "views/compare_runner.h"
 
@@ -93,7 +94,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), m_runner(new Compar
   auto* backends = new QGroupBox(tr("Backends (choose 2 to 4)"));
   auto* grid = new QGridLayout(backends);
   int row = 0;
-  for (const pim::Backend& b : pim::BackendRegistry::builtin().all()) {
+  for (const pim::Backend& b : pim::builtinBackends().all()) {
     const QString name = qs(b.name);
     auto* box = new QCheckBox(name);
     auto* reason = new QLabel;
@@ -298,7 +299,7 @@ void CompareView::onKernelChanged() {
   } catch (const std::exception& e) {
     error = qs(e.what());
   }
-  for (const pim::Backend& b : pim::BackendRegistry::builtin().all()) {
+  for (const pim::Backend& b : pim::builtinBackends().all()) {
     const QString name = qs(b.name);
     const QString why = k ? qs(pim::unsupportedReason(b, *k)) : error;
     QCheckBox* box = m_backends.at(name);
@@ -329,7 +330,7 @@ void CompareView::setBaseline(const QString& baseline) {
 QStringList CompareView::chosen() const {
   QStringList out;
   // Registry order, so the request does not depend on the order the boxes were ticked in.
-  for (const pim::Backend& b : pim::BackendRegistry::builtin().all()) {
+  for (const pim::Backend& b : pim::builtinBackends().all()) {
     const QCheckBox* box = m_backends.at(qs(b.name));
     if (box->isEnabled() && box->isChecked()) out << qs(b.name);
   }

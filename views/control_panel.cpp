@@ -19,6 +19,7 @@
 #include "engine/kernel/dsl.h"
 #include "engine/kernel/library.h"
 #include "engine/prune/prune_rule.h"
+#include "engine/target/registry.h"
 
 namespace pimgui {
 
@@ -31,7 +32,7 @@ pim::Kernel kernelFor(const QString& name, const QString& file) {
 
 ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   m_backend = new QComboBox;
-  for (const pim::Backend& b : pim::BackendRegistry::builtin().all()) {
+  for (const pim::Backend& b : pim::builtinBackends().all()) {
     m_backend->addItem(QString::fromStdString(b.name));
     m_backend->setItemData(m_backend->count() - 1, QString::fromStdString(b.description), Qt::ToolTipRole);
   }

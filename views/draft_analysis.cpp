@@ -6,10 +6,10 @@
 #include <chrono>
 #include <exception>
 
-#include "engine/codegen/device_config.h"
 #include "engine/codegen/ir_text.h"
 #include "engine/codegen/lowering.h"
 #include "engine/core/problem.h"
+#include "engine/search/evaluate.h"
 
 namespace pimgui {
 
@@ -26,7 +26,7 @@ DraftAnalysis analyseDraft(std::shared_ptr<const pim::Problem> problem, const pi
     a.mapping = pim::mapDraft(problem->space(), draft, options.indexing);
     a.layout = pim::placeOnBanks(problem->kernel(), *a.mapping, problem->backend());
     a.irText = pim::irText(problem->space(), *a.mapping);
-    a.commands = pim::commandListing(pim::draftProgram(*problem, draft, options));
+    a.commands = pim::draftListing(*problem, draft, options);
     pim::EvalOptions o = options;
     o.keepBanks = true;
     a.evaluation = pim::evaluateDraft(*problem, draft, o);

@@ -6,10 +6,11 @@
 #include <chrono>
 #include <exception>
 
+#include "engine/core/problem.h"
 #include "engine/hw/backend.h"
 #include "engine/kernel/kernel.h"
 #include "engine/predict/predictor.h"
-#include "engine/core/problem.h"
+#include "engine/target/registry.h"
 
 namespace pimgui {
 
@@ -42,7 +43,7 @@ std::int64_t nowNs() {
 std::shared_ptr<const pim::Problem> makeProblem(const SessionConfig& config) {
   // Problem construction only builds memoised counts (no enumeration), so it is cheap enough here.
   const pim::Backend& backend =
-      config.backendOverride ? *config.backendOverride : pim::BackendRegistry::builtin().get(config.backend);
+      config.backendOverride ? *config.backendOverride : pim::builtinBackends().get(config.backend);
   pim::Kernel kernel = pim::resolveKernel(config.kernel, config.kernelFile);
   pim::Shape shape = pim::parseShape(kernel, config.shape);
   return std::make_shared<const pim::Problem>(backend, std::move(kernel), std::move(shape));

@@ -13,6 +13,7 @@
 #include <exception>
 
 #include "engine/store/session_file.h"
+#include "engine/target/registry.h"
 #include "views/control_panel.h"
 #include "views/exploration_session.h"
 #include "views/main_window.h"
@@ -90,7 +91,7 @@ void MainWindow::applyWhatIf(const pim::Backend& b) {
   pim::Backend original = m_whatIf->original();
   if (original.name != b.name) {
     try {
-      original = pim::BackendRegistry::builtin().get(b.name);
+      original = pim::builtinBackends().get(b.name);
     } catch (const std::exception&) {
       original = b;
     }
@@ -161,7 +162,7 @@ bool MainWindow::openSession(const QString& path, QString* error) {
   if (config.backendOverride) {
     // The what-if form shows the stored edit against the shipped backend it came from.
     try {
-      m_whatIf->setState(pim::BackendRegistry::builtin().get(config.backend), *config.backendOverride);
+      m_whatIf->setState(pim::builtinBackends().get(config.backend), *config.backendOverride);
     } catch (const std::exception&) {
       m_whatIf->setBackend(*config.backendOverride);
     }

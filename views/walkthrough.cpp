@@ -13,6 +13,7 @@
 #include "engine/mapping/tile_mapping.h"
 #include "engine/prune/pruner.h"
 #include "engine/search/evaluate.h"
+#include "engine/target/registry.h"
 
 namespace pimgui {
 
@@ -332,12 +333,12 @@ std::vector<WalkthroughStep> exampleWalkthrough() {
   steps.push_back(draftsStep(space));
   steps.push_back(pruningStep(space, examples));
   steps.push_back(tilesStep(kernel, space, d7, QObject::tr("(the paper's draft 7)")));
-  steps.push_back(layoutStep(kernel, space, d7, pim::BackendRegistry::builtin().get("hbm-pim")));
+  steps.push_back(layoutStep(kernel, space, d7, pim::builtinBackends().get("hbm-pim")));
 
   // The example has no backend of its own: the timeline shows a library kernel on a real one.
   pim::Kernel gemv = pim::KernelLibrary::builtin().get("gemv");
   pim::Shape gs = pim::parseShape(gemv, "b=1,out=256,in=256");
-  const pim::Problem problem(pim::BackendRegistry::builtin().get("hbm-pim"), std::move(gemv), std::move(gs));
+  const pim::Problem problem(pim::builtinBackends().get("hbm-pim"), std::move(gemv), std::move(gs));
   if (auto best = bestOfFirstKept(problem, kWalkthroughCandidates))
     steps.push_back(timelineStep(
         problem, *best, QObject::tr("(best of the first %1 kept drafts)").arg(kWalkthroughCandidates)));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/what_if_panel.h"
+#include "engine/target/registry.h"
 
 #include <QDir>
 #include <QDoubleSpinBox>

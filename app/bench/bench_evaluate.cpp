@@ -7,6 +7,8 @@
 #include "engine/kernel/library.h"
 #include "engine/search/baselines.h"
 #include "engine/search/evaluate.h"
+#include "engine/target/dram_pim/vendor.h"
+#include "engine/target/registry.h"
 
 namespace pim {
 namespace {
@@ -29,7 +31,7 @@ constexpr Case kCases[] = {
 
 std::unique_ptr<Problem> make(const Case& c) {
   const Kernel k = KernelLibrary::builtin().get(c.kernel);
-  return std::make_unique<Problem>(BackendRegistry::builtin().get(c.backend), k, parseShape(k, c.dims));
+  return std::make_unique<Problem>(builtinBackends().get(c.backend), k, parseShape(k, c.dims));
 }
 
 std::vector<Draft> kept(const Problem& p) {

@@ -8,6 +8,7 @@
 #include "engine/kernel/library.h"
 #include "engine/predict/predictor.h"
 #include "engine/search/explorer.h"
+#include "engine/target/registry.h"
 
 namespace pim {
 namespace {
@@ -25,7 +26,7 @@ constexpr Case kCases[] = {{"hbm-pim", "gemv"}, {"attacc", "attn"},   {"attacc",
 void BM_ExplorePick(benchmark::State& state) {
   const Case& c = kCases[state.range(0)];
   const Kernel k = KernelLibrary::builtin().get(c.kernel);
-  const Problem p(BackendRegistry::builtin().get(c.backend), k, parseShape(k, ""));
+  const Problem p(builtinBackends().get(c.backend), k, parseShape(k, ""));
   ExploreProgress last;
   const std::atomic<bool> never{false};
   for (auto _ : state) {

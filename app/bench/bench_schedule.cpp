@@ -9,8 +9,9 @@
 // of in = 4096.
 #include <benchmark/benchmark.h>
 
-#include "engine/kernel/library.h"
 #include "engine/core/problem.h"
+#include "engine/kernel/library.h"
+#include "engine/target/registry.h"
 
 namespace pim {
 namespace {
@@ -29,7 +30,7 @@ constexpr Table3Row kTable3[] = {
 };
 
 std::unique_ptr<Problem> table3Problem(const Table3Row& row) {
-  Backend b = BackendRegistry::builtin().get("attacc");
+  Backend b = builtinBackends().get("attacc");
   b.setParameter("system.devices", row.devices);
   const Kernel k = KernelLibrary::builtin().get(row.kernel);
   const int heads = 32 / row.gpus;

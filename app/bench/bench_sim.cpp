@@ -2,6 +2,8 @@
 // Simulator speed on the HBM2-PIM calibration kernels (target: < 3.5 ms per GEMV 4096x4096 on 64 pCH).
 #include <benchmark/benchmark.h>
 
+#include "engine/target/dram_pim/device_config.h"
+#include "engine/target/registry.h"
 #include "sim/simulator.h"
 #include "sim/vendor_attacc.h"
 #include "sim/vendor_hbm2pim.h"
@@ -9,7 +11,7 @@
 using namespace pim::sim;
 
 static void BM_SimHbm2PimGemv4096(benchmark::State& st) {
-  const DeviceConfig c = hbm2PimConfig(true);
+  const DeviceConfig c = pim::deviceConfigFor(pim::builtinBackends().get("hbm2-pim"));
   for (auto _ : st) {
     const Program p = hbm2pimGemv(c, 64, 4096, 4096);
     benchmark::DoNotOptimize(simulate(c, p).totalCycles);
@@ -18,7 +20,7 @@ static void BM_SimHbm2PimGemv4096(benchmark::State& st) {
 BENCHMARK(BM_SimHbm2PimGemv4096)->Unit(benchmark::kMillisecond);
 
 static void BM_SimHbm2PimAdd1M(benchmark::State& st) {
-  const DeviceConfig c = hbm2PimConfig(true);
+  const DeviceConfig c = pim::deviceConfigFor(pim::builtinBackends().get("hbm2-pim"));
   for (auto _ : st) {
     const Program p = hbm2pimAdd(c, 64, 1 << 20);
     benchmark::DoNotOptimize(simulate(c, p).totalCycles);
@@ -70,7 +72,7 @@ void hostStreamCounters(benchmark::State& st, const DeviceConfig& c, int64_t bur
 }  // namespace
 
 static void BM_SimAttaccHostRd1M(benchmark::State& st) {
-  const DeviceConfig c = attaccConfig(true);
+  const DeviceConfig c = pim::deviceConfigFor(pim::builtinBackends().get("attacc"));
   const Program p = interleavedHost(c, 1000000, false);
   int64_t cycles = 0;
   for (auto _ : st) cycles = simulate(c, p).totalCycles;
@@ -79,7 +81,7 @@ static void BM_SimAttaccHostRd1M(benchmark::State& st) {
 BENCHMARK(BM_SimAttaccHostRd1M)->Unit(benchmark::kMillisecond);
 
 static void BM_SimAttaccHostWr1M(benchmark::State& st) {
-  const DeviceConfig c = attaccConfig(true);
+  const DeviceConfig c = pim::deviceConfigFor(pim::builtinBackends().get("attacc"));
   const Program p = interleavedHost(c, 1000000, true);
   int64_t cycles = 0;
   for (auto _ : st) cycles = simulate(c, p).totalCycles;
@@ -88,14 +90,14 @@ static void BM_SimAttaccHostWr1M(benchmark::State& st) {
 BENCHMARK(BM_SimAttaccHostWr1M)->Unit(benchmark::kMillisecond);
 
 static void BM_SimAttaccMacab200k(benchmark::State& st) {
-  const DeviceConfig c = attaccConfig(true);
+  const DeviceConfig c = pim::deviceConfigFor(pim::builtinBackends().get("attacc"));
   const Program p = broadcastStream(Op::MACAB, 200000, 0);
   for (auto _ : st) benchmark::DoNotOptimize(simulate(c, p).totalCycles);
 }
 BENCHMARK(BM_SimAttaccMacab200k)->Unit(benchmark::kMillisecond);
 
 static void BM_SimHbmPimMac200k(benchmark::State& st) {
-  const DeviceConfig c = hbmPimHbm3Config();
+  const DeviceConfig c = pim::deviceConfigFor(pim::builtinBackends().get("hbm-pim"));
   const Program p = broadcastStream(Op::PIM_MAC, 200000, 0x0F0F0F0F0F0F0F0FULL);
   for (auto _ : st) benchmark::DoNotOptimize(simulate(c, p).totalCycles);
 }

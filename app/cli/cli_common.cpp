@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "engine/common/error.h"
+#include "engine/target/registry.h"
 
 namespace pim::cli {
 
@@ -24,7 +25,7 @@ std::unique_ptr<Problem> ProblemOptions::build() const {
   if (kernel.empty() && kernelFile.empty()) {
     throw InputError("--kernel: give a library kernel or --kernel-file");
   }
-  Backend b = BackendRegistry::builtin().get(backend);
+  Backend b = builtinBackends().get(backend);
   if (channels != 0) b = b.withPseudoChannels(channels);
   Kernel k = resolveKernel(kernel, kernelFile);
   Shape s = parseShape(k, dims);

@@ -4,6 +4,7 @@
 
 #include "app/cli/cli_common.h"
 #include "engine/kernel/library.h"
+#include "engine/target/registry.h"
 
 namespace pim::cli {
 
@@ -15,7 +16,7 @@ void registerCatalogCommands(CLI::App& app) {
   backends->callback([json] {
     nlohmann::json out = nlohmann::json::array();
     TextTable t({"backend", "groups", "cores/group", "banks/core", "SIMD", "units", "description"});
-    for (const Backend& b : BackendRegistry::builtin().all()) {
+    for (const Backend& b : builtinBackends().all()) {
       std::string units;
       for (const auto& u : b.group.units) units += (units.empty() ? "" : ",") + u;
       t.add({b.name, std::to_string(b.totalGroups()), std::to_string(b.coresPerGroup()),

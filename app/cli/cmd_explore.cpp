@@ -14,6 +14,7 @@
 #include "engine/predict/training.h"
 #include "engine/search/explorer.h"
 #include "engine/store/store.h"
+#include "engine/target/registry.h"
 #include "sim/simulator.h"
 
 namespace pim::cli {
@@ -62,19 +63,18 @@ void runExplore(const ExploreCmd& o) {
   if (!kind)
     throw InputError("--strategy: '" + o.strategy +
                      "' is not predictor, exhaustive, compute-centric, vendor or gpu");
-  if (const ICodeGenerator* g = codeGeneratorFor(b); !g || !g->unsupportedReason(problem->kernel()).empty()) {
-    throw InputError(
-        problem->kernel().name + " cannot run on " + b.name + ": " +
-        (g ? g->unsupportedReason(problem->kernel()) : std::string("no command-program generator")));
-  }
+  const ITarget& target = targetOf(b);
+  if (const auto why = target.check(*problem); !why.empty())
+    throw InputError(problem->kernel().name + " cannot run on " + b.name + ": " + why.front());
   const auto start = std::chrono::steady_clock::now();
   // Loading the shipped model overlaps generation and the screen; the explorer waits for it to predict.
   ShippedModelLoader loader(b.name);
   std::optional<ResultsStore> store;
   if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
   const std::string shape = shapeString(problem->kernel(), problem->shape());
-  // A pick found under another timing model may no longer be the best: lookups are keyed by both.
-  const std::string lookupKey = b.hash() + "/t" + std::to_string(sim::kTimingModelVersion);
+  // A pick found under another version of the family's cost model may no longer be the best: lookups are
+  // keyed by both.
+  const std::string lookupKey = b.hash() + "/t" + std::to_string(target.modelVersion());
 
   ExploreOptions eo;
   eo.strategy = *kind;
@@ -239,7 +239,7 @@ struct SuiteProgress {
 
 void runTrain(const TrainCmd& o) {
   installInterruptHandler();
-  const Backend& b = BackendRegistry::builtin().get(o.backend);
+  const Backend& b = builtinBackends().get(o.backend);
   const Suite suite = loadSuites(o.suites);
   std::optional<ResultsStore> store;
   if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
@@ -290,7 +290,7 @@ struct EvaluateCmd {
 
 void runEvaluate(const EvaluateCmd& o) {
   installInterruptHandler();
-  const Backend& b = BackendRegistry::builtin().get(o.backend);
+  const Backend& b = builtinBackends().get(o.backend);
   const Suite suite = loadSuite(o.suite);
   const auto model = Predictor::loadShipped(b.name, o.models);
   if (!model)

@@ -11,6 +11,7 @@
 #include "engine/common/error.h"
 #include "engine/search/compare.h"
 #include "engine/search/schedule_file.h"
+#include "engine/target/registry.h"
 
 namespace pim::cli {
 namespace {
@@ -251,7 +252,7 @@ void runExport(const ExportCmd& o) {
     if (o.format == "ir") {
       writeFileAtomically(o.out, irText(p.space(), mapDraft(p.space(), d, eo.indexing)));
     } else if (o.format == "commands") {
-      writeFileAtomically(o.out, commandListing(draftProgram(p, d, eo)));
+      writeFileAtomically(o.out, draftListing(p, d, eo));
     } else if (o.format == "trace") {
       eo.trace.enabled = true;
       eo.trace.maxEvents = 200000;

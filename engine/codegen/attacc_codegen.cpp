@@ -16,8 +16,6 @@ using codegen::burstsPerBank;
 
 class AttaccCodeGenerator final : public ICodeGenerator {
  public:
-  std::string_view family() const override { return "attacc"; }
-
   std::string unsupportedReason(const Kernel& k) const override {
     return codegen::firstUnsupported(
         k, false, true,

@@ -19,7 +19,6 @@ constexpr int kGrf = 8;
 
 class Hbm2PimCodeGenerator final : public ICodeGenerator {
  public:
-  std::string_view family() const override { return "hbm2-pim"; }
   std::string unsupportedReason(const Kernel& k) const override {
     return codegen::firstUnsupported(k, true, false, "", "HBM2-PIM has no softmax unit");
   }

@@ -20,10 +20,9 @@ constexpr std::int64_t kGrfEntries = 8;
 
 class BroadcastSimdCodeGenerator : public ICodeGenerator {
  public:
-  BroadcastSimdCodeGenerator(std::string family, int halves, std::string softmaxWhy)
-      : m_family(std::move(family)), m_halves(halves), m_softmaxWhy(std::move(softmaxWhy)) {}
+  BroadcastSimdCodeGenerator(int halves, std::string softmaxWhy)
+      : m_halves(halves), m_softmaxWhy(std::move(softmaxWhy)) {}
 
-  std::string_view family() const override { return m_family; }
   std::string unsupportedReason(const Kernel& k) const override {
     return codegen::firstUnsupported(k, true, false, "", m_softmaxWhy);
   }
@@ -126,7 +125,6 @@ class BroadcastSimdCodeGenerator : public ICodeGenerator {
     }
   }
 
-  std::string m_family;
   int m_halves;
   std::string m_softmaxWhy;
 };
@@ -134,11 +132,11 @@ class BroadcastSimdCodeGenerator : public ICodeGenerator {
 }  // namespace
 
 std::unique_ptr<ICodeGenerator> makeHbmPimCodeGenerator() {
-  return std::make_unique<BroadcastSimdCodeGenerator>("hbm-pim", 2, "HBM-PIM has no softmax unit");
+  return std::make_unique<BroadcastSimdCodeGenerator>(2, "HBM-PIM has no softmax unit");
 }
 
 std::unique_ptr<ICodeGenerator> makeGddr6AimCodeGenerator() {
-  return std::make_unique<BroadcastSimdCodeGenerator>("gddr6-aim", 1, "GDDR6-AiM has no softmax unit");
+  return std::make_unique<BroadcastSimdCodeGenerator>(1, "GDDR6-AiM has no softmax unit");
 }
 
 }  // namespace pim

@@ -4,28 +4,8 @@
 
 #include "engine/codegen/lowering.h"
 #include "engine/codegen/rearrangement.h"
-#include "engine/common/error.h"
 
 namespace pim {
-
-const std::vector<std::unique_ptr<ICodeGenerator>>& codeGenerators() {
-  static const auto generators = [] {
-    std::vector<std::unique_ptr<ICodeGenerator>> g;
-    g.push_back(makeHbm2PimCodeGenerator());
-    g.push_back(makeHbmPimCodeGenerator());
-    g.push_back(makeAttaccCodeGenerator());
-    g.push_back(makeGddr6AimCodeGenerator());
-    return g;
-  }();
-  return generators;
-}
-
-const ICodeGenerator* codeGeneratorFor(const Backend& b) {
-  for (const auto& g : codeGenerators()) {
-    if (g->family() == b.family) return g.get();
-  }
-  return nullptr;
-}
 
 GroupView groupView(const LoweringInput& in, int group) {
   const Kernel& k = in.problem.kernel();
@@ -43,14 +23,7 @@ GroupView groupView(const LoweringInput& in, int group) {
 
 sim::Program lowerDraft(const LoweringInput& in) {
   const Backend& b = in.problem.backend();
-  const ICodeGenerator* gen = codeGeneratorFor(b);
-  if (!gen) {
-    throw InputError("backend '" + b.name + "' (family " + b.family +
-                     "): no DRAM command program generator; its cores are not driven by DRAM commands");
-  }
-  if (const std::string why = gen->unsupportedReason(in.problem.kernel()); !why.empty()) {
-    throw InputError(in.problem.kernel().name + " cannot run on " + b.name + ": " + why);
-  }
+  const ICodeGenerator* gen = &in.generator;
   sim::Program prog;
   std::unordered_map<std::uint64_t, int> byHash;
   std::vector<std::pair<GroupView, int>> lowered;  // distinct views and their program (a handful per draft)

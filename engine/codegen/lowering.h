@@ -49,10 +49,13 @@ struct BankRegions {
 BankRegions bankRegions(const Kernel& k, const DraftFootprints& m, const Backend& b,
                         const sim::DeviceConfig& d, int group);
 
+class ICodeGenerator;
+
 struct LoweringInput {
   const Problem& problem;
   const DraftFootprints& mapping;
   const sim::DeviceConfig& device;
+  const ICodeGenerator& generator;  // of the backend's device (the DRAM-PIM target picks it)
   OptimizerOptions options;
 };
 
@@ -73,8 +76,7 @@ GroupView groupView(const LoweringInput& in, int group);
 class ICodeGenerator {
  public:
   virtual ~ICodeGenerator() = default;
-  virtual std::string_view family() const = 0;
-  /// Empty when backends of this family can run `k`, else the reason ("AttAcc has no element-wise units").
+  /// Empty when the device can run `k`, else the reason ("AttAcc has no element-wise units").
   virtual std::string unsupportedReason(const Kernel& k) const = 0;
   /// Appends the compute phase of a live group (one simulated channel) to `out`.
   virtual void emitCompute(const LoweringInput& in, const GroupView& group,
@@ -85,14 +87,9 @@ std::unique_ptr<ICodeGenerator> makeAttaccCodeGenerator();
 std::unique_ptr<ICodeGenerator> makeHbmPimCodeGenerator();
 std::unique_ptr<ICodeGenerator> makeHbm2PimCodeGenerator();
 std::unique_ptr<ICodeGenerator> makeGddr6AimCodeGenerator();
-/// The one place a code generator is registered.
-const std::vector<std::unique_ptr<ICodeGenerator>>& codeGenerators();
-/// The generator of `b`'s family; nullptr when the family has none (upmem: its DPU model is not a DRAM
-/// program).
-const ICodeGenerator* codeGeneratorFor(const Backend& b);
-
 /// Full program of a draft: staged input rearrangement (when enabled), compute, staged output rearrangement.
-/// Identical channels share one program. Naive rearrangement is not part of it (see rearrangement.h).
+/// Identical channels share one program. Naive rearrangement is not part of it (see rearrangement.h). The
+/// kernel must be one the generator supports (the target checks it first).
 sim::Program lowerDraft(const LoweringInput& in);
 
 }  // namespace pim

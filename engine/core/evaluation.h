@@ -11,12 +11,9 @@
 #include <vector>
 
 #include "engine/mapping/tile_mapping.h"
+#include "sim/channel_cache.h"
 #include "sim/result.h"
 #include "sim/scheduler.h"
-
-namespace pim::sim {
-class ChannelRunCache;
-}
 
 namespace pim {
 

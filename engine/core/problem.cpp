@@ -16,8 +16,19 @@ Problem::Problem(Backend backend, Kernel kernel, Shape shape)
       std::make_unique<DraftSpace>(m_kernel, buildDimensionSets(m_kernel, m_shape), resourcesOf(m_backend));
 }
 
+std::int64_t Problem::dimSize(std::string_view name) const {
+  const int i = m_kernel.dimIndex(name);
+  return i < 0 ? -1 : m_shape.values[static_cast<std::size_t>(i)];
+}
+
 std::string Problem::title() const {
   return m_kernel.name + "[" + shapeString(m_kernel, m_shape) + "] on " + m_backend.name;
+}
+
+const ITargetContext& Problem::targetContext(
+    const std::function<std::unique_ptr<ITargetContext>()>& make) const {
+  std::call_once(m_contextOnce, [&] { m_context = make(); });
+  return *m_context;
 }
 
 Kernel resolveKernel(const std::string& name, const std::string& kernelFile) {

@@ -2,7 +2,9 @@
 // A kernel at a shape on a backend: the input of every pipeline stage, built once and shared by the CLI, the
 // GUI and the benchmarks so they all see the same dimension sets, draft ids and verdicts.
 #pragma once
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "engine/hw/backend.h"
@@ -10,6 +12,13 @@
 #include "engine/schedule/draft_space.h"
 
 namespace pim {
+
+/// What a target prepares once per problem and reuses for every evaluation (the simulator's device
+/// description, ...). Each target defines its own and reads it back with a static_cast.
+class ITargetContext {
+ public:
+  virtual ~ITargetContext() = default;
+};
 
 /// The resources DCC partitions over on `b`: every group of the system, the cores of one group, and SIMD d.
 Resources resourcesOf(const Backend& b);
@@ -25,14 +34,20 @@ class Problem {
   const Kernel& kernel() const { return m_kernel; }
   const Shape& shape() const { return m_shape; }
   const DraftSpace& space() const { return *m_space; }
+  /// Size of kernel dimension `name` in the shape, -1 when the kernel has no such dimension.
+  std::int64_t dimSize(std::string_view name) const;
   /// "gemv[b=1,out=4096,in=4096] on hbm-pim"
   std::string title() const;
+  /// The target's per-problem state, made by `make` on first use (thread-safe) and kept with the problem.
+  const ITargetContext& targetContext(const std::function<std::unique_ptr<ITargetContext>()>& make) const;
 
  private:
   Backend m_backend;
   Kernel m_kernel;
   Shape m_shape;
   std::unique_ptr<DraftSpace> m_space;  // refers to m_kernel
+  mutable std::once_flag m_contextOnce;
+  mutable std::unique_ptr<ITargetContext> m_context;
 };
 
 /// Kernel by library name, or from a DSL file when `kernelFile` is not empty. Throws InputError.

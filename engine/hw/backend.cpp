@@ -17,6 +17,7 @@
 #include <variant>
 
 #include "engine/common/error.h"
+#include "engine/hw/schema.h"
 
 namespace pim {
 namespace {
@@ -74,14 +75,14 @@ bool realUnit(std::string_view unit) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The fixed schema: every required numeric field of the fixed sections, bound to its typed-view member.
+// Typed views: the parameters some code reads as struct members, bound by key. Which keys a file must carry,
+// and what their values may be, is the family's schema (schema.h); a key a family does not declare leaves its
+// member at zero.
 
-using Target = std::variant<int*, std::int64_t*, double*, bool*>;
+using Member = std::variant<int*, std::int64_t*, double*, bool*>;
 struct Binding {
   std::string key;  // "<section>.<name>"
-  Target target;
-  double hardMin;  // physical lower bound independent of the file's declared range
-  bool required = true;
+  Member member;
 };
 
 std::vector<Binding> bindings(Backend& b) {
@@ -91,29 +92,29 @@ std::vector<Binding> bindings(Backend& b) {
   auto& d = b.dram;
   auto& t = b.timing;
   std::vector<Binding> v = {
-      {"system.hostBandwidthGBps", &s.hostBandwidthGBps, 0},
-      {"system.hostOnChipBytes", &s.hostOnChipBytes, 0},
-      {"system.hostTflops", &s.hostTflops, 0},
-      {"system.devices", &s.devices, 1},
-      {"group.groupsPerDevice", &g.groupsPerDevice, 1},
-      {"group.broadcast", &g.broadcast, 0},
-      {"group.pseudoChannelsPerGroup", &g.pseudoChannelsPerGroup, 1},
-      {"core.coresPerGroup", &c.coresPerGroup, 1},
-      {"core.banksPerCore", &c.banksPerCore, 1},
-      {"core.fpuSharedBy", &c.fpuSharedBy, 1},
-      {"core.simdLanes", &c.simdLanes, 1},
-      {"core.registerBytes", &c.registerBytes, 0},
-      {"core.dataMemoryBytes", &c.dataMemoryBytes, 0},
-      {"core.clockMHz", &c.clockMHz, 0},
-      {"core.threads", &c.threads, 1},
-      {"dram.channels", &d.channels, 1},
-      {"dram.ranks", &d.ranks, 1},
-      {"dram.bankGroups", &d.bankGroups, 1},
-      {"dram.banksPerBankGroup", &d.banksPerBankGroup, 1},
-      {"dram.rows", &d.rows, 1},
-      {"dram.columns", &d.columns, 1},
-      {"dram.columnBytes", &d.columnBytes, 1},
-      {"dram.tCKns", &d.tCKns, 1e-6},
+      {"system.hostBandwidthGBps", &s.hostBandwidthGBps},
+      {"system.hostOnChipBytes", &s.hostOnChipBytes},
+      {"system.hostTflops", &s.hostTflops},
+      {"system.devices", &s.devices},
+      {"group.groupsPerDevice", &g.groupsPerDevice},
+      {"group.broadcast", &g.broadcast},
+      {"group.pseudoChannelsPerGroup", &g.pseudoChannelsPerGroup},
+      {"core.coresPerGroup", &c.coresPerGroup},
+      {"core.banksPerCore", &c.banksPerCore},
+      {"core.fpuSharedBy", &c.fpuSharedBy},
+      {"core.simdLanes", &c.simdLanes},
+      {"core.registerBytes", &c.registerBytes},
+      {"core.dataMemoryBytes", &c.dataMemoryBytes},
+      {"core.clockMHz", &c.clockMHz},
+      {"core.threads", &c.threads},
+      {"dram.channels", &d.channels},
+      {"dram.ranks", &d.ranks},
+      {"dram.bankGroups", &d.bankGroups},
+      {"dram.banksPerBankGroup", &d.banksPerBankGroup},
+      {"dram.rows", &d.rows},
+      {"dram.columns", &d.columns},
+      {"dram.columnBytes", &d.columnBytes},
+      {"dram.tCKns", &d.tCKns},
   };
   const std::pair<const char*, int*> timing[] = {
       {"CL", &t.CL},         {"CWL", &t.CWL},     {"BL", &t.BL},       {"tRCDRD", &t.tRCDRD},
@@ -122,38 +123,8 @@ std::vector<Binding> bindings(Backend& b) {
       {"tFAW", &t.tFAW},     {"tWR", &t.tWR},     {"tWTRS", &t.tWTRS}, {"tWTRL", &t.tWTRL},
       {"tRTPS", &t.tRTPS},   {"tRTPL", &t.tRTPL}, {"tRTRS", &t.tRTRS}, {"tREFI", &t.tREFI},
       {"tRFC", &t.tRFC}};
-  for (const auto& [n, p] : timing) v.push_back({std::string("timing.") + n, p, 0});
+  for (const auto& [n, p] : timing) v.push_back({std::string("timing.") + n, p});
   return v;
-}
-
-/// Optional numeric fields of fixed sections (not bound to a typed member).
-const std::set<std::string, std::less<>>& optionalNumeric() {
-  static const std::set<std::string, std::less<>> s = {"dram.pimRanks"};
-  return s;
-}
-
-bool isIntegralTarget(const Target& t) { return !std::holds_alternative<double*>(t); }
-
-const std::vector<std::string>& sectionOrder() {
-  static const std::vector<std::string> s = {"system", "group", "core", "dram", "timing", "pim", "energy"};
-  return s;
-}
-
-/// Non-numeric fields of the fixed sections: strings and string lists.
-struct TextField {
-  const char* section;
-  const char* name;
-  bool list;
-};
-constexpr TextField kTextFields[] = {
-    {"system", "host", false}, {"group", "level", false}, {"group", "units", true},
-    {"core", "ops", true},     {"core", "dtypes", true},
-};
-
-bool isTextField(std::string_view section, std::string_view name) {
-  for (const auto& f : kTextFields)
-    if (section == f.section && name == f.name) return true;
-  return false;
 }
 
 const Binding* findBinding(const std::vector<Binding>& bs, std::string_view key) {
@@ -165,7 +136,7 @@ const Binding* findBinding(const std::vector<Binding>& bs, std::string_view key)
 // ---------------------------------------------------------------------------------------------------------------
 // Validation of one parameter value against its declaration and the schema.
 
-void checkValue(const Parameter& p, std::string_view origin) {
+void checkValue(const Parameter& p, const ParamDecl* decl, std::string_view origin) {
   if (!std::isfinite(p.value)) fail(origin, p.key, "value must be finite");
   if (p.min > p.max) fail(origin, p.key, "min " + fmtNum(p.min) + " > max " + fmtNum(p.max));
   if (p.value < p.min || p.value > p.max)
@@ -173,16 +144,13 @@ void checkValue(const Parameter& p, std::string_view origin) {
          "value " + fmtNum(p.value) + " outside [" + fmtNum(p.min) + ", " + fmtNum(p.max) + "] " + p.unit);
   if (p.integer && p.value != std::floor(p.value))
     fail(origin, p.key, "value " + fmtNum(p.value) + " must be an integer");
-  static std::vector<Binding> schema = [] {
-    static Backend dummy;
-    return bindings(dummy);
-  }();
-  if (const Binding* b = findBinding(schema, p.key)) {
-    if (p.value < b->hardMin)
-      fail(origin, p.key, "value " + fmtNum(p.value) + " must be >= " + fmtNum(b->hardMin));
-    if (std::holds_alternative<bool*>(b->target) && p.value != 0 && p.value != 1)
+  if (decl) {
+    if (p.value < decl->hardMin)
+      fail(origin, p.key, "value " + fmtNum(p.value) + " must be >= " + fmtNum(decl->hardMin));
+    if (decl->kind == ParamDecl::Kind::Flag && p.value != 0 && p.value != 1)
       fail(origin, p.key, "value must be 0 or 1");
-    if (isIntegralTarget(b->target) && std::fabs(p.value) > 9.0e15) fail(origin, p.key, "value too large");
+    if (decl->kind != ParamDecl::Kind::Real && std::fabs(p.value) > 9.0e15)
+      fail(origin, p.key, "value too large");
   }
 }
 
@@ -210,59 +178,8 @@ void refreshViews(Backend& b) {
           else
             *ptr = static_cast<T>(p.value);
         },
-        bd->target);
+        bd->member);
   }
-}
-
-/// Cross-field consistency checks on the typed views.
-void crossCheck(const Backend& b, std::string_view origin) {
-  const auto& d = b.dram;
-  const auto& t = b.timing;
-  const int pimRanks = b.pimRanks();
-  if (pimRanks > d.ranks)
-    fail(origin, "dram.pimRanks",
-         "pimRanks " + std::to_string(pimRanks) + " > dram.ranks " + std::to_string(d.ranks));
-  const std::int64_t groupBanks =
-      std::int64_t{pimRanks} * d.bankGroups * d.banksPerBankGroup * b.group.pseudoChannelsPerGroup;
-  if (std::int64_t{b.core.coresPerGroup} * b.core.banksPerCore != groupBanks)
-    fail(origin, "core.coresPerGroup",
-         "coresPerGroup * banksPerCore = " + std::to_string(b.core.coresPerGroup) + " * " +
-             std::to_string(b.core.banksPerCore) +
-             " must equal the banks of one group = pimRanks * bankGroups * "
-             "banksPerBankGroup * pseudoChannelsPerGroup = " +
-             std::to_string(groupBanks));
-  if (std::int64_t{b.group.groupsPerDevice} * b.group.pseudoChannelsPerGroup != d.channels)
-    fail(origin, "group.groupsPerDevice",
-         "groupsPerDevice * pseudoChannelsPerGroup = " +
-             std::to_string(std::int64_t{b.group.groupsPerDevice} * b.group.pseudoChannelsPerGroup) +
-             " must equal dram.channels = " + std::to_string(d.channels));
-  if (b.core.fpuSharedBy > b.core.coresPerGroup)
-    fail(origin, "core.fpuSharedBy", "fpuSharedBy exceeds coresPerGroup");
-  // JEDEC: tRC = tRAS + tRP; the cycle values of a reference are rounded independently from ns, so allow one
-  // cycle (AttAcc's HBM3 table has nRC 63 with nRAS 45 + nRP 19 = 64).
-  if (t.tRC + 1 < t.tRAS + t.tRP)
-    fail(origin, "timing.tRC",
-         "tRC " + std::to_string(t.tRC) +
-             " must be >= tRAS + tRP - 1 = " + std::to_string(t.tRAS + t.tRP - 1));
-  if (t.tRAS < t.tRCDRD)
-    fail(origin, "timing.tRAS",
-         "tRAS " + std::to_string(t.tRAS) + " must be >= tRCDRD " + std::to_string(t.tRCDRD));
-  auto le = [&](int a, int b2, const char* na, const char* nb) {
-    if (a > b2)
-      fail(origin, std::string("timing.") + nb,
-           std::string(nb) + " " + std::to_string(b2) + " must be >= " + na + " " + std::to_string(a));
-  };
-  le(t.tCCDS, t.tCCDL, "tCCDS", "tCCDL");
-  le(t.tRRDS, t.tRRDL, "tRRDS", "tRRDL");
-  le(t.tWTRS, t.tWTRL, "tWTRS", "tWTRL");
-  le(t.tRTPS, t.tRTPL, "tRTPS", "tRTPL");
-  if (t.tREFI != 0 && t.tREFI <= t.tRFC)
-    fail(origin, "timing.tREFI",
-         "tREFI " + std::to_string(t.tREFI) + " must be > tRFC " + std::to_string(t.tRFC));
-  if (t.tFAW != 0 && t.tFAW < t.tRRDS)
-    fail(origin, "timing.tFAW", "tFAW must be 0 (not enforced) or >= tRRDS");
-  if (b.core.dtypes.empty()) fail(origin, "core.dtypes", "at least one data type is required");
-  if (b.core.ops.empty()) fail(origin, "core.ops", "at least one operation is required");
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -333,8 +250,7 @@ void checkSource(const Parameter& p, const std::map<std::string, std::string>& s
   }
 }
 
-Parameter parseLeaf(const Json& j, const std::string& key, bool schemaIntegral, bool bound,
-                    std::string_view origin) {
+Parameter parseLeaf(const Json& j, const std::string& key, const ParamDecl* decl, std::string_view origin) {
   if (!j.is_object())
     fail(origin, key, "expected an object {value, unit, min, max, source, description}, got " + typeName(j));
   static const std::set<std::string, std::less<>> allowed = {"value",   "unit",   "min",        "max",
@@ -349,14 +265,14 @@ Parameter parseLeaf(const Json& j, const std::string& key, bool schemaIntegral, 
   p.max = requireNumber(j, "max", key, origin);
   p.source = requireString(j, "source", key + ".source", origin);
   p.description = requireString(j, "description", key + ".description", origin);
-  bool defInteger = bound ? schemaIntegral : !realUnit(p.unit);
-  p.integer = defInteger;
+  const bool schemaIntegral = decl && decl->kind != ParamDecl::Kind::Real;
+  p.integer = decl ? schemaIntegral : !realUnit(p.unit);
   if (auto it = j.find("integer"); it != j.end()) {
     if (!it->is_boolean()) fail(origin, key + ".integer", "expected a boolean, got " + typeName(*it));
     p.integer = it->get<bool>();
-    if (bound && schemaIntegral && !p.integer) fail(origin, key + ".integer", "this field must be integral");
+    if (schemaIntegral && !p.integer) fail(origin, key + ".integer", "this field must be integral");
   }
-  checkValue(p, origin);
+  checkValue(p, decl, origin);
   return p;
 }
 
@@ -364,7 +280,7 @@ Parameter parseLeaf(const Json& j, const std::string& key, bool schemaIntegral, 
 
 // -------------------------------------------------------------------------------------------------------------------
 
-Backend parseBackend(std::string_view jsonText, std::string_view origin) {
+Backend parseBackend(std::string_view jsonText, std::string_view origin, const ISchemaCatalog& catalog) {
   Json root;
   if (jsonText.find_first_not_of(" \t\r\n") == std::string_view::npos) fail(origin, "", "empty file");
   try {
@@ -380,18 +296,24 @@ Backend parseBackend(std::string_view jsonText, std::string_view origin) {
 
   Backend b;
   b.file = std::string(origin);
-  static const std::set<std::string, std::less<>> topLevel = {"name",   "family", "description", "sources",
-                                                              "system", "group",  "core",        "dram",
-                                                              "timing", "pim",    "energy"};
-  for (auto it = root.begin(); it != root.end(); ++it)
-    if (!topLevel.count(it.key())) fail(origin, it.key(), "unknown top-level section");
-
   b.name = requireString(root, "name", "name", origin);
   for (char c : b.name)
     if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
           c == '-' || c == '_'))
       fail(origin, "name", "must use lower-case letters, digits, '-' or '_', got '" + b.name + "'");
   b.family = requireString(root, "family", "family", origin);
+  b.schema = catalog.schemaOf(b.family);
+  if (!b.schema) {
+    std::string known;
+    for (const auto& f : catalog.families()) known += (known.empty() ? "" : ", ") + f;
+    fail(origin, "family", "unknown hardware family '" + b.family + "' (known: " + known + ")");
+  }
+  const BackendSchema& schema = *b.schema;
+  static const std::set<std::string, std::less<>> header = {"name", "family", "description", "sources"};
+  for (auto it = root.begin(); it != root.end(); ++it)
+    if (!header.count(it.key()) &&
+        std::find(schema.sections.begin(), schema.sections.end(), it.key()) == schema.sections.end())
+      fail(origin, it.key(), "unknown top-level section for family " + b.family);
   b.description = requireString(root, "description", "description", origin);
 
   auto sit = root.find("sources");
@@ -404,34 +326,32 @@ Backend parseBackend(std::string_view jsonText, std::string_view origin) {
     b.sources[it.key()] = it->get<std::string>();
   }
 
-  for (const auto& sec : sectionOrder())
+  for (const auto& sec : schema.sections)
     if (!root.contains(sec)) fail(origin, sec, "missing");
 
-  std::vector<Binding> schema = bindings(b);
   // Sections in file order, fields in file order.
   for (auto sec = root.begin(); sec != root.end(); ++sec) {
     const std::string& sname = sec.key();
-    if (std::find(sectionOrder().begin(), sectionOrder().end(), sname) == sectionOrder().end()) continue;
+    if (header.count(sname)) continue;
     if (!sec->is_object()) fail(origin, sname, "expected an object, got " + typeName(*sec));
-    const bool freeForm = sname == "pim" || sname == "energy";
+    const bool open = schema.isOpenSection(sname);
     for (auto f = sec->begin(); f != sec->end(); ++f) {
       const std::string key = sname + "." + f.key();
-      if (!freeForm && isTextField(sname, f.key())) continue;
-      const Binding* bd = findBinding(schema, key);
-      if (!freeForm && !bd && !optionalNumeric().count(key)) fail(origin, key, "unknown field");
-      Parameter p = parseLeaf(*f, key, bd ? isIntegralTarget(bd->target) : true,
-                              bd || optionalNumeric().count(key), origin);
+      if (!open && schema.isTextField(sname, f.key())) continue;
+      const ParamDecl* decl = open ? nullptr : schema.find(key);
+      if (!open && !decl) fail(origin, key, "unknown field");
+      Parameter p = parseLeaf(*f, key, decl, origin);
       checkSource(p, b.sources, origin);
       b.parameters.push_back(std::move(p));
     }
   }
-  for (const auto& bd : schema)
-    if (!b.param(bd.key)) fail(origin, bd.key, "missing");
+  for (const auto& decl : schema.params)
+    if (decl.required && !b.param(decl.key)) fail(origin, decl.key, "missing");
 
   // Text fields.
-  for (const auto& tf : kTextFields) {
+  for (const auto& tf : schema.text) {
     const Json& sec = root[tf.section];
-    const std::string path = std::string(tf.section) + "." + tf.name;
+    const std::string path = tf.section + "." + tf.name;
     if (!tf.list) {
       std::string v = requireString(sec, tf.name, path, origin);
       if (path == "system.host") b.system.host = v;
@@ -455,16 +375,16 @@ Backend parseBackend(std::string_view jsonText, std::string_view origin) {
   }
 
   refreshViews(b);
-  crossCheck(b, origin);
+  if (schema.crossCheck) schema.crossCheck(b, origin);
   return b;
 }
 
-Backend loadBackendFile(const std::string& path) {
+Backend loadBackendFile(const std::string& path, const ISchemaCatalog& catalog) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open backend file");
   std::stringstream ss;
   ss << in.rdbuf();
-  return parseBackend(ss.str(), path);
+  return parseBackend(ss.str(), path, catalog);
 }
 
 const Parameter* Backend::param(std::string_view key) const {
@@ -489,10 +409,10 @@ void Backend::setParameters(const std::vector<std::pair<std::string, double>>& c
       if (q.key == key) p = &q;
     if (!p) fail(origin, key, "unknown parameter");
     p->value = value;
-    checkValue(*p, origin);
+    checkValue(*p, schema ? schema->find(key) : nullptr, origin);
   }
   refreshViews(copy);
-  crossCheck(copy, origin);
+  if (schema && schema->crossCheck) schema->crossCheck(copy, origin);
   *this = std::move(copy);
 }
 
@@ -554,7 +474,8 @@ std::string Backend::toJson() const {
   Json src = Json::object();
   for (const auto& [k, v] : sources) src[k] = v;
   root["sources"] = src;
-  for (const auto& s : sectionOrder()) root[s] = Json::object();
+  if (schema)
+    for (const auto& s : schema->sections) root[s] = Json::object();
   root["system"]["host"] = system.host;
   root["group"]["level"] = group.level;
   root["group"]["units"] = group.units;
@@ -585,23 +506,6 @@ std::string Backend::toJson() const {
 std::string dataDir() {
   if (const char* env = std::getenv("PIMSCOPE_DATA"); env && *env) return env;
   return PIMSCOPE_DATA_DIR;
-}
-
-const BackendRegistry& BackendRegistry::builtin() {
-  static const BackendRegistry reg = [] {
-    BackendRegistry r;
-    namespace fs = std::filesystem;
-    const fs::path dir = fs::path(dataDir()) / "backends";
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw InputError(dir.string() + ": backend directory not found");
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) r.add(loadBackendFile(f.string()));
-    return r;
-  }();
-  return reg;
 }
 
 void BackendRegistry::add(Backend b) {

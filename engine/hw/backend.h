@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/hw/schema.h"
 #include "engine/kernel/kernel.h"
 
 namespace pim {
@@ -83,10 +84,10 @@ struct DramTiming {
 
 class Backend {
  public:
-  std::string name;         // registry key, e.g. "hbm2-pim"
-  std::string family;       // code-generator family: "hbm2-pim", "hbm-pim", "attacc", "gddr6-aim", "upmem"
-  std::string description;  // one line
-  std::string file;         // where it was loaded from
+  std::string name;    // registry key, e.g. "hbm2-pim"
+  std::string family;  // the hardware family, i.e. the target that models it (engine/target/registry.cpp)
+  std::string description;                     // one line
+  std::string file;                            // where it was loaded from
   std::map<std::string, std::string> sources;  // short source id -> document, cited as "<id>: <section>"
 
   SystemLevel system;
@@ -99,6 +100,9 @@ class Backend {
 
   /// Every numeric parameter in file order, with provenance. The typed views above are derived from it.
   std::vector<Parameter> parameters;
+  /// The family's schema the parameters were validated against (owned by the target registry); what-if edits
+  /// are checked against it too.
+  const BackendSchema* schema = nullptr;
 
   const Parameter* param(std::string_view key) const;
   /// Changes one parameter (what-if), validates its range, and refreshes the typed views. Throws InputError.
@@ -123,18 +127,19 @@ class Backend {
   std::string toJson() const;
 };
 
-/// Parses a backend from JSON text; `origin` names the file in messages. Throws InputError naming the file
-/// and the field ("datasets/backends/x.json: timing.tRCD_RD: missing") for malformed or out-of-range input.
-Backend parseBackend(std::string_view jsonText, std::string_view origin);
-Backend loadBackendFile(const std::string& path);
+/// Parses a backend from JSON text against the schema of the family it names, found in `catalog`; `origin`
+/// names the file in messages. Throws InputError naming the file and the field
+/// ("datasets/backends/x.json: timing.tRCD_RD: missing") for malformed or out-of-range input or an unknown
+/// family. engine/target/registry.h has the forms that use the registered targets.
+Backend parseBackend(std::string_view jsonText, std::string_view origin, const ISchemaCatalog& catalog);
+Backend loadBackendFile(const std::string& path, const ISchemaCatalog& catalog);
 
 /// Directory of shipped data: $PIMSCOPE_DATA if set, else the source tree's datasets/ compiled in.
 std::string dataDir();
 
+/// Backends by name. The shipped ones: builtinBackends() (engine/target/registry.h).
 class BackendRegistry {
  public:
-  /// Every backend in dataDir()/backends, loaded once.
-  static const BackendRegistry& builtin();
   void add(Backend b);
   const std::vector<Backend>& all() const { return m_backends; }
   /// Throws InputError listing the known names when unknown.

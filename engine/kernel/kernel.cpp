@@ -357,4 +357,17 @@ std::string shapeString(const Kernel& k, const Shape& s) {
   return out;
 }
 
+bool sameComputation(const Kernel& a, const Kernel& b) {
+  if (a.dims != b.dims || a.tensors != b.tensors || a.loops != b.loops) return false;
+  if (a.statements.size() != b.statements.size()) return false;
+  for (std::size_t i = 0; i < a.statements.size(); ++i) {
+    const Statement& x = a.statements[i];
+    const Statement& y = b.statements[i];
+    if (x.loops != y.loops || !(x.target == y.target) || x.op != y.op || !(x.value == y.value) ||
+        x.guards != y.guards)
+      return false;
+  }
+  return true;
+}
+
 }  // namespace pim

@@ -43,6 +43,7 @@ struct Tensor {
   DType dtype = DType::F16;
   TensorRole role = TensorRole::Input;
   std::vector<AffineExpr> shape;  // over kernel dimensions
+  bool operator==(const Tensor&) const = default;
 };
 
 /// A reference T[e0][e1]... with affine index functions of loop variables.
@@ -61,6 +62,7 @@ struct Expr {
   std::string op;          // Unary: "-", Binary: "+ - * / max min", Call: "relu", "exp", "softmax"
   std::vector<Expr> args;  // Unary/Binary/Call operands
   int reduceVar = -1;      // Call "softmax": the loop variable it normalises over
+  bool operator==(const Expr&) const = default;
 };
 
 enum class AssignOp : std::uint8_t { Set, Add, Max };  // "=", "+=", "max="
@@ -70,12 +72,14 @@ enum class CmpOp : std::uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
 struct Condition {
   AffineExpr lhs, rhs;
   CmpOp op = CmpOp::Lt;
+  bool operator==(const Condition&) const = default;
 };
 
 struct Loop {
   std::string var;
   AffineExpr lower;  // over kernel dimensions; range is [lower, upper)
   AffineExpr upper;
+  bool operator==(const Loop&) const = default;
 };
 
 /// One statement inside a perfect loop nest: for loops...: [if cond] target op= value.
@@ -107,6 +111,10 @@ struct Kernel {
   /// Operations the kernel needs from a backend: "mac", "add", "mul", "max", "relu", "exp", "softmax", "div".
   std::vector<std::string> requiredOps() const;
 };
+
+/// Same dimensions, tensors, loops and statements: the same computation, whatever the kernel's name,
+/// description, default sizes and source text.
+bool sameComputation(const Kernel& a, const Kernel& b);
 
 /// Sizes bound to a kernel's dimensions (same order as Kernel::dims).
 struct Shape {

@@ -161,4 +161,16 @@ Kernel KernelLibrary::get(std::string_view name) const {
                    "' (known kernels: " + (known.empty() ? "none" : known) + ")");
 }
 
+std::string libraryKernelOf(const Kernel& k) {
+  static const std::vector<Kernel> parsed = [] {
+    std::vector<Kernel> v;
+    for (const auto& e : KernelLibrary::builtin().entries())
+      v.push_back(KernelLibrary::builtin().get(e.name));
+    return v;
+  }();
+  for (const Kernel& lib : parsed)
+    if (sameComputation(lib, k)) return lib.name;
+  return "";
+}
+
 }  // namespace pim

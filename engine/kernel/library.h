@@ -29,6 +29,10 @@ class KernelLibrary {
   std::vector<LibraryKernel> m_entries;
 };
 
+/// The built-in library kernel `k` computes (sameComputation), or "" when it is none of them: schedules
+/// written for a library kernel (vendor libraries, GPU models) apply by what a kernel is, not by its name.
+std::string libraryKernelOf(const Kernel& k);
+
 /// Fills `lib` with the built-in kernels. The one place a new library kernel is registered.
 void registerBuiltinKernels(KernelLibrary& lib);
 

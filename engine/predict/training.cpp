@@ -17,6 +17,7 @@
 #include "engine/kernel/library.h"
 #include "engine/predict/features.h"
 #include "engine/store/store.h"
+#include "engine/target/registry.h"
 #include "sim/simulator.h"
 
 namespace pim {
@@ -25,10 +26,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-bool runsOn(const Backend& b, const Kernel& k) {
-  const ICodeGenerator* g = codeGeneratorFor(b);
-  return g && g->unsupportedReason(k).empty();
-}
+bool runsOn(const Backend& b, const Kernel& k) { return targetOf(b).check(b, k).empty(); }
 
 std::vector<Draft> keptDrafts(const Problem& p) {
   std::vector<Draft> out;
@@ -48,10 +46,10 @@ std::string energyJson(const Evaluation& e) {
 }
 
 // The store's options key of a labelling run: results are only reused under the same optimiser passes and
-// timing model.
-std::string optionsKey(const EvalOptions& e) {
+// the same version of the family's cost model.
+std::string optionsKey(const EvalOptions& e, const ITarget& t) {
   return std::string(e.optimizer.stagedRearrangement ? "staged" : "naive") + "," +
-         (e.optimizer.groupCommands ? "group" : "bank") + ",t" + std::to_string(sim::kTimingModelVersion);
+         (e.optimizer.groupCommands ? "group" : "bank") + ",t" + std::to_string(t.modelVersion());
 }
 
 Evaluation fromStored(const StoredResult& r, const Draft& d) {
@@ -130,7 +128,7 @@ std::vector<std::pair<Draft, Evaluation>> label(const Problem& p, const std::vec
                                                 std::atomic<std::int64_t>* incumbent = nullptr) {
   EvalOptions eo = o.eval;
   eo.keepBanks = false;
-  const std::string options = optionsKey(eo);
+  const std::string options = optionsKey(eo, targetOf(p.backend()));
   std::int64_t problemId = 0;
   std::unordered_map<std::int64_t, StoredResult> stored;
   if (o.store) {

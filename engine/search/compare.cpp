@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engine/common/error.h"
+#include "engine/target/registry.h"
 
 namespace pim {
 namespace {
@@ -24,12 +25,6 @@ std::string joined(const std::vector<std::string>& v) {
 }
 
 }  // namespace
-
-std::string unsupportedReason(const Backend& b, const Kernel& k) {
-  const ICodeGenerator* g = codeGeneratorFor(b);
-  if (!g) return b.name + " has no command-program generator (" + b.family + ")";
-  return g->unsupportedReason(k);
-}
 
 BestDraft findBestDraft(const Problem& p, const BestDraftOptions& o) {
   BestDraft out;
@@ -78,7 +73,7 @@ Comparison compareBackends(const Kernel& k, const std::string& dims, const Compa
   std::set<std::string> seen;
   for (const auto& name : o.backends) {
     if (!seen.insert(name).second) throw InputError("--backends: '" + name + "' is listed twice");
-    BackendRegistry::builtin().get(name);  // throws listing the known names
+    builtinBackends().get(name);  // throws listing the known names
   }
   if (o.baseline != "gpu" && !seen.count(o.baseline)) {
     throw InputError("--baseline: '" + o.baseline + "' is neither gpu nor one of the compared backends (" +
@@ -96,7 +91,7 @@ Comparison compareBackends(const Kernel& k, const std::string& dims, const Compa
     r.backend = name;
     std::unique_ptr<Problem> p;
     try {
-      p = std::make_unique<Problem>(BackendRegistry::builtin().get(name), k, shape);
+      p = std::make_unique<Problem>(builtinBackends().get(name), k, shape);
     } catch (const InputError& e) {
       r.reason = e.what();
     }

@@ -31,9 +31,6 @@ struct BestDraft {
 /// gives an empty record with the reason.
 BestDraft findBestDraft(const Problem& p, const BestDraftOptions& o = {});
 
-/// Empty when `b` can run `k` (it has a code generator that accepts the kernel), else the reason.
-std::string unsupportedReason(const Backend& b, const Kernel& k);
-
 struct CompareOptions {
   std::vector<std::string> backends;  // 2..4 registry names, distinct
   std::string baseline = "gpu";       // "gpu" or one of `backends`

@@ -1,27 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-// Simulated cost of one draft: map it, place it on the banks, lower it to the backend's command program, run
-// the bank-level simulator, and compose the fixed breakdown (input rearrangement, compute, output
-// rearrangement; the parts add up to the total).
+// The cost of one draft, from the target of the problem's hardware family (engine/target): for the DRAM-PIM
+// families a bank-level simulation of the lowered command program, with the fixed breakdown (input
+// rearrangement, compute, output rearrangement; the parts add up to the total).
 #pragma once
-#include <cstdint>
+#include <cstddef>
 #include <string>
 
-#include "engine/codegen/device_config.h"
-#include "engine/codegen/lowering.h"
 #include "engine/core/evaluation.h"
 #include "engine/core/problem.h"
-#include "sim/channel_cache.h"
 
 namespace pim {
 
-/// Throws InputError when the backend cannot run the kernel or the draft's tiles do not fit the banks.
+/// Throws InputError when the backend cannot run the kernel or the draft does not fit the hardware.
 Evaluation evaluateDraft(const Problem& p, const Draft& d, const EvalOptions& o = {});
 
-/// The command program evaluateDraft simulates for `d` (naive rearrangement is composed outside it), for
-/// listings and export. Throws InputError as evaluateDraft does.
-sim::Program draftProgram(const Problem& p, const Draft& d, const EvalOptions& o = {});
-
-/// Program of a draft as a readable listing (one line per command or repeated block), for the GUI and export.
-std::string commandListing(const sim::Program& prog, std::size_t maxLines = 400);
+/// What the hardware executes for the draft (commands, instructions), readable, at most `maxLines` lines.
+/// Throws InputError as evaluateDraft does.
+std::string draftListing(const Problem& p, const Draft& d, const EvalOptions& o = {},
+                         std::size_t maxLines = 400);
 
 }  // namespace pim

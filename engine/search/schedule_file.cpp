@@ -15,6 +15,7 @@
 
 #include "engine/common/error.h"
 #include "engine/kernel/dsl.h"
+#include "engine/target/registry.h"
 
 namespace pim {
 namespace {
@@ -229,7 +230,7 @@ ImportedSchedule readSchedule(const std::string& path) {
     r.fail("backend.hash", "'" + hash + "' does not match the embedded parameters (" + backend.hash() +
                                "): the file was edited or is corrupt");
   try {
-    s.registryMatches = BackendRegistry::builtin().get(backendName).hash() == hash;
+    s.registryMatches = builtinBackends().get(backendName).hash() == hash;
   } catch (const InputError&) {
     s.registryMatches = false;
   }

@@ -14,10 +14,11 @@
 #include <QTest>
 #include <cmath>
 
+#include "engine/core/problem.h"
 #include "engine/hw/backend.h"
 #include "engine/search/compare.h"
 #include "engine/search/evaluate.h"
-#include "engine/core/problem.h"
+#include "engine/target/registry.h"
 #include "gui_test_util.h"
 #include "views/breakdown_chart.h"
 #include "views/compare_runner.h"
@@ -143,7 +144,7 @@ void expectSameOutcome(const pim::Comparison& shown, const pim::Comparison& ref,
     }
     sameDrafts = false;
     const pim::Kernel k = pim::resolveKernel(kernel, "");
-    const pim::Problem p(pim::BackendRegistry::builtin().get(r.backend), k, pim::parseShape(k, dims));
+    const pim::Problem p(pim::builtinBackends().get(r.backend), k, pim::parseShape(k, dims));
     pim::EvalOptions eo;
     eo.keepBanks = false;
     EXPECT_EQ(pim::evaluateDraft(p, *s.draft, eo).timeNs, r.eval.timeNs) << r.backend << " tie";
@@ -262,7 +263,7 @@ TEST(CompareView, FewerThanTwoBackendsCannotCompare) {
 
   // A backend that cannot run the kernel is disabled with the engine's reason.
   const pim::Kernel red = pim::resolveKernel("red", "");
-  for (const pim::Backend& b : pim::BackendRegistry::builtin().all()) {
+  for (const pim::Backend& b : pim::builtinBackends().all()) {
     QCheckBox* box = v.backendBox(QString::fromStdString(b.name));
     ASSERT_NE(box, nullptr) << b.name;
     const std::string why = pim::unsupportedReason(b, red);
@@ -285,8 +286,7 @@ TEST(CompareView, DoubleClickOpensTheBackendAndItsBestDraftInTheExplorer) {
   // It opens with the control panel's problem and up to four backends that can run it ticked.
   EXPECT_EQ(v->options().backends.size(), 4u);
   for (const std::string& b : v->options().backends)
-    EXPECT_EQ(pim::unsupportedReason(pim::BackendRegistry::builtin().get(b), pim::resolveKernel("red", "")),
-              "");
+    EXPECT_EQ(pim::unsupportedReason(pim::builtinBackends().get(b), pim::resolveKernel("red", "")), "");
   v->choose({QStringLiteral("hbm-pim"), QStringLiteral("attacc")});
   ASSERT_TRUE(runAndWait(*v)) << v->status().toStdString();
   const pim::BackendResult& first = v->comparison()->results.front();

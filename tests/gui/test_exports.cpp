@@ -16,12 +16,13 @@
 #include <algorithm>
 #include <set>
 
+#include "engine/core/problem.h"
 #include "engine/hw/backend.h"
 #include "engine/kernel/kernel.h"
 #include "engine/mapping/bank_layout.h"
 #include "engine/predict/predictor.h"
 #include "engine/search/evaluate.h"
-#include "engine/core/problem.h"
+#include "engine/target/registry.h"
 #include "gui_test_util.h"
 #include "views/bank_heatmap.h"
 #include "views/breakdown_chart.h"
@@ -275,7 +276,7 @@ TEST_F(ExportTest, SelectedRowsAndAllRowsCsv) {
 TEST(ExportCsvWriter, QuotesPerRfc4180) {
   pim::Kernel kernel = pim::resolveKernel("red", "");
   pim::Shape shape = pim::parseShape(kernel, "b=1,n=4096");
-  auto problem = std::make_shared<const pim::Problem>(pim::BackendRegistry::builtin().get("hbm-pim"),
+  auto problem = std::make_shared<const pim::Problem>(pim::builtinBackends().get("hbm-pim"),
                                                       std::move(kernel), std::move(shape));
   DraftTableModel model;
   model.reset(problem, std::nullopt);

@@ -7,9 +7,10 @@
 #include <atomic>
 #include <memory>
 
+#include "engine/core/problem.h"
 #include "engine/hw/backend.h"
 #include "engine/kernel/kernel.h"
-#include "engine/core/problem.h"
+#include "engine/target/registry.h"
 #include "gui_test_util.h"
 #include "views/draft_filter_proxy.h"
 #include "views/draft_table_model.h"
@@ -23,8 +24,7 @@ std::shared_ptr<const pim::Problem> smallProblem() {
   const SessionConfig c = test::smallConfig();
   pim::Kernel k = pim::resolveKernel(c.kernel, "");
   pim::Shape s = pim::parseShape(k, c.shape);
-  return std::make_shared<const pim::Problem>(pim::BackendRegistry::builtin().get(c.backend), std::move(k),
-                                              s);
+  return std::make_shared<const pim::Problem>(pim::builtinBackends().get(c.backend), std::move(k), s);
 }
 }  // namespace
 

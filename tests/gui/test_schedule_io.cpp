@@ -8,10 +8,11 @@
 #include <QTemporaryDir>
 
 #include "engine/common/error.h"
+#include "engine/core/problem.h"
 #include "engine/hw/backend.h"
 #include "engine/kernel/dsl.h"
 #include "engine/kernel/library.h"
-#include "engine/core/problem.h"
+#include "engine/target/registry.h"
 #include "gui_test_util.h"
 #include "views/draft_analysis.h"
 #include "views/draft_selection.h"
@@ -53,7 +54,7 @@ TEST(ScheduleIo, FormatFollowsTheSuffixThenTheFilter) {
 
 TEST(ScheduleIo, ExportsEveryFormatAndReimportsTheSameDraftAndCycles) {
   QTemporaryDir dir;
-  const auto p = redProblem(pim::BackendRegistry::builtin().get("hbm-pim"));
+  const auto p = redProblem(pim::builtinBackends().get("hbm-pim"));
   const DraftAnalysis a = firstKept(p);
   ASSERT_TRUE(a.error.empty()) << a.error;
   const QString sched = dir.filePath("s.json"), ir = dir.filePath("s.ir"), cmd = dir.filePath("s.cmd"),
@@ -80,7 +81,7 @@ TEST(ScheduleIo, ExportsEveryFormatAndReimportsTheSameDraftAndCycles) {
 
 TEST(ScheduleIo, ModifiedBackendAndDslKernelComeBackFromTheFile) {
   QTemporaryDir dir;
-  pim::Backend b = pim::BackendRegistry::builtin().get("hbm-pim");
+  pim::Backend b = pim::builtinBackends().get("hbm-pim");
   b.setParameter("system.devices", 2);
   const pim::Kernel k = pim::parseKernel(
       "kernel rowsum(b = 1, n = 2048)\n  input  x: f16[b][n]\n  output y: f16[b]\n"
@@ -107,7 +108,7 @@ TEST(ScheduleIo, RefusesWhatIsNotAScheduleAndReportsWriteErrors) {
   f.write("{\"hello\": 1}");
   f.close();
   EXPECT_THROW(importScheduleForWindow(bad, dir.path()), pim::InputError);
-  const auto p = redProblem(pim::BackendRegistry::builtin().get("hbm-pim"));
+  const auto p = redProblem(pim::builtinBackends().get("hbm-pim"));
   const QString err = exportAnalysedDraft(firstKept(p), {}, std::nullopt, ScheduleExport::Schedule,
                                           dir.filePath("no/such/dir/s.json"));
   EXPECT_TRUE(err.contains("no/such/dir")) << err.toStdString();

@@ -28,6 +28,7 @@
 
 #include "engine/hw/backend.h"
 #include "engine/store/session_file.h"
+#include "engine/target/registry.h"
 #include "gui_test_util.h"
 #include "views/bank_heatmap.h"
 #include "views/breakdown_chart.h"
@@ -204,7 +205,7 @@ TEST(Sessions, WhatIfBackendIsRestored) {
   MainWindow w(false);
   w.show();
   SessionConfig c = test::smallConfig();
-  pim::Backend edited = pim::BackendRegistry::builtin().get("hbm-pim");
+  pim::Backend edited = pim::builtinBackends().get("hbm-pim");
   edited.setParameter("system.devices", edited.system.devices * 2);
   ASSERT_TRUE(w.startSession(test::smallConfig()));  // the what-if form shows hbm-pim
   ASSERT_TRUE(test::waitFor([&] { return settled(w); }, 30000));
@@ -224,7 +225,7 @@ TEST(Sessions, WhatIfBackendIsRestored) {
   EXPECT_EQ(v.session()->problem()->backend().system.devices, edited.system.devices);
   EXPECT_TRUE(v.whatIf()->modified());
   EXPECT_EQ(v.whatIf()->current().hash(), edited.hash());
-  EXPECT_EQ(v.whatIf()->original().hash(), pim::BackendRegistry::builtin().get("hbm-pim").hash());
+  EXPECT_EQ(v.whatIf()->original().hash(), pim::builtinBackends().get("hbm-pim").hash());
   // By id: rows with equal simulated times may sit in either order after a live run (the proxy breaks no
   // ties).
   for (const MainWindow* x : {&v, &w})

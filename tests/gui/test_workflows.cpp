@@ -16,6 +16,7 @@
 #include "engine/kernel/library.h"
 #include "engine/prune/pruner.h"
 #include "engine/search/evaluate.h"
+#include "engine/target/registry.h"
 #include "gui_test_util.h"
 #include "views/classroom_dialog.h"
 #include "views/exploration_session.h"
@@ -81,7 +82,7 @@ TEST(WhatIf, MoreDevicesDoNotSlowTheBestSchedule) {
 TEST(WhatIf, OutOfRangeValueIsRefusedAndRestored) {
   WhatIfPanel panel;
   panel.setDebounceMs(20);
-  const pim::Backend& shipped = pim::BackendRegistry::builtin().get("hbm-pim");
+  const pim::Backend& shipped = pim::builtinBackends().get("hbm-pim");
   panel.setBackend(shipped);
   QSignalSpy edited(&panel, &WhatIfPanel::backendEdited);
 
@@ -113,7 +114,7 @@ TEST(WhatIf, OutOfRangeValueIsRefusedAndRestored) {
 
 TEST(WhatIf, SaveAsWritesAFileThatLoadsBackIdentical) {
   WhatIfPanel panel;
-  panel.setBackend(pim::BackendRegistry::builtin().get("hbm-pim"));
+  panel.setBackend(pim::builtinBackends().get("hbm-pim"));
   ASSERT_TRUE(panel.applyValue("system.devices", 8));
   ASSERT_TRUE(panel.applyValue("timing.tCCDL", 2));
   QTemporaryDir dir;
@@ -169,7 +170,7 @@ TEST(Classroom, ExampleWalkthroughShowsTheEnginesNumbersToTheLastStep) {
   // Step 7: the simulated breakdown equals evaluateDraft of the same draft.
   pim::Kernel gemv = pim::KernelLibrary::builtin().get("gemv");
   pim::Shape gs = pim::parseShape(gemv, "b=1,out=256,in=256");
-  const pim::Problem problem(pim::BackendRegistry::builtin().get("hbm-pim"), std::move(gemv), std::move(gs));
+  const pim::Problem problem(pim::builtinBackends().get("hbm-pim"), std::move(gemv), std::move(gs));
   const auto best = bestOfFirstKept(problem, kWalkthroughCandidates);
   ASSERT_TRUE(best.has_value());
   const pim::Evaluation e = pim::evaluateDraft(problem, *best);
@@ -192,7 +193,7 @@ TEST(Classroom, LibraryKernelWalkthroughMatchesThePruner) {
   ASSERT_EQ(d.stepCount(), 7);
   pim::Kernel red = pim::KernelLibrary::builtin().get("red");
   pim::Shape s = pim::parseShape(red, "b=1,n=4096");
-  const pim::Problem p(pim::BackendRegistry::builtin().get("hbm-pim"), std::move(red), std::move(s));
+  const pim::Problem p(pim::builtinBackends().get("hbm-pim"), std::move(red), std::move(s));
   const pim::PruneCounts counts = pim::Pruner(p.space()).counts();
   EXPECT_EQ(d.step(0).numbers.at("dimension_sets"), p.space().sets().sets.size());
   EXPECT_EQ(d.step(2).numbers.at("drafts"), p.space().size());

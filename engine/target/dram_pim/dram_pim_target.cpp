@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/target/dram_pim/dram_pim_target.h"
+
+#include <sstream>
+
+#include "engine/codegen/rearrangement.h"
+#include "engine/common/error.h"
+#include "engine/mapping/bank_layout.h"
+#include "engine/target/dram_pim/device_config.h"
+#include "engine/target/dram_pim/program.h"
+#include "engine/target/gpu_baseline.h"
+#include "engine/target/registry.h"
+#include "sim/simulator.h"
+
+namespace pim {
+namespace {
+
+/// The simulator's device description of a problem's backend, built once per problem.
+struct DramPimContext final : ITargetContext {
+  sim::DeviceConfig refreshOn, refreshOff;
+  const sim::DeviceConfig& device(const SimSettings& s) const { return s.refresh ? refreshOn : refreshOff; }
+};
+
+class DramPimTarget final : public ITarget {
+ public:
+  explicit DramPimTarget(DramPimDevice device)
+      : m_device(std::move(device)), m_generator(m_device.generator()), m_schema(dramPimSchema()) {}
+
+  std::string_view family() const override { return m_device.family; }
+  std::string_view description() const override { return m_device.description; }
+  const BackendSchema& schema() const override { return m_schema; }
+  const DramPimDevice& device() const { return m_device; }
+
+  using ITarget::check;
+  std::vector<std::string> check(const Backend&, const Kernel& k) const override {
+    if (std::string why = m_generator->unsupportedReason(k); !why.empty()) return {std::move(why)};
+    return {};
+  }
+
+  Evaluation evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const override;
+
+  std::string listing(const Problem& p, const Draft& d, const EvalOptions& o,
+                      std::size_t maxLines) const override {
+    return commandListing(program(p, d, o), maxLines);
+  }
+
+  Baseline vendor(const Problem& p, const EvalOptions& o) const override {
+    return m_device.vendor(*this, p, o);
+  }
+  Baseline gpu(const Problem& p) const override { return a100Baseline(p); }
+
+  UnitGeometry geometry(const Backend& b) const override {
+    return {"channel", "bank", b.totalGroups(), b.dram.banksPerChannel() * b.group.pseudoChannelsPerGroup};
+  }
+  const std::vector<StatDecl>& statistics() const override;
+  int modelVersion() const override { return sim::kTimingModelVersion; }
+
+  /// The command program evaluate() simulates (naive rearrangement is composed outside it).
+  sim::Program program(const Problem& p, const Draft& d, const EvalOptions& o) const {
+    requireRunnable(p);
+    const DraftFootprints mapping = mapFootprints(p.space(), d, o.indexing);
+    placementTotals(p.kernel(), mapping,
+                    p.backend());  // refuses drafts beyond the backend's groups and cores
+    OptimizerOptions opt = o.optimizer;
+    opt.computeOnly = o.computeOnly;
+    return lowerDraft(LoweringInput{p, mapping, context(p).device(o.sim), *m_generator, opt});
+  }
+
+ private:
+  const DramPimContext& context(const Problem& p) const {
+    return static_cast<const DramPimContext&>(p.targetContext([&] {
+      auto c = std::make_unique<DramPimContext>();
+      c->refreshOn = deviceConfigFor(p.backend(), SimSettings{true}, m_device);
+      c->refreshOff = deviceConfigFor(p.backend(), SimSettings{false}, m_device);
+      return c;
+    }));
+  }
+  void requireRunnable(const Problem& p) const {
+    if (const auto why = check(p); !why.empty())
+      throw InputError(p.kernel().name + " cannot run on " + p.backend().name + ": " + why.front());
+  }
+
+  DramPimDevice m_device;
+  std::unique_ptr<ICodeGenerator> m_generator;
+  BackendSchema m_schema;
+};
+
+Evaluation DramPimTarget::evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const {
+  requireRunnable(p);
+  // The simulation needs footprints only; the index sets people read come from mapDraft/placeOnBanks.
+  const DraftFootprints mapping = mapFootprints(p.space(), d, o.indexing);
+  const PlacementTotals placed = placementTotals(p.kernel(), mapping, p.backend());
+  const sim::DeviceConfig& device = context(p).device(o.sim);
+  OptimizerOptions opt = o.optimizer;
+  opt.computeOnly = o.computeOnly;
+  const LoweringInput in{p, mapping, device, *m_generator, opt};
+  const sim::Program program = lowerDraft(in);
+
+  sim::SimOptions so;
+  so.trace = o.trace;
+  so.fastForward = !o.trace.enabled;
+  so.stopAfterCycles = o.stopAfterCycles;
+  so.cache = o.cache;
+  sim::Result r = sim::simulate(device, program, so);
+
+  Evaluation e;
+  e.draft = d.id;
+  e.tCKns = device.tCK_ns;
+  if (r.stoppedEarly) {
+    e.lowerBound = true;
+    e.totalCycles = r.totalCycles;
+    e.timeNs = static_cast<double>(e.totalCycles) * e.tCKns;
+    return e;
+  }
+  for (int ph = 0; ph < 3; ++ph) e.cycles[ph] = r.phaseCycles[ph];
+  e.energy = r.energy;
+  e.commands = r.commandsIssued;
+  e.commandBusUtilisation = r.commandBusUtilisation;
+  if (!o.optimizer.stagedRearrangement && !o.computeOnly) {
+    // Serial copies: their time adds to the simulated compute phase, their bursts to the bank statistics.
+    const SerialRearrangement s = naiveRearrangement(in);
+    e.cycles[0] += s.inputCycles;
+    e.cycles[2] += s.outputCycles;
+    e.serialSegments = s.segments;
+    e.energy.rdWr_pJ += s.energyPj;
+    for (std::size_t i = 0; i < r.banks.size() && i < s.bankDeltas.size(); ++i) {
+      auto& b = r.banks[i];
+      const auto& dl = s.bankDeltas[i];
+      b.bytesRead += dl.bytesRead;
+      b.bytesWritten += dl.bytesWritten;
+      b.columnCommands += dl.columnCommands;
+      b.activations += dl.activations;
+      b.energy_pJ += dl.energy_pJ;
+    }
+  }
+  e.totalCycles = e.cycles[0] + e.cycles[1] + e.cycles[2];
+  e.timeNs = static_cast<double>(e.totalCycles) * e.tCKns;
+  e.energyPj = e.energy.total_pJ();
+  e.banksUsed = placed.banksUsed;
+  e.residentBytes = placed.residentBytes;
+  e.paddingBytes = placed.paddingBytes;
+  if (o.keepBanks) e.banks = std::move(r.banks);
+  if (o.trace.enabled) e.traceJson = r.chromeTraceJson();
+  return e;
+}
+
+const std::vector<StatDecl>& DramPimTarget::statistics() const {
+  static const std::vector<StatDecl> stats = {
+      {"bytes", "bytes", "bytes", "bytes read and written in the bank"},
+      {"bytes_read", "bytes read", "bytes", "bytes read from the bank (host reads and PIM operands)"},
+      {"bytes_written", "bytes written", "bytes", "bytes written into the bank"},
+      {"busy_cycles", "busy cycles", "cycles", "cycles with a row open (ACT to PRE)"},
+      {"activations", "activations", "count", "row activations"},
+      {"column_commands", "column commands", "count", "column reads and writes, host or PIM"},
+      {"pim_ops", "PIM operations", "count", "PIM ALU operations executed next to the bank"},
+      {"energy_pj", "energy", "pJ", "energy of the bank's commands"},
+  };
+  return stats;
+}
+
+}  // namespace
+
+std::unique_ptr<ITarget> makeDramPimTarget(DramPimDevice device) {
+  return std::make_unique<DramPimTarget>(std::move(device));
+}
+
+sim::DeviceConfig deviceConfigFor(const Backend& b, const SimSettings& s) {
+  const auto* t = dynamic_cast<const DramPimTarget*>(&targetOf(b));
+  if (!t)
+    throw InputError(b.name + " (family " + b.family + ") is not a DRAM-PIM backend: it has no DRAM device");
+  return deviceConfigFor(b, s, t->device());
+}
+
+sim::Program draftProgram(const Problem& p, const Draft& d, const EvalOptions& o) {
+  const auto* t = dynamic_cast<const DramPimTarget*>(&targetOf(p.backend()));
+  if (!t)
+    throw InputError(p.backend().name + " is not a DRAM-PIM backend: its drafts have no command program");
+  return t->program(p, d, o);
+}
+
+std::string commandListing(const sim::Program& prog, std::size_t maxLines) {
+  std::ostringstream os;
+  std::size_t lines = 0;
+  for (std::size_t i = 0; i < prog.programs.size() && lines < maxLines; ++i) {
+    int channels = 0;
+    for (int c : prog.channelMap) channels += c == static_cast<int>(i);
+    os << "; program " << i << " on " << channels << " channel(s), " << prog.programs[i].commandCount()
+       << " commands\n";
+    for (const sim::Block& b : prog.programs[i].blocks) {
+      if (lines >= maxLines) break;
+      const std::string indent = b.repeat > 1 ? "    " : "  ";
+      if (b.repeat > 1) os << "  repeat " << b.repeat << " {\n";
+      for (const sim::Command& c : b.cmds) {
+        if (++lines > maxLines) break;
+        os << indent << sim::phaseName(c.phase)[0] << " " << sim::opName(c.op);
+        if (c.op != sim::Op::BARRIER) {
+          if (c.bankMask) {
+            os << " banks=0x" << std::hex << c.bankMask << std::dec;
+          } else {
+            os << " pch" << int(c.pch) << " r" << int(c.rank) << " bg" << int(c.bg) << " b" << int(c.bank);
+          }
+          os << " row=" << c.row << " col=" << c.col;
+          if (c.repeat > 1) os << " x" << c.repeat;
+          if (c.colStep || c.rowStep) os << " step(row " << c.rowStep << ", col " << c.colStep << ")";
+          if (c.flags & sim::kFlagPim) os << " [pim]";
+        }
+        os << "\n";
+      }
+      if (b.repeat > 1) os << "  }\n";
+    }
+  }
+  if (lines >= maxLines) os << "; ... (listing cut at " << maxLines << " lines)\n";
+  return os.str();
+}
+
+}  // namespace pim

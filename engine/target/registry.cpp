@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/target/registry.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "engine/common/error.h"
+#include "engine/target/dram_pim/dram_pim_target.h"
+#include "engine/target/upmem/upmem_target.h"
+
+namespace pim {
+
+void registerBuiltinTargets(TargetRegistry& r) {
+  r.add(makeDramPimTarget(hbm2PimDevice()));
+  r.add(makeDramPimTarget(hbmPimDevice()));
+  r.add(makeDramPimTarget(attaccDevice()));
+  r.add(makeDramPimTarget(gddr6AimDevice()));
+  r.add(makeUpmemTarget());
+}
+
+const TargetRegistry& TargetRegistry::builtin() {
+  static const TargetRegistry reg = [] {
+    TargetRegistry r;
+    registerBuiltinTargets(r);
+    return r;
+  }();
+  return reg;
+}
+
+void TargetRegistry::add(std::unique_ptr<ITarget> t) {
+  if (find(t->family()))
+    throw InputError("target registry: family '" + std::string(t->family()) + "' is registered twice");
+  m_targets.push_back(std::move(t));
+}
+
+const ITarget* TargetRegistry::find(std::string_view family) const {
+  for (const auto& t : m_targets)
+    if (t->family() == family) return t.get();
+  return nullptr;
+}
+
+const ITarget& TargetRegistry::of(const Backend& b) const {
+  if (const ITarget* t = find(b.family)) return *t;
+  std::string known;
+  for (const auto& f : families()) known += (known.empty() ? "" : ", ") + f;
+  throw InputError((b.file.empty() ? b.name : b.file) + ": family: unknown hardware family '" + b.family +
+                   "' (known: " + known + ")");
+}
+
+const BackendSchema* TargetRegistry::schemaOf(std::string_view family) const {
+  const ITarget* t = find(family);
+  return t ? &t->schema() : nullptr;
+}
+
+std::vector<std::string> TargetRegistry::families() const {
+  std::vector<std::string> out;
+  for (const auto& t : m_targets) out.emplace_back(t->family());
+  return out;
+}
+
+const ITarget& targetOf(const Backend& b) { return TargetRegistry::builtin().of(b); }
+
+const BackendRegistry& builtinBackends() {
+  static const BackendRegistry reg = [] {
+    BackendRegistry r;
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(dataDir()) / "backends";
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw InputError(dir.string() + ": backend directory not found");
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) r.add(loadBackendFile(f.string()));
+    return r;
+  }();
+  return reg;
+}
+
+Backend parseBackend(std::string_view jsonText, std::string_view origin) {
+  return parseBackend(jsonText, origin, TargetRegistry::builtin());
+}
+
+Backend loadBackendFile(const std::string& path) { return loadBackendFile(path, TargetRegistry::builtin()); }
+
+std::string unsupportedReason(const Backend& b, const Kernel& k) {
+  std::string out;
+  for (const auto& why : targetOf(b).check(b, k)) out += (out.empty() ? "" : "; ") + why;
+  return out;
+}
+
+}  // namespace pim

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// The hardware families PIMScope models, by family name, and the shipped backends validated against them.
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/hw/backend.h"
+#include "engine/target/target.h"
+
+namespace pim {
+
+class TargetRegistry final : public ISchemaCatalog {
+ public:
+  /// The built-in targets, registered once by registerBuiltinTargets().
+  static const TargetRegistry& builtin();
+  /// Throws InputError when a target of the same family is registered already.
+  void add(std::unique_ptr<ITarget> t);
+  /// nullptr when unknown.
+  const ITarget* find(std::string_view family) const;
+  /// Throws InputError naming the backend's file and the known families when unknown.
+  const ITarget& of(const Backend& b) const;
+  const std::vector<std::unique_ptr<ITarget>>& all() const { return m_targets; }
+
+  const BackendSchema* schemaOf(std::string_view family) const override;
+  std::vector<std::string> families() const override;
+
+ private:
+  std::vector<std::unique_ptr<ITarget>> m_targets;
+};
+
+/// The one place a family is registered: one line per target.
+void registerBuiltinTargets(TargetRegistry& r);
+
+/// The target of `b`'s family among the built-in ones.
+const ITarget& targetOf(const Backend& b);
+
+/// Every backend in dataDir()/backends, loaded once and validated against its family's schema.
+const BackendRegistry& builtinBackends();
+/// A backend from JSON text or a file, validated against the schema of its family (built-in targets).
+Backend parseBackend(std::string_view jsonText, std::string_view origin);
+Backend loadBackendFile(const std::string& path);
+
+/// Every reason `k` cannot run on `b` (the target's check), joined with "; "; empty when it can.
+std::string unsupportedReason(const Backend& b, const Kernel& k);
+
+}  // namespace pim

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// A hardware family as a target. The shape follows Timeloop's model (a spec, a pre-evaluation check that
+// gives every reason a problem cannot run, then evaluate) and Ramulator 2's implementations (declared
+// parameters and statistics, registered by name). One implementation per family, in its own folder under
+// engine/target/, registered by family name in registerBuiltinTargets() (registry.cpp). Nothing outside a
+// target's folder branches on a family name: callers and views ask the target.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/core/evaluation.h"
+#include "engine/core/problem.h"
+#include "engine/hw/schema.h"
+
+namespace pim {
+
+/// The units a family keeps statistics for, as a grid of `outer` x `inner` (channels x banks, ranks x DPUs,
+/// chips x cores, ...). Views draw heat maps and axes from it.
+struct UnitGeometry {
+  std::string outer, inner;  // singular names: "channel", "bank"
+  int outerCount = 0, innerCount = 0;
+};
+
+/// One statistic kept per unit (Ramulator's register_stat): what it is called, its unit and meaning.
+struct StatDecl {
+  std::string key;    // "bytes_read"
+  std::string label;  // "bytes read"
+  std::string unit;   // "bytes", "cycles", "count", "pJ"
+  std::string description;
+};
+
+/// A schedule a family's vendor library (or the GPU beside it) would run, to compare the search against.
+struct Baseline {
+  std::string name;  // "vendor", "gpu"
+  bool available = false;
+  std::string reason;          // why not, when unavailable
+  std::string summary;         // what the schedule is, one line
+  std::optional<Draft> draft;  // when the baseline is a draft of the space
+  Evaluation eval;
+};
+
+class ITarget {
+ public:
+  virtual ~ITarget() = default;
+  /// The name backend files give in "family".
+  virtual std::string_view family() const = 0;
+  /// One line: what kind of hardware this is and how it is modelled.
+  virtual std::string_view description() const = 0;
+  /// What this family's backend files must and may carry.
+  virtual const BackendSchema& schema() const = 0;
+
+  /// Every reason `k` cannot run on `b` at any shape (unsupported statement, data type, missing unit, no cost
+  /// model); empty when it can. Timeloop's PreEvaluationCheck.
+  virtual std::vector<std::string> check(const Backend& b, const Kernel& k) const = 0;
+  /// Every reason the problem cannot run: the kernel-level reasons, then any the shape adds.
+  virtual std::vector<std::string> check(const Problem& p) const { return check(p.backend(), p.kernel()); }
+
+  /// Cost of one draft. Throws InputError when the draft cannot run (tiles that do not fit, ...). Callers
+  /// check() the problem first.
+  virtual Evaluation evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const = 0;
+  /// What the family's hardware executes for the draft, readable (commands, instructions), for the details
+  /// pane and export; at most `maxLines` lines.
+  virtual std::string listing(const Problem& p, const Draft& d, const EvalOptions& o,
+                              std::size_t maxLines) const = 0;
+
+  /// The vendor library's schedule, and GPU-only execution on the host where the family sits beside a GPU;
+  /// unavailable with the reason otherwise.
+  virtual Baseline vendor(const Problem& p, const EvalOptions& o) const = 0;
+  virtual Baseline gpu(const Problem& p) const = 0;
+
+  /// Per-unit statistics of an evaluation: geometry of `b`, and what is kept per unit.
+  virtual UnitGeometry geometry(const Backend& b) const = 0;
+  virtual const std::vector<StatDecl>& statistics() const = 0;
+
+  /// Version of this family's cost model: stored labels and lookup entries are keyed by it, so a change to
+  /// one family's model invalidates only that family's labels.
+  virtual int modelVersion() const = 0;
+};
+
+}  // namespace pim
