@@ -6,7 +6,7 @@
 
 #include "engine/common/error.h"
 #include "engine/kernel/library.h"
-#include "engine/search/compare.h"
+#include "engine/workflow/compare.h"
 
 namespace pim {
 namespace {

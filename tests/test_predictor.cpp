@@ -15,10 +15,10 @@
 #include "engine/hw/backend.h"
 #include "engine/kernel/library.h"
 #include "engine/predict/features.h"
-#include "engine/predict/training.h"
 #include "engine/search/explorer.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
+#include "engine/workflow/training.h"
 
 namespace pim {
 namespace {

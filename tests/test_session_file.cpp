@@ -14,9 +14,9 @@
 #include <string>
 
 #include "engine/common/error.h"
-#include "engine/store/session_file.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
+#include "engine/workflow/session_file.h"
 #include "test_util.h"
 
 using pim::InputError;

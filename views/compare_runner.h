@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/kernel/kernel.h"
-#include "engine/search/compare.h"
+#include "engine/workflow/compare.h"
 
 namespace pimgui {
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <optional>
 
-#include "engine/search/compare.h"
+#include "engine/workflow/compare.h"
 #include "views/session_config.h"
 
 class QCheckBox;

@@ -123,6 +123,7 @@ bool ExplorationSession::start(const SessionConfig& config) {
   m_adopted.reset();
   try {
     m_problem = makeProblem(config);
+    pim::requireRunnable(*m_problem);  // the target's verdict before any draft is generated
   } catch (const std::exception& e) {
     m_problem.reset();
     m_explorer.reset();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Between the window and a session file (engine/store/session_file.h): the problem settings both ways and
+// Between the window and a session file (engine/workflow/session_file.h): the problem settings both ways and
 // the view state (dock layout, geometry, plot axes and zoom, heat-map metric, table filter and sort,
 // selection, details tab, control-panel and what-if state) as the file's key/value bytes.
 #pragma once
@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/store/session_file.h"
+#include "engine/workflow/session_file.h"
 #include "views/session_config.h"
 
 namespace pimgui {

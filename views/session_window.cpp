@@ -12,8 +12,8 @@
 #include <QUndoStack>
 #include <exception>
 
-#include "engine/store/session_file.h"
 #include "engine/target/registry.h"
+#include "engine/workflow/session_file.h"
 #include "views/control_panel.h"
 #include "views/exploration_session.h"
 #include "views/main_window.h"

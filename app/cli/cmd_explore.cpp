@@ -11,10 +11,10 @@
 
 #include "app/cli/cli_common.h"
 #include "engine/common/error.h"
-#include "engine/predict/training.h"
 #include "engine/search/explorer.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
+#include "engine/workflow/training.h"
 #include "sim/simulator.h"
 
 namespace pim::cli {
@@ -64,8 +64,7 @@ void runExplore(const ExploreCmd& o) {
     throw InputError("--strategy: '" + o.strategy +
                      "' is not predictor, exhaustive, compute-centric, vendor or gpu");
   const ITarget& target = targetOf(b);
-  if (const auto why = target.check(*problem); !why.empty())
-    throw InputError(problem->kernel().name + " cannot run on " + b.name + ": " + why.front());
+  requireRunnable(*problem);
   const auto start = std::chrono::steady_clock::now();
   // Loading the shipped model overlaps generation and the screen; the explorer waits for it to predict.
   ShippedModelLoader loader(b.name);

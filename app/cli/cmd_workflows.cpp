@@ -9,9 +9,9 @@
 #include "app/cli/cli_common.h"
 #include "engine/codegen/ir_text.h"
 #include "engine/common/error.h"
-#include "engine/search/compare.h"
 #include "engine/search/schedule_file.h"
 #include "engine/target/registry.h"
+#include "engine/workflow/compare.h"
 
 namespace pim::cli {
 namespace {
@@ -210,8 +210,7 @@ void runExport(const ExportCmd& o) {
   EvalOptions eo = o.eval.build();
   const auto problem = o.problem.build();
   const Problem& p = *problem;
-  if (std::string why = unsupportedReason(p.backend(), p.kernel()); !why.empty())
-    throw InputError(p.kernel().name + " cannot run on " + p.backend().name + ": " + why);
+  requireRunnable(p);
 
   nlohmann::json summary = {{"path", o.out},
                             {"format", o.format},

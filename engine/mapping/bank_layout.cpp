@@ -15,6 +15,13 @@ struct BankShare {
   const std::vector<std::int64_t>* tensorBytes;  // per tensor, in this bank
 };
 
+// Bank placement needs a DRAM organisation (banks of rows); families without one (UPMEM's DPUs own their
+// MRAM) declare none.
+void requireDramBanks(const Backend& b) {
+  if (b.dram.banksPerChannel() <= 0 || b.dram.rows <= 0)
+    throw InputError(b.name + " (family " + b.family + ") declares no DRAM banks to place tiles on");
+}
+
 // Calls fn(share) for every bank of every used group: a core's bytes of each tensor split evenly over its
 // banks (the first banks take the remainder), each tensor padded to the group's largest tile so that group
 // commands address every core at the same offsets. Throws InputError when the draft does not fit.
@@ -23,6 +30,7 @@ void forEachBankShare(const Kernel& k, const DraftFootprints& fp, const Backend&
   const int pchPerGroup = b.group.pseudoChannelsPerGroup;
   const int banksPerChannel = b.dram.banksPerChannel();
   const int banksPerCore = b.core.banksPerCore;
+  requireDramBanks(b);
   if (fp.groupsUsed > b.totalGroups() || fp.coresPerGroup > b.coresPerGroup()) {
     throw InputError("draft " + std::to_string(fp.draft.id) + ": needs " + std::to_string(fp.groupsUsed) +
                      " groups x " + std::to_string(fp.coresPerGroup) + " cores, backend '" + b.name +
@@ -61,6 +69,7 @@ void forEachBankShare(const Kernel& k, const DraftFootprints& fp, const Backend&
 }  // namespace
 
 BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b) {
+  requireDramBanks(b);
   const DraftFootprints fp = footprintsOf(k, m);
   const int banksPerChannel = b.dram.banksPerChannel();
   BankLayout L;

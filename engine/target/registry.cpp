@@ -83,6 +83,12 @@ Backend parseBackend(std::string_view jsonText, std::string_view origin) {
 
 Backend loadBackendFile(const std::string& path) { return loadBackendFile(path, TargetRegistry::builtin()); }
 
+void requireRunnable(const Problem& p) {
+  std::string why;
+  for (const auto& r : targetOf(p.backend()).check(p)) why += (why.empty() ? "" : "; ") + r;
+  if (!why.empty()) throw InputError(p.kernel().name + " cannot run on " + p.backend().name + ": " + why);
+}
+
 std::string unsupportedReason(const Backend& b, const Kernel& k) {
   std::string out;
   for (const auto& why : targetOf(b).check(b, k)) out += (out.empty() ? "" : "; ") + why;

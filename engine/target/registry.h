@@ -42,6 +42,10 @@ const BackendRegistry& builtinBackends();
 Backend parseBackend(std::string_view jsonText, std::string_view origin);
 Backend loadBackendFile(const std::string& path);
 
+/// Throws InputError "<kernel> cannot run on <backend>: <reasons>" when the target's check refuses `p`: what
+/// every command, the window and the targets' own evaluate() say before running anything.
+void requireRunnable(const Problem& p);
+
 /// Every reason `k` cannot run on `b` (the target's check), joined with "; "; empty when it can.
 std::string unsupportedReason(const Backend& b, const Kernel& k);
 

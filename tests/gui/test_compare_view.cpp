@@ -16,9 +16,9 @@
 
 #include "engine/core/problem.h"
 #include "engine/hw/backend.h"
-#include "engine/search/compare.h"
 #include "engine/search/evaluate.h"
 #include "engine/target/registry.h"
+#include "engine/workflow/compare.h"
 #include "gui_test_util.h"
 #include "views/breakdown_chart.h"
 #include "views/compare_runner.h"

@@ -27,8 +27,8 @@
 #include <QUndoStack>
 
 #include "engine/hw/backend.h"
-#include "engine/store/session_file.h"
 #include "engine/target/registry.h"
+#include "engine/workflow/session_file.h"
 #include "gui_test_util.h"
 #include "views/bank_heatmap.h"
 #include "views/breakdown_chart.h"

@@ -75,10 +75,6 @@ class DramPimTarget final : public ITarget {
       return c;
     }));
   }
-  void requireRunnable(const Problem& p) const {
-    if (const auto why = check(p); !why.empty())
-      throw InputError(p.kernel().name + " cannot run on " + p.backend().name + ": " + why.front());
-  }
 
   DramPimDevice m_device;
   std::unique_ptr<ICodeGenerator> m_generator;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Session files on SQLite's C API: prepared statements, one transaction per save into a temporary file that
 // is renamed over the target, and a read-only, validated load.
-#include "engine/store/session_file.h"
+#include "engine/workflow/session_file.h"
 
 #include <sqlite3.h>
 

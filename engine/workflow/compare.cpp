@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/search/compare.h"
+#include "engine/workflow/compare.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/predict/training.h"
+#include "engine/workflow/training.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# No folder includes one above it: every #include "<folder>/..." of a source file must name its own folder or
+# one below it in the pipeline (engine/CMakeLists.txt links the same order). Prints each violation with file and
+# line; exits 1 if there is any.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Each layer and what it may include (besides itself); a target family's subfolder is part of engine/target.
+declare -A below=(
+  [sim]=""
+  [engine/common]=""
+  [engine/kernel]="engine/common"
+  [engine/hw]="engine/common engine/kernel"
+  [engine/schedule]="engine/common engine/kernel"
+  [engine/prune]="engine/common engine/kernel engine/schedule"
+  [engine/mapping]="engine/common engine/kernel engine/hw engine/schedule"
+  [engine/core]="engine/common engine/kernel engine/hw engine/schedule engine/prune engine/mapping sim"
+  [engine/codegen]="engine/common engine/kernel engine/hw engine/schedule engine/prune engine/mapping engine/core sim"
+  [engine/target]="engine/common engine/kernel engine/hw engine/schedule engine/prune engine/mapping engine/core engine/codegen sim"
+  [engine/predict]="engine/common engine/kernel engine/hw engine/schedule engine/prune engine/mapping engine/core engine/codegen sim"
+  [engine/search]="engine/common engine/kernel engine/hw engine/schedule engine/prune engine/mapping engine/core engine/codegen engine/target engine/predict sim"
+  [engine/store]="engine/common"
+  [engine/workflow]="engine/common engine/kernel engine/hw engine/schedule engine/prune engine/mapping engine/core engine/codegen engine/target engine/predict engine/search engine/store sim"
+  [views]="engine sim"
+  [app]="engine sim views app"
+)
+
+layer_of() {
+  case "$1" in
+    engine/target/*) echo engine/target ;;
+    engine/*/*) echo "${1%/*}" ;;
+    app/*) echo app ;;
+    *) echo "${1%%/*}" ;;
+  esac
+}
+
+bad=0
+while IFS= read -r file; do
+  layer=$(layer_of "$file")
+  [ -n "${below[$layer]+x}" ] || continue
+  while IFS=: read -r line inc; do
+    dir=$(dirname "$inc")
+    inc_layer=$(layer_of "$inc")
+    [ "$inc_layer" = "$layer" ] && continue
+    ok=0
+    for allowed in ${below[$layer]}; do
+      case "$inc_layer/" in "$allowed"/*) ok=1 ;; esac
+    done
+    if [ $ok -eq 0 ]; then
+      echo "$file:$line: includes $inc ($inc_layer is not below $layer)"
+      bad=1
+    fi
+  done < <(grep -no '^#include "\(engine\|sim\|views\|app\)/[^"]*"' "$file" | sed 's/#include "//; s/"$//')
+done < <(git ls-files -co --exclude-standard -- 'engine/*.h' 'engine/*.cpp' 'sim/*.h' 'sim/*.cpp' 'views/*.h' 'views/*.cpp' 'app/*.h' 'app/*.cpp')
+if [ $bad -ne 0 ]; then exit 1; fi
+echo "layering: every include names its own folder or one below it"
