@@ -238,3 +238,46 @@ TEST(Baselines, VendorAndGpuAreAvailableWhereTheSpecsDefineThem) {
 
 }  // namespace
 }  // namespace pim
+
+namespace pim {
+namespace {
+
+// The details pane's one call maps and lowers once; what it shows must be what the separate calls give.
+TEST(AnalyseCandidate, OneMappingGivesTheSameListingAndEvaluationAsTheSeparateCalls) {
+  int compared = 0;
+  for (const char* backend : {"hbm-pim", "attacc", "hbm2-pim", "gddr6-aim"}) {
+    const auto p = test::problem(backend, "gemv", "b=2,out=256,in=512");
+    for (const Draft& d : sampleDrafts(*p, 6)) {
+      const CandidateAnalysis a = analyseCandidate(*p, d);
+      ASSERT_TRUE(a.mapping.has_value());
+      if (!a.evaluation) {
+        EXPECT_FALSE(a.error.empty());
+        EXPECT_THROW(evaluateDraft(*p, d), InputError);
+        continue;
+      }
+      const Evaluation e = evaluateDraft(*p, d);
+      EXPECT_EQ(a.evaluation->cycles, e.cycles) << backend << " " << d.id;
+      EXPECT_EQ(a.evaluation->energyPj, e.energyPj);
+      EXPECT_EQ(a.evaluation->banksUsed, e.banksUsed);
+      EXPECT_EQ(a.evaluation->paddingBytes, e.paddingBytes);
+      EXPECT_EQ(a.evaluation->banks.size(), e.banks.size());
+      EXPECT_EQ(a.listing, draftListing(*p, d));
+      ASSERT_TRUE(a.layout.has_value());
+      EXPECT_EQ(a.layout->banksUsed, e.banksUsed);
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 8);
+}
+
+TEST(AnalyseCandidate, AKernelTheBackendCannotRunSaysWhyAndStillShowsItsMapping) {
+  const auto p = test::problem("attacc", "va", "b=2,n=2048");
+  const Draft d = sampleDrafts(*p, 1).front();
+  const CandidateAnalysis a = analyseCandidate(*p, d);
+  EXPECT_TRUE(a.mapping.has_value());
+  EXPECT_FALSE(a.evaluation.has_value());
+  EXPECT_NE(a.error.find("va cannot run on attacc"), std::string::npos) << a.error;
+}
+
+}  // namespace
+}  // namespace pim

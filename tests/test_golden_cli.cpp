@@ -85,13 +85,22 @@ std::string replaced(std::string s, const std::string& from, const std::string& 
   return s;
 }
 
-/// `{out}` in a command stands for a scratch file whose path differs from run to run; outputs name it
-/// `{out}`.
+/// The checkout's own path appears in outputs (backend files); a clone elsewhere must compare equal.
+const std::string& sourceDir() {
+  static const std::string dir = [] {
+    std::string d = PIMSCOPE_TEST_DATA_DIR;
+    return d.substr(0, d.rfind("/tests/data"));
+  }();
+  return dir;
+}
+
+/// `{out}` in a command stands for a scratch file whose path differs from run to run; outputs name it `{out}`
+/// and the source tree `{src}`.
 Outcome outcome(const std::string& args) {
   const std::string out = scratch().file("golden_out.txt");
   Run r = cli(replaced(args, "{out}", out));
-  r.out = replaced(r.out, out, "{out}");
-  r.err = replaced(r.err, out, "{out}");
+  r.out = replaced(replaced(r.out, out, "{out}"), sourceDir(), "{src}");
+  r.err = replaced(replaced(r.err, out, "{out}"), sourceDir(), "{src}");
   Outcome o;
   Json headline = nullptr;
   if (r.code == 0 && args.find("--json") != std::string::npos) {

@@ -23,13 +23,15 @@ DraftAnalysis analyseDraft(std::shared_ptr<const pim::Problem> problem, const pi
     // A Pruner memoises per call site and is not thread-safe, so each analysis has its own.
     pim::Pruner pruner(problem->space(), rules);
     a.verdict = pruner.why(draft.id);
-    a.mapping = pim::mapDraft(problem->space(), draft, options.indexing);
-    a.layout = pim::placeOnBanks(problem->kernel(), *a.mapping, problem->backend());
-    a.irText = pim::irText(problem->space(), *a.mapping);
-    a.commands = pim::draftListing(*problem, draft, options);
     pim::EvalOptions o = options;
     o.keepBanks = true;
-    a.evaluation = pim::evaluateDraft(*problem, draft, o);
+    pim::CandidateAnalysis c = pim::analyseCandidate(*problem, draft, o);
+    a.mapping = std::move(c.mapping);
+    a.layout = std::move(c.layout);
+    a.irText = std::move(c.ir);
+    a.commands = std::move(c.listing);
+    a.evaluation = std::move(c.evaluation);
+    a.error = std::move(c.error);
   } catch (const std::exception& e) {
     a.error = e.what();
   }

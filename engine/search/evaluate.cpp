@@ -9,6 +9,10 @@ Evaluation evaluateDraft(const Problem& p, const Draft& d, const EvalOptions& o)
   return targetOf(p.backend()).evaluate(p, d, o);
 }
 
+CandidateAnalysis analyseCandidate(const Problem& p, const Draft& d, const EvalOptions& o) {
+  return targetOf(p.backend()).analyse(p, d, o);
+}
+
 std::string draftListing(const Problem& p, const Draft& d, const EvalOptions& o, std::size_t maxLines) {
   return targetOf(p.backend()).listing(p, d, o, maxLines);
 }

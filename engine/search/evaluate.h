@@ -8,11 +8,15 @@
 
 #include "engine/core/evaluation.h"
 #include "engine/core/problem.h"
+#include "engine/target/target.h"
 
 namespace pim {
 
 /// Throws InputError when the backend cannot run the kernel or the draft does not fit the hardware.
 Evaluation evaluateDraft(const Problem& p, const Draft& d, const EvalOptions& o = {});
+
+/// Mapping, placement, IR, listing and evaluation of one draft, mapped and lowered once (the details pane).
+CandidateAnalysis analyseCandidate(const Problem& p, const Draft& d, const EvalOptions& o = {});
 
 /// What the hardware executes for the draft (commands, instructions), readable, at most `maxLines` lines.
 /// Throws InputError as evaluateDraft does.

@@ -13,6 +13,8 @@
 #include "engine/core/evaluation.h"
 #include "engine/core/problem.h"
 #include "engine/hw/schema.h"
+#include "engine/mapping/bank_layout.h"
+#include "engine/mapping/tile_mapping.h"
 
 namespace pim {
 
@@ -41,6 +43,17 @@ struct Baseline {
   Evaluation eval;
 };
 
+/// Everything the details pane shows of one candidate, from one mapping and one lowering: its tiles, where
+/// they sit, the IR, what the hardware executes and the evaluation with per-unit statistics. A part that
+/// cannot be made leaves its field empty and says why in `error` (the others are still filled).
+struct CandidateAnalysis {
+  std::optional<TileMapping> mapping;
+  std::optional<BankLayout> layout;
+  std::string ir, listing;
+  std::optional<Evaluation> evaluation;
+  std::string error;
+};
+
 class ITarget {
  public:
   virtual ~ITarget() = default;
@@ -64,6 +77,10 @@ class ITarget {
   /// pane and export; at most `maxLines` lines.
   virtual std::string listing(const Problem& p, const Draft& d, const EvalOptions& o,
                               std::size_t maxLines) const = 0;
+
+  /// Mapping, placement, IR, listing and evaluation of one candidate. The default maps (no placement) and
+  /// asks listing() and evaluate(); a target overrides it to place its data and to map and lower once.
+  virtual CandidateAnalysis analyse(const Problem& p, const Draft& d, const EvalOptions& o) const;
 
   /// The vendor library's schedule, and GPU-only execution on the host where the family sits beside a GPU;
   /// unavailable with the reason otherwise.

@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "engine/codegen/ir_text.h"
 #include "engine/codegen/rearrangement.h"
 #include "engine/common/error.h"
 #include "engine/mapping/bank_layout.h"
@@ -38,6 +39,7 @@ class DramPimTarget final : public ITarget {
   }
 
   Evaluation evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const override;
+  CandidateAnalysis analyse(const Problem& p, const Draft& d, const EvalOptions& o) const override;
 
   std::string listing(const Problem& p, const Draft& d, const EvalOptions& o,
                       std::size_t maxLines) const override {
@@ -67,6 +69,9 @@ class DramPimTarget final : public ITarget {
   }
 
  private:
+  /// Simulates a lowered draft and composes its evaluation (naive rearrangement added outside the program).
+  Evaluation simulate(const LoweringInput& in, const sim::Program& program, const PlacementTotals& placed,
+                      const Draft& d, const EvalOptions& o) const;
   const DramPimContext& context(const Problem& p) const {
     return static_cast<const DramPimContext&>(p.targetContext([&] {
       auto c = std::make_unique<DramPimContext>();
@@ -86,12 +91,39 @@ Evaluation DramPimTarget::evaluate(const Problem& p, const Draft& d, const EvalO
   // The simulation needs footprints only; the index sets people read come from mapDraft/placeOnBanks.
   const DraftFootprints mapping = mapFootprints(p.space(), d, o.indexing);
   const PlacementTotals placed = placementTotals(p.kernel(), mapping, p.backend());
-  const sim::DeviceConfig& device = context(p).device(o.sim);
   OptimizerOptions opt = o.optimizer;
   opt.computeOnly = o.computeOnly;
-  const LoweringInput in{p, mapping, device, *m_generator, opt};
-  const sim::Program program = lowerDraft(in);
+  const LoweringInput in{p, mapping, context(p).device(o.sim), *m_generator, opt};
+  return simulate(in, lowerDraft(in), placed, d, o);
+}
 
+CandidateAnalysis DramPimTarget::analyse(const Problem& p, const Draft& d, const EvalOptions& o) const {
+  CandidateAnalysis a;
+  try {
+    a.mapping = mapDraft(p.space(), d, o.indexing);
+    a.ir = irText(p.space(), *a.mapping);
+    requireRunnable(p);
+    a.layout = placeOnBanks(p.kernel(), *a.mapping, p.backend());
+    // One mapping and one lowering for everything the pane shows (footprints of the full mapping equal
+    // mapFootprints', EvaluateConformance.FootprintsEqualTheFullMapping).
+    const DraftFootprints fp = footprintsOf(p.kernel(), *a.mapping);
+    const PlacementTotals placed{a.layout->residentBytes, a.layout->paddingBytes, a.layout->banksUsed};
+    OptimizerOptions opt = o.optimizer;
+    opt.computeOnly = o.computeOnly;
+    const LoweringInput in{p, fp, context(p).device(o.sim), *m_generator, opt};
+    const sim::Program program = lowerDraft(in);
+    a.listing = commandListing(program, 400);
+    a.evaluation = simulate(in, program, placed, d, o);
+  } catch (const InputError& e) {
+    a.error = e.what();
+  }
+  return a;
+}
+
+Evaluation DramPimTarget::simulate(const LoweringInput& in, const sim::Program& program,
+                                   const PlacementTotals& placed, const Draft& d,
+                                   const EvalOptions& o) const {
+  const sim::DeviceConfig& device = in.device;
   sim::SimOptions so;
   so.trace = o.trace;
   so.fastForward = !o.trace.enabled;
