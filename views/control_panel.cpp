@@ -69,14 +69,15 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   auto* strategyRow = new QFormLayout;
   strategyRow->addRow(tr("Strategy"), m_strategy);
   sf->addLayout(strategyRow);
-  const auto rules = pim::builtinPruneRules();
-  for (int i = 0; i < 3; ++i) {
-    const QString name = i < static_cast<int>(rules.size())
-                             ? QString::fromStdString(std::string(rules[i]->name()))
-                             : QString();
-    m_rules[i] = new QCheckBox(tr("Rule %1: %2").arg(i + 1).arg(name));
-    m_rules[i]->setChecked(true);
-    sf->addWidget(m_rules[i]);
+  const pim::PruneRuleRegistry& rules = pim::PruneRuleRegistry::builtin();
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const pim::IPruneRule& rule = rules.at(i);
+    auto* box = new QCheckBox(
+        tr("Rule %1: %2").arg(rule.number()).arg(QString::fromStdString(std::string(rule.name()))));
+    box->setToolTip(QString::fromStdString(std::string(rule.summary())));
+    box->setChecked(true);
+    sf->addWidget(box);
+    m_rules.push_back(box);
   }
   m_staged = new QCheckBox(tr("Optimizer I: staged rearrangement"));
   m_groupCommands = new QCheckBox(tr("Optimizer II: group commands"));
@@ -111,8 +112,8 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   connect(m_backend, &QComboBox::currentIndexChanged, this, changed);
   connect(m_kernel, &QComboBox::currentIndexChanged, this, changed);  // after rebuildDims (connected first)
   connect(m_strategy, &QComboBox::currentIndexChanged, this, changed);
-  for (QCheckBox* box : {m_rules[0], m_rules[1], m_rules[2], m_staged, m_groupCommands})
-    connect(box, &QCheckBox::toggled, this, changed);
+  for (QCheckBox* box : m_rules) connect(box, &QCheckBox::toggled, this, changed);
+  for (QCheckBox* box : {m_staged, m_groupCommands}) connect(box, &QCheckBox::toggled, this, changed);
   connect(m_cancel, &QPushButton::clicked, this, &ControlPanel::cancelRequested);
   setConfig(SessionConfig{});
 }
@@ -164,7 +165,8 @@ SessionConfig ControlPanel::config() const {
   for (const auto& [name, box] : m_dims) shape << name + QLatin1Char('=') + QString::number(box->value());
   c.shape = shape.join(QLatin1Char(',')).toStdString();
   c.strategy = static_cast<pim::StrategyKind>(m_strategy->currentData().toInt());
-  for (int i = 0; i < 3; ++i) c.rules[static_cast<std::size_t>(i)] = m_rules[i]->isChecked();
+  c.rules.clear();
+  for (const QCheckBox* box : m_rules) c.rules.push_back(box->isChecked());
   c.stagedRearrangement = m_staged->isChecked();
   c.groupCommands = m_groupCommands->isChecked();
   return c;
@@ -183,7 +185,7 @@ void ControlPanel::setConfig(const SessionConfig& c) {
   }
   rebuildDims(QString::fromStdString(c.shape));
   m_strategy->setCurrentIndex(std::max(0, m_strategy->findData(static_cast<int>(c.strategy))));
-  for (int i = 0; i < 3; ++i) m_rules[i]->setChecked(c.rules[static_cast<std::size_t>(i)]);
+  for (std::size_t i = 0; i < m_rules.size(); ++i) m_rules[i]->setChecked(i < c.rules.size() && c.rules[i]);
   m_staged->setChecked(c.stagedRearrangement);
   m_groupCommands->setChecked(c.groupCommands);
   if (outer) m_applying = false;

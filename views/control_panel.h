@@ -44,7 +44,7 @@ class ControlPanel : public QWidget {
   QWidget* m_dimsBox;
   std::vector<std::pair<QString, QSpinBox*>> m_dims;
   QComboBox* m_strategy;
-  QCheckBox* m_rules[3];
+  std::vector<QCheckBox*> m_rules;  // one per rule of pim::PruneRuleRegistry::builtin(), in its order
   QCheckBox* m_staged;
   QCheckBox* m_groupCommands;
   QPushButton* m_explore;

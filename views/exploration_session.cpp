@@ -6,10 +6,10 @@
 #include <chrono>
 #include <exception>
 
+#include "engine/core/problem.h"
 #include "engine/hw/backend.h"
 #include "engine/kernel/kernel.h"
 #include "engine/predict/predictor.h"
-#include "engine/core/problem.h"
 
 namespace pimgui {
 
@@ -26,7 +26,7 @@ namespace {
 pim::ExploreOptions exploreOptionsFor(const SessionConfig& config) {
   pim::ExploreOptions o;
   o.strategy = config.strategy;
-  o.rules = {config.rules[0], config.rules[1], config.rules[2]};
+  o.rules = config.rules;
   o.eval = config.evalOptions();
   o.eval.keepBanks = false;  // records carry no per-bank table; the heat map re-evaluates one draft
   o.maxSimulations = config.maxSimulations;

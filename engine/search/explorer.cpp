@@ -211,13 +211,14 @@ void Explorer::run(const std::atomic<bool>& cancel,
   // Generation and pruning.
   setStage("generating");
   const DraftSpace& space = m_problem.space();
-  Pruner pruner(space, m_options.rules);
+  Pruner pruner(space, m_options.rules,
+                m_options.pruneRules ? *m_options.pruneRules : PruneRuleRegistry::builtin());
   const PruneCounts counts = pruner.counts();
   {
     std::lock_guard lock(m_mutex);
     m_progress.generated = counts.generated;
-    for (std::size_t r = 0; r < counts.rules.size() && r < 3; ++r)
-      m_progress.pruned[r] = counts.rules[r].removed;
+    m_progress.pruned.clear();
+    for (const RuleCount& r : counts.rules) m_progress.pruned.push_back(r.removed);
     m_progress.remaining = counts.remaining;
   }
   std::vector<DraftRecord> records;

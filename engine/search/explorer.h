@@ -4,7 +4,6 @@
 // cancel flag is set, keeping what it found. The CLI `explore`, the GUI's live exploration and the evaluation
 // harness all run this.
 #pragma once
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -28,7 +27,9 @@ std::optional<StrategyKind> parseStrategy(std::string_view name);
 
 struct ExploreOptions {
   StrategyKind strategy = StrategyKind::Predictor;
-  std::vector<bool> rules;  // pruning rules 1..3 on/off; empty = all on
+  std::vector<bool> rules;  // per rule of `pruneRules`, in its order, on/off; empty = all on
+  /// The prune rules (nullptr: PruneRuleRegistry::builtin()); must outlive the explorer.
+  const PruneRuleRegistry* pruneRules = nullptr;
   EvalOptions eval;         // optimizer passes, indexing, refresh (banks are not kept per record)
   int topK = kDefaultTopK;  // predictor: simulate the k best predicted to confirm
   double bandErrors = kDefaultBandErrors;  // ... and those within this many expected errors of the best
@@ -63,7 +64,7 @@ struct ExploreProgress {
   /// generating, screening, loading model, predicting, simulating, done, cancelled
   std::string stage = "idle";
   std::uint64_t generated = 0;
-  std::array<std::uint64_t, 3> pruned{};  // removed by rules 1..3
+  std::vector<std::uint64_t> pruned;  // removed per rule, in the order of ExploreOptions::pruneRules
   std::uint64_t remaining = 0;
   std::uint64_t predicted = 0, simulated = 0, failed = 0, toSimulate = 0;
   std::optional<std::size_t> best;  // index into records of the best simulated draft
