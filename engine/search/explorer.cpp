@@ -12,13 +12,6 @@
 #include "engine/predict/features.h"
 
 namespace pim {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-constexpr StrategyKind kStrategies[] = {StrategyKind::Predictor, StrategyKind::Exhaustive,
-                                        StrategyKind::ComputeCentric, StrategyKind::Vendor,
-                                        StrategyKind::Gpu};
 
 // Ask/tell search (Timeloop's mapper interface): next() proposes which candidate to simulate and how; the
 // explorer reports every evaluation back. Candidates are the kept drafts, with predictions when available.
@@ -37,6 +30,14 @@ class ISearchStrategy {
   /// (a worker then waits instead of leaving).
   virtual bool awaitingReports() const { return false; }
 };
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr StrategyKind kStrategies[] = {StrategyKind::Predictor, StrategyKind::Exhaustive,
+                                        StrategyKind::ComputeCentric, StrategyKind::Vendor,
+                                        StrategyKind::Gpu};
 
 // Every candidate once, in id order; with a cap, an even sample across the space.
 class ExhaustiveSearch final : public ISearchStrategy {
@@ -177,41 +178,95 @@ std::optional<DraftRecord> Explorer::best() const {
   return m_records[*m_progress.best];
 }
 
-void Explorer::run(const std::atomic<bool>& cancel,
-                   const std::function<void(const ExploreProgress&)>& onProgress) {
-  const auto start = Clock::now();
-  auto lastReport = start;
-  std::mutex reportMutex;  // workers publish concurrently; the callback sees one report at a time
-  auto publish = [&](bool force) {
-    std::lock_guard report(reportMutex);
-    if (!onProgress || (!force && Clock::now() - lastReport < std::chrono::milliseconds(50))) return;
+// Progress of one run: stage wall times, and the callback at most every 50 ms unless forced. Workers publish
+// concurrently; the callback sees one report at a time.
+class Explorer::Reporter {
+ public:
+  Reporter(Explorer& ex, const std::function<void(const ExploreProgress&)>& onProgress)
+      : m_ex(ex),
+        m_onProgress(onProgress),
+        m_start(Clock::now()),
+        m_lastReport(m_start),
+        m_stageStart(m_start) {}
+
+  void publish(bool force) {
+    std::lock_guard report(m_reportMutex);
+    if (!m_onProgress || (!force && Clock::now() - m_lastReport < std::chrono::milliseconds(50))) return;
     ExploreProgress copy;
     {
-      std::lock_guard lock(m_mutex);
-      m_progress.elapsedSeconds = std::chrono::duration<double>(Clock::now() - start).count();
-      copy = m_progress;
+      std::lock_guard lock(m_ex.m_mutex);
+      m_ex.m_progress.elapsedSeconds = std::chrono::duration<double>(Clock::now() - m_start).count();
+      copy = m_ex.m_progress;
     }
-    lastReport = Clock::now();
-    onProgress(copy);
-  };
-  auto stageStart = start;
-  auto setStage = [&](const char* stage) {
+    m_lastReport = Clock::now();
+    m_onProgress(copy);
+  }
+
+  /// Called by the running thread only.
+  void setStage(const char* stage) {
     {
-      std::lock_guard lock(m_mutex);
+      std::lock_guard lock(m_ex.m_mutex);
+      ExploreProgress& p = m_ex.m_progress;
       const auto now = Clock::now();
-      if (m_progress.stage != "idle")
-        m_progress.stageSeconds.emplace_back(m_progress.stage,
-                                             std::chrono::duration<double>(now - stageStart).count());
-      stageStart = now;
-      m_progress.stage = stage;
+      if (p.stage != "idle")
+        p.stageSeconds.emplace_back(p.stage, std::chrono::duration<double>(now - m_stageStart).count());
+      m_stageStart = now;
+      p.stage = stage;
     }
     publish(true);
-  };
+  }
 
-  // Generation and pruning.
-  setStage("generating");
-  const DraftSpace& space = m_problem.space();
-  Pruner pruner(space, m_options.rules,
+ private:
+  Explorer& m_ex;
+  const std::function<void(const ExploreProgress&)>& m_onProgress;
+  std::mutex m_reportMutex;
+  const Clock::time_point m_start;
+  Clock::time_point m_lastReport, m_stageStart;
+};
+
+// What the simulation workers of one run share.
+struct Explorer::Workers {
+  Workers(ISearchStrategy& s, const std::atomic<bool>& c, Reporter& r, bool b)
+      : search(s), cancel(c), report(r), bounded(b) {}
+  ISearchStrategy& search;
+  const std::atomic<bool>& cancel;
+  Reporter& report;
+  bool bounded;                                  // confirmations stop once slower than the best confirmed
+  std::mutex askMutex;                           // the strategy is asked and told by one worker at a time
+  std::condition_variable reported;              // a strategy awaiting reports (compute-centric) waits on it
+  std::atomic<std::int64_t> incumbentCycles{0};  // 0: nothing confirmed yet (no bound)
+};
+
+void Explorer::run(const std::atomic<bool>& cancel,
+                   const std::function<void(const ExploreProgress&)>& onProgress) {
+  Reporter report(*this, onProgress);
+  report.setStage("generating");
+  if (!generate(cancel)) return report.setStage("cancelled");
+
+  // Baseline strategies evaluate one schedule.
+  StrategyKind kind = m_options.strategy;
+  if (kind == StrategyKind::Vendor || kind == StrategyKind::Gpu) {
+    report.setStage("simulating");
+    runBaseline(kind);
+    return report.setStage("done");
+  }
+
+  const Predictor* predictor = nullptr;
+  if (!predict(cancel, report, predictor)) return report.setStage("cancelled");
+  if (kind == StrategyKind::Predictor && !predictor) kind = StrategyKind::Exhaustive;
+  const std::unique_ptr<ISearchStrategy> search = makeSearch(kind, predictor);
+  {
+    std::lock_guard lock(m_mutex);
+    m_progress.toSimulate = search->planned();
+  }
+  report.setStage("simulating");
+  Workers w{*search, cancel, report, m_options.boundConfirmations && kind == StrategyKind::Predictor};
+  simulate(w);
+  report.setStage(cancel.load() ? "cancelled" : "done");
+}
+
+bool Explorer::generate(const std::atomic<bool>& cancel) {
+  Pruner pruner(m_problem.space(), m_options.rules,
                 m_options.pruneRules ? *m_options.pruneRules : PruneRuleRegistry::builtin());
   const PruneCounts counts = pruner.counts();
   {
@@ -231,157 +286,146 @@ void Explorer::run(const std::atomic<bool>& cancel,
   });
   std::sort(records.begin(), records.end(),
             [](const auto& a, const auto& b) { return a.draft.id < b.draft.id; });
-  {
-    std::lock_guard lock(m_mutex);
-    m_records = std::move(records);
-  }
-  if (cancelled) return setStage("cancelled");
+  std::lock_guard lock(m_mutex);
+  m_records = std::move(records);
+  return !cancelled;
+}
 
-  // Baseline strategies evaluate one schedule.
-  StrategyKind kind = m_options.strategy;
-  if (kind == StrategyKind::Vendor || kind == StrategyKind::Gpu) {
-    setStage("simulating");
-    const Baseline b =
-        kind == StrategyKind::Vendor ? vendorBaseline(m_problem, m_options.eval) : gpuBaseline(m_problem);
-    if (!b.available) throw InputError(std::string(strategyName(kind)) + " strategy: " + b.reason);
-    DraftRecord rec;
-    rec.draft = b.draft.value_or(Draft{UINT64_MAX, {}});
-    rec.simulated = std::make_shared<const Evaluation>(b.eval);
-    {
-      std::lock_guard lock(m_mutex);
-      m_records.push_back(rec);
-      m_progress.simulated = 1;
-      m_progress.best = m_records.size() - 1;
-      m_progress.bestNs = b.eval.timeNs;
-    }
-    return setStage("done");
-  }
+void Explorer::runBaseline(StrategyKind kind) {
+  const Baseline b =
+      kind == StrategyKind::Vendor ? vendorBaseline(m_problem, m_options.eval) : gpuBaseline(m_problem);
+  if (!b.available) throw InputError(std::string(strategyName(kind)) + " strategy: " + b.reason);
+  DraftRecord rec;
+  rec.draft = b.draft.value_or(Draft{UINT64_MAX, {}});
+  rec.simulated = std::make_shared<const Evaluation>(b.eval);
+  std::lock_guard lock(m_mutex);
+  m_records.push_back(rec);
+  m_progress.simulated = 1;
+  m_progress.best = m_records.size() - 1;
+  m_progress.bestNs = b.eval.timeNs;
+}
 
-  // Prediction: the analytic screen needs no model, so it runs while a deferred model is still loading.
-  const Predictor* predictor = m_options.predictor;
+bool Explorer::predict(const std::atomic<bool>& cancel, Reporter& report, const Predictor*& predictor) {
+  // The analytic screen needs no model, so it runs while a deferred model is still loading.
+  predictor = m_options.predictor;
   std::vector<std::size_t> chosen;
   if (predictor || m_options.predictorSource) {
-    setStage("screening");
-    std::vector<const Draft*>
-        drafts;  // pointers: copying a few hundred thousand drafts costs more than the screen
+    report.setStage("screening");
+    // Pointers: copying a few hundred thousand drafts costs more than the screen.
+    std::vector<const Draft*> drafts;
     drafts.reserve(m_records.size());
     for (const DraftRecord& r : m_records) drafts.push_back(&r.draft);
     chosen = screenForPrediction(m_problem, drafts, m_options.predictLimit, m_options.eval.optimizer);
-    if (cancel.load()) return setStage("cancelled");
+    if (cancel.load()) return false;
   }
   if (!predictor && m_options.predictorSource) {
-    setStage("loading model");
+    report.setStage("loading model");
     predictor = m_options.predictorSource();
   }
-  const bool predict = predictor != nullptr;
-  if (kind == StrategyKind::Predictor && !predict) kind = StrategyKind::Exhaustive;
-  if (predict) {
-    setStage("predicting");
-    // One call: the coarse-to-fine shortlist is chosen over the whole screened set, as the Table-4
-    // evaluation does, so both make the same pick.
-    std::vector<Draft> batch;
-    batch.reserve(chosen.size());
-    for (std::size_t i : chosen) batch.push_back(m_records[i].draft);
-    const auto ns = predictor->predictNs(m_problem, batch);
-    {
-      std::lock_guard lock(m_mutex);
-      for (std::size_t i = 0; i < ns.size(); ++i) m_records[chosen[i]].predictedNs = ns[i];
-      m_progress.predicted = ns.size();
-    }
-    publish(false);
-    if (cancel.load()) return setStage("cancelled");
+  if (!predictor) return true;
+  report.setStage("predicting");
+  // One call: the coarse-to-fine shortlist is chosen over the whole screened set, as the Table-4 evaluation
+  // does, so both make the same pick.
+  std::vector<Draft> batch;
+  batch.reserve(chosen.size());
+  for (std::size_t i : chosen) batch.push_back(m_records[i].draft);
+  const auto ns = predictor->predictNs(m_problem, batch);
+  {
+    std::lock_guard lock(m_mutex);
+    for (std::size_t i = 0; i < ns.size(); ++i) m_records[chosen[i]].predictedNs = ns[i];
+    m_progress.predicted = ns.size();
   }
+  report.publish(false);
+  return !cancel.load();
+}
 
-  // Simulation of what the strategy asks for, on every core.
-  std::unique_ptr<ISearchStrategy> search;
+std::unique_ptr<ISearchStrategy> Explorer::makeSearch(StrategyKind kind, const Predictor* predictor) const {
   const std::size_t cap = m_options.maxSimulations;
   switch (kind) {
     case StrategyKind::Predictor:
-      search =
-          std::make_unique<PredictorSearch>(m_records, static_cast<std::size_t>(std::max(1, m_options.topK)),
-                                            m_options.bandErrors * predictor->expectedErrorPct(),
-                                            static_cast<std::size_t>(std::max(0, m_options.maxConfirm)));
-      break;
+      return std::make_unique<PredictorSearch>(m_records,
+                                               static_cast<std::size_t>(std::max(1, m_options.topK)),
+                                               m_options.bandErrors * predictor->expectedErrorPct(),
+                                               static_cast<std::size_t>(std::max(0, m_options.maxConfirm)));
     case StrategyKind::ComputeCentric:
-      search = std::make_unique<ComputeCentricSearch>(
+      return std::make_unique<ComputeCentricSearch>(
           m_problem, m_records, static_cast<std::size_t>(std::max(1, m_options.computeCentricTemplates)),
           cap ? cap : 64);
-      break;
     default:
-      search = std::make_unique<ExhaustiveSearch>(m_records.size(), cap);
+      return std::make_unique<ExhaustiveSearch>(m_records.size(), cap);
   }
-  {
-    std::lock_guard lock(m_mutex);
-    m_progress.toSimulate = search->planned();
-  }
-  setStage("simulating");
-  std::mutex askMutex;
-  std::condition_variable reported;  // a strategy awaiting reports (compute-centric's ranking) waits on it
-  const bool bounded = m_options.boundConfirmations && kind == StrategyKind::Predictor;
-  std::atomic<std::int64_t> incumbentCycles{0};  // 0: nothing confirmed yet (no bound)
-  auto worker = [&] {
-    sim::ChannelRunCache cache;  // drafts of one problem share many channel programs
-    for (;;) {
-      if (cancel.load()) return;
-      std::optional<Proposal> prop;
-      Draft draft;
-      {
-        std::unique_lock lock(askMutex);
-        while (!(prop = search->next()) && search->awaitingReports() && !cancel.load())
-          reported.wait_for(lock, std::chrono::milliseconds(20));
-        if (!prop) return;
-        std::lock_guard lock2(m_mutex);
-        draft = m_records[prop->index].draft;
-      }
-      EvalOptions eo = m_options.eval;
-      eo.computeOnly = prop->computeOnly;
-      eo.cache = &cache;
-      if (bounded) eo.stopAfterCycles = incumbentCycles.load();
-      DraftRecord result;
-      try {
-        Evaluation e = evaluateDraft(m_problem, draft, eo);
-        if (prop->computeOnly) {
-          result.computeOnlyCycles = e.cycles[1];
-        } else {
-          if (bounded) lowerIncumbent(incumbentCycles, e);
-          result.simulated = std::make_shared<const Evaluation>(std::move(e));
-        }
-      } catch (const InputError& err) {
-        result.error = err.what();
-      }
-      {
-        std::lock_guard lock(askMutex);
-        search->report(*prop, result);
-      }
-      reported.notify_all();
-      {
-        std::lock_guard lock(m_mutex);
-        DraftRecord& rec = m_records[prop->index];
-        if (result.computeOnlyCycles) rec.computeOnlyCycles = result.computeOnlyCycles;
-        if (result.simulated) rec.simulated = result.simulated;
-        if (!result.error.empty()) {
-          rec.error = result.error;
-          ++m_progress.failed;
-        }
-        ++m_progress.simulated;
-        // Equal times go to the smaller draft id, so the best does not depend on which worker finished first.
-        if (rec.simulated && !rec.simulated->lowerBound &&
-            (!m_progress.best || rec.simulated->timeNs < m_progress.bestNs ||
-             (rec.simulated->timeNs == m_progress.bestNs &&
-              rec.draft.id < m_records[*m_progress.best].draft.id))) {
-          m_progress.best = prop->index;
-          m_progress.bestNs = rec.simulated->timeNs;
-        }
-      }
-      publish(false);
-    }
-  };
+}
+
+void Explorer::simulate(Workers& w) {
   const unsigned threads = std::max(1u, std::min(2u, std::thread::hardware_concurrency()));
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back([this, &w] { work(w); });
+  work(w);
   for (auto& t : pool) t.join();
-  setStage(cancel.load() ? "cancelled" : "done");
+}
+
+void Explorer::work(Workers& w) {
+  sim::ChannelRunCache cache;  // drafts of one problem share many channel programs
+  while (!w.cancel.load()) {
+    std::optional<Proposal> prop;
+    Draft draft;
+    {
+      std::unique_lock lock(w.askMutex);
+      while (!(prop = w.search.next()) && w.search.awaitingReports() && !w.cancel.load())
+        w.reported.wait_for(lock, std::chrono::milliseconds(20));
+      if (!prop) return;
+      std::lock_guard records(m_mutex);
+      draft = m_records[prop->index].draft;
+    }
+    const DraftRecord result = evaluate(*prop, draft, cache, w);
+    {
+      std::lock_guard lock(w.askMutex);
+      w.search.report(*prop, result);
+    }
+    w.reported.notify_all();
+    keep(*prop, result);
+    w.report.publish(false);
+  }
+}
+
+DraftRecord Explorer::evaluate(const Proposal& p, const Draft& draft, sim::ChannelRunCache& cache,
+                               Workers& w) const {
+  EvalOptions eo = m_options.eval;
+  eo.computeOnly = p.computeOnly;
+  eo.cache = &cache;
+  if (w.bounded) eo.stopAfterCycles = w.incumbentCycles.load();
+  DraftRecord result;
+  try {
+    Evaluation e = evaluateDraft(m_problem, draft, eo);
+    if (p.computeOnly) {
+      result.computeOnlyCycles = e.cycles[1];
+    } else {
+      if (w.bounded) lowerIncumbent(w.incumbentCycles, e);
+      result.simulated = std::make_shared<const Evaluation>(std::move(e));
+    }
+  } catch (const InputError& err) {
+    result.error = err.what();
+  }
+  return result;
+}
+
+void Explorer::keep(const Proposal& p, const DraftRecord& result) {
+  std::lock_guard lock(m_mutex);
+  DraftRecord& rec = m_records[p.index];
+  if (result.computeOnlyCycles) rec.computeOnlyCycles = result.computeOnlyCycles;
+  if (result.simulated) rec.simulated = result.simulated;
+  if (!result.error.empty()) {
+    rec.error = result.error;
+    ++m_progress.failed;
+  }
+  ++m_progress.simulated;
+  // Equal times go to the smaller draft id, so the best does not depend on which worker finished first.
+  if (rec.simulated && !rec.simulated->lowerBound &&
+      (!m_progress.best || rec.simulated->timeNs < m_progress.bestNs ||
+       (rec.simulated->timeNs == m_progress.bestNs && rec.draft.id < m_records[*m_progress.best].draft.id))) {
+    m_progress.best = p.index;
+    m_progress.bestNs = rec.simulated->timeNs;
+  }
 }
 
 std::optional<DraftRecord> exploreBest(const Problem& p, const ExploreOptions& o) {

@@ -74,6 +74,9 @@ struct ExploreProgress {
   std::vector<std::pair<std::string, double>> stageSeconds;
 };
 
+struct Proposal;
+class ISearchStrategy;
+
 class Explorer {
  public:
   Explorer(const Problem& p, ExploreOptions o);
@@ -90,6 +93,19 @@ class Explorer {
   std::optional<DraftRecord> best() const;
 
  private:
+  class Reporter;  // stage times and the progress callback of one run
+  struct Workers;  // what the simulation workers of one run share
+  /// Generation and pruning into the records; false when cancelled.
+  bool generate(const std::atomic<bool>& cancel);
+  void runBaseline(StrategyKind kind);
+  /// The analytic screen, the model (loaded if deferred) and its predictions; false when cancelled.
+  bool predict(const std::atomic<bool>& cancel, Reporter& report, const Predictor*& predictor);
+  std::unique_ptr<ISearchStrategy> makeSearch(StrategyKind kind, const Predictor* predictor) const;
+  void simulate(Workers& w);
+  void work(Workers& w);  // one worker: ask, evaluate, tell, until the strategy has nothing more
+  DraftRecord evaluate(const Proposal& p, const Draft& draft, sim::ChannelRunCache& cache, Workers& w) const;
+  void keep(const Proposal& p, const DraftRecord& result);  // into its record, and the best so far
+
   const Problem& m_problem;
   ExploreOptions m_options;
   mutable std::mutex m_mutex;
