@@ -72,7 +72,7 @@ TEST(PruneRules, FourthRuleRegisteredInATestIsCountedEverywhere) {
   EXPECT_TRUE(explained);
 
   ExploreOptions o;
-  o.strategy = StrategyKind::Exhaustive;
+  o.strategy = "exhaustive";
   o.maxSimulations = 4;
   o.pruneRules = &rules;
   Explorer ex(*p, o);

@@ -33,7 +33,7 @@ namespace fs = std::filesystem;
 /// An exhaustive exploration of red b=1,n=4096 on hbm-pim with its vendor and GPU baselines.
 SessionData explored(const pim::Problem& p) {
   pim::ExploreOptions o;
-  o.strategy = pim::StrategyKind::Exhaustive;
+  o.strategy = "exhaustive";
   o.eval.keepBanks = false;
   pim::Explorer ex(p, o);
   std::atomic<bool> cancel{false};

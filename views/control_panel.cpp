@@ -19,6 +19,7 @@
 #include "engine/kernel/dsl.h"
 #include "engine/kernel/library.h"
 #include "engine/prune/prune_rule.h"
+#include "engine/search/strategy.h"
 
 namespace pimgui {
 
@@ -63,9 +64,10 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   auto* search = new QGroupBox(tr("Search"));
   auto* sf = new QVBoxLayout(search);
   m_strategy = new QComboBox;
-  for (auto s : {pim::StrategyKind::Predictor, pim::StrategyKind::Exhaustive,
-                 pim::StrategyKind::ComputeCentric, pim::StrategyKind::Vendor, pim::StrategyKind::Gpu})
-    m_strategy->addItem(QString::fromStdString(std::string(pim::strategyName(s))), static_cast<int>(s));
+  for (const pim::StrategyInfo& s : pim::StrategyRegistry::builtin().all()) {
+    m_strategy->addItem(QString::fromStdString(s.name), QString::fromStdString(s.name));
+    m_strategy->setItemData(m_strategy->count() - 1, QString::fromStdString(s.description), Qt::ToolTipRole);
+  }
   auto* strategyRow = new QFormLayout;
   strategyRow->addRow(tr("Strategy"), m_strategy);
   sf->addLayout(strategyRow);
@@ -164,7 +166,7 @@ SessionConfig ControlPanel::config() const {
   QStringList shape;
   for (const auto& [name, box] : m_dims) shape << name + QLatin1Char('=') + QString::number(box->value());
   c.shape = shape.join(QLatin1Char(',')).toStdString();
-  c.strategy = static_cast<pim::StrategyKind>(m_strategy->currentData().toInt());
+  c.strategy = m_strategy->currentData().toString().toStdString();
   c.rules.clear();
   for (const QCheckBox* box : m_rules) c.rules.push_back(box->isChecked());
   c.stagedRearrangement = m_staged->isChecked();
@@ -184,7 +186,7 @@ void ControlPanel::setConfig(const SessionConfig& c) {
     m_kernel->setCurrentIndex(std::max(0, m_kernel->findData(QString::fromStdString(c.kernel))));
   }
   rebuildDims(QString::fromStdString(c.shape));
-  m_strategy->setCurrentIndex(std::max(0, m_strategy->findData(static_cast<int>(c.strategy))));
+  m_strategy->setCurrentIndex(std::max(0, m_strategy->findData(QString::fromStdString(c.strategy))));
   for (std::size_t i = 0; i < m_rules.size(); ++i) m_rules[i]->setChecked(i < c.rules.size() && c.rules[i]);
   m_staged->setChecked(c.stagedRearrangement);
   m_groupCommands->setChecked(c.groupCommands);

@@ -10,6 +10,7 @@
 #include "engine/hw/backend.h"
 #include "engine/kernel/kernel.h"
 #include "engine/predict/predictor.h"
+#include "engine/search/strategy.h"
 
 namespace pimgui {
 
@@ -131,7 +132,8 @@ bool ExplorationSession::start(const SessionConfig& config) {
 
   m_options = exploreOptionsFor(config);
   m_predictor.reset();
-  if (config.strategy == pim::StrategyKind::Predictor) {
+  const pim::StrategyInfo* strategy = pim::StrategyRegistry::builtin().find(config.strategy);
+  if (strategy && strategy->predictions == pim::PredictionUse::Required) {
     try {
       m_predictor = pim::sharedShippedModel(config.backend);  // loaded once, not on every start
     } catch (const std::exception& e) {
@@ -141,10 +143,11 @@ bool ExplorationSession::start(const SessionConfig& config) {
       m_options.predictor = m_predictor.get();
       m_predictorError = m_predictor->expectedErrorPct();
     } else {
-      m_options.strategy = pim::StrategyKind::Exhaustive;
+      m_options.strategy = strategy->fallback;
       if (m_options.maxSimulations == 0) m_options.maxSimulations = kFallbackSimulations;
-      m_note += QStringLiteral("no shipped model for %1: exhaustive, first %2 simulations")
+      m_note += QStringLiteral("no shipped model for %1: %2, first %3 simulations")
                     .arg(QString::fromStdString(config.backend))
+                    .arg(QString::fromStdString(strategy->fallback))
                     .arg(m_options.maxSimulations);
     }
   }
@@ -201,7 +204,7 @@ bool ExplorationSession::start(const SessionConfig& config) {
       cc.name = "compute-centric";
       try {
         pim::ExploreOptions ccOptions;
-        ccOptions.strategy = pim::StrategyKind::ComputeCentric;
+        ccOptions.strategy = "compute-centric";
         ccOptions.eval = eval;
         if (const auto best = pim::exploreBest(*problem, ccOptions); best && best->simulated) {
           cc.available = true;

@@ -18,7 +18,7 @@ struct SessionConfig {
   std::string kernel = "gemv";
   std::string kernelFile;  // a DSL file; overrides `kernel` when set
   std::string shape = "b=1,out=4096,in=4096";
-  pim::StrategyKind strategy = pim::StrategyKind::Predictor;
+  std::string strategy = "predictor";  // a pim::StrategyRegistry name
   /// Per rule of pim::PruneRuleRegistry::builtin(), in its order: on/off.
   std::vector<bool> rules = std::vector<bool>(pim::PruneRuleRegistry::builtin().size(), true);
   bool stagedRearrangement = true;  // optimizer pass I

@@ -17,6 +17,7 @@
 
 #include "engine/common/error.h"
 #include "engine/hw/backend.h"
+#include "engine/search/strategy.h"
 #include "views/bank_heatmap.h"
 #include "views/control_panel.h"
 #include "views/draft_details.h"
@@ -100,7 +101,7 @@ pim::SessionSettings settingsOf(const SessionConfig& c) {
     if (f.open(QIODevice::ReadOnly)) s.kernelSource = bytes(f.readAll());
   }
   s.shape = c.shape;
-  s.strategy = std::string(pim::strategyName(c.strategy));
+  s.strategy = c.strategy;
   s.rules = c.rules;
   s.stagedRearrangement = c.stagedRearrangement;
   s.groupCommands = c.groupCommands;
@@ -140,9 +141,9 @@ SessionConfig configOf(const pim::SessionSettings& s, const QString& sessionPath
     }
   }
   c.shape = s.shape;
-  const auto strategy = pim::parseStrategy(s.strategy);
-  if (!strategy) throw pim::InputError(where + ": unknown strategy '" + s.strategy + "'");
-  c.strategy = *strategy;
+  if (!pim::StrategyRegistry::builtin().find(s.strategy))
+    throw pim::InputError(where + ": unknown strategy '" + s.strategy + "'");
+  c.strategy = s.strategy;
   c.rules = s.rules;
   c.stagedRearrangement = s.stagedRearrangement;
   c.groupCommands = s.groupCommands;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// One exploration of a problem: generate and prune drafts, predict them, simulate what the strategy asks for,
-// and keep the best. Runs on any thread; progress arrives through a callback and it stops promptly when the
-// cancel flag is set, keeping what it found. The CLI `explore`, the GUI's live exploration and the evaluation
-// harness all run this.
+// One exploration of a problem: generate and prune drafts, predict them, simulate what the search strategy
+// (engine/search/strategy.h) asks for, and keep the best. Runs on any thread; progress arrives through a
+// callback and it stops promptly when the cancel flag is set, keeping what it found. The CLI `explore`, the
+// GUI's live exploration and the evaluation harness all run this.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -21,12 +21,16 @@
 
 namespace pim {
 
-enum class StrategyKind : std::uint8_t { Predictor, Exhaustive, ComputeCentric, Vendor, Gpu };
-std::string_view strategyName(StrategyKind s);  // "predictor", "exhaustive", "compute-centric", ...
-std::optional<StrategyKind> parseStrategy(std::string_view name);
+class StrategyRegistry;
+struct Proposal;
+class ISearchStrategy;
 
 struct ExploreOptions {
-  StrategyKind strategy = StrategyKind::Predictor;
+  /// A name in `strategies` (engine/search/strategy.h): predictor, exhaustive, compute-centric, vendor, gpu.
+  /// Explorer::run throws InputError for an unknown name.
+  std::string strategy = "predictor";
+  /// The strategies to choose from (nullptr: StrategyRegistry::builtin()); must outlive the explorer.
+  const StrategyRegistry* strategies = nullptr;
   std::vector<bool> rules;  // per rule of `pruneRules`, in its order, on/off; empty = all on
   /// The prune rules (nullptr: PruneRuleRegistry::builtin()); must outlive the explorer.
   const PruneRuleRegistry* pruneRules = nullptr;
@@ -38,9 +42,10 @@ struct ExploreOptions {
   /// bound; the pick is the same, and such a record holds only a lower bound, Evaluation::lowerBound). For
   /// callers that need the pick alone (the CLI); the explorer window keeps every confirmation's breakdown.
   bool boundConfirmations = false;
-  int computeCentricTemplates = 8;       // compute-centric: drafts kept after the compute-only ranking
-  std::size_t maxSimulations = 0;        // exhaustive: 0 = all; compute-centric: compute-only runs (0 = 64)
-  const Predictor* predictor = nullptr;  // required by the predictor strategy
+  int computeCentricTemplates = 8;  // compute-centric: drafts kept after the compute-only ranking
+  std::size_t maxSimulations = 0;   // exhaustive: 0 = all; compute-centric: compute-only runs (0 = 64)
+  /// The model; a strategy that ranks by predictions (predictor) runs its fallback (exhaustive) without one.
+  const Predictor* predictor = nullptr;
   /// Instead of `predictor` while the model is still loading: called once, on the exploring thread, when
   /// prediction starts (it may wait), so that loading overlaps generation and pruning. May return nullptr.
   std::function<const Predictor*()> predictorSource;
@@ -49,7 +54,8 @@ struct ExploreOptions {
   std::size_t predictLimit = 20000;
 };
 
-/// What is known about one kept draft.
+/// What is known about one candidate: a kept draft, a draft a strategy built, or a schedule that is no draft
+/// (a baseline; id kNoDraft).
 struct DraftRecord {
   Draft draft;
   std::optional<double> predictedNs;  // with the predictor's expected error
@@ -74,9 +80,6 @@ struct ExploreProgress {
   std::vector<std::pair<std::string, double>> stageSeconds;
 };
 
-struct Proposal;
-class ISearchStrategy;
-
 class Explorer {
  public:
   Explorer(const Problem& p, ExploreOptions o);
@@ -97,14 +100,16 @@ class Explorer {
   struct Workers;  // what the simulation workers of one run share
   /// Generation and pruning into the records; false when cancelled.
   bool generate(const std::atomic<bool>& cancel);
-  void runBaseline(StrategyKind kind);
   /// The analytic screen, the model (loaded if deferred) and its predictions; false when cancelled.
   bool predict(const std::atomic<bool>& cancel, Reporter& report, const Predictor*& predictor);
-  std::unique_ptr<ISearchStrategy> makeSearch(StrategyKind kind, const Predictor* predictor) const;
-  void simulate(Workers& w);
-  void work(Workers& w);  // one worker: ask, evaluate, tell, until the strategy has nothing more
+  /// Runs the strategy's proposals on the worker threads; rethrows the first exception of the strategy's own
+  /// code (Proposal::evaluate, next, report).
+  void simulate(const std::atomic<bool>& cancel, Reporter& report, ISearchStrategy& search);
+  void work(Workers& w);  // one worker: ask, evaluate, keep, tell, until the strategy has nothing more
+  std::optional<Proposal> ask(Workers& w, Draft& draft);
   DraftRecord evaluate(const Proposal& p, const Draft& draft, sim::ChannelRunCache& cache, Workers& w) const;
-  void keep(const Proposal& p, const DraftRecord& result);  // into its record, and the best so far
+  void keep(Proposal& p,
+            const DraftRecord& result);  // into its record (a new one for a self-evaluated schedule)
 
   const Problem& m_problem;
   ExploreOptions m_options;

@@ -16,12 +16,12 @@
 #include <algorithm>
 #include <set>
 
+#include "engine/core/problem.h"
 #include "engine/hw/backend.h"
 #include "engine/kernel/kernel.h"
 #include "engine/mapping/bank_layout.h"
 #include "engine/predict/predictor.h"
 #include "engine/search/evaluate.h"
-#include "engine/core/problem.h"
 #include "gui_test_util.h"
 #include "views/bank_heatmap.h"
 #include "views/breakdown_chart.h"
@@ -306,7 +306,7 @@ TEST(PrunedPoints, GreyOnPredictedAxesOnly) {
   w.show();
   SessionConfig c = test::smallConfig();
   c.backend = "gddr6-aim";
-  c.strategy = pim::StrategyKind::Predictor;
+  c.strategy = "predictor";
   c.maxSimulations = 0;
   ASSERT_TRUE(w.startSession(c));
   ASSERT_NE(w.session()->predictor(), nullptr) << "gddr6-aim ships a model";
@@ -427,7 +427,7 @@ TEST(PrunedPoints, HundredThousandStayResponsive) {
   MainWindow w(false);
   w.show();
   SessionConfig c = test::smallConfig();
-  c.strategy = pim::StrategyKind::Predictor;
+  c.strategy = "predictor";
   c.maxSimulations = 0;
   ASSERT_TRUE(w.startSession(c));
   ASSERT_TRUE(test::waitFor([&] { return w.idle() && !w.session()->running(); }, 60000));

@@ -7,9 +7,9 @@
 #include <atomic>
 #include <memory>
 
+#include "engine/core/problem.h"
 #include "engine/hw/backend.h"
 #include "engine/kernel/kernel.h"
-#include "engine/core/problem.h"
 #include "gui_test_util.h"
 #include "views/draft_filter_proxy.h"
 #include "views/draft_table_model.h"
@@ -31,7 +31,7 @@ std::shared_ptr<const pim::Problem> smallProblem() {
 TEST(DraftTableModel, PassesModelTesterWhileGrowingAndWithPrunedRows) {
   auto problem = smallProblem();
   pim::ExploreOptions o;
-  o.strategy = pim::StrategyKind::Exhaustive;
+  o.strategy = "exhaustive";
   o.maxSimulations = 10;
   pim::Explorer explorer(*problem, o);
   std::atomic<bool> cancel{false};
