@@ -321,5 +321,61 @@ TEST(Explorer, FailingStrategyFailsTheRunNotTheProcess) {
   EXPECT_EQ(ex.progress().stage, "simulating");
 }
 
+void expectSameRecords(const std::vector<DraftRecord>& a, const std::vector<DraftRecord>& b,
+                       const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].draft, b[i].draft) << what << " record " << i;
+    EXPECT_EQ(a[i].predictedNs, b[i].predictedNs) << what << " record " << i;
+    EXPECT_EQ(a[i].computeOnlyCycles, b[i].computeOnlyCycles) << what << " record " << i;
+    EXPECT_EQ(a[i].error, b[i].error) << what << " record " << i;
+    ASSERT_EQ(a[i].simulated != nullptr, b[i].simulated != nullptr) << what << " record " << i;
+    if (!a[i].simulated) continue;
+    EXPECT_EQ(a[i].simulated->cycles, b[i].simulated->cycles) << what << " record " << i;
+    EXPECT_EQ(a[i].simulated->timeNs, b[i].simulated->timeNs) << what << " record " << i;
+    EXPECT_EQ(a[i].simulated->energyPj, b[i].simulated->energyPj) << what << " record " << i;
+  }
+}
+
+// Workers used to be capped at two; with one per core by default, what a run finds must not depend on how
+// many there are (or on which finished first): the same pick and the same records with 1 and 4 threads.
+TEST(Explorer, ResultsDoNotDependOnTheThreadCount) {
+  const auto pred = Predictor::loadShipped("hbm-pim");
+  ASSERT_TRUE(pred);
+  const auto p = problem("hbm-pim", "gemv", "b=1,out=1024,in=1024");
+  for (const char* strategy : {"predictor", "exhaustive", "compute-centric"}) {
+    ExploreOptions o;
+    o.strategy = strategy;
+    o.predictor = &*pred;
+    o.maxSimulations = 48;
+    ExploreOptions one = o, four = o;
+    one.threads = 1;
+    four.threads = 4;
+    Explorer a(*p, one), b(*p, four);
+    const std::atomic<bool> never{false};
+    a.run(never);
+    b.run(never);
+    ASSERT_TRUE(a.best() && b.best()) << strategy;
+    EXPECT_EQ(a.best()->draft.id, b.best()->draft.id) << strategy;
+    EXPECT_EQ(a.progress().bestNs, b.progress().bestNs) << strategy;
+    EXPECT_EQ(a.progress().best, b.progress().best) << strategy;
+    EXPECT_EQ(a.progress().simulated, b.progress().simulated) << strategy;
+    EXPECT_EQ(a.progress().failed, b.progress().failed) << strategy;
+    EXPECT_GT(a.progress().simulated, 4u) << strategy << ": too few simulations to use four threads";
+    expectSameRecords(a.records(), b.records(), strategy);
+  }
+  // Bounded confirmations: lower bounds depend on what was confirmed first, the pick does not.
+  ExploreOptions bounded;
+  bounded.predictor = &*pred;
+  bounded.boundConfirmations = true;
+  ExploreOptions one = bounded, four = bounded;
+  one.threads = 1;
+  four.threads = 4;
+  const auto a = exploreBest(*p, one), b = exploreBest(*p, four);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->draft.id, b->draft.id);
+  EXPECT_EQ(a->simulated->timeNs, b->simulated->timeNs);
+}
+
 }  // namespace
 }  // namespace pim

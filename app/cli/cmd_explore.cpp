@@ -52,6 +52,7 @@ struct ExploreCmd {
   double band = kDefaultBandErrors;
   std::size_t predictLimit = ExploreOptions{}.predictLimit;
   std::size_t maxSimulations = 0;
+  unsigned threads = 0;
   bool json = false;
 };
 
@@ -85,6 +86,7 @@ void runExplore(const ExploreCmd& o) {
   eo.maxConfirm = o.maxConfirm;
   eo.predictLimit = o.predictLimit;
   eo.maxSimulations = o.maxSimulations;
+  eo.threads = o.threads;
   eo.predictorSource = [&loader] { return loader.get(); };
   eo.boundConfirmations = true;  // the command reports the pick, not every confirmation's breakdown
 
@@ -390,6 +392,7 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--predict-limit", e->predictLimit,
                   "drafts the model ranks after the analytic screen (0: all kept drafts)");
   cmd->add_option("--max-simulations", e->maxSimulations, "cap on simulations (exhaustive samples evenly)");
+  cmd->add_option("--threads", e->threads, "simulation threads (default: one per hardware thread)");
   cmd->add_flag("--json", e->json, "machine-readable output");
   cmd->callback([e] { runExplore(*e); });
 

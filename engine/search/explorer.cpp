@@ -183,9 +183,11 @@ bool Explorer::predict(const std::atomic<bool>& cancel, Reporter& report, const 
 
 void Explorer::simulate(const std::atomic<bool>& cancel, Reporter& report, ISearchStrategy& search) {
   Workers w(search, cancel, report);
-  const unsigned threads = std::max(1u, std::min(2u, std::thread::hardware_concurrency()));
+  const std::size_t threads = std::min<std::size_t>(
+      m_options.threads ? m_options.threads : std::max(1u, std::thread::hardware_concurrency()),
+      std::max<std::size_t>(1, search.planned()));
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back([this, &w] { work(w); });
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back([this, &w] { work(w); });
   work(w);
   for (auto& t : pool) t.join();
   if (w.failure) std::rethrow_exception(w.failure);

@@ -52,6 +52,10 @@ struct ExploreOptions {
   /// Drafts the model predicts; beyond this many, the analytic estimate (feature est_total_ns) screens them
   /// first, so that prediction stays interactive for spaces of 10^5-10^6 drafts. 0 = predict every draft.
   std::size_t predictLimit = 20000;
+  /// Simulation workers; 0 = one per hardware thread. Never more than the strategy plans evaluations. The
+  /// records and the pick do not depend on it (ties go to the smaller draft id; strategies see their reports
+  /// under a lock), except that bounded confirmations hold lower bounds that depend on what finished first.
+  unsigned threads = 0;
 };
 
 /// What is known about one candidate: a kept draft, a draft a strategy built, or a schedule that is no draft
