@@ -61,32 +61,7 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   m_dimsForm->setContentsMargins(0, 0, 0, 0);
   pf->addRow(m_dimsBox);
 
-  auto* search = new QGroupBox(tr("Search"));
-  auto* sf = new QVBoxLayout(search);
-  m_strategy = new QComboBox;
-  for (const pim::StrategyInfo& s : pim::StrategyRegistry::builtin().all()) {
-    m_strategy->addItem(QString::fromStdString(s.name), QString::fromStdString(s.name));
-    m_strategy->setItemData(m_strategy->count() - 1, QString::fromStdString(s.description), Qt::ToolTipRole);
-  }
-  auto* strategyRow = new QFormLayout;
-  strategyRow->addRow(tr("Strategy"), m_strategy);
-  sf->addLayout(strategyRow);
-  const pim::PruneRuleRegistry& rules = pim::PruneRuleRegistry::builtin();
-  for (std::size_t i = 0; i < rules.size(); ++i) {
-    const pim::IPruneRule& rule = rules.at(i);
-    auto* box = new QCheckBox(
-        tr("Rule %1: %2").arg(rule.number()).arg(QString::fromStdString(std::string(rule.name()))));
-    box->setToolTip(QString::fromStdString(std::string(rule.summary())));
-    box->setChecked(true);
-    sf->addWidget(box);
-    m_rules.push_back(box);
-  }
-  m_staged = new QCheckBox(tr("Optimizer I: staged rearrangement"));
-  m_groupCommands = new QCheckBox(tr("Optimizer II: group commands"));
-  m_staged->setChecked(true);
-  m_groupCommands->setChecked(true);
-  sf->addWidget(m_staged);
-  sf->addWidget(m_groupCommands);
+  QGroupBox* search = makeSearchBox();
 
   m_explore = new QPushButton(tr("Explore (F5)"));
   m_explore->setDefault(true);
@@ -118,6 +93,37 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   for (QCheckBox* box : {m_staged, m_groupCommands}) connect(box, &QCheckBox::toggled, this, changed);
   connect(m_cancel, &QPushButton::clicked, this, &ControlPanel::cancelRequested);
   setConfig(SessionConfig{});
+}
+
+// Strategies and prune rules come from their registries, so a registered one appears here by itself.
+QGroupBox* ControlPanel::makeSearchBox() {
+  auto* search = new QGroupBox(tr("Search"));
+  auto* sf = new QVBoxLayout(search);
+  m_strategy = new QComboBox;
+  for (const pim::StrategyInfo& s : pim::StrategyRegistry::builtin().all()) {
+    m_strategy->addItem(QString::fromStdString(s.name), QString::fromStdString(s.name));
+    m_strategy->setItemData(m_strategy->count() - 1, QString::fromStdString(s.description), Qt::ToolTipRole);
+  }
+  auto* strategyRow = new QFormLayout;
+  strategyRow->addRow(tr("Strategy"), m_strategy);
+  sf->addLayout(strategyRow);
+  const pim::PruneRuleRegistry& rules = pim::PruneRuleRegistry::builtin();
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const pim::IPruneRule& rule = rules.at(i);
+    auto* box = new QCheckBox(
+        tr("Rule %1: %2").arg(rule.number()).arg(QString::fromStdString(std::string(rule.name()))));
+    box->setToolTip(QString::fromStdString(std::string(rule.summary())));
+    box->setChecked(true);
+    sf->addWidget(box);
+    m_rules.push_back(box);
+  }
+  m_staged = new QCheckBox(tr("Optimizer I: staged rearrangement"));
+  m_groupCommands = new QCheckBox(tr("Optimizer II: group commands"));
+  m_staged->setChecked(true);
+  m_groupCommands->setChecked(true);
+  sf->addWidget(m_staged);
+  sf->addWidget(m_groupCommands);
+  return search;
 }
 
 void ControlPanel::rebuildDims(const QString& shape) {

@@ -10,6 +10,7 @@
 class QCheckBox;
 class QComboBox;
 class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -36,6 +37,7 @@ class ControlPanel : public QWidget {
 
  private:
   void rebuildDims(const QString& shape);
+  QGroupBox* makeSearchBox();  // strategy, prune rules, optimizer passes
 
   QComboBox* m_backend;
   QComboBox* m_kernel;

@@ -89,6 +89,8 @@ class Explorer {
   Explorer(const Problem& p, ExploreOptions o);
   /// Runs until done or until `cancel` becomes true (checked between simulations, at least every few ms).
   /// `onProgress` is called from the running thread about every 50 ms, on a new best and at the end.
+  /// Throws InputError for an unknown strategy or a baseline strategy without a schedule for the problem
+  /// ("vendor strategy: ..."), and rethrows whatever else a strategy's own code throws.
   void run(const std::atomic<bool>& cancel,
            const std::function<void(const ExploreProgress&)>& onProgress = {});
 
@@ -112,8 +114,8 @@ class Explorer {
   void work(Workers& w);  // one worker: ask, evaluate, keep, tell, until the strategy has nothing more
   std::optional<Proposal> ask(Workers& w, Draft& draft);
   DraftRecord evaluate(const Proposal& p, const Draft& draft, sim::ChannelRunCache& cache, Workers& w) const;
-  void keep(Proposal& p,
-            const DraftRecord& result);  // into its record (a new one for a self-evaluated schedule)
+  /// Into its record (a new one for a self-evaluated schedule), and the best so far.
+  void keep(Proposal& p, const DraftRecord& result);
 
   const Problem& m_problem;
   ExploreOptions m_options;
