@@ -34,7 +34,7 @@ namespace fs = std::filesystem;
 /// An exhaustive exploration of red b=1,n=4096 on hbm-pim with its vendor and GPU baselines.
 SessionData explored(const pim::Problem& p) {
   pim::ExploreOptions o;
-  o.strategy = pim::StrategyKind::Exhaustive;
+  o.strategy = "exhaustive";
   o.eval.keepBanks = false;
   pim::Explorer ex(p, o);
   std::atomic<bool> cancel{false};
@@ -121,7 +121,7 @@ TEST(SessionFile, RoundTripsARealExploration) {
   EXPECT_EQ(back.settings.kernel, "red");
   EXPECT_EQ(back.settings.shape, "b=1,n=4096");
   EXPECT_EQ(back.settings.strategy, "exhaustive");
-  EXPECT_EQ(back.settings.rules, (std::array<bool, 3>{true, false, true}));
+  EXPECT_EQ(back.settings.rules, (std::vector<bool>{true, false, true}));
   EXPECT_TRUE(back.settings.stagedRearrangement);
   EXPECT_FALSE(back.settings.groupCommands);
   EXPECT_EQ(back.settings.maxSimulations, 123u);
@@ -292,4 +292,59 @@ TEST(SessionFile, ShippedExampleMatchesTheEngine) {
   EXPECT_DOUBLE_EQ(now.timeNs, d.progress.bestNs);
   // Small enough to ship: records and baselines only, no per-bank tables.
   EXPECT_LT(fs::file_size(path), 512u * 1024);
+}
+
+// Rules are stored by name (format 2): a position would silently switch another rule on or off once a rule
+// is added to the registry. A rule the file does not name was not in force when it was saved; a rule this
+// build does not know is dropped rather than refusing the file.
+TEST(SessionFile, RulesAreKeyedByName) {
+  SessionData d;
+  d.settings.rules = {true, false, true};
+  d.progress.pruned = {11, 22, 33};
+  TempDir dir;
+  const std::string path = dir.file("rules.pimsession");
+  SessionFile::save(path, d);
+  setPragma(path,
+            "DELETE FROM prune_rules WHERE name = 'redundant';"
+            "UPDATE prune_rules SET seq = seq + 10;"
+            "INSERT INTO prune_rules VALUES (0, 'retired-rule', 1, 99);");
+  const SessionData back = SessionFile::load(path);
+  EXPECT_EQ(back.settings.rules, (std::vector<bool>{false, false, true}));
+  EXPECT_EQ(back.progress.pruned, (std::vector<std::uint64_t>{0, 22, 33}));
+}
+
+// Format 1 kept rules 1..3 and their counts in fixed columns; such files (the shipped example is one) open
+// with the same settings and counts, by rule name.
+TEST(SessionFile, Format1FileOpensWithItsRulesAndCounts) {
+  const std::string path = pim::dataDir() + "/sessions/gemv_hbm-pim.pimsession";
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(("file:" + path + "?immutable=1").c_str(), &db,
+                            SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr),
+            SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT rule1, rule2, rule3, pruned1, pruned2, pruned3, "
+                               "(SELECT user_version FROM pragma_user_version) FROM session",
+                               -1, &s, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  std::vector<bool> rules;
+  std::vector<std::uint64_t> pruned;
+  for (int i = 0; i < 3; ++i) rules.push_back(sqlite3_column_int64(s, i) != 0);
+  for (int i = 3; i < 6; ++i) pruned.push_back(static_cast<std::uint64_t>(sqlite3_column_int64(s, i)));
+  const auto version = sqlite3_column_int64(s, 6);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  ASSERT_EQ(version, 1) << "the shipped example was re-saved: find another format-1 file for this test";
+
+  const SessionData d = SessionFile::load(path);
+  const auto& registry = pim::PruneRuleRegistry::builtin();
+  ASSERT_EQ(d.settings.rules.size(), registry.size());
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto at = registry.find(pim::format1RuleNames()[i]);
+    ASSERT_TRUE(at) << pim::format1RuleNames()[i];
+    EXPECT_EQ(d.settings.rules[*at], rules[i]) << i;
+    EXPECT_EQ(d.progress.pruned[*at], pruned[i]) << i;
+  }
+  EXPECT_GT(pruned[0], 0u);
 }

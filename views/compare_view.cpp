@@ -523,7 +523,7 @@ void CompareView::requestDrillDown(int row) {
   c.backend = r.backend;
   c.shape = m_shown->shape;
   // Explore the way the comparison found the draft, so the explorer's best is this draft too.
-  c.strategy = r.strategy == "predictor" ? pim::StrategyKind::Predictor : pim::StrategyKind::Exhaustive;
+  c.strategy = r.strategy;
   c.maxSimulations = r.strategy == "predictor" ? 0 : options().search.maxSimulations;
   emit drillDownRequested(c, r.draft->id);
 }

@@ -20,6 +20,7 @@
 #include "engine/kernel/library.h"
 #include "engine/prune/prune_rule.h"
 #include "engine/target/registry.h"
+#include "engine/search/strategy.h"
 
 namespace pimgui {
 
@@ -61,30 +62,7 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   m_dimsForm->setContentsMargins(0, 0, 0, 0);
   pf->addRow(m_dimsBox);
 
-  auto* search = new QGroupBox(tr("Search"));
-  auto* sf = new QVBoxLayout(search);
-  m_strategy = new QComboBox;
-  for (auto s : {pim::StrategyKind::Predictor, pim::StrategyKind::Exhaustive,
-                 pim::StrategyKind::ComputeCentric, pim::StrategyKind::Vendor, pim::StrategyKind::Gpu})
-    m_strategy->addItem(QString::fromStdString(std::string(pim::strategyName(s))), static_cast<int>(s));
-  auto* strategyRow = new QFormLayout;
-  strategyRow->addRow(tr("Strategy"), m_strategy);
-  sf->addLayout(strategyRow);
-  const auto rules = pim::builtinPruneRules();
-  for (int i = 0; i < 3; ++i) {
-    const QString name = i < static_cast<int>(rules.size())
-                             ? QString::fromStdString(std::string(rules[i]->name()))
-                             : QString();
-    m_rules[i] = new QCheckBox(tr("Rule %1: %2").arg(i + 1).arg(name));
-    m_rules[i]->setChecked(true);
-    sf->addWidget(m_rules[i]);
-  }
-  m_staged = new QCheckBox(tr("Optimizer I: staged rearrangement"));
-  m_groupCommands = new QCheckBox(tr("Optimizer II: group commands"));
-  m_staged->setChecked(true);
-  m_groupCommands->setChecked(true);
-  sf->addWidget(m_staged);
-  sf->addWidget(m_groupCommands);
+  QGroupBox* search = makeSearchBox();
 
   m_explore = new QPushButton(tr("Explore (F5)"));
   m_explore->setDefault(true);
@@ -112,10 +90,41 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   connect(m_backend, &QComboBox::currentIndexChanged, this, changed);
   connect(m_kernel, &QComboBox::currentIndexChanged, this, changed);  // after rebuildDims (connected first)
   connect(m_strategy, &QComboBox::currentIndexChanged, this, changed);
-  for (QCheckBox* box : {m_rules[0], m_rules[1], m_rules[2], m_staged, m_groupCommands})
-    connect(box, &QCheckBox::toggled, this, changed);
+  for (QCheckBox* box : m_rules) connect(box, &QCheckBox::toggled, this, changed);
+  for (QCheckBox* box : {m_staged, m_groupCommands}) connect(box, &QCheckBox::toggled, this, changed);
   connect(m_cancel, &QPushButton::clicked, this, &ControlPanel::cancelRequested);
   setConfig(SessionConfig{});
+}
+
+// Strategies and prune rules come from their registries, so a registered one appears here by itself.
+QGroupBox* ControlPanel::makeSearchBox() {
+  auto* search = new QGroupBox(tr("Search"));
+  auto* sf = new QVBoxLayout(search);
+  m_strategy = new QComboBox;
+  for (const pim::StrategyInfo& s : pim::StrategyRegistry::builtin().all()) {
+    m_strategy->addItem(QString::fromStdString(s.name), QString::fromStdString(s.name));
+    m_strategy->setItemData(m_strategy->count() - 1, QString::fromStdString(s.description), Qt::ToolTipRole);
+  }
+  auto* strategyRow = new QFormLayout;
+  strategyRow->addRow(tr("Strategy"), m_strategy);
+  sf->addLayout(strategyRow);
+  const pim::PruneRuleRegistry& rules = pim::PruneRuleRegistry::builtin();
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const pim::IPruneRule& rule = rules.at(i);
+    auto* box = new QCheckBox(
+        tr("Rule %1: %2").arg(rule.number()).arg(QString::fromStdString(std::string(rule.name()))));
+    box->setToolTip(QString::fromStdString(std::string(rule.summary())));
+    box->setChecked(true);
+    sf->addWidget(box);
+    m_rules.push_back(box);
+  }
+  m_staged = new QCheckBox(tr("Optimizer I: staged rearrangement"));
+  m_groupCommands = new QCheckBox(tr("Optimizer II: group commands"));
+  m_staged->setChecked(true);
+  m_groupCommands->setChecked(true);
+  sf->addWidget(m_staged);
+  sf->addWidget(m_groupCommands);
+  return search;
 }
 
 void ControlPanel::rebuildDims(const QString& shape) {
@@ -164,8 +173,9 @@ SessionConfig ControlPanel::config() const {
   QStringList shape;
   for (const auto& [name, box] : m_dims) shape << name + QLatin1Char('=') + QString::number(box->value());
   c.shape = shape.join(QLatin1Char(',')).toStdString();
-  c.strategy = static_cast<pim::StrategyKind>(m_strategy->currentData().toInt());
-  for (int i = 0; i < 3; ++i) c.rules[static_cast<std::size_t>(i)] = m_rules[i]->isChecked();
+  c.strategy = m_strategy->currentData().toString().toStdString();
+  c.rules.clear();
+  for (const QCheckBox* box : m_rules) c.rules.push_back(box->isChecked());
   c.stagedRearrangement = m_staged->isChecked();
   c.groupCommands = m_groupCommands->isChecked();
   return c;
@@ -183,8 +193,8 @@ void ControlPanel::setConfig(const SessionConfig& c) {
     m_kernel->setCurrentIndex(std::max(0, m_kernel->findData(QString::fromStdString(c.kernel))));
   }
   rebuildDims(QString::fromStdString(c.shape));
-  m_strategy->setCurrentIndex(std::max(0, m_strategy->findData(static_cast<int>(c.strategy))));
-  for (int i = 0; i < 3; ++i) m_rules[i]->setChecked(c.rules[static_cast<std::size_t>(i)]);
+  m_strategy->setCurrentIndex(std::max(0, m_strategy->findData(QString::fromStdString(c.strategy))));
+  for (std::size_t i = 0; i < m_rules.size(); ++i) m_rules[i]->setChecked(i < c.rules.size() && c.rules[i]);
   m_staged->setChecked(c.stagedRearrangement);
   m_groupCommands->setChecked(c.groupCommands);
   if (outer) m_applying = false;

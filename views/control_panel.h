@@ -10,6 +10,7 @@
 class QCheckBox;
 class QComboBox;
 class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -36,6 +37,7 @@ class ControlPanel : public QWidget {
 
  private:
   void rebuildDims(const QString& shape);
+  QGroupBox* makeSearchBox();  // strategy, prune rules, optimizer passes
 
   QComboBox* m_backend;
   QComboBox* m_kernel;
@@ -44,7 +46,7 @@ class ControlPanel : public QWidget {
   QWidget* m_dimsBox;
   std::vector<std::pair<QString, QSpinBox*>> m_dims;
   QComboBox* m_strategy;
-  QCheckBox* m_rules[3];
+  std::vector<QCheckBox*> m_rules;  // one per rule of pim::PruneRuleRegistry::builtin(), in its order
   QCheckBox* m_staged;
   QCheckBox* m_groupCommands;
   QPushButton* m_explore;

@@ -11,6 +11,7 @@
 #include "engine/kernel/kernel.h"
 #include "engine/predict/predictor.h"
 #include "engine/target/registry.h"
+#include "engine/search/strategy.h"
 
 namespace pimgui {
 
@@ -27,7 +28,7 @@ namespace {
 pim::ExploreOptions exploreOptionsFor(const SessionConfig& config) {
   pim::ExploreOptions o;
   o.strategy = config.strategy;
-  o.rules = {config.rules[0], config.rules[1], config.rules[2]};
+  o.rules = config.rules;
   o.eval = config.evalOptions();
   o.eval.keepBanks = false;  // records carry no per-bank table; the heat map re-evaluates one draft
   o.maxSimulations = config.maxSimulations;
@@ -133,7 +134,8 @@ bool ExplorationSession::start(const SessionConfig& config) {
 
   m_options = exploreOptionsFor(config);
   m_predictor.reset();
-  if (config.strategy == pim::StrategyKind::Predictor) {
+  const pim::StrategyInfo* strategy = pim::StrategyRegistry::builtin().find(config.strategy);
+  if (strategy && strategy->predictions == pim::PredictionUse::Required) {
     try {
       m_predictor = pim::sharedShippedModel(config.backend);  // loaded once, not on every start
     } catch (const std::exception& e) {
@@ -143,10 +145,11 @@ bool ExplorationSession::start(const SessionConfig& config) {
       m_options.predictor = m_predictor.get();
       m_predictorError = m_predictor->expectedErrorPct();
     } else {
-      m_options.strategy = pim::StrategyKind::Exhaustive;
+      m_options.strategy = strategy->fallback;
       if (m_options.maxSimulations == 0) m_options.maxSimulations = kFallbackSimulations;
-      m_note += QStringLiteral("no shipped model for %1: exhaustive, first %2 simulations")
+      m_note += QStringLiteral("no shipped model for %1: %2, first %3 simulations")
                     .arg(QString::fromStdString(config.backend))
+                    .arg(QString::fromStdString(strategy->fallback))
                     .arg(m_options.maxSimulations);
     }
   }
@@ -203,7 +206,7 @@ bool ExplorationSession::start(const SessionConfig& config) {
       cc.name = "compute-centric";
       try {
         pim::ExploreOptions ccOptions;
-        ccOptions.strategy = pim::StrategyKind::ComputeCentric;
+        ccOptions.strategy = "compute-centric";
         ccOptions.eval = eval;
         if (const auto best = pim::exploreBest(*problem, ccOptions); best && best->simulated) {
           cc.available = true;

@@ -385,8 +385,8 @@ void MainWindow::onSelectionChanged() {
     return;
   }
   m_details->setPending(*current);
-  std::vector<bool> rules(m_session->config().rules.begin(), m_session->config().rules.end());
-  m_analysis->request(m_session->problem(), *current, rules, m_session->config().evalOptions());
+  m_analysis->request(m_session->problem(), *current, m_session->config().rules,
+                      m_session->config().evalOptions());
 }
 
 void MainWindow::updateBreakdown() {
@@ -399,13 +399,14 @@ void MainWindow::updateStatus() {
   const pim::ExploreProgress& p = m_session->progress();
   QString best = tr("best –");
   if (auto id = bestDraft()) best = tr("best #%1 %2 µs").arg(*id).arg(p.bestNs / 1e3, 0, 'f', 2);
-  m_counts->setText(tr("%1 · generated %L2 · pruned r1 %L3 r2 %L4 r3 %L5 · remaining %L6 · predicted %L7 · "
-                       "simulated %L8 · %9 · %10 s")
+  QString pruned = tr("pruned");
+  const pim::PruneRuleRegistry& rules = pim::PruneRuleRegistry::builtin();
+  for (std::size_t i = 0; i < p.pruned.size() && i < rules.size(); ++i)
+    pruned += tr(" r%1 %L2").arg(rules.at(i).number()).arg(p.pruned[i]);
+  m_counts->setText(tr("%1 · generated %L2 · %3 · remaining %L4 · predicted %L5 · simulated %L6 · %7 · %8 s")
                         .arg(QString::fromStdString(p.stage))
                         .arg(p.generated)
-                        .arg(p.pruned[0])
-                        .arg(p.pruned[1])
-                        .arg(p.pruned[2])
+                        .arg(pruned)
                         .arg(p.remaining)
                         .arg(p.predicted)
                         .arg(p.simulated)
@@ -434,9 +435,8 @@ void MainWindow::setShowPruned(bool on) {
   if (on && !m_prunedListed && !m_pruned->busy() && m_session->problem()) {
     m_table->setPrunedNote(m_session->predictor() ? tr("listing and predicting pruned drafts…")
                                                   : tr("listing pruned drafts…"));
-    std::vector<bool> rules(m_session->config().rules.begin(), m_session->config().rules.end());
     // With a model the lister also predicts the pruned drafts, so the Pareto plot can show them in grey.
-    m_pruned->start(m_session->problem(), rules, kPrunedListCap, m_session->predictor(),
+    m_pruned->start(m_session->problem(), m_session->config().rules, kPrunedListCap, m_session->predictor(),
                     m_session->config().evalOptions().indexing);
   }
   m_pareto->setShowPruned(on);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the control panel asks for: one problem (backend, kernel, shape) and how to explore it.
 #pragma once
-#include <array>
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/search/explorer.h"
 
@@ -18,8 +18,9 @@ struct SessionConfig {
   std::string kernel = "gemv";
   std::string kernelFile;  // a DSL file; overrides `kernel` when set
   std::string shape = "b=1,out=4096,in=4096";
-  pim::StrategyKind strategy = pim::StrategyKind::Predictor;
-  std::array<bool, 3> rules{true, true, true};
+  std::string strategy = "predictor";  // a pim::StrategyRegistry name
+  /// Per rule of pim::PruneRuleRegistry::builtin(), in its order: on/off.
+  std::vector<bool> rules = std::vector<bool>(pim::PruneRuleRegistry::builtin().size(), true);
   bool stagedRearrangement = true;  // optimizer pass I
   bool groupCommands = true;        // optimizer pass II
   std::size_t maxSimulations = 0;   // 0: as many as the strategy asks

@@ -18,6 +18,7 @@
 #include "engine/common/error.h"
 #include "engine/hw/backend.h"
 #include "engine/target/registry.h"
+#include "engine/search/strategy.h"
 #include "views/bank_heatmap.h"
 #include "views/control_panel.h"
 #include "views/draft_details.h"
@@ -47,13 +48,18 @@ std::optional<int> intOf(const ViewState& v, const char* key) {
 // The control panel may hold settings other than the explored ones (edited after the run); they are view
 // state too, kept as the same fields the file stores for the run.
 nlohmann::json toJson(const pim::SessionSettings& s) {
+  // Rules by name, as the session file keeps them: a position would change meaning when a rule is added.
+  nlohmann::json rules = nlohmann::json::object();
+  const pim::PruneRuleRegistry& registry = pim::PruneRuleRegistry::builtin();
+  for (std::size_t i = 0; i < registry.size(); ++i)
+    rules[std::string(registry.at(i).name())] = i < s.rules.size() && s.rules[i];
   return {{"backend", s.backend},
           {"kernel", s.kernel},
           {"kernelFile", s.kernelFile},
           {"kernelSource", s.kernelSource},
           {"shape", s.shape},
           {"strategy", s.strategy},
-          {"rules", s.rules},
+          {"rules", rules},
           {"stagedRearrangement", s.stagedRearrangement},
           {"groupCommands", s.groupCommands}};
 }
@@ -66,7 +72,18 @@ pim::SessionSettings fromJson(const nlohmann::json& j) {
   s.kernelSource = j.at("kernelSource").get<std::string>();
   s.shape = j.at("shape").get<std::string>();
   s.strategy = j.at("strategy").get<std::string>();
-  s.rules = j.at("rules").get<std::array<bool, 3>>();
+  const pim::PruneRuleRegistry& registry = pim::PruneRuleRegistry::builtin();
+  s.rules.assign(registry.size(), false);  // a rule the state does not name did not exist when it was saved
+  auto set = [&](std::string_view name, bool on) {
+    if (const auto i = registry.find(name)) s.rules[*i] = on;
+  };
+  const nlohmann::json& rules = j.at("rules");
+  if (rules.is_array()) {  // saved with session format 1: by position
+    const auto names = pim::format1RuleNames();
+    for (std::size_t i = 0; i < names.size() && i < rules.size(); ++i) set(names[i], rules[i].get<bool>());
+  } else {
+    for (const auto& [name, on] : rules.items()) set(name, on.get<bool>());
+  }
   s.stagedRearrangement = j.at("stagedRearrangement").get<bool>();
   s.groupCommands = j.at("groupCommands").get<bool>();
   return s;
@@ -85,7 +102,7 @@ pim::SessionSettings settingsOf(const SessionConfig& c) {
     if (f.open(QIODevice::ReadOnly)) s.kernelSource = bytes(f.readAll());
   }
   s.shape = c.shape;
-  s.strategy = std::string(pim::strategyName(c.strategy));
+  s.strategy = c.strategy;
   s.rules = c.rules;
   s.stagedRearrangement = c.stagedRearrangement;
   s.groupCommands = c.groupCommands;
@@ -125,9 +142,9 @@ SessionConfig configOf(const pim::SessionSettings& s, const QString& sessionPath
     }
   }
   c.shape = s.shape;
-  const auto strategy = pim::parseStrategy(s.strategy);
-  if (!strategy) throw pim::InputError(where + ": unknown strategy '" + s.strategy + "'");
-  c.strategy = *strategy;
+  if (!pim::StrategyRegistry::builtin().find(s.strategy))
+    throw pim::InputError(where + ": unknown strategy '" + s.strategy + "'");
+  c.strategy = s.strategy;
   c.rules = s.rules;
   c.stagedRearrangement = s.stagedRearrangement;
   c.groupCommands = s.groupCommands;

@@ -27,8 +27,10 @@ QString steeringChange(const SessionConfig& a, const SessionConfig& b) {
     fields << dim;
   }
   if (a.strategy != b.strategy) fields << QObject::tr("strategy");
-  for (std::size_t i = 0; i < 3; ++i) {
-    if (a.rules[i] != b.rules[i]) fields << QObject::tr("rule %1").arg(i + 1);
+  const pim::PruneRuleRegistry& rules = pim::PruneRuleRegistry::builtin();
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const bool on = i < a.rules.size() && a.rules[i], after = i < b.rules.size() && b.rules[i];
+    if (on != after) fields << QObject::tr("rule %1").arg(rules.at(i).number());
   }
   if (a.stagedRearrangement != b.stagedRearrangement) fields << QObject::tr("optimizer I");
   if (a.groupCommands != b.groupCommands) fields << QObject::tr("optimizer II");

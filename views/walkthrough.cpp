@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <exception>
+#include <map>
 
 #include "engine/common/error.h"
 #include "engine/kernel/dsl.h"
@@ -112,8 +113,8 @@ WalkthroughStep draftsStep(const pim::DraftSpace& space) {
   return s;
 }
 
-WalkthroughStep pruningStep(const pim::DraftSpace& space,
-                            std::array<std::optional<std::uint64_t>, 3> examples) {
+/// `examples`: an example draft per rule number (the paper's, for its section 4.2 space).
+WalkthroughStep pruningStep(const pim::DraftSpace& space, std::map<int, std::uint64_t> examples) {
   WalkthroughStep s;
   s.title = QObject::tr("Pruning");
   s.explanation = QObject::tr(
@@ -130,8 +131,8 @@ WalkthroughStep pruningStep(const pim::DraftSpace& space,
   space.forEach([&](const pim::Draft& d) {
     if (++walked > kExampleWalkCap) return false;
     const pim::Verdict v = pruner.why(d.id);
-    if (!v.kept && v.rule >= 1 && v.rule <= 3 && !examples[v.rule - 1]) examples[v.rule - 1] = d.id;
-    return !(examples[0] && examples[1] && examples[2]);
+    if (!v.kept) examples.emplace(v.rule, d.id);  // keeps a given example
+    return examples.size() < counts.rules.size();
   });
   QString rows = row({QObject::tr("rule"), QObject::tr("removed"), QObject::tr("example draft"),
                       QObject::tr("why (Pruner::why)")},
@@ -139,8 +140,8 @@ WalkthroughStep pruningStep(const pim::DraftSpace& space,
   for (const pim::RuleCount& r : counts.rules) {
     QString ex = QObject::tr("–"),
             why = r.inForce ? QObject::tr("no example in the first drafts") : QObject::tr("not in force");
-    if (r.number >= 1 && r.number <= 3 && examples[r.number - 1]) {
-      const std::uint64_t id = *examples[r.number - 1];
+    if (const auto example = examples.find(r.number); example != examples.end()) {
+      const std::uint64_t id = example->second;
       const pim::Verdict v = pruner.why(id);
       ex = QStringLiteral("<b>#%1</b> %2").arg(n(id), q(space.label(space.draft(id))));
       why = q(v.reason);
@@ -322,9 +323,9 @@ std::vector<WalkthroughStep> exampleWalkthrough() {
     return space.idOf(parts);
   };
   // The paper's examples: draft 5 (rule 1, twin of 6), four cores on (B1, C1) (rule 2), draft 6 (rule 3).
-  std::array<std::optional<std::uint64_t>, 3> examples = {id(2, 4, "C0^b", 1, 1, "A1^i", 1, 1, "B1^k"),
-                                                          id(1, 1, "A0^b", 1, 1, "A1^i", 1, 4, "B1^k"),
-                                                          id(2, 4, "A0^b", 1, 1, "A1^i", 1, 1, "B1^k")};
+  const std::map<int, std::uint64_t> examples = {{1, id(2, 4, "C0^b", 1, 1, "A1^i", 1, 1, "B1^k")},
+                                                 {2, id(1, 1, "A0^b", 1, 1, "A1^i", 1, 4, "B1^k")},
+                                                 {3, id(2, 4, "A0^b", 1, 1, "A1^i", 1, 1, "B1^k")}};
   const pim::Draft d7 = space.draft(id(1, 4, "C0^b", 2, 1, "A1^i*2", 1, 1, "B1^k"));
 
   std::vector<WalkthroughStep> steps;

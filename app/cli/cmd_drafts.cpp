@@ -31,8 +31,8 @@ void runDrafts(const DraftsOptions& o) {
   const auto problem = o.problem.build();
   const DraftSpace& space = problem->space();
   const auto start = std::chrono::steady_clock::now();
-  Pruner pruner(space,
-                o.noPrune ? std::vector<bool>(builtinPruneRules().size(), false) : std::vector<bool>{});
+  Pruner pruner(
+      space, o.noPrune ? std::vector<bool>(PruneRuleRegistry::builtin().size(), false) : std::vector<bool>{});
   const PruneCounts counts = pruner.counts();
   // Stream every kept draft once, as a consumer would, so the time covers producing them, not just counting.
   std::uint64_t streamed = 0;

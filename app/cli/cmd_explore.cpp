@@ -12,6 +12,7 @@
 #include "app/cli/cli_common.h"
 #include "engine/common/error.h"
 #include "engine/search/explorer.h"
+#include "engine/search/strategy.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
 #include "engine/workflow/training.h"
@@ -52,6 +53,7 @@ struct ExploreCmd {
   double band = kDefaultBandErrors;
   std::size_t predictLimit = ExploreOptions{}.predictLimit;
   std::size_t maxSimulations = 0;
+  unsigned threads = 0;
   bool json = false;
 };
 
@@ -59,10 +61,11 @@ void runExplore(const ExploreCmd& o) {
   installInterruptHandler();
   const auto problem = o.problem.build();
   const Backend& b = problem->backend();
-  const auto kind = parseStrategy(o.strategy);
-  if (!kind)
-    throw InputError("--strategy: '" + o.strategy +
-                     "' is not predictor, exhaustive, compute-centric, vendor or gpu");
+  const StrategyRegistry& strategies = StrategyRegistry::builtin();
+  if (!strategies.find(o.strategy))
+    throw InputError("--strategy: '" + o.strategy + "' is not " + strategies.names(", ", " or "));
+  // The lookup table holds the predictor strategy's picks (its key has no strategy).
+  const bool lookupPick = o.strategy == "predictor";
   const ITarget& target = targetOf(b);
   requireRunnable(*problem);
   const auto start = std::chrono::steady_clock::now();
@@ -76,19 +79,20 @@ void runExplore(const ExploreCmd& o) {
   const std::string lookupKey = b.hash() + "/t" + std::to_string(target.modelVersion());
 
   ExploreOptions eo;
-  eo.strategy = *kind;
+  eo.strategy = o.strategy;
   eo.topK = o.top;
   eo.bandErrors = o.band;
   eo.maxConfirm = o.maxConfirm;
   eo.predictLimit = o.predictLimit;
   eo.maxSimulations = o.maxSimulations;
+  eo.threads = o.threads;
   eo.predictorSource = [&loader] { return loader.get(); };
   eo.boundConfirmations = true;  // the command reports the pick, not every confirmation's breakdown
 
   std::optional<DraftRecord> best;
   ExploreProgress last;
   std::string servedFrom = "search";
-  if (store && *kind == StrategyKind::Predictor) {
+  if (store && lookupPick) {
     if (auto hit = store->lookup(lookupKey, problem->kernel().name, shape)) {
       DraftRecord r;
       r.draft = problem->space().draft(static_cast<std::uint64_t>(hit->draftId));
@@ -110,10 +114,9 @@ void runExplore(const ExploreCmd& o) {
     best = ex.best();
     last = ex.progress();
     const Predictor* ranker = loader.get();
-    if (best && best->simulated && ranker && best->draft.id != UINT64_MAX)
+    if (best && best->simulated && ranker && best->draft.id != kNoDraft)
       best->predictedNs = ranker->predictNs(*problem, std::vector{best->draft})[0];
-    if (store && best && best->draft.id != UINT64_MAX && *kind == StrategyKind::Predictor &&
-        last.stage == "done") {
+    if (store && best && best->draft.id != kNoDraft && lookupPick && last.stage == "done") {
       store->putLookup({lookupKey, problem->kernel().name, shape, static_cast<std::int64_t>(best->draft.id),
                         best->simulated->timeNs, std::nullopt, ranker ? "model" : "simulated"});
     }
@@ -129,7 +132,7 @@ void runExplore(const ExploreCmd& o) {
   const Baseline vendor = vendorBaseline(*problem, eo.eval);
   const Baseline gpu = gpuBaseline(*problem);
   ExploreOptions cc = eo;
-  cc.strategy = StrategyKind::ComputeCentric;
+  cc.strategy = "compute-centric";
   cc.maxSimulations = 0;
   cc.predictor = nullptr;  // the two-step choice does not use predictions
   const auto ccBest = exploreBest(*problem, cc);
@@ -144,10 +147,9 @@ void runExplore(const ExploreCmd& o) {
   for (const auto& [stage, sec] : last.stageSeconds) stagesJson[stage] = sec;
   if (o.json) {
     nlohmann::json bestJson =
-        best->draft.id == UINT64_MAX ? nlohmann::json::object() : draftJson(problem->space(), best->draft);
+        best->draft.id == kNoDraft ? nlohmann::json::object() : draftJson(problem->space(), best->draft);
     const nlohmann::json ev = evaluationJson(*best->simulated, false);
-    bestJson["draft"] =
-        best->draft.id == UINT64_MAX ? nlohmann::json(nullptr) : nlohmann::json(best->draft.id);
+    bestJson["draft"] = best->draft.id == kNoDraft ? nlohmann::json(nullptr) : nlohmann::json(best->draft.id);
     bestJson["cycles"] = ev["cycles"];
     bestJson["time_ns"] = t;
     bestJson["time_ns_breakdown"] = ev["time_ns"];
@@ -190,7 +192,7 @@ void runExplore(const ExploreCmd& o) {
   std::cout << problem->title() << ": best "
             << (servedFrom == "search" ? "of " + grouped(last.remaining) + " kept drafts " : std::string())
             << "by " << o.strategy << " (" << servedFrom << ")\n";
-  if (best->draft.id != UINT64_MAX)
+  if (best->draft.id != kNoDraft)
     std::cout << "draft " << best->draft.id << " " << problem->space().label(best->draft) << "\n";
   std::cout << evaluationText(*best->simulated);
   TextTable tb({"schedule", "time (ns)", "speed-up of best"});
@@ -380,7 +382,7 @@ void registerExploreCommands(CLI::App& app) {
   auto e = std::make_shared<ExploreCmd>();
   auto* cmd = app.add_subcommand("explore", "pick the best schedule with a search strategy");
   e->problem.addTo(cmd);
-  cmd->add_option("--strategy", e->strategy, "predictor | exhaustive | compute-centric | vendor | gpu");
+  cmd->add_option("--strategy", e->strategy, StrategyRegistry::builtin().names(" | ", " | "));
   cmd->add_option("--db", e->db, "results store (SQLite); repeated queries are served from its lookup table");
   cmd->add_option("--top", e->top, "predictor: simulate the N best predicted drafts");
   cmd->add_option("--band", e->band,
@@ -389,6 +391,7 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--predict-limit", e->predictLimit,
                   "drafts the model ranks after the analytic screen (0: all kept drafts)");
   cmd->add_option("--max-simulations", e->maxSimulations, "cap on simulations (exhaustive samples evenly)");
+  cmd->add_option("--threads", e->threads, "simulation threads (default: one per hardware thread)");
   cmd->add_flag("--json", e->json, "machine-readable output");
   cmd->callback([e] { runExplore(*e); });
 

@@ -159,7 +159,7 @@ void writeCsv(const Problem& p, const EvalOptions& eval, const ExportCmd& o, std
               [](const auto& a, const auto& b) { return a.draft.id < b.draft.id; });
   } else {
     ExploreOptions eo;
-    eo.strategy = StrategyKind::Exhaustive;
+    eo.strategy = "exhaustive";
     eo.maxSimulations = o.limit;
     eo.eval = eval;
     Explorer ex(p, eo);

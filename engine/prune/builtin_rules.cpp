@@ -3,12 +3,19 @@
 
 namespace pim {
 
-std::vector<std::unique_ptr<IPruneRule>> builtinPruneRules() {
-  std::vector<std::unique_ptr<IPruneRule>> rules;
-  rules.push_back(makeRedundantRule());
-  rules.push_back(makeSimdAlignmentRule());
-  rules.push_back(makePerformanceEquivalenceRule());
-  return rules;
+void registerBuiltinPruneRules(PruneRuleRegistry& r) {
+  r.add(makeRedundantRule());
+  r.add(makeSimdAlignmentRule());
+  r.add(makePerformanceEquivalenceRule());
+}
+
+const PruneRuleRegistry& PruneRuleRegistry::builtin() {
+  static const PruneRuleRegistry reg = [] {
+    PruneRuleRegistry r;
+    registerBuiltinPruneRules(r);
+    return r;
+  }();
+  return reg;
 }
 
 }  // namespace pim

@@ -18,8 +18,9 @@ namespace pim {
 class IPruneRule {
  public:
   virtual ~IPruneRule() = default;
-  virtual int number() const = 0;                // DCC's rule number, 1..3
-  virtual std::string_view name() const = 0;     // "redundant", "simd-alignment", "performance-equivalence"
+  virtual int number() const = 0;  // shown as "rule N": DCC's 1..3, then further rules
+  virtual std::string_view name()
+      const = 0;  // "redundant", "simd-alignment", ...; unique, stored in sessions
   virtual std::string_view summary() const = 0;  // one line for listings and the GUI
   /// Whether the rule applies to this space at all (rule 2 steps aside when d == 1 or no draft can align).
   virtual bool inForce(const DraftSpace&) const { return true; }
@@ -45,7 +46,25 @@ std::unique_ptr<IPruneRule> makeSimdAlignmentRule();
 /// Rule 3: same groups and same worst per-core partition, ceil(extent / (groups * cores)), for every part.
 std::unique_ptr<IPruneRule> makePerformanceEquivalenceRule();
 
-/// The rules in DCC's order. The one place a new rule is registered.
-std::vector<std::unique_ptr<IPruneRule>> builtinPruneRules();
+/// The rules a pruner applies, in order. Rules are stateless, so one registry's objects serve every Pruner
+/// built on it (the registry must outlive them). Everything that lists rules (counts, check boxes, session
+/// files) iterates a registry, so a rule added here shows up everywhere.
+class PruneRuleRegistry {
+ public:
+  /// The built-in rules (registerBuiltinPruneRules), built once.
+  static const PruneRuleRegistry& builtin();
+  /// Appends a rule; throws InputError when its name or number is already registered.
+  void add(std::unique_ptr<IPruneRule> rule);
+  std::size_t size() const { return m_rules.size(); }
+  const IPruneRule& at(std::size_t i) const { return *m_rules.at(i); }
+  /// Position of the rule named `name`, if registered.
+  std::optional<std::size_t> find(std::string_view name) const;
+
+ private:
+  std::vector<std::unique_ptr<IPruneRule>> m_rules;
+};
+
+/// Registers DCC's rules in DCC's order. The one place a new rule is registered.
+void registerBuiltinPruneRules(PruneRuleRegistry& r);
 
 }  // namespace pim

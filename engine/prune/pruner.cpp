@@ -49,12 +49,13 @@ std::uint64_t stateKey(int part, int groups, int cores) {
 
 }  // namespace
 
-Pruner::Pruner(const DraftSpace& space, std::vector<bool> enabled)
-    : m_space(space), m_all(builtinPruneRules()) {
-  for (std::size_t i = 0; i < m_all.size(); ++i) {
+Pruner::Pruner(const DraftSpace& space, std::vector<bool> enabled, const PruneRuleRegistry& rules)
+    : m_space(space) {
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    m_all.push_back(&rules.at(i));
     const bool on = enabled.empty() || (i < enabled.size() && enabled[i]);
     m_inForce.push_back(on && m_all[i]->inForce(space));
-    if (m_inForce.back()) m_active.push_back(m_all[i].get());
+    if (m_inForce.back()) m_active.push_back(m_all[i]);
   }
 }
 

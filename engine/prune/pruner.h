@@ -25,7 +25,7 @@ struct RuleCount {
 
 struct PruneCounts {
   std::uint64_t generated = 0;
-  std::vector<RuleCount> rules;  // in rule order, every known rule
+  std::vector<RuleCount> rules;  // every rule of the pruner's registry, in its order
   std::uint64_t remaining = 0;
 };
 
@@ -42,8 +42,10 @@ struct Verdict {
 
 class Pruner {
  public:
-  /// `enabled[i]` switches the i-th of builtinPruneRules(); empty means all on.
-  explicit Pruner(const DraftSpace& space, std::vector<bool> enabled = {});
+  /// `enabled[i]` switches the i-th rule of `rules`; empty means all on, a missing entry off. `rules` must
+  /// outlive the pruner.
+  explicit Pruner(const DraftSpace& space, std::vector<bool> enabled = {},
+                  const PruneRuleRegistry& rules = PruneRuleRegistry::builtin());
 
   const DraftSpace& space() const { return m_space; }
   PruneCounts counts() const;
@@ -70,7 +72,7 @@ class Pruner {
   std::optional<Verdict> judgePart(const Draft& d, int part, int groups, int cores, std::size_t level) const;
 
   const DraftSpace& m_space;
-  std::vector<std::unique_ptr<IPruneRule>> m_all;
+  std::vector<const IPruneRule*> m_all;     // the registry's rules, in order
   std::vector<bool> m_inForce;              // per rule in m_all
   std::vector<const IPruneRule*> m_active;  // in force, in order
   mutable std::unordered_map<std::uint64_t, State> m_states;

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// One exploration of a problem: generate and prune drafts, predict them, simulate what the strategy asks for,
-// and keep the best. Runs on any thread; progress arrives through a callback and it stops promptly when the
-// cancel flag is set, keeping what it found. The CLI `explore`, the GUI's live exploration and the evaluation
-// harness all run this.
+// One exploration of a problem: generate and prune drafts, predict them, simulate what the search strategy
+// (engine/search/strategy.h) asks for, and keep the best. Runs on any thread; progress arrives through a
+// callback and it stops promptly when the cancel flag is set, keeping what it found. The CLI `explore`, the
+// GUI's live exploration and the evaluation harness all run this.
 #pragma once
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -22,13 +21,19 @@
 
 namespace pim {
 
-enum class StrategyKind : std::uint8_t { Predictor, Exhaustive, ComputeCentric, Vendor, Gpu };
-std::string_view strategyName(StrategyKind s);  // "predictor", "exhaustive", "compute-centric", ...
-std::optional<StrategyKind> parseStrategy(std::string_view name);
+class StrategyRegistry;
+struct Proposal;
+class ISearchStrategy;
 
 struct ExploreOptions {
-  StrategyKind strategy = StrategyKind::Predictor;
-  std::vector<bool> rules;  // pruning rules 1..3 on/off; empty = all on
+  /// A name in `strategies` (engine/search/strategy.h): predictor, exhaustive, compute-centric, vendor, gpu.
+  /// Explorer::run throws InputError for an unknown name.
+  std::string strategy = "predictor";
+  /// The strategies to choose from (nullptr: StrategyRegistry::builtin()); must outlive the explorer.
+  const StrategyRegistry* strategies = nullptr;
+  std::vector<bool> rules;  // per rule of `pruneRules`, in its order, on/off; empty = all on
+  /// The prune rules (nullptr: PruneRuleRegistry::builtin()); must outlive the explorer.
+  const PruneRuleRegistry* pruneRules = nullptr;
   EvalOptions eval;         // optimizer passes, indexing, refresh (banks are not kept per record)
   int topK = kDefaultTopK;  // predictor: simulate the k best predicted to confirm
   double bandErrors = kDefaultBandErrors;  // ... and those within this many expected errors of the best
@@ -37,18 +42,24 @@ struct ExploreOptions {
   /// bound; the pick is the same, and such a record holds only a lower bound, Evaluation::lowerBound). For
   /// callers that need the pick alone (the CLI); the explorer window keeps every confirmation's breakdown.
   bool boundConfirmations = false;
-  int computeCentricTemplates = 8;       // compute-centric: drafts kept after the compute-only ranking
-  std::size_t maxSimulations = 0;        // exhaustive: 0 = all; compute-centric: compute-only runs (0 = 64)
-  const Predictor* predictor = nullptr;  // required by the predictor strategy
+  int computeCentricTemplates = 8;  // compute-centric: drafts kept after the compute-only ranking
+  std::size_t maxSimulations = 0;   // exhaustive: 0 = all; compute-centric: compute-only runs (0 = 64)
+  /// The model; a strategy that ranks by predictions (predictor) runs its fallback (exhaustive) without one.
+  const Predictor* predictor = nullptr;
   /// Instead of `predictor` while the model is still loading: called once, on the exploring thread, when
   /// prediction starts (it may wait), so that loading overlaps generation and pruning. May return nullptr.
   std::function<const Predictor*()> predictorSource;
   /// Drafts the model predicts; beyond this many, the analytic estimate (feature est_total_ns) screens them
   /// first, so that prediction stays interactive for spaces of 10^5-10^6 drafts. 0 = predict every draft.
   std::size_t predictLimit = 20000;
+  /// Simulation workers; 0 = one per hardware thread. Never more than the strategy plans evaluations. The
+  /// records and the pick do not depend on it (ties go to the smaller draft id; strategies see their reports
+  /// under a lock), except that bounded confirmations hold lower bounds that depend on what finished first.
+  unsigned threads = 0;
 };
 
-/// What is known about one kept draft.
+/// What is known about one candidate: a kept draft, a draft a strategy built, or a schedule that is no draft
+/// (a baseline; id kNoDraft).
 struct DraftRecord {
   Draft draft;
   std::optional<double> predictedNs;  // with the predictor's expected error
@@ -63,7 +74,7 @@ struct ExploreProgress {
   /// generating, screening, loading model, predicting, simulating, done, cancelled
   std::string stage = "idle";
   std::uint64_t generated = 0;
-  std::array<std::uint64_t, 3> pruned{};  // removed by rules 1..3
+  std::vector<std::uint64_t> pruned;  // removed per rule, in the order of ExploreOptions::pruneRules
   std::uint64_t remaining = 0;
   std::uint64_t predicted = 0, simulated = 0, failed = 0, toSimulate = 0;
   std::optional<std::size_t> best;  // index into records of the best simulated draft
@@ -78,6 +89,8 @@ class Explorer {
   Explorer(const Problem& p, ExploreOptions o);
   /// Runs until done or until `cancel` becomes true (checked between simulations, at least every few ms).
   /// `onProgress` is called from the running thread about every 50 ms, on a new best and at the end.
+  /// Throws InputError for an unknown strategy or a baseline strategy without a schedule for the problem
+  /// ("vendor strategy: ..."), and rethrows whatever else a strategy's own code throws.
   void run(const std::atomic<bool>& cancel,
            const std::function<void(const ExploreProgress&)>& onProgress = {});
 
@@ -89,6 +102,21 @@ class Explorer {
   std::optional<DraftRecord> best() const;
 
  private:
+  class Reporter;  // stage times and the progress callback of one run
+  struct Workers;  // what the simulation workers of one run share
+  /// Generation and pruning into the records; false when cancelled.
+  bool generate(const std::atomic<bool>& cancel);
+  /// The analytic screen, the model (loaded if deferred) and its predictions; false when cancelled.
+  bool predict(const std::atomic<bool>& cancel, Reporter& report, const Predictor*& predictor);
+  /// Runs the strategy's proposals on the worker threads; rethrows the first exception of the strategy's own
+  /// code (Proposal::evaluate, next, report).
+  void simulate(const std::atomic<bool>& cancel, Reporter& report, ISearchStrategy& search);
+  void work(Workers& w);  // one worker: ask, evaluate, keep, tell, until the strategy has nothing more
+  std::optional<Proposal> ask(Workers& w, Draft& draft);
+  DraftRecord evaluate(const Proposal& p, const Draft& draft, sim::ChannelRunCache& cache, Workers& w) const;
+  /// Into its record (a new one for a self-evaluated schedule), and the best so far.
+  void keep(Proposal& p, const DraftRecord& result);
+
   const Problem& m_problem;
   ExploreOptions m_options;
   mutable std::mutex m_mutex;

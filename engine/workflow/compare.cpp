@@ -41,10 +41,10 @@ BestDraft findBestDraft(const Problem& p, const BestDraftOptions& o) {
   ExploreOptions eo;
   eo.eval = o.eval;
   eo.topK = o.topK;
-  eo.strategy = model ? StrategyKind::Predictor : StrategyKind::Exhaustive;
+  eo.strategy = model ? "predictor" : "exhaustive";
   eo.maxSimulations = model ? 0 : o.maxSimulations;
   eo.predictor = model ? &*model : nullptr;
-  out.strategy = std::string(strategyName(eo.strategy));
+  out.strategy = eo.strategy;
   Explorer ex(p, eo);
   const std::atomic<bool> never{false};
   ex.run(o.cancel ? *o.cancel : never);

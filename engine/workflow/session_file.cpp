@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <string_view>
 #include <system_error>
 #include <type_traits>
@@ -32,15 +33,15 @@ CREATE TABLE session(
   backend TEXT NOT NULL, backend_json TEXT NOT NULL,
   kernel TEXT NOT NULL, kernel_file TEXT NOT NULL, kernel_source TEXT NOT NULL,
   shape TEXT NOT NULL, strategy TEXT NOT NULL,
-  rule1 INTEGER NOT NULL, rule2 INTEGER NOT NULL, rule3 INTEGER NOT NULL,
   staged_rearrangement INTEGER NOT NULL, group_commands INTEGER NOT NULL, max_simulations INTEGER NOT NULL,
   stage TEXT NOT NULL, generated INTEGER NOT NULL,
-  pruned1 INTEGER NOT NULL, pruned2 INTEGER NOT NULL, pruned3 INTEGER NOT NULL,
   remaining INTEGER NOT NULL, predicted INTEGER NOT NULL, simulated INTEGER NOT NULL,
   failed INTEGER NOT NULL, to_simulate INTEGER NOT NULL,
   best INTEGER, best_ns REAL NOT NULL, elapsed_s REAL NOT NULL,
   predictor_error_pct REAL, note TEXT NOT NULL,
   record_count INTEGER NOT NULL, draft_ids BLOB NOT NULL, predictions BLOB NOT NULL);
+CREATE TABLE prune_rules(
+  seq INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, enabled INTEGER NOT NULL, pruned INTEGER NOT NULL);
 CREATE TABLE records(
   seq INTEGER PRIMARY KEY, compute_only_cycles INTEGER, error TEXT NOT NULL, EVAL_COLUMNS);
 CREATE TABLE baselines(
@@ -48,6 +49,19 @@ CREATE TABLE baselines(
   summary TEXT NOT NULL, draft_id INTEGER, EVAL_COLUMNS);
 CREATE TABLE view_state(key TEXT PRIMARY KEY, value BLOB NOT NULL);
 )sql";
+
+// The session row's columns in the order save() binds and load() reads them (by name, so format 1's extra
+// rule columns do not shift them).
+constexpr std::string_view kSessionColumns =
+    "backend, backend_json, kernel, kernel_file, kernel_source, shape, strategy, staged_rearrangement, "
+    "group_commands, max_simulations, stage, generated, remaining, predicted, simulated, failed, "
+    "to_simulate, "
+    "best, best_ns, elapsed_s, predictor_error_pct, note, record_count, draft_ids, predictions";
+constexpr int kSessionColumnCount = 25;
+
+// Format 1 stored rules 1..3 positionally (columns rule1..rule3 and pruned1..pruned3 of the session row);
+// these were the rules by those positions when it was current.
+constexpr std::string_view kFormat1Rules[] = {"redundant", "simd-alignment", "performance-equivalence"};
 
 // An Evaluation without its per-bank tables; all NULL for a record that was not simulated.
 constexpr std::string_view kEvalColumns =
@@ -327,15 +341,27 @@ void writeAll(Db& db, const SessionData& d) {
     throw InputError(db.shown() + ": best record " + std::to_string(*p.best) + " of " +
                      std::to_string(d.records.size()) + " does not exist");
   {
-    Stmt s(db, "INSERT INTO session VALUES (" + placeholders(32) + ")", "write settings");
+    Stmt s(db,
+           "INSERT INTO session(id, " + std::string(kSessionColumns) + ") VALUES (" +
+               placeholders(1 + kSessionColumnCount) + ")",
+           "write settings");
     s.i64(1).text(c.backend).text(c.backendJson).text(c.kernel).text(c.kernelFile).text(c.kernelSource);
-    s.text(c.shape).text(c.strategy).i64(c.rules[0]).i64(c.rules[1]).i64(c.rules[2]);
+    s.text(c.shape).text(c.strategy);
     s.i64(c.stagedRearrangement).i64(c.groupCommands).u64(c.maxSimulations);
-    s.text(p.stage).u64(p.generated).u64(p.pruned[0]).u64(p.pruned[1]).u64(p.pruned[2]);
+    s.text(p.stage).u64(p.generated);
     s.u64(p.remaining).u64(p.predicted).u64(p.simulated).u64(p.failed).u64(p.toSimulate);
     s.opt(p.best).f64(p.bestNs).f64(p.elapsedSeconds).opt(d.predictorErrorPct).text(d.note);
     s.u64(d.records.size()).blob(packIds(d.records)).blob(packPredictions(d.records));
     s.insert();
+  }
+  {
+    Stmt s(db, "INSERT INTO prune_rules(seq, name, enabled, pruned) VALUES (?, ?, ?, ?)", "write rules");
+    const PruneRuleRegistry& rules = PruneRuleRegistry::builtin();
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+      s.u64(i).text(rules.at(i).name()).i64(i < c.rules.size() && c.rules[i]);
+      s.u64(i < p.pruned.size() ? p.pruned[i] : 0);
+      s.insert();
+    }
   }
   {
     Stmt s(db,
@@ -391,6 +417,64 @@ std::string immutableUri(const std::string& path) {
 std::int64_t pragmaInt(Db& db, const char* sql) {
   Stmt s(db, sql, "read header");
   return s.step() ? s.colI64(0) : 0;
+}
+
+void readSession(Db& db, SessionData& d) {
+  Stmt s(db, "SELECT " + std::string(kSessionColumns) + " FROM session WHERE id = 1", "read settings");
+  if (!s.step()) throw InputError("no session row");
+  SessionSettings& c = d.settings;
+  c.backend = s.colText(0);
+  c.backendJson = s.colText(1);
+  c.kernel = s.colText(2);
+  c.kernelFile = s.colText(3);
+  c.kernelSource = s.colText(4);
+  c.shape = s.colText(5);
+  c.strategy = s.colText(6);
+  c.stagedRearrangement = s.colI64(7) != 0;
+  c.groupCommands = s.colI64(8) != 0;
+  c.maxSimulations = s.colU64(9);
+  ExploreProgress& p = d.progress;
+  p.stage = s.colText(10);
+  p.generated = s.colU64(11);
+  p.remaining = s.colU64(12);
+  p.predicted = s.colU64(13);
+  p.simulated = s.colU64(14);
+  p.failed = s.colU64(15);
+  p.toSimulate = s.colU64(16);
+  if (!s.isNull(17)) p.best = static_cast<std::size_t>(s.colI64(17));
+  p.bestNs = s.colF64(18);
+  p.elapsedSeconds = s.colF64(19);
+  if (!s.isNull(20)) d.predictorErrorPct = s.colF64(20);
+  d.note = s.colText(21);
+  const std::uint64_t count = s.colU64(22);
+  const std::string ids = s.colText(23);
+  if (count > ids.size()) throw InputError("record count " + std::to_string(count) + " exceeds the ids");
+  d.records.resize(static_cast<std::size_t>(count));
+  unpackRecords(ids, s.colText(24), d.records);
+}
+
+/// Rules by name onto PruneRuleRegistry::builtin(): a rule the file does not name did not exist when it was
+/// saved, so it was not in force (off, nothing pruned); a rule this build no longer has is dropped.
+void readRules(Db& db, std::int64_t version, SessionData& d) {
+  const PruneRuleRegistry& registry = PruneRuleRegistry::builtin();
+  d.settings.rules.assign(registry.size(), false);
+  d.progress.pruned.assign(registry.size(), 0);
+  auto set = [&](std::string_view name, bool enabled, std::uint64_t pruned) {
+    if (const auto i = registry.find(name)) {
+      d.settings.rules[*i] = enabled;
+      d.progress.pruned[*i] = pruned;
+    }
+  };
+  if (version == 1) {
+    Stmt s(db, "SELECT rule1, rule2, rule3, pruned1, pruned2, pruned3 FROM session WHERE id = 1",
+           "read rules");
+    if (!s.step()) throw InputError("no session row");
+    const int n = static_cast<int>(std::size(kFormat1Rules));
+    for (int i = 0; i < n; ++i) set(kFormat1Rules[i], s.colI64(i) != 0, s.colU64(n + i));
+    return;
+  }
+  Stmt s(db, "SELECT name, enabled, pruned FROM prune_rules ORDER BY seq", "read rules");
+  while (s.step()) set(s.colText(0), s.colI64(1) != 0, s.colU64(2));
 }
 
 }  // namespace
@@ -452,41 +536,8 @@ SessionData SessionFile::load(const std::string& path) {
 
   SessionData d;
   try {
-    {
-      Stmt s(db, "SELECT * FROM session WHERE id = 1", "read settings");
-      if (!s.step()) throw InputError("no session row");
-      SessionSettings& c = d.settings;
-      c.backend = s.colText(1);
-      c.backendJson = s.colText(2);
-      c.kernel = s.colText(3);
-      c.kernelFile = s.colText(4);
-      c.kernelSource = s.colText(5);
-      c.shape = s.colText(6);
-      c.strategy = s.colText(7);
-      for (int i = 0; i < 3; ++i) c.rules[static_cast<std::size_t>(i)] = s.colI64(8 + i) != 0;
-      c.stagedRearrangement = s.colI64(11) != 0;
-      c.groupCommands = s.colI64(12) != 0;
-      c.maxSimulations = s.colU64(13);
-      ExploreProgress& p = d.progress;
-      p.stage = s.colText(14);
-      p.generated = s.colU64(15);
-      for (int i = 0; i < 3; ++i) p.pruned[static_cast<std::size_t>(i)] = s.colU64(16 + i);
-      p.remaining = s.colU64(19);
-      p.predicted = s.colU64(20);
-      p.simulated = s.colU64(21);
-      p.failed = s.colU64(22);
-      p.toSimulate = s.colU64(23);
-      if (!s.isNull(24)) p.best = static_cast<std::size_t>(s.colI64(24));
-      p.bestNs = s.colF64(25);
-      p.elapsedSeconds = s.colF64(26);
-      if (!s.isNull(27)) d.predictorErrorPct = s.colF64(27);
-      d.note = s.colText(28);
-      const std::uint64_t count = s.colU64(29);
-      const std::string ids = s.colText(30);
-      if (count > ids.size()) throw InputError("record count " + std::to_string(count) + " exceeds the ids");
-      d.records.resize(static_cast<std::size_t>(count));
-      unpackRecords(ids, s.colText(31), d.records);
-    }
+    readSession(db, d);
+    readRules(db, version, d);
     {
       Stmt s(
           db,
@@ -532,6 +583,8 @@ SessionData SessionFile::load(const std::string& path) {
                      " of " + std::to_string(d.records.size()) + ")");
   return d;
 }
+
+std::span<const std::string_view> format1RuleNames() { return kFormat1Rules; }
 
 void resolveDrafts(SessionData& data, const Problem& problem) {
   for (DraftRecord& r : data.records) r.draft = problem.space().draft(r.draft.id);

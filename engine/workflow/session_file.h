@@ -4,11 +4,12 @@
 // so reopening restores the window without running the exploration again. Qt-free: the GUI stores its
 // layout blobs and options as bytes. Format and guarantees: docs/gui.md, "Sessions".
 #pragma once
-#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/search/explorer.h"
@@ -23,8 +24,9 @@ struct SessionSettings {
   std::string kernelFile;           // the DSL file's path when it was opened from one
   std::string kernelSource;         // that file's text, so the session opens without the file
   std::string shape;
-  std::string strategy = "predictor";  // strategyName()
-  std::array<bool, 3> rules{true, true, true};
+  std::string strategy = "predictor";  // a StrategyRegistry name
+  /// Per rule of PruneRuleRegistry::builtin(), in its order: on/off. The file keys rules by name.
+  std::vector<bool> rules = std::vector<bool>(PruneRuleRegistry::builtin().size(), true);
   bool stagedRearrangement = true;
   bool groupCommands = true;
   std::uint64_t maxSimulations = 0;
@@ -38,7 +40,7 @@ struct SessionData {
   /// each draft has only its id: resolveDrafts() decodes the parts through the problem.
   std::vector<DraftRecord> records;
   std::vector<Baseline> baselines;  // drafts of draft baselines likewise hold only their id after load()
-  ExploreProgress progress;
+  ExploreProgress progress;  // after load(), `pruned` has one entry per rule of PruneRuleRegistry::builtin()
   std::optional<double> predictorErrorPct;
   std::string note;  // the status-bar note of the run ("no shipped model for ...")
   /// View state: dock layout, geometry, plot axes, filters, selection... opaque bytes per key.
@@ -49,8 +51,10 @@ class SessionFile {
  public:
   /// PRAGMA application_id of every session file ("PSES"); results stores use "PIMS".
   static constexpr std::uint32_t kApplicationId = 0x50534553;
-  /// PRAGMA user_version this build writes; newer files are refused, there is no older one yet.
-  static constexpr int kSchemaVersion = 1;
+  /// PRAGMA user_version this build writes; newer files are refused. Format 1 kept rules 1..3 and their
+  /// counts in fixed columns of the session row; format 2 keys them by rule name in `prune_rules`, so a rule
+  /// added to the registry is saved without a new format. Format 1 files still open.
+  static constexpr int kSchemaVersion = 2;
 
   /// Writes `data` to `path` atomically: a temporary file next to it is filled in one transaction, closed and
   /// renamed over `path`, so a failed save leaves any previous file intact. Throws InputError naming the
@@ -61,6 +65,10 @@ class SessionFile {
   /// InputError naming the file.
   static SessionData load(const std::string& path);
 };
+
+/// The rules of session format 1 by position (its rule1..rule3 columns, and the view state saved with it):
+/// the built-in rules of that time.
+std::span<const std::string_view> format1RuleNames();
 
 /// Decodes the draft parts of every record and baseline of `data` (loaded by SessionFile::load) through
 /// `problem`'s draft space. Throws InputError when an id is outside the space (the file does not belong to

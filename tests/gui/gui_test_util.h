@@ -25,7 +25,7 @@ inline SessionConfig smallConfig() {
   c.backend = "hbm-pim";
   c.kernel = "red";
   c.shape = "b=1,n=4096";
-  c.strategy = pim::StrategyKind::Exhaustive;
+  c.strategy = "exhaustive";
   c.maxSimulations = 40;
   return c;
 }

@@ -307,7 +307,7 @@ TEST(PrunedPoints, GreyOnPredictedAxesOnly) {
   w.show();
   SessionConfig c = test::smallConfig();
   c.backend = "gddr6-aim";
-  c.strategy = pim::StrategyKind::Predictor;
+  c.strategy = "predictor";
   c.maxSimulations = 0;
   ASSERT_TRUE(w.startSession(c));
   ASSERT_NE(w.session()->predictor(), nullptr) << "gddr6-aim ships a model";
@@ -428,7 +428,7 @@ TEST(PrunedPoints, HundredThousandStayResponsive) {
   MainWindow w(false);
   w.show();
   SessionConfig c = test::smallConfig();
-  c.strategy = pim::StrategyKind::Predictor;
+  c.strategy = "predictor";
   c.maxSimulations = 0;
   ASSERT_TRUE(w.startSession(c));
   ASSERT_TRUE(test::waitFor([&] { return w.idle() && !w.session()->running(); }, 60000));

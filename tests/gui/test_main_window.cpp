@@ -20,8 +20,8 @@
 #include <QTreeWidget>
 #include <atomic>
 
-#include "engine/hw/backend.h"
 #include "engine/core/problem.h"
+#include "engine/hw/backend.h"
 #include "gui_test_util.h"
 #include "views/bank_heatmap.h"
 #include "views/breakdown_chart.h"
@@ -186,7 +186,7 @@ TEST(MainWindow, SmallSessionMatchesEngine) {
 TEST(MainWindow, CancelStopsPromptlyAndKeepsRecords) {
   MainWindow w(false);
   SessionConfig c;  // the default GEMV 4096x4096: far too big to finish in the time we wait
-  c.strategy = pim::StrategyKind::Exhaustive;
+  c.strategy = "exhaustive";
   ASSERT_TRUE(w.startSession(c));
   ASSERT_TRUE(test::waitFor([&] { return w.session()->progress().simulated >= 3; }, 20000));
   QElapsedTimer t;
@@ -226,7 +226,7 @@ TEST(MainWindow, EventLoopKeepsTurningDuringExploration) {
   MainWindow w(false);
   w.show();
   SessionConfig c;
-  c.strategy = pim::StrategyKind::Exhaustive;
+  c.strategy = "exhaustive";
   c.maxSimulations = 300;
   QElapsedTimer clock;
   qint64 last = 0, worst = 0;

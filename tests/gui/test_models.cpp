@@ -31,7 +31,7 @@ std::shared_ptr<const pim::Problem> smallProblem() {
 TEST(DraftTableModel, PassesModelTesterWhileGrowingAndWithPrunedRows) {
   auto problem = smallProblem();
   pim::ExploreOptions o;
-  o.strategy = pim::StrategyKind::Exhaustive;
+  o.strategy = "exhaustive";
   o.maxSimulations = 10;
   pim::Explorer explorer(*problem, o);
   std::atomic<bool> cancel{false};

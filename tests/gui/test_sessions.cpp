@@ -271,7 +271,7 @@ TEST(Sessions, SteeringActionsUndoAndRedo) {
   out->setValue(204);
   out->setValue(2048);
   const SessionConfig changed = panel->config();
-  EXPECT_EQ(changed.strategy, pim::StrategyKind::Exhaustive);
+  EXPECT_EQ(changed.strategy, "exhaustive");
   EXPECT_EQ(changed.shape, "b=1,out=2048,in=4096");
   ASSERT_EQ(w.undoStack()->count(), 2);
   EXPECT_TRUE(w.isWindowModified());
@@ -279,7 +279,7 @@ TEST(Sessions, SteeringActionsUndoAndRedo) {
 
   w.undoStack()->undo();
   EXPECT_EQ(panel->config().shape, original.shape);
-  EXPECT_EQ(panel->config().strategy, pim::StrategyKind::Exhaustive);
+  EXPECT_EQ(panel->config().strategy, "exhaustive");
   w.undoStack()->undo();
   expectSameConfig(panel->config(), original);
   EXPECT_EQ(w.undoStack()->count(), 2);  // undoing recorded nothing new

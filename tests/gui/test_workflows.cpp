@@ -197,8 +197,8 @@ TEST(Classroom, LibraryKernelWalkthroughMatchesThePruner) {
   const pim::PruneCounts counts = pim::Pruner(p.space()).counts();
   EXPECT_EQ(d.step(0).numbers.at("dimension_sets"), p.space().sets().sets.size());
   EXPECT_EQ(d.step(2).numbers.at("drafts"), p.space().size());
-  for (int r = 0; r < 3; ++r)
-    EXPECT_EQ(d.step(3).numbers.at("rule" + std::to_string(r + 1)), counts.rules[r].removed);
+  for (const pim::RuleCount& r : counts.rules)
+    EXPECT_EQ(d.step(3).numbers.at("rule" + std::to_string(r.number)), r.removed);
   EXPECT_FALSE(d.showLibrary(QStringLiteral("hbm-pim"), QStringLiteral("red"), QStringLiteral("b=0")));
 }
 
