@@ -2,7 +2,6 @@
 #include "views/exploration_session.h"
 
 #include <QMetaObject>
-#include <QThreadPool>
 #include <chrono>
 #include <exception>
 
@@ -19,7 +18,7 @@ ExplorationSession::ExplorationSession(QObject* parent) : QObject(parent) {
 
 ExplorationSession::~ExplorationSession() {
   stopAndWait();
-  QThreadPool::globalInstance()->waitForDone();  // a snapshot task may still post to `this`
+  m_tasks.closeAndWait();  // a snapshot copy may still post to `this` (only ours: not the whole pool)
 }
 
 namespace {
@@ -91,7 +90,7 @@ std::uint64_t ExplorationSession::requestSnapshot() {
   m_snapshotPending = true;
   const std::uint64_t ticket = ++m_snapshotTicket;
   const unsigned run = m_runId;
-  QThreadPool::globalInstance()->start([this, run, ticket, explorer = m_explorer, adopted = m_adopted] {
+  m_tasks.start([this, run, ticket, explorer = m_explorer, adopted = m_adopted] {
     auto records =
         explorer ? std::make_shared<const std::vector<pim::DraftRecord>>(explorer->records()) : adopted;
     QMetaObject::invokeMethod(

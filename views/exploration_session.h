@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/search/explorer.h"
+#include "views/pool_tasks.h"
 #include "views/session_config.h"
 
 namespace pimgui {
@@ -92,6 +93,7 @@ class ExplorationSession : public QObject {
   std::uint64_t m_snapshotTicket = 0;
   unsigned m_runId = 0;       // bumped per start(); snapshots of an older run are dropped
   unsigned m_generation = 0;  // drops queued reports of a superseded run
+  PoolTasks m_tasks;          // snapshot copies; last: they capture `this`
 };
 
 }  // namespace pimgui
