@@ -55,26 +55,44 @@ OpClass opClass(Op op) {
 }
 
 namespace {
-inline void mix(uint64_t& h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  h *= 0x100000001b3ULL;
+// splitmix64's finalizer: a bijection of 64-bit words whose every output bit depends on every input bit.
+constexpr uint64_t splitmix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
 }
+
+// Each step maps the state bijectively for a given word, so two programs whose hashed words differ in one
+// place always hash differently; any other difference collides with probability ~2^-64. (The previous hash
+// XORed repeat, rowStep and colStep into overlapping bits, so e.g. rowStep 1 and colStep 65536 collided.)
+class Hasher {
+ public:
+  void add(uint64_t word) { m_h = splitmix64(m_h ^ word) + 0x9e3779b97f4a7c15ULL; }
+  uint64_t value() const { return m_h; }
+
+ private:
+  uint64_t m_h = 0x6a09e667f3bcc908ULL;
+};
 }  // namespace
 
 uint64_t ChannelProgram::hash() const {
-  uint64_t h = 1469598103934665603ULL;
+  // Fields are packed into words only where their bit ranges are disjoint, so packing loses nothing; the
+  // lengths are hashed too, so commands cannot move across a block boundary unnoticed.
+  Hasher h;
+  h.add(blocks.size());
   for (const Block& b : blocks) {
-    mix(h, static_cast<uint64_t>(b.repeat));
+    h.add(static_cast<uint64_t>(b.repeat));
+    h.add(b.cmds.size());
     for (const Command& c : b.cmds) {
-      mix(h, static_cast<uint64_t>(c.op) | (uint64_t(c.phase) << 8) | (uint64_t(c.flags) << 16) |
-                 (uint64_t(c.pch) << 24) | (uint64_t(c.rank) << 32) | (uint64_t(c.bg) << 40) |
-                 (uint64_t(c.bank) << 48));
-      mix(h, (uint64_t(c.row) << 32) | c.col);
-      mix(h, c.bankMask);
-      mix(h, (uint64_t(c.repeat) << 32) ^ (uint64_t(uint32_t(c.rowStep)) << 16) ^ uint32_t(c.colStep));
+      h.add(uint64_t(c.op) | uint64_t(c.phase) << 8 | uint64_t(c.flags) << 16 | uint64_t(c.pch) << 24 |
+            uint64_t(c.rank) << 32 | uint64_t(c.bg) << 40 | uint64_t(c.bank) << 48);
+      h.add(uint64_t(c.row) << 32 | c.col);
+      h.add(c.bankMask);
+      h.add(uint64_t(c.repeat) << 32 | uint32_t(c.rowStep));
+      h.add(uint32_t(c.colStep));
     }
   }
-  return h;
+  return h.value();
 }
 
 int64_t ChannelProgram::commandCount() const {

@@ -46,6 +46,8 @@ enum : uint8_t {
   kFlagAllBanks = 2  // acts on every bank of the channel (ACTAB/PREA/MACAB and broadcasts set it implicitly)
 };
 
+// A field added here must also be fed to ChannelProgram::hash() (== compares it anyway, so a missed field
+// only costs dedupe hits, never a wrong result).
 struct Command {
   Op op = Op::RD;
   Phase phase = Phase::Compute;
@@ -58,17 +60,25 @@ struct Command {
   uint32_t repeat = 1;  // issue this many times at consecutive columns (col, col+1, ...)
   int32_t rowStep = 0;  // added to row per iteration of the enclosing block
   int32_t colStep = 0;  // added to col per iteration of the enclosing block
+
+  bool operator==(const Command&) const = default;
 };
 
 struct Block {
   std::vector<Command> cmds;
   int64_t repeat = 1;
+
+  bool operator==(const Block&) const = default;
 };
 
 struct ChannelProgram {
   std::vector<Block> blocks;
-  uint64_t hash() const;         // content hash: identical programs simulate once
+  /// Content hash over every field of every block and command: identical programs simulate once. Equal
+  /// hashes do not prove equal programs (64 bits), so users compare with == before sharing a result.
+  uint64_t hash() const;
   int64_t commandCount() const;  // expanded count (repeats included)
+
+  bool operator==(const ChannelProgram&) const = default;
 };
 
 struct Program {

@@ -28,21 +28,24 @@ Result simulate(const DeviceConfig& cfgIn, const Program& prog, const SimOptions
     }
   }
 
-  // Deduplicate by content hash: identical channels are simulated once, and with a cache once across calls.
+  // Deduplicate by content: identical channels are simulated once, and with a cache once across calls. A
+  // hash match is only a candidate; the programs are compared before one's run stands for the other's.
   ChannelRunCache* cache = opts.trace.enabled ? nullptr : opts.cache;
   if (cache) cache->bind(cfg);
-  std::unordered_map<uint64_t, size_t> byHash;
+  std::unordered_multimap<uint64_t, size_t> byHash;  // -> index into prog.programs
   std::vector<size_t> progToSim(prog.programs.size());
   std::vector<std::shared_ptr<const ChannelRun>> sims;
   sims.reserve(prog.programs.size());
   for (size_t i = 0; i < prog.programs.size(); ++i) {
-    const uint64_t h = prog.programs[i].hash();
-    auto it = byHash.find(h);
-    if (it != byHash.end()) {
-      progToSim[i] = it->second;
+    const ChannelProgram& cp = prog.programs[i];
+    const uint64_t h = cp.hash();
+    const auto [first, last] = byHash.equal_range(h);
+    const auto same = std::find_if(first, last, [&](const auto& e) { return prog.programs[e.second] == cp; });
+    if (same != last) {
+      progToSim[i] = progToSim[same->second];
       continue;
     }
-    std::shared_ptr<const ChannelRun> run = cache ? cache->find(h, opts.stopAfterCycles) : nullptr;
+    std::shared_ptr<const ChannelRun> run = cache ? cache->find(h, cp, opts.stopAfterCycles) : nullptr;
     if (!run) {
       int firstChannel = 0;
       for (int ch = 0; ch < prog.numChannels(); ++ch)
@@ -51,9 +54,9 @@ Result simulate(const DeviceConfig& cfgIn, const Program& prog, const SimOptions
           break;
         }
       ChannelScheduler sched(cfg, opts.trace, firstChannel, opts.fastForward);
-      sched.run(prog.programs[i], opts.stopAfterCycles);
+      sched.run(cp, opts.stopAfterCycles);
       run = std::make_shared<const ChannelRun>(sched.release());
-      if (cache) cache->put(h, run);
+      if (cache) cache->put(h, cp, run);
     }
     sims.push_back(run);
     if (opts.stopAfterCycles > 0 && run->endCycle > opts.stopAfterCycles) {
@@ -65,7 +68,7 @@ Result simulate(const DeviceConfig& cfgIn, const Program& prog, const SimOptions
       res.distinctProgramsSimulated = static_cast<int>(sims.size());
       return res;
     }
-    byHash[h] = sims.size() - 1;
+    byHash.emplace(h, i);
     progToSim[i] = sims.size() - 1;
   }
   res.distinctProgramsSimulated = static_cast<int>(sims.size());

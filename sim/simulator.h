@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Entry point: simulate a Program on a device. Each distinct channel program is simulated once (identified by
-// content hash) and its result replicated to every channel that runs it; per-bank statistics stay exact for
-// every bank of every channel.
+// Entry point: simulate a Program on a device. Each distinct channel program is simulated once (found by its
+// content hash, confirmed by comparison) and its result replicated to every channel that runs it; per-bank
+// statistics stay exact for every bank of every channel.
 #include "sim/config.h"
 #include "sim/program.h"
 #include "sim/result.h"

@@ -322,11 +322,45 @@ TEST(Predictor, LoaderOnItsOwnThreadReportsWhatLoadShippedDoes) {
 }
 
 TEST(Predictor, SharedShippedModelIsLoadedOnce) {
-  const auto a = sharedShippedModel("hbm2-pim");
+  const BackendRegistry& shipped = BackendRegistry::builtin();
+  const auto a = sharedShippedModel(shipped.get("hbm2-pim")).model;
   ASSERT_NE(a, nullptr);
-  EXPECT_EQ(sharedShippedModel("hbm2-pim"), a);
-  EXPECT_NE(sharedShippedModel("gddr6-aim"), a);
-  EXPECT_EQ(sharedShippedModel("no-such-backend"), nullptr);
+  EXPECT_EQ(sharedShippedModel(shipped.get("hbm2-pim")).model, a);
+  EXPECT_NE(sharedShippedModel(shipped.get("gddr6-aim")).model, a);
+  Backend renamed = shipped.get("hbm2-pim");
+  renamed.name = "no-such-backend";
+  const ShippedModel none = sharedShippedModel(renamed);
+  EXPECT_EQ(none.model, nullptr);
+  EXPECT_FALSE(none.trainedOnThisBackend);
+}
+
+// Every shipped model was trained on its backend as shipped, so its validation error applies there.
+TEST(Predictor, ShippedModelsAreTrainedOnTheShippedBackends) {
+  for (const char* name : {"hbm-pim", "hbm2-pim", "attacc", "gddr6-aim"}) {
+    const Backend& b = BackendRegistry::builtin().get(name);
+    const ShippedModel m = sharedShippedModel(b);
+    ASSERT_NE(m.model, nullptr) << name;
+    EXPECT_EQ(m.model->metadata().backendHash, b.hash()) << name;
+    EXPECT_TRUE(m.trainedOnThisBackend) << name;
+  }
+}
+
+// A what-if copy keeps the backend's name: the model of that name is the one there is, but it was not trained
+// on the edited parameters, and the caller must hear so (it used to be handed over as if it were).
+TEST(Predictor, WhatIfCopyIsNotReportedAsTrainedOnByTheShippedModel) {
+  const Backend& shipped = BackendRegistry::builtin().get("hbm-pim");
+  Backend edited = shipped;
+  edited.setParameter("timing.tRCDRD", 25);
+  ASSERT_EQ(edited.name, shipped.name);
+  ASSERT_NE(edited.hash(), shipped.hash());
+  const ShippedModel forShipped = sharedShippedModel(shipped);
+  const ShippedModel forEdited = sharedShippedModel(edited);
+  ASSERT_NE(forEdited.model, nullptr);
+  EXPECT_EQ(forEdited.model, forShipped.model);  // one load per name
+  EXPECT_TRUE(forShipped.trainedOnThisBackend);
+  EXPECT_FALSE(forEdited.trainedOnThisBackend);
+  // Asked about the shipped parameters again (a what-if reset), it fits again.
+  EXPECT_TRUE(sharedShippedModel(shipped).trainedOnThisBackend);
 }
 
 TEST(Suites, ShippedSuitesLoadAndTheHeldOutOneSharesNoShapeWithTraining) {

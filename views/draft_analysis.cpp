@@ -2,7 +2,6 @@
 #include "views/draft_analysis.h"
 
 #include <QMetaObject>
-#include <QThreadPool>
 #include <chrono>
 #include <exception>
 
@@ -42,8 +41,8 @@ DraftAnalysis analyseDraft(std::shared_ptr<const pim::Problem> problem, const pi
 DraftAnalysisRunner::DraftAnalysisRunner(QObject* parent) : QObject(parent) {}
 
 DraftAnalysisRunner::~DraftAnalysisRunner() {
-  // Pending tasks post to `this`; wait so none outlives it.
-  QThreadPool::globalInstance()->waitForDone();
+  // Running analyses post to `this`: wait for them (queued ones are dropped), not for the whole pool.
+  m_tasks.closeAndWait();
 }
 
 void DraftAnalysisRunner::clear() {
@@ -57,7 +56,7 @@ void DraftAnalysisRunner::request(std::shared_ptr<const pim::Problem> problem, s
   if (!problem) return;
   const unsigned ticket = ++m_ticket;
   ++m_pending;
-  QThreadPool::globalInstance()->start([this, ticket, problem, draftId, rules = std::move(rules), options] {
+  m_tasks.start([this, ticket, problem, draftId, rules = std::move(rules), options] {
     auto result = std::make_shared<DraftAnalysis>();
     try {
       *result = analyseDraft(problem, problem->space().draft(draftId), rules, options);

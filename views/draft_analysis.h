@@ -12,6 +12,7 @@
 #include "engine/mapping/tile_mapping.h"
 #include "engine/prune/pruner.h"
 #include "engine/search/evaluate.h"
+#include "views/pool_tasks.h"
 
 namespace pimgui {
 
@@ -48,6 +49,7 @@ class DraftAnalysisRunner : public QObject {
   std::shared_ptr<const DraftAnalysis> m_latest;
   unsigned m_ticket = 0;
   int m_pending = 0;
+  PoolTasks m_tasks;  // last: its tasks capture `this`
 };
 
 }  // namespace pimgui

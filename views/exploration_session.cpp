@@ -2,7 +2,7 @@
 #include "views/exploration_session.h"
 
 #include <QMetaObject>
-#include <QThreadPool>
+#include <algorithm>
 #include <chrono>
 #include <exception>
 
@@ -10,8 +10,8 @@
 #include "engine/hw/backend.h"
 #include "engine/kernel/kernel.h"
 #include "engine/predict/predictor.h"
-#include "engine/target/registry.h"
 #include "engine/search/strategy.h"
+#include "engine/target/registry.h"
 
 namespace pimgui {
 
@@ -21,7 +21,7 @@ ExplorationSession::ExplorationSession(QObject* parent) : QObject(parent) {
 
 ExplorationSession::~ExplorationSession() {
   stopAndWait();
-  QThreadPool::globalInstance()->waitForDone();  // a snapshot task may still post to `this`
+  m_tasks.closeAndWait();  // a snapshot copy may still post to `this` (only ours: not the whole pool)
 }
 
 namespace {
@@ -48,6 +48,24 @@ std::shared_ptr<const pim::Problem> makeProblem(const SessionConfig& config) {
   pim::Kernel kernel = pim::resolveKernel(config.kernel, config.kernelFile);
   pim::Shape shape = pim::parseShape(kernel, config.shape);
   return std::make_shared<const pim::Problem>(backend, std::move(kernel), std::move(shape));
+}
+
+QString extrapolationNote(const SessionConfig& config, const pim::Predictor& model) {
+  const QString name = QString::fromStdString(config.backend);
+  // "As shipped" only when the model does fit the unedited backend (a stale model fits neither).
+  const auto& all = pim::BackendRegistry::builtin().all();
+  const bool fitsShipped = std::any_of(all.begin(), all.end(), [&](const pim::Backend& b) {
+    return b.name == config.backend && b.hash() == model.metadata().backendHash;
+  });
+  if (config.backendOverride && fitsShipped) {
+    return QStringLiteral(
+               "the shipped model was trained on %1 as shipped; predictions for the edited hardware are "
+               "extrapolated")
+        .arg(name);
+  }
+  return QStringLiteral(
+             "the shipped model of %1 was trained on other parameters; predictions are extrapolated")
+      .arg(name);
 }
 }  // namespace
 
@@ -93,7 +111,7 @@ std::uint64_t ExplorationSession::requestSnapshot() {
   m_snapshotPending = true;
   const std::uint64_t ticket = ++m_snapshotTicket;
   const unsigned run = m_runId;
-  QThreadPool::globalInstance()->start([this, run, ticket, explorer = m_explorer, adopted = m_adopted] {
+  m_tasks.start([this, run, ticket, explorer = m_explorer, adopted = m_adopted] {
     auto records =
         explorer ? std::make_shared<const std::vector<pim::DraftRecord>>(explorer->records()) : adopted;
     QMetaObject::invokeMethod(
@@ -120,6 +138,7 @@ bool ExplorationSession::start(const SessionConfig& config) {
   m_baselines.clear();
   m_progress = {};
   m_predictorError.reset();
+  m_predictorNote.clear();
   m_note.clear();
   m_adopted.reset();
   try {
@@ -136,14 +155,25 @@ bool ExplorationSession::start(const SessionConfig& config) {
   m_predictor.reset();
   const pim::StrategyInfo* strategy = pim::StrategyRegistry::builtin().find(config.strategy);
   if (strategy && strategy->predictions == pim::PredictionUse::Required) {
+    pim::ShippedModel shipped;
     try {
-      m_predictor = pim::sharedShippedModel(config.backend);  // loaded once, not on every start
+      shipped = pim::sharedShippedModel(m_problem->backend());  // loaded once, not on every start
     } catch (const std::exception& e) {
       m_note = QString::fromStdString(e.what()) + QStringLiteral("; ");
     }
+    m_predictor = shipped.model;
     if (m_predictor) {
       m_options.predictor = m_predictor.get();
-      m_predictorError = m_predictor->expectedErrorPct();
+      if (shipped.trainedOnThisBackend) {
+        m_predictorError = m_predictor->expectedErrorPct();
+      } else {
+        // Its validation error was measured on the hardware it was trained on and says nothing about these
+        // parameters, so none is shown. It still ranks: it is the only model, and the run only uses it to
+        // choose which drafts to simulate. Every time reported for a picked draft is simulated, so an
+        // extrapolated ranking can miss the best draft but cannot misreport one; the fallback without a
+        // model simulates only the first N drafts in id order, blind to their cost.
+        m_predictorNote = extrapolationNote(config, *m_predictor);
+      }
     } else {
       m_options.strategy = strategy->fallback;
       if (m_options.maxSimulations == 0) m_options.maxSimulations = kFallbackSimulations;
@@ -159,6 +189,8 @@ bool ExplorationSession::start(const SessionConfig& config) {
     if (!m_note.isEmpty()) m_note += QStringLiteral("; ");
     m_note += QStringLiteral("what-if %1").arg(QString::fromStdString(config.backend));
   }
+  if (!m_predictorNote.isEmpty())
+    m_note += (m_note.isEmpty() ? QString() : QStringLiteral("; ")) + m_predictorNote;
   m_explorer = std::make_shared<pim::Explorer>(*m_problem, m_options);
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   m_cancelledAtNs = 0;
@@ -257,6 +289,7 @@ bool ExplorationSession::adopt(const SessionConfig& config, std::vector<pim::Dra
   m_baselines.clear();
   m_explorer.reset();
   m_predictor.reset();
+  m_predictorNote.clear();
   m_cancel.reset();
   m_adopted.reset();
   try {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/search/explorer.h"
+#include "views/pool_tasks.h"
 #include "views/session_config.h"
 
 namespace pimgui {
@@ -54,8 +55,12 @@ class ExplorationSession : public QObject {
   bool snapshotPending() const { return m_snapshotPending; }
   pim::ExploreProgress progress() const { return m_progress; }
   const std::vector<pim::Baseline>& baselines() const { return m_baselines; }
-  /// Expected prediction error in % when the predictor strategy runs, else nullopt.
+  /// Expected prediction error in % when the predictor strategy runs with a model trained on this very
+  /// hardware, else nullopt (no model, or an extrapolating one: see predictorNote).
   std::optional<double> predictorErrorPct() const { return m_predictorError; }
+  /// Non-empty when the model ranks hardware it was not trained on (a what-if edit): says so in plain words.
+  /// Also part of note().
+  QString predictorNote() const { return m_predictorNote; }
   /// The shipped model the run explores with (null without one); the pruned lister predicts with it too.
   std::shared_ptr<const pim::Predictor> predictor() const { return m_predictor; }
   /// Notes for the status bar ("no shipped model: exhaustive, 300 simulations").
@@ -81,6 +86,7 @@ class ExplorationSession : public QObject {
   std::vector<pim::Baseline> m_baselines;
   pim::ExploreProgress m_progress;
   std::optional<double> m_predictorError;
+  QString m_predictorNote;
   QString m_note;
   std::shared_ptr<std::atomic<bool>> m_cancel;
   std::int64_t m_cancelledAtNs = 0;                           // steady clock, GUI thread
@@ -92,6 +98,7 @@ class ExplorationSession : public QObject {
   std::uint64_t m_snapshotTicket = 0;
   unsigned m_runId = 0;       // bumped per start(); snapshots of an older run are dropped
   unsigned m_generation = 0;  // drops queued reports of a superseded run
+  PoolTasks m_tasks;          // snapshot copies; last: they capture `this`
 };
 
 }  // namespace pimgui

@@ -297,6 +297,7 @@ void MainWindow::onStarted() {
     m_whatIf->setBackend(backend);
     m_whatIfBefore.reset();  // undo of what-if edits starts over with the new form
   }
+  m_whatIf->setModelNote(m_session->predictorNote());
   updateTitle();
   if (!m_session->note().isEmpty()) statusBar()->showMessage(m_session->note());
   m_lastRefresh.start();

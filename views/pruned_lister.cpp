@@ -2,11 +2,10 @@
 #include "views/pruned_lister.h"
 
 #include <QMetaObject>
-#include <QThreadPool>
 
+#include "engine/core/problem.h"
 #include "engine/mapping/bank_layout.h"
 #include "engine/predict/predictor.h"
-#include "engine/core/problem.h"
 
 namespace pimgui {
 
@@ -69,7 +68,7 @@ PrunedLister::PrunedLister(QObject* parent) : QObject(parent) {}
 
 PrunedLister::~PrunedLister() {
   cancel();
-  QThreadPool::globalInstance()->waitForDone();
+  m_tasks.closeAndWait();  // a running walk stops at the cancel flag; then none can post to `this`
 }
 
 void PrunedLister::cancel() {
@@ -86,8 +85,8 @@ void PrunedLister::start(std::shared_ptr<const pim::Problem> problem, std::vecto
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   const unsigned ticket = m_ticket;
   m_busy = true;
-  QThreadPool::globalInstance()->start([this, ticket, problem, rules = std::move(rules), cap,
-                                        predictor = std::move(predictor), indexing, flag = m_cancel] {
+  m_tasks.start([this, ticket, problem, rules = std::move(rules), cap, predictor = std::move(predictor),
+                 indexing, flag = m_cancel] {
     bool capped = false;
     auto rows = std::make_shared<std::vector<DraftRow>>(listPruned(*problem, rules, cap, *flag, &capped));
     if (predictor) estimatePruned(*problem, *predictor, indexing, *rows, *flag);

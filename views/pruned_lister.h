@@ -12,6 +12,7 @@
 
 #include "engine/mapping/tile_mapping.h"
 #include "views/draft_row.h"
+#include "views/pool_tasks.h"
 
 namespace pim {
 class Predictor;
@@ -58,6 +59,7 @@ class PrunedLister : public QObject {
   std::shared_ptr<std::atomic<bool>> m_cancel;
   unsigned m_ticket = 0;
   bool m_busy = false;
+  PoolTasks m_tasks;  // last: its tasks capture `this`
 };
 
 }  // namespace pimgui

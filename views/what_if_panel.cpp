@@ -39,6 +39,11 @@ WhatIfPanel::WhatIfPanel(QWidget* parent) : QWidget(parent) {
   m_message->setWordWrap(true);
   m_message->setObjectName(QStringLiteral("whatIfMessage"));
   top->addWidget(m_message);
+  m_modelNote = new QLabel;
+  m_modelNote->setWordWrap(true);
+  m_modelNote->setObjectName(QStringLiteral("whatIfModelNote"));
+  m_modelNote->setVisible(false);
+  top->addWidget(m_modelNote);
   auto* buttons = new QHBoxLayout;
   m_reset = new QPushButton(tr("Reset"));
   m_save = new QPushButton(tr("Save as new backend…"));
@@ -221,6 +226,13 @@ void WhatIfPanel::saveInteractive() {
 }
 
 QString WhatIfPanel::message() const { return m_message->text(); }
+
+void WhatIfPanel::setModelNote(const QString& text) {
+  m_modelNote->setText(text);
+  m_modelNote->setVisible(!text.isEmpty());
+}
+
+QString WhatIfPanel::modelNote() const { return m_modelNote->text(); }
 
 QDoubleSpinBox* WhatIfPanel::spinBox(const std::string& key) const {
   auto it = m_spins.find(key);

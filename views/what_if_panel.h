@@ -41,6 +41,10 @@ class WhatIfPanel : public QWidget {
   /// every parameter came back identical.
   bool saveAs(const QString& path, QString* error = nullptr);
   QString message() const;
+  /// What the dock says about the model that ranks the edited hardware (empty: nothing to say, hidden). The
+  /// window sets it per exploration from ExplorationSession::predictorNote.
+  void setModelNote(const QString& text);
+  QString modelNote() const;
   QDoubleSpinBox* spinBox(const std::string& key) const;
   /// Debounce before backendEdited (ms); tests shorten it.
   void setDebounceMs(int ms);
@@ -61,6 +65,7 @@ class WhatIfPanel : public QWidget {
   QVBoxLayout* m_formLayout = nullptr;
   QLabel* m_title;
   QLabel* m_message;
+  QLabel* m_modelNote;
   QPushButton* m_reset;
   QPushButton* m_save;
   QTimer* m_debounce;

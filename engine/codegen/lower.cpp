@@ -25,7 +25,7 @@ sim::Program lowerDraft(const LoweringInput& in) {
   const Backend& b = in.problem.backend();
   const ICodeGenerator* gen = &in.generator;
   sim::Program prog;
-  std::unordered_map<std::uint64_t, int> byHash;
+  std::unordered_multimap<std::uint64_t, int> byHash;
   std::vector<std::pair<GroupView, int>> lowered;  // distinct views and their program (a handful per draft)
   int idleProgram = -1;                            // every idle group runs the same program
   const bool staged = in.options.stagedRearrangement && !in.options.computeOnly;
@@ -47,11 +47,19 @@ sim::Program lowerDraft(const LoweringInput& in) {
     if (view.live) gen->emitCompute(in, view, pb);
     if (staged) emitStagedOutput(in, view, pb);
     sim::ChannelProgram cp = pb.take();
-    const auto [it, fresh] = byHash.emplace(cp.hash(), static_cast<int>(prog.programs.size()));
-    if (fresh) prog.programs.push_back(std::move(cp));
-    prog.channelMap.push_back(it->second);
-    if (!view.live) idleProgram = it->second;
-    lowered.emplace_back(std::move(view), it->second);
+    // A hash match is only a candidate: two programs are one only if they are equal.
+    const std::uint64_t h = cp.hash();
+    int index = -1;
+    for (auto [it, end] = byHash.equal_range(h); it != end && index < 0; ++it)
+      if (prog.programs[it->second] == cp) index = it->second;
+    if (index < 0) {
+      index = static_cast<int>(prog.programs.size());
+      byHash.emplace(h, index);
+      prog.programs.push_back(std::move(cp));
+    }
+    prog.channelMap.push_back(index);
+    if (!view.live) idleProgram = index;
+    lowered.emplace_back(std::move(view), index);
   }
   return prog;
 }

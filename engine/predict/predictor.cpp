@@ -132,7 +132,7 @@ std::vector<double> Predictor::predictNs(const Problem& p, std::span<const Draft
   return ns;
 }
 
-std::shared_ptr<const Predictor> sharedShippedModel(const std::string& backend) {
+ShippedModel sharedShippedModel(const Backend& backend) {
   struct Entry {
     std::filesystem::file_time_type modelTime, metaTime;
     std::shared_ptr<const Predictor> model;
@@ -141,20 +141,26 @@ std::shared_ptr<const Predictor> sharedShippedModel(const std::string& backend) 
   // Never destroyed: freeing boosters during static destruction, after XGBoost's own statics, crashed at
   // exit.
   static auto& cache = *new std::map<std::string, Entry>;
-  const std::string base = modelsDir("") + "/" + backend;
+  // Files are per backend name, so models are cached by name; whether one fits is a property of the
+  // parameters asked about, answered per call from the hash the model was trained on.
+  const std::string base = modelsDir("") + "/" + backend.name;
   std::error_code e1, e2;
   const auto modelTime = std::filesystem::last_write_time(base + ".model", e1);
   const auto metaTime = std::filesystem::last_write_time(base + ".json", e2);
-  if (e1 || e2) return nullptr;
+  if (e1 || e2) return {};
+  const auto fits = [&](std::shared_ptr<const Predictor> m) {
+    const bool same = m->metadata().backendHash == backend.hash();
+    return ShippedModel{std::move(m), same};
+  };
   std::lock_guard lock(mutex);
-  if (auto it = cache.find(backend);
+  if (auto it = cache.find(backend.name);
       it != cache.end() && it->second.modelTime == modelTime && it->second.metaTime == metaTime)
-    return it->second.model;
-  auto loaded = Predictor::loadShipped(backend);
-  if (!loaded) return nullptr;
+    return fits(it->second.model);
+  auto loaded = Predictor::loadShipped(backend.name);
+  if (!loaded) return {};
   auto model = std::make_shared<const Predictor>(std::move(*loaded));
-  cache[backend] = Entry{modelTime, metaTime, model};
-  return model;
+  cache[backend.name] = Entry{modelTime, metaTime, model};
+  return fits(std::move(model));
 }
 
 ShippedModelLoader::ShippedModelLoader(const std::string& backend, const std::string& dir) {

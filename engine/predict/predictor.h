@@ -65,10 +65,20 @@ class Predictor {
   TrainingMetadata m_meta;
 };
 
-/// The shipped model of `backend`, loaded once per process and shared while its files are unchanged (the
-/// explorer window starts an exploration per edit; a retrained model is picked up). nullptr when there is
-/// none; throws as Predictor::loadShipped.
-std::shared_ptr<const Predictor> sharedShippedModel(const std::string& backend);
+/// A shipped model and whether it describes the hardware it is asked about.
+struct ShippedModel {
+  std::shared_ptr<const Predictor> model;  // null when the backend's name ships no model
+  /// The model's training metadata names this backend's hash(): it was trained on exactly these parameters,
+  /// so its validation error describes its predictions. False for a what-if copy (same name, edited
+  /// parameters) or a model trained before the backend changed: its predictions are then extrapolated, with
+  /// no measured error.
+  bool trainedOnThisBackend = false;
+};
+
+/// The shipped model of `backend.name`, loaded once per process and shared while its files are unchanged (the
+/// explorer window starts an exploration per edit; a retrained model is picked up), with whether it was
+/// trained on `backend` itself. No model when there is none; throws as Predictor::loadShipped.
+ShippedModel sharedShippedModel(const Backend& backend);
 
 /// A shipped model loading on its own thread: the models take 0.1-0.5 s to load, which can overlap draft
 /// generation and the analytic screen (ExploreOptions::predictorSource).

@@ -8,6 +8,7 @@
 #include <QImage>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -19,6 +20,7 @@
 #include "engine/target/registry.h"
 #include "gui_test_util.h"
 #include "views/classroom_dialog.h"
+#include "views/draft_table_model.h"
 #include "views/exploration_session.h"
 #include "views/main_window.h"
 #include "views/walkthrough.h"
@@ -131,6 +133,53 @@ TEST(WhatIf, SaveAsWritesAFileThatLoadsBackIdentical) {
   EXPECT_EQ(back.system.devices, 8);
   EXPECT_EQ(back.timing.tCCDL, 2);
   EXPECT_EQ(QDir(dir.path()).entryList(QDir::Files).size(), 1);  // no temporary left behind
+}
+
+// The shipped model was trained on the shipped parameters. A what-if edit keeps the backend's name, and the
+// window used to rank the edited hardware with that model and show its predictions with the model's
+// validation error, as if they were in-distribution.
+TEST(WhatIf, EditedHardwareIsNotPredictedWithTheShippedModelsError) {
+  MainWindow w(false);
+  w.show();
+  SessionConfig c = test::smallConfig();
+  c.strategy = pim::StrategyKind::Predictor;
+  c.maxSimulations = 0;
+  const QString plusMinus = QString::fromUtf8("\u00b1");
+  auto sources = [&] {
+    QStringList out;
+    const DraftTableModel& m = *w.model();
+    for (int r = 0; r < m.keptRows(); ++r) out << m.data(m.index(r, DraftTableModel::Source)).toString();
+    return out;
+  };
+  ASSERT_TRUE(w.startSession(c));
+  ASSERT_NE(w.session()->predictor(), nullptr) << "hbm-pim ships a model";
+  ASSERT_TRUE(test::waitFor([&] { return !w.session()->running() && w.idle(); }, 60000));
+  EXPECT_TRUE(w.session()->predictorErrorPct().has_value());
+  EXPECT_TRUE(w.session()->predictorNote().isEmpty());
+  EXPECT_TRUE(w.whatIf()->modelNote().isEmpty());
+  EXPECT_FALSE(sources().filter(plusMinus).isEmpty());  // in-distribution: shown with the model's error
+
+  ASSERT_TRUE(w.whatIf()->applyValue("timing.tRCDRD", 25));
+  ASSERT_TRUE(test::waitFor(
+      [&] { return w.session()->config().backendOverride && !w.session()->running() && w.idle(); }, 60000));
+  EXPECT_NE(w.session()->predictor(), nullptr);  // still ranks with it: it is the only model
+  EXPECT_FALSE(w.session()->predictorErrorPct().has_value());
+  const QString note = w.session()->predictorNote();
+  EXPECT_NE(note.indexOf(QStringLiteral("trained on hbm-pim as shipped")), -1) << note.toStdString();
+  EXPECT_NE(note.indexOf(QStringLiteral("extrapolated")), -1) << note.toStdString();
+  EXPECT_EQ(w.whatIf()->modelNote(), note);
+  EXPECT_NE(w.statusBar()->currentMessage().indexOf(note), -1)
+      << w.statusBar()->currentMessage().toStdString();
+  const QStringList edited = sources();
+  EXPECT_FALSE(edited.filter(QStringLiteral("predicted")).isEmpty());
+  EXPECT_TRUE(edited.filter(plusMinus).isEmpty());
+
+  // Reset: the shipped parameters again, which the model was trained on.
+  w.whatIf()->reset();
+  ASSERT_TRUE(test::waitFor(
+      [&] { return !w.session()->config().backendOverride && !w.session()->running() && w.idle(); }, 60000));
+  EXPECT_TRUE(w.session()->predictorErrorPct().has_value());
+  EXPECT_TRUE(w.whatIf()->modelNote().isEmpty());
 }
 
 TEST(Classroom, ExampleWalkthroughShowsTheEnginesNumbersToTheLastStep) {
