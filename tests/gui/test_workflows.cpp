@@ -142,7 +142,7 @@ TEST(WhatIf, EditedHardwareIsNotPredictedWithTheShippedModelsError) {
   MainWindow w(false);
   w.show();
   SessionConfig c = test::smallConfig();
-  c.strategy = pim::StrategyKind::Predictor;
+  c.strategy = "predictor";
   c.maxSimulations = 0;
   const QString plusMinus = QString::fromUtf8("\u00b1");
   auto sources = [&] {
