@@ -11,6 +11,7 @@
 #include "sim/channel_cache.h"
 #include "sim/simulator.h"
 #include "sim_test_util.h"
+#include "tests/shipped_device.h"
 
 using namespace pim::sim;
 
@@ -98,7 +99,7 @@ TEST(ChannelProgramHash, OverlappingFieldsDoNotCancelOut) {
 }
 
 TEST(ChannelRunCache, HashCollisionDoesNotReuseAnotherProgramsTiming) {
-  const DeviceConfig cfg = attaccConfig(true);
+  const DeviceConfig cfg = pim::test::shippedDevice("attacc");
   const ChannelProgram shortOne = test::interleavedHost(cfg, 20, Op::HOST_WR).programs[0];
   const ChannelProgram longOne = test::interleavedHost(cfg, 900, Op::HOST_WR).programs[0];
   const auto shortRun = std::make_shared<const ChannelRun>(runOf(cfg, shortOne));
@@ -123,7 +124,7 @@ TEST(ChannelRunCache, HashCollisionDoesNotReuseAnotherProgramsTiming) {
 }
 
 TEST(ChannelRunCache, KeepsItsProgramsAndRunsWithinItsByteBudget) {
-  const DeviceConfig cfg = attaccConfig(true);
+  const DeviceConfig cfg = pim::test::shippedDevice("attacc");
   DeviceConfig bound = cfg;
   bound.finalize();
   std::vector<ChannelProgram> programs;
@@ -159,7 +160,7 @@ TEST(ChannelRunCache, KeepsItsProgramsAndRunsWithinItsByteBudget) {
 // Channels running different programs are simulated separately even within one call, and channels running
 // equal programs share one run.
 TEST(SimDedupe, EqualProgramsShareARunAndOthersDoNot) {
-  const DeviceConfig cfg = attaccConfig(true);
+  const DeviceConfig cfg = pim::test::shippedDevice("attacc");
   Program p = test::interleavedHost(cfg, 300, Op::HOST_WR, 1, 0, 4);
   p.programs.push_back(p.programs[0]);  // an equal copy under another index
   p.programs.push_back(test::interleavedHost(cfg, 100, Op::HOST_RD).programs[0]);
@@ -173,7 +174,7 @@ TEST(SimDedupe, EqualProgramsShareARunAndOthersDoNot) {
 // Under the previous hash these two programs collided (repeat 3 and rowStep 2^17 XORed into overlapping
 // bits), so simulate() timed the second with the first one's run, within one call and through the cache.
 TEST(SimDedupe, ProgramsThatCollidedUnderTheOldHashAreTimedSeparately) {
-  const DeviceConfig cfg = attaccConfig(true);
+  const DeviceConfig cfg = pim::test::shippedDevice("attacc");
   Program a = test::interleavedHost(cfg, 1, Op::HOST_WR, 0, 0, 1);
   for (Command& c : a.programs[0].blocks[0].cmds) c.repeat = 3;
   const Program b =

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "engine/store/store.h"
+#include "tests/cli_run.h"
 #include "tests/test_util.h"
 
 namespace {
@@ -28,24 +29,9 @@ const pim::test::TempDir& scratch() {
   return dir;
 }
 
-struct CliRun {
-  int code = -1;
-  std::string out, err;
-};
+using pim::test::CliRun;
 
-CliRun cli(const std::string& args) {
-  const std::string errFile = scratch().file("cli_err.txt");
-  const std::string cmd = std::string(PIMSCOPE_CLI) + " " + args + " 2>" + errFile;
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (p && fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int status = p ? pclose(p) : -1;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(errFile);
-  r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
-  return r;
-}
+CliRun cli(const std::string& args) { return pim::test::runCli(args, scratch().file("cli_err.txt")); }
 
 void expectInputError(const std::string& args, const std::string& mentions) {
   const CliRun r = cli(args);

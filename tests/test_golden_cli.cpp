@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli_run.h"
 #include "tests/test_util.h"
 
 namespace {
@@ -31,25 +32,9 @@ const pim::test::TempDir& scratch() {
   return dir;
 }
 
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
+using Run = pim::test::CliRun;
 
-Run cli(const std::string& args) {
-  const std::string errFile = scratch().file("golden_err.txt");
-  const std::string cmd = std::string(PIMSCOPE_CLI) + " " + args + " 2>" + errFile;
-  Run r;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 65536> buf{};
-  std::size_t n = 0;
-  while (p && (n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = p ? pclose(p) : -1;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(errFile);
-  r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
-  return r;
-}
+Run cli(const std::string& args) { return pim::test::runCli(args, scratch().file("golden_err.txt")); }
 
 /// Wall-clock fields differ from run to run; everything else must not.
 void dropTimes(Json& j) {

@@ -322,7 +322,7 @@ TEST(Predictor, LoaderOnItsOwnThreadReportsWhatLoadShippedDoes) {
 }
 
 TEST(Predictor, SharedShippedModelIsLoadedOnce) {
-  const BackendRegistry& shipped = BackendRegistry::builtin();
+  const BackendRegistry& shipped = builtinBackends();
   const auto a = sharedShippedModel(shipped.get("hbm2-pim")).model;
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(sharedShippedModel(shipped.get("hbm2-pim")).model, a);
@@ -337,7 +337,7 @@ TEST(Predictor, SharedShippedModelIsLoadedOnce) {
 // Every shipped model was trained on its backend as shipped, so its validation error applies there.
 TEST(Predictor, ShippedModelsAreTrainedOnTheShippedBackends) {
   for (const char* name : {"hbm-pim", "hbm2-pim", "attacc", "gddr6-aim"}) {
-    const Backend& b = BackendRegistry::builtin().get(name);
+    const Backend& b = builtinBackends().get(name);
     const ShippedModel m = sharedShippedModel(b);
     ASSERT_NE(m.model, nullptr) << name;
     EXPECT_EQ(m.model->metadata().backendHash, b.hash()) << name;
@@ -348,7 +348,7 @@ TEST(Predictor, ShippedModelsAreTrainedOnTheShippedBackends) {
 // A what-if copy keeps the backend's name: the model of that name is the one there is, but it was not trained
 // on the edited parameters, and the caller must hear so (it used to be handed over as if it were).
 TEST(Predictor, WhatIfCopyIsNotReportedAsTrainedOnByTheShippedModel) {
-  const Backend& shipped = BackendRegistry::builtin().get("hbm-pim");
+  const Backend& shipped = builtinBackends().get("hbm-pim");
   Backend edited = shipped;
   edited.setParameter("timing.tRCDRD", 25);
   ASSERT_EQ(edited.name, shipped.name);

@@ -53,7 +53,7 @@ std::shared_ptr<const pim::Problem> makeProblem(const SessionConfig& config) {
 QString extrapolationNote(const SessionConfig& config, const pim::Predictor& model) {
   const QString name = QString::fromStdString(config.backend);
   // "As shipped" only when the model does fit the unedited backend (a stale model fits neither).
-  const auto& all = pim::BackendRegistry::builtin().all();
+  const auto& all = pim::builtinBackends().all();
   const bool fitsShipped = std::any_of(all.begin(), all.end(), [&](const pim::Backend& b) {
     return b.name == config.backend && b.hash() == model.metadata().backendHash;
   });

@@ -15,6 +15,7 @@
 #include "engine/core/problem.h"
 #include "engine/hw/backend.h"
 #include "engine/kernel/kernel.h"
+#include "engine/target/registry.h"
 #include "gui_test_util.h"
 #include "views/draft_analysis.h"
 #include "views/exploration_session.h"
@@ -59,7 +60,7 @@ class PoolHog {
 
 std::shared_ptr<const pim::Problem> smallProblem() {
   const pim::Kernel k = pim::resolveKernel("red", "");
-  return std::make_shared<const pim::Problem>(pim::BackendRegistry::builtin().get("hbm-pim"), k,
+  return std::make_shared<const pim::Problem>(pim::builtinBackends().get("hbm-pim"), k,
                                               pim::parseShape(k, "b=1,n=4096"));
 }
 

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs pimscope-cli as a user does, from the tests: its standard output, standard error and exit code.
+#pragma once
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "tests/test_util.h"
+
+namespace pim::test {
+
+struct CliRun {
+  int code = -1;
+  std::string out, err;
+};
+
+#ifdef PIMSCOPE_CLI
+/// `pimscope-cli <args>`; standard error goes through `errFile` (a file of the caller's scratch directory:
+/// ctest runs test processes in parallel).
+inline CliRun runCli(const std::string& args, const std::string& errFile) {
+  const std::string cmd = std::string(PIMSCOPE_CLI) + " " + args + " 2>" + errFile;
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 65536> buf{};
+  std::size_t n = 0;
+  while (p && (n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = p ? pclose(p) : -1;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(errFile);
+  r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
+  return r;
+}
+#endif
+
+}  // namespace pim::test
