@@ -57,10 +57,11 @@ TEST(BackendRegistry, LoadsAllFiveShippedBackends) {
   for (const auto& b : reg.all()) {
     EXPECT_FALSE(b.description.empty()) << b.name;
     EXPECT_FALSE(b.core.dtypes.empty()) << b.name;
-    if (b.param("dram.channels"))  // a DRAM-PIM family: its cores are the banks of a group
+    if (b.param("dram.channels")) {  // a DRAM-PIM family: its cores are the banks of a group
       EXPECT_EQ(b.banksPerGroup(),
                 b.pimRanks() * b.dram.bankGroups * b.dram.banksPerBankGroup * b.group.pseudoChannelsPerGroup)
           << b.name;
+    }
     for (const auto& p : b.parameters) {
       EXPECT_FALSE(p.source.empty()) << b.name << " " << p.key;
       EXPECT_FALSE(p.description.empty()) << b.name << " " << p.key;
