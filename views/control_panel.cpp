@@ -19,8 +19,8 @@
 #include "engine/kernel/dsl.h"
 #include "engine/kernel/library.h"
 #include "engine/prune/prune_rule.h"
-#include "engine/target/registry.h"
 #include "engine/search/strategy.h"
+#include "engine/target/registry.h"
 
 namespace pimgui {
 

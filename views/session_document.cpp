@@ -17,8 +17,8 @@
 
 #include "engine/common/error.h"
 #include "engine/hw/backend.h"
-#include "engine/target/registry.h"
 #include "engine/search/strategy.h"
+#include "engine/target/registry.h"
 #include "views/bank_heatmap.h"
 #include "views/control_panel.h"
 #include "views/draft_details.h"

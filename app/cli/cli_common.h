@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/search/evaluate.h"
 #include "engine/core/problem.h"
+#include "engine/search/evaluate.h"
 
 namespace pim::cli {
 

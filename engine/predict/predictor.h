@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "engine/codegen/lowering.h"
-#include "engine/predict/xgb_model.h"
 #include "engine/core/problem.h"
+#include "engine/predict/xgb_model.h"
 
 namespace pim {
 
