@@ -83,16 +83,21 @@ Backend parseBackend(std::string_view jsonText, std::string_view origin) {
 
 Backend loadBackendFile(const std::string& path) { return loadBackendFile(path, TargetRegistry::builtin()); }
 
-void requireRunnable(const Problem& p) {
-  std::string why;
-  for (const auto& r : targetOf(p.backend()).check(p)) why += (why.empty() ? "" : "; ") + r;
-  if (!why.empty()) throw InputError(p.kernel().name + " cannot run on " + p.backend().name + ": " + why);
-}
+namespace {
 
-std::string unsupportedReason(const Backend& b, const Kernel& k) {
+std::string joined(const std::vector<std::string>& reasons) {
   std::string out;
-  for (const auto& why : targetOf(b).check(b, k)) out += (out.empty() ? "" : "; ") + why;
+  for (const auto& r : reasons) out += (out.empty() ? "" : "; ") + r;
   return out;
 }
+
+}  // namespace
+
+void requireRunnable(const Problem& p) {
+  if (const std::string why = joined(targetOf(p.backend()).check(p)); !why.empty())
+    throw InputError(p.kernel().name + " cannot run on " + p.backend().name + ": " + why);
+}
+
+std::string unsupportedReason(const Backend& b, const Kernel& k) { return joined(targetOf(b).check(b, k)); }
 
 }  // namespace pim

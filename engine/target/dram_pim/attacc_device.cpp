@@ -28,11 +28,10 @@ void configure(const Backend& b, sim::DeviceConfig& c) {
 /// Decode attention: AttAcc's own program for the compute phase (attacc.md, calibrated, K and V resident);
 /// placing K, V and the query in that layout and reading the output back are the rearrangement phases of the
 /// same tiling as a draft (dcc-backends.md), so the breakdown compares with DCC's drafts part for part.
-Baseline vendor(const ITarget& self, const Problem& p, const EvalOptions& o) {
-  if (libraryKernelOf(p.kernel()) != "attn") return vendorTilingBaseline(self, p, o);
+Baseline vendor(const ITarget& self, const Problem& p, const EvalOptions& o, const sim::DeviceConfig& cfg) {
+  if (libraryKernelOf(p.kernel()) != "attn") return vendorTilingBaseline(self, p, o, cfg);
   Baseline v;
   v.name = "vendor";
-  const sim::DeviceConfig cfg = deviceConfigFor(p.backend(), o.sim);
   const auto prog =
       sim::attaccDecodeAttention(cfg, p.dimSize("b"), p.dimSize("h"), p.dimSize("l"), p.dimSize("d"));
   v.available = true;

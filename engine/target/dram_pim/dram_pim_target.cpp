@@ -47,7 +47,7 @@ class DramPimTarget final : public ITarget {
   }
 
   Baseline vendor(const Problem& p, const EvalOptions& o) const override {
-    return m_device.vendor(*this, p, o);
+    return m_device.vendor(*this, p, o, context(p).device(o.sim));
   }
   Baseline gpu(const Problem& p) const override { return a100Baseline(p); }
 

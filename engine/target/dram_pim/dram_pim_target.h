@@ -24,8 +24,11 @@ struct DramPimDevice {
   /// Command buses, refresh scope and PIM command spacings of the device, from its backend's parameters
   /// (the DRAM organisation and JEDEC timing are filled in already). Throws InputError for a missing one.
   std::function<void(const Backend&, sim::DeviceConfig&)> configure;
-  /// The vendor library's schedule, or unavailable with the reason. `self` evaluates drafts.
-  std::function<Baseline(const ITarget& self, const Problem&, const EvalOptions&)> vendor;
+  /// The vendor library's schedule, or unavailable with the reason. `self` evaluates drafts; `device` is the
+  /// problem's device description (built once per problem).
+  std::function<Baseline(const ITarget& self, const Problem&, const EvalOptions&,
+                         const sim::DeviceConfig& device)>
+      vendor;
 };
 
 DramPimDevice hbm2PimDevice();

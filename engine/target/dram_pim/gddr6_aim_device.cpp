@@ -15,7 +15,7 @@ void configure(const Backend& b, sim::DeviceConfig& c) {
   c.pimActToAct = static_cast<int>(pimParameter(b, "ACTAB_to_ACTAB"));
 }
 
-Baseline vendor(const ITarget&, const Problem& p, const EvalOptions&) {
+Baseline vendor(const ITarget&, const Problem& p, const EvalOptions&, const sim::DeviceConfig&) {
   Baseline v;
   v.name = "vendor";
   v.reason = "no vendor schedule is modelled for " + p.backend().name;

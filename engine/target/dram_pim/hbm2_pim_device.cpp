@@ -2,7 +2,6 @@
 // Samsung HBM2-PIM (hbm2-pim.md): one command bus per pseudo-channel, refresh per rank with rank 0 first at
 // tREFI/2, tFAW not enforced; its vendor library issues GEMV (b = 1), ADD, MUL and RELU as fixed protocols.
 #include "engine/kernel/library.h"
-#include "engine/target/dram_pim/device_config.h"
 #include "engine/target/dram_pim/dram_pim_target.h"
 #include "engine/target/dram_pim/vendor.h"
 #include "sim/simulator.h"
@@ -17,13 +16,12 @@ void configure(const Backend&, sim::DeviceConfig& c) {
 }
 
 /// Samsung's library protocol for `p`, simulated as the library issues it, on the backend's pseudo-channels.
-Baseline vendor(const ITarget&, const Problem& p, const EvalOptions& o) {
+Baseline vendor(const ITarget&, const Problem& p, const EvalOptions&, const sim::DeviceConfig& cfg) {
   Baseline v;
   v.name = "vendor";
   const Backend& b = p.backend();
   const Kernel& k = p.kernel();
   const std::string lib = libraryKernelOf(k);
-  const sim::DeviceConfig cfg = deviceConfigFor(b, o.sim);
   const int channels = b.totalGroups();
   sim::Program prog, computeOnly;
   if (lib == "gemv") {

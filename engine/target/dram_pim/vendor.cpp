@@ -73,7 +73,8 @@ std::optional<Draft> vendorTilingDraft(const Problem& p) {
   }
 }
 
-Baseline vendorTilingBaseline(const ITarget& self, const Problem& p, const EvalOptions& o) {
+Baseline vendorTilingBaseline(const ITarget& self, const Problem& p, const EvalOptions& o,
+                              const sim::DeviceConfig&) {
   Baseline v;
   v.name = "vendor";
   if (const auto why = self.check(p); !why.empty()) {

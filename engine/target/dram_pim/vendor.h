@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "engine/target/target.h"
+#include "sim/config.h"
 #include "sim/result.h"
 
 namespace pim {
@@ -14,7 +15,8 @@ namespace pim {
 std::optional<Draft> vendorTilingDraft(const Problem& p);
 
 /// "AttAcc's data distribution" (dcc-backends.md): the vendor tiling as a draft, evaluated by `self`.
-Baseline vendorTilingBaseline(const ITarget& self, const Problem& p, const EvalOptions& o);
+Baseline vendorTilingBaseline(const ITarget& self, const Problem& p, const EvalOptions& o,
+                              const sim::DeviceConfig& device);
 
 /// The breakdown, energy and statistics of a simulated vendor command program.
 Evaluation vendorEvaluation(const sim::Result& r, double tCKns);
