@@ -16,7 +16,7 @@ CompareOptions options(std::vector<std::string> backends, std::string baseline =
   o.backends = std::move(backends);
   o.baseline = std::move(baseline);
   o.search.maxSimulations = 60;  // hbm-pim and attacc have 80x64 resources: keep the sample small
-  o.search.eval.keepBanks = false;
+  o.search.eval.keepUnitStats = false;
   return o;
 }
 

@@ -6,6 +6,7 @@
 
 #include "tests/test_util.h"
 
+#include <algorithm>
 #include <set>
 
 #include "engine/common/error.h"
@@ -66,8 +67,8 @@ TEST(EvaluateConformance, EveryBackendAndKernelGivesAWellFormedBreakdown) {
         EXPECT_GT(e.cycles[1], 0);
         EXPECT_NEAR(e.timeNs, static_cast<double>(e.totalCycles) * e.tCKns, 1e-6 * e.timeNs);
         // Every bank of every simulated channel, PIM or not (hbm2-pim's second rank holds no PIM units).
-        EXPECT_EQ(e.banks.size(), static_cast<std::size_t>(b.totalGroups()) * b.group.pseudoChannelsPerGroup *
-                                      b.dram.banksPerChannel());
+        EXPECT_EQ(e.unitStats.units(), static_cast<std::size_t>(b.totalGroups()) *
+                                           b.group.pseudoChannelsPerGroup * b.dram.banksPerChannel());
         // Bytes are conserved: every element of every input reaches the banks, and the host writes at least
         // what the layout holds of the inputs.
         const TileMapping m = mapDraft(p->space(), d, IndexingStrategy::Exact);
@@ -85,7 +86,14 @@ TEST(EvaluateConformance, EveryBackendAndKernelGivesAWellFormedBreakdown) {
             if (p->kernel().tensors[s.tensor].role == TensorRole::Input) inputs += s.bytes;
           }
         }
-        for (const auto& bank : e.banks) written += bank.bytesWritten;
+        const auto& decls = targetOf(b).statistics();
+        const auto column = static_cast<std::size_t>(
+            std::find_if(decls.begin(), decls.end(),
+                         [](const StatDecl& s) { return s.key == "bytes_written"; }) -
+            decls.begin());
+        ASSERT_LT(column, decls.size());
+        for (std::size_t u = 0; u < e.unitStats.units(); ++u)
+          written += static_cast<std::int64_t>(e.unitStats.at(u, column));
         EXPECT_EQ(mapped, placed);
         EXPECT_GE(written, inputs);
         ++evaluated;
@@ -154,7 +162,7 @@ TEST(EvaluateConformance, CountBoundOfEveryDraftProgramIsAtMostItsTime) {
       const auto p = problem(b.name, entry.name, smallShape(entry.name));
       for (const Draft& d : sampleDrafts(*p, 4)) {
         EvalOptions o;
-        o.keepBanks = false;
+        o.keepUnitStats = false;
         Evaluation e;
         sim::Program prog;
         try {
@@ -258,12 +266,12 @@ TEST(AnalyseCandidate, OneMappingGivesTheSameListingAndEvaluationAsTheSeparateCa
       const Evaluation e = evaluateDraft(*p, d);
       EXPECT_EQ(a.evaluation->cycles, e.cycles) << backend << " " << d.id;
       EXPECT_EQ(a.evaluation->energyPj, e.energyPj);
-      EXPECT_EQ(a.evaluation->banksUsed, e.banksUsed);
+      EXPECT_EQ(a.evaluation->unitsUsed, e.unitsUsed);
       EXPECT_EQ(a.evaluation->paddingBytes, e.paddingBytes);
-      EXPECT_EQ(a.evaluation->banks.size(), e.banks.size());
+      EXPECT_EQ(a.evaluation->unitStats.values, e.unitStats.values);
       EXPECT_EQ(a.listing, draftListing(*p, d));
       ASSERT_TRUE(a.layout.has_value());
-      EXPECT_EQ(a.layout->banksUsed, e.banksUsed);
+      EXPECT_EQ(a.layout->banksUsed, e.unitsUsed);
       ++compared;
     }
   }

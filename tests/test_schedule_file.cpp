@@ -87,7 +87,7 @@ Exported exportSmall(const std::string& backend, const std::string& path) {
   Exported x;
   x.problem = problem(backend, "red", "b=1,n=4096");
   x.draft = pickDraft(*x.problem);
-  x.options.keepBanks = false;
+  x.options.keepUnitStats = false;
   x.eval = evaluateDraft(*x.problem, x.draft, x.options);
   exportSchedule(path, *x.problem, x.draft, x.options, x.eval);
   return x;
@@ -138,7 +138,7 @@ TEST(ScheduleFile, ReExportMatchesTheGoldenFiles) {
     const auto p = problem(backend, "red", "b=1,n=4096");
     const Draft d = pickDraft(*p);
     EvalOptions o;
-    o.keepBanks = false;
+    o.keepUnitStats = false;
     const Evaluation e = evaluateDraft(*p, d, o);
     const Json now = scheduleJson(*p, d, o, e, std::nullopt, "2026-01-01T00:00:00Z");
     if (update) {

@@ -35,7 +35,7 @@ namespace fs = std::filesystem;
 SessionData explored(const pim::Problem& p) {
   pim::ExploreOptions o;
   o.strategy = "exhaustive";
-  o.eval.keepBanks = false;
+  o.eval.keepUnitStats = false;
   pim::Explorer ex(p, o);
   std::atomic<bool> cancel{false};
   ex.run(cancel);
@@ -72,7 +72,7 @@ void expectSameEval(const pim::Evaluation& a, const pim::Evaluation& b) {
   EXPECT_EQ(a.energy.refresh_pJ, b.energy.refresh_pJ);
   EXPECT_EQ(a.energy.hostIo_pJ, b.energy.hostIo_pJ);
   EXPECT_EQ(a.energy.bufferMoves_pJ, b.energy.bufferMoves_pJ);
-  EXPECT_EQ(a.banksUsed, b.banksUsed);
+  EXPECT_EQ(a.unitsUsed, b.unitsUsed);
   EXPECT_EQ(a.residentBytes, b.residentBytes);
   EXPECT_EQ(a.paddingBytes, b.paddingBytes);
   EXPECT_EQ(a.commands, b.commands);
@@ -150,7 +150,7 @@ TEST(SessionFile, RoundTripsARealExploration) {
     if (a.simulated) {
       ++simulated;
       expectSameEval(*a.simulated, *b.simulated);
-      EXPECT_TRUE(b.simulated->banks.empty());
+      EXPECT_TRUE(b.simulated->unitStats.empty());
     }
     failed += !a.error.empty();
   }
@@ -284,7 +284,7 @@ TEST(SessionFile, ShippedExampleMatchesTheEngine) {
   pim::EvalOptions o;
   o.optimizer.stagedRearrangement = d.settings.stagedRearrangement;
   o.optimizer.groupCommands = d.settings.groupCommands;
-  o.keepBanks = false;
+  o.keepUnitStats = false;
   const pim::Evaluation now = pim::evaluateDraft(p, best.draft, o);
   EXPECT_EQ(now.totalCycles, best.simulated->totalCycles) << "regenerate with pimscope --save-session";
   EXPECT_EQ(now.cycles, best.simulated->cycles);

@@ -375,7 +375,7 @@ pim::CompareOptions CompareView::options() const {
   for (const QString& b : chosen()) o.backends.push_back(b.toStdString());
   o.baseline = baseline().toStdString();
   o.search.eval = m_session.evalOptions();
-  o.search.eval.keepBanks = false;  // the table and bars need totals only
+  o.search.eval.keepUnitStats = false;  // the table and bars need totals only
   return o;
 }
 

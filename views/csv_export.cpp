@@ -45,7 +45,7 @@ QString cell(const DraftTableModel& model, int row, int column) {
 QString csvHeader(const DraftTableModel& model, int column) {
   // The table shows padding as "1.2 KiB"; the file holds bytes, so the header says so.
   if (column == DraftTableModel::Padding) return QStringLiteral("Padding (bytes)");
-  if (column == DraftTableModel::Banks) return QStringLiteral("Banks used");
+  if (column == DraftTableModel::UnitsUsed) return objectiveTitle(Objective::UnitsUsed, model.unitName());
   return model.headerData(column, Qt::Horizontal).toString();
 }
 

@@ -23,7 +23,7 @@ DraftAnalysis analyseDraft(std::shared_ptr<const pim::Problem> problem, const pi
     pim::Pruner pruner(problem->space(), rules);
     a.verdict = pruner.why(draft.id);
     pim::EvalOptions o = options;
-    o.keepBanks = true;
+    o.keepUnitStats = true;
     pim::CandidateAnalysis c = pim::analyseCandidate(*problem, draft, o);
     a.mapping = std::move(c.mapping);
     a.layout = std::move(c.layout);

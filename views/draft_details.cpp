@@ -76,7 +76,7 @@ void DraftDetails::setAnalysis(std::shared_ptr<const DraftAnalysis> a) {
     header += tr("<br>simulated %1 µs, %2 µJ, %3 banks (analysed in %4 ms)")
                   .arg(a->evaluation->timeNs / 1e3, 0, 'f', 2)
                   .arg(a->evaluation->energyPj / 1e6, 0, 'f', 3)
-                  .arg(a->evaluation->banksUsed)
+                  .arg(a->evaluation->unitsUsed)
                   .arg(a->milliseconds, 0, 'f', 0);
   if (!a->error.empty())
     header += tr("<br><font color='#a02828'>%1</font>").arg(QString::fromStdString(a->error).toHtmlEscaped());

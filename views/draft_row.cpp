@@ -3,22 +3,25 @@
 
 namespace pimgui {
 
-const char* objectiveTitle(Objective o) {
+QString objectiveTitle(Objective o, const QString& unitName) {
   switch (o) {
     case Objective::SimulatedTime:
-      return "Simulated time (µs)";
+      return QStringLiteral("Simulated time (µs)");
     case Objective::PredictedTime:
-      return "Predicted time (µs)";
+      return QStringLiteral("Predicted time (µs)");
     case Objective::Energy:
-      return "Energy (µJ)";
+      return QStringLiteral("Energy (µJ)");
     case Objective::ComputeTime:
-      return "Compute time (µs)";
+      return QStringLiteral("Compute time (µs)");
     case Objective::RearrangementTime:
-      return "Rearrangement time (µs)";
-    case Objective::BanksUsed:
-      return "Banks used";
+      return QStringLiteral("Rearrangement time (µs)");
+    case Objective::UnitsUsed: {
+      QString title = unitName + QStringLiteral("s used");
+      if (!title.isEmpty()) title[0] = title[0].toUpper();
+      return title;
+    }
   }
-  return "";
+  return {};
 }
 
 std::optional<double> objectiveValue(const DraftRow& row, Objective o) {
@@ -26,7 +29,7 @@ std::optional<double> objectiveValue(const DraftRow& row, Objective o) {
     if (row.predictedNs) return *row.predictedNs / 1e3;
     return std::nullopt;
   }
-  if (o == Objective::BanksUsed && !row.simulated && row.banksUsed) return *row.banksUsed;
+  if (o == Objective::UnitsUsed && !row.simulated && row.unitsUsed) return *row.unitsUsed;
   if (!row.simulated) return std::nullopt;
   const pim::Evaluation& e = *row.simulated;
   switch (o) {
@@ -38,8 +41,8 @@ std::optional<double> objectiveValue(const DraftRow& row, Objective o) {
       return e.ns(1) / 1e3;
     case Objective::RearrangementTime:
       return (e.ns(0) + e.ns(2)) / 1e3;
-    case Objective::BanksUsed:
-      return e.banksUsed;
+    case Objective::UnitsUsed:
+      return e.unitsUsed;
     default:
       return std::nullopt;
   }

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include <QString>
+
 #include "engine/search/explorer.h"
 
 namespace pimgui {
@@ -15,9 +17,10 @@ struct DraftRow {
   pim::Draft draft;
   std::optional<double> predictedNs;
   std::shared_ptr<const pim::Evaluation> simulated;  // shared with the Explorer record
-  /// Banks holding data from the draft's bank layout, for rows without a simulation (pruned drafts with a
-  /// prediction); a simulated row reads Evaluation::banksUsed, which is the same layout's count.
-  std::optional<int> banksUsed;
+  /// Units holding data from the target's placement of the draft (ITarget::place), for rows without a
+  /// simulation (pruned drafts with a prediction); a simulated row reads Evaluation::unitsUsed, the same
+  /// count.
+  std::optional<int> unitsUsed;
   std::string error;
   bool pruned = false;
   int rule = 0;  // pruning rule number when pruned
@@ -40,10 +43,12 @@ enum class Objective : int {
   Energy,
   ComputeTime,
   RearrangementTime,
-  BanksUsed
+  UnitsUsed
 };
 inline constexpr int kObjectiveCount = 6;
-const char* objectiveTitle(Objective o);  // with units, e.g. "Simulated time (µs)"
+/// With units, e.g. "Simulated time (µs)"; `unitName` is the target's inner unit ("bank", "core"), for
+/// UnitsUsed ("Banks used").
+QString objectiveTitle(Objective o, const QString& unitName);
 /// Value of `o` for `row` in the axis units, nullopt when the engine has not produced it.
 std::optional<double> objectiveValue(const DraftRow& row, Objective o);
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "engine/core/problem.h"
+#include "engine/target/registry.h"
 
 namespace pimgui {
 
@@ -121,9 +122,9 @@ std::optional<double> DraftTableModel::number(const DraftRow& row, int column) c
       return static_cast<double>(row.draft.id);
     case Predicted:
       return row.predictedNs ? std::optional(*row.predictedNs) : std::nullopt;
-    case Banks:
+    case UnitsUsed:
       // Pruned rows carry the bank count of their layout (see DraftRow::banksUsed).
-      if (!row.simulated && row.banksUsed) return static_cast<double>(*row.banksUsed);
+      if (!row.simulated && row.unitsUsed) return static_cast<double>(*row.unitsUsed);
       break;
     default:
       break;
@@ -141,8 +142,8 @@ std::optional<double> DraftTableModel::number(const DraftRow& row, int column) c
       return e.ns(2);
     case Energy:
       return e.energyPj;
-    case Banks:
-      return e.banksUsed;
+    case UnitsUsed:
+      return e.unitsUsed;
     case Padding:
       return static_cast<double>(e.paddingBytes);
     default:
@@ -160,7 +161,7 @@ QVariant DraftTableModel::display(const DraftRow& row, int r, int column) const 
       return QString::number(row.draft.id);
     case Energy:
       return QString::number(*v / 1e6, 'f', 3);
-    case Banks:
+    case UnitsUsed:
       return QString::number(static_cast<int>(*v));
     case Padding:
       return QLocale().formattedDataSize(static_cast<qint64>(*v), 1, QLocale::DataSizeTraditionalFormat);
@@ -201,6 +202,12 @@ QVariant DraftTableModel::data(const QModelIndex& index, int role) const {
   }
 }
 
+QString DraftTableModel::unitName() const {
+  if (!m_problem) return QStringLiteral("unit");
+  const pim::Backend& b = m_problem->backend();
+  return QString::fromStdString(pim::targetOf(b).geometry(b).innerName);
+}
+
 QVariant DraftTableModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal) return QAbstractTableModel::headerData(section, o, role);
   static const char* titles[ColumnCount] = {"Id",
@@ -211,7 +218,7 @@ QVariant DraftTableModel::headerData(int section, Qt::Orientation o, int role) c
                                             "Compute (µs)",
                                             "Out rearr. (µs)",
                                             "Energy (µJ)",
-                                            "Banks",
+                                            "",  // unitName()
                                             "Padding",
                                             "Provenance"};
   static const char* tips[ColumnCount] = {"Dense draft id in the draft space",
@@ -222,10 +229,16 @@ QVariant DraftTableModel::headerData(int section, Qt::Orientation o, int role) c
                                           "Compute on the PIM cores",
                                           "Output rearrangement (partial results back to host layout)",
                                           "Simulated energy",
-                                          "Banks holding data",
+                                          "",  // unitName()
                                           "Bytes added so every core of a group shares address offsets",
                                           "Where the numbers come from"};
   if (section < 0 || section >= ColumnCount) return {};
+  if (section == UnitsUsed) {
+    QString units = unitName() + QStringLiteral("s");
+    units[0] = units[0].toUpper();
+    if (role == Qt::DisplayRole) return units;
+    if (role == Qt::ToolTipRole) return tr("%1 holding data").arg(units);
+  }
   if (role == Qt::DisplayRole) return QString::fromUtf8(titles[section]);
   if (role == Qt::ToolTipRole) return QString::fromUtf8(tips[section]);
   return {};

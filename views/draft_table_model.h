@@ -27,7 +27,7 @@ class DraftTableModel : public QAbstractTableModel {
     Compute,
     OutRearr,
     Energy,
-    Banks,
+    UnitsUsed,
     Padding,
     Source,
     ColumnCount
@@ -38,6 +38,8 @@ class DraftTableModel : public QAbstractTableModel {
 
   /// Starts a new session: clears every row.
   void reset(std::shared_ptr<const pim::Problem> problem, std::optional<double> predictorErrorPct);
+  /// The problem's target's inner unit, singular ("bank", "core"): names the units-used column and axis.
+  QString unitName() const;
   /// Merges a fresh snapshot of the explorer's records (append-only: existing rows update in place). At most
   /// `maxNew` new rows are inserted per call so a sorted view never stalls on one huge insertion; returns
   /// true when rows of `records` remain to be inserted.

@@ -30,7 +30,7 @@ pim::ExploreOptions exploreOptionsFor(const SessionConfig& config) {
   o.strategy = config.strategy;
   o.rules = config.rules;
   o.eval = config.evalOptions();
-  o.eval.keepBanks = false;  // records carry no per-bank table; the heat map re-evaluates one draft
+  o.eval.keepUnitStats = false;  // records carry no per-bank table; the heat map re-evaluates one draft
   o.maxSimulations = config.maxSimulations;
   return o;
 }

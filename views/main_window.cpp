@@ -28,7 +28,6 @@
 #include <utility>
 
 #include "engine/core/problem.h"
-#include "views/bank_heatmap.h"
 #include "views/breakdown_bars.h"
 #include "views/breakdown_chart.h"
 #include "views/classroom_dialog.h"
@@ -46,6 +45,7 @@
 #include "views/plot_export.h"
 #include "views/pruned_lister.h"
 #include "views/session_document.h"
+#include "views/unit_heatmap.h"
 #include "views/what_if_panel.h"
 
 namespace pimgui {
@@ -70,14 +70,13 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   m_controls = new ControlPanel;
   m_pareto = new ParetoPlot(m_model, m_selection);
   m_breakdown = new BreakdownChart;
-  m_heatmap = new BankHeatmap;
+  m_heatmap = new UnitHeatmap;
   m_details = new DraftDetails;
   m_controlsDock = addDock(tr("Controls"), QStringLiteral("controls"), m_controls, Qt::LeftDockWidgetArea);
   m_paretoDock = addDock(tr("Pareto plot"), QStringLiteral("pareto"), m_pareto, Qt::RightDockWidgetArea);
   m_breakdownDock =
       addDock(tr("Time breakdown"), QStringLiteral("breakdown"), m_breakdown, Qt::RightDockWidgetArea);
-  m_heatmapDock =
-      addDock(tr("Bank heat map"), QStringLiteral("heatmap"), m_heatmap, Qt::BottomDockWidgetArea);
+  m_heatmapDock = addDock(tr("Heat map"), QStringLiteral("heatmap"), m_heatmap, Qt::BottomDockWidgetArea);
   m_detailsDock =
       addDock(tr("Draft details"), QStringLiteral("details"), m_details, Qt::BottomDockWidgetArea);
   m_whatIf = new WhatIfPanel;
@@ -187,7 +186,7 @@ void MainWindow::buildMenus() {
   QMenu* plots = file->addMenu(tr("Export &plot"));
   const std::pair<Plot, QString> plotEntries[] = {{Plot::Pareto, tr("&Pareto plot…")},
                                                   {Plot::Breakdown, tr("Time &breakdown…")},
-                                                  {Plot::Heatmap, tr("Bank &heat map…")}};
+                                                  {Plot::Heatmap, tr("&Heat map…")}};
   for (const auto& [which, text] : plotEntries) {
     plots->addAction(text, this, [this, which = which] { exportPlotInteractive(which); });
     // The same export from the plot's own right-click menu.
@@ -525,7 +524,7 @@ QString MainWindow::plotTitle(Plot p) const {
       break;
     case Plot::Heatmap: {
       const auto a = m_analysis->latest();
-      what = a ? tr("Bank heat map of draft %1").arg(a->draft.id) : tr("Bank heat map");
+      what = a ? tr("Heat map of draft %1").arg(a->draft.id) : tr("Heat map");
       break;
     }
   }

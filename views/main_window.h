@@ -24,7 +24,7 @@ class QUndoStack;
 
 namespace pimgui {
 
-class BankHeatmap;
+class UnitHeatmap;
 class BreakdownChart;
 class CompareView;
 class ControlPanel;
@@ -88,7 +88,7 @@ class MainWindow : public QMainWindow {
   DraftTablePanel* table() const { return m_table; }
   ParetoPlot* pareto() const { return m_pareto; }
   BreakdownChart* breakdown() const { return m_breakdown; }
-  BankHeatmap* heatmap() const { return m_heatmap; }
+  UnitHeatmap* heatmap() const { return m_heatmap; }
   DraftDetails* details() const { return m_details; }
   ControlPanel* controls() const { return m_controls; }
   CompareView* compareView() const { return m_compare; }
@@ -159,7 +159,7 @@ class MainWindow : public QMainWindow {
   DraftTablePanel* m_table;
   ParetoPlot* m_pareto;
   BreakdownChart* m_breakdown;
-  BankHeatmap* m_heatmap;
+  UnitHeatmap* m_heatmap;
   DraftDetails* m_details;
   WhatIfPanel* m_whatIf;
   QDockWidget* m_whatIfDock;

@@ -65,8 +65,8 @@ ParetoPlot::ParetoPlot(DraftTableModel* model, DraftSelection* selection, QWidge
   m_x = new QComboBox;
   m_y = new QComboBox;
   for (int o = 0; o < kObjectiveCount; ++o) {
-    m_x->addItem(QString::fromUtf8(objectiveTitle(static_cast<Objective>(o))), o);
-    m_y->addItem(QString::fromUtf8(objectiveTitle(static_cast<Objective>(o))), o);
+    m_x->addItem(objectiveTitle(static_cast<Objective>(o), m_model->unitName()), o);
+    m_y->addItem(objectiveTitle(static_cast<Objective>(o), m_model->unitName()), o);
   }
   m_x->setCurrentIndex(static_cast<int>(Objective::SimulatedTime));
   m_y->setCurrentIndex(static_cast<int>(Objective::Energy));
@@ -206,8 +206,13 @@ void ParetoPlot::refresh() {
   }
   m_dominated->setData(dx, dy, true);
   m_front->setData(fx, fy, true);
-  m_plot->xAxis->setLabel(QString::fromUtf8(objectiveTitle(ox)));
-  m_plot->yAxis->setLabel(QString::fromUtf8(objectiveTitle(oy)));
+  const QString unit = m_model->unitName();
+  for (int o = 0; o < kObjectiveCount; ++o) {
+    m_x->setItemText(o, objectiveTitle(static_cast<Objective>(o), unit));
+    m_y->setItemText(o, objectiveTitle(static_cast<Objective>(o), unit));
+  }
+  m_plot->xAxis->setLabel(objectiveTitle(ox, unit));
+  m_plot->yAxis->setLabel(objectiveTitle(oy, unit));
   m_summary->setText(tr("%1 drafts, %2 on the front").arg(m_points.size()).arg(frontPts.size()));
   refreshPruned(ox, oy);
   if (!m_userZoomed) resetView();
@@ -291,7 +296,7 @@ void ParetoPlot::refreshPruned(Objective ox, Objective oy) {
   if (!predicted)
     name = tr("pruned: not plotted (no predictor in this run)");
   else if (m_prunedPlottable == 0)
-    name = tr("pruned: not on these axes (predicted time, banks only)");
+    name = tr("pruned: not on these axes (predicted time, %1s used only)").arg(m_model->unitName());
   else if (m_prunedPoints.size() < static_cast<std::size_t>(m_model->prunedRows()))
     // Fewer than listed: rows without a bank layout (the lister lays out a sample) or thinned here.
     name = tr("pruned (predicted only, %L1 of %L2)").arg(m_prunedPoints.size()).arg(m_model->prunedRows());

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Export of the window's plots (Pareto plot, bank heat map: QCustomPlot; time breakdown: Qt Charts) as PNG,
+// Export of the window's plots (Pareto plot, heat map: QCustomPlot; time breakdown: Qt Charts) as PNG,
 // SVG or PDF. One place for every plot and format: the format follows the file suffix, the picture is what is
 // on screen (axes, labels, legend) at the widget's size, and files are written atomically (a temporary file
 // next to the target, renamed on success) so a failed export never leaves a half-written file.
@@ -25,7 +25,7 @@ QString plotExportFilter();
 QSize pngPixelSize(QSize logical);
 
 /// Writes `plot` to `path`. `plot` is a QCustomPlot, a QGraphicsView (QChartView), or a widget holding one
-/// (ParetoPlot, BankHeatmap, BreakdownChart: their toolbars are left out). A non-empty `title` is drawn in a
+/// (ParetoPlot, UnitHeatmap, BreakdownChart: their toolbars are left out). A non-empty `title` is drawn in a
 /// band above the plot so the file says what it shows. On failure returns false and sets `error` to a
 /// message naming the file; nothing is left at `path` or next to it.
 bool exportPlot(QWidget* plot, const QString& path, QString* error, const QString& title = {});

@@ -6,6 +6,7 @@
 #include "engine/core/problem.h"
 #include "engine/mapping/bank_layout.h"
 #include "engine/predict/predictor.h"
+#include "engine/target/registry.h"
 
 namespace pimgui {
 
@@ -53,13 +54,14 @@ void estimatePruned(const pim::Problem& problem, const pim::Predictor& predictor
   // k-th row (in id order, the same rows every time) is laid out.
   const std::size_t stride =
       std::max<std::size_t>(1, (rows.size() + maxLayouts - 1) / std::max<std::size_t>(1, maxLayouts));
+  const pim::ITarget& target = pim::targetOf(problem.backend());
   for (std::size_t i = 0; i < rows.size(); i += stride) {
     if (cancel.load(std::memory_order_relaxed)) return;
     try {
       const pim::TileMapping m = pim::mapDraft(problem.space(), rows[i].draft, indexing);
-      rows[i].banksUsed = pim::placeOnBanks(problem.kernel(), m, problem.backend()).banksUsed;
+      if (const auto layout = target.place(problem, m)) rows[i].unitsUsed = layout->banksUsed;
     } catch (const std::exception&) {
-      // Not placeable on this backend: no bank count, so no point on a banks axis.
+      // Not placeable on this backend: no unit count, so no point on a units-used axis.
     }
   }
 }

@@ -2,8 +2,8 @@
 // Lists pruned drafts for the table's "show pruned" toggle: walks the space in id order off the GUI thread
 // and asks the pruner why each draft went, stopping after `cap` pruned drafts (the space can hold billions).
 // With the session's predictor it also predicts each listed draft's time (the same batched model call the
-// explorer makes) and counts its banks from its bank layout, so the Pareto plot can place pruned drafts on
-// the predicted-time and banks-used axes without pretending they were simulated.
+// explorer makes) and counts the units its target places it on, so the Pareto plot can place pruned drafts
+// on the predicted-time and units-used axes without pretending they were simulated.
 #pragma once
 #include <QObject>
 #include <atomic>
@@ -32,10 +32,10 @@ inline constexpr std::size_t kPrunedLayoutCap = 10000;
 /// Drafts per model call in estimatePruned (a prediction depends on its batch: coarse to fine).
 inline constexpr std::size_t kPrunedPredictionBatch = 4096;
 
-/// Sets `predictedNs` of every row (Predictor::predictNs in batches, the explorer's call) and `banksUsed`
-/// (mapDraft + placeOnBanks under `indexing`: what a simulation would report) of every row when there are
+/// Sets `predictedNs` of every row (Predictor::predictNs in batches, the explorer's call) and `unitsUsed`
+/// (mapDraft + ITarget::place under `indexing`: what a simulation would report) of every row when there are
 /// at most `maxLayouts`, else of every k-th row, k = ceil(rows / maxLayouts). Stops when `cancel` is set;
-/// rows not reached keep no values. A draft the engine cannot place keeps no bank count.
+/// rows not reached keep no values. A draft the target cannot place keeps no unit count.
 void estimatePruned(const pim::Problem& problem, const pim::Predictor& predictor,
                     pim::IndexingStrategy indexing, std::vector<DraftRow>& rows,
                     const std::atomic<bool>& cancel, std::size_t maxLayouts = kPrunedLayoutCap);

@@ -41,7 +41,7 @@ QString exportAnalysedDraft(const DraftAnalysis& a, const pim::EvalOptions& opti
     switch (format) {
       case ScheduleExport::Schedule: {
         pim::EvalOptions o = options;
-        o.keepBanks = false;  // the file records the totals; its re-import re-simulates the banks
+        o.keepUnitStats = false;  // the file records the totals; its re-import re-simulates the banks
         pim::exportSchedule(out, *a.problem, a.draft, o, *a.evaluation, predictedNs);
         break;
       }
@@ -56,7 +56,7 @@ QString exportAnalysedDraft(const DraftAnalysis& a, const pim::EvalOptions& opti
       case ScheduleExport::Trace: {
         // The analysis keeps no timeline (it is large); simulate once more with tracing on.
         pim::EvalOptions o = options;
-        o.keepBanks = false;
+        o.keepUnitStats = false;
         o.trace.enabled = true;
         o.trace.maxEvents = 200000;
         const pim::Evaluation e = pim::evaluateDraft(*a.problem, a.draft, o);

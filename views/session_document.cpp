@@ -19,13 +19,13 @@
 #include "engine/hw/backend.h"
 #include "engine/search/strategy.h"
 #include "engine/target/registry.h"
-#include "views/bank_heatmap.h"
 #include "views/control_panel.h"
 #include "views/draft_details.h"
 #include "views/draft_selection.h"
 #include "views/draft_table_panel.h"
 #include "views/main_window.h"
 #include "views/pareto_plot.h"
+#include "views/unit_heatmap.h"
 #include "views/what_if_panel.h"
 
 namespace pimgui {
@@ -163,7 +163,7 @@ ViewState captureView(const MainWindow& w) {
     const auto r = w.pareto()->viewRange();
     v["pareto.view"] = nlohmann::json(r).dump();
   }
-  v["heatmap.metric"] = std::to_string(static_cast<int>(w.heatmap()->metric()));
+  v["heatmap.metric"] = w.heatmap()->metric();
   const QHeaderView* header = w.table()->view()->horizontalHeader();
   v["table.filter"] = w.table()->filterBox()->text().toStdString();
   v["table.sortColumn"] = std::to_string(header->sortIndicatorSection());
@@ -178,6 +178,16 @@ ViewState captureView(const MainWindow& w) {
   return v;
 }
 
+/// The heat map's metric as saved: a key, or in files before the targets declared their statistics, the
+/// index of the bank metric menu of that time.
+static std::string heatmapMetricKey(const std::string& saved) {
+  static const char* kFormerMenu[] = {
+      UnitHeatmap::kResidentBytes, UnitHeatmap::kTile, "busy_cycles", "activations", "energy_pj",
+      UnitHeatmap::kPadding};
+  if (saved.size() == 1 && saved[0] >= '0' && saved[0] <= '5') return kFormerMenu[saved[0] - '0'];
+  return saved;
+}
+
 void applyView(MainWindow& w, const ViewState& v) {
   if (auto it = v.find("window.geometry"); it != v.end()) w.restoreGeometry(qbytes(it->second));
   if (auto it = v.find("window.state"); it != v.end()) w.restoreState(qbytes(it->second));
@@ -185,8 +195,7 @@ void applyView(MainWindow& w, const ViewState& v) {
   if (x && y && *x >= 0 && *x < kObjectiveCount && *y >= 0 && *y < kObjectiveCount)
     w.pareto()->setObjectives(static_cast<Objective>(*x), static_cast<Objective>(*y));
   if (auto log = intOf(v, "pareto.log")) w.pareto()->setLogAxes(*log != 0);
-  if (auto m = intOf(v, "heatmap.metric"); m && *m >= 0 && *m < BankHeatmap::MetricCount)
-    w.heatmap()->setMetric(static_cast<BankHeatmap::Metric>(*m));
+  if (auto it = v.find("heatmap.metric"); it != v.end()) w.heatmap()->setMetric(heatmapMetricKey(it->second));
   if (auto it = v.find("table.filter"); it != v.end())
     w.table()->filterBox()->setText(QString::fromStdString(it->second));
   const auto column = intOf(v, "table.sortColumn"), order = intOf(v, "table.sortOrder");

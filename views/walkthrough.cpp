@@ -275,7 +275,7 @@ WalkthroughStep timelineStep(const pim::Problem& p, const pim::Draft& d, const Q
                  .arg(e.timeNs / 1e3, 0, 'f', 3)
                  .arg(e.energyPj / 1e6, 0, 'f', 3)
                  .arg(e.commands)
-                 .arg(e.banksUsed);
+                 .arg(e.unitsUsed);
     s.numbers["total_cycles"] = static_cast<std::uint64_t>(e.totalCycles);
     for (int ph = 0; ph < 3; ++ph)
       s.numbers["phase" + std::to_string(ph)] = static_cast<std::uint64_t>(e.cycles[ph]);
@@ -297,7 +297,7 @@ int candidate(const pim::Kernel& k, const pim::DraftSpace& space, int set, const
 std::optional<pim::Draft> bestOfFirstKept(const pim::Problem& p, std::size_t limit) {
   const pim::Pruner pruner(p.space());
   pim::EvalOptions o;
-  o.keepBanks = false;
+  o.keepUnitStats = false;
   std::optional<pim::Draft> best;
   double bestNs = 0;
   for (const pim::Draft& d : pruner.firstKept(limit)) {

@@ -50,7 +50,7 @@ void BM_EvaluateDraft(benchmark::State& state) {
   const auto all = kept(*p);
   Draft d = vendorTilingDraft(*p).value_or(all[all.size() / 2]);
   EvalOptions o;
-  o.keepBanks = false;
+  o.keepUnitStats = false;
   Evaluation e;
   for (auto _ : state) e = evaluateDraft(*p, d, o);
   state.SetLabel(std::string(c.backend) + " " + c.kernel + "[" + c.dims + "] " + p->space().label(d));
@@ -70,7 +70,7 @@ struct LabelCount {
 LabelCount labelEvery(const Problem& p, const std::vector<Draft>& all, std::size_t stride,
                       bool branchAndBound) {
   EvalOptions o;
-  o.keepBanks = false;
+  o.keepUnitStats = false;
   sim::ChannelRunCache cache;
   if (branchAndBound) {
     o.cache = &cache;

@@ -101,7 +101,31 @@ nlohmann::json draftJson(const DraftSpace& space, const Draft& d) {
 
 void printJson(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
 
-nlohmann::json evaluationJson(const Evaluation& e, bool withBanks) {
+namespace {
+
+/// {"<inner unit>s": [{<band key>, <unit key>, <statistic>...}, ...]}, one entry per unit, as declared.
+nlohmann::json unitStatisticsJson(const UnitStatistics& stats, const Backend& b) {
+  const ITarget& target = targetOf(b);
+  const UnitGeometry g = target.geometry(b);
+  const std::vector<StatDecl>& decls = target.statistics();
+  const std::string bandKey = g.bandKey.empty() ? g.outerName : g.bandKey;
+  const std::string unitKey = g.unitKey.empty() ? g.innerName : g.unitKey;
+  const std::size_t perBand = static_cast<std::size_t>(std::max(1, g.unitsPerBand()));
+  nlohmann::json units = nlohmann::json::array();
+  for (std::size_t u = 0; u < stats.units(); ++u) {
+    nlohmann::json unit = {{bandKey, u / perBand}, {unitKey, u % perBand}};
+    for (std::size_t s = 0; s < decls.size() && s < stats.statCount; ++s) {
+      const double v = stats.at(u, s);
+      unit[decls[s].key] = decls[s].integral ? nlohmann::json(std::llround(v)) : nlohmann::json(v);
+    }
+    units.push_back(std::move(unit));
+  }
+  return {{g.innerName + "s", std::move(units)}};
+}
+
+}  // namespace
+
+nlohmann::json evaluationJson(const Evaluation& e, const Backend* unitsOf) {
   static const char* kPhases[] = {"input_rearrangement", "compute", "output_rearrangement"};
   nlohmann::json cycles = nlohmann::json::object(), ns = nlohmann::json::object();
   const bool timed = e.provenance != Provenance::Analytic;
@@ -124,31 +148,16 @@ nlohmann::json evaluationJson(const Evaluation& e, bool withBanks) {
                         {"tck_ns", e.tCKns},
                         {"energy_pj", energy},
                         {"energy_sources", sources},
-                        {"banks_used", e.banksUsed},
+                        {"banks_used", e.unitsUsed},
                         {"resident_bytes", e.residentBytes},
                         {"padding_bytes", e.paddingBytes},
                         {"commands", e.commands},
                         {"command_bus_utilisation", e.commandBusUtilisation}};
-  if (withBanks) {
-    nlohmann::json banks = nlohmann::json::array();
-    for (const auto& b : e.banks) {
-      banks.push_back({{"channel", b.channel},
-                       {"bank", b.bank},
-                       {"bytes", b.bytesRead + b.bytesWritten},
-                       {"bytes_read", b.bytesRead},
-                       {"bytes_written", b.bytesWritten},
-                       {"busy_cycles", b.busyCycles},
-                       {"activations", b.activations},
-                       {"column_commands", b.columnCommands},
-                       {"pim_ops", b.pimOps},
-                       {"energy_pj", b.energy_pJ}});
-    }
-    out["banks"] = banks;
-  }
+  if (unitsOf) out.update(unitStatisticsJson(e.unitStats, *unitsOf));
   return out;
 }
 
-std::string evaluationText(const Evaluation& e) {
+std::string evaluationText(const Evaluation& e, const Backend& b) {
   if (e.provenance == Provenance::Analytic) {
     char buf[160];
     std::snprintf(buf, sizeof buf,
@@ -174,8 +183,9 @@ std::string evaluationText(const Evaluation& e) {
   t.add({"total", grouped(e.totalCycles), num(e.timeNs), "100.0%"});
   std::string out = t.str();
   out += "energy " + num(e.energyPj / 1e3) + " nJ (" + std::string(provenanceName(e.provenance)) + "), " +
-         std::to_string(e.banksUsed) + " banks used, " + grouped(static_cast<std::uint64_t>(e.paddingBytes)) +
-         " padding bytes, " + grouped(static_cast<std::uint64_t>(e.commands)) + " commands\n";
+         std::to_string(e.unitsUsed) + " " + targetOf(b).geometry(b).innerName + "s used, " +
+         grouped(static_cast<std::uint64_t>(e.paddingBytes)) + " padding bytes, " +
+         grouped(static_cast<std::uint64_t>(e.commands)) + " commands\n";
   return out;
 }
 

@@ -53,10 +53,11 @@ class EtaMeter {
   std::chrono::steady_clock::time_point m_start;
 };
 nlohmann::json draftJson(const DraftSpace& space, const Draft& d);
-/// cycles / time_ns / energy_pj / banks of an evaluation, as `simulate --json` prints them.
-nlohmann::json evaluationJson(const Evaluation& e, bool withBanks = true);
+/// cycles / time_ns / energy_pj of an evaluation, as `simulate --json` prints them; with `unitsOf`, also its
+/// per-unit statistics as that backend's target declares them (key: the inner unit's plural, e.g. "banks").
+nlohmann::json evaluationJson(const Evaluation& e, const Backend* unitsOf = nullptr);
 /// A human-readable breakdown table of an evaluation.
-std::string evaluationText(const Evaluation& e);
+std::string evaluationText(const Evaluation& e, const Backend& b);
 void printJson(const nlohmann::json& j);
 
 // One registration function per command family; main() calls each once.

@@ -39,7 +39,7 @@ void progressLine(const std::string& text) {
 
 nlohmann::json baselineJson(const Baseline& b) {
   if (!b.available) return {{"available", false}, {"reason", b.reason}};
-  nlohmann::json j = evaluationJson(b.eval, false);
+  nlohmann::json j = evaluationJson(b.eval);
   j["available"] = true;
   j["summary"] = b.summary;
   return j;
@@ -148,7 +148,7 @@ void runExplore(const ExploreCmd& o) {
   if (o.json) {
     nlohmann::json bestJson =
         best->draft.id == kNoDraft ? nlohmann::json::object() : draftJson(problem->space(), best->draft);
-    const nlohmann::json ev = evaluationJson(*best->simulated, false);
+    const nlohmann::json ev = evaluationJson(*best->simulated);
     bestJson["draft"] = best->draft.id == kNoDraft ? nlohmann::json(nullptr) : nlohmann::json(best->draft.id);
     bestJson["cycles"] = ev["cycles"];
     bestJson["time_ns"] = t;
@@ -158,7 +158,7 @@ void runExplore(const ExploreCmd& o) {
         best->predictedNs ? nlohmann::json(*best->predictedNs) : nlohmann::json(nullptr);
     nlohmann::json ccJson = {{"available", false}, {"reason", "no draft could be simulated"}};
     if (ccOk) {
-      ccJson = evaluationJson(*ccBest->simulated, false);
+      ccJson = evaluationJson(*ccBest->simulated);
       ccJson["available"] = true;
       ccJson["draft"] = ccBest->draft.id;
     }
@@ -194,7 +194,7 @@ void runExplore(const ExploreCmd& o) {
             << "by " << o.strategy << " (" << servedFrom << ")\n";
   if (best->draft.id != kNoDraft)
     std::cout << "draft " << best->draft.id << " " << problem->space().label(best->draft) << "\n";
-  std::cout << evaluationText(*best->simulated);
+  std::cout << evaluationText(*best->simulated, problem->backend());
   TextTable tb({"schedule", "time (ns)", "speed-up of best"});
   auto row = [&](const std::string& name, bool ok, double ns, const std::string& why) {
     char a[32], s[32];

@@ -70,7 +70,7 @@ void run(const SimulateOptions& o) {
     if (!(f << e.traceJson)) throw InputError("--trace: cannot write '" + o.trace + "'");
   }
   if (o.json) {
-    nlohmann::json out = evaluationJson(e);
+    nlohmann::json out = evaluationJson(e, &problem->backend());
     out["backend"] = problem->backend().name;
     out["kernel"] = problem->kernel().name;
     out["shape"] = shapeString(problem->kernel(), problem->shape());
@@ -81,7 +81,7 @@ void run(const SimulateOptions& o) {
     printJson(out);
     return;
   }
-  std::cout << problem->title() << ", " << summary << "\n" << evaluationText(e);
+  std::cout << problem->title() << ", " << summary << "\n" << evaluationText(e, problem->backend());
 }
 
 }  // namespace

@@ -81,7 +81,7 @@ void runCompare(const CompareCmd& o) {
   co.backends = splitList(o.backends);
   co.baseline = o.baseline;
   co.search.maxSimulations = o.maxSimulations;
-  co.search.eval.keepBanks = false;
+  co.search.eval.keepUnitStats = false;
   const Kernel k = resolveKernel(o.kernel, o.kernelFile);
   const Comparison c = compareBackends(k, o.dims, co);
   if (o.json) {
@@ -260,7 +260,7 @@ void runExport(const ExportCmd& o) {
       writeFileAtomically(o.out, e.traceJson);
       summary["cycles"] = cyclesJson(e);
     } else {
-      eo.keepBanks = false;
+      eo.keepUnitStats = false;
       const Evaluation e = evaluateDraft(p, d, eo);
       exportSchedule(o.out, p, d, eo, e, predicted);
       summary["cycles"] = cyclesJson(e);
@@ -294,7 +294,7 @@ void runImport(const ImportCmd& o) {
           : "the shipped " + p.backend().name +
                 " differs from (or lacks) the file's parameters; the file's parameters were used";
   if (o.json) {
-    nlohmann::json out = evaluationJson(e);
+    nlohmann::json out = evaluationJson(e, &p.backend());
     out["backend"] = p.backend().name;
     out["kernel"] = p.kernel().name;
     out["shape"] = shapeString(p.kernel(), p.shape());
@@ -321,7 +321,7 @@ void runImport(const ImportCmd& o) {
     return;
   }
   std::cout << p.title() << ", draft " << s.draft.id << " " << p.space().label(s.draft) << "\n"
-            << evaluationText(e)
+            << evaluationText(e, p.backend())
             << "cycles match the file: " << grouped(static_cast<std::uint64_t>(e.totalCycles))
             << " total, every phase identical (" << s.path << ")\n";
   if (!note.empty()) std::cout << "note: " << note << "\n";

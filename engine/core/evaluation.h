@@ -37,15 +37,26 @@ struct EvalOptions {
   OptimizerOptions optimizer;
   IndexingStrategy indexing = IndexingStrategy::Exact;
   SimSettings sim;
-  bool keepBanks = true;     // per-bank statistics in the result (the heat map needs them)
-  bool computeOnly = false;  // simulate the compute phase alone (compute-centric search's first step)
-  sim::TraceWindow trace;    // Chrome-trace window; disabled by default
+  bool keepUnitStats = true;  // per-unit statistics in the result (the heat map needs them)
+  bool computeOnly = false;   // simulate the compute phase alone (compute-centric search's first step)
+  sim::TraceWindow trace;     // Chrome-trace window; disabled by default
   /// Branch and bound (an exhaustive search that only needs the optimum): when > 0, a draft whose simulation
   /// passes this many cycles is stopped there and reported as a lower bound (Evaluation::lowerBound).
   std::int64_t stopAfterCycles = 0;
   /// Channel runs reused across drafts (not owned; one per thread): drafts of one problem often share
   /// channel programs, so labelling and exhaustive search simulate most channels only once.
   sim::ChannelRunCache* cache = nullptr;
+};
+
+/// Per-unit statistics of one evaluation, as its target declares them (ITarget::geometry and statistics): row
+/// u is unit u of the geometry, column s is declared statistic s; units past the last row were not simulated.
+/// Counters are held as doubles, exact below 2^53.
+struct UnitStatistics {
+  std::size_t statCount = 0;
+  std::vector<double> values;  // unit-major, units() x statCount
+  std::size_t units() const { return statCount ? values.size() / statCount : 0; }
+  bool empty() const { return values.empty(); }
+  double at(std::size_t unit, std::size_t stat) const { return values[unit * statCount + stat]; }
 };
 
 /// Where a number comes from (DESIGN.md: every number carries its provenance).
@@ -61,9 +72,9 @@ struct Evaluation {
   double timeNs = 0;
   double energyPj = 0;
   sim::EnergyBreakdown energy;
-  std::vector<sim::BankStats> banks;          // every bank of every group, channel = PIM group
+  UnitStatistics unitStats;                   // when EvalOptions::keepUnitStats
   std::vector<double> commandBusUtilisation;  // per group
-  int banksUsed = 0;
+  int unitsUsed = 0;                          // units of the target's geometry holding data
   std::int64_t residentBytes = 0, paddingBytes = 0;
   std::int64_t commands = 0;
   std::int64_t serialSegments = 0;  // naive rearrangement copies composed outside the simulator

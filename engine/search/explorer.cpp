@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 Explorer::Explorer(const Problem& p, ExploreOptions o) : m_problem(p), m_options(std::move(o)) {
-  m_options.eval.keepBanks = false;
+  m_options.eval.keepUnitStats = false;
 }
 
 ExploreProgress Explorer::progress() const {

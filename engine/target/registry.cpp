@@ -18,14 +18,39 @@ void registerBuiltinTargets(TargetRegistry& r) {
   r.add(makeUpmemTarget());
 }
 
-const TargetRegistry& TargetRegistry::builtin() {
-  static const TargetRegistry reg = [] {
+namespace {
+
+TargetRegistry& processTargets() {
+  static TargetRegistry reg = [] {
     TargetRegistry r;
     registerBuiltinTargets(r);
     return r;
   }();
   return reg;
 }
+
+BackendRegistry& processBackends() {
+  static BackendRegistry reg = [] {
+    BackendRegistry r;
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(dataDir()) / "backends";
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw InputError(dir.string() + ": backend directory not found");
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) r.add(loadBackendFile(f.string()));
+    return r;
+  }();
+  return reg;
+}
+
+}  // namespace
+
+const TargetRegistry& TargetRegistry::builtin() { return processTargets(); }
+
+void registerTarget(std::unique_ptr<ITarget> t) { processTargets().add(std::move(t)); }
 
 void TargetRegistry::add(std::unique_ptr<ITarget> t) {
   if (find(t->family()))
@@ -60,21 +85,15 @@ std::vector<std::string> TargetRegistry::families() const {
 
 const ITarget& targetOf(const Backend& b) { return TargetRegistry::builtin().of(b); }
 
-const BackendRegistry& builtinBackends() {
-  static const BackendRegistry reg = [] {
-    BackendRegistry r;
-    namespace fs = std::filesystem;
-    const fs::path dir = fs::path(dataDir()) / "backends";
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw InputError(dir.string() + ": backend directory not found");
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) r.add(loadBackendFile(f.string()));
-    return r;
-  }();
-  return reg;
+const BackendRegistry& builtinBackends() { return processBackends(); }
+
+void registerBackend(Backend b) {
+  const auto& all = processBackends().all();
+  if (std::any_of(all.begin(), all.end(), [&](const Backend& x) { return x.name == b.name; }))
+    throw InputError((b.file.empty() ? b.name : b.file) + ": a backend named '" + b.name +
+                     "' exists already");
+  targetOf(b);  // refuses an unregistered family
+  processBackends().add(std::move(b));
 }
 
 Backend parseBackend(std::string_view jsonText, std::string_view origin) {

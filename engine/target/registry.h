@@ -13,7 +13,8 @@ namespace pim {
 
 class TargetRegistry final : public ISchemaCatalog {
  public:
-  /// The built-in targets, registered once by registerBuiltinTargets().
+  /// The process-wide registry: the built-in targets (registerBuiltinTargets) and those added by
+  /// registerTarget().
   static const TargetRegistry& builtin();
   /// Throws InputError when a target of the same family is registered already.
   void add(std::unique_ptr<ITarget> t);
@@ -33,11 +34,20 @@ class TargetRegistry final : public ISchemaCatalog {
 /// The one place a family is registered: one line per target.
 void registerBuiltinTargets(TargetRegistry& r);
 
-/// The target of `b`'s family among the built-in ones.
+/// Adds a target to the process-wide registry beside the built-in ones (a plug-in; the tests' analytic
+/// family). Call at start-up, before any backend of its family is loaded and before other threads look
+/// targets up. Throws InputError when its family is registered already.
+void registerTarget(std::unique_ptr<ITarget> t);
+
+/// The target of `b`'s family among the registered ones.
 const ITarget& targetOf(const Backend& b);
 
-/// Every backend in dataDir()/backends, loaded once and validated against its family's schema.
+/// Every backend in dataDir()/backends, loaded once and validated against its family's schema, then those
+/// added by registerBackend(). The window's backend lists and compare are built from it.
 const BackendRegistry& builtinBackends();
+/// Adds a backend of a registered family to builtinBackends() (at start-up, like registerTarget). Throws
+/// InputError when one of that name exists.
+void registerBackend(Backend b);
 /// A backend from JSON text or a file, validated against the schema of its family (built-in targets).
 Backend parseBackend(std::string_view jsonText, std::string_view origin);
 Backend loadBackendFile(const std::string& path);

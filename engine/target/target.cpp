@@ -17,7 +17,10 @@ CandidateAnalysis ITarget::analyse(const Problem& p, const Draft& d, const EvalO
     }
   };
   attempt([&] { a.mapping = mapDraft(p.space(), d, o.indexing); });
-  if (a.mapping) a.ir = irText(p.space(), *a.mapping);
+  if (a.mapping) {
+    a.ir = irText(p.space(), *a.mapping);
+    attempt([&] { a.layout = place(p, *a.mapping); });
+  }
   attempt([&] { a.listing = listing(p, d, o, 400); });
   attempt([&] { a.evaluation = evaluate(p, d, o); });
   return a;

@@ -18,11 +18,21 @@
 
 namespace pim {
 
-/// The units a family keeps statistics for, as a grid of `outer` x `inner` (channels x banks, ranks x DPUs,
-/// chips x cores, ...). Views draw heat maps and axes from it.
+/// The units a family keeps statistics for, as a grid of `outerCount` x `innerCount` (pseudo-channels x
+/// banks, ranks x DPUs, chips x cores, ...); unit u sits at outer u / innerCount, inner u % innerCount. Outer
+/// units may come in bands (a PIM group's pseudo-channels) that views separate by lines. Views draw heat
+/// maps, axes and tooltips from it, and exports address units by it.
 struct UnitGeometry {
-  std::string outer, inner;  // singular names: "channel", "bank"
+  std::string outerName, innerName;  // singular: "pseudo-channel", "bank"
   int outerCount = 0, innerCount = 0;
+  std::string bandName;  // "PIM group"; empty when outer units are not banded
+  int bandWidth = 1;     // outer units per band
+  /// Keys of a unit's address in exported statistics: its band, and its index within the band (outer units
+  /// of the band times inner). Without bands they are the outer and inner index.
+  std::string bandKey, unitKey;
+  int units() const { return outerCount * innerCount; }
+  int bands() const { return bandWidth > 0 ? outerCount / bandWidth : 0; }
+  int unitsPerBand() const { return bandWidth * innerCount; }
 };
 
 /// One statistic kept per unit (Ramulator's register_stat): what it is called, its unit and meaning.
@@ -31,6 +41,7 @@ struct StatDecl {
   std::string label;  // "bytes read"
   std::string unit;   // "bytes", "cycles", "count", "pJ"
   std::string description;
+  bool integral = true;  // a counter (exported as an integer), else a real quantity
 };
 
 /// A schedule a family's vendor library (or the GPU beside it) would run, to compare the search against.
@@ -78,8 +89,13 @@ class ITarget {
   virtual std::string listing(const Problem& p, const Draft& d, const EvalOptions& o,
                               std::size_t maxLines) const = 0;
 
-  /// Mapping, placement, IR, listing and evaluation of one candidate. The default maps (no placement) and
-  /// asks listing() and evaluate(); a target overrides it to place its data and to map and lower once.
+  /// Where a mapped candidate's data sits on the units of geometry(), without evaluating it (the heat map's
+  /// placement and the units-used axis of drafts that were not simulated); nullopt for a family that does not
+  /// place data unit by unit. Throws InputError when the tiles do not fit.
+  virtual std::optional<BankLayout> place(const Problem&, const TileMapping&) const { return std::nullopt; }
+
+  /// Mapping, placement, IR, listing and evaluation of one candidate. The default maps, asks place(),
+  /// listing() and evaluate(); a target overrides it to place its data and to map and lower once.
   virtual CandidateAnalysis analyse(const Problem& p, const Draft& d, const EvalOptions& o) const;
 
   /// The vendor library's schedule, and GPU-only execution on the host where the family sits beside a GPU;
@@ -87,7 +103,8 @@ class ITarget {
   virtual Baseline vendor(const Problem& p, const EvalOptions& o) const = 0;
   virtual Baseline gpu(const Problem& p) const = 0;
 
-  /// Per-unit statistics of an evaluation: geometry of `b`, and what is kept per unit.
+  /// Per-unit statistics of an evaluation (Evaluation::unitStats): geometry of `b`, and what is kept per
+  /// unit, in column order.
   virtual UnitGeometry geometry(const Backend& b) const = 0;
   virtual const std::vector<StatDecl>& statistics() const = 0;
 

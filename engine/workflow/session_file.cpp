@@ -301,7 +301,7 @@ void bindEval(Stmt& s, const Evaluation* e) {  // NULL columns without one
   s.i64(e->totalCycles).f64(e->tCKns).f64(e->timeNs).f64(e->energyPj);
   s.f64(e->energy.actPre_pJ).f64(e->energy.rdWr_pJ).f64(e->energy.pimCompute_pJ).f64(e->energy.refresh_pJ);
   s.f64(e->energy.hostIo_pJ).f64(e->energy.bufferMoves_pJ);
-  s.i64(e->banksUsed).i64(e->residentBytes).i64(e->paddingBytes).i64(e->commands).i64(e->serialSegments);
+  s.i64(e->unitsUsed).i64(e->residentBytes).i64(e->paddingBytes).i64(e->commands).i64(e->serialSegments);
 }
 
 /// Reads the evaluation columns starting at column `c`; nullopt when they are NULL.
@@ -324,7 +324,7 @@ std::optional<Evaluation> readEval(const Stmt& s, int c) {
   e.energy.refresh_pJ = s.colF64(c + 12);
   e.energy.hostIo_pJ = s.colF64(c + 13);
   e.energy.bufferMoves_pJ = s.colF64(c + 14);
-  e.banksUsed = static_cast<int>(s.colI64(c + 15));
+  e.unitsUsed = static_cast<int>(s.colI64(c + 15));
   e.residentBytes = s.colI64(c + 16);
   e.paddingBytes = s.colI64(c + 17);
   e.commands = s.colI64(c + 18);

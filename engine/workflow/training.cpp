@@ -127,7 +127,7 @@ std::vector<std::pair<Draft, Evaluation>> label(const Problem& p, const std::vec
                                                 LabelCounts* counts = nullptr, std::size_t maxFresh = 0,
                                                 std::atomic<std::int64_t>* incumbent = nullptr) {
   EvalOptions eo = o.eval;
-  eo.keepBanks = false;
+  eo.keepUnitStats = false;
   const std::string options = optionsKey(eo, targetOf(p.backend()));
   std::int64_t problemId = 0;
   std::unordered_map<std::int64_t, StoredResult> stored;
@@ -200,7 +200,7 @@ double secondsPerFullSimulation(const Problem& p, const std::vector<Draft>& draf
   constexpr std::size_t kRuns = 4;
   const std::size_t runs = std::min(kRuns, sample), perRun = sample / runs;
   EvalOptions eo = o.eval;
-  eo.keepBanks = false;
+  eo.keepUnitStats = false;
   const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   double seconds = 0;
   std::size_t timed = 0;
@@ -368,7 +368,7 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
   const Kernel k = KernelLibrary::builtin().get(kernel);
   if (!runsOn(b, k)) throw InputError("evaluate: " + kernel + " cannot run on " + b.name);
   EvalOptions sim = o.eval;
-  sim.keepBanks = false;
+  sim.keepUnitStats = false;
   auto simulate = [&](const Problem& p, const Draft& d) -> std::optional<Evaluation> {
     try {
       return evaluateDraft(p, d, sim);

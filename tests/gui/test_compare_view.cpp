@@ -46,7 +46,7 @@ pim::Comparison engineComparison(const std::string& kernel, const std::string& d
   pim::CompareOptions o;
   o.backends = std::move(backends);
   o.baseline = baseline;
-  o.search.eval.keepBanks = false;
+  o.search.eval.keepUnitStats = false;
   return pim::compareBackends(pim::resolveKernel(kernel, ""), dims, o);
 }
 
@@ -146,7 +146,7 @@ void expectSameOutcome(const pim::Comparison& shown, const pim::Comparison& ref,
     const pim::Kernel k = pim::resolveKernel(kernel, "");
     const pim::Problem p(pim::builtinBackends().get(r.backend), k, pim::parseShape(k, dims));
     pim::EvalOptions eo;
-    eo.keepBanks = false;
+    eo.keepUnitStats = false;
     EXPECT_EQ(pim::evaluateDraft(p, *s.draft, eo).timeNs, r.eval.timeNs) << r.backend << " tie";
   }
   if (sameDrafts) {

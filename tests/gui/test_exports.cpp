@@ -24,7 +24,6 @@
 #include "engine/search/evaluate.h"
 #include "engine/target/registry.h"
 #include "gui_test_util.h"
-#include "views/bank_heatmap.h"
 #include "views/breakdown_chart.h"
 #include "views/csv_export.h"
 #include "views/draft_analysis.h"
@@ -37,6 +36,7 @@
 #include "views/pareto_plot.h"
 #include "views/plot_export.h"
 #include "views/pruned_lister.h"
+#include "views/unit_heatmap.h"
 
 using namespace pimgui;
 
@@ -313,7 +313,7 @@ TEST(PrunedPoints, GreyOnPredictedAxesOnly) {
   ASSERT_NE(w.session()->predictor(), nullptr) << "gddr6-aim ships a model";
   ASSERT_TRUE(test::waitFor([&] { return w.idle() && !w.session()->running(); }, 60000));
   ParetoPlot* plot = w.pareto();
-  plot->setObjectives(Objective::PredictedTime, Objective::BanksUsed);
+  plot->setObjectives(Objective::PredictedTime, Objective::UnitsUsed);
   std::vector<quint64> frontBefore;
   for (const auto& p : plot->points())
     if (p.front) frontBefore.push_back(p.id);
@@ -324,7 +324,7 @@ TEST(PrunedPoints, GreyOnPredictedAxesOnly) {
   ASSERT_TRUE(test::waitFor([&] { return w.idle() && w.model()->prunedRows() > 0; }, 60000));
   const DraftTableModel& m = *w.model();
   int withValues = 0;
-  for (int r = m.keptRows(); r < m.rowCount(); ++r) withValues += m.row(r).predictedNs && m.row(r).banksUsed;
+  for (int r = m.keptRows(); r < m.rowCount(); ++r) withValues += m.row(r).predictedNs && m.row(r).unitsUsed;
   EXPECT_EQ(withValues, m.prunedRows());  // every listed pruned draft was predicted and laid out
   EXPECT_EQ(plot->prunedGraph()->dataCount(), withValues);
   EXPECT_EQ(plot->prunedPlottable(), static_cast<std::size_t>(withValues));
@@ -349,16 +349,16 @@ TEST(PrunedPoints, GreyOnPredictedAxesOnly) {
   EXPECT_NEAR(*first.predictedNs, w.session()->predictor()->predictNs(problem, batch)[0],
               1e-6 * *first.predictedNs);
   const pim::Evaluation e = pim::evaluateDraft(problem, first.draft, w.session()->config().evalOptions());
-  EXPECT_EQ(*first.banksUsed, e.banksUsed);
+  EXPECT_EQ(*first.unitsUsed, e.unitsUsed);
   // The table shows the same numbers.
-  EXPECT_DOUBLE_EQ(*m.sortValue(m.keptRows(), DraftTableModel::Banks), e.banksUsed);
+  EXPECT_DOUBLE_EQ(*m.sortValue(m.keptRows(), DraftTableModel::UnitsUsed), e.unitsUsed);
 
   // A simulated axis has no pruned points, and the legend says why.
-  plot->setObjectives(Objective::SimulatedTime, Objective::BanksUsed);
+  plot->setObjectives(Objective::SimulatedTime, Objective::UnitsUsed);
   EXPECT_EQ(plot->prunedGraph()->dataCount(), 0);
   EXPECT_TRUE(plot->prunedGraph()->name().contains(QLatin1String("not on these axes")));
 
-  plot->setObjectives(Objective::PredictedTime, Objective::BanksUsed);
+  plot->setObjectives(Objective::PredictedTime, Objective::UnitsUsed);
   // The export shows the grey cloud too (PIMSCOPE_KEEP_EXPORTS=1 keeps the file, docs/screenshots has one).
   QTemporaryDir dir;
   if (qEnvironmentVariableIsSet("PIMSCOPE_KEEP_EXPORTS")) {
@@ -415,7 +415,7 @@ TEST(PrunedPoints, NoneWithoutPredictor) {
   ASSERT_TRUE(w.startSession(c));
   ASSERT_EQ(w.session()->predictor(), nullptr);
   ASSERT_TRUE(test::waitFor([&] { return w.idle() && !w.session()->running(); }, 60000));
-  w.pareto()->setObjectives(Objective::PredictedTime, Objective::BanksUsed);
+  w.pareto()->setObjectives(Objective::PredictedTime, Objective::UnitsUsed);
   w.table()->showPrunedBox()->setChecked(true);
   ASSERT_TRUE(test::waitFor([&] { return w.idle() && w.model()->prunedRows() > 0; }, 60000));
   EXPECT_EQ(w.pareto()->prunedGraph()->dataCount(), 0);
@@ -433,7 +433,7 @@ TEST(PrunedPoints, HundredThousandStayResponsive) {
   ASSERT_TRUE(w.startSession(c));
   ASSERT_TRUE(test::waitFor([&] { return w.idle() && !w.session()->running(); }, 60000));
   ParetoPlot* plot = w.pareto();
-  plot->setObjectives(Objective::PredictedTime, Objective::BanksUsed);
+  plot->setObjectives(Objective::PredictedTime, Objective::UnitsUsed);
   QElapsedTimer listing;
   listing.start();
   w.table()->showPrunedBox()->setChecked(true);
@@ -445,9 +445,9 @@ TEST(PrunedPoints, HundredThousandStayResponsive) {
   int predicted = 0, laidOut = 0;
   for (int r = m.keptRows(); r < m.rowCount(); ++r) {
     predicted += m.row(r).predictedNs.has_value();
-    laidOut += m.row(r).banksUsed.has_value();
+    laidOut += m.row(r).unitsUsed.has_value();
     // The sample is every 10th row in id order.
-    EXPECT_EQ(m.row(r).banksUsed.has_value(), (r - m.keptRows()) % 10 == 0) << r;
+    EXPECT_EQ(m.row(r).unitsUsed.has_value(), (r - m.keptRows()) % 10 == 0) << r;
   }
   EXPECT_EQ(predicted, m.prunedRows());
   EXPECT_EQ(static_cast<std::size_t>(laidOut), kPrunedLayoutCap);

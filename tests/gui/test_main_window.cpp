@@ -2,6 +2,7 @@
 // The main window explores a small session; every view must show exactly what the engine computes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 
 #include <qcustomplot.h>
@@ -22,8 +23,8 @@
 
 #include "engine/core/problem.h"
 #include "engine/hw/backend.h"
+#include "engine/target/registry.h"
 #include "gui_test_util.h"
-#include "views/bank_heatmap.h"
 #include "views/breakdown_chart.h"
 #include "views/draft_analysis.h"
 #include "views/draft_details.h"
@@ -34,6 +35,7 @@
 #include "views/exploration_session.h"
 #include "views/main_window.h"
 #include "views/pareto_plot.h"
+#include "views/unit_heatmap.h"
 
 using namespace pimgui;
 
@@ -111,25 +113,32 @@ TEST(MainWindow, SmallSessionMatchesEngine) {
   const pim::Baseline gpu = pim::gpuBaseline(*problem);
   EXPECT_EQ(sawGpu, gpu.available);
 
-  // Heat map: cells equal evaluateDraft's per-bank statistics and the bank layout.
+  // Heat map: cells equal evaluateDraft's per-unit statistics (as the target declares them) and the layout.
   pim::EvalOptions eo = w.session()->config().evalOptions();
   const pim::Evaluation eval = pim::evaluateDraft(*problem, best->draft, eo);
-  BankHeatmap* hm = w.heatmap();
+  UnitHeatmap* hm = w.heatmap();
   const auto& backend = problem->backend();
-  ASSERT_EQ(hm->channels(), backend.totalGroups() * backend.group.pseudoChannelsPerGroup);
-  ASSERT_EQ(hm->banksPerChannel(), backend.dram.banksPerChannel());
-  hm->setMetric(BankHeatmap::BusyCycles);
-  const int p = backend.group.pseudoChannelsPerGroup;
+  ASSERT_EQ(hm->geometry().outerCount, backend.totalGroups() * backend.group.pseudoChannelsPerGroup);
+  ASSERT_EQ(hm->geometry().innerCount, backend.dram.banksPerChannel());
+  const auto& decls = pim::targetOf(backend).statistics();
+  const auto busy =
+      std::find_if(decls.begin(), decls.end(), [](const auto& d) { return d.key == "busy_cycles"; });
+  ASSERT_NE(busy, decls.end());
+  const auto column = static_cast<std::size_t>(busy - decls.begin());
+  hm->setMetric("busy_cycles");
+  const int inner = hm->geometry().innerCount;
   double sumShown = 0, sumEngine = 0;
-  for (const auto& s : eval.banks) {
-    const int ch = s.channel * p + s.bank / hm->banksPerChannel();
-    EXPECT_DOUBLE_EQ(hm->cellValue(ch, s.bank % hm->banksPerChannel()), static_cast<double>(s.busyCycles));
-    sumEngine += static_cast<double>(s.busyCycles);
+  ASSERT_EQ(eval.unitStats.units(), static_cast<std::size_t>(hm->geometry().units()));
+  for (std::size_t u = 0; u < eval.unitStats.units(); ++u) {
+    const int o = static_cast<int>(u) / inner, i = static_cast<int>(u) % inner;
+    EXPECT_DOUBLE_EQ(hm->cellValue(o, i), eval.unitStats.at(u, column));
+    sumEngine += eval.unitStats.at(u, column);
   }
-  for (int ch = 0; ch < hm->channels(); ++ch)
-    for (int b = 0; b < hm->banksPerChannel(); ++b) sumShown += hm->cellValue(ch, b);
+  for (int o = 0; o < hm->geometry().outerCount; ++o)
+    for (int i = 0; i < inner; ++i) sumShown += hm->cellValue(o, i);
   EXPECT_DOUBLE_EQ(sumShown, sumEngine);
-  hm->setMetric(BankHeatmap::ResidentBytes);
+  EXPECT_GT(sumEngine, 0);
+  hm->setMetric(UnitHeatmap::kResidentBytes);
   const auto analysis = w.analysis()->latest();
   ASSERT_TRUE(analysis->layout.has_value());
   int used = 0;

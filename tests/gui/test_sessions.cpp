@@ -30,7 +30,6 @@
 #include "engine/target/registry.h"
 #include "engine/workflow/session_file.h"
 #include "gui_test_util.h"
-#include "views/bank_heatmap.h"
 #include "views/breakdown_chart.h"
 #include "views/control_panel.h"
 #include "views/draft_analysis.h"
@@ -42,6 +41,7 @@
 #include "views/exploration_session.h"
 #include "views/main_window.h"
 #include "views/pareto_plot.h"
+#include "views/unit_heatmap.h"
 #include "views/what_if_panel.h"
 
 using namespace pimgui;
@@ -112,7 +112,7 @@ TEST(Sessions, ReopenedSessionShowsWhatWasOnScreen) {
   // View options away from every default, and a selection of two drafts that are not the best.
   w.pareto()->setObjectives(Objective::ComputeTime, Objective::RearrangementTime);
   w.pareto()->setLogAxes(false);
-  w.heatmap()->setMetric(BankHeatmap::Padding);
+  w.heatmap()->setMetric(std::string(UnitHeatmap::kPadding));
   w.table()->view()->sortByColumn(DraftTableModel::Energy, Qt::DescendingOrder);
   w.table()->filterBox()->setText(QStringLiteral("simulated"));
   w.details()->tabs()->setCurrentIndex(2);
@@ -169,11 +169,11 @@ TEST(Sessions, ReopenedSessionShowsWhatWasOnScreen) {
 
   // Selection, heat map of the current draft, details tab, breakdown bars.
   EXPECT_EQ(v.selection()->ids(), (QList<quint64>{a, b}));
-  EXPECT_EQ(v.heatmap()->metric(), BankHeatmap::Padding);
-  ASSERT_EQ(v.heatmap()->channels(), w.heatmap()->channels());
-  ASSERT_EQ(v.heatmap()->banksPerChannel(), w.heatmap()->banksPerChannel());
-  for (int ch = 0; ch < v.heatmap()->channels(); ++ch) {
-    for (int bank = 0; bank < v.heatmap()->banksPerChannel(); ++bank)
+  EXPECT_EQ(v.heatmap()->metric(), std::string(UnitHeatmap::kPadding));
+  ASSERT_EQ(v.heatmap()->geometry().outerCount, w.heatmap()->geometry().outerCount);
+  ASSERT_EQ(v.heatmap()->geometry().innerCount, w.heatmap()->geometry().innerCount);
+  for (int ch = 0; ch < v.heatmap()->geometry().outerCount; ++ch) {
+    for (int bank = 0; bank < v.heatmap()->geometry().innerCount; ++bank)
       ASSERT_EQ(v.heatmap()->cellValue(ch, bank), w.heatmap()->cellValue(ch, bank)) << ch << "/" << bank;
   }
   EXPECT_EQ(v.details()->tabs()->currentIndex(), 2);

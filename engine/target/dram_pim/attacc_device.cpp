@@ -36,7 +36,7 @@ Baseline vendor(const ITarget& self, const Problem& p, const EvalOptions& o, con
       sim::attaccDecodeAttention(cfg, p.dimSize("b"), p.dimSize("h"), p.dimSize("l"), p.dimSize("d"));
   v.available = true;
   v.summary = "AttAcc decode attention: heads over the 16 channels of each stack (K/V placed in that layout)";
-  v.eval = vendorEvaluation(sim::simulate(cfg, prog), cfg.tCK_ns);
+  v.eval = vendorEvaluation(sim::simulate(cfg, prog), cfg.tCK_ns, p.backend());
   v.draft = vendorTilingDraft(p);
   if (v.draft) {
     const Evaluation placement = self.evaluate(p, *v.draft, o);

@@ -7,6 +7,7 @@
 #include "engine/codegen/rearrangement.h"
 #include "engine/common/error.h"
 #include "engine/mapping/bank_layout.h"
+#include "engine/target/dram_pim/bank_statistics.h"
 #include "engine/target/dram_pim/device_config.h"
 #include "engine/target/dram_pim/program.h"
 #include "engine/target/gpu_baseline.h"
@@ -39,6 +40,9 @@ class DramPimTarget final : public ITarget {
   }
 
   Evaluation evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const override;
+  std::optional<BankLayout> place(const Problem& p, const TileMapping& m) const override {
+    return placeOnBanks(p.kernel(), m, p.backend());
+  }
   CandidateAnalysis analyse(const Problem& p, const Draft& d, const EvalOptions& o) const override;
 
   std::string listing(const Problem& p, const Draft& d, const EvalOptions& o,
@@ -51,10 +55,8 @@ class DramPimTarget final : public ITarget {
   }
   Baseline gpu(const Problem& p) const override { return a100Baseline(p); }
 
-  UnitGeometry geometry(const Backend& b) const override {
-    return {"channel", "bank", b.totalGroups(), b.dram.banksPerChannel() * b.group.pseudoChannelsPerGroup};
-  }
-  const std::vector<StatDecl>& statistics() const override;
+  UnitGeometry geometry(const Backend& b) const override { return bankGeometry(b); }
+  const std::vector<StatDecl>& statistics() const override { return bankStatisticDecls(); }
   int modelVersion() const override { return sim::kTimingModelVersion; }
 
   /// The command program evaluate() simulates (naive rearrangement is composed outside it).
@@ -103,7 +105,7 @@ CandidateAnalysis DramPimTarget::analyse(const Problem& p, const Draft& d, const
     a.mapping = mapDraft(p.space(), d, o.indexing);
     a.ir = irText(p.space(), *a.mapping);
     requireRunnable(p);
-    a.layout = placeOnBanks(p.kernel(), *a.mapping, p.backend());
+    a.layout = place(p, *a.mapping);
     // One mapping and one lowering for everything the pane shows (footprints of the full mapping equal
     // mapFootprints', EvaluateConformance.FootprintsEqualTheFullMapping).
     const DraftFootprints fp = footprintsOf(p.kernel(), *a.mapping);
@@ -164,26 +166,12 @@ Evaluation DramPimTarget::simulate(const LoweringInput& in, const sim::Program& 
   e.totalCycles = e.cycles[0] + e.cycles[1] + e.cycles[2];
   e.timeNs = static_cast<double>(e.totalCycles) * e.tCKns;
   e.energyPj = e.energy.total_pJ();
-  e.banksUsed = placed.banksUsed;
+  e.unitsUsed = placed.banksUsed;
   e.residentBytes = placed.residentBytes;
   e.paddingBytes = placed.paddingBytes;
-  if (o.keepBanks) e.banks = std::move(r.banks);
+  if (o.keepUnitStats) e.unitStats = bankStatistics(r.banks, bankGeometry(in.problem.backend()));
   if (o.trace.enabled) e.traceJson = r.chromeTraceJson();
   return e;
-}
-
-const std::vector<StatDecl>& DramPimTarget::statistics() const {
-  static const std::vector<StatDecl> stats = {
-      {"bytes", "bytes", "bytes", "bytes read and written in the bank"},
-      {"bytes_read", "bytes read", "bytes", "bytes read from the bank (host reads and PIM operands)"},
-      {"bytes_written", "bytes written", "bytes", "bytes written into the bank"},
-      {"busy_cycles", "busy cycles", "cycles", "cycles with a row open (ACT to PRE)"},
-      {"activations", "activations", "count", "row activations"},
-      {"column_commands", "column commands", "count", "column reads and writes, host or PIM"},
-      {"pim_ops", "PIM operations", "count", "PIM ALU operations executed next to the bank"},
-      {"energy_pj", "energy", "pJ", "energy of the bank's commands"},
-  };
-  return stats;
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ Baseline vendor(const ITarget&, const Problem& p, const EvalOptions&, const sim:
     return v;
   }
   v.available = true;
-  v.eval = vendorEvaluation(sim::simulate(cfg, prog), cfg.tCK_ns);
+  v.eval = vendorEvaluation(sim::simulate(cfg, prog), cfg.tCK_ns, p.backend());
   // The compute phase is timed as the reference times a kernel: from a cold start at cycle 0, so that its
   // refresh schedule matches (hbm2-pim.md, "What a kernel's reported time counts"); the loads before it and
   // the read-back after it are the rearrangement phases of the full run.

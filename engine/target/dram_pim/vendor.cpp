@@ -5,6 +5,7 @@
 
 #include "engine/common/error.h"
 #include "engine/kernel/library.h"
+#include "engine/target/dram_pim/bank_statistics.h"
 
 namespace pim {
 namespace {
@@ -94,7 +95,7 @@ Baseline vendorTilingBaseline(const ITarget& self, const Problem& p, const EvalO
   return v;
 }
 
-Evaluation vendorEvaluation(const sim::Result& r, double tCKns) {
+Evaluation vendorEvaluation(const sim::Result& r, double tCKns, const Backend& backend) {
   Evaluation e;
   for (int ph = 0; ph < 3; ++ph) e.cycles[ph] = r.phaseCycles[ph];
   e.totalCycles = r.totalCycles;
@@ -102,10 +103,10 @@ Evaluation vendorEvaluation(const sim::Result& r, double tCKns) {
   e.timeNs = static_cast<double>(r.totalCycles) * tCKns;
   e.energy = r.energy;
   e.energyPj = r.energy.total_pJ();
-  e.banks = r.banks;
+  e.unitStats = bankStatistics(r.banks, bankGeometry(backend));
   e.commandBusUtilisation = r.commandBusUtilisation;
   e.commands = r.commandsIssued;
-  for (const auto& b : r.banks) e.banksUsed += (b.pimOps > 0);
+  for (const auto& b : r.banks) e.unitsUsed += (b.pimOps > 0);
   return e;
 }
 

@@ -18,7 +18,7 @@ std::optional<Draft> vendorTilingDraft(const Problem& p);
 Baseline vendorTilingBaseline(const ITarget& self, const Problem& p, const EvalOptions& o,
                               const sim::DeviceConfig& device);
 
-/// The breakdown, energy and statistics of a simulated vendor command program.
-Evaluation vendorEvaluation(const sim::Result& r, double tCKns);
+/// The breakdown, energy and statistics of a simulated vendor command program on `b`.
+Evaluation vendorEvaluation(const sim::Result& r, double tCKns, const Backend& b);
 
 }  // namespace pim

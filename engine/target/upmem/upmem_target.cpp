@@ -37,7 +37,12 @@ class UpmemTarget final : public ITarget {
     return {"gpu", false, "UPMEM DIMMs sit beside a CPU host, not a GPU", "", {}, {}};
   }
   UnitGeometry geometry(const Backend& b) const override {
-    return {"rank", "DPU", b.totalGroups(), b.coresPerGroup()};
+    UnitGeometry g;
+    g.outerName = "rank";
+    g.innerName = "DPU";
+    g.outerCount = b.totalGroups();
+    g.innerCount = b.coresPerGroup();
+    return g;
   }
   const std::vector<StatDecl>& statistics() const override {
     static const std::vector<StatDecl> none;  // the DPU model declares its statistics

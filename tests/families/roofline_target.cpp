@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tests/families/roofline_target.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "engine/common/error.h"
+#include "engine/mapping/tile_mapping.h"
+#include "engine/target/registry.h"
+
+namespace pim::test {
+namespace {
+
+/// What one core does for one draft: bytes it holds, operations it executes.
+struct CoreWork {
+  double bytes = 0, inputBytes = 0, outputBytes = 0, ops = 0;
+};
+
+class RooflineTarget final : public ITarget {
+ public:
+  RooflineTarget() : m_schema(dccLevelsSchema()) {
+    m_schema.sections.push_back("roofline");
+    for (const char* key :
+         {"roofline.coreGops", "roofline.coreGBps", "roofline.opEnergyPj", "roofline.ioEnergyPjPerByte"})
+      m_schema.params.push_back({key, ParamDecl::Kind::Real, 0, true});
+  }
+  std::string_view family() const override { return "roofline-test"; }
+  std::string_view description() const override {
+    return "test family: cores as rooflines (compute peak, local bandwidth), analytic";
+  }
+  const BackendSchema& schema() const override { return m_schema; }
+
+  using ITarget::check;
+  std::vector<std::string> check(const Backend& b, const Kernel& k) const override {
+    std::vector<std::string> reasons;
+    for (const Tensor& t : k.tensors)
+      if (std::find(b.core.dtypes.begin(), b.core.dtypes.end(), t.dtype) == b.core.dtypes.end())
+        reasons.push_back("tensor " + t.name + ": no " + std::string(dtypeName(t.dtype)) + " on the cores");
+    return reasons;
+  }
+
+  Evaluation evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const override {
+    requireRunnable(p);
+    const TileMapping m = mapDraft(p.space(), d, o.indexing);
+    const std::vector<CoreWork> work = workOf(p, m);
+    const Backend& b = p.backend();
+    const double gops = b.param("roofline.coreGops")->value, gbps = b.param("roofline.coreGBps")->value;
+    const double host = b.system.hostBandwidthGBps;
+    Evaluation e;
+    e.draft = d.id;
+    e.provenance = Provenance::Analytic;
+    double in = 0, out = 0, compute = 0, ops = 0;
+    UnitStatistics& s = e.unitStats;
+    s.statCount = statistics().size();
+    s.values.assign(static_cast<std::size_t>(geometry(b).units()) * s.statCount, 0.0);
+    for (std::size_t u = 0; u < work.size() && u * s.statCount < s.values.size(); ++u) {
+      const CoreWork& w = work[u];
+      const double busyNs = std::max(w.ops / gops, w.bytes / gbps);  // GOP/s = op/ns, GB/s = byte/ns
+      compute = std::max(compute, busyNs);
+      in += w.inputBytes;
+      out += w.outputBytes;
+      ops += w.ops;
+      e.unitsUsed += w.ops > 0;
+      e.residentBytes += static_cast<std::int64_t>(w.bytes);
+      const double row[] = {w.bytes, w.ops, busyNs};
+      std::copy(std::begin(row), std::end(row), s.values.begin() + static_cast<long>(u * s.statCount));
+    }
+    e.cycles = {static_cast<std::int64_t>(std::ceil(in / host)),
+                static_cast<std::int64_t>(std::ceil(compute)),
+                static_cast<std::int64_t>(std::ceil(out / host))};
+    e.tCKns = 1.0;
+    e.totalCycles = e.cycles[0] + e.cycles[1] + e.cycles[2];
+    e.timeNs = static_cast<double>(e.totalCycles);
+    e.energy.pimCompute_pJ = ops * b.param("roofline.opEnergyPj")->value;
+    e.energy.hostIo_pJ = (in + out) * b.param("roofline.ioEnergyPjPerByte")->value;
+    e.energy.sources = {{"pim_compute", "test: roofline.opEnergyPj"},
+                        {"host_io", "test: roofline.ioEnergyPjPerByte"}};
+    e.energyPj = e.energy.total_pJ();
+    return e;
+  }
+
+  std::string listing(const Problem& p, const Draft& d, const EvalOptions& o,
+                      std::size_t maxLines) const override {
+    const TileMapping m = mapDraft(p.space(), d, o.indexing);
+    const std::vector<CoreWork> work = workOf(p, m);
+    std::ostringstream s;
+    for (std::size_t u = 0; u < work.size() && u < maxLines; ++u)
+      s << "chip " << m.cores[u].group << " core " << m.cores[u].core << ": load " << work[u].inputBytes
+        << " B, " << work[u].ops << " ops, store " << work[u].outputBytes << " B\n";
+    return s.str();
+  }
+
+  Baseline vendor(const Problem&, const EvalOptions&) const override {
+    return {"vendor", false, "the roofline test family has no vendor library", "", {}, {}};
+  }
+  Baseline gpu(const Problem&) const override {
+    return {"gpu", false, "the roofline test family sits beside no GPU", "", {}, {}};
+  }
+
+  UnitGeometry geometry(const Backend& b) const override {
+    UnitGeometry g;
+    g.outerName = "chip";
+    g.innerName = "core";
+    g.outerCount = b.totalGroups();
+    g.innerCount = b.coresPerGroup();
+    return g;
+  }
+  const std::vector<StatDecl>& statistics() const override {
+    static const std::vector<StatDecl> stats = {
+        {"bytes", "bytes", "bytes", "bytes of the core's tiles in its local memory"},
+        {"ops", "operations", "count", "operations the core executes"},
+        {"busy_ns", "busy time", "ns", "the core's roofline time: max(ops / peak, bytes / bandwidth)", false},
+    };
+    return stats;
+  }
+  int modelVersion() const override { return 1; }
+
+ private:
+  /// Per core of the mapping (group-major, as the geometry's units): bytes held and operations executed.
+  static std::vector<CoreWork> workOf(const Problem& p, const TileMapping& m) {
+    const Kernel& k = p.kernel();
+    std::vector<CoreWork> work(m.cores.size());
+    for (std::size_t u = 0; u < m.cores.size(); ++u) {
+      const CoreTile& c = m.cores[u];
+      if (c.idle) continue;
+      double iterations = 1;
+      for (const IndexSet& s : c.computeTile) iterations *= static_cast<double>(s.count);
+      work[u].ops = iterations;
+      for (std::size_t t = 0; t < k.tensors.size() && t < c.tensors.size(); ++t) {
+        const double bytes =
+            static_cast<double>(c.tensors[t].elements) * static_cast<double>(dtypeBytes(k.tensors[t].dtype));
+        work[u].bytes += bytes;
+        (k.tensors[t].role == TensorRole::Input ? work[u].inputBytes : work[u].outputBytes) += bytes;
+      }
+    }
+    return work;
+  }
+
+  BackendSchema m_schema;
+};
+
+}  // namespace
+
+const Backend& registerRooflineFamily() {
+  static const Backend& backend = []() -> const Backend& {
+    registerTarget(std::make_unique<RooflineTarget>());
+    registerBackend(loadBackendFile(PIMSCOPE_TEST_FAMILIES_DIR "/roofline-test.json"));
+    return builtinBackends().get("roofline-test");
+  }();
+  return backend;
+}
+
+}  // namespace pim::test

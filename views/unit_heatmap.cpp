@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/unit_heatmap.h"
+
+#include <qcustomplot.h>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "engine/core/problem.h"
+#include "engine/target/registry.h"
+#include "views/draft_analysis.h"
+
+namespace pimgui {
+namespace {
+
+QString capitalised(const std::string& s) {
+  QString q = QString::fromStdString(s);
+  if (!q.isEmpty()) q[0] = q[0].toUpper();
+  return q;
+}
+
+/// A statistic's colour-scale title: "Busy cycles (cycles)", "Activations (count)".
+QString statTitle(const pim::StatDecl& s) {
+  return QStringLiteral("%1 (%2)").arg(capitalised(s.label), QString::fromStdString(s.unit));
+}
+
+}  // namespace
+
+UnitHeatmap::UnitHeatmap(QWidget* parent) : QWidget(parent) {
+  m_metricBox = new QComboBox;
+  m_metricBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  m_caption = new QLabel(tr("Select a draft"));
+  // A long caption gives way (its tooltip keeps it whole) rather than squeezing the metric menu.
+  m_caption->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  m_caption->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("Metric:")));
+  bar->addWidget(m_metricBox);
+  bar->addStretch();
+  bar->addWidget(m_caption);
+
+  m_plot = new QCustomPlot;
+  m_plot->setMinimumSize(320, 200);
+  m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+  m_map->setInterpolate(false);
+  m_scale = new QCPColorScale(m_plot);
+  m_plot->plotLayout()->addElement(0, 1, m_scale);
+  m_scale->setType(QCPAxis::atRight);
+  m_map->setColorScale(m_scale);
+  // Viridis: perceptually uniform and never white, so full units stay visible on the white background
+  // (QCustomPlot 2.1 has no built-in viridis).
+  QCPColorGradient viridis;
+  viridis.setColorStopAt(0.0, QColor(0x44, 0x01, 0x54));
+  viridis.setColorStopAt(0.25, QColor(0x3b, 0x52, 0x8b));
+  viridis.setColorStopAt(0.5, QColor(0x21, 0x91, 0x8c));
+  viridis.setColorStopAt(0.75, QColor(0x5e, 0xc9, 0x62));
+  viridis.setColorStopAt(1.0, QColor(0xfd, 0xe7, 0x25));
+  m_map->setGradient(viridis);
+  auto* group = new QCPMarginGroup(m_plot);
+  m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+  m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+  m_plot->yAxis->setRangeReversed(true);  // unit 0 at the top, like a memory map
+  for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
+    // Units are whole: integer ticks, thinned out in steps of 1, 2, 5, 10, ... when there are many.
+    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+    ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    axis->setTicker(ticker);
+  }
+  m_plot->installEventFilter(this);
+  m_plot->setMouseTracking(true);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->addLayout(bar);
+  layout->addWidget(m_plot, 1);
+  connect(m_metricBox, &QComboBox::activated, this,
+          [this](int i) { setMetric(m_metricBox->itemData(i).toString().toStdString()); });
+  connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] { rebuild(); });
+  rebuild();
+}
+
+void UnitHeatmap::setAnalysis(std::shared_ptr<const DraftAnalysis> analysis) {
+  m_analysis = std::move(analysis);
+  rebuild();
+}
+
+void UnitHeatmap::setMetric(const std::string& key) {
+  m_metric = key;
+  rebuild();
+}
+
+void UnitHeatmap::rebuildChoices() {
+  m_choices.clear();
+  if (m_analysis && m_analysis->layout) {
+    m_choices.push_back({kResidentBytes, tr("Resident data (KiB)")});
+    m_choices.push_back({kTile, tr("Tile (global core id, -1 unused)")});
+    m_choices.push_back({kPadding, tr("Padding (KiB)")});
+  }
+  for (const pim::StatDecl& s : m_stats) m_choices.push_back({s.key, statTitle(s)});
+  const QSignalBlocker block(m_metricBox);
+  m_metricBox->clear();
+  for (const MetricChoice& c : m_choices) m_metricBox->addItem(c.title, QString::fromStdString(c.key));
+  m_metricBox->setCurrentIndex(m_metricBox->findData(QString::fromStdString(m_metric)));
+}
+
+QString UnitHeatmap::metricTitle() const {
+  for (const MetricChoice& c : m_choices)
+    if (c.key == m_metric) return c.title;
+  return {};
+}
+
+std::vector<double> UnitHeatmap::values() const {
+  std::vector<double> v(static_cast<std::size_t>(std::max(0, m_geometry.units())), 0.0);
+  if (!m_analysis) return v;
+  const int inner = m_geometry.innerCount;
+  if (m_analysis->layout && (m_metric == kResidentBytes || m_metric == kTile || m_metric == kPadding)) {
+    const int coresPerGroup = m_analysis->mapping ? m_analysis->mapping->coresPerGroup : 1;
+    for (const pim::BankPlacement& b : m_analysis->layout->banks) {
+      const std::size_t i = static_cast<std::size_t>(b.channel * inner + b.bank);
+      if (b.bank >= inner || i >= v.size()) continue;
+      if (m_metric == kResidentBytes) v[i] = b.bytes / 1024.0;
+      if (m_metric == kPadding) v[i] = b.paddingBytes / 1024.0;
+      if (m_metric == kTile) v[i] = b.core < 0 ? -1 : b.group * coresPerGroup + b.core;
+    }
+    return v;
+  }
+  if (!m_analysis->evaluation) return v;
+  const pim::UnitStatistics& stats = m_analysis->evaluation->unitStats;
+  for (std::size_t s = 0; s < m_stats.size() && s < stats.statCount; ++s) {
+    if (m_stats[s].key != m_metric) continue;
+    for (std::size_t u = 0; u < stats.units() && u < v.size(); ++u) v[u] = stats.at(u, s);
+  }
+  return v;
+}
+
+double UnitHeatmap::cellValue(int outer, int inner) const {
+  if (outer < 0 || inner < 0 || inner >= m_geometry.innerCount) return 0.0;
+  const std::size_t i = static_cast<std::size_t>(outer * m_geometry.innerCount + inner);
+  return i < m_values.size() ? m_values[i] : 0.0;
+}
+
+QString UnitHeatmap::cellTooltip(int outer, int inner) const {
+  const pim::UnitGeometry& g = m_geometry;
+  if (!m_analysis || outer < 0 || inner < 0 || outer >= g.outerCount || inner >= g.innerCount) return {};
+  QString text = tr("<b>%1 %2, %3 %4</b><br>")
+                     .arg(capitalised(g.outerName))
+                     .arg(outer)
+                     .arg(QString::fromStdString(g.innerName))
+                     .arg(inner);
+  if (!g.bandName.empty() && g.bandWidth > 1)
+    text += tr("%1 %2<br>").arg(QString::fromStdString(g.bandName)).arg(outer / g.bandWidth);
+  text += tr("%1: %2").arg(metricTitle()).arg(cellValue(outer, inner), 0, 'g', 6);
+  if (!m_analysis->layout) return text;
+  const pim::BankPlacement& b = m_analysis->layout->at(outer, inner);
+  if (b.core < 0) return text + tr("<br>unused by this draft");
+  text += tr("<br>core %1 of group %2<br>resident %3 B, padding %4 B, %5 rows")
+              .arg(b.core)
+              .arg(b.group)
+              .arg(b.bytes)
+              .arg(b.paddingBytes)
+              .arg(b.rowsTouched);
+  const pim::Kernel& k = m_analysis->problem->kernel();
+  for (const pim::TensorSlice& s : b.slices) {
+    QString axes;
+    for (const auto& a : s.axes) axes += QString::fromStdString(a.str()).toHtmlEscaped() + QLatin1Char(' ');
+    const QString name = s.tensor >= 0 && s.tensor < static_cast<int>(k.tensors.size())
+                             ? QString::fromStdString(k.tensors[static_cast<std::size_t>(s.tensor)].name)
+                             : QStringLiteral("?");
+    text += tr("<br>%1 %2(%3 B)").arg(name, axes).arg(s.bytes);
+  }
+  return text;
+}
+
+void UnitHeatmap::drawBands() {
+  const pim::UnitGeometry& g = m_geometry;
+  const int w = std::max(1, g.bandWidth);
+  const int bands = g.outerCount / w;
+  if (g.bandName.empty() || bands < 2) {
+    m_plot->xAxis->setLabel(capitalised(g.outerName));
+    return;
+  }
+  // With many bands, a line per band would hide the cells, so draw one every `every` bands.
+  const int every = std::max(1, (bands + 31) / 32);
+  for (int band = every; band < bands; band += every) {
+    auto* line = new QCPItemStraightLine(m_plot);
+    line->point1->setCoords(band * w - 0.5, 0);
+    line->point2->setCoords(band * w - 0.5, 1);
+    line->setPen(QPen(QColor(230, 30, 30, 170), 1));
+  }
+  const QString band = QString::fromStdString(g.bandName);
+  m_plot->xAxis->setLabel(
+      every == 1 ? tr("%1 (%2 per %3; lines separate %3s)").arg(capitalised(g.outerName)).arg(w).arg(band)
+                 : tr("%1 (%2 per %3; a line every %4 %3s)")
+                       .arg(capitalised(g.outerName))
+                       .arg(w)
+                       .arg(band)
+                       .arg(every));
+}
+
+void UnitHeatmap::rebuild() {
+  const bool have = m_analysis && m_analysis->problem && (m_analysis->layout || m_analysis->evaluation);
+  m_geometry = {};
+  m_stats.clear();
+  if (have) {
+    const pim::Backend& b = m_analysis->problem->backend();
+    const pim::ITarget& target = pim::targetOf(b);
+    m_geometry = target.geometry(b);
+    m_stats = target.statistics();
+  }
+  rebuildChoices();
+  if (have && !m_choices.empty() && metricTitle().isEmpty()) m_metric = m_choices.front().key;
+  if (m_metricBox->currentIndex() < 0 && !m_choices.empty())
+    m_metricBox->setCurrentIndex(m_metricBox->findData(QString::fromStdString(m_metric)));
+  m_values = values();
+  m_plot->clearItems();
+  const pim::UnitGeometry& g = m_geometry;
+  if (!have || g.units() <= 0) {
+    m_map->data()->setSize(1, 1);
+    m_map->data()->setCell(0, 0, 0);
+    m_caption->setText(
+        m_analysis && !m_analysis->error.empty()
+            ? tr("Draft %1: %2").arg(m_analysis->draft.id).arg(QString::fromStdString(m_analysis->error))
+            : tr("Select a draft"));
+    m_plot->replot();
+    return;
+  }
+  m_map->data()->setSize(g.outerCount, g.innerCount);
+  m_map->data()->setRange(QCPRange(0, g.outerCount - 1), QCPRange(0, g.innerCount - 1));
+  for (int o = 0; o < g.outerCount; ++o)
+    for (int i = 0; i < g.innerCount; ++i) m_map->data()->setCell(o, i, cellValue(o, i));
+  // From the values themselves: QCustomPlot's rescale keeps the previous range when every cell is equal.
+  // Quantities start at zero, so a 2% imbalance does not look like full against empty.
+  const auto [lo, hi] = std::minmax_element(m_values.begin(), m_values.end());
+  double lower = lo == m_values.end() ? 0.0 : *lo, upper = hi == m_values.end() ? 1.0 : *hi;
+  if (m_metric != kTile) lower = std::min(0.0, lower);
+  if (!(upper > lower)) upper = lower + 1.0;
+  m_map->setDataRange(QCPRange(lower, upper));
+  m_scale->axis()->setLabel(metricTitle());
+  drawBands();
+  m_plot->yAxis->setLabel(capitalised(g.innerName));
+  m_plot->xAxis->setRange(-0.5, g.outerCount - 0.5);
+  m_plot->yAxis->setRange(-0.5, g.innerCount - 0.5);
+  const QString units = QString::fromStdString(g.innerName) + QStringLiteral("s");
+  QString caption = tr("Draft %1 on %2")
+                        .arg(m_analysis->draft.id)
+                        .arg(QString::fromStdString(m_analysis->problem->backend().name));
+  if (m_analysis->layout)
+    caption += tr(": %1 %2 used, %3 KiB resident, %4 KiB padding")
+                   .arg(m_analysis->layout->banksUsed)
+                   .arg(units)
+                   .arg(m_analysis->layout->residentBytes / 1024)
+                   .arg(m_analysis->layout->paddingBytes / 1024);
+  else if (m_analysis->evaluation)
+    caption += tr(": %1 %2 used").arg(m_analysis->evaluation->unitsUsed).arg(units);
+  m_caption->setText(caption);
+  m_caption->setToolTip(caption);
+  m_plot->replot();
+}
+
+bool UnitHeatmap::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_plot && event->type() == QEvent::MouseMove && m_geometry.units() > 0) {
+    auto* me = static_cast<QMouseEvent*>(event);
+    const int o = static_cast<int>(std::lround(m_plot->xAxis->pixelToCoord(me->pos().x())));
+    const int i = static_cast<int>(std::lround(m_plot->yAxis->pixelToCoord(me->pos().y())));
+    const QString tip = cellTooltip(o, i);
+    if (tip.isEmpty())
+      QToolTip::hideText();
+    else
+      QToolTip::showText(me->globalPosition().toPoint(), tip, m_plot);
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+}  // namespace pimgui
