@@ -12,6 +12,7 @@
 //    first closes that unit's open rows (one PREA), issues REF tRP later, and blocks ACT for tRFC;
 //  * a phase change is a full fence (everything of the previous phase completes first).
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <set>
 #include <vector>
@@ -120,6 +121,14 @@ class ChannelScheduler {
   mutable MaskInfo m_info;
   std::vector<MaskInfo> m_single;  // per bank
 
+  // Calls f(bank) for every set bit of m, lowest first.
+  template <typename F>
+  static void forBits(uint64_t m, F&& f) {
+    while (m) {
+      f(std::countr_zero(m));
+      m &= m - 1;
+    }
+  }
   int pchOf(int b) const { return b / m_banksPerPch; }
   int rankOf(int b) const { return b / m_banksPerRank; }  // global rank index pch*ranks + rank
   int bgOf(int b) const { return (b % m_banksPerRank) / m_cfg.banksPerGroup; }
