@@ -85,6 +85,14 @@ class ChannelScheduler {
   };
   void snapshot(Snapshot& s);
   void jump(int64_t k, const Snapshot& prev, const Snapshot& cur, const std::vector<int64_t>& rowDelta);
+  struct FastForward;  // the detection and the jumps for one block at a time (scheduler_run.cpp)
+
+  // run(), one block / iteration at a time; false once overdue() stopped the run.
+  bool runBlock(const Block& blk, FastForward& ff, int64_t stopAfter);
+  bool issueIteration(const Block& blk, const std::vector<size_t>& order, int64_t it, int64_t stopAfter);
+  bool overdue(int64_t stopAfter);  // a command completed after stopAfter (> 0): sets `stopped`
+  void finish();                    // closes the last phase and the busy time of rows still open
+
   struct RefreshUnit {
     int64_t next;
     uint64_t mask;

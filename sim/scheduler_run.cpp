@@ -157,251 +157,332 @@ bool singlePhase(const Block& b) {
 int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 }  // namespace
 
-void ChannelScheduler::run(const ChannelProgram& prog, int64_t stopAfter) {
-  // Completion times only grow, so once one passes stopAfter the program is known to take longer.
-  auto overdue = [&] {
-    if (stopAfter <= 0 || m_maxCompletion <= stopAfter) return false;
-    stopped = true;
-    endCycle = m_maxCompletion;
-    return true;
-  };
-  constexpr int64_t kMaxPeriod = 64;  // longest period (in iterations) fast-forward looks for
-  const int64_t C = m_cfg.columns;
-  const int colShift = std::has_single_bit(uint64_t(C)) ? std::countr_zero(uint64_t(C)) : -1;
+// Period detection and skipping for the block being run (see Snapshot in scheduler.h). One object serves
+// every block of a run, so its vectors keep their capacity from block to block.
+struct ChannelScheduler::FastForward {
+  explicit FastForward(ChannelScheduler& s) : sched(s), C(s.m_cfg.columns) {}
+  /// Prepares for block b; false if b is not fast-forwarded.
+  bool begin(const Block& b);
+  /// Whether a snapshot is taken after iteration `it` (never after the last one).
+  bool due(int64_t it) const { return it + 1 < blk->repeat && (it + 1) % stride == 0; }
+  /// Takes the snapshot after iteration `it` and skips whole periods when the state repeats. Returns the
+  /// number of iterations skipped (0: none).
+  int64_t afterIteration(int64_t it);
+
+ private:
+  static constexpr int64_t kMaxPeriod = 64;  // longest period (in iterations) fast-forward looks for
+
+  void window(int64_t a, int64_t L, int64_t& bmax, std::vector<int64_t>& delta) const;
+  bool rowsCheck(const Snapshot& a, const Snapshot& b, int64_t m, int64_t last,
+                 const std::vector<int64_t>& delta, std::vector<int64_t>& bankDelta);
+  bool matches(const Snapshot& a, const Snapshot& b, const Snapshot& p0, const Snapshot& p1) const;
+  int64_t refreshBound(int64_t dt, int64_t planOver) const;
+  int64_t skippable(int64_t it, int64_t bmax, int64_t L, int64_t dt, int64_t planOver) const;
+  int64_t rebased(const Snapshot& cur, int64_t it, int64_t L, int64_t dt);
+  int64_t continueReference(const Snapshot& cur, int64_t it);
+  int64_t detectPeriod(size_t slot, int64_t it);
+  int64_t skip(int64_t k, int64_t L);
+
+  ChannelScheduler& sched;
+  const int64_t C;  // row length in columns
+  const Block* blk = nullptr;
+  std::vector<uint64_t> masks;  // bank mask per command of blk (0: buffer move / barrier)
+  int64_t stride = 1;           // iterations between snapshots
+  size_t H = 1;                 // snapshots kept (hist is a ring indexed by (it + 1) / stride)
   std::vector<Snapshot> hist;
   Snapshot ref0, ref1;  // a detected period: state before and after it (ref1.it = ref0.it + L)
-  std::vector<int64_t> refRowDelta, rowDelta, cmdDelta;
-  std::vector<uint64_t> masks;
-  for (const Block& blk : prog.blocks) {
-    const std::vector<size_t> order = issueOrder(blk.cmds, m_cfg.bankGroups);
-    bool ff = m_fastForward && blk.repeat >= 4 && singlePhase(blk);
-    // Command rows as a function of the iteration j: row + j*rowStep + floor((col + j*colStep + r)/columns).
-    // Over L iterations a command's row advances by a constant D_c when L*colStep is a multiple of the row
-    // length; otherwise only while no column carry happens. Negative columns/rows: no fast-forward.
-    int64_t cmdsPerIter = 0, carryPeriod = 1;
-    masks.clear();
-    for (const Command& c : blk.cmds) {
-      masks.push_back(opClass(c.op) == OpClass::Buffer || opClass(c.op) == OpClass::Barrier ? 0 : maskOf(c));
-      cmdsPerIter += c.repeat;
-      const int64_t last = blk.repeat - 1;
-      if (c.col + int64_t(c.colStep) * last < 0 || c.row + int64_t(c.rowStep) * last < 0) ff = false;
-      const int64_t step = ((int64_t(c.colStep) % C) + C) % C;
-      if (step) carryPeriod = std::lcm(carryPeriod, C / std::gcd(step, C));
+  bool haveRef = false;
+  int64_t refPlanOver = 0;  // latest planned time of the reference period relative to its end
+  std::vector<int64_t> refRowDelta, rowDelta, cmdDelta, bankShift;
+  std::vector<std::vector<std::array<int64_t, 3>>> groups;  // per bank: {row advance, lowest, highest row}
+};
+
+bool ChannelScheduler::FastForward::begin(const Block& b) {
+  blk = &b;
+  bool ff = sched.m_fastForward && b.repeat >= 4 && singlePhase(b);
+  // Command rows as a function of the iteration j: row + j*rowStep + floor((col + j*colStep + r)/columns).
+  // Over L iterations a command's row advances by a constant D_c when L*colStep is a multiple of the row
+  // length; otherwise only while no column carry happens. Negative columns/rows: no fast-forward.
+  int64_t cmdsPerIter = 0, carryPeriod = 1;
+  masks.clear();
+  for (const Command& c : b.cmds) {
+    const OpClass k = opClass(c.op);
+    masks.push_back(k == OpClass::Buffer || k == OpClass::Barrier ? 0 : sched.maskOf(c));
+    cmdsPerIter += c.repeat;
+    const int64_t last = b.repeat - 1;
+    if (c.col + int64_t(c.colStep) * last < 0 || c.row + int64_t(c.rowStep) * last < 0) ff = false;
+    const int64_t step = ((int64_t(c.colStep) % C) + C) % C;
+    if (step) carryPeriod = std::lcm(carryPeriod, C / std::gcd(step, C));
+  }
+  // Snapshots cost about as much as a few dozen commands: short iterations are sampled every carry period.
+  stride = (cmdsPerIter >= 16 || carryPeriod > kMaxPeriod) ? 1 : carryPeriod;
+  const int64_t maxL = std::max(kMaxPeriod, stride);
+  H = size_t(maxL / stride) + 1;
+  hist.assign(H, Snapshot{});
+  haveRef = false;
+  refPlanOver = 0;
+  return ff;
+}
+
+// Largest last iteration bmax such that every command's row advances by a constant D_c per L iterations over
+// [a, bmax] (delta).
+void ChannelScheduler::FastForward::window(int64_t a, int64_t L, int64_t& bmax,
+                                           std::vector<int64_t>& delta) const {
+  bmax = blk->repeat - 1;
+  delta.clear();
+  for (const Command& c : blk->cmds) {
+    int64_t d = L * c.rowStep;
+    if ((L * c.colStep) % C == 0) {
+      d += L * c.colStep / C;
+    } else {
+      // No carry may happen: floor(lo/C) == floor(hi/C) over the columns [lo, hi] used in [a, b].
+      const int64_t xa = c.col + a * int64_t(c.colStep), R = c.repeat;
+      int64_t b;
+      if (c.colStep > 0)
+        b = floorDiv((floorDiv(xa, C) + 1) * C - R - c.col, c.colStep);
+      else
+        b = floorDiv(c.col - floorDiv(xa + R - 1, C) * C, -int64_t(c.colStep));
+      bmax = std::min(bmax, b);
     }
-    // Snapshots cost about as much as a few dozen commands: short iterations are sampled every carry period.
-    const int64_t stride = (cmdsPerIter >= 16 || carryPeriod > kMaxPeriod) ? 1 : carryPeriod;
-    const int64_t maxL = std::max(kMaxPeriod, stride);
-    const size_t H = size_t(maxL / stride) + 1;
-    hist.assign(H, Snapshot{});
-    bool haveRef = false;
+    delta.push_back(d);
+  }
+}
 
-    // Largest last iteration b such that every command's row advances by a constant D_c per L iterations over
-    // [a, b] (cmdDelta).
-    auto window = [&](int64_t a, int64_t L, int64_t& bmax, std::vector<int64_t>& cmdDelta) {
-      bmax = blk.repeat - 1;
-      cmdDelta.clear();
-      for (const Command& c : blk.cmds) {
-        int64_t d = L * c.rowStep;
-        if ((L * c.colStep) % C == 0) {
-          d += L * c.colStep / C;
-        } else {
-          // No carry may happen: floor(lo/C) == floor(hi/C) over the columns [lo, hi] used in [a, b].
-          const int64_t xa = c.col + a * int64_t(c.colStep), R = c.repeat;
-          int64_t b;
-          if (c.colStep > 0)
-            b = floorDiv((floorDiv(xa, C) + 1) * C - R - c.col, c.colStep);
-          else
-            b = floorDiv(c.col - floorDiv(xa + R - 1, C) * C, -int64_t(c.colStep));
-          bmax = std::min(bmax, b);
+// Row equalities decide every PRE/ACT. Commands of a bank that advance by different steps must use disjoint
+// row ranges over [first, last] (then they never compare equal, before or after the shift); an open row
+// advances with the commands whose range holds it (rows no command uses stay). Ranges are taken from the
+// block start (an open row may come from any earlier iteration). `b` must then hold the rows of `a` advanced
+// m times; bankDelta receives the advance per period.
+bool ChannelScheduler::FastForward::rowsCheck(const Snapshot& a, const Snapshot& b, int64_t m, int64_t last,
+                                              const std::vector<int64_t>& delta,
+                                              std::vector<int64_t>& bankDelta) {
+  const int64_t first = 0;
+  const size_t nBanks = sched.m_banks.size();
+  groups.assign(nBanks, {});
+  for (size_t ci = 0; ci < blk->cmds.size(); ++ci) {
+    const Command& c = blk->cmds[ci];
+    // From the block start: an open row may come from any earlier iteration.
+    const int64_t r0 = c.row + first * int64_t(c.rowStep), r1 = c.row + last * int64_t(c.rowStep);
+    const int64_t x0 = c.col + first * int64_t(c.colStep), x1 = c.col + last * int64_t(c.colStep);
+    const int64_t lo = std::min(r0, r1) + floorDiv(std::min(x0, x1), C);
+    const int64_t hi = std::max(r0, r1) + floorDiv(std::max(x0, x1) + c.repeat - 1, C);
+    forBits(masks[ci], [&](int bk) {
+      for (auto& g : groups[bk])
+        if (g[0] == delta[ci]) {
+          g[1] = std::min(g[1], lo), g[2] = std::max(g[2], hi);
+          return;
         }
-        cmdDelta.push_back(d);
-      }
-    };
-    // Row equalities decide every PRE/ACT. Commands of a bank that advance by different steps must use
-    // disjoint row ranges over [first, last] (then they never compare equal, before or after the shift); an
-    // open row advances with the commands whose range holds it (rows no command uses stay). Ranges are taken
-    // from the block start (an open row may come from any earlier iteration). `b` must then hold the rows of
-    // `a` advanced m times; bankDelta receives the advance per period.
-    std::vector<std::vector<std::array<int64_t, 3>>> groups;
-    auto rowsCheck = [&](const Snapshot& a, const Snapshot& b, int64_t m, int64_t last,
-                         const std::vector<int64_t>& cmdDelta, std::vector<int64_t>& bankDelta) {
-      const int64_t first = 0;
-      groups.assign(m_banks.size(), {});
-      for (size_t ci = 0; ci < blk.cmds.size(); ++ci) {
-        const Command& c = blk.cmds[ci];
-        // From the block start: an open row may come from any earlier iteration.
-        const int64_t r0 = c.row + first * int64_t(c.rowStep), r1 = c.row + last * int64_t(c.rowStep);
-        const int64_t x0 = c.col + first * int64_t(c.colStep), x1 = c.col + last * int64_t(c.colStep);
-        const int64_t lo = std::min(r0, r1) + floorDiv(std::min(x0, x1), C);
-        const int64_t hi = std::max(r0, r1) + floorDiv(std::max(x0, x1) + c.repeat - 1, C);
-        forBits(masks[ci], [&](int bk) {
-          for (auto& g : groups[bk])
-            if (g[0] == cmdDelta[ci]) {
-              g[1] = std::min(g[1], lo), g[2] = std::max(g[2], hi);
-              return;
-            }
-          groups[bk].push_back({cmdDelta[ci], lo, hi});
-        });
-      }
-      bankDelta.assign(m_banks.size(), 0);
-      for (size_t bk = 0; bk < m_banks.size(); ++bk) {
-        const auto& g = groups[bk];
-        for (size_t i = 0; i < g.size(); ++i)
-          for (size_t j = i + 1; j < g.size(); ++j)
-            if (g[i][1] <= g[j][2] && g[j][1] <= g[i][2]) return false;
-        if ((a.rows[bk] < 0) != (b.rows[bk] < 0)) return false;
-        if (a.rows[bk] < 0) continue;
-        for (const auto& gi : g)
-          if (gi[1] <= a.rows[bk] && a.rows[bk] <= gi[2]) bankDelta[bk] = gi[0];
-        if (b.rows[bk] != a.rows[bk] + m * bankDelta[bk]) return false;
-      }
-      return true;
-    };
-    // Same relative state; rows re-opened within the period (p0 -> p1) opened at the same relative time.
-    auto matches = [&](const Snapshot& a, const Snapshot& b, const Snapshot& p0, const Snapshot& p1) {
-      if (a.hash != b.hash || a.rel != b.rel) return false;
-      for (size_t bk = 0; bk < m_banks.size(); ++bk) {
-        const size_t ai = bk * 8;  // acts counter of the bank
-        if (p1.counters[ai] != p0.counters[ai] && b.rows[bk] >= 0 && a.opened[bk] != b.opened[bk])
-          return false;
-      }
-      return true;
-    };
-    // Periods that can be skipped from the current state (equivalent to the end of a period whose latest
-    // planned time was planOver after its end) before a refresh could be due or rows stop advancing
-    // regularly.
-    auto refreshBound = [&](int64_t dt, int64_t planOver) {
-      int64_t k = INT64_MAX;
-      for (const RefreshUnit& u : m_refresh) k = std::min(k, (u.next - 1 - (m_lastCol + planOver)) / dt);
-      return k;
-    };
-    auto skippable = [&](int64_t it, int64_t bmax, int64_t L, int64_t dt, int64_t planOver) {
-      return std::max<int64_t>(0, std::min((bmax - it) / L, refreshBound(dt, planOver)));
-    };
-    int64_t refPlanOver = 0;  // latest planned time of the reference period relative to its end
-    // The current state (after iteration `it`) equals the reference start state with every row of bank b
-    // shifted by S_b: each command's rows from it+1 on are its rows from ref0.it+1 on plus S_c, so whole
-    // reference periods follow (rows advancing by D_c per period) while no command carries into another row.
-    // Requires one (S, D) per bank. Returns the periods that can be skipped (0: not applicable); fills
-    // refRowDelta.
-    std::vector<int64_t> bankShift;
-    auto rebased = [&](const Snapshot& cur, int64_t it, int64_t L, int64_t dt) -> int64_t {
-      int64_t bRef, bCur;
-      window(ref0.it + 1, L, bRef, cmdDelta);
-      window(it + 1, L, bCur, rowDelta);
-      if (bRef < ref1.it) return 0;
-      const int64_t k = skippable(it, bCur, L, dt, refPlanOver);
-      if (k <= 0) return 0;
-      bankShift.assign(m_banks.size(), INT64_MIN);
-      refRowDelta.assign(m_banks.size(), INT64_MIN);
-      for (size_t ci = 0; ci < blk.cmds.size(); ++ci) {
-        const Command& c = blk.cmds[ci];
-        const int64_t step = int64_t(c.colStep) % C;
-        // Commands with periodic carries (within the period) only line up at a multiple of their carry
-        // period.
-        if (step != 0 && (L * c.colStep) % C == 0 && ((it - ref1.it) * c.colStep) % C != 0) return 0;
-        auto rowAt = [&](int64_t j, int64_t r) {
-          return c.row + j * c.rowStep + floorDiv(c.col + j * c.colStep + r, C);
-        };
-        // The next L iterations replay the reference period (ref0 -> ref1), shifted.
-        const int64_t sc = rowAt(it + 1, 0) - rowAt(ref0.it + 1, 0);
-        if (rowAt(it + 1, c.repeat - 1) - rowAt(ref0.it + 1, c.repeat - 1) != sc) return 0;
-        bool ok = true;
-        forBits(masks[ci], [&](int bk) {
-          if (bankShift[bk] == INT64_MIN) bankShift[bk] = sc, refRowDelta[bk] = cmdDelta[ci];
-          ok = ok && bankShift[bk] == sc && refRowDelta[bk] == cmdDelta[ci];
-        });
-        if (!ok) return 0;
-      }
-      for (size_t bk = 0; bk < m_banks.size(); ++bk) {
-        if (bankShift[bk] == INT64_MIN) bankShift[bk] = 0, refRowDelta[bk] = 0;
-        if ((cur.rows[bk] < 0) != (ref1.rows[bk] < 0) || (ref0.rows[bk] < 0) != (ref1.rows[bk] < 0)) return 0;
-        if (cur.rows[bk] >= 0 && cur.rows[bk] != ref0.rows[bk] + bankShift[bk]) return 0;
-      }
-      return k;
-    };
+      groups[bk].push_back({delta[ci], lo, hi});
+    });
+  }
+  bankDelta.assign(nBanks, 0);
+  for (size_t bk = 0; bk < nBanks; ++bk) {
+    const auto& g = groups[bk];
+    for (size_t i = 0; i < g.size(); ++i)
+      for (size_t j = i + 1; j < g.size(); ++j)
+        if (g[i][1] <= g[j][2] && g[j][1] <= g[i][2]) return false;
+    if ((a.rows[bk] < 0) != (b.rows[bk] < 0)) return false;
+    if (a.rows[bk] < 0) continue;
+    for (const auto& gi : g)
+      if (gi[1] <= a.rows[bk] && a.rows[bk] <= gi[2]) bankDelta[bk] = gi[0];
+    if (b.rows[bk] != a.rows[bk] + m * bankDelta[bk]) return false;
+  }
+  return true;
+}
 
-    for (int64_t it = 0; it < blk.repeat; ++it) {
-      for (size_t oi : order) {
-        const Command& c0 = blk.cmds[oi];
-        Command c = c0;
-        // Address mapping: a column past the end of the row carries into the next row.
-        int64_t row = int64_t(c0.row) + it * c0.rowStep;
-        int64_t col = int64_t(c0.col) + it * c0.colStep;
-        c.repeat = 1;
-        for (uint32_t k = 0; k < c0.repeat; ++k, ++col) {
-          if (colShift >= 0 && col >= 0) {  // same as / and % for a power-of-two row length
-            c.row = uint32_t(row + (col >> colShift));
-            c.col = uint32_t(col & (C - 1));
-          } else {
-            c.row = uint32_t(row + col / m_cfg.columns);
-            c.col = uint32_t(col % m_cfg.columns);
-          }
-          issue(c);
-          if (overdue()) return;
-        }
+// Same relative state; rows re-opened within the period (p0 -> p1) opened at the same relative time.
+bool ChannelScheduler::FastForward::matches(const Snapshot& a, const Snapshot& b, const Snapshot& p0,
+                                            const Snapshot& p1) const {
+  if (a.hash != b.hash || a.rel != b.rel) return false;
+  for (size_t bk = 0; bk < sched.m_banks.size(); ++bk) {
+    const size_t ai = bk * 8;  // acts counter of the bank
+    if (p1.counters[ai] != p0.counters[ai] && b.rows[bk] >= 0 && a.opened[bk] != b.opened[bk]) return false;
+  }
+  return true;
+}
+
+// Periods that can be skipped from the current state (equivalent to the end of a period whose latest planned
+// time was planOver after its end) before a refresh could be due or rows stop advancing regularly.
+int64_t ChannelScheduler::FastForward::refreshBound(int64_t dt, int64_t planOver) const {
+  int64_t k = INT64_MAX;
+  for (const RefreshUnit& u : sched.m_refresh)
+    k = std::min(k, (u.next - 1 - (sched.m_lastCol + planOver)) / dt);
+  return k;
+}
+
+int64_t ChannelScheduler::FastForward::skippable(int64_t it, int64_t bmax, int64_t L, int64_t dt,
+                                                 int64_t planOver) const {
+  return std::max<int64_t>(0, std::min((bmax - it) / L, refreshBound(dt, planOver)));
+}
+
+// The current state (after iteration `it`) equals the reference start state with every row of bank b shifted
+// by S_b: each command's rows from it+1 on are its rows from ref0.it+1 on plus S_c, so whole reference
+// periods follow (rows advancing by D_c per period) while no command carries into another row. Requires one
+// (S, D) per bank. Returns the periods that can be skipped (0: not applicable); fills refRowDelta.
+int64_t ChannelScheduler::FastForward::rebased(const Snapshot& cur, int64_t it, int64_t L, int64_t dt) {
+  int64_t bRef, bCur;
+  window(ref0.it + 1, L, bRef, cmdDelta);
+  window(it + 1, L, bCur, rowDelta);
+  if (bRef < ref1.it) return 0;
+  const int64_t k = skippable(it, bCur, L, dt, refPlanOver);
+  if (k <= 0) return 0;
+  const size_t nBanks = sched.m_banks.size();
+  bankShift.assign(nBanks, INT64_MIN);
+  refRowDelta.assign(nBanks, INT64_MIN);
+  for (size_t ci = 0; ci < blk->cmds.size(); ++ci) {
+    const Command& c = blk->cmds[ci];
+    const int64_t step = int64_t(c.colStep) % C;
+    // Commands with periodic carries (within the period) only line up at a multiple of their carry period.
+    if (step != 0 && (L * c.colStep) % C == 0 && ((it - ref1.it) * c.colStep) % C != 0) return 0;
+    auto rowAt = [&](int64_t j, int64_t r) {
+      return c.row + j * c.rowStep + floorDiv(c.col + j * c.colStep + r, C);
+    };
+    // The next L iterations replay the reference period (ref0 -> ref1), shifted.
+    const int64_t sc = rowAt(it + 1, 0) - rowAt(ref0.it + 1, 0);
+    if (rowAt(it + 1, c.repeat - 1) - rowAt(ref0.it + 1, c.repeat - 1) != sc) return 0;
+    bool ok = true;
+    forBits(masks[ci], [&](int bk) {
+      if (bankShift[bk] == INT64_MIN) bankShift[bk] = sc, refRowDelta[bk] = cmdDelta[ci];
+      ok = ok && bankShift[bk] == sc && refRowDelta[bk] == cmdDelta[ci];
+    });
+    if (!ok) return 0;
+  }
+  for (size_t bk = 0; bk < nBanks; ++bk) {
+    if (bankShift[bk] == INT64_MIN) bankShift[bk] = 0, refRowDelta[bk] = 0;
+    if ((cur.rows[bk] < 0) != (ref1.rows[bk] < 0) || (ref0.rows[bk] < 0) != (ref1.rows[bk] < 0)) return 0;
+    if (cur.rows[bk] >= 0 && cur.rows[bk] != ref0.rows[bk] + bankShift[bk]) return 0;
+  }
+  return k;
+}
+
+int64_t ChannelScheduler::FastForward::afterIteration(int64_t it) {
+  // A refresh is due within the next reference period: nothing can be skipped before it has been simulated.
+  if (haveRef && refreshBound(ref1.base - ref0.base, refPlanOver) <= 0) return 0;
+  const size_t slot = size_t((it + 1) / stride) % H;
+  Snapshot& cur = hist[slot];
+  sched.snapshot(cur);
+  cur.it = it;
+  // Compare with the reference period first (the refresh bound above still holds: a snapshot changes
+  // neither the refresh deadlines nor the column frontier); detect a new period if that does not skip.
+  if (haveRef && matches(ref1, cur, ref0, ref1)) {
+    const int64_t skipped = continueReference(cur, it);
+    if (skipped > 0) return skipped;
+  }
+  return detectPeriod(slot, it);
+}
+
+// Continuation of the reference period (typically right after a refresh was simulated): the state is the
+// reference end state again, either whole periods later (rows advanced by the period's steps) or, for streams
+// whose rows advance only at column carries, in another row segment (every row of a bank shifted by the same
+// amount, see rebased()). Returns the iterations skipped.
+int64_t ChannelScheduler::FastForward::continueReference(const Snapshot& cur, int64_t it) {
+  const int64_t L = ref1.it - ref0.it, dt = ref1.base - ref0.base;
+  int64_t k = 0;
+  if ((it - ref1.it) % L == 0) {
+    int64_t bmax;
+    window(ref0.it + 1, L, bmax, cmdDelta);
+    k = skippable(it, bmax, L, dt, refPlanOver);
+    if (k > 0 && !(rowsCheck(ref1, cur, (it - ref1.it) / L, it + k * L, cmdDelta, rowDelta) &&
+                   rowsCheck(ref0, ref1, 1, it + k * L, cmdDelta, refRowDelta)))
+      k = 0;
+  }
+  if (k == 0) k = rebased(cur, it, L, dt);
+  return k > 0 ? skip(k, L) : 0;
+}
+
+// Detection: the state after iteration `it` (in hist[slot]) equals the state L iterations ago (no refresh
+// between). The first such L becomes the reference period. Returns the iterations skipped.
+int64_t ChannelScheduler::FastForward::detectPeriod(size_t slot, int64_t it) {
+  const Snapshot& cur = hist[slot];
+  for (size_t mm = 1; mm < H; ++mm) {
+    const Snapshot& prev = hist[(slot + H - mm) % H];
+    const int64_t L = int64_t(mm) * stride;
+    if (prev.it != it - L || prev.hash != cur.hash) continue;
+    if (prev.counters.back() != cur.counters.back() || cur.base <= prev.base) continue;  // refresh inside
+    if (!matches(prev, cur, prev, cur)) continue;
+    int64_t bmax;
+    window(prev.it + 1, L, bmax, cmdDelta);
+    if (bmax < it || !rowsCheck(prev, cur, 1, it, cmdDelta, rowDelta)) continue;
+    int64_t planMax = INT64_MIN;
+    for (size_t q = 0; q < mm; ++q) planMax = std::max(planMax, hist[(slot + H - q) % H].planMax);
+    ref0 = prev, ref1 = cur, haveRef = true;
+    refPlanOver = std::max<int64_t>(planMax - cur.base, 0);
+    const int64_t k = skippable(it, bmax, L, cur.base - prev.base, refPlanOver);
+    if (k > 0 && rowsCheck(prev, cur, 1, it + k * L, cmdDelta, refRowDelta)) return skip(k, L);
+    return 0;
+  }
+  return 0;
+}
+
+// Jumps k reference periods of L iterations; returns the iterations skipped.
+int64_t ChannelScheduler::FastForward::skip(int64_t k, int64_t L) {
+  sched.jump(k, ref0, ref1, refRowDelta);
+  for (Snapshot& h : hist) h.it = -1;  // the snapshots taken so far are no longer L iterations back
+  return k * L;
+}
+
+// Completion times only grow, so once one passes stopAfter the program is known to take longer.
+bool ChannelScheduler::overdue(int64_t stopAfter) {
+  if (stopAfter <= 0 || m_maxCompletion <= stopAfter) return false;
+  stopped = true;
+  endCycle = m_maxCompletion;
+  return true;
+}
+
+bool ChannelScheduler::issueIteration(const Block& blk, const std::vector<size_t>& order, int64_t it,
+                                      int64_t stopAfter) {
+  const int64_t C = m_cfg.columns;
+  const int colShift = std::has_single_bit(uint64_t(C)) ? std::countr_zero(uint64_t(C)) : -1;
+  for (size_t oi : order) {
+    const Command& c0 = blk.cmds[oi];
+    Command c = c0;
+    // Address mapping: a column past the end of the row carries into the next row.
+    int64_t row = int64_t(c0.row) + it * c0.rowStep;
+    int64_t col = int64_t(c0.col) + it * c0.colStep;
+    c.repeat = 1;
+    for (uint32_t k = 0; k < c0.repeat; ++k, ++col) {
+      if (colShift >= 0 && col >= 0) {  // same as / and % for a power-of-two row length
+        c.row = uint32_t(row + (col >> colShift));
+        c.col = uint32_t(col & (C - 1));
+      } else {
+        c.row = uint32_t(row + col / m_cfg.columns);
+        c.col = uint32_t(col % m_cfg.columns);
       }
-      if (!ff || it + 1 >= blk.repeat || (it + 1) % stride != 0) continue;
-      // A refresh is due within the next reference period: nothing can be skipped before it has been
-      // simulated.
-      if (haveRef && refreshBound(ref1.base - ref0.base, refPlanOver) <= 0) continue;
-      const size_t slot = size_t((it + 1) / stride) % H;
-      Snapshot& cur = hist[slot];
-      snapshot(cur);
-      cur.it = it;
-      // 1) Continuation of the reference period (typically right after a refresh was simulated): the state is
-      // the reference end state again, either whole periods later (rows advanced by the period's steps) or,
-      // for streams whose rows advance only at column carries, in another row segment (every row of a bank
-      // shifted by the same amount, see rebased()).
-      if (haveRef && refreshBound(ref1.base - ref0.base, refPlanOver) > 0 && matches(ref1, cur, ref0, ref1)) {
-        const int64_t L = ref1.it - ref0.it, dt = ref1.base - ref0.base;
-        int64_t k = 0;
-        if ((it - ref1.it) % L == 0) {
-          int64_t bmax;
-          window(ref0.it + 1, L, bmax, cmdDelta);
-          k = skippable(it, bmax, L, dt, refPlanOver);
-          if (k > 0 && !(rowsCheck(ref1, cur, (it - ref1.it) / L, it + k * L, cmdDelta, rowDelta) &&
-                         rowsCheck(ref0, ref1, 1, it + k * L, cmdDelta, refRowDelta)))
-            k = 0;
-        }
-        if (k == 0) k = rebased(cur, it, L, dt);
-        if (k > 0) {
-          jump(k, ref0, ref1, refRowDelta);
-          if (overdue()) return;
-          it += k * L;
-          for (Snapshot& h : hist) h.it = -1;
-          continue;
-        }
-      }
-      // 2) Detection: the state after this iteration equals the state L iterations ago (no refresh between).
-      for (size_t mm = 1; mm < H; ++mm) {
-        const Snapshot& prev = hist[(slot + H - mm) % H];
-        const int64_t L = int64_t(mm) * stride;
-        if (prev.it != it - L || prev.hash != cur.hash) continue;
-        if (prev.counters.back() != cur.counters.back() || cur.base <= prev.base) continue;  // refresh inside
-        if (!matches(prev, cur, prev, cur)) continue;
-        int64_t bmax;
-        window(prev.it + 1, L, bmax, cmdDelta);
-        if (bmax < it || !rowsCheck(prev, cur, 1, it, cmdDelta, rowDelta)) continue;
-        int64_t planMax = INT64_MIN;
-        for (size_t q = 0; q < mm; ++q) planMax = std::max(planMax, hist[(slot + H - q) % H].planMax);
-        ref0 = prev, ref1 = cur, haveRef = true;
-        refPlanOver = std::max<int64_t>(planMax - cur.base, 0);
-        const int64_t k = skippable(it, bmax, L, cur.base - prev.base, refPlanOver);
-        if (k > 0 && rowsCheck(prev, cur, 1, it + k * L, cmdDelta, refRowDelta)) {
-          jump(k, ref0, ref1, refRowDelta);
-          if (overdue()) return;
-          it += k * L;
-          for (Snapshot& h : hist) h.it = -1;
-        }
-        break;
-      }
+      issue(c);
+      if (overdue(stopAfter)) return false;
     }
   }
+  return true;
+}
+
+bool ChannelScheduler::runBlock(const Block& blk, FastForward& ff, int64_t stopAfter) {
+  const std::vector<size_t> order = issueOrder(blk.cmds, m_cfg.bankGroups);
+  const bool fastForward = ff.begin(blk);
+  for (int64_t it = 0; it < blk.repeat; ++it) {
+    if (!issueIteration(blk, order, it, stopAfter)) return false;
+    if (!fastForward || !ff.due(it)) continue;
+    const int64_t skipped = ff.afterIteration(it);
+    if (skipped == 0) continue;
+    if (overdue(stopAfter)) return false;
+    it += skipped;
+  }
+  return true;
+}
+
+// The last phase ends with the program; rows still open count as busy up to the end.
+void ChannelScheduler::finish() {
   if (m_phase >= 0) phaseEnd[m_phase] = std::max(phaseEnd[m_phase], m_maxCompletion);
   endCycle = m_maxCompletion;
   for (BankState& bs : m_banks)
     if (bs.openRow >= 0) bs.busy += std::max<int64_t>(0, endCycle - bs.openedAt);
+}
+
+void ChannelScheduler::run(const ChannelProgram& prog, int64_t stopAfter) {
+  FastForward ff(*this);
+  for (const Block& blk : prog.blocks)
+    if (!runBlock(blk, ff, stopAfter))
+      return;  // stopped past stopAfter: the outputs are as overdue() left them
+  finish();
 }
 
 }  // namespace pim::sim
