@@ -12,6 +12,7 @@
 //    first closes that unit's open rows (one PREA), issues REF tRP later, and blocks ACT for tRFC;
 //  * a phase change is a full fence (everything of the previous phase completes first).
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <set>
 #include <vector>
@@ -84,6 +85,14 @@ class ChannelScheduler {
   };
   void snapshot(Snapshot& s);
   void jump(int64_t k, const Snapshot& prev, const Snapshot& cur, const std::vector<int64_t>& rowDelta);
+  struct FastForward;  // the detection and the jumps for one block at a time (scheduler_run.cpp)
+
+  // run(), one block / iteration at a time; false once overdue() stopped the run.
+  bool runBlock(const Block& blk, FastForward& ff, int64_t stopAfter);
+  bool issueIteration(const Block& blk, const std::vector<size_t>& order, int64_t it, int64_t stopAfter);
+  bool overdue(int64_t stopAfter);  // a command completed after stopAfter (> 0): sets `stopped`
+  void finish();                    // closes the last phase and the busy time of rows still open
+
   struct RefreshUnit {
     int64_t next;
     uint64_t mask;
@@ -120,6 +129,14 @@ class ChannelScheduler {
   mutable MaskInfo m_info;
   std::vector<MaskInfo> m_single;  // per bank
 
+  // Calls f(bank) for every set bit of m, lowest first.
+  template <typename F>
+  static void forBits(uint64_t m, F&& f) {
+    while (m) {
+      f(std::countr_zero(m));
+      m &= m - 1;
+    }
+  }
   int pchOf(int b) const { return b / m_banksPerPch; }
   int rankOf(int b) const { return b / m_banksPerRank; }  // global rank index pch*ranks + rank
   int bgOf(int b) const { return (b % m_banksPerRank) / m_cfg.banksPerGroup; }
