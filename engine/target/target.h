@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/core/evaluation.h"
@@ -30,6 +31,15 @@ struct UnitGeometry {
   /// Keys of a unit's address in exported statistics: its band, and its index within the band (outer units
   /// of the band times inner). Without bands they are the outer and inner index.
   std::string bandKey, unitKey;
+  /// A plain grid without bands, exported by outer and inner index.
+  static UnitGeometry grid(std::string outer, std::string inner, int outers, int inners) {
+    UnitGeometry g;
+    g.outerName = std::move(outer);
+    g.innerName = std::move(inner);
+    g.outerCount = outers;
+    g.innerCount = inners;
+    return g;
+  }
   int units() const { return outerCount * innerCount; }
   int bands() const { return bandWidth > 0 ? outerCount / bandWidth : 0; }
   int unitsPerBand() const { return bandWidth * innerCount; }

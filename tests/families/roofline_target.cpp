@@ -99,12 +99,7 @@ class RooflineTarget final : public ITarget {
   }
 
   UnitGeometry geometry(const Backend& b) const override {
-    UnitGeometry g;
-    g.outerName = "chip";
-    g.innerName = "core";
-    g.outerCount = b.totalGroups();
-    g.innerCount = b.coresPerGroup();
-    return g;
+    return UnitGeometry::grid("chip", "core", b.totalGroups(), b.coresPerGroup());
   }
   const std::vector<StatDecl>& statistics() const override {
     static const std::vector<StatDecl> stats = {

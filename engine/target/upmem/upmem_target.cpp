@@ -37,12 +37,7 @@ class UpmemTarget final : public ITarget {
     return {"gpu", false, "UPMEM DIMMs sit beside a CPU host, not a GPU", "", {}, {}};
   }
   UnitGeometry geometry(const Backend& b) const override {
-    UnitGeometry g;
-    g.outerName = "rank";
-    g.innerName = "DPU";
-    g.outerCount = b.totalGroups();
-    g.innerCount = b.coresPerGroup();
-    return g;
+    return UnitGeometry::grid("rank", "DPU", b.totalGroups(), b.coresPerGroup());
   }
   const std::vector<StatDecl>& statistics() const override {
     static const std::vector<StatDecl> none;  // the DPU model declares its statistics
