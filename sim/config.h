@@ -42,7 +42,7 @@ struct DeviceConfig {
   int pseudoChannels = 1;  // pseudo-channels per simulated channel (each has its own data bus)
   int ranks = 1;           // ranks per pseudo-channel
   int bankGroups = 4;
-  int banksPerGroup = 4;
+  int banksPerBankGroup = 4;
   int rows = 16384;
   int columns = 32;
   int bytesPerColumn = 32;
@@ -81,7 +81,7 @@ struct DeviceConfig {
   CommandEnergies energy;
 
   int burstCycles() const { return burstCyclesOverride > 0 ? burstCyclesOverride : BL / 2; }
-  int banksPerRank() const { return bankGroups * banksPerGroup; }
+  int banksPerRank() const { return bankGroups * banksPerBankGroup; }
   int banksPerPseudoChannel() const { return ranks * banksPerRank(); }
   int banksPerChannel() const { return pseudoChannels * banksPerPseudoChannel(); }
   int rowBytes() const { return columns * bytesPerColumn; }

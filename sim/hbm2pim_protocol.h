@@ -40,7 +40,7 @@ struct Hbm2Emitter {
   }
   void park() {  // park-in / park-out: one RD per bank, single-bank mode
     for (int bg = 0; bg < cfg.bankGroups; ++bg)
-      for (int ba = 0; ba < cfg.banksPerGroup; ++ba) b.rd(rank, bg, ba, kHbm2ParkRow, 0);
+      for (int ba = 0; ba < cfg.banksPerBankGroup; ++ba) b.rd(rank, bg, ba, kHbm2ParkRow, 0);
     b.barrier();
   }
   void sbToAb() {  // ACT of the ABMR row on banks 0, 1, 8, 9 (ordinary ACTs with full timing)

@@ -15,7 +15,7 @@ namespace pim::sim {
 
 struct BankStats {
   int channel = 0;
-  int bank = 0;  // flat id in the channel: ((pch*ranks + rank)*bankGroups + bg)*banksPerGroup + bank
+  int bank = 0;  // flat id in the channel: ((pch*ranks + rank)*bankGroups + bg)*banksPerBankGroup + bank
   int64_t bytesRead = 0;
   int64_t bytesWritten = 0;
   int64_t busyCycles = 0;  // cycles with a row open (ACT .. PRE)

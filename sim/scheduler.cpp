@@ -22,7 +22,7 @@ uint64_t commandMask(const DeviceConfig& cfg, const Command& c) {
     const uint64_t rm = perRank >= 64 ? ~0ULL : ((1ULL << perRank) - 1);
     return rm << rankBase;
   }
-  return 1ULL << (rankBase + c.bg * cfg.banksPerGroup + c.bank);
+  return 1ULL << (rankBase + c.bg * cfg.banksPerBankGroup + c.bank);
 }
 
 ChannelScheduler::ChannelScheduler(const DeviceConfig& cfg, TraceWindow tw, int traceChannel,
@@ -394,7 +394,7 @@ void ChannelScheduler::issueBuffer(const Command& c) {
     rs.colReadyL[c.bg] = t + cf.tCCDL;
     ps.busFree = t + cf.burstCycles();
     take(t, false, false);
-    const int b0 = r * m_banksPerRank + c.bg * cf.banksPerGroup + c.bank;
+    const int b0 = r * m_banksPerRank + c.bg * cf.banksPerBankGroup + c.bank;
     ++m_banks[b0].bufMoves;
     record(-1, c.op, t, cf.burstCycles());
     complete(t + cf.burstCycles());

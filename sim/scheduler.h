@@ -139,7 +139,7 @@ class ChannelScheduler {
   }
   int pchOf(int b) const { return b / m_banksPerPch; }
   int rankOf(int b) const { return b / m_banksPerRank; }  // global rank index pch*ranks + rank
-  int bgOf(int b) const { return (b % m_banksPerRank) / m_cfg.banksPerGroup; }
+  int bgOf(int b) const { return (b % m_banksPerRank) / m_cfg.banksPerBankGroup; }
 
   const DeviceConfig& m_cfg;
   int m_banksPerRank, m_banksPerPch, m_nBanks;

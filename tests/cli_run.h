@@ -20,9 +20,10 @@ struct CliRun {
 
 #ifdef PIMSCOPE_CLI
 /// `pimscope-cli <args>`; standard error goes through `errFile` (a file of the caller's scratch directory:
-/// ctest runs test processes in parallel).
-inline CliRun runCli(const std::string& args, const std::string& errFile) {
-  const std::string cmd = std::string(PIMSCOPE_CLI) + " " + args + " 2>" + errFile;
+/// ctest runs test processes in parallel). `env`: "NAME=value ..." set for the command only.
+inline CliRun runCli(const std::string& args, const std::string& errFile, const std::string& env = "") {
+  const std::string cmd =
+      (env.empty() ? "" : env + " ") + std::string(PIMSCOPE_CLI) + " " + args + " 2>" + errFile;
   CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 65536> buf{};

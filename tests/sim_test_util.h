@@ -40,7 +40,7 @@ inline Program interleavedHost(const DeviceConfig& c, int64_t iters, Op op, int 
   for (int p = 0; p < c.pseudoChannels; ++p)
     for (int r = 0; r < c.ranks; ++r)
       for (int g = 0; g < c.bankGroups; ++g)
-        for (int k = 0; k < c.banksPerGroup; ++k) {
+        for (int k = 0; k < c.banksPerBankGroup; ++k) {
           Command cmd;
           cmd.op = op;
           cmd.phase = Phase::InputRearrangement;

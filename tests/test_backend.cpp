@@ -58,7 +58,7 @@ TEST(BackendRegistry, LoadsAllFiveShippedBackends) {
     EXPECT_FALSE(b.description.empty()) << b.name;
     EXPECT_FALSE(b.core.dtypes.empty()) << b.name;
     if (b.param("dram.channels")) {  // a DRAM-PIM family: its cores are the banks of a group
-      EXPECT_EQ(b.banksPerGroup(),
+      EXPECT_EQ(b.banksPerPimGroup(),
                 b.pimRanks() * b.dram.bankGroups * b.dram.banksPerBankGroup * b.group.pseudoChannelsPerGroup)
           << b.name;
     }
@@ -97,7 +97,7 @@ TEST(BackendHbm2Pim, ValuesPinnedToSpec) {
   EXPECT_EQ(b.timing.tRFC, 350);
   EXPECT_EQ(b.core.coresPerGroup, 8);
   EXPECT_EQ(b.core.banksPerCore, 2);
-  EXPECT_EQ(b.banksPerGroup(), 16);
+  EXPECT_EQ(b.banksPerPimGroup(), 16);
   EXPECT_EQ(b.core.simdLanes, 16);
   EXPECT_EQ(b.core.registerBytes, 512);
   EXPECT_EQ(b.totalGroups(), 64);
@@ -120,7 +120,7 @@ TEST(BackendHbm2Pim, ValuesPinnedToSpec) {
 TEST(BackendAttAcc, ValuesPinnedToSpec) {
   const Backend& b = pim::builtinBackends().get("attacc");
   EXPECT_DOUBLE_EQ(b.dram.tCKns, 0.769);
-  EXPECT_EQ(b.banksPerGroup(), 64);
+  EXPECT_EQ(b.banksPerPimGroup(), 64);
   EXPECT_EQ(b.dram.banksPerChannel() * b.group.pseudoChannelsPerGroup, 64);
   EXPECT_EQ(b.core.coresPerGroup, 64);
   EXPECT_EQ(b.group.groupsPerDevice, 16);
@@ -144,10 +144,10 @@ TEST(BackendOthers, ValuesPinned) {
   const Backend& hp = reg.get("hbm-pim");
   EXPECT_EQ(hp.core.fpuSharedBy, 2);
   EXPECT_EQ(hp.core.registerBytes, 256);
-  EXPECT_EQ(hp.banksPerGroup(), 64);
+  EXPECT_EQ(hp.banksPerPimGroup(), 64);
   EXPECT_FALSE(hp.hasUnit("softmax"));
   const Backend& g = reg.get("gddr6-aim");
-  EXPECT_EQ(g.banksPerGroup(), 16);
+  EXPECT_EQ(g.banksPerPimGroup(), 16);
   EXPECT_EQ(g.core.dtypes[0], pim::DType::BF16);
   EXPECT_TRUE(g.hasUnit("global-buffer"));
   const Backend& u = reg.get("upmem");

@@ -10,6 +10,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -150,6 +151,34 @@ TEST(Cli, TrainKilledBySigkillLeavesAStoreThatOpensAndResumes) {
   const CliRun resumed = cli(train + " --json");
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   EXPECT_GT(storedResults(db), afterKill);
+}
+
+// The shipped model is found by the backend's name: when the backend file under that name no longer has the
+// parameters the model was trained on, explore says its predictions are extrapolated (stderr, not stdout).
+TEST(Cli, ExploreWarnsWhenTheShippedModelWasTrainedOnOtherParameters) {
+  namespace fs = std::filesystem;
+  const pim::test::TempDir data;
+  const fs::path shipped = PIMSCOPE_DATA_DIR;
+  for (const char* d : {"kernels", "models", "suites"})
+    fs::create_directory_symlink(shipped / d, fs::path(data.path()) / d);
+  fs::create_directory(fs::path(data.path()) / "backends");
+  for (const auto& f : fs::directory_iterator(shipped / "backends")) {
+    nlohmann::json j = nlohmann::json::parse(std::ifstream(f.path()));
+    if (j["name"] == "hbm-pim")
+      j["system"]["hostTflops"]["value"] = j["system"]["hostTflops"]["value"].get<double>() * 2;
+    std::ofstream(fs::path(data.path()) / "backends" / f.path().filename()) << j.dump(2);
+  }
+  const std::string args = "explore -b hbm-pim -k red -d b=1,n=4096 --json";
+  const CliRun asShipped = cli(args);
+  ASSERT_EQ(asShipped.code, 0) << asShipped.err;
+  EXPECT_EQ(asShipped.err.find("trained on other parameters"), std::string::npos) << asShipped.err;
+  const CliRun edited =
+      pim::test::runCli(args, scratch().file("edited_err.txt"), "PIMSCOPE_DATA=" + data.path());
+  ASSERT_EQ(edited.code, 0) << edited.err;
+  EXPECT_NE(edited.err.find("the shipped model of hbm-pim was trained on other parameters"),
+            std::string::npos)
+      << edited.err;
+  EXPECT_FALSE(nlohmann::json::parse(edited.out).empty());
 }
 
 TEST(Cli, BadInputGetsOneLineAndExitCode2) {

@@ -154,8 +154,8 @@ TEST(SimBound, CountBoundIsNeverAboveTheSimulatedTime) {
         const int bank = int(rnd(uint64_t(nb)));
         cmd.pch = uint8_t(bank / c.banksPerPseudoChannel());
         cmd.rank = uint8_t(bank / c.banksPerRank() % c.ranks);
-        cmd.bg = uint8_t(bank % c.banksPerRank() / c.banksPerGroup);
-        cmd.bank = uint8_t(bank % c.banksPerGroup);
+        cmd.bg = uint8_t(bank % c.banksPerRank() / c.banksPerBankGroup);
+        cmd.bank = uint8_t(bank % c.banksPerBankGroup);
         if (cmd.op == Op::RD && rnd(2)) cmd.bankMask = (rnd(1ULL << 32) | 1) & (~0ULL >> (64 - nb));
         cmd.row = uint32_t(100 + rnd(4) * 50);
         cmd.colStep = int32_t(rnd(3));

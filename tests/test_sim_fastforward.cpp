@@ -132,8 +132,8 @@ TEST(SimFastForward, RandomisedProgramsMatchExactly) {
         const int bank = int(rnd(uint64_t(nb)));
         cmd.pch = uint8_t(bank / c.banksPerPseudoChannel());
         cmd.rank = uint8_t(bank / c.banksPerRank() % c.ranks);
-        cmd.bg = uint8_t(bank % c.banksPerRank() / c.banksPerGroup);
-        cmd.bank = uint8_t(bank % c.banksPerGroup);
+        cmd.bg = uint8_t(bank % c.banksPerRank() / c.banksPerBankGroup);
+        cmd.bank = uint8_t(bank % c.banksPerBankGroup);
         if (cmd.op == Op::RD || cmd.op == Op::WR)
           cmd.bankMask = rnd(2) ? (rnd(1ULL << 32) | 1) & (~0ULL >> (64 - nb)) : 0;
         if (cmd.op == Op::PIM_MAC || cmd.op == Op::PIM_WB) cmd.bankMask = 0x0F0F0F0F0F0F0F0FULL >> (64 - nb);

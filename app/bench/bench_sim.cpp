@@ -39,7 +39,7 @@ Program interleavedHost(const DeviceConfig& c, int64_t bursts, bool write) {
   for (int p = 0; p < c.pseudoChannels; ++p)
     for (int r = 0; r < c.ranks; ++r)
       for (int g = 0; g < c.bankGroups; ++g)
-        for (int k = 0; k < c.banksPerGroup; ++k) {
+        for (int k = 0; k < c.banksPerBankGroup; ++k) {
           Command cmd;
           cmd.op = write ? Op::HOST_WR : Op::HOST_RD;
           cmd.phase = Phase::InputRearrangement;

@@ -21,7 +21,7 @@ struct DraftsOptions {
 struct DraftOptions {
   ProblemOptions problem;
   std::uint64_t draft = 0;
-  std::string strategy = "exact";
+  std::string indexing = "exact";
   bool json = false;
 };
 
@@ -140,13 +140,14 @@ void runWhy(const DraftOptions& o) {
 void runIr(const DraftOptions& o) {
   const auto problem = o.problem.build();
   const DraftSpace& space = problem->space();
-  if (o.strategy != "exact" && o.strategy != "expand") {
-    throw InputError("--strategy: '" + o.strategy + "' is not one of exact, expand");
+  if (o.indexing != "exact" && o.indexing != "expand") {
+    throw InputError("--indexing: '" + o.indexing + "' is not one of exact, expand");
   }
-  const auto strategy = o.strategy == "exact" ? IndexingStrategy::Exact : IndexingStrategy::Expand;
-  const std::string ir = irText(space, mapDraft(space, space.draft(o.draft), strategy));
+  const auto indexing = o.indexing == "exact" ? IndexingStrategy::Exact : IndexingStrategy::Expand;
+  const std::string ir = irText(space, mapDraft(space, space.draft(o.draft), indexing));
   if (o.json) {
-    printJson({{"draft", o.draft}, {"strategy", o.strategy}, {"ir", ir}});
+    // "strategy" is the key files and scripts already read; it names the indexing strategy.
+    printJson({{"draft", o.draft}, {"strategy", o.indexing}, {"ir", ir}});
   } else {
     std::cout << ir;
   }
@@ -174,7 +175,9 @@ void registerDraftCommands(CLI::App& app) {
   cmd = app.add_subcommand("ir", "print the data-centric IR of a draft");
   ir->problem.addTo(cmd);
   cmd->add_option("--draft", ir->draft, "draft id")->required();
-  cmd->add_option("--strategy", ir->strategy, "indexing strategy: exact (DCC ii) or expand (DCC i)");
+  // --indexing as in simulate; --strategy (search strategies elsewhere) is kept for existing scripts.
+  cmd->add_option("--indexing,--strategy", ir->indexing,
+                  "indexing strategy: exact (DCC ii) or expand (DCC i)");
   cmd->add_flag("--json", ir->json, "machine-readable output");
   cmd->callback([ir] { runIr(*ir); });
 }

@@ -125,6 +125,12 @@ void runExplore(const ExploreCmd& o) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const Predictor* model = loader.get();
   if (!loader.error().empty()) std::cerr << "pimscope-cli: warning: " << loader.error() << "\n";
+  // The model is found by backend name: an edited file under a shipped name gets a model it was not trained
+  // on.
+  if (model && model->metadata().backendHash != b.hash())
+    std::cerr << "pimscope-cli: warning: the shipped model of " << b.name
+              << " was trained on other parameters than " << (b.file.empty() ? b.name : b.file)
+              << "; its predictions are extrapolated, with no measured error\n";
   if (!best || !best->simulated)
     throw InputError("explore: no draft of " + problem->title() + " could be simulated");
 

@@ -302,7 +302,7 @@ void runImport(const ImportCmd& o) {
     out["refresh"] = s.options.sim.refresh;
     out["optimizer"] = {{"staged_rearrangement", s.options.optimizer.stagedRearrangement},
                         {"group_commands", s.options.optimizer.groupCommands}};
-    out["indexing"] = strategyName(s.options.indexing);
+    out["indexing"] = indexingName(s.options.indexing);
     out["file"] = {
         {"path", s.path},
         {"version", s.version},

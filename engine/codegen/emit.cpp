@@ -9,8 +9,8 @@ sim::Command bankCommand(const sim::DeviceConfig& d, sim::Op op, int flat) {
   const int perPch = d.banksPerPseudoChannel(), perRank = d.banksPerRank();
   c.pch = static_cast<std::uint8_t>(flat / perPch);
   c.rank = static_cast<std::uint8_t>((flat % perPch) / perRank);
-  c.bg = static_cast<std::uint8_t>((flat % perRank) / d.banksPerGroup);
-  c.bank = static_cast<std::uint8_t>(flat % d.banksPerGroup);
+  c.bg = static_cast<std::uint8_t>((flat % perRank) / d.banksPerBankGroup);
+  c.bank = static_cast<std::uint8_t>(flat % d.banksPerBankGroup);
   return c;
 }
 

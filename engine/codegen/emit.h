@@ -11,7 +11,7 @@
 
 namespace pim::emit {
 
-/// Flat bank id of a simulated channel: ((pch * ranks + rank) * bankGroups + bg) * banksPerGroup + bank.
+/// Flat bank id of a simulated channel: ((pch * ranks + rank) * bankGroups + bg) * banksPerBankGroup + bank.
 sim::Command bankCommand(const sim::DeviceConfig& d, sim::Op op, int flatBank);
 
 /// `n` commands `op` on the banks of `mask` (a broadcast), at consecutive columns from (row, col 0).

@@ -89,7 +89,7 @@ std::string irText(const DraftSpace& space, const TileMapping& m, int maxListed)
   const auto names = k.loopVarNames();
   std::ostringstream os;
   os << "// draft " << m.draft.id << ": " << space.label(m.draft) << ", indexing strategy "
-     << strategyName(m.strategy) << "\n";
+     << indexingName(m.indexing) << "\n";
   os << "@hardware_platform[" << m.groupsUsed << ", " << m.coresPerGroup << "]\n";
 
   // Signature: inputs as arguments, outputs as results.

@@ -115,7 +115,7 @@ class Backend {
 
   int totalGroups() const { return system.devices * group.groupsPerDevice; }
   int coresPerGroup() const { return core.coresPerGroup; }
-  int banksPerGroup() const { return core.coresPerGroup * core.banksPerCore; }
+  int banksPerPimGroup() const { return core.coresPerGroup * core.banksPerCore; }
   /// Ranks per pseudo-channel whose banks hold PIM cores ("dram.pimRanks", default dram.ranks). HBM2-PIM's
   /// calibration system has two ranks per channel but PIM units only in one.
   int pimRanks() const;

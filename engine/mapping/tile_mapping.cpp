@@ -54,7 +54,7 @@ IndexUnion axisUnion(const std::vector<IndexSet>& refs, IndexingStrategy strateg
   return u;
 }
 
-std::string_view strategyName(IndexingStrategy s) {
+std::string_view indexingName(IndexingStrategy s) {
   return s == IndexingStrategy::Expand ? "expand" : "exact";
 }
 
@@ -66,7 +66,7 @@ TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy s
 
   TileMapping m;
   m.draft = d;
-  m.strategy = strategy;
+  m.indexing = strategy;
   for (const auto& p : d.parts) {
     m.groupsUsed *= p.groups;
     m.coresPerGroup *= p.cores;

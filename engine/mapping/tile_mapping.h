@@ -14,7 +14,7 @@ namespace pim {
 /// DCC's strategies for non-contiguous indices: (i) expand to the covering range, (ii) keep the exact
 /// indices.
 enum class IndexingStrategy : std::uint8_t { Expand, Exact };
-std::string_view strategyName(IndexingStrategy s);  // "expand" / "exact"
+std::string_view indexingName(IndexingStrategy s);  // "expand" / "exact"
 
 /// What one core holds of one tensor: per axis the indices it needs.
 struct TensorTile {
@@ -34,7 +34,7 @@ struct CoreTile {
 
 struct TileMapping {
   Draft draft;
-  IndexingStrategy strategy = IndexingStrategy::Expand;
+  IndexingStrategy indexing = IndexingStrategy::Expand;
   int groupsUsed = 1;                        // product of the parts' groups
   int coresPerGroup = 1;                     // product of the parts' cores
   std::vector<CoreTile> cores;               // group-major: index = group * coresPerGroup + core

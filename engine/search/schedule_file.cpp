@@ -168,7 +168,7 @@ json scheduleJson(const Problem& p, const Draft& d, const EvalOptions& o, const 
           {"shape", shapeString(p.kernel(), p.shape())},
           {"draft", {{"id", d.id}, {"label", space.label(d)}, {"parts", partsJson(space, d)}}},
           {"options",
-           {{"indexing", strategyName(o.indexing)},
+           {{"indexing", indexingName(o.indexing)},
             {"staged_rearrangement", o.optimizer.stagedRearrangement},
             {"group_commands", o.optimizer.groupCommands},
             {"refresh", o.sim.refresh}}},
@@ -252,9 +252,9 @@ ImportedSchedule readSchedule(const std::string& path) {
   // Options.
   const json& oj = r.at(j, "", "options");
   const std::string indexing = r.str(oj, "options", "indexing");
-  if (indexing == strategyName(IndexingStrategy::Exact)) {
+  if (indexing == indexingName(IndexingStrategy::Exact)) {
     s.options.indexing = IndexingStrategy::Exact;
-  } else if (indexing == strategyName(IndexingStrategy::Expand)) {
+  } else if (indexing == indexingName(IndexingStrategy::Expand)) {
     s.options.indexing = IndexingStrategy::Expand;
   } else {
     r.fail("options.indexing", "'" + indexing + "' is not exact or expand");

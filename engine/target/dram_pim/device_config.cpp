@@ -31,7 +31,7 @@ sim::DeviceConfig deviceConfigFor(const Backend& b, const SimSettings& s, const 
   c.pseudoChannels = b.group.pseudoChannelsPerGroup;
   c.ranks = b.dram.ranks;
   c.bankGroups = b.dram.bankGroups;
-  c.banksPerGroup = b.dram.banksPerBankGroup;
+  c.banksPerBankGroup = b.dram.banksPerBankGroup;
   c.rows = static_cast<int>(b.dram.rows);
   c.columns = b.dram.columns;
   c.bytesPerColumn = b.dram.columnBytes;
