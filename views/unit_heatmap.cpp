@@ -40,8 +40,7 @@ UnitHeatmap::UnitHeatmap(QWidget* parent) : QWidget(parent) {
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(tr("Metric:")));
   bar->addWidget(m_metricBox);
-  bar->addStretch();
-  bar->addWidget(m_caption);
+  bar->addWidget(m_caption, 1);
 
   m_plot = new QCustomPlot;
   m_plot->setMinimumSize(320, 200);
@@ -153,8 +152,11 @@ QString UnitHeatmap::cellTooltip(int outer, int inner) const {
                      .arg(outer)
                      .arg(QString::fromStdString(g.innerName))
                      .arg(inner);
-  if (!g.bandName.empty() && g.bandWidth > 1)
-    text += tr("%1 %2<br>").arg(QString::fromStdString(g.bandName)).arg(outer / g.bandWidth);
+  QStringList bands;
+  for (const pim::UnitGeometry::Band& b : g.bands)
+    if (b.width > 1)
+      bands << QStringLiteral("%1 %2").arg(QString::fromStdString(b.name)).arg(outer / b.width);
+  if (!bands.isEmpty()) text += bands.join(QStringLiteral(", ")) + QStringLiteral("<br>");
   text += tr("%1: %2").arg(metricTitle()).arg(cellValue(outer, inner), 0, 'g', 6);
   if (!m_analysis->layout) return text;
   const pim::BankPlacement& b = m_analysis->layout->at(outer, inner);
@@ -179,28 +181,34 @@ QString UnitHeatmap::cellTooltip(int outer, int inner) const {
 
 void UnitHeatmap::drawBands() {
   const pim::UnitGeometry& g = m_geometry;
-  const int w = std::max(1, g.bandWidth);
-  const int bands = g.outerCount / w;
-  if (g.bandName.empty() || bands < 2) {
-    m_plot->xAxis->setLabel(capitalised(g.outerName));
+  const QString outer = capitalised(g.outerName);
+  // The finest band with few enough lines to leave the cells visible; past the coarsest, every k-th line.
+  constexpr int kMaxLines = 40;
+  const pim::UnitGeometry::Band* band = nullptr;
+  for (const pim::UnitGeometry::Band& b : g.bands) {
+    if (b.width < 1 || g.outerCount / b.width < 2) continue;
+    band = &b;
+    if (g.outerCount / b.width <= kMaxLines) break;
+  }
+  if (!band) {
+    m_plot->xAxis->setLabel(outer);
     return;
   }
-  // With many bands, a line per band would hide the cells, so draw one every `every` bands.
-  const int every = std::max(1, (bands + 31) / 32);
-  for (int band = every; band < bands; band += every) {
+  const int count = g.outerCount / band->width;
+  const int every = std::max(1, (count + kMaxLines - 1) / kMaxLines);
+  for (int i = every; i < count; i += every) {
     auto* line = new QCPItemStraightLine(m_plot);
-    line->point1->setCoords(band * w - 0.5, 0);
-    line->point2->setCoords(band * w - 0.5, 1);
+    line->point1->setCoords(i * band->width - 0.5, 0);
+    line->point2->setCoords(i * band->width - 0.5, 1);
     line->setPen(QPen(QColor(230, 30, 30, 170), 1));
   }
-  const QString band = QString::fromStdString(g.bandName);
-  m_plot->xAxis->setLabel(
-      every == 1 ? tr("%1 (%2 per %3; lines separate %3s)").arg(capitalised(g.outerName)).arg(w).arg(band)
-                 : tr("%1 (%2 per %3; a line every %4 %3s)")
-                       .arg(capitalised(g.outerName))
-                       .arg(w)
-                       .arg(band)
-                       .arg(every));
+  const QString name = QString::fromStdString(band->name);
+  QString label = tr("%1 (%2 per %3").arg(outer).arg(band->width).arg(name);
+  if (!g.bands.empty() && &g.bands.front() != band && g.bands.front().width > 1)
+    label += tr(", %1 per %2").arg(g.bands.front().width).arg(QString::fromStdString(g.bands.front().name));
+  label +=
+      every == 1 ? tr("; lines separate %1s)").arg(name) : tr("; a line every %1 %2s)").arg(every).arg(name);
+  m_plot->xAxis->setLabel(label);
 }
 
 void UnitHeatmap::rebuild() {

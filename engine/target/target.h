@@ -5,6 +5,7 @@
 // engine/target/, registered by family name in registerBuiltinTargets() (registry.cpp). Nothing outside a
 // target's folder branches on a family name: callers and views ask the target.
 #pragma once
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,16 +22,21 @@ namespace pim {
 
 /// The units a family keeps statistics for, as a grid of `outerCount` x `innerCount` (pseudo-channels x
 /// banks, ranks x DPUs, chips x cores, ...); unit u sits at outer u / innerCount, inner u % innerCount. Outer
-/// units may come in bands (a PIM group's pseudo-channels) that views separate by lines. Views draw heat
-/// maps, axes and tooltips from it, and exports address units by it.
+/// units may come in bands, finest first (a PIM group's pseudo-channels, then a device's), that views
+/// separate by lines. Views draw heat maps, axes and tooltips from it, and exports address units by it.
 struct UnitGeometry {
+  /// `width` consecutive outer units ("PIM group", 2 pseudo-channels).
+  struct Band {
+    std::string name;
+    int width = 1;
+  };
   std::string outerName, innerName;  // singular: "pseudo-channel", "bank"
   int outerCount = 0, innerCount = 0;
-  std::string bandName;  // "PIM group"; empty when outer units are not banded
-  int bandWidth = 1;     // outer units per band
-  /// Keys of a unit's address in exported statistics: its band, and its index within the band (outer units
-  /// of the band times inner). Without bands they are the outer and inner index.
+  std::vector<Band> bands;  // finest first; each width a multiple of the one before
+  /// Keys of a unit's address in exported statistics: its finest band, and its index within that band (outer
+  /// units of the band times inner). Without bands they are the outer and inner index.
   std::string bandKey, unitKey;
+
   /// A plain grid without bands, exported by outer and inner index.
   static UnitGeometry grid(std::string outer, std::string inner, int outers, int inners) {
     UnitGeometry g;
@@ -41,8 +47,7 @@ struct UnitGeometry {
     return g;
   }
   int units() const { return outerCount * innerCount; }
-  int bands() const { return bandWidth > 0 ? outerCount / bandWidth : 0; }
-  int unitsPerBand() const { return bandWidth * innerCount; }
+  int unitsPerBand() const { return (bands.empty() ? 1 : std::max(1, bands.front().width)) * innerCount; }
 };
 
 /// One statistic kept per unit (Ramulator's register_stat): what it is called, its unit and meaning.

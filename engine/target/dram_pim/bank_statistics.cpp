@@ -9,10 +9,10 @@ UnitGeometry bankGeometry(const Backend& b) {
   UnitGeometry g;
   g.outerName = "pseudo-channel";
   g.innerName = "bank";
-  g.bandWidth = b.group.pseudoChannelsPerGroup;
-  g.outerCount = b.totalGroups() * g.bandWidth;
+  const int perGroup = b.group.pseudoChannelsPerGroup;
+  g.outerCount = b.totalGroups() * perGroup;
   g.innerCount = b.dram.banksPerChannel();
-  g.bandName = "PIM group";
+  g.bands = {{"PIM group", perGroup}, {"device", perGroup * b.group.groupsPerDevice}};
   g.bandKey = "channel";  // the simulator's channel is a PIM group (sim::BankStats)
   g.unitKey = "bank";
   return g;

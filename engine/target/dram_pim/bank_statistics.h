@@ -9,8 +9,8 @@
 
 namespace pim {
 
-/// Pseudo-channels across, banks down, banded by PIM group; exported as the simulator numbers them ("channel"
-/// = PIM group, "bank" = bank within the group).
+/// Pseudo-channels across, banks down, banded by PIM group and device; exported as the simulator numbers them
+/// ("channel" = PIM group, "bank" = bank within the group).
 UnitGeometry bankGeometry(const Backend& b);
 
 /// The statistics kept per bank, in Evaluation::unitStats column order.
