@@ -14,7 +14,6 @@
 #include "engine/common/error.h"
 #include "engine/hw/backend.h"
 #include "engine/kernel/library.h"
-#include "engine/predict/features.h"
 #include "engine/search/explorer.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
@@ -25,15 +24,35 @@ namespace {
 
 using test::problem;
 
+// Features of `d` from the problem's target's estimator.
+std::vector<float> featuresOf(const Problem& p, const Draft& d, const OptimizerOptions& o = {}) {
+  std::vector<float> f;
+  targetOf(p.backend()).estimator(p, o)->features(d, f);
+  return f;
+}
+
 TEST(Features, AreDeterministicAndMatchTheSchema) {
   const auto p = problem("hbm-pim", "gemv", "b=2,out=1024,in=1024");
   const Draft a = p->space().draft(12345), b = p->space().draft(67890);
-  EXPECT_EQ(draftFeatures(*p, a), draftFeatures(*p, a));
-  EXPECT_EQ(draftFeatures(*p, a).size(), featureNames().size());
-  EXPECT_NE(draftFeatures(*p, a), draftFeatures(*p, b));
+  EXPECT_EQ(featuresOf(*p, a), featuresOf(*p, a));
+  EXPECT_EQ(featuresOf(*p, a).size(), targetOf(p->backend()).featureNames().size());
+  EXPECT_NE(featuresOf(*p, a), featuresOf(*p, b));
   OptimizerOptions naive;
   naive.stagedRearrangement = false;
-  EXPECT_NE(draftFeatures(*p, a), draftFeatures(*p, a, naive));
+  EXPECT_NE(featuresOf(*p, a), featuresOf(*p, a, naive));
+}
+
+TEST(Features, TheEstimateIsTheTimeAndComputeFeatures) {
+  const auto p = problem("attacc", "gemv", "b=1,out=2048,in=1024");
+  const ITarget& t = targetOf(p->backend());
+  const auto& names = t.featureNames();
+  auto at = [&](const char* n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  const Draft d = p->space().draft(4321);
+  const std::vector<float> f = featuresOf(*p, d);
+  const CandidateEstimate e = t.estimator(*p, {})->estimate(d);
+  EXPECT_EQ(e.totalNs, f[static_cast<std::size_t>(at("est_total_ns"))]);
+  EXPECT_EQ(e.computeCycles, f[static_cast<std::size_t>(at("est_compute_cycles"))]);
+  EXPECT_GT(e.totalNs, 0.f);
 }
 
 TEST(Predictor, BeatsRandomChoiceByAWideMarginOnAHeldOutShape) {

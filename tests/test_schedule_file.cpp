@@ -42,7 +42,7 @@ using test::problem;
 
 // A fixed, kept, non-trivial draft: the 8th kept one in id order.
 Draft pickDraft(const Problem& p) {
-  const auto kept = Pruner(p.space()).firstKept(8);
+  const auto kept = firstKept(DraftCandidateSpace(p.space()), 8);
   EXPECT_FALSE(kept.empty());
   return kept.back();
 }

@@ -13,6 +13,7 @@
 #include "engine/search/explorer.h"
 #include "engine/target/registry.h"
 #include "engine/workflow/compare.h"
+#include "engine/workflow/training.h"
 #include "tests/families/roofline_target.h"
 
 namespace pim {
@@ -60,6 +61,9 @@ TEST(TargetFamily, RooflineEvaluationIsTheHandDerivedRoofline) {
     EXPECT_EQ(e.cycles[2], 82);
     EXPECT_DOUBLE_EQ(e.timeNs, 342.0);
     EXPECT_DOUBLE_EQ(e.energyPj, 249856.0);
+    // Compute is memory-bound: 32 ns of operations at 2 GOP/s, then 64 ns waiting for local memory.
+    EXPECT_EQ(target.subPhases().size(), 2u);
+    EXPECT_EQ(e.subCycles, (std::vector<std::int64_t>{32, 64}));
     EXPECT_EQ(e.unitStats.statCount, target.statistics().size());
     EXPECT_EQ(e.unitStats.units(), 64u);
     for (std::size_t u = 0; u < e.unitStats.units(); ++u) {
@@ -100,6 +104,68 @@ TEST(TargetFamily, ExplorerAnalysisAndCompareRunTheFamily) {
     EXPECT_TRUE(r.draft.has_value());
   }
   EXPECT_TRUE(found);
+}
+
+// The family's own space (a rule "all-chips" after DCC's) is what every consumer walks: its counts add up,
+// the explorer keeps exactly its candidates, and a candidate it rejects says why.
+TEST(TargetFamily, TheFamilysCandidateSpaceIsWhatTheExplorerWalks) {
+  const auto p = rooflineMul();
+  const auto space = targetOf(p->backend()).candidates(*p);
+  const PruneCounts c = space->counts();
+  ASSERT_EQ(c.rules.size(), PruneRuleRegistry::builtin().size() + 1);
+  EXPECT_EQ(c.rules.back().name, "all-chips");
+  EXPECT_GT(c.rules.back().removed, 0u);
+  std::uint64_t removed = 0;
+  for (const RuleCount& r : c.rules) removed += r.removed;
+  EXPECT_EQ(c.generated - removed, c.remaining);
+
+  std::uint64_t kept = 0, rejected = 0;
+  for (std::uint64_t id = 0; id < space->size(); ++id) {
+    const Verdict v = space->why(id);
+    kept += v.kept;
+    if (v.ruleName == "all-chips") {
+      ++rejected;
+      EXPECT_NE(v.reason.find("fewer than all 4 chips"), std::string::npos) << v.reason;
+    }
+  }
+  EXPECT_EQ(kept, c.remaining);
+  EXPECT_EQ(rejected, c.rules.back().removed);
+
+  ExploreOptions o;
+  o.strategy = "exhaustive";
+  Explorer ex(*p, o);
+  const std::atomic<bool> never{false};
+  ex.run(never);
+  EXPECT_EQ(ex.records().size(), c.remaining);
+  for (const DraftRecord& r : ex.records()) EXPECT_TRUE(space->why(r.draft.id).kept) << r.draft.id;
+  EXPECT_EQ(ex.progress().pruned.back(), c.rules.back().removed);
+}
+
+TEST(TargetFamily, WithoutAnEstimateNothingScreensAndNoModelIsTrained) {
+  const auto p = rooflineMul();
+  EXPECT_EQ(targetOf(p->backend()).estimator(*p, {}), nullptr);
+  std::vector<Draft> drafts;
+  targetOf(p->backend()).candidates(*p)->forEachKept([&](const Draft& d) {
+    drafts.push_back(d);
+    return true;
+  });
+  std::vector<const Draft*> ptrs;
+  for (const Draft& d : drafts) ptrs.push_back(&d);
+  EXPECT_EQ(screenForPrediction(*p, ptrs, 2).size(), drafts.size());
+  Suite s;
+  s.name = "roofline";
+  s.kernels = {{"mul", {"b=1,n=4096"}}};
+  try {
+    trainPredictor(p->backend(), s, {});
+    FAIL() << "a model was trained for a family without features";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no analytic estimate"), std::string::npos) << e.what();
+  }
+  ExploreOptions o;
+  o.strategy = "compute-centric";
+  Explorer ex(*p, o);
+  const std::atomic<bool> never{false};
+  EXPECT_THROW(ex.run(never), InputError);
 }
 
 TEST(TargetFamily, RefusalsComeFromTheFamilysCheck) {

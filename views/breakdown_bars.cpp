@@ -1,27 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/breakdown_bars.h"
 
+#include "engine/core/problem.h"
+#include "engine/target/registry.h"
 #include "views/draft_table_model.h"
 
 namespace pimgui {
-
-namespace {
-BreakdownBar barOf(const QString& label, const pim::Evaluation& e) {
-  BreakdownBar b;
-  b.label = label;
-  b.inNs = e.ns(0);
-  b.computeNs = e.ns(1);
-  b.outNs = e.ns(2);
-  b.draft = e.draft;
-  return b;
-}
-}  // namespace
 
 std::vector<BreakdownBar> breakdownBars(const DraftTableModel& model, const QList<quint64>& selected,
                                         std::optional<quint64> best,
                                         const std::vector<pim::Baseline>& baselines,
                                         std::optional<int>* reference) {
   std::vector<BreakdownBar> bars;
+  const pim::Problem* problem = model.problem();
+  if (!problem) {
+    reference->reset();
+    return bars;
+  }
+  const pim::ITarget& target = pim::targetOf(problem->backend());
+  auto barOf = [&](const QString& label, const pim::Evaluation& e) {
+    BreakdownBar b = breakdownBar(label, target, e, e.tCKns);
+    b.draft = e.draft;
+    return b;
+  };
   reference->reset();
   for (const pim::Baseline& b : baselines) {
     if (b.name == "vendor" && b.available) {

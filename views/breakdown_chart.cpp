@@ -12,6 +12,45 @@
 #include <algorithm>
 
 namespace pimgui {
+namespace {
+
+/// The fixed phases keep their colours across every family; other categories take the next palette colour.
+QColor colourOf(const QString& category, int index) {
+  static const QStringList fixed = {"Input rearrangement", "Compute", "Output rearrangement",
+                                    "GPU only (host)"};
+  static const QColor fixedColours[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b),
+                                        QColor(0x59, 0xa1, 0x4f), QColor(0x9c, 0x75, 0x5f)};
+  static const QColor others[] = {QColor(0xe1, 0x57, 0x59), QColor(0x76, 0xb7, 0xb2),
+                                  QColor(0xed, 0xc9, 0x48), QColor(0xb0, 0x7a, 0xa1),
+                                  QColor(0xff, 0x9d, 0xa7), QColor(0xba, 0xb0, 0xac)};
+  if (const qsizetype f = fixed.indexOf(category); f >= 0) return fixedColours[f];
+  return others[static_cast<std::size_t>(index) % std::size(others)];
+}
+
+}  // namespace
+
+double BreakdownBar::total() const {
+  if (totalOnly) return totalNs;
+  double t = 0;
+  for (const Segment& s : segments) t += s.ns;
+  return t;
+}
+
+double BreakdownBar::ns(const QString& category) const {
+  double t = 0;
+  for (const Segment& s : segments)
+    if (s.category == category) t += s.ns;
+  return t;
+}
+
+BreakdownBar breakdownBar(const QString& label, const pim::ITarget& target, const pim::Evaluation& e,
+                          double nsPerCycle) {
+  BreakdownBar b;
+  b.label = label;
+  for (const pim::TimeSegment& s : pim::timeBreakdown(target, e, nsPerCycle))
+    b.segments.push_back({QString::fromStdString(s.label), s.ns});
+  return b;
+}
 
 BreakdownChart::BreakdownChart(QWidget* parent) : QWidget(parent), m_chart(new QChart), m_view(nullptr) {
   m_chart->setAnimationOptions(QChart::NoAnimation);  // live updates arrive every 50 ms
@@ -45,23 +84,27 @@ void BreakdownChart::setBars(std::vector<BreakdownBar> bars, std::optional<int> 
   for (auto* item : m_annotations) delete item;
   m_annotations.clear();
 
-  static const char* names[4] = {"Input rearrangement", "Compute", "Output rearrangement", "GPU only (host)"};
-  static const QColor colours[4] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b),
-                                    QColor(0x59, 0xa1, 0x4f), QColor(0x9c, 0x75, 0x5f)};
+  // One set per category, in the order the bars first name them; the GPU-only set last.
+  QStringList names;
+  for (const BreakdownBar& b : m_bars)
+    for (const BreakdownBar::Segment& s : b.segments)
+      if (!names.contains(s.category)) names << s.category;
+  if (names.isEmpty()) names = {"Input rearrangement", "Compute", "Output rearrangement"};
+  names << QStringLiteral("GPU only (host)");
   auto* series = new QStackedBarSeries;
-  QBarSet* sets[4];
-  for (int s = 0; s < 4; ++s) {
-    sets[s] = new QBarSet(QString::fromUtf8(names[s]));
-    sets[s]->setColor(colours[s]);
-    sets[s]->setBorderColor(colours[s].darker(130));
+  std::vector<QBarSet*> sets;
+  for (int s = 0; s < names.size(); ++s) {
+    sets.push_back(new QBarSet(names[s]));
+    const QColor colour = colourOf(names[s], s);
+    sets.back()->setColor(colour);
+    sets.back()->setBorderColor(colour.darker(130));
   }
   QStringList categories;
   double top = 0;
   for (const BreakdownBar& b : m_bars) {
-    sets[0]->append(b.totalOnly ? 0 : b.inNs / 1e3);
-    sets[1]->append(b.totalOnly ? 0 : b.computeNs / 1e3);
-    sets[2]->append(b.totalOnly ? 0 : b.outNs / 1e3);
-    sets[3]->append(b.totalOnly ? b.totalNs / 1e3 : 0);
+    for (int s = 0; s + 1 < names.size(); ++s)
+      sets[static_cast<std::size_t>(s)]->append(b.ns(names[s]) / 1e3);
+    sets.back()->append(b.totalOnly ? b.totalNs / 1e3 : 0);
     categories << b.label;
     top = std::max(top, b.total() / 1e3);
   }

@@ -62,13 +62,10 @@ QTableWidgetItem* number(const QString& text, double value) {
 /// One stacked bar on the common µs scale. Cycles are in each backend's own clock, so every phase is scaled
 /// by the engine's time per cycle of this evaluation (timeNs / totalCycles); the bar then ends at timeNs.
 BreakdownBar barOf(const pim::BackendResult& r) {
-  BreakdownBar b;
-  b.label = qs(r.backend);
   const double nsPerCycle =
       r.eval.totalCycles > 0 ? r.eval.timeNs / static_cast<double>(r.eval.totalCycles) : r.eval.tCKns;
-  b.inNs = static_cast<double>(r.eval.cycles[0]) * nsPerCycle;
-  b.computeNs = static_cast<double>(r.eval.cycles[1]) * nsPerCycle;
-  b.outNs = static_cast<double>(r.eval.cycles[2]) * nsPerCycle;
+  BreakdownBar b =
+      breakdownBar(qs(r.backend), pim::targetOf(pim::builtinBackends().get(r.backend)), r.eval, nsPerCycle);
   if (r.draft) b.draft = r.draft->id;
   return b;
 }

@@ -9,6 +9,7 @@
 #include "engine/codegen/lowering.h"
 #include "engine/core/problem.h"
 #include "engine/search/evaluate.h"
+#include "engine/target/registry.h"
 
 namespace pimgui {
 
@@ -19,9 +20,10 @@ DraftAnalysis analyseDraft(std::shared_ptr<const pim::Problem> problem, const pi
   a.problem = problem;
   a.draft = draft;
   try {
-    // A Pruner memoises per call site and is not thread-safe, so each analysis has its own.
-    pim::Pruner pruner(problem->space(), rules);
-    a.verdict = pruner.why(draft.id);
+    // A candidate space memoises and is not thread-safe, so each analysis has its own.
+    const auto space = pim::targetOf(problem->backend()).candidates(*problem, rules);
+    a.label = space->label(draft);
+    a.verdict = space->why(draft.id);
     pim::EvalOptions o = options;
     o.keepUnitStats = true;
     pim::CandidateAnalysis c = pim::analyseCandidate(*problem, draft, o);

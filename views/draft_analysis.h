@@ -19,6 +19,7 @@ namespace pimgui {
 struct DraftAnalysis {
   std::shared_ptr<const pim::Problem> problem;
   pim::Draft draft;
+  std::string label;  // the draft as its target's candidate space prints it
   pim::Verdict verdict;
   std::optional<pim::TileMapping> mapping;
   std::optional<pim::BankLayout> layout;

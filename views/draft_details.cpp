@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include "engine/core/problem.h"
+#include "engine/target/registry.h"
 #include "views/code_highlighter.h"
 #include "views/draft_analysis.h"
 
@@ -70,14 +71,18 @@ void DraftDetails::setAnalysis(std::shared_ptr<const DraftAnalysis> a) {
     m_verdict->clear();
     return;
   }
-  const QString label = a->problem ? QString::fromStdString(a->problem->space().label(a->draft)) : QString();
+  const QString label = QString::fromStdString(a->label);
   QString header = tr("<b>Draft %1</b> %2").arg(a->draft.id).arg(label.toHtmlEscaped());
-  if (a->evaluation)
-    header += tr("<br>simulated %1 µs, %2 µJ, %3 banks (analysed in %4 ms)")
+  if (a->evaluation && a->problem) {
+    const pim::Backend& b = a->problem->backend();
+    header += tr("<br>%1 %2 µs, %3 µJ, %4 %5s used (analysed in %6 ms)")
+                  .arg(QString::fromUtf8(pim::provenanceName(a->evaluation->provenance)))
                   .arg(a->evaluation->timeNs / 1e3, 0, 'f', 2)
                   .arg(a->evaluation->energyPj / 1e6, 0, 'f', 3)
                   .arg(a->evaluation->unitsUsed)
+                  .arg(QString::fromStdString(pim::targetOf(b).geometry(b).innerName))
                   .arg(a->milliseconds, 0, 'f', 0);
+  }
   if (!a->error.empty())
     header += tr("<br><font color='#a02828'>%1</font>").arg(QString::fromStdString(a->error).toHtmlEscaped());
   m_header->setText(header);

@@ -20,6 +20,7 @@ DraftTableModel::DraftTableModel(QObject* parent) : QAbstractTableModel(parent) 
 void DraftTableModel::reset(std::shared_ptr<const pim::Problem> problem, std::optional<double> errorPct) {
   beginResetModel();
   m_problem = std::move(problem);
+  m_candidates = m_problem ? pim::targetOf(m_problem->backend()).candidates(*m_problem) : nullptr;
   m_errorPct = errorPct;
   m_rows.clear();
   m_labels.clear();
@@ -98,8 +99,8 @@ int DraftTableModel::columnCount(const QModelIndex& parent) const {
 QString DraftTableModel::label(int r) const {
   if (m_labels.size() < m_rows.size()) m_labels.resize(m_rows.size());
   QString& cached = m_labels[static_cast<std::size_t>(r)];
-  if (cached.isEmpty() && m_problem)
-    cached = QString::fromStdString(m_problem->space().label(m_rows[static_cast<std::size_t>(r)].draft));
+  if (cached.isEmpty() && m_candidates)
+    cached = QString::fromStdString(m_candidates->label(m_rows[static_cast<std::size_t>(r)].draft));
   return cached;
 }
 

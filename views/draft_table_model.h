@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/core/candidate_space.h"
 #include "views/draft_row.h"
 
 namespace pimgui {
@@ -38,6 +39,8 @@ class DraftTableModel : public QAbstractTableModel {
 
   /// Starts a new session: clears every row.
   void reset(std::shared_ptr<const pim::Problem> problem, std::optional<double> predictorErrorPct);
+  /// The problem the rows are drafts of; nullptr before the first reset.
+  const pim::Problem* problem() const { return m_problem.get(); }
   /// The problem's target's inner unit, singular ("bank", "core"): names the units-used column and axis.
   QString unitName() const;
   /// Merges a fresh snapshot of the explorer's records (append-only: existing rows update in place). At most
@@ -74,6 +77,7 @@ class DraftTableModel : public QAbstractTableModel {
   std::optional<double> number(const DraftRow& row, int column) const;
 
   std::shared_ptr<const pim::Problem> m_problem;
+  std::unique_ptr<pim::ICandidateSpace> m_candidates;  // of m_problem's target: labels the rows
   std::optional<double> m_errorPct;
   std::vector<DraftRow> m_rows;  // kept rows [0, m_kept), then pruned rows
   int m_kept = 0;

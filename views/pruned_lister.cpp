@@ -13,25 +13,23 @@ namespace pimgui {
 std::vector<DraftRow> listPruned(const pim::Problem& problem, const std::vector<bool>& rules, std::size_t cap,
                                  const std::atomic<bool>& cancel, bool* capped) {
   std::vector<DraftRow> rows;
-  pim::Pruner pruner(problem.space(), rules);
+  const auto space = pim::targetOf(problem.backend()).candidates(problem, rules);
   bool hitCap = false;
-  problem.space().forEach([&](const pim::Draft& d) {
-    if (cancel.load(std::memory_order_relaxed)) return false;
-    pim::Verdict v = pruner.why(d.id);
-    if (v.kept) return true;
+  for (std::uint64_t id = 0; id < space->size() && !cancel.load(std::memory_order_relaxed); ++id) {
+    pim::Verdict v = space->why(id);
+    if (v.kept) continue;
     if (rows.size() >= cap) {
       hitCap = true;
-      return false;
+      break;
     }
     DraftRow row;
-    row.draft = d;
+    row.draft = space->candidate(id);
     row.pruned = true;
     row.rule = v.rule;
     row.ruleName = v.ruleName;
     row.reason = v.reason;
     rows.push_back(std::move(row));
-    return true;
-  });
+  }
   if (capped) *capped = hitCap;
   return rows;
 }

@@ -295,12 +295,12 @@ int candidate(const pim::Kernel& k, const pim::DraftSpace& space, int set, const
 }  // namespace
 
 std::optional<pim::Draft> bestOfFirstKept(const pim::Problem& p, std::size_t limit) {
-  const pim::Pruner pruner(p.space());
+  const pim::DraftCandidateSpace kept(p.space());
   pim::EvalOptions o;
   o.keepUnitStats = false;
   std::optional<pim::Draft> best;
   double bestNs = 0;
-  for (const pim::Draft& d : pruner.firstKept(limit)) {
+  for (const pim::Draft& d : pim::firstKept(kept, limit)) {
     try {
       const double t = pim::evaluateDraft(p, d, o).timeNs;
       if (!best || t < bestNs) best = d, bestNs = t;

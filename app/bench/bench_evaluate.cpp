@@ -36,7 +36,7 @@ std::unique_ptr<Problem> make(const Case& c) {
 
 std::vector<Draft> kept(const Problem& p) {
   std::vector<Draft> out;
-  Pruner(p.space()).forEachKept([&](const Draft& d) {
+  targetOf(p.backend()).candidates(p)->forEachKept([&](const Draft& d) {
     out.push_back(d);
     return true;
   });

@@ -7,6 +7,7 @@
 #include "engine/codegen/ir_text.h"
 #include "engine/common/error.h"
 #include "engine/mapping/tile_mapping.h"
+#include "engine/target/registry.h"
 
 namespace pim::cli {
 namespace {
@@ -25,36 +26,26 @@ struct DraftOptions {
   bool json = false;
 };
 
-std::string partsText(const DraftSpace& s, const Draft& d) { return s.label(d); }
-
 void runDrafts(const DraftsOptions& o) {
   const auto problem = o.problem.build();
   const DraftSpace& space = problem->space();
   const auto start = std::chrono::steady_clock::now();
-  Pruner pruner(
-      space, o.noPrune ? std::vector<bool>(PruneRuleRegistry::builtin().size(), false) : std::vector<bool>{});
-  const PruneCounts counts = pruner.counts();
+  const auto candidates =
+      targetOf(problem->backend())
+          .candidates(*problem, o.noPrune ? std::vector<bool>(PruneRuleRegistry::builtin().size(), false)
+                                          : std::vector<bool>{});
+  const PruneCounts counts = candidates->counts();
   // Stream every kept draft once, as a consumer would, so the time covers producing them, not just counting.
   std::uint64_t streamed = 0;
   if (!o.noPrune) {
-    pruner.forEachKept([&](const Draft&) {
+    candidates->forEachKept([&](const Draft&) {
       ++streamed;
       return true;
     });
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  std::vector<Draft> first;
-  if (o.limit > 0) {
-    if (o.noPrune) {
-      space.forEach([&](const Draft& d) {
-        first.push_back(d);
-        return first.size() < o.limit;
-      });
-    } else {
-      first = pruner.firstKept(o.limit);
-    }
-  }
+  const std::vector<Draft> first = firstKept(*candidates, o.limit);
 
   if (o.json) {
     nlohmann::json pruned = nlohmann::json::object(), rules = nlohmann::json::array();
@@ -101,7 +92,7 @@ void runDrafts(const DraftsOptions& o) {
   std::cout << t.str() << "generated and pruned in " << seconds * 1e3 << " ms\n";
   if (!first.empty()) {
     TextTable d({"draft", "parts"});
-    for (const auto& f : first) d.add({std::to_string(f.id), partsText(space, f)});
+    for (const auto& f : first) d.add({std::to_string(f.id), candidates->label(f)});
     std::cout << "\n" << d.str();
   }
 }
@@ -109,9 +100,9 @@ void runDrafts(const DraftsOptions& o) {
 void runWhy(const DraftOptions& o) {
   const auto problem = o.problem.build();
   const DraftSpace& space = problem->space();
-  Pruner pruner(space);
-  const Verdict v = pruner.why(o.draft);
-  const Draft d = space.draft(o.draft);
+  const auto candidates = targetOf(problem->backend()).candidates(*problem);
+  const Verdict v = candidates->why(o.draft);
+  const Draft d = candidates->candidate(o.draft);
   if (o.json) {
     nlohmann::json out = draftJson(space, d);
     out["kept"] = v.kept;
@@ -124,17 +115,16 @@ void runWhy(const DraftOptions& o) {
     printJson(out);
     return;
   }
-  std::cout << "draft " << d.id << " " << space.label(d) << "\n";
+  std::cout << "draft " << d.id << " " << candidates->label(d) << "\n";
   if (v.kept) {
     std::cout << "kept: it survives every rule in force\n";
     return;
   }
   std::cout << "pruned by rule " << v.rule << " (" << v.ruleName << "): " << v.reason << "\n";
-  if (v.twin) std::cout << "twin: draft " << *v.twin << " " << space.label(space.draft(*v.twin)) << "\n";
-  if (v.keptTwin) {
-    std::cout << "kept in its place: draft " << *v.keptTwin << " " << space.label(space.draft(*v.keptTwin))
-              << "\n";
-  }
+  auto labelOf = [&](std::uint64_t id) { return candidates->label(candidates->candidate(id)); };
+  if (v.twin) std::cout << "twin: draft " << *v.twin << " " << labelOf(*v.twin) << "\n";
+  if (v.keptTwin)
+    std::cout << "kept in its place: draft " << *v.keptTwin << " " << labelOf(*v.keptTwin) << "\n";
 }
 
 void runIr(const DraftOptions& o) {

@@ -199,7 +199,8 @@ void runExplore(const ExploreCmd& o) {
             << (servedFrom == "search" ? "of " + grouped(last.remaining) + " kept drafts " : std::string())
             << "by " << o.strategy << " (" << servedFrom << ")\n";
   if (best->draft.id != kNoDraft)
-    std::cout << "draft " << best->draft.id << " " << problem->space().label(best->draft) << "\n";
+    std::cout << "draft " << best->draft.id << " "
+              << targetOf(problem->backend()).candidates(*problem)->label(best->draft) << "\n";
   std::cout << evaluationText(*best->simulated, problem->backend());
   TextTable tb({"schedule", "time (ns)", "speed-up of best"});
   auto row = [&](const std::string& name, bool ok, double ns, const std::string& why) {

@@ -6,6 +6,7 @@
 #include "app/cli/cli_common.h"
 #include "engine/common/error.h"
 #include "engine/search/baselines.h"
+#include "engine/target/registry.h"
 
 namespace pim::cli {
 namespace {
@@ -58,7 +59,8 @@ void run(const SimulateOptions& o) {
     }
     const Draft d = problem->space().draft(id);
     e = evaluateDraft(*problem, d, eo);
-    summary = "draft " + std::to_string(id) + " " + problem->space().label(d);
+    summary =
+        "draft " + std::to_string(id) + " " + targetOf(problem->backend()).candidates(*problem)->label(d);
     scheduleJson = {{"kind", "draft"}, {"draft", draftJson(problem->space(), d)}};
   } else {
     throw InputError("--schedule: '" + o.schedule + "' is not vendor, gpu or draft:<id>");

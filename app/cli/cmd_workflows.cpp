@@ -151,7 +151,7 @@ struct ExportCmd {
 void writeCsv(const Problem& p, const EvalOptions& eval, const ExportCmd& o, std::size_t& rows) {
   std::vector<DraftRecord> records;
   if (o.limit == 0) {
-    Pruner(p.space()).forEachKept([&](const Draft& d) {
+    targetOf(p.backend()).candidates(p)->forEachKept([&](const Draft& d) {
       records.push_back(DraftRecord{d, {}, {}, {}, {}});
       return true;
     });

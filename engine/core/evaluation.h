@@ -68,6 +68,7 @@ struct Evaluation {
   Provenance provenance = Provenance::Simulated;
   std::array<std::int64_t, 3> cycles{};  // input rearrangement, compute, output rearrangement
   std::int64_t totalCycles = 0;
+  std::vector<std::int64_t> subCycles;  // per sub-phase the target declares (ITarget::subPhases), in order
   double tCKns = 1.0;
   double timeNs = 0;
   double energyPj = 0;

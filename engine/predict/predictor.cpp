@@ -15,7 +15,7 @@
 
 #include "engine/common/error.h"
 #include "engine/common/mapped_file.h"
-#include "engine/predict/features.h"
+#include "engine/target/registry.h"
 
 namespace pim {
 namespace {
@@ -50,12 +50,8 @@ std::optional<Predictor> Predictor::loadShipped(const std::string& backend, cons
     throw InputError(base + ".json: " + e.what());
   }
   const auto schema = j.value("features", std::vector<std::string>{});
-  if (schema != featureNames()) {
-    throw InputError(base +
-                     ".json: the model was trained on another feature schema; retrain it with "
-                     "`pimscope-cli train --backend " +
-                     backend + "`");
-  }
+  if (schema.empty())
+    throw InputError(base + ".json: no \"features\": the model's feature schema is missing");
   TrainingMetadata m;
   m.backend = j.value("backend", backend);
   m.backendHash = j.value("backend_hash", "");
@@ -102,11 +98,17 @@ void Predictor::save(const std::string& dir) const {
 
 std::vector<double> Predictor::predictNs(const Problem& p, std::span<const Draft> drafts,
                                          const CoarseToFine& plan) const {
+  const ITarget& target = targetOf(p.backend());
+  const auto features = target.estimator(p, {});
+  if (!features || target.featureNames() != m_schema) {
+    throw InputError("the model of " + m_meta.backend + " was trained on another feature schema than the " +
+                     std::string(target.family()) +
+                     " family's; retrain it with `pimscope-cli train --backend " + p.backend().name + "`");
+  }
   const std::size_t cols = m_schema.size(), rows = drafts.size();
   std::vector<float> x;
   x.reserve(rows * cols);
-  const FeatureExtractor features(p);
-  for (const Draft& d : drafts) features.extract(d, x);
+  for (const Draft& d : drafts) features->features(d, x);
   const std::size_t fine =
       std::max(plan.fineMin, static_cast<std::size_t>(plan.fineShare * static_cast<double>(rows)));
   const bool coarse =
@@ -211,22 +213,14 @@ std::vector<std::size_t> screenForPrediction(const Problem& p, std::span<const D
                                              std::size_t limit, const OptimizerOptions& o) {
   std::vector<std::size_t> chosen(drafts.size());
   std::iota(chosen.begin(), chosen.end(), 0);
-  if (limit == 0 || chosen.size() <= limit) return chosen;
-  const auto& names = featureNames();
-  const auto at =
-      static_cast<std::size_t>(std::find(names.begin(), names.end(), "est_total_ns") - names.begin());
-  const FeatureExtractor features(p, o);
+  const auto estimator = targetOf(p.backend()).estimator(p, o);
+  if (limit == 0 || chosen.size() <= limit || !estimator) return chosen;
   std::vector<float> estimate(drafts.size());
   // Contiguous slices on every hardware thread (extraction is const and maps each draft independently).
   const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t slice = (drafts.size() + threads - 1) / threads;
   auto work = [&](std::size_t begin, std::size_t end) {
-    std::vector<float> f;
-    for (std::size_t i = begin; i < end; ++i) {
-      f.clear();
-      features.extract(*drafts[i], f);
-      estimate[i] = f[at];
-    }
+    for (std::size_t i = begin; i < end; ++i) estimate[i] = estimator->estimate(*drafts[i]).totalNs;
   };
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < threads; ++t)

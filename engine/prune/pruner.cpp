@@ -2,7 +2,6 @@
 #include "engine/prune/pruner.h"
 
 #include <algorithm>
-#include <queue>
 
 namespace pim {
 namespace {
@@ -148,25 +147,6 @@ void Pruner::forEachKept(const std::function<bool(const Draft&)>& fn) const {
   };
   Walk{*this, d, stop, fn, coreChains, reps}(0, m_space.resources().groups, m_space.resources().coresPerGroup,
                                              0, 0, 0);
-}
-
-std::vector<Draft> Pruner::firstKept(std::size_t limit) const {
-  auto later = [](const Draft& a, const Draft& b) { return a.id < b.id; };
-  std::priority_queue<Draft, std::vector<Draft>, decltype(later)> heap(later);
-  if (limit == 0) return {};
-  forEachKept([&](const Draft& d) {
-    if (heap.size() < limit) {
-      heap.push(d);
-    } else if (d.id < heap.top().id) {
-      heap.pop();
-      heap.push(d);
-    }
-    return true;
-  });
-  std::vector<Draft> out;
-  for (; !heap.empty(); heap.pop()) out.push_back(heap.top());
-  std::reverse(out.begin(), out.end());
-  return out;
 }
 
 std::optional<Verdict> Pruner::judgePart(const Draft& d, int part, int groups, int cores,

@@ -51,8 +51,6 @@ class Pruner {
   PruneCounts counts() const;
   /// Streams the kept drafts (depth-first order, ids attached); `fn` returns false to stop.
   void forEachKept(const std::function<bool(const Draft&)>& fn) const;
-  /// The first `limit` kept drafts by id.
-  std::vector<Draft> firstKept(std::size_t limit) const;
   Verdict why(std::uint64_t id) const;
   bool kept(const Draft& d) const { return why(d.id).kept; }
 

@@ -10,6 +10,7 @@
 
 #include "engine/common/error.h"
 #include "engine/search/strategy.h"
+#include "engine/target/registry.h"
 
 namespace pim {
 namespace {
@@ -122,9 +123,11 @@ void Explorer::run(const std::atomic<bool>& cancel,
 }
 
 bool Explorer::generate(const std::atomic<bool>& cancel) {
-  Pruner pruner(m_problem.space(), m_options.rules,
-                m_options.pruneRules ? *m_options.pruneRules : PruneRuleRegistry::builtin());
-  const PruneCounts counts = pruner.counts();
+  const std::unique_ptr<ICandidateSpace> space =
+      targetOf(m_problem.backend())
+          .candidates(m_problem, m_options.rules,
+                      m_options.pruneRules ? *m_options.pruneRules : PruneRuleRegistry::builtin());
+  const PruneCounts counts = space->counts();
   {
     std::lock_guard lock(m_mutex);
     m_progress.generated = counts.generated;
@@ -135,7 +138,7 @@ bool Explorer::generate(const std::atomic<bool>& cancel) {
   std::vector<DraftRecord> records;
   records.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(counts.remaining, 1u << 22)));
   bool cancelled = false;
-  pruner.forEachKept([&](const Draft& d) {
+  space->forEachKept([&](const Draft& d) {
     records.push_back(DraftRecord{d, {}, {}, {}, {}});
     if ((records.size() & 4095) == 0 && cancel.load()) cancelled = true;
     return !cancelled;

@@ -2,10 +2,53 @@
 #include "engine/target/target.h"
 
 #include <exception>
+#include <utility>
 
 #include "engine/codegen/ir_text.h"
 
 namespace pim {
+
+std::unique_ptr<ICandidateSpace> ITarget::candidates(const Problem& p, std::vector<bool> enabled,
+                                                     const PruneRuleRegistry& rules) const {
+  return std::make_unique<DraftCandidateSpace>(p.space(), std::move(enabled), rules);
+}
+
+const std::vector<SubPhaseDecl>& ITarget::subPhases() const {
+  static const std::vector<SubPhaseDecl> none;
+  return none;
+}
+
+const std::vector<std::string>& ITarget::featureNames() const {
+  static const std::vector<std::string> none;
+  return none;
+}
+
+std::unique_ptr<ICandidateEstimator> ITarget::estimator(const Problem&, const OptimizerOptions&) const {
+  return nullptr;
+}
+
+std::vector<TimeSegment> timeBreakdown(const ITarget& t, const Evaluation& e, double nsPerCycle) {
+  static const char* kPhases[] = {"Input rearrangement", "Compute", "Output rearrangement"};
+  const auto& subs = t.subPhases();
+  const bool hasSubs = e.subCycles.size() == subs.size();
+  std::vector<TimeSegment> out;
+  for (int phase = 0; phase < 3; ++phase) {
+    std::int64_t rest = e.cycles[static_cast<std::size_t>(phase)];
+    bool split = false;
+    for (std::size_t s = 0; hasSubs && s < subs.size(); ++s) {
+      if (subs[s].phase != phase) continue;
+      split = true;
+      out.push_back({subs[s].label, phase, static_cast<double>(e.subCycles[s]) * nsPerCycle});
+      rest -= e.subCycles[s];
+    }
+    if (!split) {
+      out.push_back({kPhases[phase], phase, static_cast<double>(rest) * nsPerCycle});
+    } else if (rest > 0) {
+      out.push_back({std::string("Other ") + kPhases[phase], phase, static_cast<double>(rest) * nsPerCycle});
+    }
+  }
+  return out;
+}
 
 CandidateAnalysis ITarget::analyse(const Problem& p, const Draft& d, const EvalOptions& o) const {
   CandidateAnalysis a;

@@ -6,12 +6,15 @@
 // target's folder branches on a family name: callers and views ask the target.
 #pragma once
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "engine/core/candidate_space.h"
+#include "engine/core/estimator.h"
 #include "engine/core/evaluation.h"
 #include "engine/core/problem.h"
 #include "engine/hw/schema.h"
@@ -59,6 +62,16 @@ struct StatDecl {
   bool integral = true;  // a counter (exported as an integer), else a real quantity
 };
 
+/// A part of one of the three fixed phases that a family times separately (UPMEM's CPU->DPU transfers and
+/// launches, a crossbar's MVM and vector work): Evaluation::subCycles holds one figure per declaration, and
+/// the sub-phases of one phase add up to at most that phase.
+struct SubPhaseDecl {
+  std::string key;    // "dpu_kernel"
+  std::string label;  // "DPU kernel"
+  int phase = 1;      // 0 input rearrangement, 1 compute, 2 output rearrangement
+  std::string description;
+};
+
 /// A schedule a family's vendor library (or the GPU beside it) would run, to compare the search against.
 struct Baseline {
   std::string name;  // "vendor", "gpu"
@@ -80,6 +93,19 @@ struct CandidateAnalysis {
   std::string error;
 };
 
+/// One segment of a time breakdown as views draw it: a fixed phase, or a sub-phase the target declares.
+struct TimeSegment {
+  std::string label;  // "Compute", "DPU kernel"
+  int phase = 0;      // the fixed phase it belongs to
+  double ns = 0;
+};
+
+class ITarget;
+/// `e`'s time by the target's declarations, in phase order: each fixed phase, or where the target declares
+/// sub-phases of it, those (and "Other <phase>" for what they leave). Cycles are scaled by `nsPerCycle`
+/// (Evaluation::tCKns, or timeNs / totalCycles on a common scale). The segments add up to the total.
+std::vector<TimeSegment> timeBreakdown(const ITarget& t, const Evaluation& e, double nsPerCycle);
+
 class ITarget {
  public:
   virtual ~ITarget() = default;
@@ -95,6 +121,14 @@ class ITarget {
   virtual std::vector<std::string> check(const Backend& b, const Kernel& k) const = 0;
   /// Every reason the problem cannot run: the kernel-level reasons, then any the shape adds.
   virtual std::vector<std::string> check(const Problem& p) const { return check(p.backend(), p.kernel()); }
+
+  /// The candidates of `p` a search walks, with `enabled` switching the rules of `rules` (empty: all on).
+  /// Default: DCC's tiling drafts and prune rules (DraftCandidateSpace). A family with a space of its own
+  /// overrides it; its candidates are Drafts whose id is dense in that space, which its evaluate() and
+  /// listing() decode. The space memoises: one per thread.
+  virtual std::unique_ptr<ICandidateSpace> candidates(
+      const Problem& p, std::vector<bool> enabled = {},
+      const PruneRuleRegistry& rules = PruneRuleRegistry::builtin()) const;
 
   /// Cost of one draft. Throws InputError when the draft cannot run (tiles that do not fit, ...). Callers
   /// check() the problem first.
@@ -122,6 +156,16 @@ class ITarget {
   /// unit, in column order.
   virtual UnitGeometry geometry(const Backend& b) const = 0;
   virtual const std::vector<StatDecl>& statistics() const = 0;
+
+  /// Sub-phases this family's evaluate() times (Evaluation::subCycles, in this order); none by default.
+  virtual const std::vector<SubPhaseDecl>& subPhases() const;
+
+  /// Names of the features its estimator computes, in order: the schema its predictor models are trained
+  /// on; empty when the family has no estimate.
+  virtual const std::vector<std::string>& featureNames() const;
+  /// The family's analytic estimate for `p` under `o`, or nullptr when it has none (then nothing screens its
+  /// spaces, no predictor can be trained for it and the compute-centric search refuses it).
+  virtual std::unique_ptr<ICandidateEstimator> estimator(const Problem& p, const OptimizerOptions& o) const;
 
   /// Version of this family's cost model: stored labels and lookup entries are keyed by it, so a change to
   /// one family's model invalidates only that family's labels.

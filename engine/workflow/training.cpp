@@ -15,7 +15,6 @@
 
 #include "engine/common/error.h"
 #include "engine/kernel/library.h"
-#include "engine/predict/features.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
 #include "sim/simulator.h"
@@ -30,7 +29,7 @@ bool runsOn(const Backend& b, const Kernel& k) { return targetOf(b).check(b, k).
 
 std::vector<Draft> keptDrafts(const Problem& p) {
   std::vector<Draft> out;
-  Pruner(p.space()).forEachKept([&](const Draft& d) {
+  targetOf(p.backend()).candidates(p)->forEachKept([&](const Draft& d) {
     out.push_back(d);
     return true;
   });
@@ -268,6 +267,12 @@ Suite loadSuites(const std::vector<std::string>& paths) {
 
 Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOptions& o) {
   const auto t0 = Clock::now();
+  const ITarget& target = targetOf(b);
+  const std::vector<std::string>& featureNames = target.featureNames();
+  if (featureNames.empty()) {
+    throw InputError("train: the " + std::string(target.family()) + " family of " + b.name +
+                     " has no analytic estimate to learn from (no features)");
+  }
   std::mt19937_64 rng(o.seed);
   std::vector<float> x, y;
   TrainingMetadata meta;
@@ -303,16 +308,16 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
           o.maxSamplesPerShape,
           static_cast<std::size_t>(std::ceil(o.sampleFraction * static_cast<double>(drafts.size()))));
       drafts.resize(std::min(drafts.size(), want));
+      const auto features = target.estimator(p, o.eval.optimizer);
       for (const auto& [d, e] : label(p, drafts, o, kernel + " " + shape, nullptr, o.maxFreshPerShape)) {
-        const auto f = draftFeatures(p, d, o.eval.optimizer);
-        x.insert(x.end(), f.begin(), f.end());
+        features->features(d, x);
         y.push_back(static_cast<float>(std::log(std::max(1.0, e.timeNs))));
       }
       if (o.progress) o.progress(kernel + " " + shape, ++shapesDone, shapesTotal);
     }
   }
   meta.labelSeconds = since(t0);
-  const std::size_t cols = featureNames().size(), rows = y.size();
+  const std::size_t cols = featureNames.size(), rows = y.size();
   if (rows < 10)
     throw InputError("train: fewer than 10 labelled drafts for " + b.name + " in suite " + suite.name);
 
@@ -346,10 +351,10 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
             std::exp(static_cast<double>(yv[i]));
   }
   meta.validationMape = 100.0 * mape / static_cast<double>(yv.size());
-  Predictor pred(std::move(model), featureNames(), meta);
+  Predictor pred(std::move(model), featureNames, meta);
   if (o.store) {
     const auto bytes = pred.model().save();
-    o.store->putModel({0, meta.backendHash, "default", 0, bytes, nlohmann::json(featureNames()).dump(),
+    o.store->putModel({0, meta.backendHash, "default", 0, bytes, nlohmann::json(featureNames).dump(),
                        nlohmann::json{{"samples", meta.samples},
                                       {"validation_mape", meta.validationMape},
                                       {"seed", meta.seed},

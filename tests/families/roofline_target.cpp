@@ -17,6 +17,52 @@ struct CoreWork {
   double bytes = 0, inputBytes = 0, outputBytes = 0, ops = 0;
 };
 
+/// The family's own candidate space: DCC's drafts and rules, then a rule of its own, "all-chips": every chip
+/// is an independent roofline with its own link to the host, so a draft that leaves a chip idle is not
+/// considered. It shows the contract (counts, stream, decode, why not) a family space fulfils.
+class AllChipsSpace final : public ICandidateSpace {
+ public:
+  AllChipsSpace(const Problem& p, std::vector<bool> enabled, const PruneRuleRegistry& rules)
+      : m_dcc(p.space(), std::move(enabled), rules),
+        m_chips(p.backend().totalGroups()),
+        m_number(static_cast<int>(rules.size()) + 1) {}
+  std::uint64_t size() const override { return m_dcc.size(); }
+  Draft candidate(std::uint64_t id) const override { return m_dcc.candidate(id); }
+  std::string label(const Draft& d) const override { return m_dcc.label(d); }
+  PruneCounts counts() const override {
+    PruneCounts c = m_dcc.counts();
+    RuleCount own{m_number, "all-chips", true, 0};
+    m_dcc.forEachKept([&](const Draft& d) {
+      own.removed += !usesAllChips(d);
+      return true;
+    });
+    c.remaining -= own.removed;
+    c.rules.push_back(own);
+    return c;
+  }
+  void forEachKept(const std::function<bool(const Draft&)>& fn) const override {
+    m_dcc.forEachKept([&](const Draft& d) { return !usesAllChips(d) || fn(d); });
+  }
+  Verdict why(std::uint64_t id) const override {
+    Verdict v = m_dcc.why(id);
+    if (!v.kept || usesAllChips(m_dcc.candidate(id))) return v;
+    v.kept = false;
+    v.rule = m_number;
+    v.ruleName = "all-chips";
+    v.reason = "leaves chips idle: its parts use fewer than all " + std::to_string(m_chips) + " chips";
+    return v;
+  }
+
+ private:
+  bool usesAllChips(const Draft& d) const {
+    int chips = 1;
+    for (const PartChoice& c : d.parts) chips *= c.groups;
+    return chips == m_chips;
+  }
+  DraftCandidateSpace m_dcc;
+  int m_chips, m_number;
+};
+
 class RooflineTarget final : public ITarget {
  public:
   RooflineTarget() : m_schema(dccLevelsSchema()) {
@@ -40,6 +86,21 @@ class RooflineTarget final : public ITarget {
     return reasons;
   }
 
+  std::unique_ptr<ICandidateSpace> candidates(const Problem& p, std::vector<bool> enabled,
+                                              const PruneRuleRegistry& rules) const override {
+    return std::make_unique<AllChipsSpace>(p, std::move(enabled), rules);
+  }
+
+  /// The compute phase is the slowest core's roofline: its operations at peak, and the time its local
+  /// memory keeps it waiting beyond that.
+  const std::vector<SubPhaseDecl>& subPhases() const override {
+    static const std::vector<SubPhaseDecl> phases = {
+        {"operations", "operations", 1, "the slowest core's operations at its peak rate"},
+        {"memory_stall", "local-memory stall", 1, "the slowest core's wait for its local memory beyond that"},
+    };
+    return phases;
+  }
+
   Evaluation evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const override {
     requireRunnable(p);
     const TileMapping m = mapDraft(p.space(), d, o.indexing);
@@ -50,14 +111,14 @@ class RooflineTarget final : public ITarget {
     Evaluation e;
     e.draft = d.id;
     e.provenance = Provenance::Analytic;
-    double in = 0, out = 0, compute = 0, ops = 0;
+    double in = 0, out = 0, compute = 0, ops = 0, criticalOpsNs = 0;
     UnitStatistics& s = e.unitStats;
     s.statCount = statistics().size();
     s.values.assign(static_cast<std::size_t>(geometry(b).units()) * s.statCount, 0.0);
     for (std::size_t u = 0; u < work.size() && u * s.statCount < s.values.size(); ++u) {
       const CoreWork& w = work[u];
       const double busyNs = std::max(w.ops / gops, w.bytes / gbps);  // GOP/s = op/ns, GB/s = byte/ns
-      compute = std::max(compute, busyNs);
+      if (busyNs > compute) compute = busyNs, criticalOpsNs = w.ops / gops;
       in += w.inputBytes;
       out += w.outputBytes;
       ops += w.ops;
@@ -69,6 +130,8 @@ class RooflineTarget final : public ITarget {
     e.cycles = {static_cast<std::int64_t>(std::ceil(in / host)),
                 static_cast<std::int64_t>(std::ceil(compute)),
                 static_cast<std::int64_t>(std::ceil(out / host))};
+    e.subCycles = {static_cast<std::int64_t>(std::ceil(criticalOpsNs)), 0};
+    e.subCycles[1] = e.cycles[1] - e.subCycles[0];
     e.tCKns = 1.0;
     e.totalCycles = e.cycles[0] + e.cycles[1] + e.cycles[2];
     e.timeNs = static_cast<double>(e.totalCycles);

@@ -183,9 +183,7 @@ TEST(Sessions, ReopenedSessionShowsWhatWasOnScreen) {
   ASSERT_GE(bv.size(), 4u);  // vendor, TVM-like, the two selected, best, GPU
   for (std::size_t i = 0; i < bv.size(); ++i) {
     EXPECT_EQ(bv[i].label, bw[i].label);
-    EXPECT_EQ(bv[i].inNs, bw[i].inNs);
-    EXPECT_EQ(bv[i].computeNs, bw[i].computeNs);
-    EXPECT_EQ(bv[i].outNs, bw[i].outNs);
+    EXPECT_EQ(bv[i].segments, bw[i].segments);
     EXPECT_EQ(bv[i].totalNs, bw[i].totalNs);
     EXPECT_EQ(bv[i].draft, bw[i].draft);
   }

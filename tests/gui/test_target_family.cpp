@@ -78,8 +78,13 @@ TEST(TargetFamilyViews, RooflineFamilyAppearsInEveryView) {
   EXPECT_EQ(static_cast<int>(w.pareto()->points().size()), evaluated);
   w.pareto()->setObjectives(Objective::SimulatedTime, Objective::UnitsUsed);
   EXPECT_EQ(w.pareto()->plot()->yAxis->label(), "Cores used");
-  // Breakdown: the best draft's bar with its phases.
+  // Breakdown: the best draft's bar in the family's categories, its compute phase split into the two
+  // sub-phases it declares.
   ASSERT_FALSE(w.breakdown()->bars().empty());
+  QStringList categories;
+  for (const BreakdownBar::Segment& s : w.breakdown()->bars().front().segments) categories << s.category;
+  EXPECT_EQ(categories,
+            (QStringList{"Input rearrangement", "operations", "local-memory stall", "Output rearrangement"}));
   // Heat map: the family's chips x cores and its declared statistics.
   const auto analysis = w.analysis()->latest();
   ASSERT_TRUE(analysis->evaluation.has_value()) << analysis->error;

@@ -3,8 +3,9 @@
 // then pay the data rearrangement.
 #include <algorithm>
 
-#include "engine/predict/features.h"
+#include "engine/common/error.h"
 #include "engine/search/strategy.h"
+#include "engine/target/registry.h"
 
 namespace pim {
 namespace {
@@ -17,18 +18,15 @@ class ComputeCentricStrategy final : public ISearchStrategy {
   ComputeCentricStrategy(const Problem& p, const std::vector<DraftRecord>& records, std::size_t templates,
                          std::size_t screen)
       : m_templates(templates) {
-    const auto& names = featureNames();
-    const auto at =
-        static_cast<std::size_t>(std::find(names.begin(), names.end(), "est_compute_cycles") - names.begin());
+    const auto estimator = targetOf(p.backend()).estimator(p, {});
+    if (!estimator) {
+      throw InputError("compute-centric search ranks by the family's analytic compute estimate, and the " +
+                       std::string(targetOf(p.backend()).family()) + " family has none");
+    }
     std::vector<std::pair<float, std::size_t>> est;
     est.reserve(records.size());
-    const FeatureExtractor features(p);
-    std::vector<float> f;
-    for (std::size_t i = 0; i < records.size(); ++i) {
-      f.clear();
-      features.extract(records[i].draft, f);
-      est.emplace_back(f[at], i);
-    }
+    for (std::size_t i = 0; i < records.size(); ++i)
+      est.emplace_back(estimator->estimate(records[i].draft).computeCycles, i);
     const std::size_t n = std::min(screen, est.size());
     std::partial_sort(est.begin(), est.begin() + static_cast<std::ptrdiff_t>(n), est.end());
     for (std::size_t i = 0; i < n; ++i) m_screen.push_back(est[i].second);

@@ -9,6 +9,7 @@
 #include "engine/mapping/bank_layout.h"
 #include "engine/target/dram_pim/bank_statistics.h"
 #include "engine/target/dram_pim/device_config.h"
+#include "engine/target/dram_pim/features.h"
 #include "engine/target/dram_pim/program.h"
 #include "engine/target/gpu_baseline.h"
 #include "engine/target/registry.h"
@@ -57,6 +58,10 @@ class DramPimTarget final : public ITarget {
 
   UnitGeometry geometry(const Backend& b) const override { return bankGeometry(b); }
   const std::vector<StatDecl>& statistics() const override { return bankStatisticDecls(); }
+  const std::vector<std::string>& featureNames() const override { return dramPimFeatureNames(); }
+  std::unique_ptr<ICandidateEstimator> estimator(const Problem& p, const OptimizerOptions& o) const override {
+    return std::make_unique<FeatureExtractor>(p, o);
+  }
   int modelVersion() const override { return sim::kTimingModelVersion; }
 
   /// The command program evaluate() simulates (naive rearrangement is composed outside it).

@@ -3,7 +3,7 @@
 // axis of a partitioned dimension set a core holds ceil(extent * w / E) indices, where w = ceil(E / (g * c))
 // is the per-core partition of the set's representative dimension of extent E. The estimates of rearrangement
 // and compute cycles are deliberately simple; the model learns the rest from simulated labels.
-#include "engine/predict/features.h"
+#include "engine/target/dram_pim/features.h"
 
 #include <algorithm>
 #include <cmath>
@@ -69,9 +69,14 @@ struct Names {
 
 double ceilDiv(double a, double b) { return std::ceil(a / std::max(1.0, b)); }
 
+std::size_t featureIndex(const char* name) {
+  const auto& names = dramPimFeatureNames();
+  return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
 }  // namespace
 
-const std::vector<std::string>& featureNames() {
+const std::vector<std::string>& dramPimFeatureNames() {
   static const Names names;
   return names.v;
 }
@@ -103,20 +108,22 @@ FeatureExtractor::FeatureExtractor(const Problem& p, const OptimizerOptions& o) 
   }
 }
 
-std::vector<float> draftFeatures(const Problem& p, const Draft& d, const OptimizerOptions& o) {
-  std::vector<float> f;
-  FeatureExtractor(p, o).extract(d, f);
-  return f;
+CandidateEstimate FeatureExtractor::estimate(const Draft& d) const {
+  static const std::size_t total = featureIndex("est_total_ns"), compute = featureIndex("est_compute_cycles");
+  thread_local std::vector<float> f;
+  f.clear();
+  features(d, f);
+  return {f[total], f[compute]};
 }
 
-void FeatureExtractor::extract(const Draft& d, std::vector<float>& f) const {
+void FeatureExtractor::features(const Draft& d, std::vector<float>& f) const {
   const Problem& p = m_problem;
   const OptimizerOptions& o = m_options;
   const Kernel& k = p.kernel();
   const Backend& b = p.backend();
   const DraftSpace& space = p.space();
   const auto& sets = space.sets().sets;
-  f.reserve(f.size() + featureNames().size());
+  f.reserve(f.size() + dramPimFeatureNames().size());
 
   // Per-part configuration.
   double groupsUsed = 1, coresUsed = 1, padding = 0;
