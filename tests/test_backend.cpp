@@ -121,7 +121,7 @@ TEST(BackendAttAcc, ValuesPinnedToSpec) {
   const Backend& b = pim::builtinBackends().get("attacc");
   EXPECT_DOUBLE_EQ(b.dram.tCKns, 0.769);
   EXPECT_EQ(b.banksPerPimGroup(), 64);
-  EXPECT_EQ(b.dram.banksPerChannel() * b.group.pseudoChannelsPerGroup, 64);
+  EXPECT_EQ(b.dram.banksPerPseudoChannel() * b.group.pseudoChannelsPerGroup, 64);
   EXPECT_EQ(b.core.coresPerGroup, 64);
   EXPECT_EQ(b.group.groupsPerDevice, 16);
   EXPECT_EQ(b.system.devices, 5);

@@ -68,7 +68,7 @@ TEST(EvaluateConformance, EveryBackendAndKernelGivesAWellFormedBreakdown) {
         EXPECT_NEAR(e.timeNs, static_cast<double>(e.totalCycles) * e.tCKns, 1e-6 * e.timeNs);
         // Every bank of every simulated channel, PIM or not (hbm2-pim's second rank holds no PIM units).
         EXPECT_EQ(e.unitStats.units(), static_cast<std::size_t>(b.totalGroups()) *
-                                           b.group.pseudoChannelsPerGroup * b.dram.banksPerChannel());
+                                           b.group.pseudoChannelsPerGroup * b.dram.banksPerPseudoChannel());
         // Bytes are conserved: every element of every input reaches the banks, and the host writes at least
         // what the layout holds of the inputs.
         const TileMapping m = mapDraft(p->space(), d, IndexingStrategy::Exact);

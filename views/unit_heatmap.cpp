@@ -121,7 +121,7 @@ std::vector<double> UnitHeatmap::values() const {
   if (m_analysis->layout && (m_metric == kResidentBytes || m_metric == kTile || m_metric == kPadding)) {
     const int coresPerGroup = m_analysis->mapping ? m_analysis->mapping->coresPerGroup : 1;
     for (const pim::BankPlacement& b : m_analysis->layout->banks) {
-      const std::size_t i = static_cast<std::size_t>(b.channel * inner + b.bank);
+      const std::size_t i = static_cast<std::size_t>(b.pseudoChannel * inner + b.bank);
       if (b.bank >= inner || i >= v.size()) continue;
       if (m_metric == kResidentBytes) v[i] = b.bytes / 1024.0;
       if (m_metric == kPadding) v[i] = b.paddingBytes / 1024.0;

@@ -221,7 +221,7 @@ WalkthroughStep layoutStep(const pim::Kernel& k, const pim::DraftSpace& space, c
     for (const auto& p : L.banks) {
       if (p.group < 0 || listed >= 12) continue;  // a dozen banks show the pattern; the totals cover the rest
       ++listed;
-      rows += row({QString::number(p.channel), QString::number(p.bank), QString::number(p.group),
+      rows += row({QString::number(p.pseudoChannel), QString::number(p.bank), QString::number(p.group),
                    QString::number(p.core), QString::number(p.bytes), QString::number(p.paddingBytes),
                    QString::number(p.rowsTouched)});
     }

@@ -107,7 +107,7 @@ std::vector<Binding> bindings(Backend& b) {
       {"core.dataMemoryBytes", &c.dataMemoryBytes},
       {"core.clockMHz", &c.clockMHz},
       {"core.threads", &c.threads},
-      {"dram.channels", &d.channels},
+      {"dram.channels", &d.pseudoChannels},
       {"dram.ranks", &d.ranks},
       {"dram.bankGroups", &d.bankGroups},
       {"dram.banksPerBankGroup", &d.banksPerBankGroup},
@@ -418,7 +418,7 @@ void Backend::setParameters(const std::vector<std::pair<std::string, double>>& c
 
 Backend Backend::withPseudoChannels(int pseudoChannels) const {
   const int perGroup = group.pseudoChannelsPerGroup;
-  const int most = system.devices * dram.channels;
+  const int most = system.devices * dram.pseudoChannels;
   if (pseudoChannels < perGroup || pseudoChannels > most || pseudoChannels % perGroup != 0) {
     throw InputError("--channels: " + std::to_string(pseudoChannels) + " is not valid for " + name +
                      " (give " + std::to_string(perGroup) + ".." + std::to_string(most) +

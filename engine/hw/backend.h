@@ -61,15 +61,15 @@ struct CoreLevel {
 
 /// DRAM organisation of one device. Banks of one group = coresPerGroup * banksPerCore.
 struct DramOrg {
-  int channels = 1;    // pseudo-channels per device (the unit with its own command bus)
-  int ranks = 1;       // ranks per pseudo-channel
-  int bankGroups = 1;  // per rank
+  int pseudoChannels = 1;  // per device (JSON "dram.channels"), each with its own command and data bus
+  int ranks = 1;           // ranks per pseudo-channel
+  int bankGroups = 1;      // per rank
   int banksPerBankGroup = 1;
   std::int64_t rows = 0;  // per bank
   int columns = 0;        // column accesses per row
   int columnBytes = 32;   // bytes per column access (one burst)
   double tCKns = 1.0;     // command clock period
-  int banksPerChannel() const { return ranks * bankGroups * banksPerBankGroup; }
+  int banksPerPseudoChannel() const { return ranks * bankGroups * banksPerBankGroup; }
   std::int64_t rowBytes() const { return std::int64_t{columns} * columnBytes; }
 };
 

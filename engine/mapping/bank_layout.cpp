@@ -9,16 +9,16 @@ namespace pim {
 namespace {
 
 struct BankShare {
-  int group, core, channel, bank;  // channel: pseudo-channel of the system; bank within it
-  std::int64_t bytes = 0;          // resident tensor bytes
-  std::int64_t paddingBytes = 0;   // added so every core of its group has the same address offsets
+  int group, core, pseudoChannel, bank;  // pseudo-channel of the system; bank within it
+  std::int64_t bytes = 0;                // resident tensor bytes
+  std::int64_t paddingBytes = 0;         // added so every core of its group has the same address offsets
   const std::vector<std::int64_t>* tensorBytes;  // per tensor, in this bank
 };
 
 // Bank placement needs a DRAM organisation (banks of rows); families without one (UPMEM's DPUs own their
 // MRAM) declare none.
 void requireDramBanks(const Backend& b) {
-  if (b.dram.banksPerChannel() <= 0 || b.dram.rows <= 0)
+  if (b.dram.banksPerPseudoChannel() <= 0 || b.dram.rows <= 0)
     throw InputError(b.name + " (family " + b.family + ") declares no DRAM banks to place tiles on");
 }
 
@@ -28,7 +28,7 @@ void requireDramBanks(const Backend& b) {
 template <typename F>
 void forEachBankShare(const Kernel& k, const DraftFootprints& fp, const Backend& b, F&& fn) {
   const int pchPerGroup = b.group.pseudoChannelsPerGroup;
-  const int banksPerChannel = b.dram.banksPerChannel();
+  const int banksPerPseudoChannel = b.dram.banksPerPseudoChannel();
   const int banksPerCore = b.core.banksPerCore;
   requireDramBanks(b);
   if (fp.groupsUsed > b.totalGroups() || fp.coresPerGroup > b.coresPerGroup()) {
@@ -47,9 +47,13 @@ void forEachBankShare(const Kernel& k, const DraftFootprints& fp, const Backend&
     for (int c = 0; c < fp.coresPerGroup; ++c) {
       for (int j = 0; j < banksPerCore; ++j) {
         const int bankInGroup = c * banksPerCore + j;
-        BankShare s{
-            g, c,           g * pchPerGroup + bankInGroup / banksPerChannel, bankInGroup % banksPerChannel, 0,
-            0, &tensorBytes};
+        BankShare s{g,
+                    c,
+                    g * pchPerGroup + bankInGroup / banksPerPseudoChannel,
+                    bankInGroup % banksPerPseudoChannel,
+                    0,
+                    0,
+                    &tensorBytes};
         for (std::size_t t = 0; t < T; ++t) {
           const std::int64_t es = static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype));
           auto share = [&](std::int64_t elems) {
@@ -71,21 +75,21 @@ void forEachBankShare(const Kernel& k, const DraftFootprints& fp, const Backend&
 BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b) {
   requireDramBanks(b);
   const DraftFootprints fp = footprintsOf(k, m);
-  const int banksPerChannel = b.dram.banksPerChannel();
+  const int banksPerPseudoChannel = b.dram.banksPerPseudoChannel();
   BankLayout L;
-  L.channels = b.totalGroups() * b.group.pseudoChannelsPerGroup;
-  L.banksPerChannel = banksPerChannel;
-  L.banks.resize(static_cast<std::size_t>(L.channels) * banksPerChannel);
-  for (int ch = 0; ch < L.channels; ++ch) {
-    for (int bk = 0; bk < banksPerChannel; ++bk) {
-      auto& p = L.banks[static_cast<std::size_t>(ch) * banksPerChannel + bk];
-      p.channel = ch;
+  L.pseudoChannels = b.totalGroups() * b.group.pseudoChannelsPerGroup;
+  L.banksPerPseudoChannel = banksPerPseudoChannel;
+  L.banks.resize(static_cast<std::size_t>(L.pseudoChannels) * banksPerPseudoChannel);
+  for (int ch = 0; ch < L.pseudoChannels; ++ch) {
+    for (int bk = 0; bk < banksPerPseudoChannel; ++bk) {
+      auto& p = L.banks[static_cast<std::size_t>(ch) * banksPerPseudoChannel + bk];
+      p.pseudoChannel = ch;
       p.bank = bk;
     }
   }
   const std::int64_t rowBytes = std::max<std::int64_t>(1, b.dram.rowBytes());
   forEachBankShare(k, fp, b, [&](const BankShare& s) {
-    BankPlacement& p = L.banks[static_cast<std::size_t>(s.channel) * banksPerChannel + s.bank];
+    BankPlacement& p = L.banks[static_cast<std::size_t>(s.pseudoChannel) * banksPerPseudoChannel + s.bank];
     p.group = s.group;
     p.core = s.core;
     const CoreTile& tile = m.at(s.group, s.core);

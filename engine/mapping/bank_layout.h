@@ -18,7 +18,7 @@ struct TensorSlice {
 };
 
 struct BankPlacement {
-  int channel = 0;                // pseudo-channel, 0 .. layout.channels-1
+  int pseudoChannel = 0;          // 0 .. layout.pseudoChannels-1
   int bank = 0;                   // bank within the pseudo-channel (flat: rank, bank group, bank)
   int group = -1, core = -1;      // owning PIM group and core of the draft; -1 when unused
   std::int64_t bytes = 0;         // resident tensor bytes
@@ -28,13 +28,15 @@ struct BankPlacement {
 };
 
 struct BankLayout {
-  int channels = 0;
-  int banksPerChannel = 0;
-  std::vector<BankPlacement> banks;  // channel-major
+  int pseudoChannels = 0;
+  int banksPerPseudoChannel = 0;
+  std::vector<BankPlacement> banks;  // pseudo-channel-major
   std::int64_t residentBytes = 0;
   std::int64_t paddingBytes = 0;
   int banksUsed = 0;
-  const BankPlacement& at(int channel, int bank) const { return banks[channel * banksPerChannel + bank]; }
+  const BankPlacement& at(int pseudoChannel, int bank) const {
+    return banks[pseudoChannel * banksPerPseudoChannel + bank];
+  }
 };
 
 /// Places `m` on `b`: group G is PIM group G of the system (pseudo-channels G*p .. G*p+p-1, p pseudo-channels

@@ -120,7 +120,7 @@ TEST(MainWindow, SmallSessionMatchesEngine) {
   UnitHeatmap* hm = w.heatmap();
   const auto& backend = problem->backend();
   ASSERT_EQ(hm->geometry().outerCount, backend.totalGroups() * backend.group.pseudoChannelsPerGroup);
-  ASSERT_EQ(hm->geometry().innerCount, backend.dram.banksPerChannel());
+  ASSERT_EQ(hm->geometry().innerCount, backend.dram.banksPerPseudoChannel());
   const auto& decls = pim::targetOf(backend).statistics();
   const auto busy =
       std::find_if(decls.begin(), decls.end(), [](const auto& d) { return d.key == "busy_cycles"; });
@@ -144,12 +144,13 @@ TEST(MainWindow, SmallSessionMatchesEngine) {
   ASSERT_TRUE(analysis->layout.has_value());
   int used = 0;
   for (const auto& b : analysis->layout->banks) {
-    EXPECT_DOUBLE_EQ(hm->cellValue(b.channel, b.bank), b.bytes / 1024.0);
+    EXPECT_DOUBLE_EQ(hm->cellValue(b.pseudoChannel, b.bank), b.bytes / 1024.0);
     used += b.bytes > 0;
   }
   EXPECT_GT(used, 0);
-  EXPECT_FALSE(hm->cellTooltip(analysis->layout->banks.front().channel, analysis->layout->banks.front().bank)
-                   .isEmpty());
+  EXPECT_FALSE(
+      hm->cellTooltip(analysis->layout->banks.front().pseudoChannel, analysis->layout->banks.front().bank)
+          .isEmpty());
 
   // Details: IR and command listing filled; tiles listed.
   EXPECT_FALSE(w.details()->ir()->toPlainText().isEmpty());

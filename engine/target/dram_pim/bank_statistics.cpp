@@ -11,7 +11,7 @@ UnitGeometry bankGeometry(const Backend& b) {
   g.innerName = "bank";
   const int perGroup = b.group.pseudoChannelsPerGroup;
   g.outerCount = b.totalGroups() * perGroup;
-  g.innerCount = b.dram.banksPerChannel();
+  g.innerCount = b.dram.banksPerPseudoChannel();
   g.bands = {{"PIM group", perGroup}, {"device", perGroup * b.group.groupsPerDevice}};
   g.bandKey = "channel";  // the simulator's channel is a PIM group (sim::BankStats)
   g.unitKey = "bank";

@@ -30,11 +30,11 @@ void checkOrganisation(const Backend& b, std::string_view origin) {
              " must equal the banks of one group = pimRanks * bankGroups * "
              "banksPerBankGroup * pseudoChannelsPerGroup = " +
              std::to_string(groupBanks));
-  if (std::int64_t{b.group.groupsPerDevice} * b.group.pseudoChannelsPerGroup != d.channels)
+  if (std::int64_t{b.group.groupsPerDevice} * b.group.pseudoChannelsPerGroup != d.pseudoChannels)
     fail(origin, "group.groupsPerDevice",
          "groupsPerDevice * pseudoChannelsPerGroup = " +
              std::to_string(std::int64_t{b.group.groupsPerDevice} * b.group.pseudoChannelsPerGroup) +
-             " must equal dram.channels = " + std::to_string(d.channels));
+             " must equal dram.channels = " + std::to_string(d.pseudoChannels));
 }
 
 void checkTiming(const Backend& b, std::string_view origin) {
