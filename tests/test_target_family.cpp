@@ -138,7 +138,7 @@ TEST(TargetFamily, TheFamilysCandidateSpaceIsWhatTheExplorerWalks) {
   ex.run(never);
   EXPECT_EQ(ex.records().size(), c.remaining);
   for (const DraftRecord& r : ex.records()) EXPECT_TRUE(space->why(r.draft.id).kept) << r.draft.id;
-  EXPECT_EQ(ex.progress().pruned.back(), c.rules.back().removed);
+  EXPECT_EQ(ex.progress().pruned.back(), c.rules.back());
 }
 
 TEST(TargetFamily, WithoutAnEstimateNothingScreensAndNoModelIsTrained) {

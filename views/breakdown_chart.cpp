@@ -14,8 +14,9 @@
 namespace pimgui {
 namespace {
 
-/// The fixed phases keep their colours across every family; other categories take the next palette colour.
-QColor colourOf(const QString& category, int index) {
+/// The fixed phases keep their colours across every family; another category takes a palette colour chosen by
+/// its name, so it looks the same in every chart.
+QColor colourOf(const QString& category) {
   static const QStringList fixed = {"Input rearrangement", "Compute", "Output rearrangement",
                                     "GPU only (host)"};
   static const QColor fixedColours[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b),
@@ -24,7 +25,7 @@ QColor colourOf(const QString& category, int index) {
                                   QColor(0xed, 0xc9, 0x48), QColor(0xb0, 0x7a, 0xa1),
                                   QColor(0xff, 0x9d, 0xa7), QColor(0xba, 0xb0, 0xac)};
   if (const qsizetype f = fixed.indexOf(category); f >= 0) return fixedColours[f];
-  return others[static_cast<std::size_t>(index) % std::size(others)];
+  return others[qHash(category) % std::size(others)];
 }
 
 }  // namespace
@@ -48,7 +49,7 @@ BreakdownBar breakdownBar(const QString& label, const pim::ITarget& target, cons
   BreakdownBar b;
   b.label = label;
   for (const pim::TimeSegment& s : pim::timeBreakdown(target, e, nsPerCycle))
-    b.segments.push_back({QString::fromStdString(s.label), s.ns});
+    b.segments.push_back({QString::fromStdString(s.label), s.ns, s.phase});
   return b;
 }
 
@@ -84,18 +85,24 @@ void BreakdownChart::setBars(std::vector<BreakdownBar> bars, std::optional<int> 
   for (auto* item : m_annotations) delete item;
   m_annotations.clear();
 
-  // One set per category, in the order the bars first name them; the GPU-only set last.
-  QStringList names;
+  // One set per category, stacked in phase order (within a phase, in the order the bars first name them), so
+  // one family's sub-phases sit where another's whole phase does; the GPU-only set last.
+  std::vector<std::pair<int, QString>> ordered;
   for (const BreakdownBar& b : m_bars)
     for (const BreakdownBar::Segment& s : b.segments)
-      if (!names.contains(s.category)) names << s.category;
+      if (std::find(ordered.begin(), ordered.end(), std::pair{s.phase, s.category}) == ordered.end())
+        ordered.emplace_back(s.phase, s.category);
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  QStringList names;
+  for (const auto& [phase, name] : ordered) names << name;
   if (names.isEmpty()) names = {"Input rearrangement", "Compute", "Output rearrangement"};
   names << QStringLiteral("GPU only (host)");
   auto* series = new QStackedBarSeries;
   std::vector<QBarSet*> sets;
   for (int s = 0; s < names.size(); ++s) {
     sets.push_back(new QBarSet(names[s]));
-    const QColor colour = colourOf(names[s], s);
+    const QColor colour = colourOf(names[s]);
     sets.back()->setColor(colour);
     sets.back()->setBorderColor(colour.darker(130));
   }

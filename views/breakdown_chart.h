@@ -22,6 +22,7 @@ struct BreakdownBar {
   struct Segment {
     QString category;
     double ns = 0;
+    int phase = 0;  // the fixed phase it belongs to: categories stack in phase order
     bool operator==(const Segment&) const = default;
   };
   QString label;

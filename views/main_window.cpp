@@ -400,9 +400,7 @@ void MainWindow::updateStatus() {
   QString best = tr("best –");
   if (auto id = bestDraft()) best = tr("best #%1 %2 µs").arg(*id).arg(p.bestNs / 1e3, 0, 'f', 2);
   QString pruned = tr("pruned");
-  const pim::PruneRuleRegistry& rules = pim::PruneRuleRegistry::builtin();
-  for (std::size_t i = 0; i < p.pruned.size() && i < rules.size(); ++i)
-    pruned += tr(" r%1 %L2").arg(rules.at(i).number()).arg(p.pruned[i]);
+  for (const pim::RuleCount& r : p.pruned) pruned += tr(" r%1 %L2").arg(r.number).arg(r.removed);
   m_counts->setText(tr("%1 · generated %L2 · %3 · remaining %L4 · predicted %L5 · simulated %L6 · %7 · %8 s")
                         .arg(QString::fromStdString(p.stage))
                         .arg(p.generated)

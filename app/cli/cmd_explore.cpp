@@ -37,6 +37,13 @@ void progressLine(const std::string& text) {
   if (terminal()) std::cerr << "\r\033[K" << text << std::flush;
 }
 
+/// What each rule removed, in the space's rule order (the JSON's "pruned" counts).
+std::vector<std::uint64_t> removedPerRule(const std::vector<RuleCount>& rules) {
+  std::vector<std::uint64_t> removed;
+  for (const RuleCount& r : rules) removed.push_back(r.removed);
+  return removed;
+}
+
 nlohmann::json baselineJson(const Baseline& b) {
   if (!b.available) return {{"available", false}, {"reason", b.reason}};
   nlohmann::json j = evaluationJson(b.eval);
@@ -177,7 +184,7 @@ void runExplore(const ExploreCmd& o) {
                {"best", bestJson},
                {"counts",
                 {{"generated", last.generated},
-                 {"pruned", last.pruned},
+                 {"pruned", removedPerRule(last.pruned)},
                  {"remaining", last.remaining},
                  {"predicted", last.predicted},
                  {"simulated", last.simulated}}},

@@ -21,6 +21,7 @@ struct RuleCount {
   std::string name;
   bool inForce = false;  // false: disabled by the user or stepped aside (rule 2 with nothing aligned)
   std::uint64_t removed = 0;
+  bool operator==(const RuleCount&) const = default;
 };
 
 struct PruneCounts {

@@ -131,8 +131,7 @@ bool Explorer::generate(const std::atomic<bool>& cancel) {
   {
     std::lock_guard lock(m_mutex);
     m_progress.generated = counts.generated;
-    m_progress.pruned.clear();
-    for (const RuleCount& r : counts.rules) m_progress.pruned.push_back(r.removed);
+    m_progress.pruned = counts.rules;
     m_progress.remaining = counts.remaining;
   }
   std::vector<DraftRecord> records;

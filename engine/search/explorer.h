@@ -74,7 +74,9 @@ struct ExploreProgress {
   /// generating, screening, loading model, predicting, simulating, done, cancelled
   std::string stage = "idle";
   std::uint64_t generated = 0;
-  std::vector<std::uint64_t> pruned;  // removed per rule, in the order of ExploreOptions::pruneRules
+  /// Removed per rule the candidate space applies: the rules of ExploreOptions::pruneRules in order, then any
+  /// the target's space adds.
+  std::vector<RuleCount> pruned;
   std::uint64_t remaining = 0;
   std::uint64_t predicted = 0, simulated = 0, failed = 0, toSimulate = 0;
   std::optional<std::size_t> best;  // index into records of the best simulated draft

@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <chrono>
@@ -356,10 +357,20 @@ void writeAll(Db& db, const SessionData& d) {
   }
   {
     Stmt s(db, "INSERT INTO prune_rules(seq, name, enabled, pruned) VALUES (?, ?, ?, ?)", "write rules");
+    // The registry's rules with the user's switches, then any rule the target's own space added (in force).
     const PruneRuleRegistry& rules = PruneRuleRegistry::builtin();
+    std::uint64_t seq = 0;
     for (std::size_t i = 0; i < rules.size(); ++i) {
-      s.u64(i).text(rules.at(i).name()).i64(i < c.rules.size() && c.rules[i]);
-      s.u64(i < p.pruned.size() ? p.pruned[i] : 0);
+      const std::string_view name = rules.at(i).name();
+      const auto counted =
+          std::find_if(p.pruned.begin(), p.pruned.end(), [&](const RuleCount& r) { return r.name == name; });
+      s.u64(seq++).text(name).i64(i < c.rules.size() && c.rules[i]);
+      s.u64(counted == p.pruned.end() ? 0 : counted->removed);
+      s.insert();
+    }
+    for (const RuleCount& r : p.pruned) {
+      if (rules.find(r.name)) continue;
+      s.u64(seq++).text(r.name).i64(r.inForce).u64(r.removed);
       s.insert();
     }
   }
@@ -458,11 +469,19 @@ void readSession(Db& db, SessionData& d) {
 void readRules(Db& db, std::int64_t version, SessionData& d) {
   const PruneRuleRegistry& registry = PruneRuleRegistry::builtin();
   d.settings.rules.assign(registry.size(), false);
-  d.progress.pruned.assign(registry.size(), 0);
+  d.progress.pruned.clear();
+  for (std::size_t i = 0; i < registry.size(); ++i)
+    d.progress.pruned.push_back({registry.at(i).number(), std::string(registry.at(i).name()), false, 0});
   auto set = [&](std::string_view name, bool enabled, std::uint64_t pruned) {
     if (const auto i = registry.find(name)) {
       d.settings.rules[*i] = enabled;
-      d.progress.pruned[*i] = pruned;
+      d.progress.pruned[*i].inForce = enabled;
+      d.progress.pruned[*i].removed = pruned;
+    } else {
+      // Not this build's rule (a family space's own rule, or a retired one): its count is part of what the
+      // saved run pruned, so it stays in the progress; there is no switch for it.
+      const int number = static_cast<int>(d.progress.pruned.size()) + 1;
+      d.progress.pruned.push_back({number, std::string(name), enabled, pruned});
     }
   };
   if (version == 1) {
