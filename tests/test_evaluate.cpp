@@ -244,6 +244,25 @@ TEST(Baselines, VendorAndGpuAreAvailableWhereTheSpecsDefineThem) {
   EXPECT_GT(gpuBaseline(*problem("attacc", "red", "b=1,n=1024")).eval.timeNs, 0);
 }
 
+// GEMV out=999,999,999 x in=4096 (f16) on gddr6-aim: the matrix, vector and output hold 2 x (999,999,999 x
+// 4096 + 4096 + 999,999,999) = 8,193,999,999,998 bytes; its banks' PIM regions hold 256 banks x 8192 rows
+// (the lower half of 16,384) x 2,048 bytes = 4,294,967,296. Refused before any draft, with both numbers.
+TEST(DramPimCheck, AShapeThatCannotFitIsRefusedWithItsNumbers) {
+  const auto p = test::problem("gddr6-aim", "gemv", "b=1,out=999999999,in=4096");
+  try {
+    requireRunnable(*p);
+    FAIL() << "a 7.5 TiB GEMV was accepted on gddr6-aim";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("gemv cannot run on gddr6-aim"), std::string::npos) << m;
+    EXPECT_NE(m.find("8193999999998 bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("4294967296 bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("256 banks x 8192 rows x 2048 bytes"), std::string::npos) << m;
+  }
+  // Half the capacity passes the check (a draft may still not fit; each one says why).
+  EXPECT_NO_THROW(requireRunnable(*test::problem("gddr6-aim", "gemv", "b=1,out=131072,in=8192")));
+}
+
 }  // namespace
 }  // namespace pim
 

@@ -8,8 +8,8 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
-#include <QSpinBox>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <exception>
@@ -61,6 +61,12 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   m_dimsForm = new QFormLayout(m_dimsBox);
   m_dimsForm->setContentsMargins(0, 0, 0, 0);
   pf->addRow(m_dimsBox);
+  m_dimsError = new QLabel;
+  m_dimsError->setObjectName(QStringLiteral("dimensionError"));
+  m_dimsError->setWordWrap(true);
+  m_dimsError->setStyleSheet(QStringLiteral("color: #a02828;"));
+  m_dimsError->hide();
+  pf->addRow(m_dimsError);
 
   QGroupBox* search = makeSearchBox();
 
@@ -132,35 +138,80 @@ void ControlPanel::rebuildDims(const QString& shape) {
     m_dimsForm->removeRow(box);
   }
   m_dims.clear();
-  pim::Kernel k;
+  m_dimsKernel.reset();
   try {
-    k = kernelFor(m_kernel->currentData().toString(), m_kernelFile);
+    m_dimsKernel = kernelFor(m_kernel->currentData().toString(), m_kernelFile);
   } catch (const std::exception& e) {
     m_kernelSummary->setText(QString::fromStdString(e.what()));
+    validateDims();
     return;
   }
+  const pim::Kernel& k = *m_dimsKernel;
   m_kernelSummary->setText(QString::fromStdString(k.description));
-  std::optional<pim::Shape> parsed;
-  if (!shape.isEmpty()) {
-    try {
-      parsed = pim::parseShape(k, shape.toStdString());
-    } catch (const std::exception&) {
-    }
-  }
+  // A saved or typed shape comes back as it was written, valid or not; the kernel's defaults fill the rest.
+  QStringList given = shape.split(QLatin1Char(','), Qt::SkipEmptyParts);
   for (std::size_t i = 0; i < k.dims.size(); ++i) {
-    auto* box = new QSpinBox;
-    // QSpinBox holds an int; larger dimensions than 2^31-1 are CLI territory.
-    box->setRange(1, std::numeric_limits<int>::max());
-    box->setGroupSeparatorShown(true);
-    const std::int64_t v = parsed ? parsed->values[i] : k.dimDefaults[i].value_or(1);
-    box->setValue(static_cast<int>(std::min<std::int64_t>(v, std::numeric_limits<int>::max())));
     const QString name = QString::fromStdString(k.dims[i]);
-    m_dimsForm->addRow(name, box);
-    m_dims.emplace_back(name, box);
-    connect(box, &QSpinBox::valueChanged, this, [this] {
+    QString text = QString::number(k.dimDefaults[i].value_or(1));
+    for (const QString& item : given) {
+      const auto eq = item.indexOf(QLatin1Char('='));
+      if (eq > 0 && item.left(eq).trimmed() == name) text = item.mid(eq + 1).trimmed();
+    }
+    auto* field = new QLineEdit(text);
+    field->setObjectName(QStringLiteral("dim_") + name);
+    field->setToolTip(
+        tr("Size of dimension %1: a whole number from 1 to 2^40 (1,099,511,627,776), as the CLI's "
+           "-d; group separators (4,096 or 4 096) are allowed")
+            .arg(name));
+    m_dimsForm->addRow(name, field);
+    m_dims.emplace_back(name, field);
+    connect(field, &QLineEdit::textChanged, this, [this] {
+      validateDims();
       if (!m_applying) emit configChanged();
     });
   }
+  validateDims();
+}
+
+namespace {
+/// A field's text as the engine reads a size: group separators (",", " ", "_") dropped, nothing else changed.
+QString sizeText(const QLineEdit* field) {
+  QString t = field->text().trimmed();
+  t.remove(QLatin1Char(',')).remove(QLatin1Char(' ')).remove(QLatin1Char('_'));
+  return t;
+}
+}  // namespace
+
+void ControlPanel::validateDims() {
+  QString first;
+  for (const auto& [name, field] : m_dims) {
+    QString error;
+    if (m_dimsKernel) {
+      try {
+        pim::parseShape(*m_dimsKernel, (name + QLatin1Char('=') + sizeText(field)).toStdString());
+      } catch (const std::exception& e) {
+        error = QString::fromStdString(e.what());
+      }
+    }
+    field->setStyleSheet(error.isEmpty() ? QString()
+                                         : QStringLiteral("QLineEdit { border: 2px solid #c03030; }"));
+    field->setProperty("inputError", error);
+    if (first.isEmpty()) first = error;
+  }
+  m_dimsError->setText(first);
+  m_dimsError->setVisible(!first.isEmpty());
+}
+
+QString ControlPanel::inputError() const {
+  for (const auto& [name, field] : m_dims)
+    if (const QString e = field->property("inputError").toString(); !e.isEmpty()) return e;
+  return {};
+}
+
+QLineEdit* ControlPanel::dimensionField(const QString& name) const {
+  for (const auto& [n, field] : m_dims)
+    if (n == name) return field;
+  return nullptr;
 }
 
 SessionConfig ControlPanel::config() const {
@@ -171,7 +222,7 @@ SessionConfig ControlPanel::config() const {
                  : m_kernel->currentText().toStdString();
   c.kernelFile = m_kernelFile.toStdString();
   QStringList shape;
-  for (const auto& [name, box] : m_dims) shape << name + QLatin1Char('=') + QString::number(box->value());
+  for (const auto& [name, field] : m_dims) shape << name + QLatin1Char('=') + sizeText(field);
   c.shape = shape.join(QLatin1Char(',')).toStdString();
   c.strategy = m_strategy->currentData().toString().toStdString();
   c.rules.clear();
@@ -226,8 +277,14 @@ bool ControlPanel::setKernelFile(const QString& path, QString* error) {
 }
 
 void ControlPanel::setRunning(bool running) {
-  m_explore->setEnabled(!running);
+  m_running = running;
+  m_explore->setEnabled(!m_running && m_allowed);
   m_cancel->setEnabled(running);
+}
+
+void ControlPanel::setExploreAllowed(bool allowed) {
+  m_allowed = allowed;
+  m_explore->setEnabled(!m_running && m_allowed);
 }
 
 }  // namespace pimgui

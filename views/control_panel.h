@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// The problem and search settings: backend, kernel (library or DSL file), one spin box per kernel dimension,
-// strategy, pruning rules and optimizer passes. It only edits a SessionConfig; the main window runs it.
+// The problem and search settings: backend, kernel (library or DSL file), one field per kernel dimension,
+// strategy, pruning rules and optimizer passes. It only edits a SessionConfig; the main window runs it. A
+// dimension field keeps exactly what the user typed and says inline when it is not a size the engine accepts
+// (1 to 2^40, as the CLI); nothing is clamped or replaced.
 #pragma once
 #include <QWidget>
+#include <optional>
 #include <vector>
+
+#include "engine/kernel/kernel.h"
 
 #include "views/session_config.h"
 
@@ -12,8 +17,8 @@ class QComboBox;
 class QFormLayout;
 class QGroupBox;
 class QLabel;
+class QLineEdit;
 class QPushButton;
-class QSpinBox;
 
 namespace pimgui {
 
@@ -26,6 +31,12 @@ class ControlPanel : public QWidget {
   /// Loads a DSL file as the kernel; returns false (and says why) when it does not parse.
   bool setKernelFile(const QString& path, QString* error = nullptr);
   void setRunning(bool running);
+  /// Explore is enabled only while no run is going and the problem may run (the window's verdict).
+  void setExploreAllowed(bool allowed);
+  /// The first dimension field's error ("dimension 'n': 0 is not a valid size (must be 1..2^40)"), or empty.
+  QString inputError() const;
+  /// The field of dimension `name` (tests type into it as a user would); nullptr when there is none.
+  QLineEdit* dimensionField(const QString& name) const;
 
  signals:
   void exploreRequested();
@@ -37,6 +48,7 @@ class ControlPanel : public QWidget {
 
  private:
   void rebuildDims(const QString& shape);
+  void validateDims();         // marks every invalid field and fills m_dimsError
   QGroupBox* makeSearchBox();  // strategy, prune rules, optimizer passes
 
   QComboBox* m_backend;
@@ -44,7 +56,9 @@ class ControlPanel : public QWidget {
   QLabel* m_kernelSummary;
   QFormLayout* m_dimsForm;
   QWidget* m_dimsBox;
-  std::vector<std::pair<QString, QSpinBox*>> m_dims;
+  std::vector<std::pair<QString, QLineEdit*>> m_dims;
+  QLabel* m_dimsError;
+  std::optional<pim::Kernel> m_dimsKernel;  // the kernel the fields were built for: validation parses by it
   QComboBox* m_strategy;
   std::vector<QCheckBox*> m_rules;  // one per rule of pim::PruneRuleRegistry::builtin(), in its order
   QCheckBox* m_staged;
@@ -53,6 +67,7 @@ class ControlPanel : public QWidget {
   QPushButton* m_cancel;
   QString m_kernelFile;
   bool m_applying = false;  // inside setConfig: no configChanged
+  bool m_running = false, m_allowed = true;
 };
 
 }  // namespace pimgui

@@ -41,6 +41,8 @@ std::int64_t nowNs() {
       .count();
 }
 
+}  // namespace
+
 std::shared_ptr<const pim::Problem> makeProblem(const SessionConfig& config) {
   // Problem construction only builds memoised counts (no enumeration), so it is cheap enough here.
   const pim::Backend& backend =
@@ -49,6 +51,8 @@ std::shared_ptr<const pim::Problem> makeProblem(const SessionConfig& config) {
   pim::Shape shape = pim::parseShape(kernel, config.shape);
   return std::make_shared<const pim::Problem>(backend, std::move(kernel), std::move(shape));
 }
+
+namespace {
 
 QString extrapolationNote(const SessionConfig& config, const pim::Predictor& model) {
   const QString name = QString::fromStdString(config.backend);

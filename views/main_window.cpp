@@ -46,6 +46,7 @@
 #include "views/pruned_lister.h"
 #include "views/session_document.h"
 #include "views/unit_heatmap.h"
+#include "views/verdict_banner.h"
 #include "views/what_if_panel.h"
 
 namespace pimgui {
@@ -66,7 +67,14 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   m_pruned = new PrunedLister(this);
 
   m_table = new DraftTablePanel(m_model, m_selection);
-  setCentralWidget(m_table);
+  m_verdict = new VerdictBanner;
+  auto* central = new QWidget;
+  auto* centralLayout = new QVBoxLayout(central);
+  centralLayout->setContentsMargins(0, 0, 0, 0);
+  centralLayout->setSpacing(4);
+  centralLayout->addWidget(m_verdict);
+  centralLayout->addWidget(m_table, 1);
+  setCentralWidget(central);
   m_controls = new ControlPanel;
   m_pareto = new ParetoPlot(m_model, m_selection);
   m_breakdown = new BreakdownChart;
@@ -100,10 +108,14 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   connect(m_session, &ExplorationSession::snapshot, this, &MainWindow::onSnapshot);
   connect(m_session, &ExplorationSession::baselinesReady, this, &MainWindow::updateBreakdown);
   connect(m_session, &ExplorationSession::failed, this, [this](const QString& msg) {
-    statusBar()->showMessage(tr("Error: %1").arg(msg));
+    // Nothing ran: the views must not keep showing the previous problem's results as if they were these.
+    m_verdict->setVerdict(msg);
+    statusBar()->showMessage(tr("Not explored: %1").arg(msg));
+    clearResults();
     m_controls->setRunning(m_session->running());
     checkIdle();
   });
+  connect(m_controls, &ControlPanel::configChanged, this, &MainWindow::updateVerdict);
   connect(m_selection, &DraftSelection::changed, this, &MainWindow::onSelectionChanged);
   connect(m_analysis, &DraftAnalysisRunner::analysed, this, [this](std::shared_ptr<const DraftAnalysis> a) {
     m_heatmap->setAnalysis(a);
@@ -272,8 +284,27 @@ void MainWindow::openClassroom() {
   dialog->show();
 }
 
+void MainWindow::updateVerdict() {
+  QString why = m_controls->inputError();
+  if (why.isEmpty()) why = problemVerdict(requestedConfig());
+  m_verdict->setVerdict(why);
+  m_controls->setExploreAllowed(why.isEmpty());
+}
+
+void MainWindow::clearResults() {
+  m_pruned->cancel();
+  m_selection->clear();
+  m_analysis->clear();
+  m_model->reset(nullptr, std::nullopt);
+  m_table->setPrunedNote({});
+  m_pareto->refresh();
+  updateBreakdown();
+  updateStatus();
+}
+
 bool MainWindow::startSession(const SessionConfig& c) {
   m_controls->setConfig(c);
+  updateVerdict();
   m_panelConfig = m_controls->config();  // a run's settings are the new baseline for undo, not a step
   m_resultsDirty = true;
   updateTitle();

@@ -25,6 +25,7 @@ class QUndoStack;
 namespace pimgui {
 
 class UnitHeatmap;
+class VerdictBanner;
 class BreakdownChart;
 class CompareView;
 class ControlPanel;
@@ -86,6 +87,7 @@ class MainWindow : public QMainWindow {
   DraftTableModel* model() const { return m_model; }
   DraftSelection* selection() const { return m_selection; }
   DraftTablePanel* table() const { return m_table; }
+  VerdictBanner* verdictBanner() const { return m_verdict; }
   ParetoPlot* pareto() const { return m_pareto; }
   BreakdownChart* breakdown() const { return m_breakdown; }
   UnitHeatmap* heatmap() const { return m_heatmap; }
@@ -118,6 +120,10 @@ class MainWindow : public QMainWindow {
   void updateBreakdown();
   void updateStatus();
   void checkIdle();
+  /// The engine's verdict on the panel's problem: the banner, and whether Explore is enabled.
+  void updateVerdict();
+  /// Empties the table, plots, heat map and details (a run that could not start leaves nothing to show).
+  void clearResults();
   void openKernel();
   void exportCsvInteractive();
   void exportSelectedCsvInteractive();
@@ -157,6 +163,7 @@ class MainWindow : public QMainWindow {
   PrunedLister* m_pruned;
   ControlPanel* m_controls;
   DraftTablePanel* m_table;
+  VerdictBanner* m_verdict;
   ParetoPlot* m_pareto;
   BreakdownChart* m_breakdown;
   UnitHeatmap* m_heatmap;

@@ -75,6 +75,7 @@ void MainWindow::applyControls(const SessionConfig& c) {
   m_controls->setConfig(c);
   m_panelConfig = m_controls->config();
   m_applyingState = false;
+  updateVerdict();
 }
 
 void MainWindow::recordWhatIf(const std::shared_ptr<const pim::Backend>& b) {

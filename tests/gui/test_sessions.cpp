@@ -8,6 +8,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -18,12 +19,12 @@
 #include <QMenuBar>
 #include <QProcess>
 #include <QSettings>
-#include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QUndoStack>
 
 #include "engine/hw/backend.h"
@@ -71,15 +72,6 @@ void expectSameConfig(const SessionConfig& a, const SessionConfig& b) {
   EXPECT_EQ(a.rules, b.rules);
   EXPECT_EQ(a.stagedRearrangement, b.stagedRearrangement);
   EXPECT_EQ(a.groupCommands, b.groupCommands);
-}
-
-QSpinBox* dimBox(ControlPanel* panel, const QString& name) {
-  for (QSpinBox* box : panel->findChildren<QSpinBox*>()) {
-    auto* form = qobject_cast<QFormLayout*>(box->parentWidget()->layout());
-    auto* label = form ? qobject_cast<QLabel*>(form->labelForField(box)) : nullptr;
-    if (label && label->text() == name) return box;
-  }
-  return nullptr;
 }
 
 QComboBox* strategyBox(ControlPanel* panel) {
@@ -258,16 +250,14 @@ TEST(Sessions, SteeringActionsUndoAndRedo) {
   ControlPanel* panel = w.controls();
   const SessionConfig original = panel->config();
   QComboBox* strategy = strategyBox(panel);
-  QSpinBox* out = dimBox(panel, QStringLiteral("out"));
+  QLineEdit* out = panel->dimensionField(QStringLiteral("out"));
   ASSERT_TRUE(strategy && out);
-  ASSERT_EQ(out->value(), 4096);
+  ASSERT_EQ(out->text(), QStringLiteral("4096"));
 
   strategy->setCurrentIndex(strategy->findText(QStringLiteral("exhaustive")));
-  // Typing 2048 arrives as several edits of one spin box: they are one step.
-  out->setValue(2);
-  out->setValue(20);
-  out->setValue(204);
-  out->setValue(2048);
+  // Typing 2048 arrives as several edits of one field: they are one step.
+  out->clear();
+  QTest::keyClicks(out, QStringLiteral("2048"));
   const SessionConfig changed = panel->config();
   EXPECT_EQ(changed.strategy, "exhaustive");
   EXPECT_EQ(changed.shape, "b=1,out=2048,in=4096");

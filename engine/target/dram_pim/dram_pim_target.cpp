@@ -8,6 +8,7 @@
 #include "engine/common/error.h"
 #include "engine/mapping/bank_layout.h"
 #include "engine/target/dram_pim/bank_statistics.h"
+#include "engine/target/dram_pim/capacity.h"
 #include "engine/target/dram_pim/device_config.h"
 #include "engine/target/dram_pim/features.h"
 #include "engine/target/dram_pim/program.h"
@@ -38,6 +39,11 @@ class DramPimTarget final : public ITarget {
   std::vector<std::string> check(const Backend&, const Kernel& k) const override {
     if (std::string why = m_generator->unsupportedReason(k); !why.empty()) return {std::move(why)};
     return {};
+  }
+  std::vector<std::string> check(const Problem& p) const override {
+    std::vector<std::string> reasons = check(p.backend(), p.kernel());
+    if (auto why = capacityReason(p)) reasons.push_back(std::move(*why));
+    return reasons;
   }
 
   Evaluation evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const override;
