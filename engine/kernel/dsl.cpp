@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <fstream>
 #include <functional>
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
 
 namespace pim {
 namespace {
@@ -807,12 +807,7 @@ Kernel parseKernel(std::string_view text, std::string_view origin) {
 }
 
 Kernel loadKernelFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open kernel file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(path + ": cannot read kernel file");
-  return parseKernel(ss.str(), path);
+  return parseKernel(readInputFile(path, "kernel file"), path);
 }
 
 }  // namespace pim

@@ -9,11 +9,11 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <numeric>
-#include <sstream>
 #include <thread>
 #include <tuple>
 
 #include "engine/common/error.h"
+#include "engine/common/json_input.h"
 #include "engine/common/mapped_file.h"
 #include "engine/target/registry.h"
 
@@ -21,6 +21,23 @@ namespace pim {
 namespace {
 
 std::string modelsDir(const std::string& dir) { return dir.empty() ? dataDir() + "/models" : dir; }
+
+// Fields of a model's metadata file, each of the type it must have: a wrong type is one line naming the
+// file and the field rather than nlohmann's type_error.
+struct MetadataReader {
+  const nlohmann::json& j;
+  std::string file;
+  template <class T>
+  T get(const char* key, T fallback) const {
+    if (!j.is_object())
+      throw InputError(file + ": expected a JSON object at top level, got " + j.type_name());
+    try {
+      return j.value(key, fallback);
+    } catch (const nlohmann::json::exception&) {
+      throw InputError(file + ": " + key + ": has the wrong type (" + j.at(key).type_name() + ")");
+    }
+  }
+};
 
 void writeAtomically(const std::string& path, const std::string& bytes) {
   const std::string tmp = path + ".tmp";
@@ -40,32 +57,29 @@ Predictor::Predictor(XgbModel model, std::vector<std::string> schema, TrainingMe
 
 std::optional<Predictor> Predictor::loadShipped(const std::string& backend, const std::string& dir) {
   const std::string base = modelsDir(dir) + "/" + backend;
-  std::ifstream jf(base + ".json");
-  if (!jf || !std::filesystem::exists(base + ".model")) return std::nullopt;
+  std::error_code ec;
+  if (!std::filesystem::exists(base + ".json", ec) || !std::filesystem::exists(base + ".model", ec))
+    return std::nullopt;
+  const nlohmann::json j = readJsonFile(base + ".json", "model metadata file");
   const MappedFile bytes(base + ".model");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(jf);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(base + ".json: " + e.what());
-  }
-  const auto schema = j.value("features", std::vector<std::string>{});
+  const MetadataReader r{j, base + ".json"};
+  const auto schema = r.get("features", std::vector<std::string>{});
   if (schema.empty())
     throw InputError(base + ".json: no \"features\": the model's feature schema is missing");
   TrainingMetadata m;
-  m.backend = j.value("backend", backend);
-  m.backendHash = j.value("backend_hash", "");
-  m.kernels = j.value("kernels", std::vector<std::string>{});
-  m.samples = j.value("samples", std::size_t{0});
-  m.validationSamples = j.value("validation_samples", std::size_t{0});
-  m.sampleFraction = j.value("sample_fraction", 0.15);
-  m.screenLimit = j.value("screen_limit", std::size_t{0});
-  m.seed = j.value("seed", std::uint64_t{42});
-  m.rounds = j.value("rounds", 0);
-  m.bestIteration = j.value("best_iteration", 0);
-  m.validationMape = j.value("validation_mape", 0.0);
-  m.trainSeconds = j.value("train_seconds", 0.0);
-  m.labelSeconds = j.value("label_seconds", 0.0);
+  m.backend = r.get("backend", backend);
+  m.backendHash = r.get("backend_hash", std::string());
+  m.kernels = r.get("kernels", std::vector<std::string>{});
+  m.samples = r.get("samples", std::size_t{0});
+  m.validationSamples = r.get("validation_samples", std::size_t{0});
+  m.sampleFraction = r.get("sample_fraction", 0.15);
+  m.screenLimit = r.get("screen_limit", std::size_t{0});
+  m.seed = r.get("seed", std::uint64_t{42});
+  m.rounds = r.get("rounds", 0);
+  m.bestIteration = r.get("best_iteration", 0);
+  m.validationMape = r.get("validation_mape", 0.0);
+  m.trainSeconds = r.get("train_seconds", 0.0);
+  m.labelSeconds = r.get("label_seconds", 0.0);
   try {
     return Predictor(XgbModel::load(bytes.bytes()), schema, m);
   } catch (const InputError& e) {
