@@ -15,6 +15,7 @@
 #include "engine/common/error.h"
 #include "engine/common/json_input.h"
 #include "engine/common/mapped_file.h"
+#include "engine/common/threads.h"
 #include "engine/target/registry.h"
 
 namespace pim {
@@ -180,21 +181,26 @@ ShippedModel sharedShippedModel(const Backend& backend) {
 }
 
 ShippedModelLoader::ShippedModelLoader(const std::string& backend, const std::string& dir) {
-  m_thread = std::thread([this, backend, dir] {
+  auto load = [this, backend, dir] {
     try {
       m_model = Predictor::loadShipped(backend, dir);
     } catch (const std::exception& e) {
       m_error = e.what();
     }
-  });
+  };
+  try {
+    m_thread = std::thread(load);
+  } catch (const std::system_error&) {
+    load();  // no thread to spare: load now, without the overlap
+  }
 }
 
 ShippedModelLoader::~ShippedModelLoader() {
-  if (!m_joined) m_thread.join();
+  if (m_thread.joinable()) m_thread.join();
 }
 
 const Predictor* ShippedModelLoader::get() {
-  if (!m_joined) {
+  if (!m_joined && m_thread.joinable()) {
     m_thread.join();
     m_joined = true;
   }
@@ -236,10 +242,14 @@ std::vector<std::size_t> screenForPrediction(const Problem& p, std::span<const D
   auto work = [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) estimate[i] = estimator->estimate(*drafts[i]).totalNs;
   };
+  auto workSlice = [&](std::size_t t) {
+    work(std::min(drafts.size(), t * slice), std::min(drafts.size(), (t + 1) * slice));
+  };
   std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t)
-    pool.emplace_back(work, std::min(drafts.size(), t * slice), std::min(drafts.size(), (t + 1) * slice));
-  work(0, std::min(drafts.size(), slice));
+  const std::size_t started = startThreads(pool, threads - 1, [&](std::size_t t) { workSlice(t + 1); });
+  workSlice(0);
+  // Slices of threads the system would not start are done here.
+  for (std::size_t t = started + 1; t < threads; ++t) workSlice(t);
   for (auto& t : pool) t.join();
   // Ties by index so that the same drafts are chosen on every run.
   std::nth_element(

@@ -14,6 +14,7 @@
 
 #include "engine/common/error.h"
 #include "engine/common/json_input.h"
+#include "engine/common/threads.h"
 #include "engine/kernel/library.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
@@ -105,7 +106,8 @@ std::vector<std::optional<Evaluation>> simulateAll(const Problem& p, std::span<c
     }
   };
   std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < caches.size(); ++t) pool.emplace_back(work, &caches[t]);
+  // Workers take drafts from `next`, so those the system would not start leave no work behind.
+  startThreads(pool, caches.size() - 1, [&](std::size_t t) { work(&caches[t + 1]); });
   work(&caches[0]);
   for (auto& t : pool) t.join();
   return out;
