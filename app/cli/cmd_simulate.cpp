@@ -49,7 +49,7 @@ void run(const SimulateOptions& o) {
     scheduleJson = {{"kind", o.schedule}, {"summary", b.summary}};
     if (b.draft) scheduleJson["draft"] = draftJson(problem->space(), *b.draft);
   } else if (o.schedule.rfind("draft:", 0) == 0) {
-    const std::uint64_t id = parseDraftId(o.schedule.substr(6), "--schedule " + o.schedule);
+    const std::uint64_t id = parseDraftId(o.schedule.substr(6), "--schedule draft:<id>");
     const Draft d = problem->space().draft(id);
     e = evaluateDraft(*problem, d, eo);
     summary =
