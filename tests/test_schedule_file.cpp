@@ -199,9 +199,9 @@ TEST(ScheduleFileRefusals, ATruncatedFileIsRefused) {
   exportSmall("gddr6-aim", dir.file("s.json"));
   const std::string text = readBytes(dir.file("s.json"));
   writeBytes(dir.file("cut.json"), text.substr(0, text.size() / 2));
-  expectRefused(dir.file("cut.json"), "not valid JSON");
+  expectRefused(dir.file("cut.json"), "invalid JSON");
   writeBytes(dir.file("empty.json"), "");
-  expectRefused(dir.file("empty.json"), "not valid JSON");
+  expectRefused(dir.file("empty.json"), "invalid JSON");
 }
 
 TEST(ScheduleFileRefusals, MissingOrEditedFieldsAreNamed) {

@@ -2,13 +2,67 @@
 #include "app/cli/cli_common.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include "engine/common/error.h"
 #include "engine/target/registry.h"
 
 namespace pim::cli {
+
+namespace {
+
+bool isDecimalDigits(const std::string& text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+}  // namespace
+
+CLI::Validator nonNegative() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0)
+          return "'" + text + "' is not a finite number >= 0";
+        return {};
+      },
+      "NUMBER >= 0", "NONNEGATIVE");
+}
+
+CLI::Validator unsignedInteger() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return isDecimalDigits(text) ? std::string() : "'" + text + "' is not a whole number >= 0";
+      },
+      "WHOLE NUMBER >= 0", "UNSIGNED");
+}
+
+std::uint64_t parseDraftId(const std::string& text, const std::string& option) {
+  // std::stoull alone accepts "-1" (as 2^64-1), leading blanks and a sign.
+  if (isDecimalDigits(text)) {
+    errno = 0;
+    const unsigned long long id = std::strtoull(text.c_str(), nullptr, 10);
+    if (errno != ERANGE) return id;
+  }
+  throw InputError(option + ": '" + text + "' is not a draft id (a whole number from 0 to 2^64-1)");
+}
+
+void addThreadsOption(CLI::App* cmd, unsigned& threads) {
+  cmd->add_option("--threads", threads, "simulation threads (default: one per hardware thread)")
+      ->check(unsignedInteger());
+}
+
+unsigned cappedThreads(unsigned requested) {
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  if (requested <= hardware) return requested;
+  std::cerr << "pimscope-cli: warning: --threads " << requested << " is more than the " << hardware
+            << " hardware threads of this machine; using " << hardware << "\n";
+  return hardware;
+}
 
 void ProblemOptions::addTo(CLI::App* cmd) {
   cmd->add_option("--backend,-b", backend, "backend name (see `pimscope-cli backends`)")->required();
@@ -18,7 +72,8 @@ void ProblemOptions::addTo(CLI::App* cmd) {
 }
 
 void ProblemOptions::addChannelsTo(CLI::App* cmd) {
-  cmd->add_option("--channels", channels, "restrict the backend to this many pseudo-channels");
+  cmd->add_option("--channels", channels, "restrict the backend to this many pseudo-channels")
+      ->check(unsignedInteger());
 }
 
 std::unique_ptr<Problem> ProblemOptions::build() const {

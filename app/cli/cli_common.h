@@ -3,6 +3,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -24,6 +25,22 @@ struct ProblemOptions {
   void addChannelsTo(CLI::App* cmd);
   std::unique_ptr<Problem> build() const;  // throws InputError
 };
+
+/// A check of a numeric option's text, run before CLI11 converts it: a finite number >= 0. CLI11's own
+/// NonNegativeNumber lets "nan" through, and an unsigned option would take "-1" as 2^64-1. The error echoes
+/// the text: "--top: '-1' is not a finite number >= 0".
+CLI::Validator nonNegative();
+/// The same for ids and counts that must be whole: "--draft: '-1' is not a whole number >= 0".
+CLI::Validator unsignedInteger();
+/// A draft id given as text (`--schedule draft:<id>`, `export --draft <id>`): decimal digits only, at most
+/// 2^64-1. Throws InputError "<option>: '<text>' is not a draft id (a whole number >= 0)".
+std::uint64_t parseDraftId(const std::string& text, const std::string& option);
+/// --threads, checked as nonNegative (0: one per hardware thread).
+void addThreadsOption(CLI::App* cmd, unsigned& threads);
+/// The thread count to run: `requested` (0: one per hardware thread), at most the hardware threads; a larger
+/// request prints a warning on stderr and is capped (each worker thread holds its own caches, and the
+/// system refuses threads past its limit).
+unsigned cappedThreads(unsigned requested);
 
 /// A plain text table with right-aligned numeric columns.
 class TextTable {

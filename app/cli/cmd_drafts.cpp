@@ -150,21 +150,21 @@ void registerDraftCommands(CLI::App& app) {
   auto* cmd = app.add_subcommand("drafts", "generate and prune the tiling drafts of a kernel on a backend");
   drafts->problem.addTo(cmd);
   cmd->add_flag("--no-prune", drafts->noPrune, "keep every generated draft");
-  cmd->add_option("--limit,-n", drafts->limit, "list the first N drafts");
+  cmd->add_option("--limit,-n", drafts->limit, "list the first N drafts")->check(unsignedInteger());
   cmd->add_flag("--json", drafts->json, "machine-readable output");
   cmd->callback([drafts] { runDrafts(*drafts); });
 
   auto why = std::make_shared<DraftOptions>();
   cmd = app.add_subcommand("why", "explain why a draft was pruned or kept");
   why->problem.addTo(cmd);
-  cmd->add_option("--draft", why->draft, "draft id")->required();
+  cmd->add_option("--draft", why->draft, "draft id")->required()->check(unsignedInteger());
   cmd->add_flag("--json", why->json, "machine-readable output");
   cmd->callback([why] { runWhy(*why); });
 
   auto ir = std::make_shared<DraftOptions>();
   cmd = app.add_subcommand("ir", "print the data-centric IR of a draft");
   ir->problem.addTo(cmd);
-  cmd->add_option("--draft", ir->draft, "draft id")->required();
+  cmd->add_option("--draft", ir->draft, "draft id")->required()->check(unsignedInteger());
   // --indexing as in simulate; --strategy (search strategies elsewhere) is kept for existing scripts.
   cmd->add_option("--indexing,--strategy", ir->indexing,
                   "indexing strategy: exact (DCC ii) or expand (DCC i)");

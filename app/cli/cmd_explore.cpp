@@ -92,7 +92,7 @@ void runExplore(const ExploreCmd& o) {
   eo.maxConfirm = o.maxConfirm;
   eo.predictLimit = o.predictLimit;
   eo.maxSimulations = o.maxSimulations;
-  eo.threads = o.threads;
+  eo.threads = cappedThreads(o.threads);
   eo.predictorSource = [&loader] { return loader.get(); };
   eo.boundConfirmations = true;  // the command reports the pick, not every confirmation's breakdown
 
@@ -263,7 +263,7 @@ void runTrain(const TrainCmd& o) {
   to.maxFreshPerShape = o.maxFresh;
   to.screenLimit = o.screenLimit;
   to.seed = o.seed;
-  to.threads = o.threads;
+  to.threads = cappedThreads(o.threads);
   to.store = store ? &*store : nullptr;
   to.cancel = &g_interrupted;
   SuiteProgress progress{"labelled", {}, {}};
@@ -315,7 +315,7 @@ void runEvaluate(const EvaluateCmd& o) {
   if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
   TrainOptions to;
   to.store = store ? &*store : nullptr;
-  to.threads = o.threads;
+  to.threads = cappedThreads(o.threads);
   to.cancel = &g_interrupted;
   SuiteProgress progress{"evaluated", {}, {}};
   to.progress = [&](const std::string& what, std::size_t done, std::size_t total) {
@@ -365,7 +365,7 @@ void runEvaluate(const EvaluateCmd& o) {
                {"branch_and_bound", eo.branchAndBound},
                {"bounded_drafts", r.bounded},
                {"interrupted", r.interrupted},
-               {"threads", o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())},
+               {"threads", to.threads ? to.threads : std::max(1u, std::thread::hardware_concurrency())},
                {"rows", rows}});
     return;
   }
@@ -398,14 +398,19 @@ void registerExploreCommands(CLI::App& app) {
   e->problem.addTo(cmd);
   cmd->add_option("--strategy", e->strategy, StrategyRegistry::builtin().names(" | ", " | "));
   cmd->add_option("--db", e->db, "results store (SQLite); repeated queries are served from its lookup table");
-  cmd->add_option("--top", e->top, "predictor: simulate the N best predicted drafts");
+  cmd->add_option("--top", e->top, "predictor: simulate the N best predicted drafts")
+      ->check(unsignedInteger());
   cmd->add_option("--band", e->band,
-                  "predictor: also simulate drafts predicted within this many expected errors of the best");
-  cmd->add_option("--max-confirm", e->maxConfirm, "predictor: cap on the drafts simulated to confirm");
+                  "predictor: also simulate drafts predicted within this many expected errors of the best")
+      ->check(nonNegative());
+  cmd->add_option("--max-confirm", e->maxConfirm, "predictor: cap on the drafts simulated to confirm")
+      ->check(unsignedInteger());
   cmd->add_option("--predict-limit", e->predictLimit,
-                  "drafts the model ranks after the analytic screen (0: all kept drafts)");
-  cmd->add_option("--max-simulations", e->maxSimulations, "cap on simulations (exhaustive samples evenly)");
-  cmd->add_option("--threads", e->threads, "simulation threads (default: one per hardware thread)");
+                  "drafts the model ranks after the analytic screen (0: all kept drafts)")
+      ->check(unsignedInteger());
+  cmd->add_option("--max-simulations", e->maxSimulations, "cap on simulations (exhaustive samples evenly)")
+      ->check(unsignedInteger());
+  addThreadsOption(cmd, e->threads);
   cmd->add_flag("--json", e->json, "machine-readable output");
   cmd->callback([e] { runExplore(*e); });
 
@@ -416,15 +421,18 @@ void registerExploreCommands(CLI::App& app) {
       ->required();
   cmd->add_option("--db", t->db, "results store for the labels (each shape committed as one batch)");
   cmd->add_option("--out", t->out, "model directory (default: datasets/models)");
-  cmd->add_option("--max-samples", t->maxSamples, "cap on labelled drafts per shape (15% otherwise)");
+  cmd->add_option("--max-samples", t->maxSamples, "cap on labelled drafts per shape (15% otherwise)")
+      ->check(unsignedInteger());
   cmd->add_option("--max-fresh", t->maxFresh,
-                  "with --db: a shape needing more than N new simulations is sampled at N drafts instead");
+                  "with --db: a shape needing more than N new simulations is sampled at N drafts instead")
+      ->check(unsignedInteger());
   cmd->add_option(
-      "--screen-limit", t->screenLimit,
-      "sample from the N drafts of each shape the analytic screen keeps for the model (as explore "
-      "--predict-limit); 0: from every pruned draft (DCC)");
-  cmd->add_option("--seed", t->seed, "sampling and training seed");
-  cmd->add_option("--threads", t->threads, "simulation threads (default: one per hardware thread)");
+         "--screen-limit", t->screenLimit,
+         "sample from the N drafts of each shape the analytic screen keeps for the model (as explore "
+         "--predict-limit); 0: from every pruned draft (DCC)")
+      ->check(unsignedInteger());
+  cmd->add_option("--seed", t->seed, "sampling and training seed")->check(unsignedInteger());
+  addThreadsOption(cmd, t->threads);
   cmd->add_flag("--json", t->json, "machine-readable output");
   cmd->callback([t] { runTrain(*t); });
 
@@ -434,14 +442,18 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--kernel,-k", v->kernel, "library kernel")->required();
   cmd->add_option("--suite", v->suite, "workload suite JSON")->required();
   cmd->add_option("--db", v->db, "results store for the labels (reused on the next run: resumable)");
-  cmd->add_option("--top", v->top, "the predictor strategy simulates the N best predicted drafts");
+  cmd->add_option("--top", v->top, "the predictor strategy simulates the N best predicted drafts")
+      ->check(unsignedInteger());
   cmd->add_option("--predict-limit", v->predictLimit,
-                  "drafts the model ranks after the analytic screen (as explore; 0: all)");
+                  "drafts the model ranks after the analytic screen (as explore; 0: all)")
+      ->check(unsignedInteger());
   cmd->add_option("--band", v->band,
-                  "also simulate drafts predicted within this many expected errors of the best (0: off)");
-  cmd->add_option("--max-confirm", v->maxConfirm, "cap on the drafts simulated to confirm");
+                  "also simulate drafts predicted within this many expected errors of the best (0: off)")
+      ->check(nonNegative());
+  cmd->add_option("--max-confirm", v->maxConfirm, "cap on the drafts simulated to confirm")
+      ->check(unsignedInteger());
   cmd->add_option("--models", v->models, "model directory (default: the shipped datasets/models)");
-  cmd->add_option("--threads", v->threads, "simulation threads (default: one per hardware thread)");
+  addThreadsOption(cmd, v->threads);
   cmd->add_flag("--label-all", v->labelAll,
                 "simulate every draft to the end (labels for training) instead of stopping those already "
                 "slower than the best found");

@@ -49,14 +49,7 @@ void run(const SimulateOptions& o) {
     scheduleJson = {{"kind", o.schedule}, {"summary", b.summary}};
     if (b.draft) scheduleJson["draft"] = draftJson(problem->space(), *b.draft);
   } else if (o.schedule.rfind("draft:", 0) == 0) {
-    std::uint64_t id = 0;
-    try {
-      std::size_t used = 0;
-      id = std::stoull(o.schedule.substr(6), &used);
-      if (used != o.schedule.size() - 6) throw std::invalid_argument("trailing");
-    } catch (const std::exception&) {
-      throw InputError("--schedule: '" + o.schedule + "' is not draft:<id>");
-    }
+    const std::uint64_t id = parseDraftId(o.schedule.substr(6), "--schedule draft:<id>");
     const Draft d = problem->space().draft(id);
     e = evaluateDraft(*problem, d, eo);
     summary =

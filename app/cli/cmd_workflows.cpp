@@ -236,16 +236,7 @@ void runExport(const ExportCmd& o) {
       predicted = best.record->predictedNs;
       summary["strategy"] = best.strategy;
     } else {
-      std::uint64_t id = 0;
-      try {
-        std::size_t used = 0;
-        id = std::stoull(o.draft, &used);
-        if (used != o.draft.size() || o.draft.find('-') != std::string::npos)
-          throw std::invalid_argument("trailing");
-      } catch (const std::exception&) {
-        throw InputError("--draft: '" + o.draft + "' is not a draft id or best");
-      }
-      d = p.space().draft(id);
+      d = p.space().draft(parseDraftId(o.draft, "--draft (an id or best)"));
     }
     summary["draft"] = draftJson(p.space(), d);
     if (o.format == "ir") {
@@ -338,7 +329,8 @@ void registerWorkflowCommands(CLI::App& app) {
   cmd->add_option("--dims,-d", c->dims, "dimension sizes, e.g. b=1,n=4096 (defaults fill the rest)");
   cmd->add_option("--baseline", c->baseline, "gpu | one of the compared backends (speed-ups are against it)");
   cmd->add_option("--max-simulations", c->maxSimulations,
-                  "cap on simulations per backend without a shipped model (an even sample)");
+                  "cap on simulations per backend without a shipped model (an even sample)")
+      ->check(unsignedInteger());
   cmd->add_flag("--json", c->json, "machine-readable output");
   cmd->callback([c] { runCompare(*c); });
 
@@ -350,8 +342,10 @@ void registerWorkflowCommands(CLI::App& app) {
   cmd->add_option("--draft", e->draft, "draft id, or best (run the explorer)");
   cmd->add_option("--format", e->format, "schedule | ir | commands | csv | trace");
   cmd->add_option("--out,-o", e->out, "file to write (replaced atomically)")->required();
-  cmd->add_option("--limit", e->limit, "csv: simulate this many kept drafts (an even sample; 0 = none)");
-  cmd->add_option("--max-simulations", e->maxSimulations, "best: cap on simulations without a shipped model");
+  cmd->add_option("--limit", e->limit, "csv: simulate this many kept drafts (an even sample; 0 = none)")
+      ->check(unsignedInteger());
+  cmd->add_option("--max-simulations", e->maxSimulations, "best: cap on simulations without a shipped model")
+      ->check(unsignedInteger());
   cmd->add_flag("--json", e->json, "machine-readable summary");
   cmd->callback([e] { runExport(*e); });
 

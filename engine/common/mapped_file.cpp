@@ -10,11 +10,14 @@
 #include <cstring>
 
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
 
 namespace pim {
 
 MappedFile::MappedFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // A FIFO would block open() and a device has no size to map: refuse both before opening.
+  requireRegularFile(path, "regular file");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || st.st_size <= 0) {

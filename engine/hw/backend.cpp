@@ -8,15 +8,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <variant>
 
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
+#include "engine/common/json_input.h"
 #include "engine/hw/schema.h"
 
 namespace pim {
@@ -185,22 +185,6 @@ void refreshViews(Backend& b) {
 // ---------------------------------------------------------------------------------------------------------------
 // Parsing
 
-std::string lineColumn(std::string_view text, std::size_t byte) {
-  // nlohmann's byte position is 1-based and points just past the offending character.
-  std::size_t pos = byte == 0 ? 0 : byte - 1;
-  if (pos > text.size()) pos = text.size();
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < pos; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(col);
-}
-
 std::string requireString(const Json& obj, const std::string& field, const std::string& path,
                           std::string_view origin, bool allowEmpty = false) {
   auto it = obj.find(field);
@@ -281,17 +265,8 @@ Parameter parseLeaf(const Json& j, const std::string& key, const ParamDecl* decl
 // -------------------------------------------------------------------------------------------------------------------
 
 Backend parseBackend(std::string_view jsonText, std::string_view origin, const ISchemaCatalog& catalog) {
-  Json root;
   if (jsonText.find_first_not_of(" \t\r\n") == std::string_view::npos) fail(origin, "", "empty file");
-  try {
-    root = Json::parse(jsonText.begin(), jsonText.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string what = e.what();
-    // Strip nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: " prefix.
-    if (auto p = what.find(": "); p != std::string::npos && what.find("parse error") < p)
-      what = what.substr(p + 2);
-    fail(origin, "", lineColumn(jsonText, e.byte) + ": invalid JSON: " + what);
-  }
+  const Json root = parseJsonInput<Json>(jsonText, origin);
   if (!root.is_object()) fail(origin, "", "expected a JSON object at top level, got " + typeName(root));
 
   Backend b;
@@ -380,11 +355,7 @@ Backend parseBackend(std::string_view jsonText, std::string_view origin, const I
 }
 
 Backend loadBackendFile(const std::string& path, const ISchemaCatalog& catalog) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open backend file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parseBackend(ss.str(), path, catalog);
+  return parseBackend(readInputFile(path, "backend file"), path, catalog);
 }
 
 const Parameter* Backend::param(std::string_view key) const {

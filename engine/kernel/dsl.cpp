@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <fstream>
 #include <functional>
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
 
 namespace pim {
 namespace {
@@ -311,6 +311,27 @@ class Parser {
   const std::vector<Token>* m_toks = nullptr;
   std::size_t m_pos = 0;
   bool m_hasDoc = false;
+  int m_nesting = 0;  // open parentheses, signs and calls of the expression being parsed
+
+  // The parser recurses once per '(' , sign or call: bounded, so that a million nested parentheses is an
+  // error at the first one too many rather than a stack overflow.
+  class Nested {
+   public:
+    Nested(Parser& p, const Token& at) : m_p(p) {
+      if (m_p.m_nesting >= kMaxDslNesting) tooDeep(at);
+      ++m_p.m_nesting;
+    }
+    ~Nested() { --m_p.m_nesting; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    Parser& m_p;
+  };
+  [[noreturn]] static void tooDeep(const Token& at) {
+    fail(at, "expression nested deeper than " + std::to_string(kMaxDslNesting) +
+                 " levels (parentheses, signs, calls or a chain of operators); split it");
+  }
 
   void startLine(std::size_t li) {
     m_toks = &m_lines[li].toks;
@@ -486,15 +507,15 @@ class Parser {
   AffineExpr parseAffineFactor(const Resolver& resolve) {
     const Token& t = peek();
     if (isPunct("-")) {
-      next();
+      const Nested n(*this, next());
       return scaled(parseAffineFactor(resolve), -1, t);
     }
     if (isPunct("+")) {
-      next();
+      const Nested n(*this, next());
       return parseAffineFactor(resolve);
     }
     if (isPunct("(")) {
-      next();
+      const Nested n(*this, next());
       AffineExpr e = parseAffine(resolve);
       expectPunct(")", "to close the parenthesis");
       return e;
@@ -621,7 +642,7 @@ class Parser {
     } else {
       fail(peek(), "expected '=', '+=' or 'max=' after the target, found " + describe(peek()));
     }
-    st.value = parseValue(k, nest);
+    st.value = parseValue(k, nest).e;
     expectEnd();
 
     for (auto& l : newLoops) k.loops.push_back(std::move(l));
@@ -686,107 +707,125 @@ class Parser {
   }
 
   // ---- value expressions ----
-  Expr parseValue(const Kernel& k, const Nest& nest) {
-    Expr e = parseValueTerm(k, nest);
+  // A value expression and the depth of its tree: later stages walk (and destroy) the tree recursively, so a
+  // long chain of operators ("a + a + ... + a") is bounded like nesting.
+  struct Value {
+    Expr e;
+    int depth = 1;
+  };
+  static Value node(Expr::Kind kind, std::string op, std::vector<Value> args, const Token& at) {
+    Value v;
+    v.e.kind = kind;
+    v.e.op = std::move(op);
+    for (Value& a : args) {
+      v.depth = std::max(v.depth, a.depth + 1);
+      v.e.args.push_back(std::move(a.e));
+    }
+    if (v.depth > kMaxDslNesting) tooDeep(at);
+    return v;
+  }
+
+  Value parseValue(const Kernel& k, const Nest& nest) {
+    Value e = parseValueTerm(k, nest);
     while (isPunct("+") || isPunct("-")) {
       const Token& op = next();
-      Expr b;
-      b.kind = Expr::Kind::Binary;
-      b.op = op.text;
-      b.args.push_back(std::move(e));
-      b.args.push_back(parseValueTerm(k, nest));
-      e = std::move(b);
+      Value rhs = parseValueTerm(k, nest);
+      e = node(Expr::Kind::Binary, op.text, vec(std::move(e), std::move(rhs)), op);
     }
     return e;
   }
-  Expr parseValueTerm(const Kernel& k, const Nest& nest) {
-    Expr e = parseValueUnary(k, nest);
+  Value parseValueTerm(const Kernel& k, const Nest& nest) {
+    Value e = parseValueUnary(k, nest);
     while (isPunct("*") || isPunct("/")) {
       const Token& op = next();
-      Expr b;
-      b.kind = Expr::Kind::Binary;
-      b.op = op.text;
-      b.args.push_back(std::move(e));
-      b.args.push_back(parseValueUnary(k, nest));
-      e = std::move(b);
+      Value rhs = parseValueUnary(k, nest);
+      e = node(Expr::Kind::Binary, op.text, vec(std::move(e), std::move(rhs)), op);
     }
     return e;
   }
-  Expr parseValueUnary(const Kernel& k, const Nest& nest) {
+  Value parseValueUnary(const Kernel& k, const Nest& nest) {
     if (isPunct("-")) {
-      next();
-      Expr inner = parseValueUnary(k, nest);
-      if (inner.kind == Expr::Kind::Const) {
-        inner.value = -inner.value;
+      const Token& op = next();
+      const Nested n(*this, op);
+      Value inner = parseValueUnary(k, nest);
+      if (inner.e.kind == Expr::Kind::Const) {
+        inner.e.value = -inner.e.value;
         return inner;
       }
-      Expr u;
-      u.kind = Expr::Kind::Unary;
-      u.op = "-";
-      u.args.push_back(std::move(inner));
-      return u;
+      return node(Expr::Kind::Unary, "-", vec(std::move(inner)), op);
     }
     if (isPunct("+")) {
-      next();
+      const Nested n(*this, next());
       return parseValueUnary(k, nest);
     }
     return parseValuePrimary(k, nest);
   }
-  Expr parseValuePrimary(const Kernel& k, const Nest& nest) {
+  static std::vector<Value> vec(Value a) {
+    std::vector<Value> v;
+    v.push_back(std::move(a));
+    return v;
+  }
+  static std::vector<Value> vec(Value a, Value b) {
+    std::vector<Value> v = vec(std::move(a));
+    v.push_back(std::move(b));
+    return v;
+  }
+  Value parseValuePrimary(const Kernel& k, const Nest& nest) {
     const Token& t = peek();
     if (t.kind == Tok::Int || t.kind == Tok::Float) {
       next();
-      Expr c;
-      c.kind = Expr::Kind::Const;
-      c.value = t.fval;
+      Value c;
+      c.e.kind = Expr::Kind::Const;
+      c.e.value = t.fval;
       return c;
     }
     if (isPunct("(")) {
-      next();
-      Expr e = parseValue(k, nest);
+      const Nested n(*this, next());
+      Value e = parseValue(k, nest);
       expectPunct(")", "to close the parenthesis");
       return e;
     }
     if (t.kind == Tok::Ident) {
       next();
       if (isPunct("(")) return parseCall(k, nest, t);
-      Expr r;
-      r.kind = Expr::Kind::Ref;
-      r.ref = parseRefAfterName(k, nest, t);
+      Value r;
+      r.e.kind = Expr::Kind::Ref;
+      r.e.ref = parseRefAfterName(k, nest, t);
       return r;
     }
     fail(t, "expected a value (number, tensor reference, function call or '('), found " + describe(t));
   }
-  Expr parseCall(const Kernel& k, const Nest& nest, const Token& fn) {
+  Value parseCall(const Kernel& k, const Nest& nest, const Token& fn) {
     static const std::pair<const char*, int> kFns[] = {
         {"relu", 1}, {"exp", 1}, {"max", 2}, {"min", 2}, {"softmax", 2}};
     int arity = -1;
     for (const auto& [name, n] : kFns)
       if (fn.text == name) arity = n;
     if (arity < 0) fail(fn, "unknown function '" + fn.text + "' (known: relu, exp, max, min, softmax)");
-    expectPunct("(", "after the function name");
-    Expr call;
-    call.kind = (fn.text == "max" || fn.text == "min") ? Expr::Kind::Binary : Expr::Kind::Call;
-    call.op = fn.text;
-    call.args.push_back(parseValue(k, nest));
+    const Nested n(*this, expectPunct("(", "after the function name"));
+    std::vector<Value> args = vec(parseValue(k, nest));
+    int reduceVar = -1;
     if (fn.text == "softmax") {
       if (!isPunct(",")) fail(peek(), "softmax takes (value, loop variable), found " + describe(peek()));
       next();
       const Token& var = expectIdent("the loop variable softmax normalises over");
-      call.reduceVar = *loopVar(k, nest, var);
+      reduceVar = *loopVar(k, nest, var);
     } else {
       for (int a = 1; a < arity; ++a) {
         if (!isPunct(","))
           fail(peek(),
                "'" + fn.text + "' takes " + std::to_string(arity) + " arguments, found " + describe(peek()));
         next();
-        call.args.push_back(parseValue(k, nest));
+        args.push_back(parseValue(k, nest));
       }
     }
     if (isPunct(","))
       fail(peek(),
            "'" + fn.text + "' takes " + std::to_string(arity) + " argument" + (arity == 1 ? "" : "s"));
     expectPunct(")", "to close the call");
+    Value call = node((fn.text == "max" || fn.text == "min") ? Expr::Kind::Binary : Expr::Kind::Call, fn.text,
+                      std::move(args), fn);
+    call.e.reduceVar = reduceVar;
     return call;
   }
 };
@@ -807,12 +846,7 @@ Kernel parseKernel(std::string_view text, std::string_view origin) {
 }
 
 Kernel loadKernelFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open kernel file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(path + ": cannot read kernel file");
-  return parseKernel(ss.str(), path);
+  return parseKernel(readInputFile(path, "kernel file"), path);
 }
 
 }  // namespace pim

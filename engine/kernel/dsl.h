@@ -7,10 +7,15 @@
 
 namespace pim {
 
+/// Deepest nesting of one expression: parentheses, unary signs and calls, and the depth of a value
+/// expression's tree (a chain of operators). Library kernels nest at most 4 levels (docs/knobs.md).
+inline constexpr int kMaxDslNesting = 256;
+
 /// Parses one kernel. `origin` names the text in messages (a file path or "<library:gemv>").
 /// Throws InputError "origin:LINE:COL: what is wrong" on any error; never returns a half-built kernel.
 Kernel parseKernel(std::string_view text, std::string_view origin);
-/// Reads and parses a DSL file; a missing or unreadable file is an InputError naming the path.
+/// Reads (readInputFile: a regular file of at most 16 MiB) and parses a DSL file; a missing, unreadable or
+/// non-regular file is an InputError naming the path.
 Kernel loadKernelFile(const std::string& path);
 
 }  // namespace pim

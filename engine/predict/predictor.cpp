@@ -9,18 +9,36 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <numeric>
-#include <sstream>
 #include <thread>
 #include <tuple>
 
 #include "engine/common/error.h"
+#include "engine/common/json_input.h"
 #include "engine/common/mapped_file.h"
+#include "engine/common/threads.h"
 #include "engine/target/registry.h"
 
 namespace pim {
 namespace {
 
 std::string modelsDir(const std::string& dir) { return dir.empty() ? dataDir() + "/models" : dir; }
+
+// Fields of a model's metadata file, each of the type it must have: a wrong type is one line naming the
+// file and the field rather than nlohmann's type_error.
+struct MetadataReader {
+  const nlohmann::json& j;
+  std::string file;
+  template <class T>
+  T get(const char* key, T fallback) const {
+    if (!j.is_object())
+      throw InputError(file + ": expected a JSON object at top level, got " + j.type_name());
+    try {
+      return j.value(key, fallback);
+    } catch (const nlohmann::json::exception&) {
+      throw InputError(file + ": " + key + ": has the wrong type (" + j.at(key).type_name() + ")");
+    }
+  }
+};
 
 void writeAtomically(const std::string& path, const std::string& bytes) {
   const std::string tmp = path + ".tmp";
@@ -40,32 +58,29 @@ Predictor::Predictor(XgbModel model, std::vector<std::string> schema, TrainingMe
 
 std::optional<Predictor> Predictor::loadShipped(const std::string& backend, const std::string& dir) {
   const std::string base = modelsDir(dir) + "/" + backend;
-  std::ifstream jf(base + ".json");
-  if (!jf || !std::filesystem::exists(base + ".model")) return std::nullopt;
+  std::error_code ec;
+  if (!std::filesystem::exists(base + ".json", ec) || !std::filesystem::exists(base + ".model", ec))
+    return std::nullopt;
+  const nlohmann::json j = readJsonFile(base + ".json", "model metadata file");
   const MappedFile bytes(base + ".model");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(jf);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(base + ".json: " + e.what());
-  }
-  const auto schema = j.value("features", std::vector<std::string>{});
+  const MetadataReader r{j, base + ".json"};
+  const auto schema = r.get("features", std::vector<std::string>{});
   if (schema.empty())
     throw InputError(base + ".json: no \"features\": the model's feature schema is missing");
   TrainingMetadata m;
-  m.backend = j.value("backend", backend);
-  m.backendHash = j.value("backend_hash", "");
-  m.kernels = j.value("kernels", std::vector<std::string>{});
-  m.samples = j.value("samples", std::size_t{0});
-  m.validationSamples = j.value("validation_samples", std::size_t{0});
-  m.sampleFraction = j.value("sample_fraction", 0.15);
-  m.screenLimit = j.value("screen_limit", std::size_t{0});
-  m.seed = j.value("seed", std::uint64_t{42});
-  m.rounds = j.value("rounds", 0);
-  m.bestIteration = j.value("best_iteration", 0);
-  m.validationMape = j.value("validation_mape", 0.0);
-  m.trainSeconds = j.value("train_seconds", 0.0);
-  m.labelSeconds = j.value("label_seconds", 0.0);
+  m.backend = r.get("backend", backend);
+  m.backendHash = r.get("backend_hash", std::string());
+  m.kernels = r.get("kernels", std::vector<std::string>{});
+  m.samples = r.get("samples", std::size_t{0});
+  m.validationSamples = r.get("validation_samples", std::size_t{0});
+  m.sampleFraction = r.get("sample_fraction", 0.15);
+  m.screenLimit = r.get("screen_limit", std::size_t{0});
+  m.seed = r.get("seed", std::uint64_t{42});
+  m.rounds = r.get("rounds", 0);
+  m.bestIteration = r.get("best_iteration", 0);
+  m.validationMape = r.get("validation_mape", 0.0);
+  m.trainSeconds = r.get("train_seconds", 0.0);
+  m.labelSeconds = r.get("label_seconds", 0.0);
   try {
     return Predictor(XgbModel::load(bytes.bytes()), schema, m);
   } catch (const InputError& e) {
@@ -166,21 +181,26 @@ ShippedModel sharedShippedModel(const Backend& backend) {
 }
 
 ShippedModelLoader::ShippedModelLoader(const std::string& backend, const std::string& dir) {
-  m_thread = std::thread([this, backend, dir] {
+  auto load = [this, backend, dir] {
     try {
       m_model = Predictor::loadShipped(backend, dir);
     } catch (const std::exception& e) {
       m_error = e.what();
     }
-  });
+  };
+  try {
+    m_thread = std::thread(load);
+  } catch (const std::system_error&) {
+    load();  // no thread to spare: load now, without the overlap
+  }
 }
 
 ShippedModelLoader::~ShippedModelLoader() {
-  if (!m_joined) m_thread.join();
+  if (m_thread.joinable()) m_thread.join();
 }
 
 const Predictor* ShippedModelLoader::get() {
-  if (!m_joined) {
+  if (!m_joined && m_thread.joinable()) {
     m_thread.join();
     m_joined = true;
   }
@@ -222,10 +242,14 @@ std::vector<std::size_t> screenForPrediction(const Problem& p, std::span<const D
   auto work = [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) estimate[i] = estimator->estimate(*drafts[i]).totalNs;
   };
+  auto workSlice = [&](std::size_t t) {
+    work(std::min(drafts.size(), t * slice), std::min(drafts.size(), (t + 1) * slice));
+  };
   std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t)
-    pool.emplace_back(work, std::min(drafts.size(), t * slice), std::min(drafts.size(), (t + 1) * slice));
-  work(0, std::min(drafts.size(), slice));
+  const std::size_t started = startThreads(pool, threads - 1, [&](std::size_t t) { workSlice(t + 1); });
+  workSlice(0);
+  // Slices of threads the system would not start are done here.
+  for (std::size_t t = started + 1; t < threads; ++t) workSlice(t);
   for (auto& t : pool) t.join();
   // Ties by index so that the same drafts are chosen on every run.
   std::nth_element(

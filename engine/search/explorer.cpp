@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine/common/error.h"
+#include "engine/common/threads.h"
 #include "engine/search/strategy.h"
 #include "engine/target/registry.h"
 
@@ -189,7 +190,8 @@ void Explorer::simulate(const std::atomic<bool>& cancel, Reporter& report, ISear
       m_options.threads ? m_options.threads : std::max(1u, std::thread::hardware_concurrency()),
       std::max<std::size_t>(1, search.planned()));
   std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back([this, &w] { work(w); });
+  // Workers ask the strategy for drafts, so those the system would not start leave no work behind.
+  startThreads(pool, threads - 1, [this, &w](std::size_t) { work(w); });
   work(w);
   for (auto& t : pool) t.join();
   if (w.failure) std::rethrow_exception(w.failure);

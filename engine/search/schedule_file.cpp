@@ -9,11 +9,10 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/common/json_input.h"
 #include "engine/kernel/dsl.h"
 #include "engine/target/registry.h"
 
@@ -191,17 +190,7 @@ void exportSchedule(const std::string& path, const Problem& p, const Draft& d, c
 }
 
 ImportedSchedule readSchedule(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open: " + errnoText(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  json j;
-  try {
-    j = json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(path + ": not valid JSON (truncated or corrupt?): byte " + std::to_string(e.byte) +
-                     ": " + e.what());
-  }
+  const json j = readJsonFile<json>(path, "schedule file");
   const Reader r(path);
   if (!j.is_object() || !j.contains("format"))
     r.fail("format", "missing: not a PIMScope schedule file (expected \"format\": \"pimscope-schedule\")");

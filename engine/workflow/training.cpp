@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
@@ -14,6 +13,8 @@
 #include <unordered_map>
 
 #include "engine/common/error.h"
+#include "engine/common/json_input.h"
+#include "engine/common/threads.h"
 #include "engine/kernel/library.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
@@ -105,7 +106,8 @@ std::vector<std::optional<Evaluation>> simulateAll(const Problem& p, std::span<c
     }
   };
   std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < caches.size(); ++t) pool.emplace_back(work, &caches[t]);
+  // Workers take drafts from `next`, so those the system would not start leave no work behind.
+  startThreads(pool, caches.size() - 1, [&](std::size_t t) { work(&caches[t + 1]); });
   work(&caches[0]);
   for (auto& t : pool) t.join();
   return out;
@@ -217,22 +219,25 @@ double secondsPerFullSimulation(const Problem& p, const std::vector<Draft>& draf
 }  // namespace
 
 Suite loadSuite(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw InputError(path + ": cannot open the suite file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(f);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path + ": " + e.what());
-  }
+  const nlohmann::json j = readJsonFile(path, "suite file");
+  if (!j.is_object()) throw InputError(path + ": expected a JSON object at top level, got " + j.type_name());
   Suite s;
-  s.name = j.value("name", path);
-  if (!j.contains("kernels") || !j["kernels"].is_object())
+  s.name = path;
+  if (auto it = j.find("name"); it != j.end()) {
+    if (!it->is_string()) throw InputError(path + ": name: not a string");
+    s.name = it->get<std::string>();
+  }
+  if (!j.contains("kernels") || !j.at("kernels").is_object())
     throw InputError(path + ": kernels: missing or not an object");
-  for (const auto& [kernel, shapes] : j["kernels"].items()) {
+  for (const auto& [kernel, shapes] : j.at("kernels").items()) {
     if (!shapes.is_array()) throw InputError(path + ": kernels." + kernel + ": not a list of shapes");
     std::vector<std::string> list;
-    const Kernel k = KernelLibrary::builtin().get(kernel);
+    Kernel k;
+    try {
+      k = KernelLibrary::builtin().get(kernel);
+    } catch (const InputError& e) {
+      throw InputError(path + ": kernels." + kernel + ": " + e.what());
+    }
     for (const auto& sh : shapes) {
       if (!sh.is_string()) throw InputError(path + ": kernels." + kernel + ": a shape is not a string");
       try {
