@@ -80,22 +80,8 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   m_breakdown = new BreakdownChart;
   m_heatmap = new UnitHeatmap;
   m_details = new DraftDetails;
-  m_controlsDock = addDock(tr("Controls"), QStringLiteral("controls"), m_controls, Qt::LeftDockWidgetArea);
-  m_paretoDock = addDock(tr("Pareto plot"), QStringLiteral("pareto"), m_pareto, Qt::RightDockWidgetArea);
-  m_breakdownDock =
-      addDock(tr("Time breakdown"), QStringLiteral("breakdown"), m_breakdown, Qt::RightDockWidgetArea);
-  m_heatmapDock = addDock(tr("Heat map"), QStringLiteral("heatmap"), m_heatmap, Qt::BottomDockWidgetArea);
-  m_detailsDock =
-      addDock(tr("Draft details"), QStringLiteral("details"), m_details, Qt::BottomDockWidgetArea);
   m_whatIf = new WhatIfPanel;
-  m_whatIfDock = addDock(tr("What-if hardware"), QStringLiteral("whatif"), m_whatIf, Qt::LeftDockWidgetArea);
-  tabifyDockWidget(m_controlsDock, m_whatIfDock);
-  m_controlsDock->raise();
-  splitDockWidget(m_heatmapDock, m_detailsDock, Qt::Horizontal);
-  resizeDocks({m_controlsDock, m_paretoDock}, {290, 560}, Qt::Horizontal);
-  resizeDocks({m_paretoDock, m_breakdownDock}, {1, 1}, Qt::Vertical);
-  resizeDocks({m_heatmapDock}, {330}, Qt::Vertical);
-  resizeDocks({m_heatmapDock, m_detailsDock}, {3, 2}, Qt::Horizontal);
+  buildDocks();
 
   m_counts = new QLabel;
   statusBar()->addPermanentWidget(m_counts);
@@ -160,12 +146,9 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
     activateWindow();
   });
 
-  resize(1680, 1050);
-  if (m_persist) {
-    QSettings s;
-    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
-  }
+  m_defaultState = saveState();  // View > Reset layout returns to it
+  fitToScreen();
+  if (m_persist) restoreWindowSettings();
   updateBreakdown();
   updateStatus();
 }
@@ -175,15 +158,6 @@ MainWindow::~MainWindow() {
   m_pruned->cancel();
   // The stack's destructor signals cleanChanged, which must not reach a half-destroyed window.
   disconnect(m_undo, nullptr, this, nullptr);
-}
-
-QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* w,
-                                 Qt::DockWidgetArea area) {
-  auto* dock = new QDockWidget(title, this);
-  dock->setObjectName(name);  // saveState/restoreState key
-  dock->setWidget(w);
-  addDockWidget(area, dock);
-  return dock;
 }
 
 void MainWindow::buildMenus() {
@@ -238,6 +212,7 @@ void MainWindow::buildMenus() {
     view->addAction(d->toggleViewAction());
   view->addSeparator();
   view->addAction(tr("Reset Pareto &zoom"), this, [this] { m_pareto->resetView(); });
+  view->addAction(tr("Reset &layout"), this, &MainWindow::resetLayout);
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   run->addAction(tr("&Explore"), QKeySequence(Qt::Key_F5), this, [this] { startSession(requestedConfig()); });
@@ -602,20 +577,6 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
     if (m_compare->grab().save(compare)) written << compare;
   }
   return written;
-}
-
-void MainWindow::closeEvent(QCloseEvent* e) {
-  if (!confirmClose()) {
-    e->ignore();
-    return;
-  }
-  m_session->stopAndWait();
-  if (m_persist) {
-    QSettings s;
-    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState());
-  }
-  QMainWindow::closeEvent(e);
 }
 
 }  // namespace pimgui

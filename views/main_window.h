@@ -53,6 +53,8 @@ class MainWindow : public QMainWindow {
   bool startDefaultSession();
   /// True when nothing runs: exploration finished, baselines in, selected draft analysed.
   bool idle() const;
+  /// View > Reset layout: the docks as first built, docked, and a size that fits the screen.
+  void resetLayout();
   /// Writes one PNG per view into `dir` (plus the IR and command tabs of the details); returns the paths.
   QStringList saveScreenshots(const QString& dir);
   /// CSV of the drafts table as filtered and sorted (every visible row), or of its selected rows only, in
@@ -108,7 +110,13 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* e) override;
 
  private:
+  // Layout (main_window_layout.cpp).
+  void buildDocks();
   QDockWidget* addDock(const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area);
+  QRect availableScreenArea() const;
+  /// The preferred size within the screen's free area, centred.
+  void fitToScreen();
+  void restoreWindowSettings();
   void buildMenus();
   void onStarted();
   void onProgress(bool force);
@@ -153,6 +161,7 @@ class MainWindow : public QMainWindow {
   void applyWhatIf(const pim::Backend& b);
 
   bool m_persist;
+  QByteArray m_defaultState;  // the docks as first built
   ExplorationSession* m_session;
   DraftSelection* m_selection;
   DraftTableModel* m_model;

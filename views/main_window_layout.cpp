@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// The main window's layout: its docks, a first size that fits the screen, View > Reset layout, and the
+// geometry kept between runs.
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QGuiApplication>
+#include <QScreen>
+#include <QSettings>
+
+#include "views/breakdown_chart.h"
+#include "views/control_panel.h"
+#include "views/draft_details.h"
+#include "views/exploration_session.h"
+#include "views/main_window.h"
+#include "views/pareto_plot.h"
+#include "views/unit_heatmap.h"
+#include "views/what_if_panel.h"
+
+namespace pimgui {
+
+namespace {
+constexpr QSize kPreferredSize(1680, 1050);
+}  // namespace
+
+void MainWindow::buildDocks() {
+  m_controlsDock = addDock(tr("Controls"), QStringLiteral("controls"), m_controls, Qt::LeftDockWidgetArea);
+  m_paretoDock = addDock(tr("Pareto plot"), QStringLiteral("pareto"), m_pareto, Qt::RightDockWidgetArea);
+  m_breakdownDock =
+      addDock(tr("Time breakdown"), QStringLiteral("breakdown"), m_breakdown, Qt::RightDockWidgetArea);
+  m_heatmapDock = addDock(tr("Heat map"), QStringLiteral("heatmap"), m_heatmap, Qt::BottomDockWidgetArea);
+  m_detailsDock =
+      addDock(tr("Draft details"), QStringLiteral("details"), m_details, Qt::BottomDockWidgetArea);
+  m_whatIfDock = addDock(tr("What-if hardware"), QStringLiteral("whatif"), m_whatIf, Qt::LeftDockWidgetArea);
+  tabifyDockWidget(m_controlsDock, m_whatIfDock);
+  m_controlsDock->raise();
+  splitDockWidget(m_heatmapDock, m_detailsDock, Qt::Horizontal);
+  resizeDocks({m_controlsDock, m_paretoDock}, {290, 560}, Qt::Horizontal);
+  resizeDocks({m_paretoDock, m_breakdownDock}, {1, 1}, Qt::Vertical);
+  resizeDocks({m_heatmapDock}, {330}, Qt::Vertical);
+  resizeDocks({m_heatmapDock, m_detailsDock}, {3, 2}, Qt::Horizontal);
+}
+
+QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* w,
+                                 Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(name);  // saveState/restoreState key
+  dock->setWidget(w);
+  addDockWidget(area, dock);
+  return dock;
+}
+
+QRect MainWindow::availableScreenArea() const {
+  const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
+  return s ? s->availableGeometry() : QRect(QPoint(0, 0), kPreferredSize);
+}
+
+void MainWindow::fitToScreen() {
+  // The preferred size, or 95% of the screen's free area (the frame and a panel need the rest), centred: the
+  // status bar must be on screen at first start.
+  const QRect area = availableScreenArea();
+  resize(kPreferredSize.boundedTo(area.size() * 0.95));
+  move(area.center() - QPoint(width() / 2, height() / 2));
+}
+
+void MainWindow::resetLayout() {
+  restoreState(m_defaultState);
+  for (QDockWidget* d : findChildren<QDockWidget*>()) d->setFloating(false);
+  fitToScreen();
+}
+
+void MainWindow::restoreWindowSettings() {
+  QSettings s;
+  restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  // Saved on a larger screen (or a second one no longer attached): fit this one instead.
+  if (!availableScreenArea().contains(frameGeometry())) fitToScreen();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  if (!confirmClose()) {
+    e->ignore();
+    return;
+  }
+  m_session->stopAndWait();
+  if (m_persist) {
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState());
+  }
+  QMainWindow::closeEvent(e);
+}
+
+}  // namespace pimgui
