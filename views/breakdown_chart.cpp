@@ -126,12 +126,13 @@ void BreakdownChart::setBars(std::vector<BreakdownBar> bars, std::optional<int> 
   y->setRange(0, top > 0 ? top * 1.18 : 1.0);  // headroom for the speed-up labels
   y->applyNiceNumbers();
   y->setLabelFormat(QStringLiteral("%.0f"));
-  if (top > 0 && top < 10) y->setLabelFormat(QStringLiteral("%.2f"));
+  if (top < 10) y->setLabelFormat(QStringLiteral("%.2f"));  // an empty chart too: not "0 0 0 1 1 1"
   m_chart->addAxis(x, Qt::AlignBottom);
   m_chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(x);
   series->attachAxis(y);
-  m_chart->setTitle(m_reference
+  m_chart->setTitle(m_bars.empty() ? QStringLiteral("Time breakdown: no evaluated drafts yet")
+                    : m_reference
                         ? QStringLiteral("Time breakdown (speed-up over %1)").arg(m_bars[*m_reference].label)
                         : QStringLiteral("Time breakdown"));
 

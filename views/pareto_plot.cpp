@@ -115,6 +115,11 @@ ParetoPlot::ParetoPlot(DraftTableModel* model, DraftSelection* selection, QWidge
   m_plot->selectionRect()->setBrush(QColor(50, 50, 200, 30));
   m_plot->installEventFilter(this);
   m_plot->setMouseTracking(true);
+  m_emptyNote = new QCPItemText(m_plot);
+  m_emptyNote->position->setType(QCPItemPosition::ptAxisRectRatio);
+  m_emptyNote->position->setCoords(0.5, 0.5);
+  m_emptyNote->setPositionAlignment(Qt::AlignCenter);
+  m_emptyNote->setColor(QColor(110, 110, 110));
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
@@ -215,12 +220,25 @@ void ParetoPlot::refresh() {
   m_plot->yAxis->setLabel(objectiveTitle(oy, unit));
   m_summary->setText(tr("%1 drafts, %2 on the front").arg(m_points.size()).arg(frontPts.size()));
   refreshPruned(ox, oy);
+  m_emptyNote->setText(m_points.empty() && m_prunedPoints.empty()
+                           ? tr("No drafts with a value on both axes yet\n(nothing evaluated)")
+                           : QString());
+  m_emptyNote->setVisible(!m_emptyNote->text().isEmpty());
   if (!m_userZoomed) resetView();
   showSelection();
 }
 
+QString ParetoPlot::emptyNote() const { return m_emptyNote->visible() ? m_emptyNote->text() : QString(); }
+
 void ParetoPlot::resetView() {
   m_userZoomed = false;
+  if (m_points.empty() && m_prunedPoints.empty()) {
+    // Nothing to scale to: a plain decade, not a range of zero width drawn as a wall of tick labels.
+    for (QCPAxis* a : {m_plot->xAxis, m_plot->yAxis})
+      a->setRange(a->scaleType() == QCPAxis::stLogarithmic ? QCPRange(1, 10) : QCPRange(0, 1));
+    m_plot->replot();
+    return;
+  }
   m_plot->rescaleAxes();
   for (QCPAxis* a : {m_plot->xAxis, m_plot->yAxis}) {
     QCPRange r = a->range();

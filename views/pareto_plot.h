@@ -11,6 +11,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPItemText;
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -55,6 +56,8 @@ class ParetoPlot : public QWidget {
   };
   const std::vector<Point>& points() const { return m_points; }
   QCustomPlot* plot() const { return m_plot; }
+  /// The note an empty plot shows instead of axes scaled to nothing; empty when there are points.
+  QString emptyNote() const;
   /// Pruned drafts drawn (after thinning, see kMaxPrunedPoints) and how many had values on both axes.
   const std::vector<Point>& prunedPoints() const { return m_prunedPoints; }
   std::size_t prunedPlottable() const { return m_prunedPlottable; }
@@ -89,6 +92,7 @@ class ParetoPlot : public QWidget {
   std::size_t m_prunedPlottable = 0;
   bool m_showPruned = false;
   std::vector<Point> m_points;
+  QCPItemText* m_emptyNote;  // "No drafts with both values yet", over an empty plot
   bool m_userZoomed = false;
 };
 

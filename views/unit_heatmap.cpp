@@ -228,13 +228,25 @@ void UnitHeatmap::rebuild() {
   m_values = values();
   m_plot->clearItems();
   const pim::UnitGeometry& g = m_geometry;
-  if (!have || g.units() <= 0) {
+  m_map->setVisible(have && g.units() > 0);
+  m_scale->setVisible(m_map->visible());
+  if (!m_map->visible()) {
+    // An empty state, not a one-cell map in the colour of zero that reads as "every unit idle".
     m_map->data()->setSize(1, 1);
     m_map->data()->setCell(0, 0, 0);
     m_caption->setText(
         m_analysis && !m_analysis->error.empty()
             ? tr("Draft %1: %2").arg(m_analysis->draft.id).arg(QString::fromStdString(m_analysis->error))
             : tr("Select a draft"));
+    auto* note = new QCPItemText(m_plot);
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(0.5, 0.5);
+    note->setColor(QColor(110, 110, 110));
+    note->setText(
+        tr("No draft selected: select one in the table or the Pareto plot\nto see its data and "
+           "statistics unit by unit"));
+    m_plot->xAxis->setLabel({});
+    m_plot->yAxis->setLabel({});
     m_plot->replot();
     return;
   }

@@ -89,6 +89,7 @@ class ExportTest : public ::testing::Test {
  protected:
   void SetUp() override {
     w = std::make_unique<MainWindow>(false);
+    w->resize(1680, 1050);  // the offscreen screen is 800x600; the window fits it at first start
     w->show();
     ASSERT_TRUE(w->startSession(test::smallConfig()));
     ASSERT_TRUE(test::waitFor(

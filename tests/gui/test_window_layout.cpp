@@ -7,7 +7,11 @@
 #include <QGuiApplication>
 #include <QScreen>
 
+#include <qcustomplot.h>
+
 #include "views/main_window.h"
+#include "views/pareto_plot.h"
+#include "views/unit_heatmap.h"
 
 using namespace pimgui;
 
@@ -31,4 +35,24 @@ TEST(WindowLayout, ResetLayoutBringsBackClosedAndFloatingDocks) {
     EXPECT_FALSE(d->isFloating()) << d->objectName().toStdString();
     EXPECT_FALSE(d->isHidden()) << d->objectName().toStdString();
   }
+}
+
+// With no points both axes used to scale to a zero-width range and draw a solid wall of tick labels.
+TEST(WindowEmptyStates, AnEmptyParetoPlotSaysSoInsteadOfAWallOfTicks) {
+  MainWindow w(false);
+  w.resize(1200, 800);
+  w.show();
+  ParetoPlot* p = w.pareto();
+  ASSERT_TRUE(p->points().empty());
+  EXPECT_FALSE(p->emptyNote().isEmpty());
+  p->plot()->replot();
+  for (QCPAxis* a : {p->plot()->xAxis, p->plot()->yAxis}) {
+    EXPECT_GT(a->range().size(), 0.0);
+    EXPECT_LE(a->tickVector().size(), 12) << a->label().toStdString();
+  }
+  // The heat map shows no one-cell map in the colour of zero (it read as "every unit idle").
+  EXPECT_FALSE(w.heatmap()->plot()->plottable(0)->visible());
+  // PIMSCOPE_SCREENSHOTS=<dir> keeps the empty views as pictures.
+  if (const QString dir = qEnvironmentVariable("PIMSCOPE_SCREENSHOTS"); !dir.isEmpty())
+    w.saveScreenshots(dir);
 }
