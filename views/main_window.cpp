@@ -44,6 +44,7 @@
 #include "views/pareto_plot.h"
 #include "views/plot_export.h"
 #include "views/pruned_lister.h"
+#include "views/run_progress.h"
 #include "views/session_document.h"
 #include "views/unit_heatmap.h"
 #include "views/verdict_banner.h"
@@ -84,6 +85,8 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   buildDocks();
 
   m_counts = new QLabel;
+  m_runProgress = new RunProgress;
+  statusBar()->addPermanentWidget(m_runProgress);
   statusBar()->addPermanentWidget(m_counts);
   m_undo = new QUndoStack(this);
   buildMenus();
@@ -296,6 +299,8 @@ void MainWindow::onStarted() {
   m_model->reset(m_session->problem(), m_session->predictorErrorPct());
   m_table->setPrunedNote({});
   m_controls->setRunning(true);
+  statusBar()->clearMessage();  // the previous run's "Done in" is not this run's
+  m_runClock.start();
   // A run of another backend (or the first run) starts the what-if form over from the shipped parameters.
   const pim::Backend& backend = m_session->problem()->backend();
   if (!m_session->config().backendOverride && m_whatIf->original().name != backend.name) {
@@ -357,6 +362,7 @@ void MainWindow::onFinished(bool cancelled) {
 
 void MainWindow::completeFinish() {
   m_controls->setRunning(false);
+  updateStatus();  // the progress bar goes once the last row is shown
   // Show the best draft in the single-draft views unless the user already picked one; a reopened session
   // shows what was selected when it was saved.
   if (m_restoreSelection) {
@@ -370,7 +376,7 @@ void MainWindow::completeFinish() {
     }
   }
   QString msg = m_cancelled ? tr("Cancelled: kept %L1 records").arg(m_model->keptRows())
-                            : tr("Done in %1 s").arg(m_session->progress().elapsedSeconds, 0, 'f', 2);
+                            : tr("Done in %1 s").arg(m_runClock.elapsed() / 1e3, 0, 'f', 2);
   if (!m_restoreMessage.isEmpty()) msg = std::exchange(m_restoreMessage, QString());
   if (!m_session->note().isEmpty()) msg += QStringLiteral(" · ") + m_session->note();
   statusBar()->showMessage(msg);
@@ -403,6 +409,8 @@ void MainWindow::updateBreakdown() {
 
 void MainWindow::updateStatus() {
   const pim::ExploreProgress& p = m_session->progress();
+  // Until the last row is in the views, not only until the engine is done.
+  m_runProgress->showProgress(p, m_session->running() || m_awaitFinal || m_finalArrived || m_feeding);
   QString best = tr("best –");
   if (auto id = bestDraft()) best = tr("best #%1 %2 µs").arg(*id).arg(p.bestNs / 1e3, 0, 'f', 2);
   QString pruned = tr("pruned");

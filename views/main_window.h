@@ -26,6 +26,7 @@ namespace pimgui {
 
 class UnitHeatmap;
 class VerdictBanner;
+class RunProgress;
 class BreakdownChart;
 class CompareView;
 class ControlPanel;
@@ -90,6 +91,7 @@ class MainWindow : public QMainWindow {
   DraftSelection* selection() const { return m_selection; }
   DraftTablePanel* table() const { return m_table; }
   VerdictBanner* verdictBanner() const { return m_verdict; }
+  RunProgress* runProgress() const { return m_runProgress; }
   ParetoPlot* pareto() const { return m_pareto; }
   BreakdownChart* breakdown() const { return m_breakdown; }
   UnitHeatmap* heatmap() const { return m_heatmap; }
@@ -185,6 +187,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_heatmapDock;
   QDockWidget* m_detailsDock;
   QLabel* m_counts;
+  RunProgress* m_runProgress;
   QUndoStack* m_undo;
   QMenu* m_recentMenu = nullptr;
   QString m_sessionPath;
@@ -196,6 +199,7 @@ class MainWindow : public QMainWindow {
   std::optional<std::array<double, 4>> m_restoreParetoView;
   QString m_restoreMessage;
   QElapsedTimer m_lastRefresh;
+  QElapsedTimer m_runClock;  // from Explore to the last row shown: what "Done in" reports
   bool m_prunedRequested = false, m_prunedListed = false;
   std::shared_ptr<const std::vector<pim::DraftRecord>> m_pendingRecords;
   bool m_feeding = false, m_cancelled = false;

@@ -120,26 +120,10 @@ std::string grouped(std::uint64_t n) {
   return s;
 }
 
-std::string durationText(double seconds) {
-  const auto s = static_cast<long long>(std::llround(std::max(0.0, seconds)));
-  if (s < 60) return std::to_string(s) + " s";
-  if (s < 3600) return std::to_string(s / 60) + " min " + std::to_string(s % 60) + " s";
-  return std::to_string(s / 3600) + " h " + std::to_string(s % 3600 / 60) + " min";
-}
-
 std::string EtaMeter::operator()(const std::string& key, double done, double total) {
-  const auto now = std::chrono::steady_clock::now();
-  if (key != m_key) {
-    m_key = key;
-    m_start = now;
-    m_startDone = done;
-    return "";
-  }
-  const double elapsed = std::chrono::duration<double>(now - m_start).count();
-  const double rate = (done - m_startDone) / std::max(elapsed, 1e-9);
-  if (elapsed < 1 || rate <= 0 || done >= total) return "";
-  const double left = (total - done) / rate;
-  return left < 1 ? ", under a second left" : ", about " + durationText(left) + " left";
+  const auto left = m_meter.secondsLeft(key, done, total);
+  if (!left) return "";
+  return *left < 1 ? ", under a second left" : ", about " + durationText(*left) + " left";
 }
 
 nlohmann::json draftJson(const DraftSpace& space, const Draft& d) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/time_left.h"
 #include "engine/core/problem.h"
 #include "engine/search/evaluate.h"
 
@@ -55,9 +56,6 @@ class TextTable {
 
 /// "1,234,567"
 std::string grouped(std::uint64_t n);
-/// "45 s", "3 min 5 s", "2 h 10 min"
-std::string durationText(double seconds);
-
 /// The estimate on a progress line, from the rate since `key` was first seen (a new shape or stage restarts
 /// it): "" until a second has passed with work done, else ", about 3 min 5 s left".
 class EtaMeter {
@@ -65,9 +63,7 @@ class EtaMeter {
   std::string operator()(const std::string& key, double done, double total);
 
  private:
-  std::string m_key;
-  double m_startDone = 0;
-  std::chrono::steady_clock::time_point m_start;
+  TimeLeftMeter m_meter;
 };
 nlohmann::json draftJson(const DraftSpace& space, const Draft& d);
 /// cycles / time_ns / energy_pj of an evaluation, as `simulate --json` prints them; with `unitsOf`, also its

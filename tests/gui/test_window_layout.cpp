@@ -6,11 +6,15 @@
 #include <QDockWidget>
 #include <QGuiApplication>
 #include <QScreen>
+#include <QStatusBar>
 
 #include <qcustomplot.h>
 
+#include "gui_test_util.h"
+#include "views/exploration_session.h"
 #include "views/main_window.h"
 #include "views/pareto_plot.h"
+#include "views/run_progress.h"
 #include "views/unit_heatmap.h"
 
 using namespace pimgui;
@@ -55,4 +59,31 @@ TEST(WindowEmptyStates, AnEmptyParetoPlotSaysSoInsteadOfAWallOfTicks) {
   // PIMSCOPE_SCREENSHOTS=<dir> keeps the empty views as pictures.
   if (const QString dir = qEnvironmentVariable("PIMSCOPE_SCREENSHOTS"); !dir.isEmpty())
     w.saveScreenshots(dir);
+}
+
+// Progress: a bar with n of N while the run goes and until its last row is shown; the previous run's
+// "Done in" is gone as soon as the next one starts.
+TEST(WindowProgress, ABarCountsTheRunAndDoneInIsTheWholeRun) {
+  MainWindow w(false);
+  w.resize(1400, 900);
+  w.show();
+  SessionConfig c = test::smallConfig();
+  ASSERT_TRUE(w.startSession(c));
+  bool sawCount = false;
+  ASSERT_TRUE(test::waitFor(
+      [&] {
+        if (w.runProgress()->isVisible() && w.runProgress()->format().contains(QStringLiteral(" of ")))
+          sawCount = true;
+        return w.idle() && !w.session()->running();
+      },
+      60000));
+  EXPECT_TRUE(sawCount);
+  EXPECT_FALSE(w.runProgress()->isVisible());
+  EXPECT_TRUE(w.statusBar()->currentMessage().startsWith(QStringLiteral("Done in")))
+      << w.statusBar()->currentMessage().toStdString();
+
+  ASSERT_TRUE(w.startSession(c));
+  EXPECT_FALSE(w.statusBar()->currentMessage().startsWith(QStringLiteral("Done in")));
+  EXPECT_TRUE(w.runProgress()->isVisible());
+  ASSERT_TRUE(test::waitFor([&] { return w.idle() && !w.session()->running(); }, 60000));
 }

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/run_progress.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace pimgui {
+
+RunProgress::RunProgress(QWidget* parent) : QProgressBar(parent) {
+  setObjectName(QStringLiteral("runProgress"));
+  setMinimumWidth(320);
+  setTextVisible(true);
+  hide();
+}
+
+void RunProgress::showProgress(const pim::ExploreProgress& p, bool running) {
+  setVisible(running);
+  if (!running) return;
+  const QString stage = QString::fromStdString(p.stage);
+  if (p.stage != "simulating" || p.toSimulate == 0) {
+    // Generating, screening, loading and predicting have no count the engine reports as they go: a busy bar.
+    setRange(0, 0);
+    setFormat(stage);
+    return;
+  }
+  const std::uint64_t done = std::min<std::uint64_t>(p.simulated + p.failed, p.toSimulate);
+  // QProgressBar counts in int; plans beyond it are shown in proportion.
+  const double scale = std::max(1.0, static_cast<double>(p.toSimulate) / std::numeric_limits<int>::max());
+  setRange(0, static_cast<int>(static_cast<double>(p.toSimulate) / scale));
+  setValue(static_cast<int>(static_cast<double>(done) / scale));
+  QString text = tr("simulating %L1 of %L2").arg(done).arg(p.toSimulate);
+  if (const auto left =
+          m_timeLeft.secondsLeft(p.stage, static_cast<double>(done), static_cast<double>(p.toSimulate)))
+    text += *left < 1 ? tr(" · under a second left")
+                      : tr(" · about %1 left").arg(QString::fromStdString(pim::durationText(*left)));
+  setFormat(text);
+}
+
+}  // namespace pimgui
