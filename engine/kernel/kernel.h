@@ -126,6 +126,10 @@ struct Kernel {
 /// Same dimensions, tensors, loops and statements: the same computation, whatever the kernel's name,
 /// description, default sizes and source text.
 bool sameComputation(const Kernel& a, const Kernel& b);
+/// What stored results are keyed by: "ir1:" and the SHA-256 of a canonical form of everything
+/// sameComputation compares (dimension names, tensors with dtypes and roles, loops, statements, guards),
+/// none of the name, description, defaults, comments or layout of the text.
+std::string computationHash(const Kernel& k);
 
 /// Sizes bound to a kernel's dimensions (same order as Kernel::dims).
 struct Shape {
