@@ -172,7 +172,11 @@ TEST(PredictorTraining, MaxFreshCutsOnlyShapesThatNeedNewSimulations) {
   EXPECT_EQ(mixed.metadata().samples + mixed.metadata().validationSamples, (n1 + 1) / 2 + 20);
   const auto backendId = store.upsertBackend(b.name, b.hash(), b.toJson());
   const Kernel red = KernelLibrary::builtin().get("red");
-  EXPECT_EQ(store.results(store.upsertProblem(backendId, "red", red.source, "b=2,n=4096")).size(), 20u);
+  EXPECT_EQ(
+      store
+          .results(store.upsertProblem(backendId, "red", pim::computationHash(red), red.source, "b=2,n=4096"))
+          .size(),
+      20u);
 }
 
 // Retraining is reproducible whatever an earlier run left in the store: a store holding part of the sample
@@ -278,7 +282,8 @@ TEST(PredictorEvaluation, BranchAndBoundFindsTheSameOptimum) {
   const Kernel red = KernelLibrary::builtin().get("red");
   auto stored = [&](ResultsStore& s) {
     const auto backendId = s.upsertBackend(b.name, b.hash(), b.toJson());
-    return s.results(s.upsertProblem(backendId, "red", red.source, "b=1,n=2048")).size();
+    return s.results(s.upsertProblem(backendId, "red", pim::computationHash(red), red.source, "b=1,n=2048"))
+        .size();
   };
   EXPECT_EQ(stored(allStore), all.rows[0].drafts);
   EXPECT_LT(stored(boundStore), all.rows[0].drafts / 2);

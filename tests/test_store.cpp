@@ -116,7 +116,7 @@ struct Fixture {
   explicit Fixture(const std::string& path = ":memory:")
       : store(ResultsStore::open(path)),
         backend(store.upsertBackend("hbm2-pim", "abc123", R"({"name":"hbm2-pim"})")),
-        problem(store.upsertProblem(backend, "gemv", "kernel gemv ...", "b=1,out=4096,in=4096")) {}
+        problem(store.upsertProblem(backend, "gemv", "ir-gemv", "kernel gemv ...", "b=1,out=4096,in=4096")) {}
 };
 
 // The shipped v1 schema, written out by hand: a store as PIMScope schema 1 left it.
@@ -166,14 +166,14 @@ TEST(ResultsStore, BackendAndProblemUpsert) {
   auto b2 = store.upsertBackend("upmem", "hash-b", "{}");
   EXPECT_NE(b1, b2);
 
-  auto p1 = store.upsertProblem(b1, "gemv", "src", "b=1,out=4096,in=4096");
-  EXPECT_EQ(store.upsertProblem(b1, "gemv", "src", "b=1,out=4096,in=4096"), p1);
-  EXPECT_NE(store.upsertProblem(b1, "gemv", "src", "b=1,out=1024,in=4096"), p1);
-  EXPECT_NE(store.upsertProblem(b2, "gemv", "src", "b=1,out=4096,in=4096"), p1);
-  EXPECT_EQ(store.findProblem(b1, "gemv", "b=1,out=4096,in=4096"), p1);
-  EXPECT_EQ(store.findProblem(b1, "gemm", "b=1,out=4096,in=4096"), std::nullopt);
+  auto p1 = store.upsertProblem(b1, "gemv", "ir-gemv", "src", "b=1,out=4096,in=4096");
+  EXPECT_EQ(store.upsertProblem(b1, "gemv", "ir-gemv", "src", "b=1,out=4096,in=4096"), p1);
+  EXPECT_NE(store.upsertProblem(b1, "gemv", "ir-gemv", "src", "b=1,out=1024,in=4096"), p1);
+  EXPECT_NE(store.upsertProblem(b2, "gemv", "ir-gemv", "src", "b=1,out=4096,in=4096"), p1);
+  EXPECT_EQ(store.findProblem(b1, "ir-gemv", "b=1,out=4096,in=4096"), p1);
+  EXPECT_EQ(store.findProblem(b1, "ir-gemm", "b=1,out=4096,in=4096"), std::nullopt);
 
-  expectInputError([&] { store.upsertProblem(9999, "gemv", "src", "b=1"); },
+  expectInputError([&] { store.upsertProblem(9999, "gemv", "ir-gemv", "src", "b=1"); },
                    {":memory:", "upsertProblem", "FOREIGN KEY"});
 }
 
@@ -310,9 +310,9 @@ TEST(ResultsStore, ModelsAndPredictionsRoundTrip) {
 
 TEST(ResultsStore, LookupUpsert) {
   Fixture f;
-  EXPECT_FALSE(f.store.lookup("abc123", "gemv", "b=1"));
-  f.store.putLookup({"abc123", "gemv", "b=1", 17, 1234.5, std::nullopt, "simulated"});
-  auto e = f.store.lookup("abc123", "gemv", "b=1");
+  EXPECT_FALSE(f.store.lookup("abc123", "ir-gemv", "b=1"));
+  f.store.putLookup({"abc123", "ir-gemv", "gemv", "b=1", 17, 1234.5, std::nullopt, "simulated"});
+  auto e = f.store.lookup("abc123", "ir-gemv", "b=1");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->backendHash, "abc123");
   EXPECT_EQ(e->kernel, "gemv");
@@ -326,46 +326,37 @@ TEST(ResultsStore, LookupUpsert) {
   m.backendHash = "abc123";
   m.name = "xgb";
   auto mid = f.store.putModel(m);
-  f.store.putLookup({"abc123", "gemv", "b=1", 3, 999.0, mid, "model"});  // replaces
-  f.store.putLookup({"abc123", "gemv", "b=2", 4, 5.0, std::nullopt, "manual"});
-  e = f.store.lookup("abc123", "gemv", "b=1");
+  f.store.putLookup({"abc123", "ir-gemv", "gemv", "b=1", 3, 999.0, mid, "model"});  // replaces
+  f.store.putLookup({"abc123", "ir-gemv", "gemv", "b=2", 4, 5.0, std::nullopt, "manual"});
+  e = f.store.lookup("abc123", "ir-gemv", "b=1");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->draftId, 3);
   EXPECT_EQ(e->timeNs, 999.0);
   EXPECT_EQ(e->modelId, mid);
   EXPECT_EQ(e->source, "model");
-  EXPECT_EQ(f.store.lookup("abc123", "gemv", "b=2")->draftId, 4);
+  EXPECT_EQ(f.store.lookup("abc123", "ir-gemv", "b=2")->draftId, 4);
   expectInputError(
       [&] {
-        f.store.putLookup({"abc123", "gemv", "b=3", 4, 5.0, 9999, "model"});
+        f.store.putLookup({"abc123", "ir-gemv", "gemv", "b=3", 4, 5.0, 9999, "model"});
       },
       {"putLookup", "FOREIGN KEY"});
 }
 
-TEST(ResultsStore, KernelSourceChangeInvalidatesDerivedRows) {
+// A kernel named like another but computing something else must never see the other's results; the same
+// computation under another text (comments, layout, name) keeps them.
+TEST(ResultsStore, ProblemsAreKeyedByWhatTheKernelComputes) {
   Fixture f;
-  std::vector<StoredDraft> d = {{1, "{}", {1.0f}}};
-  f.store.putDrafts(f.problem, d);
   std::vector<StoredResult> r = {makeResult(f.problem, 1)};
   f.store.putResults(r);
-  f.store.putLookup({"abc123", "gemv", "b=1,out=4096,in=4096", 1, 1.0, std::nullopt, "simulated"});
-  f.store.putLookup({"abc123", "gemv", "b=2", 1, 1.0, std::nullopt, "simulated"});
-  f.store.putLookup(
-      {"abc123/t2", "gemv", "b=1,out=4096,in=4096", 1, 1.0, std::nullopt, "model"});  // qualified
-  f.store.putLookup(
-      {"abc1234", "gemv", "b=1,out=4096,in=4096", 1, 1.0, std::nullopt, "model"});  // other hash
-
-  // Same source: nothing changes.
-  EXPECT_EQ(f.store.upsertProblem(f.backend, "gemv", "kernel gemv ...", "b=1,out=4096,in=4096"), f.problem);
+  const std::string shape = "b=1,out=4096,in=4096";
+  EXPECT_EQ(f.store.upsertProblem(f.backend, "gemv", "ir-gemv", "# reformatted\nkernel gemv ...", shape),
+            f.problem);
   EXPECT_EQ(f.store.countResults(f.problem), 1);
-  // New source: same id, derived rows gone.
-  EXPECT_EQ(f.store.upsertProblem(f.backend, "gemv", "kernel gemv v2", "b=1,out=4096,in=4096"), f.problem);
-  EXPECT_EQ(f.store.countResults(f.problem), 0);
-  EXPECT_TRUE(f.store.drafts(f.problem).empty());
-  EXPECT_FALSE(f.store.lookup("abc123", "gemv", "b=1,out=4096,in=4096"));
-  EXPECT_FALSE(f.store.lookup("abc123/t2", "gemv", "b=1,out=4096,in=4096"));
-  EXPECT_TRUE(f.store.lookup("abc1234", "gemv", "b=1,out=4096,in=4096"));
-  EXPECT_TRUE(f.store.lookup("abc123", "gemv", "b=2"));
+  EXPECT_EQ(f.store.upsertProblem(f.backend, "my_gemv", "ir-gemv", "kernel my_gemv ...", shape), f.problem);
+  const auto other = f.store.upsertProblem(f.backend, "gemv", "ir-other", "kernel gemv (other)", shape);
+  EXPECT_NE(other, f.problem);
+  EXPECT_EQ(f.store.countResults(other), 0);
+  EXPECT_EQ(f.store.findProblem(f.backend, "ir-gemv", shape), f.problem);
 }
 
 TEST(ResultsStore, TransactionsCommitRollBackAndNest) {
@@ -455,19 +446,25 @@ TEST(ResultsStore, MigratesV1ToV2) {
   ASSERT_EQ(rawInt(path, "SELECT value FROM meta WHERE key = 'schema_version'"), 1);
   {
     auto store = ResultsStore::open(path);
-    auto a = store.lookup("h1", "gemv", "b=1");
+    // Rows keyed by name stay (as "name:gemv"), matching no kernel's computation hash.
+    EXPECT_FALSE(store.lookup("h1", "ir-gemv", "b=1"));
+    auto a = store.lookup("h1", "name:gemv", "b=1");
     ASSERT_TRUE(a);
     EXPECT_EQ(a->draftId, 4);
     EXPECT_EQ(a->source, "simulated");
-    auto b = store.lookup("h1", "gemv", "b=2");
+    auto b = store.lookup("h1", "name:gemv", "b=2");
     ASSERT_TRUE(b);
     EXPECT_EQ(b->modelId, 1);
     EXPECT_EQ(b->source, "model");
     EXPECT_EQ(store.countResults(1), 1);
     EXPECT_EQ(store.result(1, 4, "draft", "")->totalCycles, 6);
     EXPECT_EQ(store.model(1)->bytes, (std::vector<std::uint8_t>{0, 255}));
-    store.putLookup({"h1", "gemv", "b=3", 6, 5.0, std::nullopt, "manual"});
-    EXPECT_EQ(store.lookup("h1", "gemv", "b=3")->source, "manual");
+    // The old problem row's labels go only to a kernel made from exactly its text.
+    EXPECT_NE(store.upsertProblem(1, "gemv", "ir-other", "other text", "b=1"), 1);
+    EXPECT_EQ(store.upsertProblem(1, "gemv", "ir-gemv", "src", "b=1"), 1);
+    EXPECT_EQ(store.countResults(1), 1);
+    store.putLookup({"h1", "ir-gemv", "gemv", "b=3", 6, 5.0, std::nullopt, "manual"});
+    EXPECT_EQ(store.lookup("h1", "ir-gemv", "b=3")->source, "manual");
   }
   EXPECT_EQ(rawInt(path, "SELECT value FROM meta WHERE key = 'schema_version'"),
             ResultsStore::schemaVersion());
@@ -614,7 +611,7 @@ TEST(ResultsStore, CommittedBatchesSurviveKill9) {
     try {
       auto store = ResultsStore::open(path);
       auto b = store.upsertBackend("hbm2-pim", "h", "{}");
-      auto p = store.upsertProblem(b, "gemv", "src", "b=1");
+      auto p = store.upsertProblem(b, "gemv", "ir-gemv", "src", "b=1");
       for (std::int32_t n = 0; n < 1'000'000; ++n) {
         std::vector<StoredResult> rs;
         for (int i = 0; i < kBatch; ++i)
@@ -647,7 +644,7 @@ TEST(ResultsStore, CommittedBatchesSurviveKill9) {
 
   auto store = ResultsStore::open(path);
   auto b = store.upsertBackend("hbm2-pim", "h", "{}");
-  auto p = store.findProblem(b, "gemv", "b=1");
+  auto p = store.findProblem(b, "ir-gemv", "b=1");
   ASSERT_TRUE(p);
   auto all = store.results(*p);
   std::map<std::int64_t, int> perBatch;

@@ -52,6 +52,36 @@ nlohmann::json baselineJson(const Baseline& b) {
   return j;
 }
 
+/// The stored pick of `p`, if it still is one. A row names only a draft id, and the store is a file anyone
+/// may edit: a draft that is not in the problem's space, is pruned there, or cannot run is not served as
+/// "best" (a warning says why and the search runs and replaces it). The time served is always re-simulated.
+std::optional<DraftRecord> verifiedLookup(const Problem& p, ResultsStore& store,
+                                          const std::string& backendKey, const std::string& shape,
+                                          const ExploreOptions& eo) {
+  const auto hit = store.lookup(backendKey, computationHash(p.kernel()), shape);
+  if (!hit) return std::nullopt;
+  const std::string draft = "draft " + std::to_string(hit->draftId);
+  auto ignore = [&](const std::string& why) {
+    std::cerr << "pimscope-cli: warning: " << store.path() << ": lookup entry for " << p.title()
+              << " ignored: " << why << "\n";
+    return std::nullopt;
+  };
+  const auto space = targetOf(p.backend()).candidates(p, eo.rules);
+  if (hit->draftId < 0 || static_cast<std::uint64_t>(hit->draftId) >= space->size())
+    return ignore(draft + " is not in its space of " + std::to_string(space->size()) + " drafts");
+  const auto id = static_cast<std::uint64_t>(hit->draftId);
+  if (const Verdict v = space->why(id); !v.kept)
+    return ignore(draft + " is pruned (rule " + std::to_string(v.rule) + ", " + v.ruleName + ")");
+  DraftRecord r;
+  r.draft = space->candidate(id);
+  try {
+    r.simulated = std::make_shared<const Evaluation>(evaluateDraft(p, r.draft, eo.eval));
+  } catch (const InputError& e) {
+    return ignore(draft + " cannot run: " + e.what());
+  }
+  return r;
+}
+
 struct ExploreCmd {
   ProblemOptions problem;
   std::string strategy = "predictor";
@@ -100,13 +130,8 @@ void runExplore(const ExploreCmd& o) {
   ExploreProgress last;
   std::string servedFrom = "search";
   if (store && lookupPick) {
-    if (auto hit = store->lookup(lookupKey, problem->kernel().name, shape)) {
-      DraftRecord r;
-      r.draft = problem->space().draft(static_cast<std::uint64_t>(hit->draftId));
-      r.simulated = std::make_shared<const Evaluation>(evaluateDraft(*problem, r.draft, eo.eval));
-      best = r;
-      servedFrom = "lookup table";
-    }
+    best = verifiedLookup(*problem, *store, lookupKey, shape, eo);
+    if (best) servedFrom = "lookup table";
   }
   if (!best) {
     Explorer ex(*problem, eo);
@@ -124,8 +149,9 @@ void runExplore(const ExploreCmd& o) {
     if (best && best->simulated && ranker && best->draft.id != kNoDraft)
       best->predictedNs = ranker->predictNs(*problem, std::vector{best->draft})[0];
     if (store && best && best->draft.id != kNoDraft && lookupPick && last.stage == "done") {
-      store->putLookup({lookupKey, problem->kernel().name, shape, static_cast<std::int64_t>(best->draft.id),
-                        best->simulated->timeNs, std::nullopt, ranker ? "model" : "simulated"});
+      store->putLookup({lookupKey, computationHash(problem->kernel()), problem->kernel().name, shape,
+                        static_cast<std::int64_t>(best->draft.id), best->simulated->timeNs, std::nullopt,
+                        ranker ? "model" : "simulated"});
     }
   }
   // A lookup-table hit does not wait for the model: the time is the query's, the model only names the pick.
@@ -256,6 +282,10 @@ void runTrain(const TrainCmd& o) {
   installInterruptHandler();
   const Backend& b = builtinBackends().get(o.backend);
   const Suite suite = loadSuites(o.suites);
+  // Checked before labelling and training, which may take hours: a folder that cannot take the model would
+  // otherwise lose the work. The shipped datasets/models are replaced only when named.
+  const std::string outDir = o.out.empty() ? userModelsDir() : o.out;
+  Predictor::prepareOutput(outDir, b.name);
   std::optional<ResultsStore> store;
   if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
   TrainOptions to;
@@ -276,10 +306,11 @@ void runTrain(const TrainCmd& o) {
   const Predictor p = trainPredictor(b, suite, to);
   if (terminal()) std::cerr << "\r\033[K";
   if (g_interrupted.load()) throw InputError("train: interrupted; labelled batches are kept in " + o.db);
-  p.save(o.out);
+  p.save(outDir);
   const auto& m = p.metadata();
   if (o.json) {
     printJson({{"backend", b.name},
+               {"files", Predictor::files(outDir, b.name)},
                {"samples", m.samples},
                {"validation_samples", m.validationSamples},
                {"rounds", m.rounds},
@@ -291,7 +322,9 @@ void runTrain(const TrainCmd& o) {
     return;
   }
   std::cout << "trained " << b.name << " on " << m.samples << " drafts (" << m.validationSamples
-            << " for validation), " << m.rounds << " rounds, validation error " << m.validationMape << "%\n";
+            << " for validation), " << m.rounds << " rounds, validation error " << m.validationMape << "%\n"
+            << "wrote " << Predictor::files(outDir, b.name)[0] << " and "
+            << Predictor::files(outDir, b.name)[1] << "\n";
 }
 
 struct EvaluateCmd {
@@ -420,7 +453,8 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--suite", t->suites, "workload suite JSON (repeat to train on the union of several)")
       ->required();
   cmd->add_option("--db", t->db, "results store for the labels (each shape committed as one batch)");
-  cmd->add_option("--out", t->out, "model directory (default: datasets/models)");
+  cmd->add_option("--out", t->out,
+                  "model folder (default: $XDG_DATA_HOME/pimscope/models or ~/.local/share/pimscope/models)");
   cmd->add_option("--max-samples", t->maxSamples, "cap on labelled drafts per shape (15% otherwise)")
       ->check(unsignedInteger());
   cmd->add_option("--max-fresh", t->maxFresh,

@@ -9,6 +9,7 @@
 #include "app/cli/cli_common.h"
 #include "engine/codegen/ir_text.h"
 #include "engine/common/error.h"
+#include "engine/common/output_file.h"
 #include "engine/search/schedule_file.h"
 #include "engine/target/registry.h"
 #include "engine/workflow/compare.h"
@@ -207,6 +208,7 @@ void runExport(const ExportCmd& o) {
   if (std::find(std::begin(kFormats), std::end(kFormats), o.format) == std::end(kFormats))
     throw InputError("--format: '" + o.format + "' is not schedule, ir, commands, csv or trace");
   if (o.out.empty()) throw InputError("--out: give the file to write");
+  requireWritableOutput(o.out, "--out");  // before exploring or simulating, not after
   EvalOptions eo = o.eval.build();
   const auto problem = o.problem.build();
   const Problem& p = *problem;

@@ -3,6 +3,7 @@
 
 #include "engine/kernel/dsl.h"
 #include "engine/kernel/library.h"
+#include "engine/kernel/shape_check.h"
 
 namespace pim {
 
@@ -12,6 +13,9 @@ Resources resourcesOf(const Backend& b) {
 
 Problem::Problem(Backend backend, Kernel kernel, Shape shape)
     : m_backend(std::move(backend)), m_kernel(std::move(kernel)), m_shape(std::move(shape)) {
+  // Before any stage computes with the shape: sizes that overflow or indices past their tensor would give
+  // wrong numbers, not errors, further down.
+  checkShapeFits(m_kernel, m_shape);
   m_space =
       std::make_unique<DraftSpace>(m_kernel, buildDimensionSets(m_kernel, m_shape), resourcesOf(m_backend));
 }

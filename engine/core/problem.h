@@ -25,7 +25,8 @@ Resources resourcesOf(const Backend& b);
 
 class Problem {
  public:
-  /// Throws InputError for a shape that does not fit the kernel.
+  /// Throws InputError for a shape that does not fit the kernel (checkShapeFits: sizes that overflow or
+  /// exceed the documented limits, indices outside their tensors).
   Problem(Backend backend, Kernel kernel, Shape shape);
   Problem(const Problem&) = delete;
   Problem& operator=(const Problem&) = delete;

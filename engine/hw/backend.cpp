@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -154,8 +155,9 @@ void checkValue(const Parameter& p, const ParamDecl* decl, std::string_view orig
   }
 }
 
-/// Refreshes the typed views from `parameters` (the single derivation used by parse and setParameter).
-void refreshViews(Backend& b) {
+/// Refreshes the typed views from `parameters` (the single derivation used by parse and setParameter). A
+/// value the typed field cannot hold is refused naming the field: converting 3e9 to an int is undefined.
+void refreshViews(Backend& b, std::string_view origin) {
   b.pimTiming.clear();
   b.energyPj.clear();
   auto bs = bindings(b);
@@ -173,13 +175,37 @@ void refreshViews(Backend& b) {
     std::visit(
         [&](auto* ptr) {
           using T = std::remove_pointer_t<decltype(ptr)>;
-          if constexpr (std::is_same_v<T, bool>)
+          if constexpr (std::is_same_v<T, bool>) {
             *ptr = p.value != 0;
-          else
+          } else {
+            if constexpr (std::is_integral_v<T>) {
+              if (!(p.value >= static_cast<double>(std::numeric_limits<T>::min()) &&
+                    p.value <= static_cast<double>(std::numeric_limits<T>::max())))
+                fail(origin, p.key,
+                     "value " + fmtNum(p.value) + " is above the largest supported, " +
+                         std::to_string(std::numeric_limits<T>::max()));
+            }
             *ptr = static_cast<T>(p.value);
+          }
         },
         bd->member);
   }
+}
+
+/// The unit counts every stage multiplies (groups of the system, banks of a group, pseudo-channels) must fit
+/// an int: each factor may, and their product still wrap to 0 or a negative count.
+void checkProducts(const Backend& b, std::string_view origin) {
+  auto product = [&](std::int64_t x, std::int64_t y, const char* keys) {
+    const std::int64_t r = x * y;  // both are ints: no int64 overflow
+    if (r > std::numeric_limits<int>::max())
+      fail(origin, keys,
+           std::to_string(x) + " x " + std::to_string(y) + " = " + std::to_string(r) +
+               " units, above the largest supported, " + std::to_string(std::numeric_limits<int>::max()));
+  };
+  product(b.system.devices, b.group.groupsPerDevice, "system.devices x group.groupsPerDevice");
+  product(b.core.coresPerGroup, b.core.banksPerCore, "core.coresPerGroup x core.banksPerCore");
+  product(b.system.devices, b.dram.pseudoChannels, "system.devices x dram.channels");
+  product(b.totalGroups(), b.coresPerGroup(), "system.devices x group.groupsPerDevice x core.coresPerGroup");
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -349,7 +375,8 @@ Backend parseBackend(std::string_view jsonText, std::string_view origin, const I
     }
   }
 
-  refreshViews(b);
+  refreshViews(b, origin);
+  checkProducts(b, origin);
   if (schema.crossCheck) schema.crossCheck(b, origin);
   return b;
 }
@@ -382,7 +409,8 @@ void Backend::setParameters(const std::vector<std::pair<std::string, double>>& c
     p->value = value;
     checkValue(*p, schema ? schema->find(key) : nullptr, origin);
   }
-  refreshViews(copy);
+  refreshViews(copy, origin);
+  checkProducts(copy, origin);
   if (schema && schema->crossCheck) schema->crossCheck(copy, origin);
   *this = std::move(copy);
 }

@@ -312,6 +312,7 @@ class Parser {
   std::size_t m_pos = 0;
   bool m_hasDoc = false;
   int m_nesting = 0;  // open parentheses, signs and calls of the expression being parsed
+  std::vector<std::vector<SourcePos>> m_indexPos;  // the statement's index positions (Statement::indexPos)
 
   // The parser recurses once per '(' , sign or call: bounded, so that a million nested parentheses is an
   // error at the first one too many rather than a stack overflow.
@@ -470,17 +471,18 @@ class Parser {
     return r;
   }
   static void addChecked(AffineExpr& a, const AffineExpr& b, std::int64_t sign, const Token& at) {
+    // sign * x overflows for x = INT64_MIN and sign = -1, so scale first, checked, then add checked.
+    const AffineExpr s = scaled(b, sign, at);
     std::int64_t c = 0;
-    if (__builtin_add_overflow(a.constant, sign * b.constant, &c))
-      fail(at, "integer overflow in affine expression");
-    for (const auto& [v, coeff] : b.terms) {
+    if (__builtin_add_overflow(a.constant, s.constant, &c)) fail(at, "integer overflow in affine expression");
+    for (const auto& [v, coeff] : s.terms) {
       for (const auto& [v2, c2] : a.terms) {
         std::int64_t dummy = 0;
-        if (v2 == v && __builtin_add_overflow(c2, sign * coeff, &dummy))
+        if (v2 == v && __builtin_add_overflow(c2, coeff, &dummy))
           fail(at, "integer overflow in affine expression");
       }
     }
-    a.addScaled(b, sign);
+    a.addScaled(s, 1);
   }
 
   AffineExpr parseAffine(const Resolver& resolve) {
@@ -559,6 +561,7 @@ class Parser {
     const Token& forTok = next();
     Statement st;
     st.line = forTok.line;
+    m_indexPos.clear();
     Nest nest;
     std::vector<Loop> newLoops;  // committed only when the whole statement parsed
     auto dimResolver = [&](const Token& id) { return dimVar(k, id); };
@@ -644,6 +647,7 @@ class Parser {
     }
     st.value = parseValue(k, nest).e;
     expectEnd();
+    st.indexPos = std::move(m_indexPos);
 
     for (auto& l : newLoops) k.loops.push_back(std::move(l));
     k.statements.push_back(std::move(st));
@@ -688,6 +692,7 @@ class Parser {
     }
     const Tensor& t = k.tensors[ref.tensor];
     auto resolver = [&](const Token& id) { return loopVar(k, nest, id); };
+    std::vector<SourcePos>& positions = m_indexPos.emplace_back();
     while (isPunct("[")) {
       const Token& open = next();
       if (ref.index.size() == t.shape.size()) {
@@ -695,6 +700,7 @@ class Parser {
                        " dimension" + (t.shape.size() == 1 ? "" : "s") + ")");
       }
       if (isPunct("]")) fail(peek(), "expected an index expression, found ']'");
+      positions.push_back({peek().line, peek().col});
       ref.index.push_back(parseAffine(resolver));
       expectPunct("]", "to close the index");
     }
@@ -838,6 +844,7 @@ Kernel parseKernel(std::string_view text, std::string_view origin) {
     std::vector<LogicalLine> lines = lex(text, eof);
     Kernel k = Parser(std::move(lines), eof).run();
     k.source = std::string(text);
+    k.origin = std::string(origin);
     return k;
   } catch (const DslError& e) {
     throw InputError(std::string(origin) + ":" + std::to_string(e.line) + ":" + std::to_string(e.col) + ": " +

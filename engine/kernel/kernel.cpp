@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "engine/common/checked.h"
 #include "engine/common/error.h"
 
 namespace pim {
@@ -313,6 +314,21 @@ void checkShape(const Kernel& k, const Shape& s) {
 
 }  // namespace
 
+namespace {
+
+// An extent or bound evaluated without wrapping: a shape near 2^40 times a coefficient must not come back as
+// a small or negative number (then "is 0" instead of naming the overflow).
+std::int64_t evalChecked(const AffineExpr& e, std::span<const std::int64_t> values, const std::string& what) {
+  std::int64_t v = e.constant;
+  for (const auto& [var, coeff] : e.terms) {
+    const std::int64_t x = (var >= 0 && static_cast<std::size_t>(var) < values.size()) ? values[var] : 0;
+    v = checkedAdd(v, checkedMul(coeff, x, what), what);
+  }
+  return v;
+}
+
+}  // namespace
+
 std::vector<std::int64_t> tensorExtents(const Kernel& k, int t, const Shape& s) {
   checkShape(k, s);
   if (t < 0 || static_cast<std::size_t>(t) >= k.tensors.size())
@@ -321,12 +337,11 @@ std::vector<std::int64_t> tensorExtents(const Kernel& k, int t, const Shape& s) 
   std::vector<std::int64_t> out;
   out.reserve(tensor.shape.size());
   for (std::size_t i = 0; i < tensor.shape.size(); ++i) {
-    const std::int64_t v = tensor.shape[i].eval(s.values);
-    if (v <= 0) {
-      throw InputError("kernel " + k.name + ": tensor '" + tensor.name + "' dimension " + std::to_string(i) +
-                       " (" + tensor.shape[i].str(k.dims) + ") is " + std::to_string(v) + " under shape " +
-                       shapeString(k, s) + " (must be positive)");
-    }
+    const std::string what = "kernel " + k.name + ": tensor '" + tensor.name + "' dimension " +
+                             std::to_string(i) + " (" + tensor.shape[i].str(k.dims) + ") under shape " +
+                             shapeString(k, s);
+    const std::int64_t v = evalChecked(tensor.shape[i], s.values, what);
+    if (v <= 0) throw InputError(what + " is " + std::to_string(v) + " (must be positive)");
     out.push_back(v);
   }
   return out;
@@ -337,12 +352,13 @@ std::pair<std::int64_t, std::int64_t> loopBounds(const Kernel& k, int l, const S
   if (l < 0 || static_cast<std::size_t>(l) >= k.loops.size())
     throw InputError("kernel " + k.name + ": no loop #" + std::to_string(l));
   const Loop& loop = k.loops[l];
-  const std::int64_t lo = loop.lower.eval(s.values);
-  const std::int64_t hi = loop.upper.eval(s.values);
+  const std::string what = "kernel " + k.name + ": loop '" + loop.var + "' range [" + loop.lower.str(k.dims) +
+                           ", " + loop.upper.str(k.dims) + ")";
+  const std::string under = " under shape " + shapeString(k, s);
+  const std::int64_t lo = evalChecked(loop.lower, s.values, what + under);
+  const std::int64_t hi = evalChecked(loop.upper, s.values, what + under);
   if (lo < 0 || hi <= lo) {
-    throw InputError("kernel " + k.name + ": loop '" + loop.var + "' range [" + loop.lower.str(k.dims) +
-                     ", " + loop.upper.str(k.dims) + ") is [" + std::to_string(lo) + ", " +
-                     std::to_string(hi) + ") under shape " + shapeString(k, s) +
+    throw InputError(what + " is [" + std::to_string(lo) + ", " + std::to_string(hi) + ")" + under +
                      " (must be non-empty and start at >= 0)");
   }
   return {lo, hi};

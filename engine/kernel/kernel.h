@@ -82,6 +82,13 @@ struct Loop {
   bool operator==(const Loop&) const = default;
 };
 
+/// Where a piece of DSL text starts (1-based line and column), for messages; 0 when the kernel was built in
+/// code.
+struct SourcePos {
+  int line = 0;
+  int col = 0;
+};
+
 /// One statement inside a perfect loop nest: for loops...: [if cond] target op= value.
 struct Statement {
   std::vector<int> loops;  // indices into Kernel::loops, outermost first
@@ -90,6 +97,9 @@ struct Statement {
   Expr value;
   std::vector<Condition> guards;
   int line = 0;  // source line, for messages
+  /// Where each index expression starts: one entry per reference of the statement in references() order
+  /// (the target, then the value's references left to right), one position per index. Empty when unknown.
+  std::vector<std::vector<SourcePos>> indexPos;
 };
 
 struct Kernel {
@@ -101,6 +111,7 @@ struct Kernel {
   std::vector<Loop> loops;
   std::vector<Statement> statements;
   std::string source;  // DSL text it was parsed from
+  std::string origin;  // what messages call the text: a file path or "<library:gemv>"; empty if built in code
 
   int tensorIndex(std::string_view name) const;  // -1 if absent
   int dimIndex(std::string_view name) const;
@@ -115,6 +126,10 @@ struct Kernel {
 /// Same dimensions, tensors, loops and statements: the same computation, whatever the kernel's name,
 /// description, default sizes and source text.
 bool sameComputation(const Kernel& a, const Kernel& b);
+/// What stored results are keyed by: "ir1:" and the SHA-256 of a canonical form of everything
+/// sameComputation compares (dimension names, tensors with dtypes and roles, loops, statements, guards),
+/// none of the name, description, defaults, comments or layout of the text.
+std::string computationHash(const Kernel& k);
 
 /// Sizes bound to a kernel's dimensions (same order as Kernel::dims).
 struct Shape {
@@ -127,7 +142,8 @@ inline constexpr std::int64_t kMaxDimension = std::int64_t{1} << 40;
 /// Parses "b=1,out=4096,in=4096" against the kernel's dims (defaults fill the rest). Throws InputError naming
 /// the offending dimension for unknown names, missing values, 0, negatives or values above kMaxDimension.
 Shape parseShape(const Kernel& k, std::string_view text);
-/// Concrete sizes of tensor `t`'s dimensions and loop `l`'s bounds under `s`.
+/// Concrete sizes of tensor `t`'s dimensions and loop `l`'s bounds under `s`. Evaluated with overflow checks:
+/// an extent or bound that overflows or is not positive is an InputError naming the tensor or loop and `s`.
 std::vector<std::int64_t> tensorExtents(const Kernel& k, int t, const Shape& s);
 std::pair<std::int64_t, std::int64_t> loopBounds(const Kernel& k, int l, const Shape& s);
 std::string shapeString(const Kernel& k, const Shape& s);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +16,7 @@
 #include "engine/common/error.h"
 #include "engine/common/json_input.h"
 #include "engine/common/mapped_file.h"
+#include "engine/common/output_file.h"
 #include "engine/common/threads.h"
 #include "engine/target/registry.h"
 
@@ -39,17 +41,6 @@ struct MetadataReader {
     }
   }
 };
-
-void writeAtomically(const std::string& path, const std::string& bytes) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!(f << bytes) || !f.flush()) throw InputError(tmp + ": cannot write (disk full or no permission?)");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw InputError(path + ": cannot replace: " + ec.message());
-}
 
 }  // namespace
 
@@ -88,11 +79,30 @@ std::optional<Predictor> Predictor::loadShipped(const std::string& backend, cons
   }
 }
 
+std::string userModelsDir() {
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg == '/')
+    return std::string(xdg) + "/pimscope/models";
+  if (const char* home = std::getenv("HOME"); home && *home == '/')
+    return std::string(home) + "/.local/share/pimscope/models";
+  throw InputError("--out: no folder given and neither XDG_DATA_HOME nor HOME names one; give --out DIR");
+}
+
+std::vector<std::string> Predictor::files(const std::string& dir, const std::string& backend) {
+  return {dir + "/" + backend + ".model", dir + "/" + backend + ".json"};
+}
+
+void Predictor::prepareOutput(const std::string& dir, const std::string& backend) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError("--out " + dir + ": cannot create the folder: " + ec.message());
+  for (const std::string& f : files(dir, backend)) requireWritableOutput(f, "--out");
+}
+
 void Predictor::save(const std::string& dir) const {
-  const std::string d = modelsDir(dir);
-  std::filesystem::create_directories(d);
+  const std::string& d = dir;
+  prepareOutput(d, m_meta.backend);  // checked again: a caller may save without preparing
   const auto bytes = m_model.save();
-  writeAtomically(d + "/" + m_meta.backend + ".model", std::string(bytes.begin(), bytes.end()));
+  writeFileAtomically(d + "/" + m_meta.backend + ".model", std::string(bytes.begin(), bytes.end()));
   const nlohmann::json j = {{"backend", m_meta.backend},
                             {"backend_hash", m_meta.backendHash},
                             {"kernels", m_meta.kernels},
@@ -108,7 +118,7 @@ void Predictor::save(const std::string& dir) const {
                             {"label_seconds", m_meta.labelSeconds},
                             {"target", "log(total time in ns)"},
                             {"features", m_schema}};
-  writeAtomically(d + "/" + m_meta.backend + ".json", j.dump(2) + "\n");
+  writeFileAtomically(d + "/" + m_meta.backend + ".json", j.dump(2) + "\n");
 }
 
 std::vector<double> Predictor::predictNs(const Problem& p, std::span<const Draft> drafts,

@@ -41,13 +41,24 @@ struct CoarseToFine {
   std::size_t fineMin = 512;
 };
 
+/// Where `train` writes models when no folder is given: $XDG_DATA_HOME/pimscope/models, else
+/// $HOME/.local/share/pimscope/models (never the shipped datasets/models unless named). Throws InputError
+/// when neither variable holds an absolute path.
+std::string userModelsDir();
+
 class Predictor {
  public:
   Predictor(XgbModel model, std::vector<std::string> featureSchema, TrainingMetadata meta);
   /// Loads "<dir>/<backend>.model" and its "<backend>.json" metadata; nullopt when there is none.
   /// Throws InputError for a corrupt model or a feature schema that does not match this build.
   static std::optional<Predictor> loadShipped(const std::string& backend, const std::string& dir = "");
-  void save(const std::string& dir) const;  // writes <backend>.model and <backend>.json atomically
+  /// Writes <dir>/<backend>.model and <dir>/<backend>.json, each atomically (writeFileAtomically).
+  void save(const std::string& dir) const;
+  /// The files save() writes for `backend` in `dir`.
+  static std::vector<std::string> files(const std::string& dir, const std::string& backend);
+  /// Creates `dir` if needed and checks that save() can write there (requireWritableOutput), so a bad --out
+  /// is refused before training rather than after. Throws InputError naming the folder or file.
+  static void prepareOutput(const std::string& dir, const std::string& backend);
 
   /// Predicted end-to-end time in ns for each draft (batched model calls, coarse to fine; the result depends
   /// on the whole batch, so callers that must agree predict the same set in one call).

@@ -1,15 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/search/schedule_file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
-#include <random>
 
 #include "engine/common/error.h"
 #include "engine/common/json_input.h"
@@ -31,8 +25,6 @@ std::string nowIso8601() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
-
-std::string errnoText(int err) { return std::strerror(err); }
 
 json partsJson(const DraftSpace& space, const Draft& d) {
   json parts = json::array();
@@ -113,43 +105,6 @@ class Reader {
 };
 
 }  // namespace
-
-void writeFileAtomically(const std::string& path, std::string_view content) {
-  if (path.empty()) throw InputError("output path is empty");
-  std::random_device rd;
-  char suffix[32];
-  std::snprintf(suffix, sizeof suffix, ".tmp.%d.%08x", static_cast<int>(getpid()), rd());
-  const std::string tmp = path + suffix;
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) throw InputError(path + ": cannot write: " + errnoText(errno));
-  auto failWith = [&](int err) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw InputError(path + ": cannot write: " + errnoText(err));
-  };
-  const char* data = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, data, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      failWith(errno);
-    }
-    data += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) failWith(errno);
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw InputError(path + ": cannot write: " + errnoText(err));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw InputError(path + ": cannot replace: " + errnoText(err));
-  }
-}
 
 json scheduleJson(const Problem& p, const Draft& d, const EvalOptions& o, const Evaluation& e,
                   std::optional<double> predictedNs, std::string created) {

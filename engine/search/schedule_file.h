@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/common/output_file.h"  // writeFileAtomically, for callers that export
 #include "engine/search/evaluate.h"
 
 namespace pim {
@@ -23,11 +24,6 @@ inline constexpr int kScheduleVersion = 1;
 
 /// Per-core tiles written into the file for information (the re-import recomputes them).
 inline constexpr int kScheduleListedCores = 4;
-
-/// Writes `content` to `path` atomically: a temporary file next to it, flushed, then renamed over `path`. On
-/// any failure the temporary file is removed, an existing `path` is left untouched, and InputError names the
-/// path and the reason.
-void writeFileAtomically(const std::string& path, std::string_view content);
 
 /// The schedule file of draft `d` of `p`, evaluated under `o` with result `e` (simulated). `predictedNs` is
 /// the predictor's estimate when there is one. `created` is an ISO-8601 UTC timestamp; empty = now. Ordered:

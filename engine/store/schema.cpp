@@ -94,9 +94,47 @@ ALTER TABLE lookup ADD COLUMN source TEXT NOT NULL DEFAULT '';
 UPDATE lookup SET source = CASE WHEN model_id IS NULL THEN 'simulated' ELSE 'model' END;
 )sql";
 
+// v3: problems and lookup entries are keyed by what the kernel computes (kernel_hash, the hash of its IR)
+// instead of its name, which a DSL file may reuse for another computation. Rows of older stores keep their
+// name as 'name:<kernel>' in kernel_hash: no IR hash equals it, so they are never served for a kernel whose
+// IR is unknown; upsertProblem adopts an old problem row whose stored source is the kernel's exact text.
+// Both tables are rebuilt the SQLite way (their keys change); foreign keys are off during migrations.
+constexpr std::string_view kV3 = R"sql(
+CREATE TABLE problems_v3(
+  id            INTEGER PRIMARY KEY,
+  backend_id    INTEGER NOT NULL REFERENCES backends(id) ON DELETE CASCADE,
+  kernel        TEXT NOT NULL,
+  kernel_hash   TEXT NOT NULL,
+  kernel_source TEXT NOT NULL,
+  shape         TEXT NOT NULL,
+  UNIQUE(backend_id, kernel_hash, shape)
+) STRICT;
+INSERT INTO problems_v3(id, backend_id, kernel, kernel_hash, kernel_source, shape)
+  SELECT id, backend_id, kernel, 'name:' || kernel, kernel_source, shape FROM problems;
+DROP TABLE problems;
+ALTER TABLE problems_v3 RENAME TO problems;
+
+CREATE TABLE lookup_v3(
+  backend_hash TEXT NOT NULL,
+  kernel_hash  TEXT NOT NULL,
+  kernel       TEXT NOT NULL,
+  shape        TEXT NOT NULL,
+  draft_id     INTEGER NOT NULL,
+  time_ns      REAL NOT NULL,
+  model_id     INTEGER REFERENCES models(id) ON DELETE SET NULL,
+  source       TEXT NOT NULL,
+  PRIMARY KEY(backend_hash, kernel_hash, shape)
+) STRICT, WITHOUT ROWID;
+INSERT INTO lookup_v3(backend_hash, kernel_hash, kernel, shape, draft_id, time_ns, model_id, source)
+  SELECT backend_hash, 'name:' || kernel, kernel, shape, draft_id, time_ns, model_id, source FROM lookup;
+DROP TABLE lookup;
+ALTER TABLE lookup_v3 RENAME TO lookup;
+)sql";
+
 constexpr std::array kMigrations = {
     StoreMigration{1, "initial schema", kV1},
     StoreMigration{2, "lookup.source", kV2},
+    StoreMigration{3, "problems and lookup keyed by kernel_hash", kV3},
 };
 
 }  // namespace

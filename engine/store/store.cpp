@@ -391,56 +391,44 @@ std::int64_t ResultsStore::upsertBackend(std::string_view name, std::string_view
   return s.i64(0);
 }
 
-std::optional<std::int64_t> ResultsStore::findProblem(std::int64_t backendId, std::string_view kernel,
+std::optional<std::int64_t> ResultsStore::findProblem(std::int64_t backendId, std::string_view kernelHash,
                                                       std::string_view shape) {
-  Stmt s(impl(), "SELECT id FROM problems WHERE backend_id = ? AND kernel = ? AND shape = ?", "findProblem");
-  s.bind(backendId).bind(kernel).bind(shape);
+  Stmt s(impl(), "SELECT id FROM problems WHERE backend_id = ? AND kernel_hash = ? AND shape = ?",
+         "findProblem");
+  s.bind(backendId).bind(kernelHash).bind(shape);
   if (!s.step()) return std::nullopt;
   return s.i64(0);
 }
 
 std::int64_t ResultsStore::upsertProblem(std::int64_t backendId, std::string_view kernel,
-                                         std::string_view kernelSource, std::string_view shape) {
+                                         std::string_view kernelHash, std::string_view kernelSource,
+                                         std::string_view shape) {
   constexpr std::string_view op = "upsertProblem";
   Transaction tx(*this);
-  std::optional<std::int64_t> id;
-  std::string oldSource;
-  {
-    Stmt s(impl(), "SELECT id, kernel_source FROM problems WHERE backend_id = ? AND kernel = ? AND shape = ?",
+  std::optional<std::int64_t> id = findProblem(backendId, kernelHash, shape);
+  if (id) {
+    // The same computation: its results stand whatever the name or text; keep the latest for display.
+    Stmt u(impl(), "UPDATE problems SET kernel = ?, kernel_source = ? WHERE id = ?", op);
+    u.bind(kernel).bind(kernelSource).bind(*id).run();
+  } else {
+    // A row from a store older than v3 is keyed by name only; its labels are this kernel's only if it was
+    // made from exactly this text (older versions deleted them whenever the text changed).
+    Stmt a(impl(),
+           "UPDATE problems SET kernel_hash = ?1 WHERE backend_id = ?2 AND kernel_hash = 'name:' || ?3 "
+           "AND shape = ?4 AND kernel_source = ?5 RETURNING id",
            op);
-    s.bind(backendId).bind(kernel).bind(shape);
-    if (s.step()) {
-      id = s.i64(0);
-      oldSource = s.text(1);
-    }
+    a.bind(kernelHash).bind(backendId).bind(kernel).bind(shape).bind(kernelSource);
+    if (a.step()) id = a.i64(0);
   }
   if (!id) {
-    Stmt s(impl(),
-           "INSERT INTO problems(backend_id, kernel, kernel_source, shape) VALUES (?, ?, ?, ?) RETURNING id",
-           op);
-    s.bind(backendId).bind(kernel).bind(kernelSource).bind(shape);
+    Stmt s(
+        impl(),
+        "INSERT INTO problems(backend_id, kernel, kernel_hash, kernel_source, shape) VALUES (?, ?, ?, ?, ?) "
+        "RETURNING id",
+        op);
+    s.bind(backendId).bind(kernel).bind(kernelHash).bind(kernelSource).bind(shape);
     if (!s.step()) impl().failMsg(op, "no id returned");
     id = s.i64(0);
-  } else if (oldSource != kernelSource) {
-    // The kernel's text changed: everything derived from the old text is stale.
-    for (const char* sql :
-         {"DELETE FROM drafts WHERE problem_id = ?", "DELETE FROM results WHERE problem_id = ?",
-          "DELETE FROM predictions WHERE problem_id = ?"}) {
-      Stmt d(impl(), sql, op);
-      d.bind(*id).run();
-    }
-    {
-      Stmt d(
-          impl(),
-          // Lookup keys are the backend hash, optionally qualified ("<hash>/t<timing model version>").
-          "WITH h(v) AS (SELECT hash FROM backends WHERE id = ?1) DELETE FROM lookup WHERE "
-          "(backend_hash = (SELECT v FROM h) OR backend_hash GLOB (SELECT v FROM h) || '/*') AND kernel = ?2 "
-          "AND shape = ?3",
-          op);
-      d.bind(backendId).bind(kernel).bind(shape).run();
-    }
-    Stmt u(impl(), "UPDATE problems SET kernel_source = ? WHERE id = ?", op);
-    u.bind(kernelSource).bind(*id).run();
   }
   tx.commit();
   return *id;
@@ -636,31 +624,32 @@ std::optional<StoredModel> ResultsStore::model(std::int64_t id) {
 
 void ResultsStore::putLookup(const LookupEntry& e) {
   Stmt s(impl(),
-         "INSERT INTO lookup(backend_hash, kernel, shape, draft_id, time_ns, model_id, source) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(backend_hash, kernel, shape) DO UPDATE SET "
-         "draft_id = excluded.draft_id, time_ns = excluded.time_ns, model_id = excluded.model_id, "
-         "source = excluded.source",
+         "INSERT INTO lookup(backend_hash, kernel_hash, kernel, shape, draft_id, time_ns, model_id, source) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(backend_hash, kernel_hash, shape) DO UPDATE SET "
+         "kernel = excluded.kernel, draft_id = excluded.draft_id, time_ns = excluded.time_ns, "
+         "model_id = excluded.model_id, source = excluded.source",
          "putLookup");
-  s.bind(e.backendHash).bind(e.kernel).bind(e.shape).bind(e.draftId).bind(e.timeNs).bind(e.modelId);
-  s.bind(e.source).run();
+  s.bind(e.backendHash).bind(e.kernelHash).bind(e.kernel).bind(e.shape).bind(e.draftId).bind(e.timeNs);
+  s.bind(e.modelId).bind(e.source).run();
 }
 
-std::optional<LookupEntry> ResultsStore::lookup(std::string_view backendHash, std::string_view kernel,
+std::optional<LookupEntry> ResultsStore::lookup(std::string_view backendHash, std::string_view kernelHash,
                                                 std::string_view shape) {
   Stmt s(impl(),
-         "SELECT draft_id, time_ns, model_id, source FROM lookup "
-         "WHERE backend_hash = ? AND kernel = ? AND shape = ?",
+         "SELECT kernel, draft_id, time_ns, model_id, source FROM lookup "
+         "WHERE backend_hash = ? AND kernel_hash = ? AND shape = ?",
          "lookup");
-  s.bind(backendHash).bind(kernel).bind(shape);
+  s.bind(backendHash).bind(kernelHash).bind(shape);
   if (!s.step()) return std::nullopt;
   LookupEntry e{std::string(backendHash),
-                std::string(kernel),
+                std::string(kernelHash),
+                s.text(0),
                 std::string(shape),
-                s.i64(0),
-                s.f64(1),
+                s.i64(1),
+                s.f64(2),
                 std::nullopt,
-                s.text(3)};
-  if (!s.isNull(2)) e.modelId = s.i64(2);
+                s.text(4)};
+  if (!s.isNull(3)) e.modelId = s.i64(3);
   return e;
 }
 

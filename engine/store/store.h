@@ -51,10 +51,13 @@ struct StoredModel {
   std::string metadata;       // JSON
 };
 
-/// Best known draft for (backend, kernel, shape). `source` says where it came from: "simulated", "model",
-/// "manual", ... (stores migrated from schema 1 get "simulated" or "model" from model_id).
+/// Best known draft for (backend, kernel computation, shape). `kernelHash` is what the kernel computes
+/// (computationHash, "ir1:..."), `kernel` only its name for display. `source` says where it came from:
+/// "simulated", "model", "manual", ... (stores migrated from schema 1 get "simulated" or "model" from
+/// model_id). Rows from stores older than schema 3 have kernelHash "name:<kernel>" and match no kernel.
 struct LookupEntry {
   std::string backendHash;
+  std::string kernelHash;
   std::string kernel;
   std::string shape;
   std::int64_t draftId = 0;
@@ -113,12 +116,14 @@ class ResultsStore {
   // ----------------------------------------------------------------------------------
   /// Inserts or updates (by hash) a backend; returns its id.
   std::int64_t upsertBackend(std::string_view name, std::string_view hash, std::string_view json);
-  /// Inserts the problem (backend, kernel, shape) or returns the existing one's id. If `kernelSource` differs
-  /// from the stored one, the kernel changed: the problem's drafts, results and predictions and its lookup
-  /// entry are deleted (in the same transaction) and the new source recorded.
-  std::int64_t upsertProblem(std::int64_t backendId, std::string_view kernel, std::string_view kernelSource,
-                             std::string_view shape);
-  std::optional<std::int64_t> findProblem(std::int64_t backendId, std::string_view kernel,
+  /// Inserts the problem (backend, kernel computation, shape) or returns the existing one's id, recording
+  /// `kernel` (its name) and `kernelSource` as the latest seen. `kernelHash` says what the kernel computes
+  /// (computationHash): a kernel whose IR differs is another problem whatever its name, and one whose text
+  /// differs only in comments, layout or name is the same. A problem row of a store older than schema 3
+  /// (keyed by name) is adopted only if its stored source equals `kernelSource`.
+  std::int64_t upsertProblem(std::int64_t backendId, std::string_view kernel, std::string_view kernelHash,
+                             std::string_view kernelSource, std::string_view shape);
+  std::optional<std::int64_t> findProblem(std::int64_t backendId, std::string_view kernelHash,
                                           std::string_view shape);
 
   // --- Drafts
@@ -154,9 +159,10 @@ class ResultsStore {
 
   // --- Lookup table
   // -------------------------------------------------------------------------------------------
-  /// Inserts or replaces the entry for (backendHash, kernel, shape).
+  /// Inserts or replaces the entry for (backendHash, kernelHash, shape).
   void putLookup(const LookupEntry& entry);
-  std::optional<LookupEntry> lookup(std::string_view backendHash, std::string_view kernel,
+  /// The entry as stored: callers verify it (the draft exists and is kept) before serving it.
+  std::optional<LookupEntry> lookup(std::string_view backendHash, std::string_view kernelHash,
                                     std::string_view shape);
 
   // --- Limits

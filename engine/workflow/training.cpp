@@ -134,8 +134,9 @@ std::vector<std::pair<Draft, Evaluation>> label(const Problem& p, const std::vec
   std::unordered_map<std::int64_t, StoredResult> stored;
   if (o.store) {
     const auto backendId = o.store->upsertBackend(p.backend().name, p.backend().hash(), p.backend().toJson());
-    problemId = o.store->upsertProblem(backendId, p.kernel().name, p.kernel().source,
-                                       shapeString(p.kernel(), p.shape()));
+    // Labels belong to what the kernel computes, not to its name (a DSL file may reuse a library name).
+    problemId = o.store->upsertProblem(backendId, p.kernel().name, computationHash(p.kernel()),
+                                       p.kernel().source, shapeString(p.kernel(), p.shape()));
     for (auto& r : o.store->results(problemId)) {
       if (r.schedule == "draft" && r.options == options) stored.emplace(r.draftId, std::move(r));
     }
