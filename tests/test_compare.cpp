@@ -95,6 +95,18 @@ TEST(Compare, ABackendThatCannotRunTheKernelIsReportedWithTheReason) {
   EXPECT_FALSE(c.verdict.empty());
 }
 
+// "attacc or stay on the GPU?": one PIM backend against GPU-only execution is a comparison with a verdict.
+TEST(Compare, OneBackendAgainstTheGpuIsAComparison) {
+  const Kernel gemv = KernelLibrary::builtin().get("gemv");
+  const Comparison c = compareBackends(gemv, "b=1,out=4096,in=4096", options({"attacc"}, "gpu"));
+  ASSERT_EQ(c.results.size(), 1u);
+  EXPECT_TRUE(c.results[0].available) << c.results[0].reason;
+  ASSERT_TRUE(c.results[0].speedup.has_value());
+  EXPECT_GT(c.baselineNs, 0);
+  EXPECT_NEAR(*c.results[0].speedup, c.baselineNs / c.results[0].eval.timeNs, 1e-9 * *c.results[0].speedup);
+  EXPECT_FALSE(c.verdict.empty());
+}
+
 TEST(Compare, BadInputIsRefusedClearly) {
   const Kernel red = KernelLibrary::builtin().get("red");
   auto refused = [&](const CompareOptions& o, const std::string& dims, const std::string& needle) {
@@ -105,7 +117,7 @@ TEST(Compare, BadInputIsRefusedClearly) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
-  refused(options({"gddr6-aim"}), "b=1,n=4096", "2 to 4");
+  refused(options({"gddr6-aim"}, "gddr6-aim"), "b=1,n=4096", "2 to 4");
   refused(options({"gddr6-aim", "hbm2-pim", "hbm-pim", "attacc", "upmem"}), "b=1,n=4096", "2 to 4");
   refused(options({"gddr6-aim", "gddr6-aim"}), "b=1,n=4096", "twice");
   refused(options({"gddr6-aim", "no-such-backend"}), "b=1,n=4096", "no-such-backend");

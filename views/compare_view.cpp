@@ -53,6 +53,11 @@ QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignLeft 
   return item;
 }
 
+/// "1 backend", "3 backends".
+QString backendsText(std::size_t n) {
+  return n == 1 ? QObject::tr("1 backend") : QObject::tr("%1 backends").arg(n);
+}
+
 QTableWidgetItem* number(const QString& text, double value) {
   QTableWidgetItem* item = cell(text, Qt::AlignRight | Qt::AlignVCenter);
   item->setData(CompareView::ValueRole, value);
@@ -88,7 +93,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), m_runner(new Compar
   pf->addRow(tr("Shape"), m_shape);
 
   // Backends: every registry backend; those that cannot run the kernel are disabled with the engine's reason.
-  auto* backends = new QGroupBox(tr("Backends (choose 2 to 4)"));
+  auto* backends = new QGroupBox(tr("Backends (2 to 4, or 1 against the GPU)"));
   auto* grid = new QGridLayout(backends);
   int row = 0;
   for (const pim::Backend& b : pim::builtinBackends().all()) {
@@ -197,8 +202,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), m_runner(new Compar
     }
   });
   connect(m_baseline, &QComboBox::currentIndexChanged, this, [this] {
+    if (!m_restartOnBaseline) return;  // the list is being rebuilt
+    updateHint();                      // one backend compares against the GPU, not against itself
     // The speed-ups are the engine's, relative to the pinned baseline: a new pin re-runs the comparison.
-    if (m_restartOnBaseline && m_shown && !running()) compare();
+    if (m_shown && !running()) compare();
   });
   connect(m_compare, &QPushButton::clicked, this, &CompareView::compare);
   connect(m_cancel, &QPushButton::clicked, this, &CompareView::cancel);
@@ -349,12 +356,17 @@ QCheckBox* CompareView::backendBox(const QString& name) const {
 }
 
 void CompareView::updateChoice() {
+  rebuildBaselines();  // first: a backend that was the baseline and is no longer chosen falls back to the GPU
+  updateHint();
+}
+
+void CompareView::updateHint() {
   const int n = static_cast<int>(chosen().size());
-  const bool ok = n >= 2 && n <= 4;
-  m_hint->setText(ok ? tr("%1 chosen").arg(n) : tr("%1 chosen: choose 2 to 4 backends").arg(n));
+  const bool ok = pim::backendCountError(options()).empty();
+  m_hint->setText(ok ? tr("%1 chosen").arg(n)
+                     : tr("%1 chosen: choose 2 to 4 backends, or 1 against the GPU baseline").arg(n));
   m_hint->setStyleSheet(ok ? QString() : QStringLiteral("color: #b03a2e;"));
   m_compare->setEnabled(ok && !running());
-  rebuildBaselines();
 }
 
 void CompareView::rebuildBaselines() {
@@ -378,7 +390,7 @@ pim::CompareOptions CompareView::options() const {
 
 bool CompareView::compare() {
   const pim::CompareOptions o = options();
-  if (o.backends.size() < 2 || o.backends.size() > 4) return false;
+  if (!pim::backendCountError(o).empty()) return false;
   pim::Kernel k;
   try {
     k = currentKernel();
@@ -390,7 +402,7 @@ bool CompareView::compare() {
   m_ran.kernel = kernelName();
   m_ran.kernelFile = kernelFile();
   m_ran.shape = m_shape->text().toStdString();
-  m_what = tr("%1[%2] on %3 backends").arg(qs(k.name), m_shape->text()).arg(o.backends.size());
+  m_what = tr("%1[%2] on %3").arg(qs(k.name), m_shape->text(), backendsText(o.backends.size()));
   m_clock.start();
   m_runner->start(std::move(k), m_shape->text().toStdString(), o);
   return true;
@@ -401,8 +413,7 @@ void CompareView::cancel() { m_runner->cancel(); }
 void CompareView::setBusy(bool busy) {
   m_progress->setVisible(busy);
   m_cancel->setEnabled(busy);
-  const int n = static_cast<int>(chosen().size());
-  m_compare->setEnabled(!busy && n >= 2 && n <= 4);
+  m_compare->setEnabled(!busy && pim::backendCountError(options()).empty());
   if (busy) {
     m_tick->start();
     showElapsed();
@@ -426,12 +437,12 @@ void CompareView::showComparison(std::shared_ptr<const pim::Comparison> c) {
   clearResults();
   m_shown = c;
   const bool gpu = c->baseline == "gpu";
-  m_what = tr("%1[%2] on %3 backends").arg(qs(c->kernel), qs(c->shape)).arg(c->results.size());
-  m_heading->setText(tr("<b>%1[%2]</b> on %3 backends · baseline <b>%4</b>: %5 µs (%6)")
-                         .arg(qs(c->kernel).toHtmlEscaped(), qs(c->shape).toHtmlEscaped())
-                         .arg(c->results.size())
-                         .arg(gpu ? tr("GPU only") : qs(c->baseline).toHtmlEscaped(),
-                              microseconds(c->baselineNs), qs(c->baselineSummary).toHtmlEscaped()));
+  m_what = tr("%1[%2] on %3").arg(qs(c->kernel), qs(c->shape), backendsText(c->results.size()));
+  m_heading->setText(
+      tr("<b>%1[%2]</b> on %3 · baseline <b>%4</b>: %5 µs (%6)")
+          .arg(qs(c->kernel).toHtmlEscaped(), qs(c->shape).toHtmlEscaped(), backendsText(c->results.size()))
+          .arg(gpu ? tr("GPU only") : qs(c->baseline).toHtmlEscaped(), microseconds(c->baselineNs),
+               qs(c->baselineSummary).toHtmlEscaped()));
   m_verdict->setText(qs(c->verdict));
   m_verdict->setVisible(true);
 

@@ -90,6 +90,7 @@ class CompareView : public QWidget {
   void showElapsed();
   void onKernelChanged();
   void updateChoice();
+  void updateHint();  // the count hint and whether Compare is enabled (pim::backendCountError)
   void rebuildBaselines();
   void showComparison(std::shared_ptr<const pim::Comparison> c);
   void clearResults();

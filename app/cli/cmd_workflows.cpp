@@ -115,7 +115,8 @@ void runCompare(const CompareCmd& o) {
                {"verdict", c.verdict}});
     return;
   }
-  std::cout << c.kernel << "[" << c.shape << "] on " << c.results.size() << " backends, against "
+  std::cout << c.kernel << "[" << c.shape << "] on " << c.results.size()
+            << (c.results.size() == 1 ? " backend" : " backends") << ", against "
             << (c.baseline == "gpu" ? "the GPU" : c.baseline) << " (" << fmt("%.1f", c.baselineNs) << " ns, "
             << c.baselineSummary << ")\n";
   TextTable t({"backend", "schedule", "input", "compute", "output", "total cycles", "time (ns)",
@@ -324,8 +325,10 @@ void runImport(const ImportCmd& o) {
 
 void registerWorkflowCommands(CLI::App& app) {
   auto c = std::make_shared<CompareCmd>();
-  auto* cmd = app.add_subcommand("compare", "run one kernel on 2 to 4 backends and say where it should run");
-  cmd->add_option("--backends", c->backends, "2 to 4 backend names, comma-separated")->required();
+  auto* cmd = app.add_subcommand(
+      "compare", "run one kernel on 2 to 4 backends (or 1 against the GPU) and say where it should run");
+  cmd->add_option("--backends", c->backends, "2 to 4 backend names, comma-separated; 1 with --baseline gpu")
+      ->required();
   cmd->add_option("--kernel,-k", c->kernel, "library kernel name (see `pimscope-cli kernels`)");
   cmd->add_option("--kernel-file", c->kernelFile, "kernel DSL file instead of a library kernel");
   cmd->add_option("--dims,-d", c->dims, "dimension sizes, e.g. b=1,n=4096 (defaults fill the rest)");

@@ -65,11 +65,15 @@ BestDraft findBestDraft(const Problem& p, const BestDraftOptions& o) {
   return out;
 }
 
+std::string backendCountError(const CompareOptions& o) {
+  const std::size_t least = o.baseline == "gpu" ? 1 : 2;
+  if (o.backends.size() >= least && o.backends.size() <= 4) return {};
+  return "--backends: give 2 to 4 backends to compare, or 1 against --baseline gpu; got " +
+         std::to_string(o.backends.size()) + (o.backends.empty() ? "" : " (" + joined(o.backends) + ")");
+}
+
 Comparison compareBackends(const Kernel& k, const std::string& dims, const CompareOptions& o) {
-  if (o.backends.size() < 2 || o.backends.size() > 4) {
-    throw InputError("--backends: give 2 to 4 backends to compare, got " + std::to_string(o.backends.size()) +
-                     (o.backends.empty() ? "" : " (" + joined(o.backends) + ")"));
-  }
+  if (const std::string why = backendCountError(o); !why.empty()) throw InputError(why);
   std::set<std::string> seen;
   for (const auto& name : o.backends) {
     if (!seen.insert(name).second) throw InputError("--backends: '" + name + "' is listed twice");

@@ -63,4 +63,9 @@ struct Comparison {
 /// shape that does not fit the kernel.
 Comparison compareBackends(const Kernel& k, const std::string& dims, const CompareOptions& o);
 
+/// Why `o.backends` is no comparison, or empty: 2 to 4 backends, or one against the GPU (GPU-only execution
+/// is then the other contender: "attacc or stay on the GPU?"). The one place the rule is written: the CLI and
+/// the compare view ask it.
+std::string backendCountError(const CompareOptions& o);
+
 }  // namespace pim

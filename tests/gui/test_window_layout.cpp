@@ -68,6 +68,10 @@ TEST(WindowProgress, ABarCountsTheRunAndDoneInIsTheWholeRun) {
   w.resize(1400, 900);
   w.show();
   SessionConfig c = test::smallConfig();
+  // GEMV simulations take a few ms each: long enough for the bar to be seen counting on a busy machine.
+  c.kernel = "gemv";
+  c.shape = "b=1,out=1024,in=1024";
+  c.maxSimulations = 600;
   ASSERT_TRUE(w.startSession(c));
   bool sawCount = false;
   ASSERT_TRUE(test::waitFor(
