@@ -74,6 +74,12 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   m_explore->setDefault(true);
   m_cancel = new QPushButton(tr("Cancel (Esc)"));
   m_cancel->setEnabled(false);
+  m_explore->setToolTip(
+      tr("Generate, prune, predict and simulate the problem above (F5); disabled while the "
+         "banner says it cannot run"));
+  m_cancel->setToolTip(tr("Stop the run (Esc), keeping every draft evaluated so far"));
+  m_backend->setToolTip(tr("The PIM hardware; each backend's description is on its item"));
+  m_kernel->setToolTip(tr("A library kernel, or a DSL file opened with DSL…"));
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(m_explore);
   buttons->addWidget(m_cancel);
@@ -128,6 +134,14 @@ QGroupBox* ControlPanel::makeSearchBox() {
   m_groupCommands = new QCheckBox(tr("Optimizer II: group commands"));
   m_staged->setChecked(true);
   m_groupCommands->setChecked(true);
+  m_strategy->setToolTip(
+      tr("How drafts are chosen for simulation; each strategy's description is on its item"));
+  m_staged->setToolTip(
+      tr("DCC 4.3 pass I: stage host<->PIM copies through on-chip memory so that every channel "
+         "reads and writes at once (off: the host copies core by core)"));
+  m_groupCommands->setToolTip(
+      tr("DCC 4.3 pass II: one broadcast command per PIM group over tiles padded to the "
+         "group's largest (off: one command per bank)"));
   sf->addWidget(m_staged);
   sf->addWidget(m_groupCommands);
   return search;

@@ -46,6 +46,7 @@
 #include "views/pruned_lister.h"
 #include "views/run_progress.h"
 #include "views/session_document.h"
+#include "views/shortcuts_dialog.h"
 #include "views/unit_heatmap.h"
 #include "views/verdict_banner.h"
 #include "views/what_if_panel.h"
@@ -231,6 +232,7 @@ void MainWindow::buildMenus() {
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Classroom mode…"), this, &MainWindow::openClassroom);
+  help->addAction(tr("&Keyboard shortcuts"), this, [this] { showShortcuts(this, menuBar()); });
   help->addAction(tr("&About PIMScope"), this, [this] {
     QMessageBox::about(
         this, tr("About PIMScope"),

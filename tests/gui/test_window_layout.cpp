@@ -3,18 +3,24 @@
 // Reset layout brings back docks that were closed or floated.
 #include <gtest/gtest.h>
 
+#include <QAbstractButton>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QGuiApplication>
+#include <QLineEdit>
+#include <QMenuBar>
 #include <QScreen>
 #include <QStatusBar>
 
 #include <qcustomplot.h>
 
 #include "gui_test_util.h"
+#include "views/control_panel.h"
 #include "views/exploration_session.h"
 #include "views/main_window.h"
 #include "views/pareto_plot.h"
 #include "views/run_progress.h"
+#include "views/shortcuts_dialog.h"
 #include "views/unit_heatmap.h"
 
 using namespace pimgui;
@@ -90,4 +96,21 @@ TEST(WindowProgress, ABarCountsTheRunAndDoneInIsTheWholeRun) {
   EXPECT_FALSE(w.statusBar()->currentMessage().startsWith(QStringLiteral("Done in")));
   EXPECT_TRUE(w.runProgress()->isVisible());
   ASSERT_TRUE(test::waitFor([&] { return w.idle() && !w.session()->running(); }, 60000));
+}
+
+// Help: every control of the panel explains itself, and Help > Keyboard shortcuts lists what the menus bind
+// (read from the menus, so it cannot drift).
+TEST(WindowHelp, EveryControlHasATooltipAndShortcutsAreListed) {
+  MainWindow w(false);
+  for (QWidget* c : w.controls()->findChildren<QWidget*>()) {
+    if (!qobject_cast<QAbstractButton*>(c) && !qobject_cast<QComboBox*>(c) && !qobject_cast<QLineEdit*>(c))
+      continue;
+    if (qobject_cast<QComboBox*>(c->parentWidget())) continue;  // a combo box's own line edit
+    EXPECT_FALSE(c->toolTip().isEmpty())
+        << c->metaObject()->className() << " " << c->objectName().toStdString() << " "
+        << c->property("text").toString().toStdString();
+  }
+  const QStringList shortcuts = menuShortcuts(w.menuBar());
+  EXPECT_TRUE(shortcuts.contains(QStringLiteral("Run > Explore\tF5"))) << shortcuts.join('\n').toStdString();
+  EXPECT_GE(shortcuts.size(), 10);
 }
