@@ -22,6 +22,9 @@ namespace {
 // Log-axis ticks at 1-2-5 x 10^k (1-2-3-5 or 1..9 x 10^k when the range is narrower, every decade when wide):
 // QCustomPlot's log ticker labels only the decades, which leaves a plot spanning 0.2-0.9 us without numbers.
 class ReadableLogTicker : public QCPAxisTickerLog {
+ public:
+  explicit ReadableLogTicker(bool integral) : m_integral(integral) {}
+
  protected:
   int getSubTickCount(double) override { return 0; }
   QVector<double> createTickVector(double, const QCPRange& range) override {
@@ -36,10 +39,32 @@ class ReadableLogTicker : public QCPAxisTickerLog {
           if (m * decade >= lo * (1 - 1e-12) && m * decade <= hi * (1 + 1e-12)) ticks << m * decade;
         }
       }
+      if (m_integral)
+        ticks.erase(std::remove_if(ticks.begin(), ticks.end(), [](double t) { return t < 1; }), ticks.end());
       if (ticks.size() >= 5 || wide) return ticks;
     }
-    return QCPAxisTicker::createTickVector(getTickStep(range), range);  // less than a tenth of a decade
+    // Less than a tenth of a decade: plain steps, whole ones on a count axis.
+    const double step = getTickStep(range);
+    return QCPAxisTicker::createTickVector(m_integral ? std::max(1.0, std::round(step)) : step, range);
   }
+
+ private:
+  bool m_integral;
+};
+
+// Linear ticks; whole numbers only on a count axis (units used: no "bank 2.5").
+class CountAwareTicker : public QCPAxisTicker {
+ public:
+  explicit CountAwareTicker(bool integral) : m_integral(integral) {}
+
+ protected:
+  double getTickStep(const QCPRange& range) override {
+    const double step = QCPAxisTicker::getTickStep(range);
+    return m_integral ? std::max(1.0, std::round(step)) : step;
+  }
+
+ private:
+  bool m_integral;
 };
 }  // namespace
 
@@ -128,6 +153,7 @@ ParetoPlot::ParetoPlot(DraftTableModel* model, DraftSelection* selection, QWidge
 
   auto axesChanged = [this] {
     m_userZoomed = false;
+    applyScale();  // a count axis ticks whole numbers
     refresh();
   };
   connect(m_x, &QComboBox::currentIndexChanged, this, axesChanged);
@@ -146,13 +172,15 @@ ParetoPlot::ParetoPlot(DraftTableModel* model, DraftSelection* selection, QWidge
 }
 
 void ParetoPlot::applyScale() {
-  for (QCPAxis* a : {m_plot->xAxis, m_plot->yAxis}) {
+  const std::pair<QCPAxis*, QComboBox*> axes[] = {{m_plot->xAxis, m_x}, {m_plot->yAxis, m_y}};
+  for (const auto& [a, box] : axes) {
+    const bool integral = static_cast<Objective>(box->currentData().toInt()) == Objective::UnitsUsed;
     if (m_log->isChecked()) {
       a->setScaleType(QCPAxis::stLogarithmic);
-      a->setTicker(QSharedPointer<QCPAxisTickerLog>(new ReadableLogTicker));
+      a->setTicker(QSharedPointer<QCPAxisTickerLog>(new ReadableLogTicker(integral)));
     } else {
       a->setScaleType(QCPAxis::stLinear);
-      a->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+      a->setTicker(QSharedPointer<QCPAxisTicker>(new CountAwareTicker(integral)));
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <QMenuBar>
 #include <QScreen>
 #include <QStatusBar>
+#include <cmath>
 
 #include <qcustomplot.h>
 
@@ -113,4 +114,25 @@ TEST(WindowHelp, EveryControlHasATooltipAndShortcutsAreListed) {
   const QStringList shortcuts = menuShortcuts(w.menuBar());
   EXPECT_TRUE(shortcuts.contains(QStringLiteral("Run > Explore\tF5"))) << shortcuts.join('\n').toStdString();
   EXPECT_GE(shortcuts.size(), 10);
+}
+
+// A count axis (units used) ticked "bank 2.5"; it ticks whole numbers, on linear and log scales.
+TEST(WindowPlots, CountAxesTickWholeNumbers) {
+  MainWindow w(false);
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(w.startSession(test::smallConfig()));
+  ASSERT_TRUE(test::waitFor([&] { return w.idle() && !w.session()->running(); }, 60000));
+  ParetoPlot* p = w.pareto();
+  ASSERT_FALSE(p->points().empty());
+  p->setObjectives(Objective::SimulatedTime, Objective::UnitsUsed);
+  for (bool log : {false, true}) {
+    p->setLogAxes(log);
+    // Zoomed in to a narrow band of counts, where the default ticker falls back to fractions.
+    p->plot()->yAxis->setRange(60, 62);
+    p->plot()->replot();
+    const QVector<double> ticks = p->plot()->yAxis->tickVector();
+    ASSERT_FALSE(ticks.isEmpty());
+    for (double t : ticks) EXPECT_EQ(t, std::round(t)) << (log ? "log " : "linear ") << t;
+  }
 }
