@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
+#include "engine/common/json_input.h"
 #include "engine/hw/backend.h"
 #include "engine/search/strategy.h"
 #include "engine/target/registry.h"
@@ -204,7 +205,8 @@ void applyView(MainWindow& w, const ViewState& v) {
   if (auto it = v.find("controls"); it != v.end()) {
     // Only what the panel held on screen; a damaged entry falls back to the explored settings.
     try {
-      w.controls()->setConfig(configOf(fromJson(nlohmann::json::parse(it->second)), QString()));
+      w.controls()->setConfig(
+          configOf(fromJson(pim::parseJsonInput(it->second, "session controls")), QString()));
     } catch (const std::exception&) {
     }
   }
@@ -234,7 +236,7 @@ std::optional<std::array<double, 4>> storedParetoView(const ViewState& v) {
   auto it = v.find("pareto.view");
   if (it == v.end()) return std::nullopt;
   try {
-    return nlohmann::json::parse(it->second).get<std::array<double, 4>>();
+    return pim::parseJsonInput(it->second, "session Pareto view").get<std::array<double, 4>>();
   } catch (const std::exception&) {
     return std::nullopt;
   }

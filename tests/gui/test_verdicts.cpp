@@ -15,6 +15,7 @@
 #include "views/draft_table_model.h"
 #include "views/exploration_session.h"
 #include "views/main_window.h"
+#include "views/session_document.h"
 #include "views/verdict_banner.h"
 
 using namespace pimgui;
@@ -108,4 +109,22 @@ TEST(WindowVerdicts, ARunThatCannotStartLeavesNoStaleResults) {
   EXPECT_EQ(w.model()->rowCount(), 0);
   EXPECT_TRUE(w.verdictBanner()->verdict().startsWith(QStringLiteral("red cannot run on upmem")))
       << w.verdictBanner()->verdict().toStdString();
+}
+
+// A session's view state is JSON the window reads back, through the same depth-limited parser as every other
+// reader (engine/common/json_input.h): 10^6 nested arrays are refused after 256 levels instead of being
+// built, and the view falls back as for any damaged entry; a good entry still restores.
+TEST(WindowSessions, DeeplyNestedViewStateFallsBackLikeAnyDamagedEntry) {
+  ViewState v;
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  v["pareto.view"] = deep;
+  v["controls"] = deep;
+  EXPECT_FALSE(storedParetoView(v).has_value());
+  MainWindow w(false);
+  const SessionConfig before = w.controls()->config();
+  applyView(w, v);
+  EXPECT_EQ(w.controls()->config().shape, before.shape);
+  v["pareto.view"] = "[0.1, 2.0, 100.0, 200.0]";
+  ASSERT_TRUE(storedParetoView(v).has_value());
+  EXPECT_EQ((*storedParetoView(v))[2], 100.0);
 }
