@@ -377,7 +377,12 @@ void MainWindow::completeFinish() {
       m_selection->set({*best});
     }
   }
-  QString msg = m_cancelled ? tr("Cancelled: kept %L1 records").arg(m_model->keptRows())
+  // What the run finished, not the rows listed: every kept draft has a row, evaluated or not.
+  const pim::ExploreProgress& done = m_session->progress();
+  QString msg = m_cancelled ? tr("Cancelled: simulated %L1 of %L2 planned; %L3 kept drafts listed")
+                                  .arg(done.simulated)
+                                  .arg(done.toSimulate)
+                                  .arg(m_model->keptRows())
                             : tr("Done in %1 s").arg(m_runClock.elapsed() / 1e3, 0, 'f', 2);
   if (!m_restoreMessage.isEmpty()) msg = std::exchange(m_restoreMessage, QString());
   if (!m_session->note().isEmpty()) msg += QStringLiteral(" · ") + m_session->note();
