@@ -14,8 +14,9 @@ class ChannelRunCache;
 
 /// Version of the timing model: bumped whenever the simulated time of a given program changes, so that
 /// results stored by an older simulator are not taken for current ones (the store keys labels and lookups
-/// by it). 2: host streams interleave pseudo-channels as an FR-FCFS controller does.
-inline constexpr int kTimingModelVersion = 2;
+/// by it). 2: host streams interleave pseudo-channels as an FR-FCFS controller does. 3: host transfers at
+/// burst granularity (the lowered program changes; the version covers the whole pipeline a label comes from).
+inline constexpr int kTimingModelVersion = 3;
 
 struct SimOptions {
   TraceWindow trace;  // trace window in cycles (events of the first channel running each distinct program)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "engine/codegen/lowering.h"
@@ -7,13 +8,25 @@
 
 namespace pim {
 
+namespace {
+bool stagedCopies(const LoweringInput& in) {
+  return in.options.stagedRearrangement && !in.options.computeOnly;
+}
+void setHostShare(const LoweringInput& in, int group, GroupView& v) {
+  if (!stagedCopies(in)) return;
+  v.hostInput = hostShare(in, TensorRole::Input, group);
+  v.hostOutput = hostShare(in, TensorRole::Output, group);
+}
+}  // namespace
+
 GroupView groupView(const LoweringInput& in, int group) {
   const Kernel& k = in.problem.kernel();
   GroupView v;
   v.live = group < in.mapping.groupsUsed;
-  // Idle groups still hold their share of the host layout at the same rows, so they take part in staged
+  // Idle groups may still hold part of the host layout at the same rows, so they take part in staged
   // rearrangement with group 0's regions.
   v.regions = bankRegions(k, in.mapping, in.problem.backend(), in.device, v.live ? group : 0);
+  setHostShare(in, group, v);
   if (!v.live) return v;
   v.liveBanks = liveBanks(in, group);
   v.outputBanks = outputBanks(in, group);
@@ -27,14 +40,17 @@ sim::Program lowerDraft(const LoweringInput& in) {
   sim::Program prog;
   std::unordered_multimap<std::uint64_t, int> byHash;
   std::vector<std::pair<GroupView, int>> lowered;  // distinct views and their program (a handful per draft)
-  int idleProgram = -1;                            // every idle group runs the same program
-  const bool staged = in.options.stagedRearrangement && !in.options.computeOnly;
+  std::optional<GroupView> idle;                   // idle groups differ only in their host share
+  const bool staged = stagedCopies(in);
   for (int g = 0; g < b.totalGroups(); ++g) {
-    if (g >= in.mapping.groupsUsed && idleProgram >= 0) {
-      prog.channelMap.push_back(idleProgram);
-      continue;
+    GroupView view;
+    if (g >= in.mapping.groupsUsed && idle) {
+      view = *idle;
+      setHostShare(in, g, view);
+    } else {
+      view = groupView(in, g);
+      if (!view.live) idle = view;
     }
-    GroupView view = groupView(in, g);
     const auto same =
         std::find_if(lowered.begin(), lowered.end(), [&](const auto& l) { return l.first == view; });
     if (same != lowered.end()) {
@@ -58,7 +74,6 @@ sim::Program lowerDraft(const LoweringInput& in) {
       prog.programs.push_back(std::move(cp));
     }
     prog.channelMap.push_back(index);
-    if (!view.live) idleProgram = index;
     lowered.emplace_back(std::move(view), index);
   }
   return prog;

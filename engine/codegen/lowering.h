@@ -68,6 +68,9 @@ struct GroupView {
   std::vector<int> liveBanks;  // banks holding a live core's data, as flat bank ids of the channel
   std::vector<int> outputBanks;     // banks whose output tiles the host reads (see rearrangement.h)
   std::vector<StatementWork> work;  // per statement, the largest over the group's cores (padded tiles)
+  // With staged rearrangement: this channel's bursts of each input / output tensor in the host layout (the
+  // low channels of the interleave hold one burst more than the others when a tensor does not fill a stripe).
+  std::vector<std::int64_t> hostInput, hostOutput;
   bool operator==(const GroupView&) const = default;
 };
 /// Throws InputError when the group's tiles need more rows than a bank's PIM region.

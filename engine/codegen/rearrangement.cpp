@@ -2,11 +2,13 @@
 #include "engine/codegen/rearrangement.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <set>
 
 #include "engine/codegen/emit.h"
+#include "engine/codegen/host_layout.h"
 #include "sim/simulator.h"
 
 namespace pim {
@@ -17,14 +19,6 @@ std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 std::int64_t tensorBytes(const Problem& p, int t) {
   std::int64_t n = static_cast<std::int64_t>(dtypeBytes(p.kernel().tensors[t].dtype));
   for (auto e : tensorExtents(p.kernel(), t, p.shape())) n *= e;
-  return n;
-}
-
-std::int64_t hostBytes(const Problem& p, TensorRole role) {
-  std::int64_t n = 0;
-  for (std::size_t t = 0; t < p.kernel().tensors.size(); ++t) {
-    if (p.kernel().tensors[t].role == role) n += tensorBytes(p, static_cast<int>(t));
-  }
   return n;
 }
 
@@ -43,36 +37,46 @@ std::uint32_t firstRow(const Kernel& k, const BankRegions& r, TensorRole role) {
   return 0;
 }
 
-std::vector<int> allBanks(const sim::DeviceConfig& d) {
-  std::vector<int> v(static_cast<std::size_t>(d.banksPerChannel()));
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
-
-// Rounds of B bytes per channel: `firstBursts` of the first kind, then `secondBursts` of the second kind.
-struct Stream {
-  sim::Op op;
-  std::vector<int> banks;
-  std::uint32_t row;
-  std::int64_t perBank;  // total per bank
+// One side of a copy, moved a round at a time: `total` units (host side: bursts of the channel's host region;
+// PIM side: bursts per live bank), `perRound` units per round.
+struct Side {
+  std::int64_t total = 0, perRound = 1;
+  std::function<void(std::int64_t first, std::int64_t n)> emit;
 };
 
-void emitRounds(const LoweringInput& in, Stream first, Stream second, sim::ProgramBuilder& out) {
+Side hostSide(const HostStream& s, sim::Op op, std::int64_t roundBursts, sim::ProgramBuilder& out) {
+  return {s.bursts(), roundBursts,
+          [&s, op, &out](std::int64_t first, std::int64_t n) { s.emit(out, op, first, n); }};
+}
+
+Side pimSide(const sim::DeviceConfig& d, sim::Op op, const std::vector<int>& banks, std::uint32_t row,
+             std::int64_t perBank, std::int64_t roundBursts, sim::ProgramBuilder& out) {
+  if (banks.empty()) return {};
+  return {perBank, ceilDiv(roundBursts, static_cast<std::int64_t>(banks.size())),
+          [&d, op, &banks, row, &out](std::int64_t first, std::int64_t n) {
+            emit::interleavedStream(out, d, op, banks, row, n, first);
+          }};
+}
+
+// Bursts per channel of one staged round: the host's on-chip buffer divided over the channels.
+std::int64_t roundBursts(const LoweringInput& in) {
   const sim::DeviceConfig& d = in.device;
   const std::int64_t roundBytes =
       std::max<std::int64_t>(d.bytesPerColumn, in.problem.backend().system.hostOnChipBytes /
                                                    std::max(1, in.problem.backend().totalGroups()));
-  const std::int64_t roundBursts = std::max<std::int64_t>(1, roundBytes / d.bytesPerColumn);
+  return std::max<std::int64_t>(1, roundBytes / d.bytesPerColumn);
+}
+
+// Rounds of B bytes per channel: a round of the first side, then a round of the second, until both are done.
+void emitRounds(const Side& first, const Side& second) {
   std::int64_t done1 = 0, done2 = 0;
-  if (first.banks.empty()) first.perBank = 0;
-  if (second.banks.empty()) second.perBank = 0;
-  auto step = [&](const Stream& s, std::int64_t& done) {
-    if (done >= s.perBank) return;
-    const std::int64_t perBank = std::min(s.perBank - done, ceilDiv(roundBursts, s.banks.size()));
-    emit::interleavedStream(out, d, s.op, s.banks, s.row, perBank, done);
-    done += perBank;
+  auto step = [](const Side& s, std::int64_t& done) {
+    if (done >= s.total) return;
+    const std::int64_t n = std::min(s.total - done, s.perRound);
+    s.emit(done, n);
+    done += n;
   };
-  while (done1 < first.perBank || done2 < second.perBank) {
+  while (done1 < first.total || done2 < second.total) {
     step(first, done1);
     step(second, done2);
   }
@@ -104,35 +108,40 @@ std::vector<int> outputBanks(const LoweringInput& in, int group) {
   return banks;
 }
 
+std::vector<std::int64_t> hostShare(const LoweringInput& in, TensorRole role, int channel) {
+  const Problem& p = in.problem;
+  std::vector<std::int64_t> share;
+  for (std::size_t t = 0; t < p.kernel().tensors.size(); ++t) {
+    if (p.kernel().tensors[t].role != role) continue;
+    const std::int64_t bursts = ceilDiv(tensorBytes(p, static_cast<int>(t)), in.device.bytesPerColumn);
+    share.push_back(hostBurstsInChannel(bursts, p.backend().totalGroups(), channel));
+  }
+  return share;
+}
+
 void emitStagedInput(const LoweringInput& in, const GroupView& g, sim::ProgramBuilder& out) {
   const Kernel& k = in.problem.kernel();
   const BankRegions& r = g.regions;
-  const sim::DeviceConfig& d = in.device;
-  const int channels = in.problem.backend().totalGroups();
   out.setPhase(sim::Phase::InputRearrangement);
-  // Host reads: this channel's share of every input, bank-interleaved in the host region.
-  Stream reads{sim::Op::HOST_RD, allBanks(d), r.hostRow,
-               ceilDiv(ceilDiv(hostBytes(in.problem, TensorRole::Input), channels * d.bytesPerColumn),
-                       d.banksPerChannel())};
-  // PIM writes: every live bank receives its core's padded input tiles (padding must hold neutral values).
-  Stream writes{sim::Op::HOST_WR, g.liveBanks, firstRow(k, r, TensorRole::Input),
-                regionBursts(k, r, TensorRole::Input)};
-  emitRounds(in, reads, writes, out);
+  const std::int64_t round = roundBursts(in);
+  // Host reads of this channel's share of every input, then PIM writes: every live bank receives its core's
+  // padded input tiles (padding must hold neutral values).
+  const HostStream host(in.device, g.hostInput, r.hostRow);
+  emitRounds(hostSide(host, sim::Op::HOST_RD, round, out),
+             pimSide(in.device, sim::Op::HOST_WR, g.liveBanks, firstRow(k, r, TensorRole::Input),
+                     regionBursts(k, r, TensorRole::Input), round, out));
   out.barrier();
 }
 
 void emitStagedOutput(const LoweringInput& in, const GroupView& g, sim::ProgramBuilder& out) {
   const Kernel& k = in.problem.kernel();
   const BankRegions& r = g.regions;
-  const sim::DeviceConfig& d = in.device;
-  const int channels = in.problem.backend().totalGroups();
   out.setPhase(sim::Phase::OutputRearrangement);
-  Stream reads{sim::Op::HOST_RD, g.outputBanks, firstRow(k, r, TensorRole::Output),
-               regionBursts(k, r, TensorRole::Output)};
-  Stream writes{sim::Op::HOST_WR, allBanks(d), r.hostRow,
-                ceilDiv(ceilDiv(hostBytes(in.problem, TensorRole::Output), channels * d.bytesPerColumn),
-                        d.banksPerChannel())};
-  emitRounds(in, reads, writes, out);
+  const std::int64_t round = roundBursts(in);
+  const HostStream host(in.device, g.hostOutput, r.hostRow);
+  emitRounds(pimSide(in.device, sim::Op::HOST_RD, g.outputBanks, firstRow(k, r, TensorRole::Output),
+                     regionBursts(k, r, TensorRole::Output), round, out),
+             hostSide(host, sim::Op::HOST_WR, round, out));
   out.barrier();
 }
 
@@ -157,10 +166,11 @@ SerialRearrangement naiveRearrangement(const LoweringInput& in) {
     if (bursts <= 0) return 0;
     const auto key = std::make_tuple(static_cast<int>(op), bursts, std::size_t{0});
     if (auto it = memo.find(key); it != memo.end()) return it->second;
+    // All channels in parallel: the copy lasts as long as the busiest channel's share (channel 0's).
     sim::ProgramBuilder pb(sim::Phase::InputRearrangement);
-    const auto banks = allBanks(d);
-    emit::interleavedStream(pb, d, op, banks, static_cast<std::uint32_t>(d.rows / 2),
-                            ceilDiv(ceilDiv(bursts, channels), banks.size()));
+    const HostStream host(d, {hostBurstsInChannel(bursts, channels, 0)},
+                          static_cast<std::uint32_t>(d.rows / 2));
+    host.emit(pb, op, 0, host.bursts());
     return memo[key] = sim::simulate(fresh, sim::Program::replicated(pb.take(), 1)).totalCycles;
   };
   auto channelSegment = [&](sim::Op op, const std::vector<int>& banks, std::int64_t perBank) -> std::int64_t {
@@ -184,7 +194,7 @@ SerialRearrangement naiveRearrangement(const LoweringInput& in) {
   };
   // One PIM channel at a time (DCC 4.3 I): read its data from the host layout (all channels in parallel),
   // then write it into that channel's banks; the next channel's copy starts when this one is done.
-  std::int64_t spreadReads = 0, spreadWrites = 0;
+  std::map<std::int64_t, std::int64_t> spreadReads, spreadWrites;  // copies by size
   for (int g = 0; g < in.mapping.groupsUsed; ++g) {
     const GroupView view = groupView(in, g);
     const std::int64_t inPerBank = regionBursts(k, view.regions, TensorRole::Input);
@@ -205,17 +215,20 @@ SerialRearrangement naiveRearrangement(const LoweringInput& in) {
     }
     for (int bank : live) account(g, bank, inPerBank, true);
     for (int bank : out) account(g, bank, outPerBank, false);
-    spreadReads += inBursts;
-    spreadWrites += outBursts;
+    if (inBursts > 0) ++spreadReads[inBursts];
+    if (outBursts > 0) ++spreadWrites[outBursts];
   }
-  // The host-layout side of every copy is spread evenly over every bank of the system.
-  const std::int64_t totalBanks = static_cast<std::int64_t>(s.bankDeltas.size());
-  for (int g = 0; g < channels; ++g) {
-    for (int bank = 0; bank < d.banksPerChannel(); ++bank) {
-      account(g, bank, ceilDiv(spreadReads, totalBanks), false);
-      account(g, bank, ceilDiv(spreadWrites, totalBanks), true);
-    }
-  }
+  // The host-layout side of every copy: the bursts its bytes map to, channel by channel and bank by bank.
+  auto spread = [&](const std::map<std::int64_t, std::int64_t>& copies, bool write) {
+    for (const auto& [bursts, copiesOfSize] : copies)
+      for (int g = 0; g < channels; ++g) {
+        const std::int64_t inChannel = hostBurstsInChannel(bursts, channels, g);
+        for (int bank = 0; bank < d.banksPerChannel() && inChannel > 0; ++bank)
+          account(g, bank, copiesOfSize * hostBurstsInBank(inChannel, d.banksPerChannel(), bank), write);
+      }
+  };
+  spread(spreadReads, false);
+  spread(spreadWrites, true);
   if (d.refresh && d.tREFI > 0) {
     // Refresh steals tRFC of every tREFI from a serial copy.
     s.inputCycles += s.inputCycles * d.tRFC / d.tREFI;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Data rearrangement between the host layout (consecutive 32-B bursts interleaved over every channel, then
-// over the banks of a channel) and the PIM layout (each core's tile contiguous in its own banks), DCC
-// section 4.3 I.
+// over the banks of a channel, burst by burst: host_layout.h) and the PIM layout (each core's tile contiguous
+// in its own banks), DCC section 4.3 I.
 //
 // Staged (DCC's optimisation): with B = on-chip bytes / N channels, the host reads N blocks of B into on-chip
 // memory and writes them to the N channels in parallel; per channel a round is B bytes of host reads followed
@@ -20,6 +20,8 @@
 
 namespace pim {
 
+/// The bursts of each tensor of `role` (in tensor order) that the host layout puts in `channel`.
+std::vector<std::int64_t> hostShare(const LoweringInput& in, TensorRole role, int channel);
 /// Appends a group's share of the staged input rearrangement (phase InputRearrangement).
 void emitStagedInput(const LoweringInput& in, const GroupView& g, sim::ProgramBuilder& out);
 /// Appends a group's share of the staged output rearrangement (phase OutputRearrangement).
