@@ -35,6 +35,16 @@ inline CliRun runCli(const std::string& args, const std::string& errFile, const 
   r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
   return r;
 }
+
+/// This process's scratch directory: ctest runs tests in parallel processes, so fixed names under the shared
+/// temp dir would race.
+inline const TempDir& cliScratch() {
+  static const TempDir dir;
+  return dir;
+}
+
+/// `pimscope-cli <args>`, standard error through the scratch directory.
+inline CliRun cli(const std::string& args) { return runCli(args, cliScratch().file("cli_err.txt")); }
 #endif
 
 }  // namespace pim::test

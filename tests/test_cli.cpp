@@ -23,16 +23,9 @@
 namespace {
 
 #ifdef PIMSCOPE_CLI
-/// This process's scratch directory: ctest runs the tests of this file in parallel processes, so fixed names
-/// under the shared temp dir would race.
-const pim::test::TempDir& scratch() {
-  static const pim::test::TempDir dir;
-  return dir;
-}
-
+using pim::test::cli;
 using pim::test::CliRun;
-
-CliRun cli(const std::string& args) { return pim::test::runCli(args, scratch().file("cli_err.txt")); }
+const pim::test::TempDir& scratch() { return pim::test::cliScratch(); }
 
 void expectInputError(const std::string& args, const std::string& mentions) {
   const CliRun r = cli(args);

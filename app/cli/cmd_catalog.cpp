@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `backends` and `kernels`: what PIMScope ships.
+// `backends`, `params` and `kernels`: what PIMScope ships.
+#include <cstdio>
 #include <iostream>
 
 #include "app/cli/cli_common.h"
@@ -33,6 +34,37 @@ void registerCatalogCommands(CLI::App& app) {
                      {"group_units", b.group.units},
                      {"file", b.file},
                      {"hash", b.hash()}});
+    }
+    if (*json) {
+      printJson(out);
+    } else {
+      std::cout << t.str();
+    }
+  });
+
+  auto params = std::make_shared<std::string>();
+  auto* parameters =
+      app.add_subcommand("params", "list the declared parameters of a backend (what --set changes)");
+  parameters->add_option("--backend,-b", *params, "backend name (see `pimscope-cli backends`)")->required();
+  parameters->add_flag("--json", *json, "machine-readable output");
+  parameters->callback([params, json] {
+    const Backend& b = builtinBackends().get(*params);
+    nlohmann::json out = nlohmann::json::array();
+    TextTable t({"parameter", "value", "unit", "valid", "description"});
+    for (const Parameter& p : b.parameters) {
+      char range[96];
+      std::snprintf(range, sizeof range, "%.12g..%.12g%s", p.min, p.max, p.integer ? ", integer" : "");
+      char value[32];
+      std::snprintf(value, sizeof value, "%.12g", p.value);
+      t.add({p.key, value, p.unit, range, p.description});
+      out.push_back({{"name", p.key},
+                     {"value", p.value},
+                     {"unit", p.unit},
+                     {"min", p.min},
+                     {"max", p.max},
+                     {"integer", p.integer},
+                     {"description", p.description},
+                     {"source", p.source}});
     }
     if (*json) {
       printJson(out);

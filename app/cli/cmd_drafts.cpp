@@ -68,6 +68,7 @@ void runDrafts(const DraftsOptions& o) {
                           {"rules", rules},
                           {"remaining", counts.remaining},
                           {"seconds", seconds}};
+    o.problem.whatIf.annotate(out, problem->backend());
     if (o.limit > 0) {
       nlohmann::json drafts = nlohmann::json::array();
       for (const auto& d : first) drafts.push_back(draftJson(space, d));
@@ -76,6 +77,7 @@ void runDrafts(const DraftsOptions& o) {
     printJson(out);
     return;
   }
+  std::cout << o.problem.whatIf.line(problem->backend());
   std::cout << problem->title() << ": " << space.resources().groups << " groups x "
             << space.resources().coresPerGroup << " cores, SIMD " << space.resources().simdLanes << "\n";
   for (std::size_t i = 0; i < space.sets().sets.size(); ++i) {
@@ -112,9 +114,11 @@ void runWhy(const DraftOptions& o) {
     out["twin"] = v.twin ? nlohmann::json(*v.twin) : nlohmann::json(nullptr);
     out["kept_twin"] = v.keptTwin ? nlohmann::json(*v.keptTwin) : nlohmann::json(nullptr);
     out["reason"] = v.reason;
+    o.problem.whatIf.annotate(out, problem->backend());
     printJson(out);
     return;
   }
+  std::cout << o.problem.whatIf.line(problem->backend());
   std::cout << "draft " << d.id << " " << candidates->label(d) << "\n";
   if (v.kept) {
     std::cout << "kept: it survives every rule in force\n";
@@ -137,9 +141,12 @@ void runIr(const DraftOptions& o) {
   const std::string ir = irText(space, mapDraft(space, space.draft(o.draft), indexing));
   if (o.json) {
     // "strategy" is the key files and scripts already read; it names the indexing strategy.
-    printJson({{"draft", o.draft}, {"strategy", o.indexing}, {"ir", ir}});
+    nlohmann::json out = {{"draft", o.draft}, {"strategy", o.indexing}, {"ir", ir}};
+    o.problem.whatIf.annotate(out, problem->backend());
+    printJson(out);
   } else {
-    std::cout << ir;
+    const std::string whatIf = o.problem.whatIf.line(problem->backend());
+    std::cout << (whatIf.empty() ? "" : "// " + whatIf) << ir;  // a comment: the IR stays readable as IR
   }
 }
 

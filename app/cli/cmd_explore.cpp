@@ -82,6 +82,18 @@ std::optional<DraftRecord> verifiedLookup(const Problem& p, ResultsStore& store,
   return r;
 }
 
+/// The model is found by backend name: an edited file under a shipped name, or a --set, gets a model it was
+/// not trained on.
+void warnIfTrainedElsewhere(const Predictor& model, const Backend& b, const WhatIfOptions& whatIf) {
+  if (model.metadata().backendHash == b.hash()) return;
+  std::cerr << "pimscope-cli: warning: the shipped model of " << b.name
+            << " was trained on other parameters than "
+            << (!whatIf.empty()  ? b.name + " with --set"
+                : b.file.empty() ? b.name
+                                 : b.file)
+            << "; its predictions are extrapolated, with no measured error\n";
+}
+
 struct ExploreCmd {
   ProblemOptions problem;
   std::string strategy = "predictor";
@@ -158,12 +170,7 @@ void runExplore(const ExploreCmd& o) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const Predictor* model = loader.get();
   if (!loader.error().empty()) std::cerr << "pimscope-cli: warning: " << loader.error() << "\n";
-  // The model is found by backend name: an edited file under a shipped name gets a model it was not trained
-  // on.
-  if (model && model->metadata().backendHash != b.hash())
-    std::cerr << "pimscope-cli: warning: the shipped model of " << b.name
-              << " was trained on other parameters than " << (b.file.empty() ? b.name : b.file)
-              << "; its predictions are extrapolated, with no measured error\n";
+  if (model) warnIfTrainedElsewhere(*model, b, o.problem.whatIf);
   if (!best || !best->simulated)
     throw InputError("explore: no draft of " + problem->title() + " could be simulated");
 
@@ -201,34 +208,36 @@ void runExplore(const ExploreCmd& o) {
       ccJson["available"] = true;
       ccJson["draft"] = ccBest->draft.id;
     }
-    printJson({{"backend", b.name},
-               {"kernel", problem->kernel().name},
-               {"shape", shape},
-               {"strategy", o.strategy},
-               {"model", model ? nlohmann::json(model->id()) : nlohmann::json(nullptr)},
-               {"served_from", servedFrom},
-               {"best", bestJson},
-               {"counts",
-                {{"generated", last.generated},
-                 {"pruned", removedPerRule(last.pruned)},
-                 {"remaining", last.remaining},
-                 {"predicted", last.predicted},
-                 {"simulated", last.simulated}}},
-               {"baselines",
-                {{"vendor", vendor.available ? baselineJson(vendor) : nlohmann::json(nullptr)},
-                 {"vendor_reason", vendor.available ? "" : vendor.reason},
-                 {"compute_centric", ccOk ? ccJson : nlohmann::json(nullptr)},
-                 {"gpu", baselineJson(gpu)}}},
-               {"speedup",
-                {{"vs_vendor", speedup(vendor.available, vendor.eval.timeNs)},
-                 {"vs_compute_centric", speedup(ccOk, ccOk ? ccBest->simulated->timeNs : 0)},
-                 {"vs_gpu", speedup(true, gpu.eval.timeNs)}}},
-               {"seconds", seconds},
-               {"stage_seconds", stagesJson},
-               {"interrupted", g_interrupted.load()}});
+    nlohmann::json out = {{"backend", b.name},
+                          {"kernel", problem->kernel().name},
+                          {"shape", shape},
+                          {"strategy", o.strategy},
+                          {"model", model ? nlohmann::json(model->id()) : nlohmann::json(nullptr)},
+                          {"served_from", servedFrom},
+                          {"best", bestJson},
+                          {"counts",
+                           {{"generated", last.generated},
+                            {"pruned", removedPerRule(last.pruned)},
+                            {"remaining", last.remaining},
+                            {"predicted", last.predicted},
+                            {"simulated", last.simulated}}},
+                          {"baselines",
+                           {{"vendor", vendor.available ? baselineJson(vendor) : nlohmann::json(nullptr)},
+                            {"vendor_reason", vendor.available ? "" : vendor.reason},
+                            {"compute_centric", ccOk ? ccJson : nlohmann::json(nullptr)},
+                            {"gpu", baselineJson(gpu)}}},
+                          {"speedup",
+                           {{"vs_vendor", speedup(vendor.available, vendor.eval.timeNs)},
+                            {"vs_compute_centric", speedup(ccOk, ccOk ? ccBest->simulated->timeNs : 0)},
+                            {"vs_gpu", speedup(true, gpu.eval.timeNs)}}},
+                          {"seconds", seconds},
+                          {"stage_seconds", stagesJson},
+                          {"interrupted", g_interrupted.load()}};
+    o.problem.whatIf.annotate(out, b);
+    printJson(out);
     return;
   }
-  std::cout << problem->title() << ": best "
+  std::cout << o.problem.whatIf.line(b) << problem->title() << ": best "
             << (servedFrom == "search" ? "of " + grouped(last.remaining) + " kept drafts " : std::string())
             << "by " << o.strategy << " (" << servedFrom << ")\n";
   if (best->draft.id != kNoDraft)
@@ -329,6 +338,7 @@ void runTrain(const TrainCmd& o) {
 
 struct EvaluateCmd {
   std::string backend, kernel, suite, db, models;
+  WhatIfOptions whatIf;
   std::size_t top = kDefaultTopK, predictLimit = ExploreOptions{}.predictLimit,
               maxConfirm = kDefaultMaxConfirm;
   double band = kDefaultBandErrors;
@@ -338,12 +348,13 @@ struct EvaluateCmd {
 
 void runEvaluate(const EvaluateCmd& o) {
   installInterruptHandler();
-  const Backend& b = builtinBackends().get(o.backend);
+  const Backend b = o.whatIf.applyTo(builtinBackends().get(o.backend));
   const Suite suite = loadSuite(o.suite);
   const auto model = Predictor::loadShipped(b.name, o.models);
   if (!model)
     throw InputError("evaluate: no trained model for " + b.name + " in " +
                      (o.models.empty() ? std::string("datasets/models") : o.models) + " (run train first)");
+  if (!o.whatIf.empty()) warnIfTrainedElsewhere(*model, b, o.whatIf);
   std::optional<ResultsStore> store;
   if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
   TrainOptions to;
@@ -378,31 +389,34 @@ void runEvaluate(const EvaluateCmd& o) {
                       {"pick_ns", row.pickNs},
                       {"argmin_ns", row.argminNs}});
     }
-    printJson({{"backend", r.backend},
-               {"kernel", r.kernel},
-               {"configs", r.configs},
-               {"top1", r.configs ? static_cast<double>(r.top1) / static_cast<double>(r.configs) : 0.0},
-               {"top1_count", r.top1},
-               {"mean_pick_vs_optimum", r.meanPickVsOptimum},
-               {"top_k", eo.topK},
-               {"band_errors", eo.bandErrors},
-               {"max_confirm", eo.maxConfirm},
-               {"predict_limit", eo.predictLimit},
-               {"top1_argmin",
-                r.configs ? static_cast<double>(r.top1Argmin) / static_cast<double>(r.configs) : 0.0},
-               {"mean_argmin_vs_optimum", r.meanArgminVsOptimum},
-               {"seconds_with", r.secondsWith},
-               {"seconds_without", r.secondsWithout},
-               {"seconds_without_extrapolated", r.withoutExtrapolated},
-               {"seconds_optimum", r.secondsOptimum},
-               {"branch_and_bound", eo.branchAndBound},
-               {"bounded_drafts", r.bounded},
-               {"interrupted", r.interrupted},
-               {"threads", to.threads ? to.threads : std::max(1u, std::thread::hardware_concurrency())},
-               {"rows", rows}});
+    nlohmann::json out = {
+        {"backend", r.backend},
+        {"kernel", r.kernel},
+        {"configs", r.configs},
+        {"top1", r.configs ? static_cast<double>(r.top1) / static_cast<double>(r.configs) : 0.0},
+        {"top1_count", r.top1},
+        {"mean_pick_vs_optimum", r.meanPickVsOptimum},
+        {"top_k", eo.topK},
+        {"band_errors", eo.bandErrors},
+        {"max_confirm", eo.maxConfirm},
+        {"predict_limit", eo.predictLimit},
+        {"top1_argmin", r.configs ? static_cast<double>(r.top1Argmin) / static_cast<double>(r.configs) : 0.0},
+        {"mean_argmin_vs_optimum", r.meanArgminVsOptimum},
+        {"seconds_with", r.secondsWith},
+        {"seconds_without", r.secondsWithout},
+        {"seconds_without_extrapolated", r.withoutExtrapolated},
+        {"seconds_optimum", r.secondsOptimum},
+        {"branch_and_bound", eo.branchAndBound},
+        {"bounded_drafts", r.bounded},
+        {"interrupted", r.interrupted},
+        {"threads", to.threads ? to.threads : std::max(1u, std::thread::hardware_concurrency())},
+        {"rows", rows}};
+    o.whatIf.annotate(out, b);
+    printJson(out);
     return;
   }
   const double n = r.configs ? static_cast<double>(r.configs) : 1.0;
+  std::cout << o.whatIf.line(b) << std::flush;  // before printf's buffer: the two share stdout
   std::printf(
       "%s+%s: %zu configs; the predictor strategy (top %zu and near-ties, at most %zu, confirmed by "
       "simulation) finds the optimum in %zu "
@@ -487,6 +501,7 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--max-confirm", v->maxConfirm, "cap on the drafts simulated to confirm")
       ->check(unsignedInteger());
   cmd->add_option("--models", v->models, "model directory (default: the shipped datasets/models)");
+  v->whatIf.addTo(cmd);
   addThreadsOption(cmd, v->threads);
   cmd->add_flag("--label-all", v->labelAll,
                 "simulate every draft to the end (labels for training) instead of stopping those already "

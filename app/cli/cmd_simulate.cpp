@@ -73,10 +73,12 @@ void run(const SimulateOptions& o) {
     out["refresh"] = eo.sim.refresh;
     out["optimizer"] = {{"staged_rearrangement", eo.optimizer.stagedRearrangement},
                         {"group_commands", eo.optimizer.groupCommands}};
+    o.problem.whatIf.annotate(out, problem->backend());
     printJson(out);
     return;
   }
-  std::cout << problem->title() << ", " << summary << "\n" << evaluationText(e, problem->backend());
+  std::cout << o.problem.whatIf.line(problem->backend()) << problem->title() << ", " << summary << "\n"
+            << evaluationText(e, problem->backend());
 }
 
 }  // namespace

@@ -72,6 +72,7 @@ struct EvalFlags {
 struct CompareCmd {
   std::string backends, kernel, kernelFile, dims, baseline = "gpu";
   std::size_t maxSimulations = 400;
+  WhatIfOptions whatIf;
   bool json = false;
 };
 
@@ -83,6 +84,12 @@ void runCompare(const CompareCmd& o) {
   co.baseline = o.baseline;
   co.search.maxSimulations = o.maxSimulations;
   co.search.eval.keepUnitStats = false;
+  if (!o.whatIf.empty()) {
+    if (const std::string why = backendCountError(co); !why.empty()) throw InputError(why);
+    std::vector<Backend> shipped;
+    for (const auto& name : co.backends) shipped.push_back(builtinBackends().get(name));
+    co.edited = o.whatIf.applyToEach(shipped);
+  }
   const Kernel k = resolveKernel(o.kernel, o.kernelFile);
   const Comparison c = compareBackends(k, o.dims, co);
   if (o.json) {
@@ -106,15 +113,21 @@ void runCompare(const CompareCmd& o) {
            {"energy_pj", r.available ? nlohmann::json(r.eval.energyPj) : nlohmann::json(nullptr)},
            {"speedup", r.speedup ? nlohmann::json(*r.speedup) : nlohmann::json(nullptr)}});
     }
-    printJson({{"kernel", c.kernel},
-               {"shape", c.shape},
-               {"baseline", c.baseline},
-               {"baseline_summary", c.baselineSummary},
-               {"baseline_time_ns", c.baselineNs},
-               {"results", results},
-               {"verdict", c.verdict}});
+    nlohmann::json out = {{"kernel", c.kernel},
+                          {"shape", c.shape},
+                          {"baseline", c.baseline},
+                          {"baseline_summary", c.baselineSummary},
+                          {"baseline_time_ns", c.baselineNs},
+                          {"results", results},
+                          {"verdict", c.verdict}};
+    if (!o.whatIf.empty()) {
+      out["what_if"] = nlohmann::json::object();
+      for (const Backend& b : co.edited) out["what_if"][b.name] = o.whatIf.json(b);
+    }
+    printJson(out);
     return;
   }
+  for (const Backend& b : co.edited) std::cout << o.whatIf.line(b, "what-if on " + b.name);
   std::cout << c.kernel << "[" << c.shape << "] on " << c.results.size()
             << (c.results.size() == 1 ? " backend" : " backends") << ", against "
             << (c.baseline == "gpu" ? "the GPU" : c.baseline) << " (" << fmt("%.1f", c.baselineNs) << " ns, "
@@ -262,10 +275,12 @@ void runExport(const ExportCmd& o) {
     }
   }
   if (o.json) {
+    o.problem.whatIf.annotate(summary, p.backend());
     printJson(summary);
     return;
   }
-  std::cout << "wrote " << o.out << " (" << o.format << ", " << p.title();
+  std::cout << o.problem.whatIf.line(p.backend()) << "wrote " << o.out << " (" << o.format << ", "
+            << p.title();
   if (summary.contains("draft")) std::cout << ", draft " << summary["draft"]["id"].get<std::uint64_t>();
   if (summary.contains("rows")) std::cout << ", " << summary["rows"].get<std::size_t>() << " drafts";
   std::cout << ")\n";
@@ -336,6 +351,7 @@ void registerWorkflowCommands(CLI::App& app) {
   cmd->add_option("--max-simulations", c->maxSimulations,
                   "cap on simulations per backend without a shipped model (an even sample)")
       ->check(unsignedInteger());
+  c->whatIf.addTo(cmd, "of every compared backend that declares it (a name none declares is refused),");
   cmd->add_flag("--json", c->json, "machine-readable output");
   cmd->callback([c] { runCompare(*c); });
 

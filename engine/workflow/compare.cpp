@@ -89,13 +89,18 @@ Comparison compareBackends(const Kernel& k, const std::string& dims, const Compa
   c.kernel = k.name;
   c.shape = shapeString(k, shape);
   c.baseline = o.baseline;
+  auto backendOf = [&](const std::string& name) -> const Backend& {
+    for (const Backend& b : o.edited)
+      if (b.name == name) return b;
+    return builtinBackends().get(name);
+  };
   std::vector<std::unique_ptr<Problem>> problems;
   for (const auto& name : o.backends) {
     BackendResult r;
     r.backend = name;
     std::unique_ptr<Problem> p;
     try {
-      p = std::make_unique<Problem>(builtinBackends().get(name), k, shape);
+      p = std::make_unique<Problem>(backendOf(name), k, shape);
     } catch (const InputError& e) {
       r.reason = e.what();
     }
