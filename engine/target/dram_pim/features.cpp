@@ -123,7 +123,6 @@ void FeatureExtractor::features(const Draft& d, std::vector<float>& f) const {
   const Backend& b = p.backend();
   const DraftSpace& space = p.space();
   const auto& sets = space.sets().sets;
-  f.reserve(f.size() + dramPimFeatureNames().size());
 
   // Per-part configuration.
   double groupsUsed = 1, coresUsed = 1, padding = 0;
