@@ -132,7 +132,8 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   connect(m_controls, &ControlPanel::cancelRequested, m_confirm, &RunConfirmation::cancel);
   connect(m_confirm, &RunConfirmation::estimatingChanged, this, [this](const QString& what) {
     if (what.isEmpty()) {
-      updateStatus();  // the bar follows the run again (hidden when none starts)
+      statusBar()->clearMessage();  // "estimating…" is over: a question, or the run's own status follows
+      updateStatus();               // the bar follows the run again (hidden when none starts)
       return;
     }
     m_runProgress->showBusy(what);

@@ -43,7 +43,7 @@ void RunConfirmation::request(const SessionConfig& c, std::function<void()> star
   }
   const unsigned generation = m_generation;
   m_estimating = true;
-  emit estimatingChanged(tr("estimating the run time (one sample simulation)"));
+  emit estimatingChanged(tr("estimating the run time (a few sample simulations)"));
   m_tasks.start([this, generation, c, start = std::move(start)]() mutable {
     std::optional<pim::RunEstimate> estimate;
     try {

@@ -31,18 +31,35 @@ RunEstimate estimateRun(const Problem& p, const ExploreOptions& o, bool haveMode
   e.workers = static_cast<unsigned>(std::clamp<std::size_t>(options.threads ? options.threads : hw, 1,
                                                             std::max<std::size_t>(1, e.simulations)));
   if (e.simulations == 0) return e;
-  // The first kept draft that runs: a draft whose tiles do not fit is refused before any simulation, so its
-  // time says nothing about the others.
-  for (const Draft& d : firstKept(*space, kEstimateSamples)) {
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      evaluateDraft(p, d, options.eval);
-    } catch (const std::exception&) {
-      continue;
+  // Drafts differ in cost (a draft on 8 banks simulates faster than one on 5,120), so the sample is spread
+  // over the kept drafts: the first that runs at each of kEstimatePoints evenly spaced positions (a draft
+  // whose tiles do not fit is refused before any simulation, so its time says nothing), averaged.
+  std::vector<std::vector<Draft>> points(kEstimatePoints);
+  const std::uint64_t stride = std::max<std::uint64_t>(1, e.kept / kEstimatePoints);
+  std::uint64_t at = 0;
+  space->forEachKept([&](const Draft& d) {
+    const std::uint64_t point = at / stride, offset = at % stride;
+    ++at;
+    if (point >= kEstimatePoints) return false;
+    if (offset < kEstimateSamples) points[point].push_back(d);
+    return true;
+  });
+  double total = 0;
+  int timed = 0;
+  for (const std::vector<Draft>& candidates : points) {
+    for (const Draft& d : candidates) {
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        evaluateDraft(p, d, options.eval);
+      } catch (const std::exception&) {
+        continue;
+      }
+      total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ++timed;
+      break;
     }
-    e.secondsPerSimulation = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    break;
   }
+  if (timed > 0) e.secondsPerSimulation = total / timed;
   e.seconds = static_cast<double>(e.simulations) * e.secondsPerSimulation / e.workers;
   return e;
 }
