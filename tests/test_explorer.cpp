@@ -259,8 +259,12 @@ TEST(Explorer, StrategyCanProposeADraftItBuilt) {
     int m_step = 0;
   };
   StrategyRegistry registry;
-  registry.add({"builds-one", "one kept draft, then one it built", PredictionUse::None, "",
-                [&](const StrategyContext&) { return std::make_unique<BuildsOne>(*built, reports); }});
+  registry.add({"builds-one",
+                "one kept draft, then one it built",
+                PredictionUse::None,
+                "",
+                [&](const StrategyContext&) { return std::make_unique<BuildsOne>(*built, reports); },
+                {}});
   ExploreOptions o;
   o.strategy = "builds-one";
   o.strategies = &registry;
@@ -312,8 +316,12 @@ TEST(Explorer, FailingStrategyFailsTheRunNotTheProcess) {
     int m_left = 64;
   };
   StrategyRegistry registry;
-  registry.add({"throws", "every evaluation throws", PredictionUse::None, "",
-                [](const StrategyContext&) { return std::make_unique<Throws>(); }});
+  registry.add({"throws",
+                "every evaluation throws",
+                PredictionUse::None,
+                "",
+                [](const StrategyContext&) { return std::make_unique<Throws>(); },
+                {}});
   o.strategy = "throws";
   o.strategies = &registry;
   Explorer ex(*p, o);

@@ -9,6 +9,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMetaObject>
 #include <QPushButton>
 #include <QShortcut>
 #include <QTextBrowser>
@@ -19,6 +20,7 @@
 #include "engine/hw/backend.h"
 #include "engine/kernel/library.h"
 #include "engine/target/registry.h"
+#include "views/run_progress.h"
 
 namespace pimgui {
 
@@ -53,6 +55,15 @@ ClassroomDialog::ClassroomDialog(QWidget* parent) : QDialog(parent) {
   source->addWidget(m_shape, 1);
   source->addWidget(m_load);
   top->addLayout(source);
+  auto* loadRow = new QHBoxLayout;
+  m_progress = new RunProgress;
+  m_cancel = new QPushButton(tr("Cancel"));
+  m_cancel->setAutoDefault(false);
+  m_cancel->setVisible(false);
+  m_cancel->setToolTip(tr("Stop waiting for this walkthrough; the steps shown stay"));
+  loadRow->addWidget(m_progress, 1);
+  loadRow->addWidget(m_cancel);
+  top->addLayout(loadRow);
 
   m_subject = new QLabel;
   m_subject->setWordWrap(true);
@@ -86,6 +97,7 @@ ClassroomDialog::ClassroomDialog(QWidget* parent) : QDialog(parent) {
   connect(m_back, &QPushButton::clicked, this, &ClassroomDialog::back);
   connect(m_next, &QPushButton::clicked, this, &ClassroomDialog::next);
   connect(m_large, &QCheckBox::toggled, this, &ClassroomDialog::applyFont);
+  connect(m_cancel, &QPushButton::clicked, this, &ClassroomDialog::cancelLoad);
   connect(m_source, &QComboBox::currentIndexChanged, this, &ClassroomDialog::onSourceChanged);
   connect(m_load, &QPushButton::clicked, this, [this] {
     if (m_source->currentIndex() == 0)
@@ -131,40 +143,89 @@ void ClassroomDialog::onSourceChanged() {
   m_shape->setEnabled(library);
 }
 
-bool ClassroomDialog::showExample() {
-  QApplication::setOverrideCursor(Qt::WaitCursor);
-  bool ok = true;
-  try {
-    setSteps(exampleWalkthrough(), tr("DCC section 4.2 example: dcc_example n=12, m=3, p=16 on 2 groups x 4 "
-                                      "cores, SIMD 16"));
-  } catch (const std::exception& e) {
-    m_subject->setText(tr("Cannot build the example: %1").arg(QString::fromStdString(e.what())));
-    ok = false;
-  }
-  QApplication::restoreOverrideCursor();
-  return ok;
+ClassroomDialog::~ClassroomDialog() { m_tasks.closeAndWait(); }
+
+void ClassroomDialog::showExample() {
+  load(
+      tr("Building the DCC example (simulating its drafts)"), [] { return exampleWalkthrough(); },
+      tr("DCC section 4.2 example: dcc_example n=12, m=3, p=16 on 2 groups x 4 cores, SIMD 16"));
 }
 
 bool ClassroomDialog::showLibrary(const QString& backend, const QString& kernel, const QString& shape) {
-  QApplication::setOverrideCursor(Qt::WaitCursor);
-  bool ok = true;
+  std::shared_ptr<const pim::Problem> p;
   try {
+    // Names and the shape are checked here, at once; the drafts are walked and simulated on a pool thread.
     pim::Kernel k = pim::KernelLibrary::builtin().get(kernel.toStdString());
     pim::Shape s = pim::parseShape(k, shape.toStdString());
-    auto p = std::make_shared<const pim::Problem>(pim::builtinBackends().get(backend.toStdString()),
-                                                  std::move(k), std::move(s));
-    setSteps(problemWalkthrough(p), QString::fromStdString(p->title()));
+    p = std::make_shared<const pim::Problem>(pim::builtinBackends().get(backend.toStdString()), std::move(k),
+                                             std::move(s));
   } catch (const std::exception& e) {
     m_subject->setText(tr("Cannot build the walkthrough: %1").arg(QString::fromStdString(e.what())));
-    ok = false;
+    return false;
   }
-  QApplication::restoreOverrideCursor();
-  return ok;
+  const QString title = QString::fromStdString(p->title());
+  load(
+      tr("Building the walkthrough of %1 (simulating up to %2 drafts)")
+          .arg(title)
+          .arg(kWalkthroughCandidates),
+      [p] { return problemWalkthrough(p); }, title);
+  return true;
 }
+
+void ClassroomDialog::load(const QString& what, std::function<std::vector<WalkthroughStep>()> build,
+                           const QString& subject) {
+  const unsigned generation = ++m_generation;
+  setLoading(true, what);
+  m_tasks.start([this, generation, build = std::move(build), subject] {
+    std::vector<WalkthroughStep> steps;
+    QString error;
+    try {
+      steps = build();
+    } catch (const std::exception& e) {
+      error = QString::fromStdString(e.what());
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation, steps = std::move(steps), error, subject]() mutable {
+          if (generation != m_generation) return;  // cancelled or superseded
+          setLoading(false);
+          if (!error.isEmpty()) {
+            m_subject->setText(tr("Cannot build the walkthrough: %1").arg(error));
+            emit loaded(false);
+            return;
+          }
+          setSteps(std::move(steps), subject);
+          emit loaded(true);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void ClassroomDialog::cancelLoad() {
+  if (!m_loading) return;
+  ++m_generation;
+  setLoading(false);
+  m_subject->setText(m_shownSubject.isEmpty() ? tr("Cancelled: no walkthrough loaded")
+                                              : tr("Cancelled; still showing %1").arg(m_shownSubject));
+  emit loaded(false);
+}
+
+void ClassroomDialog::setLoading(bool on, const QString& what) {
+  m_loading = on;
+  if (on)
+    m_progress->showBusy(what);
+  else
+    m_progress->hide();
+  m_cancel->setVisible(on);
+  m_load->setEnabled(!on);
+}
+
+QString ClassroomDialog::subjectText() const { return m_subject->text(); }
 
 void ClassroomDialog::setSteps(std::vector<WalkthroughStep> steps, const QString& subject) {
   m_steps = std::move(steps);
   m_subject->setText(subject);
+  m_shownSubject = subject;
   m_current = -1;
   setStep(0);
 }

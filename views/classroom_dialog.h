@@ -2,12 +2,15 @@
 // Classroom mode: a guided, step-by-step walkthrough of the data-centric pipeline for teaching. It shows one
 // WalkthroughStep at a time (title, "Step k of N", a short explanation, the engine's numbers), on DCC's 4.2
 // example or on a chosen library kernel and backend, with Next/Back, arrow and page keys, and a large-font
-// presentation toggle (F11) for projectors.
+// presentation toggle (F11) for projectors. A walkthrough is built on a pool thread (it simulates up to
+// kWalkthroughCandidates drafts), with a busy bar and Cancel, so the window never freezes while it loads.
 #pragma once
 #include <QDialog>
 #include <QStringList>
+#include <functional>
 #include <vector>
 
+#include "views/pool_tasks.h"
 #include "views/walkthrough.h"
 
 class QCheckBox;
@@ -19,15 +22,24 @@ class QTextBrowser;
 
 namespace pimgui {
 
+class RunProgress;
+
 class ClassroomDialog : public QDialog {
   Q_OBJECT
  public:
   explicit ClassroomDialog(QWidget* parent = nullptr);
 
-  /// Loads DCC's section 4.2 example (the default).
-  bool showExample();
-  /// Loads library kernel `kernel` at `shape` on `backend`; false (message shown) on invalid input.
+  /// Starts loading DCC's section 4.2 example (the default, started by the constructor).
+  void showExample();
+  /// Starts loading library kernel `kernel` at `shape` on `backend`; false (message shown, nothing started)
+  /// when the kernel, shape or backend is invalid. The steps arrive with `loaded`; the previous ones stay
+  /// until then.
   bool showLibrary(const QString& backend, const QString& kernel, const QString& shape);
+  /// A walkthrough is being built.
+  bool loading() const { return m_loading; }
+  /// Drops the walkthrough being built (its pool task finishes and is ignored); the shown steps stay.
+  void cancelLoad();
+  QString subjectText() const;
 
   int stepCount() const { return static_cast<int>(m_steps.size()); }
   int currentStep() const { return m_current; }  // 0-based
@@ -41,9 +53,18 @@ class ClassroomDialog : public QDialog {
   bool presentation() const;
   /// One PNG per step into `dir` (classroom_step_1.png, …); returns the paths.
   QStringList saveScreenshots(const QString& dir);
+  ~ClassroomDialog() override;
+
+ signals:
+  /// A load ended: the steps are shown (ok), or the reason is in subjectText().
+  void loaded(bool ok);
 
  private:
   void setSteps(std::vector<WalkthroughStep> steps, const QString& subject);
+  /// Runs `build` on a pool thread; its steps (or its error) come back here unless another load or Cancel
+  /// came first.
+  void load(const QString& what, std::function<std::vector<WalkthroughStep>()> build, const QString& subject);
+  void setLoading(bool on, const QString& what = {});
   void onSourceChanged();
   void applyFont();
 
@@ -63,6 +84,12 @@ class ClassroomDialog : public QDialog {
   QPushButton* m_back;
   QPushButton* m_next;
   QCheckBox* m_large;
+  RunProgress* m_progress;
+  QPushButton* m_cancel;
+  bool m_loading = false;
+  unsigned m_generation = 0;  // drops a superseded or cancelled load
+  QString m_shownSubject;
+  PoolTasks m_tasks;  // last: its tasks capture `this`
 };
 
 }  // namespace pimgui

@@ -51,8 +51,20 @@ void CompareRunner::start(pim::Kernel kernel, std::string dims, pim::CompareOpti
   w.cancel = std::make_shared<std::atomic<bool>>(false);
   w.done = std::make_shared<std::atomic<bool>>(false);
   m_running = true;
+  m_progress = {};
+  m_progress.backends = options.backends.size();
   emit started();
   const unsigned generation = m_generation;
+  options.onProgress = [this, generation](const pim::CompareProgress& p) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation, p] {
+          if (generation != m_generation) return;  // a late report of a cancelled run
+          m_progress = p;
+          emit progressed();
+        },
+        Qt::QueuedConnection);
+  };
   // `this` outlives the thread: the destructor joins every worker.
   w.thread = std::thread([this, generation, kernel = std::move(kernel), dims = std::move(dims),
                           options = std::move(options), cancel = w.cancel, done = w.done]() mutable {

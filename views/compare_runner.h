@@ -35,9 +35,13 @@ class CompareRunner : public QObject {
   /// Some worker (current or cancelled) has not returned yet.
   bool workerAlive() const;
   std::shared_ptr<const pim::Comparison> result() const { return m_result; }
+  /// The latest progress of the running comparison (which backend, and its search).
+  const pim::CompareProgress& progress() const { return m_progress; }
 
  signals:
   void started();
+  /// progress() moved on (about every 50 ms while a backend is searched).
+  void progressed();
   void finished(std::shared_ptr<const pim::Comparison> comparison);
   void failed(const QString& message);
   void cancelled();
@@ -51,6 +55,7 @@ class CompareRunner : public QObject {
 
   std::vector<Worker> m_workers;  // the current one last
   std::shared_ptr<const pim::Comparison> m_result;
+  pim::CompareProgress m_progress;
   bool m_running = false;
   unsigned m_generation = 0;  // drops queued results of a cancelled or superseded run
 };

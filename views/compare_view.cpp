@@ -11,7 +11,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QTimer>
@@ -25,6 +24,7 @@
 #include "engine/target/registry.h"
 #include "views/breakdown_chart.h"
 #include "views/compare_runner.h"
+#include "views/run_progress.h"
 
 namespace pimgui {
 
@@ -134,10 +134,11 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), m_runner(new Compar
   top->addWidget(backends, 5);
   top->addWidget(run, 2);
 
-  m_progress = new QProgressBar;
-  m_progress->setRange(0, 0);  // compareBackends reports no progress: a busy bar and the elapsed time
-  m_progress->setMaximumWidth(160);
-  m_progress->setVisible(false);
+  m_progress = new RunProgress;  // the backend searched now, its n of N and time left
+  // "gddr6-aim (2 of 4): simulating 57 of 64 · about 12 s left" on one line.
+  m_progress->setMinimumWidth(m_progress->fontMetrics().horizontalAdvance(QStringLiteral(
+                                  "gddr6-aim (2 of 4): simulating 1,000 of 1,000 · about 10 min 30 s left")) +
+                              24);
   m_status = new QLabel(tr("Choose backends and press Compare."));
   auto* statusRow = new QHBoxLayout;
   statusRow->addWidget(m_status, 1);
@@ -225,6 +226,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), m_runner(new Compar
   });
 
   connect(m_runner, &CompareRunner::started, this, [this] { setBusy(true); });
+  connect(m_runner, &CompareRunner::progressed, this, &CompareView::showElapsed);
   connect(m_runner, &CompareRunner::finished, this, [this](std::shared_ptr<const pim::Comparison> c) {
     setBusy(false);
     showComparison(std::move(c));
@@ -293,6 +295,14 @@ pim::Kernel CompareView::currentKernel() const { return pim::resolveKernel(kerne
 
 void CompareView::showElapsed() {
   m_status->setText(tr("Comparing %1… %2 s").arg(m_what).arg(m_clock.elapsed() / 1e3, 0, 'f', 1));
+  const pim::CompareProgress& p = m_runner->progress();
+  if (!running()) return;
+  if (p.name.empty()) {
+    m_progress->showBusy(tr("starting"));
+    return;
+  }
+  m_progress->showProgress(p.search, true,
+                           tr("%1 (%2 of %3)").arg(qs(p.name)).arg(p.backend + 1).arg(p.backends));
 }
 
 void CompareView::onKernelChanged() {
@@ -411,7 +421,7 @@ bool CompareView::compare() {
 void CompareView::cancel() { m_runner->cancel(); }
 
 void CompareView::setBusy(bool busy) {
-  m_progress->setVisible(busy);
+  if (!busy) m_progress->hide();
   m_cancel->setEnabled(busy);
   m_compare->setEnabled(!busy && pim::backendCountError(options()).empty());
   if (busy) {

@@ -18,7 +18,6 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
-class QProgressBar;
 class QPushButton;
 class QTableWidget;
 class QTimer;
@@ -27,6 +26,7 @@ namespace pimgui {
 
 class BreakdownChart;
 class CompareRunner;
+class RunProgress;
 
 class CompareView : public QWidget {
   Q_OBJECT
@@ -71,6 +71,8 @@ class CompareView : public QWidget {
   QComboBox* baselineBox() const { return m_baseline; }
   QPushButton* compareButton() const { return m_compare; }
   QPushButton* cancelButton() const { return m_cancel; }
+  /// Which backend is searched, its n of N and time left, while a comparison runs.
+  RunProgress* progressBar() const { return m_progress; }
   QTableWidget* table() const { return m_table; }
   BreakdownChart* chart() const { return m_chart; }
   QLabel* verdictLabel() const { return m_verdict; }
@@ -107,7 +109,7 @@ class CompareView : public QWidget {
   QPushButton* m_cancel;
   QPushButton* m_open;
   QLabel* m_hint;
-  QProgressBar* m_progress;
+  RunProgress* m_progress;
   QLabel* m_status;
   QLabel* m_heading;
   QLabel* m_verdict;

@@ -45,11 +45,19 @@ DraftTablePanel::DraftTablePanel(DraftTableModel* model, DraftSelection* selecti
   m_filter->setPlaceholderText(tr("Filter by id, parts or provenance (Ctrl+F)"));
   m_filter->setClearButtonEnabled(true);
   m_showPruned = new QCheckBox(tr("Show pruned (first %L1)").arg(kPrunedListCap));
+  // The filter keeps room for the start of its placeholder and the larger share of the row ("Show pruned"
+  // and a long count squeezed it to "Fi..."); the count wraps onto a second line instead of pushing it. Both
+  // minimums stay small so the table never forces the window wider than the screen.
+  m_filter->setMinimumWidth(m_filter->fontMetrics().horizontalAdvance(QStringLiteral("Filter by id, parts")) +
+                            40);
   m_count = new QLabel;
+  m_count->setWordWrap(true);
+  m_count->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  m_count->setMinimumWidth(m_count->fontMetrics().horizontalAdvance(QStringLiteral("100,000 of 100,000")));
   auto* bar = new QHBoxLayout;
-  bar->addWidget(m_filter, 1);
+  bar->addWidget(m_filter, 3);
   bar->addWidget(m_showPruned);
-  bar->addWidget(m_count);
+  bar->addWidget(m_count, 2);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addLayout(bar);

@@ -21,6 +21,7 @@ class DraftTablePanel : public QWidget {
   QTableView* view() const { return m_view; }
   DraftFilterProxy* proxy() const { return m_proxy; }
   QLineEdit* filterBox() const { return m_filter; }
+  QLabel* countLabel() const { return m_count; }
   QCheckBox* showPrunedBox() const { return m_showPruned; }
   void setPrunedNote(const QString& note);
 

@@ -24,7 +24,6 @@ ExplorationSession::~ExplorationSession() {
   m_tasks.closeAndWait();  // a snapshot copy may still post to `this` (only ours: not the whole pool)
 }
 
-namespace {
 pim::ExploreOptions exploreOptionsFor(const SessionConfig& config) {
   pim::ExploreOptions o;
   o.strategy = config.strategy;
@@ -34,6 +33,8 @@ pim::ExploreOptions exploreOptionsFor(const SessionConfig& config) {
   o.maxSimulations = config.maxSimulations;
   return o;
 }
+
+namespace {
 
 std::int64_t nowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -20,6 +20,8 @@ namespace pimgui {
 /// The problem `config` describes (its backend, or the what-if copy; its kernel; its shape). Throws
 /// pim::InputError naming what is wrong. Cheap: it builds memoised counts, no drafts.
 std::shared_ptr<const pim::Problem> makeProblem(const SessionConfig& config);
+/// The explorer's options for `config` (strategy, rules, passes, cap), before the model is chosen.
+pim::ExploreOptions exploreOptionsFor(const SessionConfig& config);
 
 class ExplorationSession : public QObject {
   Q_OBJECT

@@ -44,9 +44,11 @@
 #include "views/pareto_plot.h"
 #include "views/plot_export.h"
 #include "views/pruned_lister.h"
+#include "views/run_confirmation.h"
 #include "views/run_progress.h"
 #include "views/session_document.h"
 #include "views/shortcuts_dialog.h"
+#include "views/stale_banner.h"
 #include "views/unit_heatmap.h"
 #include "views/verdict_banner.h"
 #include "views/what_if_panel.h"
@@ -70,11 +72,13 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
 
   m_table = new DraftTablePanel(m_model, m_selection);
   m_verdict = new VerdictBanner;
+  m_stale = new StaleBanner;
   auto* central = new QWidget;
   auto* centralLayout = new QVBoxLayout(central);
   centralLayout->setContentsMargins(0, 0, 0, 0);
   centralLayout->setSpacing(4);
   centralLayout->addWidget(m_verdict);
+  centralLayout->addWidget(m_stale);
   centralLayout->addWidget(m_table, 1);
   setCentralWidget(central);
   m_controls = new ControlPanel;
@@ -90,6 +94,7 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   statusBar()->addPermanentWidget(m_runProgress);
   statusBar()->addPermanentWidget(m_counts);
   m_undo = new QUndoStack(this);
+  m_confirm = new RunConfirmation(this);
   buildMenus();
 
   connect(m_session, &ExplorationSession::started, this, &MainWindow::onStarted);
@@ -123,13 +128,18 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
             checkIdle();
           });
   connect(m_table, &DraftTablePanel::showPrunedToggled, this, &MainWindow::setShowPruned);
-  connect(m_controls, &ControlPanel::exploreRequested, this, [this] { startSession(requestedConfig()); });
-  connect(m_whatIf, &WhatIfPanel::backendEdited, this, [this](std::shared_ptr<const pim::Backend> b) {
-    SessionConfig c = m_controls->config();
-    c.backend = m_whatIf->original().name;
-    c.backendOverride = m_whatIf->modified() ? std::move(b) : nullptr;
-    startSession(c);
+  connect(m_controls, &ControlPanel::exploreRequested, this, &MainWindow::exploreInteractive);
+  connect(m_controls, &ControlPanel::cancelRequested, m_confirm, &RunConfirmation::cancel);
+  connect(m_confirm, &RunConfirmation::estimatingChanged, this, [this](const QString& what) {
+    if (what.isEmpty()) {
+      statusBar()->clearMessage();  // "estimating…" is over: a question, or the run's own status follows
+      updateStatus();               // the bar follows the run again (hidden when none starts)
+      return;
+    }
+    m_runProgress->showBusy(what);
+    statusBar()->showMessage(tr("Explore: %1…").arg(what));
   });
+  connectWhatIf();
   connect(m_controls, &ControlPanel::cancelRequested, m_session, &ExplorationSession::cancel);
   connect(m_controls, &ControlPanel::openKernelRequested, this, &MainWindow::openKernel);
   connectSessionSignals();
@@ -170,9 +180,9 @@ void MainWindow::buildMenus() {
   file->addAction(tr("Open &DSL file…"), this, &MainWindow::openKernel);
   addScheduleActions(file);
   QAction* allCsv = file->addAction(tr("&Export all rows (CSV)…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
-                                    &MainWindow::exportCsvInteractive);
+                                    [this] { exportCsvInteractive(false); });
   QAction* selectedCsv =
-      file->addAction(tr("Export se&lected rows (CSV)…"), this, &MainWindow::exportSelectedCsvInteractive);
+      file->addAction(tr("Export se&lected rows (CSV)…"), this, [this] { exportCsvInteractive(true); });
   QMenu* plots = file->addMenu(tr("Export &plot"));
   const std::pair<Plot, QString> plotEntries[] = {{Plot::Pareto, tr("&Pareto plot…")},
                                                   {Plot::Breakdown, tr("Time &breakdown…")},
@@ -219,10 +229,24 @@ void MainWindow::buildMenus() {
   view->addAction(tr("Reset &layout"), this, &MainWindow::resetLayout);
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
-  run->addAction(tr("&Explore"), QKeySequence(Qt::Key_F5), this, [this] { startSession(requestedConfig()); });
+  run->addAction(tr("&Explore"), QKeySequence(Qt::Key_F5), this, &MainWindow::exploreInteractive);
   QAction* cancel =
       run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), m_session, &ExplorationSession::cancel);
   cancel->setShortcutContext(Qt::WindowShortcut);
+  connect(cancel, &QAction::triggered, m_confirm, &RunConfirmation::cancel);
+  QAction* ask = run->addAction(tr("&Ask before runs over %1 s").arg(RunConfirmation::kLongRunSeconds));
+  ask->setObjectName(QStringLiteral("askBeforeLongRuns"));
+  ask->setCheckable(true);
+  ask->setToolTip(tr("Explore estimates the run first and asks, with the estimate, when it exceeds %1 s")
+                      .arg(RunConfirmation::kLongRunSeconds));
+  if (m_persist)
+    m_confirm->setEnabled(QSettings().value(QStringLiteral("run/askBeforeLongRuns"), true).toBool());
+  ask->setChecked(m_confirm->enabled());
+  connect(ask, &QAction::toggled, m_confirm, &RunConfirmation::setEnabled);
+  connect(m_confirm, &RunConfirmation::enabledChanged, this, [this, ask](bool on) {
+    ask->setChecked(on);
+    if (m_persist) QSettings().setValue(QStringLiteral("run/askBeforeLongRuns"), on);
+  });
   QAction* pruned = run->addAction(tr("Show &pruned drafts"));
   pruned->setCheckable(true);
   connect(pruned, &QAction::toggled, m_table->showPrunedBox(), &QCheckBox::setChecked);
@@ -250,6 +274,11 @@ bool MainWindow::startDefaultSession() {
   return ok;
 }
 
+void MainWindow::exploreInteractive() {
+  const SessionConfig c = requestedConfig();
+  m_confirm->request(c, [this, c] { startSession(c); });
+}
+
 SessionConfig MainWindow::requestedConfig() const {
   SessionConfig c = m_controls->config();
   if (m_whatIf->modified() && m_whatIf->original().name == c.backend)
@@ -269,6 +298,21 @@ void MainWindow::updateVerdict() {
   if (why.isEmpty()) why = problemVerdict(requestedConfig());
   m_verdict->setVerdict(why);
   m_controls->setExploreAllowed(why.isEmpty());
+  updateStale();
+}
+
+void MainWindow::updateStale() {
+  // Only results on screen can be stale; a panel that does not parse is the verdict banner's business.
+  const bool shown = m_session->problem() && (m_model->rowCount() > 0 || m_session->running());
+  const QString reason = shown && m_controls->inputError().isEmpty()
+                             ? staleReason(m_session->config(), requestedConfig())
+                             : QString();
+  m_stale->setStale(reason, shown ? QString::fromStdString(m_session->problem()->title()) : QString());
+  for (QDockWidget* d : {m_paretoDock, m_breakdownDock, m_heatmapDock, m_detailsDock}) {
+    if (!d->property("baseTitle").isValid()) d->setProperty("baseTitle", d->windowTitle());
+    const QString base = d->property("baseTitle").toString();
+    d->setWindowTitle(reason.isEmpty() ? base : tr("%1 — stale").arg(base));
+  }
 }
 
 void MainWindow::clearResults() {
@@ -280,6 +324,7 @@ void MainWindow::clearResults() {
   m_pareto->refresh();
   updateBreakdown();
   updateStatus();
+  updateStale();
 }
 
 bool MainWindow::startSession(const SessionConfig& c) {
@@ -288,6 +333,7 @@ bool MainWindow::startSession(const SessionConfig& c) {
   m_panelConfig = m_controls->config();  // a run's settings are the new baseline for undo, not a step
   m_resultsDirty = true;
   updateTitle();
+  m_pareto->setGhost(std::exchange(m_pendingGhost, nullptr));  // only a what-if run keeps one
   return m_session->start(c);
 }
 
@@ -302,6 +348,7 @@ void MainWindow::onStarted() {
   m_table->setPrunedNote({});
   m_controls->setRunning(true);
   statusBar()->clearMessage();  // the previous run's "Done in" is not this run's
+  updateStale();
   m_runClock.start();
   // A run of another backend (or the first run) starts the what-if form over from the shipped parameters.
   const pim::Backend& backend = m_session->problem()->backend();
@@ -387,6 +434,7 @@ void MainWindow::completeFinish() {
   if (!m_restoreMessage.isEmpty()) msg = std::exchange(m_restoreMessage, QString());
   if (!m_session->note().isEmpty()) msg += QStringLiteral(" · ") + m_session->note();
   statusBar()->showMessage(msg);
+  noteWhatIfFinished();
   checkIdle();
 }
 
@@ -467,98 +515,6 @@ void MainWindow::openKernel() {
   if (path.isEmpty()) return;
   QString error;
   if (!m_controls->setKernelFile(path, &error)) QMessageBox::warning(this, tr("Cannot load kernel"), error);
-}
-
-std::vector<int> MainWindow::tableRows(bool selectedOnly) const {
-  const DraftFilterProxy* proxy = m_table->proxy();
-  std::vector<int> rows;
-  if (!selectedOnly) {
-    rows.reserve(static_cast<std::size_t>(proxy->rowCount()));
-    for (int r = 0; r < proxy->rowCount(); ++r) rows.push_back(proxy->mapToSource(proxy->index(r, 0)).row());
-    return rows;
-  }
-  QModelIndexList selected = m_table->view()->selectionModel()->selectedRows();
-  std::sort(selected.begin(), selected.end(),
-            [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
-  for (const QModelIndex& i : selected) rows.push_back(proxy->mapToSource(i).row());
-  return rows;
-}
-
-bool MainWindow::exportCsv(const QString& path, QString* error) const {
-  return writeDraftsCsv(*m_model, tableRows(false), path, error);
-}
-
-bool MainWindow::exportSelectedCsv(const QString& path, QString* error) const {
-  const std::vector<int> rows = tableRows(true);
-  if (rows.empty()) {
-    if (error) *error = tr("No rows selected: nothing written to %1").arg(QDir::toNativeSeparators(path));
-    return false;
-  }
-  return writeDraftsCsv(*m_model, rows, path, error);
-}
-
-void MainWindow::exportCsvInteractive() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export all rows"), QStringLiteral("drafts.csv"),
-                                                    tr("CSV (*.csv)"));
-  if (path.isEmpty()) return;
-  QString error;
-  statusBar()->showMessage(exportCsv(path, &error) ? tr("Exported %1").arg(path) : error);
-}
-
-void MainWindow::exportSelectedCsvInteractive() {
-  if (tableRows(true).empty()) {
-    statusBar()->showMessage(tr("Select rows in the drafts table first"));
-    return;
-  }
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export selected rows"),
-                                                    QStringLiteral("drafts_selected.csv"), tr("CSV (*.csv)"));
-  if (path.isEmpty()) return;
-  QString error;
-  statusBar()->showMessage(exportSelectedCsv(path, &error) ? tr("Exported %1").arg(path) : error);
-}
-
-QWidget* MainWindow::plotWidget(Plot p) const {
-  switch (p) {
-    case Plot::Pareto:
-      return m_pareto;
-    case Plot::Breakdown:
-      return m_breakdown;
-    case Plot::Heatmap:
-      return m_heatmap;
-  }
-  return nullptr;
-}
-
-QString MainWindow::plotTitle(Plot p) const {
-  // The exported file stands alone: name the problem (and for the heat map the draft) it shows.
-  QString problem = m_session->problem() ? QString::fromStdString(m_session->problem()->title()) : QString();
-  if (m_session->config().backendOverride) problem += tr(" (what-if backend)");
-  QString what;
-  switch (p) {
-    case Plot::Pareto:
-      what = tr("Pareto plot");
-      break;
-    case Plot::Breakdown:
-      what = tr("Time breakdown");
-      break;
-    case Plot::Heatmap: {
-      const auto a = m_analysis->latest();
-      what = a ? tr("Heat map of draft %1").arg(a->draft.id) : tr("Heat map");
-      break;
-    }
-  }
-  return problem.isEmpty() ? what : what + QStringLiteral(" — ") + problem;
-}
-
-bool MainWindow::exportPlot(Plot p, const QString& path, QString* error) const {
-  return pimgui::exportPlot(plotWidget(p), path, error, plotTitle(p));
-}
-
-void MainWindow::exportPlotInteractive(Plot p) {
-  static const char* names[] = {"pareto", "breakdown", "heatmap"};
-  const QString path = pimgui::exportPlotInteractive(
-      this, plotWidget(p), QString::fromLatin1(names[static_cast<int>(p)]), plotTitle(p));
-  if (!path.isEmpty()) statusBar()->showMessage(tr("Exported %1").arg(path));
 }
 
 QStringList MainWindow::saveScreenshots(const QString& dir) {

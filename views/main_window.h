@@ -26,7 +26,9 @@ namespace pimgui {
 
 class UnitHeatmap;
 class VerdictBanner;
+class StaleBanner;
 class RunProgress;
+class RunConfirmation;
 class BreakdownChart;
 class CompareView;
 class ControlPanel;
@@ -39,6 +41,9 @@ class ExplorationSession;
 class ParetoPlot;
 class PrunedLister;
 class WhatIfPanel;
+struct ParetoGhost;
+/// "tRCDRD 19, hostTflops 312": the parameters `after` changed, with their values in `before` (or a count).
+QString whatIfChange(const pim::Backend& before, const pim::Backend& after);
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -91,7 +96,12 @@ class MainWindow : public QMainWindow {
   DraftSelection* selection() const { return m_selection; }
   DraftTablePanel* table() const { return m_table; }
   VerdictBanner* verdictBanner() const { return m_verdict; }
+  StaleBanner* staleBanner() const { return m_stale; }
   RunProgress* runProgress() const { return m_runProgress; }
+  RunConfirmation* runConfirmation() const { return m_confirm; }
+  /// Explore (F5, the panel's button): the control panel's problem, after asking when the run is estimated
+  /// above 30 s (views/run_confirmation.h).
+  void exploreInteractive();
   ParetoPlot* pareto() const { return m_pareto; }
   BreakdownChart* breakdown() const { return m_breakdown; }
   UnitHeatmap* heatmap() const { return m_heatmap; }
@@ -132,11 +142,13 @@ class MainWindow : public QMainWindow {
   void checkIdle();
   /// The engine's verdict on the panel's problem: the banner, and whether Explore is enabled.
   void updateVerdict();
+  /// The stale banner and dock titles: whether the panel still asks what the shown results answer.
+  void updateStale();
   /// Empties the table, plots, heat map and details (a run that could not start leaves nothing to show).
   void clearResults();
   void openKernel();
-  void exportCsvInteractive();
-  void exportSelectedCsvInteractive();
+  /// File > Export all rows / selected rows (CSV): the dialog, named after the problem, in the last folder.
+  void exportCsvInteractive(bool selectedOnly);
   void exportPlotInteractive(Plot p);
   QWidget* plotWidget(Plot p) const;
   QString plotTitle(Plot p) const;
@@ -161,6 +173,13 @@ class MainWindow : public QMainWindow {
   void recordWhatIf(const std::shared_ptr<const pim::Backend>& b);
   void applyControls(const SessionConfig& c);
   void applyWhatIf(const pim::Backend& b);
+  // What-if runs (views/main_window_whatif.cpp).
+  void connectWhatIf();
+  /// Explores `c` keeping the current front as the Pareto plot's ghost when `c` is the same problem on
+  /// edited hardware.
+  void startWhatIfRun(const SessionConfig& c);
+  void noteWhatIfFinished();
+  QString bestText() const;  // "0.45 µs", or "–" without a best draft
 
   bool m_persist;
   QByteArray m_defaultState;  // the docks as first built
@@ -175,6 +194,7 @@ class MainWindow : public QMainWindow {
   ControlPanel* m_controls;
   DraftTablePanel* m_table;
   VerdictBanner* m_verdict;
+  StaleBanner* m_stale;
   ParetoPlot* m_pareto;
   BreakdownChart* m_breakdown;
   UnitHeatmap* m_heatmap;
@@ -188,6 +208,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_detailsDock;
   QLabel* m_counts;
   RunProgress* m_runProgress;
+  RunConfirmation* m_confirm;
   QUndoStack* m_undo;
   QMenu* m_recentMenu = nullptr;
   QString m_sessionPath;
@@ -204,7 +225,10 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const std::vector<pim::DraftRecord>> m_pendingRecords;
   bool m_feeding = false, m_cancelled = false;
   bool m_awaitFinal = false, m_finalArrived = false;
-  quint64 m_finalTicket = 0;  // first snapshot taken after the run ended
+  quint64 m_finalTicket = 0;                      // first snapshot taken after the run ended
+  std::shared_ptr<ParetoGhost> m_pendingGhost;    // the ghost the next startSession shows (none: cleared)
+  bool m_whatIfRun = false;                       // the run was started by a what-if edit or its undo
+  QString m_whatIfBestBefore, m_whatIfGpuBefore;  // the run before the edit, as the note shows them
 };
 
 }  // namespace pimgui

@@ -11,6 +11,7 @@
 #include "views/control_panel.h"
 #include "views/draft_details.h"
 #include "views/exploration_session.h"
+#include "views/export_paths.h"
 #include "views/main_window.h"
 #include "views/pareto_plot.h"
 #include "views/unit_heatmap.h"
@@ -69,6 +70,7 @@ void MainWindow::resetLayout() {
 }
 
 void MainWindow::restoreWindowSettings() {
+  restoreExportFolder();  // export dialogs open where the last export went, across runs
   QSettings s;
   restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(s.value(QStringLiteral("window/state")).toByteArray());

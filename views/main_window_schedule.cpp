@@ -12,6 +12,7 @@
 #include "views/draft_analysis.h"
 #include "views/draft_selection.h"
 #include "views/exploration_session.h"
+#include "views/export_paths.h"
 #include "views/main_window.h"
 #include "views/schedule_io.h"
 
@@ -20,9 +21,20 @@ namespace pimgui {
 void MainWindow::addScheduleActions(QMenu* file) {
   file->addAction(
       tr("Export selected &schedule…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export the selected draft"), QString(),
-                                                          scheduleExportFilters(), &m_scheduleFilter);
+        // Named after the problem and the draft, with the suffix of the format chosen last time.
+        const QString filter = m_scheduleFilter.isEmpty()
+                                   ? scheduleExportFilters().section(QStringLiteral(";;"), 0, 0)
+                                   : m_scheduleFilter;
+        const QString suffix =
+            filter.section(QStringLiteral("(*"), 1).section(QLatin1Char(' '), 0, 0).remove(QLatin1Char(')'));
+        const auto current = m_selection->current();
+        const QString what = current ? QStringLiteral("draft%1").arg(*current) : QStringLiteral("draft");
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export the selected draft"),
+            suggestedExportPath(exportBaseName(m_session->config(), what) + suffix), scheduleExportFilters(),
+            &m_scheduleFilter);
         if (path.isEmpty()) return;
+        rememberExportFolder(path);
         QString error;
         if (exportSelectedSchedule(path, &error)) {
           statusBar()->showMessage(tr("Wrote %1").arg(path));

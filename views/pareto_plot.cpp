@@ -133,9 +133,27 @@ ParetoPlot::ParetoPlot(DraftTableModel* model, DraftSelection* selection, QWidge
   m_prunedGraph->setLineStyle(QCPGraph::lsNone);
   m_prunedGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(190, 190, 190), 3));
   m_prunedGraph->removeFromLegend();
-  for (QCPGraph* g : {m_dominated, m_front, m_selected, m_prunedGraph}) g->setSelectable(QCP::stNone);
+  // The previous front after a what-if edit: faint and dashed, behind the points, so the new front reads on
+  // top and the shift between them is what stands out.
+  m_ghostGraph = m_plot->addGraph();
+  m_ghostGraph->setLayer(QStringLiteral("pruned"));
+  m_ghostGraph->setLineStyle(QCPGraph::lsStepLeft);
+  m_ghostGraph->setPen(QPen(QColor(120, 120, 120, 170), 1.5, Qt::DashLine));
+  m_ghostGraph->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(120, 120, 120, 170), 1.2), Qt::NoBrush, 7));
+  m_ghostGraph->removeFromLegend();
+  for (QCPGraph* g : {m_dominated, m_front, m_selected, m_prunedGraph, m_ghostGraph})
+    g->setSelectable(QCP::stNone);
+  // The legend sits in its own row under the axes, never over the data (it hid the best draft in a corner).
   m_plot->legend->setVisible(true);
-  m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+  m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+  m_plot->legend->setWrap(3);  // a fourth entry (the ghost front, pruned drafts) starts a second row
+  m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  m_plot->legend->setBorderPen(Qt::NoPen);
+  m_plot->legend->setMargins(QMargins(4, 0, 4, 2));
+  m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+  m_plot->plotLayout()->setRowSpacing(0);
   m_plot->selectionRect()->setPen(QPen(QColor(50, 50, 200), 1, Qt::DashLine));
   m_plot->selectionRect()->setBrush(QColor(50, 50, 200, 30));
   m_plot->installEventFilter(this);
@@ -248,12 +266,56 @@ void ParetoPlot::refresh() {
   m_plot->yAxis->setLabel(objectiveTitle(oy, unit));
   m_summary->setText(tr("%1 drafts, %2 on the front").arg(m_points.size()).arg(frontPts.size()));
   refreshPruned(ox, oy);
+  refreshGhost(ox, oy);
   m_emptyNote->setText(m_points.empty() && m_prunedPoints.empty()
                            ? tr("No drafts with a value on both axes yet\n(nothing evaluated)")
                            : QString());
   m_emptyNote->setVisible(!m_emptyNote->text().isEmpty());
   if (!m_userZoomed) resetView();
   showSelection();
+}
+
+ParetoGhost ParetoPlot::captureGhost(const DraftTableModel& model, const QString& label) {
+  ParetoGhost g;
+  g.label = label;
+  for (int r = 0; r < model.keptRows(); ++r) {
+    std::array<double, kObjectiveCount> v;
+    bool any = false;
+    for (int o = 0; o < kObjectiveCount; ++o) {
+      const auto x = objectiveValue(model.row(r), static_cast<Objective>(o));
+      v[static_cast<std::size_t>(o)] = x ? *x : std::nan("");
+      any = any || x.has_value();
+    }
+    if (any) g.values.push_back(v);
+  }
+  return g;
+}
+
+void ParetoPlot::setGhost(std::shared_ptr<const ParetoGhost> ghost) {
+  m_ghost = std::move(ghost);
+  refresh();
+}
+
+void ParetoPlot::refreshGhost(Objective ox, Objective oy) {
+  m_ghostFront.clear();
+  std::vector<std::pair<double, double>> xy;
+  for (const auto& v : m_ghost ? m_ghost->values : decltype(m_ghost->values){}) {
+    const double x = v[static_cast<std::size_t>(ox)], y = v[static_cast<std::size_t>(oy)];
+    if (std::isfinite(x) && std::isfinite(y)) xy.emplace_back(x, y);
+  }
+  for (std::size_t i : paretoFront(xy)) m_ghostFront.push_back(xy[i]);
+  std::sort(m_ghostFront.begin(), m_ghostFront.end());
+  QVector<double> gx, gy;
+  for (const auto& [x, y] : m_ghostFront) {
+    gx << x;
+    gy << y;
+  }
+  m_ghostGraph->setData(gx, gy, true);
+  const bool shown = !m_ghostFront.empty();
+  if (shown && !m_ghostGraph->visible()) m_ghostGraph->addToLegend();
+  if (!shown && m_ghostGraph->visible()) m_ghostGraph->removeFromLegend();
+  m_ghostGraph->setVisible(shown);
+  m_ghostGraph->setName(m_ghost ? m_ghost->label : QString());
 }
 
 QString ParetoPlot::emptyNote() const { return m_emptyNote->visible() ? m_emptyNote->text() : QString(); }

@@ -5,6 +5,7 @@
 #pragma once
 #include <QWidget>
 #include <array>
+#include <memory>
 #include <vector>
 
 #include "views/draft_row.h"
@@ -20,6 +21,13 @@ namespace pimgui {
 
 class DraftTableModel;
 class DraftSelection;
+
+/// An earlier run kept to compare with: every evaluated draft's objectives (NaN where it had none), and what
+/// the legend calls it ("front before (hostTflops 312)").
+struct ParetoGhost {
+  QString label;
+  std::vector<std::array<double, kObjectiveCount>> values;
+};
 
 /// Indices (into `points`) of the drafts no other draft beats on both objectives (minimising both).
 std::vector<std::size_t> paretoFront(const std::vector<std::pair<double, double>>& points);
@@ -65,6 +73,15 @@ class ParetoPlot : public QWidget {
   /// Above this many grey points every k-th is drawn (deterministic; the legend says so): replots stay fast.
   static constexpr std::size_t kMaxPrunedPoints = 20000;
 
+  /// The kept rows of `model` as a ghost.
+  static ParetoGhost captureGhost(const DraftTableModel& model, const QString& label);
+  /// Draws the ghost run's front on the current axes as a faint dashed staircase behind the points (a
+  /// what-if edit shows what moved); nullptr removes it.
+  void setGhost(std::shared_ptr<const ParetoGhost> ghost);
+  const ParetoGhost* ghost() const { return m_ghost.get(); }
+  /// The ghost's front on the current axes, sorted by x; empty without a ghost.
+  const std::vector<std::pair<double, double>>& ghostFront() const { return m_ghostFront; }
+
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
 
@@ -73,6 +90,7 @@ class ParetoPlot : public QWidget {
   int prunedPointAt(const QPoint& pixel) const;  // same among the grey points drawn
   int nearestPoint(const std::vector<Point>& points, const QPoint& pixel, double radiusPx) const;
   void refreshPruned(Objective x, Objective y);
+  void refreshGhost(Objective x, Objective y);
   void showSelection();
   void selectInRect(const QRect& rect);
   void applyScale();
@@ -88,6 +106,9 @@ class ParetoPlot : public QWidget {
   QCPGraph* m_front;
   QCPGraph* m_selected;
   QCPGraph* m_prunedGraph;
+  QCPGraph* m_ghostGraph;
+  std::shared_ptr<const ParetoGhost> m_ghost;
+  std::vector<std::pair<double, double>> m_ghostFront;
   std::vector<Point> m_prunedPoints;
   std::size_t m_prunedPlottable = 0;
   bool m_showPruned = false;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/plot_export.h"
+#include "views/export_paths.h"
 
 #include <qcustomplot.h>
 #include <QAction>
@@ -173,9 +174,8 @@ bool exportPlot(QWidget* plot, const QString& path, QString* error, const QStrin
 
 QString exportPlotInteractive(QWidget* dialogParent, QWidget* plot, const QString& baseName,
                               const QString& title) {
-  static QString lastDir;  // the session's last export folder, so a series of exports lands together
   QString selected;
-  const QString start = QDir(lastDir.isEmpty() ? QDir::homePath() : lastDir).filePath(baseName + ".png");
+  const QString start = suggestedExportPath(baseName + ".png");  // the last export folder (export_paths.h)
   QString path =
       QFileDialog::getSaveFileName(dialogParent, tr("Export plot"), start, plotExportFilter(), &selected);
   if (path.isEmpty()) return {};
@@ -188,7 +188,7 @@ QString exportPlotInteractive(QWidget* dialogParent, QWidget* plot, const QStrin
     else
       path += QStringLiteral(".png");
   }
-  lastDir = QFileInfo(path).absolutePath();
+  rememberExportFolder(path);
   QString error;
   if (!exportPlot(plot, path, &error, title)) {
     QMessageBox::warning(dialogParent, tr("Export failed"), error);

@@ -13,14 +13,24 @@ RunProgress::RunProgress(QWidget* parent) : QProgressBar(parent) {
   hide();
 }
 
-void RunProgress::showProgress(const pim::ExploreProgress& p, bool running) {
+QString RunProgress::text() const {
+  return minimum() == 0 && maximum() == 0 ? format() : QProgressBar::text();
+}
+
+void RunProgress::showBusy(const QString& what) {
+  setVisible(true);
+  setRange(0, 0);
+  setFormat(what);
+}
+
+void RunProgress::showProgress(const pim::ExploreProgress& p, bool running, const QString& what) {
   setVisible(running);
   if (!running) return;
-  const QString stage = QString::fromStdString(p.stage);
+  const QString lead = what.isEmpty() ? QString() : what + QStringLiteral(": ");
+  const QString stage = lead + QString::fromStdString(p.stage);
   if (p.stage != "simulating" || p.toSimulate == 0) {
     // Generating, screening, loading and predicting have no count the engine reports as they go: a busy bar.
-    setRange(0, 0);
-    setFormat(stage);
+    showBusy(stage);
     return;
   }
   const std::uint64_t done = std::min<std::uint64_t>(p.simulated + p.failed, p.toSimulate);
@@ -28,9 +38,10 @@ void RunProgress::showProgress(const pim::ExploreProgress& p, bool running) {
   const double scale = std::max(1.0, static_cast<double>(p.toSimulate) / std::numeric_limits<int>::max());
   setRange(0, static_cast<int>(static_cast<double>(p.toSimulate) / scale));
   setValue(static_cast<int>(static_cast<double>(done) / scale));
-  QString text = tr("simulating %L1 of %L2").arg(done).arg(p.toSimulate);
-  if (const auto left =
-          m_timeLeft.secondsLeft(p.stage, static_cast<double>(done), static_cast<double>(p.toSimulate)))
+  QString text = lead + tr("simulating %L1 of %L2").arg(done).arg(p.toSimulate);
+  // Each search of a multi-search job measures its own rate.
+  if (const auto left = m_timeLeft.secondsLeft(what.toStdString() + p.stage, static_cast<double>(done),
+                                               static_cast<double>(p.toSimulate)))
     text += *left < 1 ? tr(" · under a second left")
                       : tr(" · about %1 left").arg(QString::fromStdString(pim::durationText(*left)));
   setFormat(text);

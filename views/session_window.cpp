@@ -16,6 +16,7 @@
 #include "engine/workflow/session_file.h"
 #include "views/control_panel.h"
 #include "views/exploration_session.h"
+#include "views/export_paths.h"
 #include "views/main_window.h"
 #include "views/session_document.h"
 #include "views/undo_commands.h"
@@ -104,7 +105,7 @@ void MainWindow::applyWhatIf(const pim::Backend& b) {
   SessionConfig c = m_controls->config();
   c.backend = b.name;
   c.backendOverride = m_whatIf->modified() ? std::make_shared<const pim::Backend>(b) : nullptr;
-  startSession(c);
+  startWhatIfRun(c);
 }
 
 // --- Files
@@ -207,11 +208,12 @@ bool MainWindow::saveSessionInteractive(bool saveAs) {
   if (saveAs || path.isEmpty()) {
     const QString suggested =
         path.isEmpty() && m_session->problem()
-            ? QString::fromStdString(m_session->config().kernel + "_" + m_session->config().backend) +
-                  QStringLiteral(".pimsession")
+            ? suggestedExportPath(exportBaseName(m_session->config(), QStringLiteral("session")) +
+                                  QStringLiteral(".pimsession"))
             : path;
     path = QFileDialog::getSaveFileName(this, tr("Save session"), suggested, kFilter);
     if (path.isEmpty()) return false;
+    rememberExportFolder(path);
     if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".pimsession");
   }
   QString error;

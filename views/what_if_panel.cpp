@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/what_if_panel.h"
 #include "engine/target/registry.h"
+#include "views/export_paths.h"
 
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -29,6 +30,23 @@ const char* const kSections[] = {"system", "group", "core", "dram", "timing", "p
 // with its own message; clamping here would hide which limit was hit.
 constexpr double kWide = 1e15;
 }  // namespace
+
+QString parameterTooltip(const pim::Backend& b, const pim::Parameter& p, const QString& unread) {
+  QStringList lines;
+  if (!unread.isEmpty()) lines << QObject::tr("Not offered: %1.").arg(unread) << QString();
+  lines << QString::fromStdString(p.description);
+  const QString unit = p.unit.empty() ? QObject::tr("none") : QString::fromStdString(p.unit);
+  lines << QObject::tr("unit: %1").arg(unit);
+  lines << QObject::tr("valid: %1 .. %2%3")
+               .arg(p.min, 0, 'g', 12)
+               .arg(p.max, 0, 'g', 12)
+               .arg(p.integer ? QObject::tr(", integer") : QString());
+  lines << QObject::tr("source: %1").arg(QString::fromStdString(p.source));
+  for (const auto& [id, document] : b.sources)
+    if (p.source.find(id + ":") != std::string::npos)
+      lines << QStringLiteral("  %1 = %2").arg(QString::fromStdString(id), QString::fromStdString(document));
+  return lines.join(QLatin1Char('\n'));
+}
 
 WhatIfPanel::WhatIfPanel(QWidget* parent) : QWidget(parent) {
   auto* top = new QVBoxLayout(this);
@@ -71,6 +89,7 @@ void WhatIfPanel::setDebounceMs(int ms) { m_debounce->setInterval(ms); }
 
 void WhatIfPanel::setBackend(const pim::Backend& b) {
   m_debounce->stop();
+  m_pending.clear();
   m_original = b;
   m_current = b;
   rebuild();
@@ -79,6 +98,7 @@ void WhatIfPanel::setBackend(const pim::Backend& b) {
 
 void WhatIfPanel::setState(const pim::Backend& original, const pim::Backend& current) {
   m_debounce->stop();
+  m_pending.clear();
   const bool sameForm =
       m_original.name == original.name && m_original.parameters.size() == original.parameters.size();
   m_original = original;
@@ -97,6 +117,7 @@ bool WhatIfPanel::modified() const {
 
 void WhatIfPanel::rebuild() {
   m_spins.clear();
+  m_labels.clear();
   while (QLayoutItem* item = m_formLayout->takeAt(0)) {
     delete item->widget();
     delete item;
@@ -122,16 +143,12 @@ void WhatIfPanel::rebuild() {
                           ? QString()
                           : QStringLiteral(" ") + QString::fromStdString(p.unit));
       spin->setValue(p.value);
-      spin->setToolTip(tr("%1\nvalid: %2 .. %3%4\nsource: %5")
-                           .arg(QString::fromStdString(p.description))
-                           .arg(p.min, 0, 'g', 12)
-                           .arg(p.max, 0, 'g', 12)
-                           .arg(p.integer ? tr(", integer") : QString())
-                           .arg(QString::fromStdString(p.source)));
       const std::string key = p.key;
       connect(spin, &QDoubleSpinBox::valueChanged, this, [this, key](double v) { applyValue(key, v); });
-      form->addRow(QString::fromStdString(p.key.substr(prefix.size())), spin);
+      auto* label = new QLabel(QString::fromStdString(p.key.substr(prefix.size())));
+      form->addRow(label, spin);
       m_spins[p.key] = spin;
+      m_labels[p.key] = label;
     }
     if (form->rowCount() == 0) {
       delete box;
@@ -140,6 +157,40 @@ void WhatIfPanel::rebuild() {
     m_formLayout->addWidget(box);
   }
   m_formLayout->addStretch(1);
+  refreshUnread();
+}
+
+void WhatIfPanel::refreshUnread() {
+  m_unread.clear();
+  try {
+    for (const pim::UnreadParameter& u : pim::targetOf(m_current).unreadParameters(m_current))
+      m_unread[u.key] = QString::fromStdString(u.reason);
+  } catch (const std::exception&) {
+    // A backend without a registered family has no form to restrict.
+  }
+  for (const pim::Parameter& p : m_current.parameters) {
+    auto spin = m_spins.find(p.key);
+    if (spin == m_spins.end()) continue;
+    const QString why = unreadReason(p.key);
+    const QString name = QString::fromStdString(p.key.substr(p.key.find('.') + 1));
+    // Disabled, not hidden: the value stays visible (it is part of the backend a save writes) and the
+    // tooltip says why editing it would change nothing.
+    spin->second->setEnabled(why.isEmpty());
+    spin->second->setToolTip(parameterTooltip(m_current, p, why));
+    QLabel* label = m_labels.at(p.key);
+    label->setText(why.isEmpty() ? name : tr("%1 (not read)").arg(name));
+    label->setToolTip(spin->second->toolTip());
+    label->setEnabled(why.isEmpty());
+  }
+}
+
+QString WhatIfPanel::unreadReason(const std::string& key) const {
+  auto it = m_unread.find(key);
+  return it == m_unread.end() ? QString() : it->second;
+}
+
+void WhatIfPanel::setRunNote(const QString& text) {
+  if (!m_messageIsError) showMessage(text, false);  // a refused value's message stays until the next edit
 }
 
 void WhatIfPanel::refreshValues() {
@@ -147,39 +198,70 @@ void WhatIfPanel::refreshValues() {
     auto it = m_spins.find(p.key);
     if (it == m_spins.end()) continue;
     const QSignalBlocker block(it->second);
-    it->second->setValue(p.value);
-    // Bold marks what differs from the shipped backend, so a study's changes stay visible while scrolling.
+    const auto pending = m_pending.find(p.key);
+    it->second->setValue(pending != m_pending.end() ? pending->second : p.value);
+    // Bold marks what differs from the shipped backend, so a study's changes stay visible while scrolling;
+    // italic on amber an edit waiting for the fields it is tied to.
     const pim::Parameter* o = m_original.param(p.key);
     QFont f = it->second->font();
     f.setBold(o && o->value != p.value);
+    f.setItalic(pending != m_pending.end());
     it->second->setFont(f);
+    it->second->setStyleSheet(pending != m_pending.end() ? QStringLiteral("background: #fff4d6;")
+                                                         : QString());
   }
+  refreshUnread();
 }
 
 bool WhatIfPanel::applyValue(const std::string& key, double value, QString* error) {
   const pim::Parameter* before = m_current.param(key);
-  if (before && before->value == value) return true;
+  if (!before) return false;
+  // Edits waiting for their partners apply together with this one (the engine checks fields against each
+  // other only after all are set).
+  std::map<std::string, double> edits = m_pending;
+  edits[key] = value;
+  for (auto it = edits.begin(); it != edits.end();)
+    it = m_current.param(it->first)->value == it->second ? edits.erase(it) : std::next(it);
+  if (edits.empty()) {
+    m_pending.clear();
+    refreshValues();
+    return true;
+  }
   try {
     pim::Backend trial = m_current;  // setParameters is transactional, the copy keeps the panel's state clean
-    trial.setParameters({{key, value}});
+    trial.setParameters({edits.begin(), edits.end()});
     m_current = std::move(trial);
   } catch (const std::exception& e) {
     const QString msg = QString::fromStdString(e.what());
     if (error) *error = msg;
+    const bool fieldOk =
+        value >= before->min && value <= before->max && (!before->integer || value == std::floor(value));
+    if (fieldOk) {
+      // Valid on its own but not with the fields it is tied to (a group's banks, the channels): it waits,
+      // shown as pending, until the user edits those too; Reset drops it.
+      m_pending = std::move(edits);
+      showMessage(tr("Pending until the fields it is tied to agree (they apply together): %1").arg(msg),
+                  true);
+      m_message->setStyleSheet(QStringLiteral("color: #8a5a00;"));  // a step of an edit, not a refusal
+      refreshValues();
+      return false;
+    }
     showMessage(msg, true);
     refreshValues();  // the refused value goes, the previous one comes back
     return false;
   }
+  const QString what = edits.size() == 1
+                           ? tr("%1 = %2").arg(QString::fromStdString(key)).arg(value, 0, 'g', 12)
+                           : tr("%1 linked edits").arg(edits.size());
+  m_pending.clear();
   refreshValues();
-  showMessage(modified()
-                  ? tr("%1 = %2; re-exploring…").arg(QString::fromStdString(key)).arg(value, 0, 'g', 12)
-                  : tr("back to the shipped parameters"),
-              false);
+  showMessage(modified() ? tr("%1; re-exploring…").arg(what) : tr("back to the shipped parameters"), false);
   m_debounce->start();
   return true;
 }
 
 void WhatIfPanel::reset() {
+  m_pending.clear();
   m_current = m_original;
   refreshValues();
   showMessage(tr("reset to %1").arg(QString::fromStdString(m_original.name)), false);
@@ -220,9 +302,12 @@ bool WhatIfPanel::saveAs(const QString& path, QString* error) {
 
 void WhatIfPanel::saveInteractive() {
   const QString path = QFileDialog::getSaveFileName(
-      this, tr("Save backend"), QString::fromStdString(m_original.name) + QStringLiteral("-whatif.json"),
+      this, tr("Save backend"),
+      suggestedExportPath(QString::fromStdString(m_original.name) + QStringLiteral("-whatif.json")),
       tr("Backends (*.json)"));
-  if (!path.isEmpty()) saveAs(path);
+  if (path.isEmpty()) return;
+  rememberExportFolder(path);
+  saveAs(path);
 }
 
 QString WhatIfPanel::message() const { return m_message->text(); }
@@ -241,6 +326,7 @@ QDoubleSpinBox* WhatIfPanel::spinBox(const std::string& key) const {
 
 void WhatIfPanel::showMessage(const QString& text, bool error) {
   m_message->setText(text);
+  m_messageIsError = error;
   m_message->setVisible(!text.isEmpty());  // no blank gap above the buttons when there is nothing to say
   m_message->setStyleSheet(error ? QStringLiteral("color: #b00020;") : QString());
 }

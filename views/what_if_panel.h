@@ -20,6 +20,10 @@ class QVBoxLayout;
 
 namespace pimgui {
 
+/// The what-if tooltip of `p`: its description, unit, valid range and source, with the document each source
+/// id of `b` names ("attacc = shared/specs/attacc.md"), and `unread` (why it is disabled) first when set.
+QString parameterTooltip(const pim::Backend& b, const pim::Parameter& p, const QString& unread = {});
+
 class WhatIfPanel : public QWidget {
   Q_OBJECT
  public:
@@ -34,8 +38,12 @@ class WhatIfPanel : public QWidget {
   /// True when some parameter differs from the original.
   bool modified() const;
   /// Applies one change through the engine. On refusal returns false, leaves current() unchanged, shows the
-  /// message inline, restores the spin box, and fills `error`.
+  /// message inline and fills `error`; a value out of the parameter's own range goes (the spin box shows the
+  /// previous one), while a valid value that disagrees with fields it is tied to (a group's banks, the
+  /// channels) stays pending and applies together with the edits of those fields once they agree.
   bool applyValue(const std::string& key, double value, QString* error = nullptr);
+  /// Edits waiting for the fields they are tied to (key -> value).
+  const std::map<std::string, double>& pending() const { return m_pending; }
   void reset();
   /// Writes current() (renamed after the file) atomically, then re-loads it with loadBackendFile and checks
   /// every parameter came back identical.
@@ -46,6 +54,11 @@ class WhatIfPanel : public QWidget {
   void setModelNote(const QString& text);
   QString modelNote() const;
   QDoubleSpinBox* spinBox(const std::string& key) const;
+  /// Why `key` is shown disabled: no result reads it for the backend as edited (ITarget::unreadParameters);
+  /// empty when it is offered.
+  QString unreadReason(const std::string& key) const;
+  /// What the last re-run changed (or that it was cancelled); replaces "re-exploring…" when it is done.
+  void setRunNote(const QString& text);
   /// Debounce before backendEdited (ms); tests shorten it.
   void setDebounceMs(int ms);
 
@@ -56,11 +69,17 @@ class WhatIfPanel : public QWidget {
  private:
   void rebuild();
   void refreshValues();
+  /// Enables the parameters a result reads and disables the others with the reason (a flag may switch
+  /// another parameter on or off).
+  void refreshUnread();
   void saveInteractive();
   void showMessage(const QString& text, bool error);
 
   pim::Backend m_original, m_current;
   std::map<std::string, QDoubleSpinBox*> m_spins;
+  std::map<std::string, QLabel*> m_labels;
+  std::map<std::string, QString> m_unread;  // key -> reason
+  std::map<std::string, double> m_pending;  // valid edits waiting for the fields they are tied to
   QWidget* m_form = nullptr;
   QVBoxLayout* m_formLayout = nullptr;
   QLabel* m_title;
@@ -69,6 +88,7 @@ class WhatIfPanel : public QWidget {
   QPushButton* m_reset;
   QPushButton* m_save;
   QTimer* m_debounce;
+  bool m_messageIsError = false;
 };
 
 }  // namespace pimgui

@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     dialog.show();
+    while (dialog.loading()) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);  // built off-thread
     const QStringList files = dialog.saveScreenshots(cli.value(classroomShots));
     for (const QString& f : files) std::printf("%s\n", qPrintable(f));
     return files.size() == dialog.stepCount() && !files.isEmpty() ? 0 : 1;

@@ -84,6 +84,9 @@ struct StrategyInfo {
   PredictionUse predictions = PredictionUse::Shown;
   std::string fallback;  // Required: the strategy run when no model is available
   std::function<std::unique_ptr<ISearchStrategy>(const StrategyContext&)> make;
+  /// At most how many evaluations it will ask for among `kept` candidates under `o`, known before any is
+  /// generated (the window's up-front time estimate, estimateRun); empty: all `kept`.
+  std::function<std::size_t(std::uint64_t kept, const ExploreOptions& o)> plan;
 };
 
 class StrategyRegistry {

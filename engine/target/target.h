@@ -100,6 +100,13 @@ struct TimeSegment {
   double ns = 0;
 };
 
+/// A declared parameter no result of a family reads, for a backend as it is now, and why: the what-if form
+/// shows it disabled with the reason instead of offering an edit that changes nothing.
+struct UnreadParameter {
+  std::string key;     // "system.hostTflops"
+  std::string reason;  // one sentence
+};
+
 class ITarget;
 /// `e`'s time by the target's declarations, in phase order: each fixed phase, or where the target declares
 /// sub-phases of it, those (and "Other <phase>" for what they leave). Cycles are scaled by `nsPerCycle`
@@ -151,6 +158,11 @@ class ITarget {
   /// unavailable with the reason otherwise.
   virtual Baseline vendor(const Problem& p, const EvalOptions& o) const = 0;
   virtual Baseline gpu(const Problem& p) const = 0;
+
+  /// The declared parameters of `b` that no result (draft counts, baselines, evaluations, estimates) reads
+  /// with `b`'s values as they are (a spacing used only when another flag is off is unread while it is on);
+  /// none by default. Energies are not listed (tests/test_what_if_parameters.cpp checks the others).
+  virtual std::vector<UnreadParameter> unreadParameters(const Backend&) const { return {}; }
 
   /// Per-unit statistics of an evaluation (Evaluation::unitStats): geometry of `b`, and what is kept per
   /// unit, in column order.

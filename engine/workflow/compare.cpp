@@ -47,7 +47,7 @@ BestDraft findBestDraft(const Problem& p, const BestDraftOptions& o) {
   out.strategy = eo.strategy;
   Explorer ex(p, eo);
   const std::atomic<bool> never{false};
-  ex.run(o.cancel ? *o.cancel : never);
+  ex.run(o.cancel ? *o.cancel : never, o.onProgress);
   out.record = ex.best();
   if (out.record && !out.record->simulated) out.record.reset();
   if (!out.record) {
@@ -96,6 +96,14 @@ Comparison compareBackends(const Kernel& k, const std::string& dims, const Compa
   };
   std::vector<std::unique_ptr<Problem>> problems;
   for (const auto& name : o.backends) {
+    BestDraftOptions search = o.search;
+    if (o.onProgress) {
+      CompareProgress at{problems.size(), o.backends.size(), name, {}};
+      search.onProgress = [&o, at](const ExploreProgress& p) mutable {
+        at.search = p;
+        o.onProgress(at);
+      };
+    }
     BackendResult r;
     r.backend = name;
     std::unique_ptr<Problem> p;
@@ -105,7 +113,7 @@ Comparison compareBackends(const Kernel& k, const std::string& dims, const Compa
       r.reason = e.what();
     }
     if (p) {
-      const BestDraft best = findBestDraft(*p, o.search);
+      const BestDraft best = findBestDraft(*p, search);
       r.strategy = best.strategy;
       if (best.record) {
         r.available = true;

@@ -3,6 +3,7 @@
 // pinned baseline (GPU-only execution or one of the backends), ending in a one-line verdict.
 #pragma once
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@ struct BestDraftOptions {
   std::size_t maxSimulations = 400;
   int topK = kDefaultTopK;
   const std::atomic<bool>* cancel = nullptr;  // optional
+  /// Called from the searching thread as Explorer::run reports (about every 50 ms); optional.
+  std::function<void(const ExploreProgress&)> onProgress;
 };
 
 struct BestDraft {
@@ -31,13 +34,22 @@ struct BestDraft {
 /// gives an empty record with the reason.
 BestDraft findBestDraft(const Problem& p, const BestDraftOptions& o = {});
 
+/// Where a comparison is: the backend searched now (index among CompareOptions::backends) and its search.
+struct CompareProgress {
+  std::size_t backend = 0, backends = 0;
+  std::string name;
+  ExploreProgress search;
+};
+
 struct CompareOptions {
   std::vector<std::string> backends;  // 2..4 registry names, distinct
   std::string baseline = "gpu";       // "gpu" or one of `backends`
-  BestDraftOptions search;
+  BestDraftOptions search;  // its onProgress is replaced when onProgress is set
   /// What-if edits (`compare --set`): a backend here stands in for the registry's backend of the same name;
   /// `backends` still says which are compared.
   std::vector<Backend> edited;
+  /// Called from the comparing thread as each backend's search progresses; optional.
+  std::function<void(const CompareProgress&)> onProgress;
 };
 
 struct BackendResult {

@@ -192,6 +192,7 @@ TEST(Classroom, ExampleWalkthroughShowsTheEnginesNumbersToTheLastStep) {
   d.show();
   d.activateWindow();
   ASSERT_TRUE(QTest::qWaitForWindowActive(&d));
+  ASSERT_TRUE(test::waitFor([&] { return !d.loading(); }, 60000));
   ASSERT_EQ(d.stepCount(), 7);
   EXPECT_EQ(d.currentStep(), 0);
   for (int i = 0; i < d.stepCount(); ++i) {
@@ -239,7 +240,9 @@ TEST(Classroom, ExampleWalkthroughShowsTheEnginesNumbersToTheLastStep) {
 TEST(Classroom, LibraryKernelWalkthroughMatchesThePruner) {
   ClassroomDialog d;
   ASSERT_TRUE(d.showLibrary(QStringLiteral("hbm-pim"), QStringLiteral("red"), QStringLiteral("b=1,n=4096")));
+  ASSERT_TRUE(test::waitFor([&] { return !d.loading(); }, 60000));
   ASSERT_EQ(d.stepCount(), 7);
+  EXPECT_EQ(d.subjectText().indexOf(QStringLiteral("red")), 0) << d.subjectText().toStdString();
   pim::Kernel red = pim::KernelLibrary::builtin().get("red");
   pim::Shape s = pim::parseShape(red, "b=1,n=4096");
   const pim::Problem p(pim::builtinBackends().get("hbm-pim"), std::move(red), std::move(s));

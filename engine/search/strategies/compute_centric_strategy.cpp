@@ -72,11 +72,20 @@ class ComputeCentricStrategy final : public ISearchStrategy {
 StrategyInfo computeCentricStrategy() {
   return {"compute-centric",
           "choose by compute alone (cost model, then compute-only runs), then add rearrangement (TVM-like)",
-          PredictionUse::Shown, "", [](const StrategyContext& c) {
+          PredictionUse::Shown,
+          "",
+          [](const StrategyContext& c) {
             const std::size_t cap = c.options.maxSimulations;
             return std::make_unique<ComputeCentricStrategy>(
                 c.problem, c.records,
                 static_cast<std::size_t>(std::max(1, c.options.computeCentricTemplates)), cap ? cap : 64);
+          },
+          [](std::uint64_t kept, const ExploreOptions& o) {
+            const std::uint64_t screen =
+                std::min<std::uint64_t>(kept, o.maxSimulations ? o.maxSimulations : 64);
+            return static_cast<std::size_t>(
+                screen + std::min<std::uint64_t>(
+                             screen, static_cast<std::uint64_t>(std::max(1, o.computeCentricTemplates))));
           }};
 }
 

@@ -27,9 +27,15 @@ class ExhaustiveStrategy final : public ISearchStrategy {
 }  // namespace
 
 StrategyInfo exhaustiveStrategy() {
-  return {"exhaustive", "simulate every kept draft (with --max-simulations, an even sample of them)",
-          PredictionUse::Shown, "", [](const StrategyContext& c) {
+  return {"exhaustive",
+          "simulate every kept draft (with --max-simulations, an even sample of them)",
+          PredictionUse::Shown,
+          "",
+          [](const StrategyContext& c) {
             return std::make_unique<ExhaustiveStrategy>(c.records.size(), c.options.maxSimulations);
+          },
+          [](std::uint64_t kept, const ExploreOptions& o) {
+            return ExhaustiveStrategy(static_cast<std::size_t>(kept), o.maxSimulations).planned();
           }};
 }
 

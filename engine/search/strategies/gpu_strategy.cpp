@@ -5,11 +5,15 @@
 namespace pim {
 
 StrategyInfo gpuStrategy() {
-  return {"gpu", "GPU-only execution on the host (analytic A100 model, no PIM)", PredictionUse::None, "",
+  return {"gpu",
+          "GPU-only execution on the host (analytic A100 model, no PIM)",
+          PredictionUse::None,
+          "",
           [](const StrategyContext& c) {
             return std::make_unique<OneScheduleStrategy>(
                 [&problem = c.problem] { return baselineRecord(gpuBaseline(problem)); });
-          }};
+          },
+          [](std::uint64_t, const ExploreOptions&) { return std::size_t{1}; }};
 }
 
 }  // namespace pim

@@ -42,9 +42,16 @@ class PredictorStrategy final : public ISearchStrategy {
 }  // namespace
 
 StrategyInfo predictorStrategy() {
-  return {"predictor", "rank the kept drafts with the trained model and simulate the best predictions (DCC)",
-          PredictionUse::Required, "exhaustive",
-          [](const StrategyContext& c) { return std::make_unique<PredictorStrategy>(c); }};
+  return {"predictor",
+          "rank the kept drafts with the trained model and simulate the best predictions (DCC)",
+          PredictionUse::Required,
+          "exhaustive",
+          [](const StrategyContext& c) { return std::make_unique<PredictorStrategy>(c); },
+          [](std::uint64_t kept, const ExploreOptions& o) {
+            // The k best predictions and the near-ties, up to maxConfirm in all.
+            const auto most = static_cast<std::uint64_t>(std::max({1, o.topK, o.maxConfirm}));
+            return static_cast<std::size_t>(std::min(kept, most));
+          }};
 }
 
 }  // namespace pim

@@ -5,12 +5,16 @@
 namespace pim {
 
 StrategyInfo vendorStrategy() {
-  return {"vendor", "the vendor library's default schedule (one simulation; not every backend has one)",
-          PredictionUse::None, "", [](const StrategyContext& c) {
+  return {"vendor",
+          "the vendor library's default schedule (one simulation; not every backend has one)",
+          PredictionUse::None,
+          "",
+          [](const StrategyContext& c) {
             return std::make_unique<OneScheduleStrategy>([&problem = c.problem, eval = c.options.eval] {
               return baselineRecord(vendorBaseline(problem, eval));
             });
-          }};
+          },
+          [](std::uint64_t, const ExploreOptions&) { return std::size_t{1}; }};
 }
 
 }  // namespace pim

@@ -49,11 +49,23 @@ Baseline vendor(const ITarget& self, const Problem& p, const EvalOptions& o, con
   return v;
 }
 
+/// The MAC spacing without the power constraint is in force only when pim.power_constraint is off (the
+/// estimate reads pim.MACAB_to_MACAB either way, so that one is never unread).
+void unread(const Backend& b, std::vector<UnreadParameter>& out) {
+  if (pimParameter(b, "power_constraint") != 0)
+    out.push_back({"pim.MACAB_to_MACAB_nopower",
+                   "used only when pim.power_constraint is 0 (it is 1); set that to 0 to edit this"});
+}
+
 }  // namespace
 
 DramPimDevice attaccDevice() {
-  return {"attacc", "AttAcc: HBM3 with a GEMV unit per bank and a softmax unit per channel",
-          makeAttaccCodeGenerator, configure, vendor};
+  return {"attacc",
+          "AttAcc: HBM3 with a GEMV unit per bank and a softmax unit per channel",
+          makeAttaccCodeGenerator,
+          configure,
+          vendor,
+          unread};
 }
 
 }  // namespace pim

@@ -61,6 +61,25 @@ class DramPimTarget final : public ITarget {
     return m_device.vendor(*this, p, o, context(p).device(o.sim));
   }
   Baseline gpu(const Problem& p) const override { return a100Baseline(p); }
+  std::vector<UnreadParameter> unreadParameters(const Backend& b) const override {
+    std::vector<UnreadParameter> out;
+    if (std::string why = hostGpuUnreadReason(b); !why.empty())
+      for (const char* key : {"system.hostBandwidthGBps", "system.hostTflops"}) out.push_back({key, why});
+    out.push_back({"core.registerBytes",
+                   "the DRAM-PIM model has no register-file capacity: a device's registers are part of its "
+                   "command programs"});
+    out.push_back({"core.dataMemoryBytes", "DRAM-PIM units have no scratchpad in this model"});
+    out.push_back({"core.clockMHz",
+                   "DRAM-PIM units are timed by DRAM command timing (dram.tCKns, timing.*, pim.*), not by a "
+                   "core clock"});
+    out.push_back({"core.threads", "DRAM-PIM units run one command stream (threads are UPMEM tasklets)"});
+    out.push_back(
+        {"timing.tRTPS",
+         "a precharge follows a read of its own bank, so the simulator spaces it by timing.tRTPL (same "
+         "bank group); the other-bank-group figure constrains no command"});
+    if (m_device.unread) m_device.unread(b, out);
+    return out;
+  }
 
   UnitGeometry geometry(const Backend& b) const override { return bankGeometry(b); }
   const std::vector<StatDecl>& statistics() const override { return bankStatisticDecls(); }

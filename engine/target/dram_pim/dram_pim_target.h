@@ -29,6 +29,9 @@ struct DramPimDevice {
   std::function<Baseline(const ITarget& self, const Problem&, const EvalOptions&,
                          const sim::DeviceConfig& device)>
       vendor;
+  /// Adds the device's parameters that nothing reads for `b` as it is (its own pim.* fields, and DCC-level
+  /// fields its model does not use), each with the reason; may be empty.
+  std::function<void(const Backend&, std::vector<UnreadParameter>&)> unread;
 };
 
 DramPimDevice hbm2PimDevice();

@@ -22,11 +22,27 @@ Baseline vendor(const ITarget&, const Problem& p, const EvalOptions&, const sim:
   return v;
 }
 
+/// The command programs use all-bank MACs only (no global-buffer writes, no activation function).
+void unread(const Backend&, std::vector<UnreadParameter>& out) {
+  for (const char* key : {"pim.globalBufferBytes", "pim.WRGB_to_WRGB", "pim.AF_latency"})
+    out.push_back({key,
+                   "the GDDR6-AiM command programs issue all-bank MACs only: no global-buffer write or "
+                   "activation-function command is modelled yet"});
+  out.push_back(
+      {"timing.tWTRS",
+       "the GDDR6-AiM programs' reads after writes are all-bank or share the write's bank group, so "
+       "timing.tWTRL (which must be at least this) governs every one"});
+}
+
 }  // namespace
 
 DramPimDevice gddr6AimDevice() {
-  return {"gddr6-aim", "SK hynix GDDR6-AiM: a MAC unit per bank, all-bank PIM commands",
-          makeGddr6AimCodeGenerator, configure, vendor};
+  return {"gddr6-aim",
+          "SK hynix GDDR6-AiM: a MAC unit per bank, all-bank PIM commands",
+          makeGddr6AimCodeGenerator,
+          configure,
+          vendor,
+          unread};
 }
 
 }  // namespace pim

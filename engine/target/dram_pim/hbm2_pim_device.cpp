@@ -55,12 +55,33 @@ Baseline vendor(const ITarget&, const Problem& p, const EvalOptions&, const sim:
   return v;
 }
 
+/// The pim.* fields document hbm2-pim.md's protocol; the simulator and the vendor programs take the
+/// spacings from timing.* and the register layout as the spec fixes it.
+void unread(const Backend&, std::vector<UnreadParameter>& out) {
+  for (const char* key :
+       {"pim.RD_to_PRE", "pim.WR_to_PRE", "pim.RD_to_WR", "pim.WR_to_RD_sameBG", "pim.COL_to_COL_AB"})
+    out.push_back({key,
+                   "the HBM2-PIM simulator derives this spacing from the JEDEC timing (timing.*) by the "
+                   "formula its source gives; edit those fields instead"});
+  out.push_back(
+      {"pim.refreshOffsetRank0",
+       "the simulator staggers rank 0's refresh by half of timing.tREFI itself; edit timing.tREFI"});
+  for (const char* key :
+       {"pim.crfEntries", "pim.grfAEntries", "pim.grfBEntries", "pim.srfEntries", "pim.controlRow"})
+    out.push_back({key,
+                   "the vendor library's register files and control row are fixed in its command programs "
+                   "as hbm2-pim.md gives them; this field documents them"});
+}
+
 }  // namespace
 
 DramPimDevice hbm2PimDevice() {
   return {"hbm2-pim",
           "Samsung HBM2-PIM: FP16 SIMD units per bank pair, driven by the vendor's AB-PIM protocol",
-          makeHbm2PimCodeGenerator, configure, vendor};
+          makeHbm2PimCodeGenerator,
+          configure,
+          vendor,
+          unread};
 }
 
 }  // namespace pim

@@ -19,11 +19,23 @@ void configure(const Backend& b, sim::DeviceConfig& c) {
   c.pimActToPre = static_cast<int>(pimParameter(b, "ACTAB_to_PREA"));
 }
 
+/// The register file and bank halves are fixed in the code generator as dcc-backends.md gives them.
+void unread(const Backend&, std::vector<UnreadParameter>& out) {
+  for (const char* key : {"pim.grfEntries", "pim.bankHalves"})
+    out.push_back({key,
+                   "the HBM-PIM code generator fixes the register file (8 GRF entries) and the even/odd bank "
+                   "halves as dcc-backends.md gives them; this field documents them"});
+}
+
 }  // namespace
 
 DramPimDevice hbmPimDevice() {
-  return {"hbm-pim", "DCC's HBM-PIM on HBM3: a 16-way FP16 FPU per two banks, broadcast PIM commands",
-          makeHbmPimCodeGenerator, configure, vendorTilingBaseline};
+  return {"hbm-pim",
+          "DCC's HBM-PIM on HBM3: a 16-way FP16 FPU per two banks, broadcast PIM commands",
+          makeHbmPimCodeGenerator,
+          configure,
+          vendorTilingBaseline,
+          unread};
 }
 
 }  // namespace pim
