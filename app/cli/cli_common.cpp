@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine/common/error.h"
+#include "engine/common/json_output.h"
 #include "engine/target/registry.h"
 
 namespace pim::cli {
@@ -138,7 +139,7 @@ nlohmann::json draftJson(const DraftSpace& space, const Draft& d) {
   return {{"id", d.id}, {"label", space.label(d)}, {"parts", parts}};
 }
 
-void printJson(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+void printJson(const nlohmann::json& j) { std::cout << dumpJson(j, 2) << "\n"; }
 
 namespace {
 

@@ -11,6 +11,7 @@
 
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
+#include "engine/common/json_output.h"
 
 namespace pim {
 namespace {
@@ -48,6 +49,13 @@ std::string describe(const Token& t) {
     default:
       return "'" + t.text + "'";
   }
+}
+
+/// "0xff".
+std::string hexByte(char c) {
+  static const char* hex = "0123456789abcdef";
+  const auto b = static_cast<unsigned char>(c);
+  return std::string("0x") + hex[b >> 4] + hex[b & 15];
 }
 
 bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -158,11 +166,8 @@ PhysLine lexLine(std::string_view s, int lineNo) {
       }
       if (!matched) {
         if (std::string_view("()[],:=<>+-*/").find(c) == std::string_view::npos) {
-          const unsigned char uc = static_cast<unsigned char>(c);
-          std::string shown = std::isprint(uc) ? std::string(1, c) : "\\x" + [&] {
-            static const char* hex = "0123456789abcdef";
-            return std::string{hex[uc >> 4], hex[uc & 15]};
-          }();
+          const std::string shown =
+              std::isprint(static_cast<unsigned char>(c)) ? std::string(1, c) : "\\x" + hexByte(c).substr(2);
           throw DslError(lineNo, t.col, "unexpected character '" + shown + "'");
         }
         t.text = std::string(1, c);
@@ -187,6 +192,11 @@ std::vector<LogicalLine> lex(std::string_view text, Token& eof) {
     const std::string_view line =
         text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     ++lineNo;
+    // Kernel text is UTF-8: its source is written into schedule files and JSON, and read back exactly.
+    if (const std::size_t bad = firstInvalidUtf8(line); bad != std::string_view::npos) {
+      throw DslError(lineNo, static_cast<int>(bad) + 1,
+                     "invalid UTF-8 (byte " + hexByte(line[bad]) + "); a kernel file is UTF-8 text");
+    }
     phys.push_back(lexLine(line, lineNo));
     lastCol = static_cast<int>(line.size()) + 1;
     if (nl == std::string_view::npos) break;
