@@ -238,6 +238,30 @@ TEST(MalformedDsl, NestingLimitIsExactInAnExtent) {
               {"k.pim:2:276:"});
 }
 
+// The depth is checked while lexing: the error comes before the lexer reaches the rest of the file (here a
+// character it refuses on the next line), so a 16 MiB file of '(' fails at the 257th one.
+TEST(MalformedDsl, DeepNestingFailsBeforeTheRestOfTheFileIsLexed) {
+  const std::string text = kernelWithExtent(repeat("(", 1000000) + "n" + repeat(")", 1000000)) + "$\n";
+  expectError([&] { parseKernel(text, "k.pim"); }, {"k.pim:2:276: expression nested deeper than 256 levels"});
+  const std::string signs = kernelWithValue(repeat("-", 1000000) + "x[b][i]") + "$\n";
+  expectError([&] { parseKernel(signs, "k.pim"); }, {"k.pim:4:", "nested deeper than 256 levels"});
+}
+
+TEST(MalformedDsl, NestingContinuedOverBackslashLinesIsCounted) {
+  const std::string text = kernelWithExtent(repeat("(\\\n", 300) + "n" + repeat(")", 300)) + "$\n";
+  expectError([&] { parseKernel(text, "k.pim"); }, {"k.pim:258:1: expression nested deeper than 256 levels"});
+}
+
+// Nesting counts within one statement: binary signs, closed parentheses and earlier lines add nothing.
+TEST(MalformedDsl, NestingDoesNotAddUpAcrossOperatorsOrStatements) {
+  EXPECT_NO_THROW(parseKernel(kernelWithValue("x[b][i]" + repeat(" - -x[b][i]", 100)), "ok.pim"));
+  EXPECT_NO_THROW(parseKernel(kernelWithValue(repeat("(x[b][i]) - ", 100) + "x[b][i]"), "ok.pim"));
+  std::string manyLines = std::string(kRedHead);
+  for (int s = 0; s < 3; ++s)
+    manyLines += "  for b < b, i < n: y[b] += " + repeat("(", 200) + "x[b][i]" + repeat(")", 200) + "\n";
+  EXPECT_NO_THROW(parseKernel(manyLines + "end\n", "ok.pim"));
+}
+
 TEST(MalformedDsl, InvalidUtf8InADocIsRefusedWhereItIs) {
   const std::string text = std::string(kRedHead) + "  doc \"ok \xc3\xa9, then \xff\"\n" +
                            "  for b < b, i < n: y[b] += x[b][i]\nend\n";
