@@ -2,21 +2,14 @@
 // The CLI end to end: every command answers on every shipped backend, and bad input gets one line naming what
 // and where, with exit code 2, never a crash.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sqlite3.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 
-#include "engine/store/store.h"
 #include "tests/cli_run.h"
 #include "tests/test_util.h"
 
@@ -85,65 +78,6 @@ TEST(Cli, RepeatedExploreIsServedFromTheLookupTable) {
   for (const char* stage : {"generating", "screening", "loading model", "predicting", "simulating"})
     EXPECT_TRUE(first["stage_seconds"].contains(stage)) << stage;
   EXPECT_TRUE(second["stage_seconds"].empty());
-}
-
-/// Rows in the results table, read-only (another process may be writing); -1 when there is no such table yet.
-long long storedResults(const std::string& db) {
-  sqlite3* h = nullptr;
-  long long n = -1;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(h, "SELECT count(*) FROM results", -1, &st, nullptr) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-      n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(h);
-  return n;
-}
-
-// The predictor issue's "done means": kill -9 during `train` leaves a store that opens and holds every
-// finished batch, and a second `train` on it finishes, reusing them.
-TEST(Cli, TrainKilledBySigkillLeavesAStoreThatOpensAndResumes) {
-  const std::string db = scratch().file("killed_train.db");
-  const std::string suite = scratch().file("kill_suite.json");
-  const std::string models = scratch().file("killed_models");
-  std::ofstream(suite) << R"({"name": "kill", "description": "kill -9 during train",
-    "kernels": {"gemv": ["b=1,out=1024,in=1024", "b=2,out=1024,in=2048"]}})";
-  const std::string train = "train -b hbm-pim --suite " + suite + " --db " + db + " --out " + models;
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const std::string cmd = "exec " + std::string(PIMSCOPE_CLI) + " " + train + " >/dev/null 2>&1";
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  long long before = -1;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while ((before = storedResults(db)) <= 0 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_GT(before, 0) << "train stored nothing within two minutes";
-  ASSERT_TRUE(WIFSIGNALED(status)) << "train finished before it could be killed";
-
-  // Opens, passes SQLite's integrity check and holds at least what was committed before the kill.
-  { pim::ResultsStore::open(db); }
-  sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, nullptr), SQLITE_OK);
-  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "ok");
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  const long long afterKill = storedResults(db);
-  EXPECT_GE(afterKill, before);
-
-  const CliRun resumed = cli(train + " --json");
-  ASSERT_EQ(resumed.code, 0) << resumed.err;
-  EXPECT_GT(storedResults(db), afterKill);
 }
 
 // The shipped model is found by the backend's name: when the backend file under that name no longer has the

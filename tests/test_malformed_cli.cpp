@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -169,6 +171,26 @@ TEST(MalformedCli, DeeplyNestedKernelFileIsAnInputError) {
   writeBytes(scratch().file("deep.pim"), kernelWithExtent(repeat("(", 1000000) + "n" + repeat(")", 1000000)));
   expectCliError("drafts -b hbm2-pim --kernel-file " + scratch().file("deep.pim"),
                  {"deep.pim:2:276: expression nested deeper than 256 levels"});
+}
+
+// A DSL doc or comment in Latin-1 went into the schedule file's JSON and ended as "internal error" (nlohmann
+// type_error 316): the kernel file is refused where the byte is.
+TEST(MalformedCli, InvalidUtf8InAKernelFileIsRefusedWhereItIs) {
+  writeBytes(scratch().file("latin1.pim"),
+             std::string(kRedHead) + "  doc \"caf\xe9\"\n" + "  for b < b, i < n: y[b] += x[b][i]\nend\n");
+  expectCliError("export -b hbm2-pim --kernel-file " + scratch().file("latin1.pim") + " --out " +
+                     scratch().file("latin1.json"),
+                 {"latin1.pim:4:", "invalid UTF-8 (byte 0xe9); a kernel file is UTF-8 text"});
+}
+
+// An output path that is not UTF-8 is written, and the --json summary naming it is still valid JSON.
+TEST(MalformedCli, NonUtf8OutputPathGivesValidJson) {
+  const std::string out = scratch().file("\xff\xfe.csv");
+  const test::CliRun r = cli("export " + kRed + "--format csv --limit 2 --json --out '" + out + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["path"].get<std::string>(), scratch().file("\xef\xbf\xbd\xef\xbf\xbd.csv"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(out));
 }
 
 TEST(MalformedCli, TooManyThreadsAreCappedWithAWarning) {

@@ -11,6 +11,7 @@
 
 #include "engine/common/input_file.h"
 #include "engine/common/json_input.h"
+#include "engine/common/json_output.h"
 #include "engine/common/mapped_file.h"
 #include "engine/kernel/dsl.h"
 #include "engine/target/registry.h"
@@ -235,6 +236,63 @@ TEST(MalformedDsl, NestingLimitIsExactInAnExtent) {
   EXPECT_NO_THROW(parseKernel(kernelWithExtent(repeat("(", 256) + "n" + repeat(")", 256)), "ok.pim"));
   expectError([] { parseKernel(kernelWithExtent(repeat("(", 257) + "n" + repeat(")", 257)), "k.pim"); },
               {"k.pim:2:276:"});
+}
+
+// The depth is checked while lexing: the error comes before the lexer reaches the rest of the file (here a
+// character it refuses on the next line), so a 16 MiB file of '(' fails at the 257th one.
+TEST(MalformedDsl, DeepNestingFailsBeforeTheRestOfTheFileIsLexed) {
+  const std::string text = kernelWithExtent(repeat("(", 1000000) + "n" + repeat(")", 1000000)) + "$\n";
+  expectError([&] { parseKernel(text, "k.pim"); }, {"k.pim:2:276: expression nested deeper than 256 levels"});
+  const std::string signs = kernelWithValue(repeat("-", 1000000) + "x[b][i]") + "$\n";
+  expectError([&] { parseKernel(signs, "k.pim"); }, {"k.pim:4:", "nested deeper than 256 levels"});
+}
+
+TEST(MalformedDsl, NestingContinuedOverBackslashLinesIsCounted) {
+  const std::string text = kernelWithExtent(repeat("(\\\n", 300) + "n" + repeat(")", 300)) + "$\n";
+  expectError([&] { parseKernel(text, "k.pim"); }, {"k.pim:258:1: expression nested deeper than 256 levels"});
+}
+
+// Nesting counts within one statement: binary signs, closed parentheses and earlier lines add nothing.
+TEST(MalformedDsl, NestingDoesNotAddUpAcrossOperatorsOrStatements) {
+  EXPECT_NO_THROW(parseKernel(kernelWithValue("x[b][i]" + repeat(" - -x[b][i]", 100)), "ok.pim"));
+  EXPECT_NO_THROW(parseKernel(kernelWithValue(repeat("(x[b][i]) - ", 100) + "x[b][i]"), "ok.pim"));
+  std::string manyLines = std::string(kRedHead);
+  for (int s = 0; s < 3; ++s)
+    manyLines += "  for b < b, i < n: y[b] += " + repeat("(", 200) + "x[b][i]" + repeat(")", 200) + "\n";
+  EXPECT_NO_THROW(parseKernel(manyLines + "end\n", "ok.pim"));
+}
+
+TEST(MalformedDsl, InvalidUtf8InADocIsRefusedWhereItIs) {
+  const std::string text = std::string(kRedHead) + "  doc \"ok \xc3\xa9, then \xff\"\n" +
+                           "  for b < b, i < n: y[b] += x[b][i]\nend\n";
+  expectError([&] { parseKernel(text, "k.pim"); },
+              {"k.pim:4:20: invalid UTF-8 (byte 0xff); a kernel file is UTF-8 text"});
+}
+
+TEST(MalformedDsl, InvalidUtf8InACommentIsRefused) {
+  expectError([] { parseKernel(kernelWithValue("x[b][i]  # \xed\xa0\x80 a surrogate"), "k.pim"); },
+              {"k.pim:4:", "invalid UTF-8 (byte 0xed)"});
+}
+
+TEST(Utf8, FirstInvalidByteIsFound) {
+  EXPECT_EQ(firstInvalidUtf8("plain"), std::string_view::npos);
+  EXPECT_EQ(firstInvalidUtf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), std::string_view::npos);
+  EXPECT_EQ(firstInvalidUtf8("ab\xff"), 2u);
+  EXPECT_EQ(firstInvalidUtf8("\xc0\xaf"), 0u);          // overlong '/'
+  EXPECT_EQ(firstInvalidUtf8("\xe0\x80\xaf"), 0u);      // overlong, three bytes
+  EXPECT_EQ(firstInvalidUtf8("x\xed\xa0\x80"), 1u);     // a UTF-16 surrogate
+  EXPECT_EQ(firstInvalidUtf8("\xf4\x90\x80\x80"), 0u);  // above U+10FFFF
+  EXPECT_EQ(firstInvalidUtf8("ok\xe2\x82"), 2u);        // cut short
+  EXPECT_EQ(firstInvalidUtf8("\xc3\x28"), 0u);          // no continuation byte
+}
+
+// nlohmann's dump() throws on such text; dumpJson writes U+FFFD, so the output is JSON that parses.
+TEST(Utf8, DumpJsonReplacesInvalidText) {
+  const nlohmann::json j = {{"path", "out\xff.json"}, {"name", "caf\xc3\xa9"}};
+  EXPECT_THROW((void)j.dump(), nlohmann::json::type_error);
+  const auto back = nlohmann::json::parse(dumpJson(j, 2));
+  EXPECT_EQ(back["path"].get<std::string>(), "out\xef\xbf\xbd.json");
+  EXPECT_EQ(back["name"].get<std::string>(), "caf\xc3\xa9");
 }
 
 TEST(MalformedDsl, LongChainOfOperatorsIsRefused) {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "engine/common/error.h"
+#include "engine/common/json_output.h"
 #include "engine/target/registry.h"
 
 namespace pim::cli {
@@ -362,7 +363,7 @@ nlohmann::json draftJson(const DraftSpace& space, const Draft& d) {
   return {{"id", d.id}, {"label", space.label(d)}, {"parts", parts}};
 }
 
-void printJson(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+void printJson(const nlohmann::json& j) { std::cout << dumpJson(j, 2) << "\n"; }
 
 namespace {
 

@@ -18,6 +18,7 @@
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
 #include "engine/common/json_input.h"
+#include "engine/common/json_output.h"
 #include "engine/hw/schema.h"
 
 namespace pim {
@@ -499,7 +500,7 @@ std::string Backend::toJson() const {
     leaf["description"] = p.description;
     root[sec][field] = leaf;
   }
-  return root.dump(2) + "\n";
+  return dumpJson(root, 2) + "\n";
 }
 
 std::string dataDir() {

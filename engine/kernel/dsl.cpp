@@ -11,6 +11,7 @@
 
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
+#include "engine/common/json_output.h"
 
 namespace pim {
 namespace {
@@ -50,11 +51,56 @@ std::string describe(const Token& t) {
   }
 }
 
+/// "0xff".
+std::string hexByte(char c) {
+  static const char* hex = "0123456789abcdef";
+  const auto b = static_cast<unsigned char>(c);
+  return std::string("0x") + hex[b >> 4] + hex[b & 15];
+}
+
 bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+std::string tooDeepMessage() {
+  return "expression nested deeper than " + std::to_string(kMaxDslNesting) +
+         " levels (parentheses, signs, calls or a chain of operators); split it";
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Lexer
+
+/// The parser's nesting limit, checked while lexing: a 16 MiB file of '(' fails at the 257th one instead of
+/// after all 16 million tokens are built (about a gigabyte). It counts open parentheses plus the current run
+/// of unary signs, a lower bound of the parser's count (every '(' and unary sign is one level there), so it
+/// refuses nothing the parser accepts and fails on the same token where nesting is all parentheses or signs.
+class NestingGuard {
+ public:
+  /// A statement starts: nothing is open.
+  void reset() { *this = NestingGuard(); }
+  void see(const Token& t) {
+    if (t.kind != Tok::Punct) {
+      m_afterOperand = true;
+      m_signs = 0;
+      return;
+    }
+    if ((t.text == "-" || t.text == "+") && !m_afterOperand) {
+      ++m_signs;
+    } else if (t.text == "(") {
+      ++m_parens;
+    } else {
+      m_signs = 0;
+      if (t.text == ")") m_parens = std::max(0, m_parens - 1);
+    }
+    if (m_parens + m_signs > kMaxDslNesting) throw DslError(t.line, t.col, tooDeepMessage());
+    if (t.text == "(") m_signs = 0;
+    m_afterOperand = t.text == ")" || t.text == "]";
+  }
+
+ private:
+  int m_parens = 0;
+  int m_signs = 0;
+  bool m_afterOperand = false;
+};
 
 struct PhysLine {
   std::vector<Token> toks;
@@ -62,7 +108,7 @@ struct PhysLine {
   bool backslash = false;  // ends with a continuation backslash
 };
 
-PhysLine lexLine(std::string_view s, int lineNo) {
+PhysLine lexLine(std::string_view s, int lineNo, NestingGuard& guard) {
   PhysLine pl;
   std::size_t i = 0;
   auto col = [&](std::size_t at) { return static_cast<int>(at) + 1; };
@@ -158,17 +204,15 @@ PhysLine lexLine(std::string_view s, int lineNo) {
       }
       if (!matched) {
         if (std::string_view("()[],:=<>+-*/").find(c) == std::string_view::npos) {
-          const unsigned char uc = static_cast<unsigned char>(c);
-          std::string shown = std::isprint(uc) ? std::string(1, c) : "\\x" + [&] {
-            static const char* hex = "0123456789abcdef";
-            return std::string{hex[uc >> 4], hex[uc & 15]};
-          }();
+          const std::string shown =
+              std::isprint(static_cast<unsigned char>(c)) ? std::string(1, c) : "\\x" + hexByte(c).substr(2);
           throw DslError(lineNo, t.col, "unexpected character '" + shown + "'");
         }
         t.text = std::string(1, c);
         ++i;
       }
     }
+    guard.see(t);
     pl.toks.push_back(std::move(t));
   }
   if (!pl.toks.empty()) pl.indent = pl.toks.front().col;
@@ -182,12 +226,20 @@ std::vector<LogicalLine> lex(std::string_view text, Token& eof) {
   int lineNo = 0;
   std::size_t pos = 0;
   int lastCol = 1;
+  NestingGuard guard;
   while (pos <= text.size()) {
     const std::size_t nl = text.find('\n', pos);
     const std::string_view line =
         text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     ++lineNo;
-    phys.push_back(lexLine(line, lineNo));
+    // Kernel text is UTF-8: its source is written into schedule files and JSON, and read back exactly.
+    if (const std::size_t bad = firstInvalidUtf8(line); bad != std::string_view::npos) {
+      throw DslError(lineNo, static_cast<int>(bad) + 1,
+                     "invalid UTF-8 (byte " + hexByte(line[bad]) + "); a kernel file is UTF-8 text");
+    }
+    // A line continued with '\' is one statement with the next; any other line ends its statement.
+    if (phys.empty() || !phys.back().backslash) guard.reset();
+    phys.push_back(lexLine(line, lineNo, guard));
     lastCol = static_cast<int>(line.size()) + 1;
     if (nl == std::string_view::npos) break;
     pos = nl + 1;
@@ -329,10 +381,7 @@ class Parser {
    private:
     Parser& m_p;
   };
-  [[noreturn]] static void tooDeep(const Token& at) {
-    fail(at, "expression nested deeper than " + std::to_string(kMaxDslNesting) +
-                 " levels (parentheses, signs, calls or a chain of operators); split it");
-  }
+  [[noreturn]] static void tooDeep(const Token& at) { fail(at, tooDeepMessage()); }
 
   void startLine(std::size_t li) {
     m_toks = &m_lines[li].toks;

@@ -15,6 +15,7 @@
 
 #include "engine/common/error.h"
 #include "engine/common/json_input.h"
+#include "engine/common/json_output.h"
 #include "engine/common/mapped_file.h"
 #include "engine/common/output_file.h"
 #include "engine/common/threads.h"
@@ -118,7 +119,7 @@ void Predictor::save(const std::string& dir) const {
                             {"label_seconds", m_meta.labelSeconds},
                             {"target", "log(total time in ns)"},
                             {"features", m_schema}};
-  writeFileAtomically(d + "/" + m_meta.backend + ".json", j.dump(2) + "\n");
+  writeFileAtomically(d + "/" + m_meta.backend + ".json", dumpJson(j, 2) + "\n");
 }
 
 std::vector<double> Predictor::predictNs(const Problem& p, std::span<const Draft> drafts,

@@ -7,6 +7,7 @@
 
 #include "engine/common/error.h"
 #include "engine/common/json_input.h"
+#include "engine/common/json_output.h"
 #include "engine/kernel/dsl.h"
 #include "engine/target/registry.h"
 
@@ -141,7 +142,7 @@ json scheduleJson(const Problem& p, const Draft& d, const EvalOptions& o, const 
 
 void exportSchedule(const std::string& path, const Problem& p, const Draft& d, const EvalOptions& o,
                     const Evaluation& e, std::optional<double> predictedNs) {
-  writeFileAtomically(path, scheduleJson(p, d, o, e, predictedNs).dump(2) + "\n");
+  writeFileAtomically(path, dumpJson(scheduleJson(p, d, o, e, predictedNs), 2) + "\n");
 }
 
 ImportedSchedule readSchedule(const std::string& path) {

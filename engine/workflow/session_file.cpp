@@ -101,7 +101,16 @@ class Db {
  public:
   Db(std::string path, std::string shownPath, int flags) : m_shown(std::move(shownPath)) {
     const int rc = sqlite3_open_v2(path.c_str(), &m_db, flags, nullptr);
-    if (rc != SQLITE_OK) fail("open", rc);
+    if (rc != SQLITE_OK) {
+      // SQLite returns a handle even when the open fails, and a constructor that throws runs no destructor:
+      // close it here (LeakSanitizer found it leaking on every failed save into a missing folder).
+      try {
+        fail("open", rc);
+      } catch (...) {
+        close();
+        throw;
+      }
+    }
     sqlite3_extended_result_codes(m_db, 1);
   }
   Db(const Db&) = delete;
