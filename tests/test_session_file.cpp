@@ -323,10 +323,10 @@ TEST(SessionFile, RulesAreKeyedByName) {
   EXPECT_EQ(back.progress.pruned.back().name, "retired-rule");
 }
 
-// Format 1 kept rules 1..3 and their counts in fixed columns; such files (the shipped example is one) open
-// with the same settings and counts, by rule name.
+// Format 1 kept rules 1..3 and their counts in fixed columns; such files (the shipped example as saved before
+// timing model 3, kept as a fixture) open with the same settings and counts, by rule name.
 TEST(SessionFile, Format1FileOpensWithItsRulesAndCounts) {
-  const std::string path = pim::dataDir() + "/sessions/gemv_hbm-pim.pimsession";
+  const std::string path = std::string(PIMSCOPE_TEST_DATA_DIR) + "/sessions/format1_gemv_hbm-pim.pimsession";
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open_v2(("file:" + path + "?immutable=1").c_str(), &db,
                             SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr),
@@ -345,7 +345,7 @@ TEST(SessionFile, Format1FileOpensWithItsRulesAndCounts) {
   const auto version = sqlite3_column_int64(s, 6);
   sqlite3_finalize(s);
   sqlite3_close(db);
-  ASSERT_EQ(version, 1) << "the shipped example was re-saved: find another format-1 file for this test";
+  ASSERT_EQ(version, 1) << path << " is not a format-1 file";
 
   const SessionData d = SessionFile::load(path);
   const auto& registry = pim::PruneRuleRegistry::builtin();

@@ -44,7 +44,7 @@ struct CompareProgress {
 struct CompareOptions {
   std::vector<std::string> backends;  // 2..4 registry names, distinct
   std::string baseline = "gpu";       // "gpu" or one of `backends`
-  BestDraftOptions search;  // its onProgress is replaced when onProgress is set
+  BestDraftOptions search;            // its onProgress is replaced when onProgress is set
   /// What-if edits (`compare --set`): a backend here stands in for the registry's backend of the same name;
   /// `backends` still says which are compared.
   std::vector<Backend> edited;
