@@ -217,3 +217,17 @@ TEST(WhatIfParameters, BackendsWithoutAHostGpuCompareAgainstTheReferenceA100) {
 }
 
 }  // namespace
+
+namespace {
+// Found by this suite under UBSan: an edit to 128 banks per group reached the code generator, whose 64-bit
+// bank masks cannot address bank 64. Such an edit is refused with the limit instead.
+TEST(WhatIfParameters, MoreThan64BanksPerSimulatedChannelAreRefusedWithTheLimit) {
+  Backend b = pim::builtinBackends().get("hbm-pim");
+  try {
+    b.setParameters({{"dram.banksPerBankGroup", 8}, {"core.coresPerGroup", 128}});
+    FAIL() << "128 banks per group accepted";
+  } catch (const pim::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("64 banks per simulated channel"), std::string::npos) << e.what();
+  }
+}
+}  // namespace

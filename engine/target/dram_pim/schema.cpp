@@ -30,6 +30,13 @@ void checkOrganisation(const Backend& b, std::string_view origin) {
              " must equal the banks of one group = pimRanks * bankGroups * "
              "banksPerBankGroup * pseudoChannelsPerGroup = " +
              std::to_string(groupBanks));
+  // A group is simulated as one channel whose banks are addressed by 64-bit masks.
+  const std::int64_t channelBanks =
+      std::int64_t{d.ranks} * d.bankGroups * d.banksPerBankGroup * b.group.pseudoChannelsPerGroup;
+  if (channelBanks > 64)
+    fail(origin, "dram.banksPerBankGroup",
+         "a PIM group's banks, ranks * bankGroups * banksPerBankGroup * pseudoChannelsPerGroup = " +
+             std::to_string(channelBanks) + ", exceed the simulator's 64 banks per simulated channel");
   if (std::int64_t{b.group.groupsPerDevice} * b.group.pseudoChannelsPerGroup != d.pseudoChannels)
     fail(origin, "group.groupsPerDevice",
          "groupsPerDevice * pseudoChannelsPerGroup = " +
