@@ -13,17 +13,17 @@ constexpr int kGrf = 8;     // GRF_A / GRF_B entries
 constexpr int kLanes = 16;  // FP16 per 32-B burst
 }  // namespace
 
-Program hbm2pimEltwise(const DeviceConfig& cfg, int channels, int64_t n, Hbm2EltOp op, bool rearrangement) {
+Program hbm2pimEltwise(const DeviceConfig& cfg, int channels, int64_t n, Hbm2EltOp op, Hbm2Copies copies) {
   Hbm2Emitter e(cfg);
   const int64_t tileElems = int64_t(kLanes) * kGrf * cfg.banksPerRank() * channels;  // 2048*C
   const int64_t tiles = n / tileElems;  // a remainder is not computed (vendor behaviour)
   const int64_t burstsPerBank = tiles * kGrf;
   const uint32_t in0 = 0, in1 = 128, outRow = 256;
-  if (rearrangement) {  // host writes both inputs into every bank (single-bank mode)
+  if (copies.input0 || copies.input1) {  // host writes the inputs into every bank (single-bank mode)
     e.b.setPhase(Phase::InputRearrangement);
     const int inputs = op == Hbm2EltOp::Relu ? 1 : 2;
     for (int k = 0; k < inputs; ++k)
-      for (int bank = 0; bank < cfg.banksPerRank(); ++bank)
+      for (int bank = 0; bank < cfg.banksPerRank() && (k ? copies.input1 : copies.input0); ++bank)
         for (int64_t i = 0; i < burstsPerBank; ++i)
           e.b.add({Op::HOST_WR, Phase::InputRearrangement, 0, 0, uint8_t(e.rank), uint8_t(bank / 4),
                    uint8_t(bank % 4), uint32_t((k ? in1 : in0) + i / cfg.columns),
@@ -52,7 +52,7 @@ Program hbm2pimEltwise(const DeviceConfig& cfg, int channels, int64_t n, Hbm2Elt
   e.setPimMode(false);
   e.abToSb();
   e.park();
-  if (rearrangement) {
+  if (copies.output) {
     e.b.setPhase(Phase::OutputRearrangement);
     for (int bank = 0; bank < cfg.banksPerRank(); ++bank)
       e.b.add({Op::HOST_RD, Phase::OutputRearrangement, 0, 0, uint8_t(e.rank), uint8_t(bank / 4),
@@ -61,7 +61,7 @@ Program hbm2pimEltwise(const DeviceConfig& cfg, int channels, int64_t n, Hbm2Elt
   return Program::replicated(e.b.take(), channels);
 }
 
-Program hbm2pimGemv(const DeviceConfig& cfg, int channels, int64_t out, int64_t in, bool rearrangement) {
+Program hbm2pimGemv(const DeviceConfig& cfg, int channels, int64_t out, int64_t in, Hbm2Copies copies) {
   Hbm2Emitter e(cfg);
   const int64_t outTileRows = int64_t(kUnits) * kGrf * channels;  // 64*C
   const int64_t outTiles = (out + outTileRows - 1) / outTileRows;
@@ -71,7 +71,7 @@ Program hbm2pimGemv(const DeviceConfig& cfg, int channels, int64_t out, int64_t 
   const int rowsPerBlock = 64 / cfg.columns;  // 64 columns = 2 rows
   // Weight rows of (output tile o, j-th input tile of a parity) start at rowsPerBlock*(o*evenTiles + j).
   const uint32_t resultRow = uint32_t(rowsPerBlock * outTiles * evenTiles);
-  if (rearrangement) {
+  if (copies.input0) {
     e.b.setPhase(Phase::InputRearrangement);
     const int64_t weightBursts = outTiles * evenTiles * 64;  // per bank
     for (int bank = 0; bank < cfg.banksPerRank(); ++bank)
@@ -104,7 +104,7 @@ Program hbm2pimGemv(const DeviceConfig& cfg, int channels, int64_t out, int64_t 
   }
   e.abToSb();
   e.park();
-  if (rearrangement) {
+  if (copies.output) {
     e.b.setPhase(Phase::OutputRearrangement);
     for (int bank = 1; bank < cfg.banksPerRank(); bank += 2)
       for (int64_t o = 0; o < outTiles; ++o)

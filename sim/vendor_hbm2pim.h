@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Samsung HBM2-PIM vendor-library command programs (hbm2-pim.md, "Vendor kernel protocol"). Plain-number
-// inputs. The compute phase is what the reference reports; with `rearrangement` the host loads
-// (weights/inputs) and the read-back of results are added as InputRearrangement / OutputRearrangement phases.
+// inputs. The compute phase is what the reference reports; the host loads (weights/inputs) and the read-back
+// of results that Hbm2Copies asks for are added as InputRearrangement / OutputRearrangement phases.
 #include <cstdint>
 
 #include "sim/config.h"
@@ -18,10 +18,19 @@ constexpr uint32_t kHbm2ParkRow = 1u << 13;
 
 enum class Hbm2EltOp { Add, Mul, Relu };
 
+/// The host copies a vendor program carries around its compute phase: loading its first and second input
+/// (GEMV: the weights; its vector is broadcast inside the compute phase) and reading the result back. A
+/// resident tensor is already in place, so its copy is left out.
+struct Hbm2Copies {
+  bool input0 = false, input1 = false, output = false;
+  static Hbm2Copies all() { return {true, true, true}; }
+  static Hbm2Copies none() { return {}; }
+};
+
 Program hbm2pimGemv(const DeviceConfig& cfg, int channels, int64_t out, int64_t in,
-                    bool rearrangement = false);
+                    Hbm2Copies copies = Hbm2Copies::none());
 Program hbm2pimEltwise(const DeviceConfig& cfg, int channels, int64_t n, Hbm2EltOp op,
-                       bool rearrangement = false);
+                       Hbm2Copies copies = Hbm2Copies::none());
 inline Program hbm2pimAdd(const DeviceConfig& c, int ch, int64_t n) {
   return hbm2pimEltwise(c, ch, n, Hbm2EltOp::Add);
 }

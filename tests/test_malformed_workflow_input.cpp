@@ -62,7 +62,8 @@ TEST(MalformedSchedule, NestedArraysInDraftPartsAreRefused) {
 TEST(MalformedSchedule, NumberOverflowIsNamed) {
   const TempDir dir;
   std::string text = exportedSchedule(dir);
-  text.replace(text.find("\"version\": 1"), 12, "\"version\": 1e400");
+  const std::string version = "\"version\": " + std::to_string(kScheduleVersion);
+  text.replace(text.find(version), version.size(), "\"version\": 1e400");
   expectScheduleRefused(dir, text, {"bad.json: line ", "number overflow parsing '1e400'"});
 }
 

@@ -184,14 +184,44 @@ TEST(ScheduleFileRefusals, ANewerVersionIsRefused) {
   TempDir dir;
   exportSmall("gddr6-aim", dir.file("s.json"));
   Json j = Json::parse(readBytes(dir.file("s.json")));
-  j["version"] = 2;
-  writeBytes(dir.file("v2.json"), j.dump(2));
-  expectRefused(dir.file("v2.json"), "version");
+  j["version"] = kScheduleVersion + 1;
+  writeBytes(dir.file("newer.json"), j.dump(2));
+  expectRefused(dir.file("newer.json"), "version");
   try {
-    importSchedule(dir.file("v2.json"));
+    importSchedule(dir.file("newer.json"));
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos) << e.what();
   }
+}
+
+// Version 1 predates residency: its numbers were made with every tensor streamed, and it is read so.
+TEST(ScheduleFile, AVersion1FileIsReadWithEveryTensorStreamed) {
+  TempDir dir;
+  const auto p = problem("hbm-pim", "gemv", "b=1,out=256,in=256");
+  ASSERT_TRUE(p->residency().any());  // the library declares W resident
+  const Draft d = pickDraft(*p);
+  EvalOptions o;
+  o.keepUnitStats = false;
+  exportSchedule(dir.file("s.json"), *p, d, o, evaluateDraft(*p, d, o));
+  Json j = Json::parse(readBytes(dir.file("s.json")));
+  j["version"] = 1;
+  j.erase("resident");
+  writeBytes(dir.file("v1.json"), j.dump(2));
+  try {
+    importSchedule(dir.file("v1.json"));
+    ADD_FAILURE() << "a version-1 file with a resident call's cycles was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("simulated"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ScheduleFileRefusals, AnUnknownResidentTensorIsNamed) {
+  TempDir dir;
+  exportSmall("hbm-pim", dir.file("s.json"));
+  Json j = Json::parse(readBytes(dir.file("s.json")));
+  j["resident"] = "W,Q";
+  writeBytes(dir.file("r.json"), j.dump(2));
+  expectRefused(dir.file("r.json"), "resident");
 }
 
 TEST(ScheduleFileRefusals, ATruncatedFileIsRefused) {

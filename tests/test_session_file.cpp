@@ -73,7 +73,7 @@ void expectSameEval(const pim::Evaluation& a, const pim::Evaluation& b) {
   EXPECT_EQ(a.energy.hostIo_pJ, b.energy.hostIo_pJ);
   EXPECT_EQ(a.energy.bufferMoves_pJ, b.energy.bufferMoves_pJ);
   EXPECT_EQ(a.unitsUsed, b.unitsUsed);
-  EXPECT_EQ(a.residentBytes, b.residentBytes);
+  EXPECT_EQ(a.placedBytes, b.placedBytes);
   EXPECT_EQ(a.paddingBytes, b.paddingBytes);
   EXPECT_EQ(a.commands, b.commands);
   EXPECT_EQ(a.serialSegments, b.serialSegments);

@@ -20,7 +20,7 @@ std::vector<std::pair<DeviceConfig, Program>> programs() {
   std::vector<std::pair<DeviceConfig, Program>> v;
   const DeviceConfig h2 = pim::test::shippedDevice("hbm2-pim"), a = pim::test::shippedDevice("attacc");
   v.emplace_back(h2, hbm2pimGemv(h2, 4, 512, 4096));
-  v.emplace_back(h2, hbm2pimEltwise(h2, 2, int64_t(1) << 18, Hbm2EltOp::Add, true));
+  v.emplace_back(h2, hbm2pimEltwise(h2, 2, int64_t(1) << 18, Hbm2EltOp::Add, Hbm2Copies::all()));
   v.emplace_back(a, test::interleavedHost(a, 700, Op::HOST_WR));
   v.emplace_back(a, test::interleavedHost(a, 300, Op::HOST_RD, 3, 1));
   return v;

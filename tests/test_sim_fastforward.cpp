@@ -50,14 +50,14 @@ TEST(SimFastForward, Hbm2PimGemvLongLoopsWithRefresh) {
 
 TEST(SimFastForward, Hbm2PimEltwiseAndRearrangement) {
   const DeviceConfig c = pim::test::shippedDevice("hbm2-pim");
-  expectSame(c, hbm2pimEltwise(c, 2, int64_t(1) << 22, Hbm2EltOp::Add, true));
-  expectSame(c, hbm2pimEltwise(c, 8, int64_t(1) << 20, Hbm2EltOp::Relu, false));
+  expectSame(c, hbm2pimEltwise(c, 2, int64_t(1) << 22, Hbm2EltOp::Add, Hbm2Copies::all()));
+  expectSame(c, hbm2pimEltwise(c, 8, int64_t(1) << 20, Hbm2EltOp::Relu, Hbm2Copies::none()));
 }
 
 TEST(SimFastForward, RefreshOffLongLoops) {
   const DeviceConfig c = pim::test::shippedDevice("hbm2-pim", false);
   expectSame(c, hbm2pimGemv(c, 4, 512, 65536));
-  expectSame(c, hbm2pimEltwise(c, 2, int64_t(1) << 22, Hbm2EltOp::Mul, true));
+  expectSame(c, hbm2pimEltwise(c, 2, int64_t(1) << 22, Hbm2EltOp::Mul, Hbm2Copies::all()));
 }
 
 // With refresh every 3,900 cycles the state needs a few iterations to settle after each REF, so the jumps are

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -18,10 +19,19 @@
 namespace pim::test {
 
 /// A library kernel at a shape on a shipped backend.
+/// A library kernel at a shape on a shipped backend, with the kernel's declared residency, or with the
+/// tensors named in `resident` resident and every other streamed.
 inline std::unique_ptr<Problem> problem(const std::string& backend, const std::string& kernel,
-                                        const std::string& dims) {
+                                        const std::string& dims,
+                                        const std::optional<std::string>& resident = std::nullopt) {
   const Kernel k = KernelLibrary::builtin().get(kernel);
-  return std::make_unique<Problem>(builtinBackends().get(backend), k, parseShape(k, dims));
+  std::optional<Residency> r;
+  if (resident) {
+    Residency none;
+    none.resident.assign(k.tensors.size(), false);
+    r = overrideResidency(k, none, *resident, "");
+  }
+  return std::make_unique<Problem>(builtinBackends().get(backend), k, parseShape(k, dims), r);
 }
 
 /// A fresh directory under the test temp dir, removed (permissions restored first) at scope exit.

@@ -183,7 +183,7 @@ ViewState captureView(const MainWindow& w) {
 /// index of the bank metric menu of that time.
 static std::string heatmapMetricKey(const std::string& saved) {
   static const char* kFormerMenu[] = {
-      UnitHeatmap::kResidentBytes, UnitHeatmap::kTile, "busy_cycles", "activations", "energy_pj",
+      UnitHeatmap::kPlacedBytes, UnitHeatmap::kTile, "busy_cycles", "activations", "energy_pj",
       UnitHeatmap::kPadding};
   if (saved.size() == 1 && saved[0] >= '0' && saved[0] <= '5') return kFormerMenu[saved[0] - '0'];
   return saved;

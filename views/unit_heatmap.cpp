@@ -97,7 +97,7 @@ void UnitHeatmap::setMetric(const std::string& key) {
 void UnitHeatmap::rebuildChoices() {
   m_choices.clear();
   if (m_analysis && m_analysis->layout) {
-    m_choices.push_back({kResidentBytes, tr("Resident data (KiB)")});
+    m_choices.push_back({kPlacedBytes, tr("Resident data (KiB)")});
     m_choices.push_back({kTile, tr("Tile (global core id, -1 unused)")});
     m_choices.push_back({kPadding, tr("Padding (KiB)")});
   }
@@ -118,12 +118,12 @@ std::vector<double> UnitHeatmap::values() const {
   std::vector<double> v(static_cast<std::size_t>(std::max(0, m_geometry.units())), 0.0);
   if (!m_analysis) return v;
   const int inner = m_geometry.innerCount;
-  if (m_analysis->layout && (m_metric == kResidentBytes || m_metric == kTile || m_metric == kPadding)) {
+  if (m_analysis->layout && (m_metric == kPlacedBytes || m_metric == kTile || m_metric == kPadding)) {
     const int coresPerGroup = m_analysis->mapping ? m_analysis->mapping->coresPerGroup : 1;
     for (const pim::BankPlacement& b : m_analysis->layout->banks) {
       const std::size_t i = static_cast<std::size_t>(b.pseudoChannel * inner + b.bank);
       if (b.bank >= inner || i >= v.size()) continue;
-      if (m_metric == kResidentBytes) v[i] = b.bytes / 1024.0;
+      if (m_metric == kPlacedBytes) v[i] = b.bytes / 1024.0;
       if (m_metric == kPadding) v[i] = b.paddingBytes / 1024.0;
       if (m_metric == kTile) v[i] = b.core < 0 ? -1 : b.group * coresPerGroup + b.core;
     }
@@ -161,7 +161,7 @@ QString UnitHeatmap::cellTooltip(int outer, int inner) const {
   if (!m_analysis->layout) return text;
   const pim::BankPlacement& b = m_analysis->layout->at(outer, inner);
   if (b.core < 0) return text + tr("<br>unused by this draft");
-  text += tr("<br>core %1 of group %2<br>resident %3 B, padding %4 B, %5 rows")
+  text += tr("<br>core %1 of group %2<br>placed %3 B, padding %4 B, %5 rows")
               .arg(b.core)
               .arg(b.group)
               .arg(b.bytes)
@@ -271,10 +271,10 @@ void UnitHeatmap::rebuild() {
                         .arg(m_analysis->draft.id)
                         .arg(QString::fromStdString(m_analysis->problem->backend().name));
   if (m_analysis->layout)
-    caption += tr(": %1 %2 used, %3 KiB resident, %4 KiB padding")
+    caption += tr(": %1 %2 used, %3 KiB placed, %4 KiB padding")
                    .arg(m_analysis->layout->banksUsed)
                    .arg(units)
-                   .arg(m_analysis->layout->residentBytes / 1024)
+                   .arg(m_analysis->layout->placedBytes / 1024)
                    .arg(m_analysis->layout->paddingBytes / 1024);
   else if (m_analysis->evaluation)
     caption += tr(": %1 %2 used").arg(m_analysis->evaluation->unitsUsed).arg(units);

@@ -2,7 +2,7 @@
 // Per-unit picture of the selected draft on its backend, drawn from its target's declarations: the unit
 // geometry (outer units across, inner units down, bands separated by lines; DRAM-PIM: pseudo-channels x
 // banks, banded by PIM group) and the statistics it keeps per unit. The metric switch offers the placement
-// of the draft's data when the target places it (resident bytes, tile, padding) and every declared
+// of the draft's data when the target places it (placed bytes, tile, padding) and every declared
 // statistic; the tooltip names the unit, its band and the tensor index ranges held there.
 #pragma once
 #include <QWidget>
@@ -26,7 +26,7 @@ class UnitHeatmap : public QWidget {
   Q_OBJECT
  public:
   /// Metric keys of the placement (the target's declared statistics use their own keys).
-  static constexpr const char* kResidentBytes = "layout.resident_bytes";
+  static constexpr const char* kPlacedBytes = "layout.placed_bytes";
   static constexpr const char* kTile = "layout.tile";
   static constexpr const char* kPadding = "layout.padding_bytes";
 
@@ -60,7 +60,7 @@ class UnitHeatmap : public QWidget {
   void drawBands();
 
   std::shared_ptr<const DraftAnalysis> m_analysis;
-  std::string m_metric = kResidentBytes;
+  std::string m_metric = kPlacedBytes;
   pim::UnitGeometry m_geometry;
   std::vector<pim::StatDecl> m_stats;
   std::vector<MetricChoice> m_choices;

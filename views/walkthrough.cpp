@@ -226,16 +226,16 @@ WalkthroughStep layoutStep(const pim::Kernel& k, const pim::DraftSpace& space, c
                    QString::number(p.rowsTouched)});
     }
     s.body = QObject::tr(
-                 "<p>Draft <b>#%1</b> on <b>%2</b>: <b>%3</b> banks used, %4 bytes resident, %5 bytes "
+                 "<p>Draft <b>#%1</b> on <b>%2</b>: <b>%3</b> banks used, %4 bytes placed, %5 bytes "
                  "padding. First %6 used banks:</p>")
                  .arg(n(d.id), q(b.name))
                  .arg(L.banksUsed)
-                 .arg(L.residentBytes)
+                 .arg(L.placedBytes)
                  .arg(L.paddingBytes)
                  .arg(listed) +
              table(rows);
     s.numbers["banks_used"] = static_cast<std::uint64_t>(L.banksUsed);
-    s.numbers["resident_bytes"] = static_cast<std::uint64_t>(L.residentBytes);
+    s.numbers["placed_bytes"] = static_cast<std::uint64_t>(L.placedBytes);
   } catch (const std::exception& e) {
     s.body = QObject::tr("<p>Cannot place draft #%1 on %2: %3</p>").arg(n(d.id), q(b.name), q(e.what()));
   }

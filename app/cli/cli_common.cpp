@@ -261,6 +261,11 @@ void ProblemOptions::addTo(CLI::App* cmd) {
   cmd->add_option("--kernel,-k", kernel, "library kernel name (see `pimscope-cli kernels`)");
   cmd->add_option("--kernel-file", kernelFile, "kernel DSL file instead of a library kernel");
   cmd->add_option("--dims,-d", dims, "dimension sizes, e.g. b=1,out=4096,in=4096 (defaults fill the rest)");
+  cmd->add_option("--resident", resident,
+                  "tensors kept in the banks between calls, placed once in the draft's layout, e.g. W or K,V "
+                  "(default: what the kernel declares; `pimscope-cli kernels` lists it)");
+  cmd->add_option("--streamed", streamed,
+                  "tensors moved from and to the host layout on every call, overriding the kernel's default");
   whatIf.addTo(cmd);
 }
 
@@ -309,7 +314,8 @@ std::unique_ptr<Problem> ProblemOptions::build() const {
 std::unique_ptr<Problem> ProblemOptions::problemOf(const Backend& b) const {
   Kernel k = resolveKernel(kernel, kernelFile);
   Shape s = parseShape(k, dims);
-  return std::make_unique<Problem>(b, std::move(k), std::move(s));
+  Residency r = overrideResidency(k, Residency::declared(k), resident, streamed);
+  return std::make_unique<Problem>(b, std::move(k), std::move(s), std::move(r));
 }
 
 std::string TextTable::str() const {
@@ -413,10 +419,14 @@ nlohmann::json evaluationJson(const Evaluation& e, const Backend* unitsOf) {
                         {"energy_pj", energy},
                         {"energy_sources", sources},
                         {"banks_used", e.unitsUsed},
-                        {"resident_bytes", e.residentBytes},
+                        {"placed_bytes", e.placedBytes},
                         {"padding_bytes", e.paddingBytes},
                         {"commands", e.commands},
                         {"command_bus_utilisation", e.commandBusUtilisation}};
+  if (e.preloadCycles) {
+    const auto c = *e.preloadCycles;
+    out["preload"] = {{"cycles", c}, {"ns", static_cast<double>(c) * e.tCKns}};
+  }
   if (unitsOf) out.update(unitStatisticsJson(e.unitStats, *unitsOf));
   return out;
 }
@@ -450,6 +460,10 @@ std::string evaluationText(const Evaluation& e, const Backend& b) {
          std::to_string(e.unitsUsed) + " " + targetOf(b).geometry(b).innerName + "s used, " +
          grouped(static_cast<std::uint64_t>(e.paddingBytes)) + " padding bytes, " +
          grouped(static_cast<std::uint64_t>(e.commands)) + " commands\n";
+  if (e.preloadCycles)
+    out += "preload (once, resident tensors into this layout, not in the total): " +
+           grouped(static_cast<std::uint64_t>(*e.preloadCycles)) + " cycles, " +
+           num(static_cast<double>(*e.preloadCycles) * e.tCKns) + " ns\n";
   return out;
 }
 

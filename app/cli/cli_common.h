@@ -40,13 +40,14 @@ struct WhatIfOptions {
   void annotate(nlohmann::json& out, const Backend& edited) const;
 };
 
-/// --backend, --kernel / --kernel-file and --dims, resolved into a Problem.
+/// --backend, --kernel / --kernel-file, --dims and --resident / --streamed, resolved into a Problem.
 struct ProblemOptions {
   std::string backend;
   std::string kernel;
   std::string kernelFile;
   std::string dims;
-  int channels = 0;      // 0: the backend as shipped; else restrict it to this many pseudo-channels
+  std::string resident, streamed;  // tensor names overriding the kernel's declared residency
+  int channels = 0;                // 0: the backend as shipped; else restrict it to this many pseudo-channels
   WhatIfOptions whatIf;  // applied before --channels, which may not be combined with a --set of what it sets
   void addTo(CLI::App* cmd);
   void addChannelsTo(CLI::App* cmd);

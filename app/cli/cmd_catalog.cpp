@@ -5,6 +5,7 @@
 
 #include "app/cli/cli_common.h"
 #include "engine/kernel/library.h"
+#include "engine/kernel/residency.h"
 #include "engine/target/registry.h"
 
 namespace pim::cli {
@@ -77,7 +78,7 @@ void registerCatalogCommands(CLI::App& app) {
   kernels->add_flag("--json", *json, "machine-readable output");
   kernels->callback([json] {
     nlohmann::json out = nlohmann::json::array();
-    TextTable t({"kernel", "dimensions", "summary"});
+    TextTable t({"kernel", "dimensions", "resident", "summary"});
     for (const auto& e : KernelLibrary::builtin().entries()) {
       const Kernel k = KernelLibrary::builtin().get(e.name);
       std::string dims;
@@ -85,8 +86,13 @@ void registerCatalogCommands(CLI::App& app) {
         dims += (i ? "," : "") + k.dims[i];
         if (k.dimDefaults[i]) dims += "=" + std::to_string(*k.dimDefaults[i]);
       }
-      t.add({e.name, dims, e.summary});
-      out.push_back({{"name", e.name}, {"dims", k.dims}, {"summary", e.summary}, {"ops", k.requiredOps()}});
+      const std::string resident = residentNames(k, Residency::declared(k));
+      t.add({e.name, dims, resident.empty() ? "-" : resident, e.summary});
+      out.push_back({{"name", e.name},
+                     {"dims", k.dims},
+                     {"resident", resident},
+                     {"summary", e.summary},
+                     {"ops", k.requiredOps()}});
     }
     if (*json) {
       printJson(out);

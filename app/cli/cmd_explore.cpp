@@ -122,7 +122,7 @@ void runExplore(const ExploreCmd& o) {
   ShippedModelLoader loader(b.name);
   std::optional<ResultsStore> store;
   if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
-  const std::string shape = shapeString(problem->kernel(), problem->shape());
+  const std::string shape = problem->storeKey();  // the shape and which tensors are resident
   // A pick found under another version of the family's cost model may no longer be the best: lookups are
   // keyed by both.
   const std::string lookupKey = b.hash() + "/t" + std::to_string(target.modelVersion());

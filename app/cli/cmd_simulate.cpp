@@ -33,6 +33,7 @@ void run(const SimulateOptions& o) {
   eo.optimizer.stagedRearrangement = !o.noStaged;
   eo.optimizer.groupCommands = !o.noGroupCommands;
   eo.indexing = o.indexing == "exact" ? IndexingStrategy::Exact : IndexingStrategy::Expand;
+  eo.preload = true;
   if (!o.trace.empty()) {
     eo.trace.enabled = true;
     eo.trace.maxEvents = 200000;
@@ -69,6 +70,7 @@ void run(const SimulateOptions& o) {
     out["backend"] = problem->backend().name;
     out["kernel"] = problem->kernel().name;
     out["shape"] = shapeString(problem->kernel(), problem->shape());
+    out["resident"] = residentNames(problem->kernel(), problem->residency());
     out["schedule"] = scheduleJson;
     out["refresh"] = eo.sim.refresh;
     out["optimizer"] = {{"staged_rearrangement", eo.optimizer.stagedRearrangement},

@@ -19,13 +19,18 @@ void setHostShare(const LoweringInput& in, int group, GroupView& v) {
 }
 }  // namespace
 
+bool movedByHost(const LoweringInput& in, int t) {
+  const bool resident = in.problem.isResident(t);
+  return in.preload ? resident && in.problem.kernel().tensors[t].role == TensorRole::Input : !resident;
+}
+
 GroupView groupView(const LoweringInput& in, int group) {
   const Kernel& k = in.problem.kernel();
   GroupView v;
   v.live = group < in.mapping.groupsUsed;
   // Idle groups may still hold part of the host layout at the same rows, so they take part in staged
   // rearrangement with group 0's regions.
-  v.regions = bankRegions(k, in.mapping, in.problem.backend(), in.device, v.live ? group : 0);
+  v.regions = bankRegions(in.problem, in.mapping, in.device, v.live ? group : 0);
   setHostShare(in, group, v);
   if (!v.live) return v;
   v.liveBanks = liveBanks(in, group);
@@ -59,9 +64,11 @@ sim::Program lowerDraft(const LoweringInput& in) {
     }
     sim::ProgramBuilder pb;
     if (staged) emitStagedInput(in, view, pb);
-    pb.setPhase(sim::Phase::Compute);
-    if (view.live) gen->emitCompute(in, view, pb);
-    if (staged) emitStagedOutput(in, view, pb);
+    if (!in.preload) {
+      pb.setPhase(sim::Phase::Compute);
+      if (view.live) gen->emitCompute(in, view, pb);
+      if (staged) emitStagedOutput(in, view, pb);
+    }
     sim::ChannelProgram cp = pb.take();
     // A hash match is only a candidate: two programs are one only if they are equal.
     const std::uint64_t h = cp.hash();

@@ -46,8 +46,7 @@ struct BankRegions {
   std::uint32_t hostRow = 0;                      // first row of the host-layout region
   bool operator==(const BankRegions&) const = default;
 };
-BankRegions bankRegions(const Kernel& k, const DraftFootprints& m, const Backend& b,
-                        const sim::DeviceConfig& d, int group);
+BankRegions bankRegions(const Problem& p, const DraftFootprints& m, const sim::DeviceConfig& d, int group);
 
 class ICodeGenerator;
 
@@ -57,7 +56,13 @@ struct LoweringInput {
   const sim::DeviceConfig& device;
   const ICodeGenerator& generator;  // of the backend's device (the DRAM-PIM target picks it)
   OptimizerOptions options;
+  /// Lower the one-time placement of the resident inputs (host layout to the draft's banks, DCC's preLoad)
+  /// instead of a call.
+  bool preload = false;
 };
+/// Whether the host moves tensor `t` in what `in` lowers: a call moves the streamed tensors, a preload the
+/// resident inputs.
+bool movedByHost(const LoweringInput& in, int t);
 
 /// Everything the lowering of one PIM group (one simulated channel) reads from the mapped draft. Code
 /// generators see the draft only through it, so groups with equal views lower to the same channel program:
@@ -90,8 +95,9 @@ std::unique_ptr<ICodeGenerator> makeAttaccCodeGenerator();
 std::unique_ptr<ICodeGenerator> makeHbmPimCodeGenerator();
 std::unique_ptr<ICodeGenerator> makeHbm2PimCodeGenerator();
 std::unique_ptr<ICodeGenerator> makeGddr6AimCodeGenerator();
-/// Full program of a draft: staged input rearrangement (when enabled), compute, staged output rearrangement.
-/// Identical channels share one program. Naive rearrangement is not part of it (see rearrangement.h). The
+/// Full program of a draft: staged input rearrangement (when enabled), compute, staged output rearrangement;
+/// with LoweringInput::preload, the staged placement of its resident inputs alone. Identical channels share
+/// one program. Naive rearrangement is not part of it (see rearrangement.h). The
 /// kernel must be one the generator supports (the target checks it first).
 sim::Program lowerDraft(const LoweringInput& in);
 

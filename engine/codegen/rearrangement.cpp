@@ -22,17 +22,22 @@ std::int64_t tensorBytes(const Problem& p, int t) {
   return n;
 }
 
-std::int64_t regionBursts(const Kernel& k, const BankRegions& r, TensorRole role) {
+// The tensors of `role` the host moves in what `in` lowers (bankRegions keeps them one contiguous region).
+bool moved(const LoweringInput& in, int t, TensorRole role) {
+  return in.problem.kernel().tensors[t].role == role && movedByHost(in, t);
+}
+
+std::int64_t regionBursts(const LoweringInput& in, const BankRegions& r, TensorRole role) {
   std::int64_t n = 0;
-  for (std::size_t t = 0; t < k.tensors.size(); ++t) {
-    if (k.tensors[t].role == role) n += r.tensorBurstsPerBank[t];
+  for (std::size_t t = 0; t < r.tensorRow.size(); ++t) {
+    if (moved(in, static_cast<int>(t), role)) n += r.tensorBurstsPerBank[t];
   }
   return n;
 }
 
-std::uint32_t firstRow(const Kernel& k, const BankRegions& r, TensorRole role) {
-  for (std::size_t t = 0; t < k.tensors.size(); ++t) {
-    if (k.tensors[t].role == role) return r.tensorRow[t];
+std::uint32_t firstRow(const LoweringInput& in, const BankRegions& r, TensorRole role) {
+  for (std::size_t t = 0; t < r.tensorRow.size(); ++t) {
+    if (moved(in, static_cast<int>(t), role)) return r.tensorRow[t];
   }
   return 0;
 }
@@ -112,7 +117,7 @@ std::vector<std::int64_t> hostShare(const LoweringInput& in, TensorRole role, in
   const Problem& p = in.problem;
   std::vector<std::int64_t> share;
   for (std::size_t t = 0; t < p.kernel().tensors.size(); ++t) {
-    if (p.kernel().tensors[t].role != role) continue;
+    if (!moved(in, static_cast<int>(t), role)) continue;
     const std::int64_t bursts = ceilDiv(tensorBytes(p, static_cast<int>(t)), in.device.bytesPerColumn);
     share.push_back(hostBurstsInChannel(bursts, p.backend().totalGroups(), channel));
   }
@@ -120,7 +125,6 @@ std::vector<std::int64_t> hostShare(const LoweringInput& in, TensorRole role, in
 }
 
 void emitStagedInput(const LoweringInput& in, const GroupView& g, sim::ProgramBuilder& out) {
-  const Kernel& k = in.problem.kernel();
   const BankRegions& r = g.regions;
   out.setPhase(sim::Phase::InputRearrangement);
   const std::int64_t round = roundBursts(in);
@@ -128,25 +132,23 @@ void emitStagedInput(const LoweringInput& in, const GroupView& g, sim::ProgramBu
   // padded input tiles (padding must hold neutral values).
   const HostStream host(in.device, g.hostInput, r.hostRow);
   emitRounds(hostSide(host, sim::Op::HOST_RD, round, out),
-             pimSide(in.device, sim::Op::HOST_WR, g.liveBanks, firstRow(k, r, TensorRole::Input),
-                     regionBursts(k, r, TensorRole::Input), round, out));
+             pimSide(in.device, sim::Op::HOST_WR, g.liveBanks, firstRow(in, r, TensorRole::Input),
+                     regionBursts(in, r, TensorRole::Input), round, out));
   out.barrier();
 }
 
 void emitStagedOutput(const LoweringInput& in, const GroupView& g, sim::ProgramBuilder& out) {
-  const Kernel& k = in.problem.kernel();
   const BankRegions& r = g.regions;
   out.setPhase(sim::Phase::OutputRearrangement);
   const std::int64_t round = roundBursts(in);
   const HostStream host(in.device, g.hostOutput, r.hostRow);
-  emitRounds(pimSide(in.device, sim::Op::HOST_RD, g.outputBanks, firstRow(k, r, TensorRole::Output),
-                     regionBursts(k, r, TensorRole::Output), round, out),
+  emitRounds(pimSide(in.device, sim::Op::HOST_RD, g.outputBanks, firstRow(in, r, TensorRole::Output),
+                     regionBursts(in, r, TensorRole::Output), round, out),
              hostSide(host, sim::Op::HOST_WR, round, out));
   out.barrier();
 }
 
 SerialRearrangement naiveRearrangement(const LoweringInput& in) {
-  const Kernel& k = in.problem.kernel();
   const Backend& b = in.problem.backend();
   const sim::DeviceConfig& d = in.device;
   const int channels = b.totalGroups();
@@ -197,8 +199,8 @@ SerialRearrangement naiveRearrangement(const LoweringInput& in) {
   std::map<std::int64_t, std::int64_t> spreadReads, spreadWrites;  // copies by size
   for (int g = 0; g < in.mapping.groupsUsed; ++g) {
     const GroupView view = groupView(in, g);
-    const std::int64_t inPerBank = regionBursts(k, view.regions, TensorRole::Input);
-    const std::int64_t outPerBank = regionBursts(k, view.regions, TensorRole::Output);
+    const std::int64_t inPerBank = regionBursts(in, view.regions, TensorRole::Input);
+    const std::int64_t outPerBank = regionBursts(in, view.regions, TensorRole::Output);
     const std::vector<int>& live = view.liveBanks;
     const std::vector<int>& out = view.outputBanks;
     const std::int64_t inBursts = inPerBank * static_cast<std::int64_t>(live.size());

@@ -111,17 +111,25 @@ std::vector<StatementWork> groupWork(const Kernel& k, const DraftFootprints& m, 
   return out;
 }
 
-BankRegions bankRegions(const Kernel& k, const DraftFootprints& m, const Backend& b,
-                        const sim::DeviceConfig& d, int group) {
+BankRegions bankRegions(const Problem& p, const DraftFootprints& m, const sim::DeviceConfig& d, int group) {
+  const Kernel& k = p.kernel();
+  const Backend& b = p.backend();
   BankRegions r;
   r.tensorRow.assign(k.tensors.size(), 0);
   r.tensorBurstsPerBank.assign(k.tensors.size(), 0);
   std::int64_t row = 0;
   // Inputs first, then outputs and temporaries: each tile padded to the group's largest, so every bank of the
-  // group holds tensor t at the same rows and one broadcast command addresses them all.
-  for (const TensorRole role : {TensorRole::Input, TensorRole::Output, TensorRole::Temp}) {
+  // group holds tensor t at the same rows and one broadcast command addresses them all. Within a role the
+  // streamed tensors come first, so a call's copies (and a preload's) each cover one contiguous region.
+  struct Slot {
+    TensorRole role;
+    bool resident;
+  };
+  for (const Slot slot :
+       {Slot{TensorRole::Input, false}, Slot{TensorRole::Input, true}, Slot{TensorRole::Output, false},
+        Slot{TensorRole::Output, true}, Slot{TensorRole::Temp, false}}) {
     for (std::size_t t = 0; t < k.tensors.size(); ++t) {
-      if (k.tensors[t].role != role) continue;
+      if (k.tensors[t].role != slot.role || p.isResident(static_cast<int>(t)) != slot.resident) continue;
       std::int64_t elems = 0;
       for (int c = 0; c < m.coresPerGroup; ++c)
         elems = std::max(elems, m.elementsOf(group, c, static_cast<int>(t)));

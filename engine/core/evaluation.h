@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,8 +39,11 @@ struct EvalOptions {
   IndexingStrategy indexing = IndexingStrategy::Exact;
   SimSettings sim;
   bool keepUnitStats = true;  // per-unit statistics in the result (the heat map needs them)
-  bool computeOnly = false;   // simulate the compute phase alone (compute-centric search's first step)
-  sim::TraceWindow trace;     // Chrome-trace window; disabled by default
+  /// Also time the one-time placement of the resident tensors (Evaluation::preloadCycles): a second
+  /// simulation, so searches leave it off and the views and `simulate` ask for it.
+  bool preload = false;
+  bool computeOnly = false;  // simulate the compute phase alone (compute-centric search's first step)
+  sim::TraceWindow trace;    // Chrome-trace window; disabled by default
   /// Branch and bound (an exhaustive search that only needs the optimum): when > 0, a draft whose simulation
   /// passes this many cycles is stopped there and reported as a lower bound (Evaluation::lowerBound).
   std::int64_t stopAfterCycles = 0;
@@ -76,10 +80,13 @@ struct Evaluation {
   UnitStatistics unitStats;                   // when EvalOptions::keepUnitStats
   std::vector<double> commandBusUtilisation;  // per group
   int unitsUsed = 0;                          // units of the target's geometry holding data
-  std::int64_t residentBytes = 0, paddingBytes = 0;
+  std::int64_t placedBytes = 0, paddingBytes = 0;
   std::int64_t commands = 0;
   std::int64_t serialSegments = 0;  // naive rearrangement copies composed outside the simulator
-  std::string traceJson;            // when requested
+  /// With EvalOptions::preload: cycles of placing the resident inputs in the draft's layout once, before the
+  /// first call (DCC's preLoad); not part of totalCycles. Empty when not asked for or nothing is resident.
+  std::optional<std::int64_t> preloadCycles;
+  std::string traceJson;  // when requested
   /// Stopped by EvalOptions::stopAfterCycles: totalCycles/timeNs are a lower bound (the draft is slower than
   /// the bound); breakdown, energy and statistics are not filled in.
   bool lowerBound = false;

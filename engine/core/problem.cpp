@@ -5,14 +5,23 @@
 #include "engine/kernel/library.h"
 #include "engine/kernel/shape_check.h"
 
+#include <stdexcept>
+
 namespace pim {
 
 Resources resourcesOf(const Backend& b) {
   return Resources{b.totalGroups(), b.coresPerGroup(), b.core.simdLanes};
 }
 
-Problem::Problem(Backend backend, Kernel kernel, Shape shape)
-    : m_backend(std::move(backend)), m_kernel(std::move(kernel)), m_shape(std::move(shape)) {
+Problem::Problem(Backend backend, Kernel kernel, Shape shape, std::optional<Residency> residency)
+    : m_backend(std::move(backend)),
+      m_kernel(std::move(kernel)),
+      m_shape(std::move(shape)),
+      m_residency(residency ? std::move(*residency) : Residency::declared(m_kernel)) {
+  if (m_residency.resident.size() != m_kernel.tensors.size())
+    throw std::logic_error("Problem: residency of " + std::to_string(m_residency.resident.size()) +
+                           " tensors for kernel " + m_kernel.name + " of " +
+                           std::to_string(m_kernel.tensors.size()));
   // Before any stage computes with the shape: sizes that overflow or indices past their tensor would give
   // wrong numbers, not errors, further down.
   checkShapeFits(m_kernel, m_shape);
@@ -26,7 +35,13 @@ std::int64_t Problem::dimSize(std::string_view name) const {
 }
 
 std::string Problem::title() const {
-  return m_kernel.name + "[" + shapeString(m_kernel, m_shape) + "] on " + m_backend.name;
+  const std::string resident = residentNames(m_kernel, m_residency);
+  return m_kernel.name + "[" + shapeString(m_kernel, m_shape) + "] on " + m_backend.name +
+         (resident.empty() ? "" : " (" + resident + " resident)");
+}
+
+std::string Problem::storeKey() const {
+  return shapeString(m_kernel, m_shape) + residencyKey(m_kernel, m_residency);
 }
 
 const ITargetContext& Problem::targetContext(

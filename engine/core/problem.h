@@ -5,9 +5,11 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "engine/hw/backend.h"
+#include "engine/kernel/residency.h"
 #include "engine/prune/pruner.h"
 #include "engine/schedule/draft_space.h"
 
@@ -27,17 +29,24 @@ class Problem {
  public:
   /// Throws InputError for a shape that does not fit the kernel (checkShapeFits: sizes that overflow or
   /// exceed the documented limits, indices outside their tensors).
-  Problem(Backend backend, Kernel kernel, Shape shape);
+  /// Without `residency`, the kernel's declared one.
+  Problem(Backend backend, Kernel kernel, Shape shape, std::optional<Residency> residency = std::nullopt);
   Problem(const Problem&) = delete;
   Problem& operator=(const Problem&) = delete;
 
   const Backend& backend() const { return m_backend; }
   const Kernel& kernel() const { return m_kernel; }
   const Shape& shape() const { return m_shape; }
+  /// Which tensors stay in the banks between calls (residency.h).
+  const Residency& residency() const { return m_residency; }
+  bool isResident(int tensor) const { return m_residency.isResident(tensor); }
+  /// What stored results and lookup entries of this problem are keyed by besides the backend and the
+  /// kernel's computation: the shape and the residency ("b=1,out=4096,in=4096;resident=W").
+  std::string storeKey() const;
   const DraftSpace& space() const { return *m_space; }
   /// Size of kernel dimension `name` in the shape, -1 when the kernel has no such dimension.
   std::int64_t dimSize(std::string_view name) const;
-  /// "gemv[b=1,out=4096,in=4096] on hbm-pim"
+  /// "gemv[b=1,out=4096,in=4096] on hbm-pim", with " (W resident)" when a tensor is resident
   std::string title() const;
   /// The target's per-problem state, made by `make` on first use (thread-safe) and kept with the problem.
   const ITargetContext& targetContext(const std::function<std::unique_ptr<ITargetContext>()>& make) const;
@@ -46,6 +55,7 @@ class Problem {
   Backend m_backend;
   Kernel m_kernel;
   Shape m_shape;
+  Residency m_residency;
   std::unique_ptr<DraftSpace> m_space;  // refers to m_kernel
   mutable std::once_flag m_contextOnce;
   mutable std::unique_ptr<ITargetContext> m_context;

@@ -467,7 +467,7 @@ class Parser {
     expectEnd();
   }
 
-  // input|output|temp NAME: DTYPE[e0][e1]...
+  // input|output|temp NAME: DTYPE[e0][e1]... [resident]
   void parseTensor(Kernel& k) {
     const Token& kw = next();
     Tensor t;
@@ -487,6 +487,12 @@ class Parser {
       if (isPunct("]")) fail(peek(), "expected an extent expression, found ']'");
       t.shape.push_back(parseAffine([&](const Token& id) { return dimVar(k, id); }));
       expectPunct("]", "to close the extent");
+    }
+    if (isWord("resident")) {
+      if (t.role == TensorRole::Temp)
+        fail(peek(), "a temporary cannot be resident: it never leaves the banks");
+      next();
+      t.resident = true;
     }
     expectEnd();
     k.tensors.push_back(std::move(t));

@@ -43,7 +43,12 @@ struct Tensor {
   DType dtype = DType::F16;
   TensorRole role = TensorRole::Input;
   std::vector<AffineExpr> shape;  // over kernel dimensions
-  bool operator==(const Tensor&) const = default;
+  /// Declared default residency (residency.h): kept in the banks between calls rather than moved from the
+  /// host layout on every call. Where data lives is not what is computed, so equality ignores it.
+  bool resident = false;
+  bool operator==(const Tensor& o) const {
+    return name == o.name && dtype == o.dtype && role == o.role && shape == o.shape;
+  }
 };
 
 /// A reference T[e0][e1]... with affine index functions of loop variables.

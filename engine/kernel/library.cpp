@@ -15,7 +15,7 @@ namespace {
 constexpr const char* kGemv = R"pim(# GEMV: one matrix-vector product per batch row (DCC evaluation kernel)
 kernel gemv(b = 1, out = 4096, in = 4096)
   doc "y[b][o] += W[o][i] * x[b][i]"
-  input  W: f16[out][in]
+  input  W: f16[out][in] resident
   input  x: f16[b][in]
   output y: f16[b][out]
   for b < b, o < out, i < in: y[b][o] += W[o][i] * x[b][i]
@@ -76,8 +76,8 @@ constexpr const char* kAttn = R"pim(# ATTN: decode-phase attention, one query to
 kernel attn(b = 1, h = 32, l = 2048, d = 128)
   doc "o = softmax(K q) V per batch and head"
   input  q: f16[b][h][d]
-  input  K: f16[b][h][l][d]
-  input  V: f16[b][h][l][d]
+  input  K: f16[b][h][l][d] resident
+  input  V: f16[b][h][l][d] resident
   temp   s: f16[b][h][l]
   temp   p: f16[b][h][l]
   output o: f16[b][h][d]
@@ -103,7 +103,7 @@ end
 constexpr const char* kMmtv = R"pim(# MMTV: batched matrix-times-vector (one vector per batch entry i)
 kernel mmtv(i = 32, j = 128, k = 128)
   doc "y[i][j] += A[i][j][k] * x[i][k]"
-  input  A: f16[i][j][k]
+  input  A: f16[i][j][k] resident
   input  x: f16[i][k]
   output y: f16[i][j]
   for i < i, j < j, k < k: y[i][j] += A[i][j][k] * x[i][k]

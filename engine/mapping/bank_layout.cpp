@@ -10,7 +10,7 @@ namespace {
 
 struct BankShare {
   int group, core, pseudoChannel, bank;  // pseudo-channel of the system; bank within it
-  std::int64_t bytes = 0;                // resident tensor bytes
+  std::int64_t bytes = 0;                // tensor bytes placed in the bank
   std::int64_t paddingBytes = 0;         // added so every core of its group has the same address offsets
   const std::vector<std::int64_t>* tensorBytes;  // per tensor, in this bank
 };
@@ -100,7 +100,7 @@ BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b)
     p.bytes = s.bytes;
     p.paddingBytes = s.paddingBytes;
     p.rowsTouched = (p.bytes + p.paddingBytes + rowBytes - 1) / rowBytes;
-    L.residentBytes += p.bytes;
+    L.placedBytes += p.bytes;
     L.paddingBytes += p.paddingBytes;
     if (p.bytes > 0) ++L.banksUsed;
   });
@@ -110,7 +110,7 @@ BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b)
 PlacementTotals placementTotals(const Kernel& k, const DraftFootprints& fp, const Backend& b) {
   PlacementTotals totals;
   forEachBankShare(k, fp, b, [&](const BankShare& s) {
-    totals.residentBytes += s.bytes;
+    totals.placedBytes += s.bytes;
     totals.paddingBytes += s.paddingBytes;
     if (s.bytes > 0) ++totals.banksUsed;
   });

@@ -21,9 +21,9 @@ struct BankPlacement {
   int pseudoChannel = 0;          // 0 .. layout.pseudoChannels-1
   int bank = 0;                   // bank within the pseudo-channel (flat: rank, bank group, bank)
   int group = -1, core = -1;      // owning PIM group and core of the draft; -1 when unused
-  std::int64_t bytes = 0;         // resident tensor bytes
+  std::int64_t bytes = 0;         // tensor bytes placed in the bank
   std::int64_t paddingBytes = 0;  // added so every core of its group has the same address offsets
-  std::int64_t rowsTouched = 0;   // DRAM rows the resident + padded bytes occupy
+  std::int64_t rowsTouched = 0;   // DRAM rows the placed + padded bytes occupy
   std::vector<TensorSlice> slices;
 };
 
@@ -31,7 +31,7 @@ struct BankLayout {
   int pseudoChannels = 0;
   int banksPerPseudoChannel = 0;
   std::vector<BankPlacement> banks;  // pseudo-channel-major
-  std::int64_t residentBytes = 0;
+  std::int64_t placedBytes = 0;
   std::int64_t paddingBytes = 0;
   int banksUsed = 0;
   const BankPlacement& at(int pseudoChannel, int bank) const {
@@ -47,7 +47,7 @@ BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b)
 
 /// What an evaluation reports of the placement; the same numbers as placeOnBanks, from footprints alone.
 struct PlacementTotals {
-  std::int64_t residentBytes = 0, paddingBytes = 0;
+  std::int64_t placedBytes = 0, paddingBytes = 0;
   int banksUsed = 0;
 };
 PlacementTotals placementTotals(const Kernel& k, const DraftFootprints& fp, const Backend& b);

@@ -121,6 +121,7 @@ json scheduleJson(const Problem& p, const Draft& d, const EvalOptions& o, const 
           {"backend", {{"name", b.name}, {"hash", b.hash()}, {"parameters", json::parse(b.toJson())}}},
           {"kernel", {{"name", p.kernel().name}, {"source", p.kernel().source}}},
           {"shape", shapeString(p.kernel(), p.shape())},
+          {"resident", residentNames(p.kernel(), p.residency())},
           {"draft", {{"id", d.id}, {"label", space.label(d)}, {"parts", partsJson(space, d)}}},
           {"options",
            {{"indexing", indexingName(o.indexing)},
@@ -194,6 +195,17 @@ ImportedSchedule readSchedule(const std::string& path) {
     r.fail("shape", e.what());
   }
 
+  // Residency: which tensors stay in the banks; a version-1 file predates it and streamed every tensor.
+  Residency residency;
+  residency.resident.assign(kernel.tensors.size(), false);
+  if (s.version >= 2) {
+    try {
+      residency = overrideResidency(kernel, residency, r.str(j, "", "resident"), "");
+    } catch (const InputError& e) {
+      r.fail("resident", e.what());
+    }
+  }
+
   // Options.
   const json& oj = r.at(j, "", "options");
   const std::string indexing = r.str(oj, "options", "indexing");
@@ -209,7 +221,8 @@ ImportedSchedule readSchedule(const std::string& path) {
   s.options.sim.refresh = r.boolean(oj, "options", "refresh");
 
   try {
-    s.problem = std::make_unique<Problem>(std::move(backend), std::move(kernel), std::move(shape));
+    s.problem = std::make_unique<Problem>(std::move(backend), std::move(kernel), std::move(shape),
+                                          std::move(residency));
   } catch (const InputError& e) {
     r.fail("shape", e.what());
   }

@@ -20,7 +20,7 @@ namespace pim {
 inline constexpr std::string_view kScheduleFormat = "pimscope-schedule";
 /// The newest format version this build reads and the one it writes. Older versions are read; newer ones are
 /// refused (docs/schedule-format.md, "Versioning").
-inline constexpr int kScheduleVersion = 1;
+inline constexpr int kScheduleVersion = 2;  // 2: "resident" (version 1 streamed every tensor)
 
 /// Per-core tiles written into the file for information (the re-import recomputes them).
 inline constexpr int kScheduleListedCores = 4;

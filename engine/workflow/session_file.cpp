@@ -65,6 +65,7 @@ constexpr int kSessionColumnCount = 25;
 constexpr std::string_view kFormat1Rules[] = {"redundant", "simd-alignment", "performance-equivalence"};
 
 // An Evaluation without its per-bank tables; all NULL for a record that was not simulated.
+// resident_bytes holds Evaluation::placedBytes (the column kept its format-1 name).
 constexpr std::string_view kEvalColumns =
     "eval_draft INTEGER, provenance INTEGER, in_cycles INTEGER, compute_cycles INTEGER, out_cycles INTEGER, "
     "total_cycles INTEGER, tck_ns REAL, time_ns REAL, energy_pj REAL, e_act_pre REAL, e_rd_wr REAL, "
@@ -230,7 +231,7 @@ void bindEval(Stmt& s, const Evaluation* e) {  // NULL columns without one
   s.i64(e->totalCycles).f64(e->tCKns).f64(e->timeNs).f64(e->energyPj);
   s.f64(e->energy.actPre_pJ).f64(e->energy.rdWr_pJ).f64(e->energy.pimCompute_pJ).f64(e->energy.refresh_pJ);
   s.f64(e->energy.hostIo_pJ).f64(e->energy.bufferMoves_pJ);
-  s.i64(e->unitsUsed).i64(e->residentBytes).i64(e->paddingBytes).i64(e->commands).i64(e->serialSegments);
+  s.i64(e->unitsUsed).i64(e->placedBytes).i64(e->paddingBytes).i64(e->commands).i64(e->serialSegments);
 }
 
 /// Reads the evaluation columns starting at column `c`; nullopt when they are NULL.
@@ -254,7 +255,7 @@ std::optional<Evaluation> readEval(const Stmt& s, int c) {
   e.energy.hostIo_pJ = s.colF64(c + 13);
   e.energy.bufferMoves_pJ = s.colF64(c + 14);
   e.unitsUsed = static_cast<int>(s.colI64(c + 15));
-  e.residentBytes = s.colI64(c + 16);
+  e.placedBytes = s.colI64(c + 16);
   e.paddingBytes = s.colI64(c + 17);
   e.commands = s.colI64(c + 18);
   e.serialSegments = s.colI64(c + 19);

@@ -136,7 +136,7 @@ std::vector<std::pair<Draft, Evaluation>> label(const Problem& p, const std::vec
     const auto backendId = o.store->upsertBackend(p.backend().name, p.backend().hash(), p.backend().toJson());
     // Labels belong to what the kernel computes, not to its name (a DSL file may reuse a library name).
     problemId = o.store->upsertProblem(backendId, p.kernel().name, computationHash(p.kernel()),
-                                       p.kernel().source, shapeString(p.kernel(), p.shape()));
+                                       p.kernel().source, p.storeKey());
     for (auto& r : o.store->results(problemId)) {
       if (r.schedule == "draft" && r.options == options) stored.emplace(r.draftId, std::move(r));
     }

@@ -123,7 +123,7 @@ class RooflineTarget final : public ITarget {
       out += w.outputBytes;
       ops += w.ops;
       e.unitsUsed += w.ops > 0;
-      e.residentBytes += static_cast<std::int64_t>(w.bytes);
+      e.placedBytes += static_cast<std::int64_t>(w.bytes);
       const double row[] = {w.bytes, w.ops, busyNs};
       std::copy(std::begin(row), std::end(row), s.values.begin() + static_cast<long>(u * s.statCount));
     }

@@ -139,7 +139,7 @@ TEST(MainWindow, SmallSessionMatchesEngine) {
     for (int i = 0; i < inner; ++i) sumShown += hm->cellValue(o, i);
   EXPECT_DOUBLE_EQ(sumShown, sumEngine);
   EXPECT_GT(sumEngine, 0);
-  hm->setMetric(UnitHeatmap::kResidentBytes);
+  hm->setMetric(UnitHeatmap::kPlacedBytes);
   const auto analysis = w.analysis()->latest();
   ASSERT_TRUE(analysis->layout.has_value());
   int used = 0;

@@ -42,6 +42,7 @@ Baseline vendor(const ITarget& self, const Problem& p, const EvalOptions& o, con
     const Evaluation placement = self.evaluate(p, *v.draft, o);
     v.eval.cycles[0] = placement.cycles[0];
     v.eval.cycles[2] = placement.cycles[2];
+    v.eval.preloadCycles = placement.preloadCycles;
     v.eval.energyPj += placement.energy.rdWr_pJ + placement.energy.hostIo_pJ;
   }
   v.eval.totalCycles = v.eval.cycles[0] + v.eval.cycles[1] + v.eval.cycles[2];

@@ -54,7 +54,7 @@ class DramPimTarget final : public ITarget {
 
   std::string listing(const Problem& p, const Draft& d, const EvalOptions& o,
                       std::size_t maxLines) const override {
-    return commandListing(program(p, d, o), maxLines);
+    return commandListing(program(p, d, o, false), maxLines);
   }
 
   Baseline vendor(const Problem& p, const EvalOptions& o) const override {
@@ -90,17 +90,24 @@ class DramPimTarget final : public ITarget {
   int modelVersion() const override { return sim::kTimingModelVersion; }
 
   /// The command program evaluate() simulates (naive rearrangement is composed outside it).
-  sim::Program program(const Problem& p, const Draft& d, const EvalOptions& o) const {
+  sim::Program program(const Problem& p, const Draft& d, const EvalOptions& o, bool preload) const {
     requireRunnable(p);
     const DraftFootprints mapping = mapFootprints(p.space(), d, o.indexing);
     placementTotals(p.kernel(), mapping,
                     p.backend());  // refuses drafts beyond the backend's groups and cores
     OptimizerOptions opt = o.optimizer;
     opt.computeOnly = o.computeOnly;
-    return lowerDraft(LoweringInput{p, mapping, context(p).device(o.sim), *m_generator, opt});
+    return lowerDraft(LoweringInput{p, mapping, context(p).device(o.sim), *m_generator, opt, preload});
   }
 
  private:
+  /// The one-time placement of `call`'s resident inputs, copied as the run's rearrangement pass copies.
+  static std::int64_t preloadCycles(const LoweringInput& call, const EvalOptions& o) {
+    LoweringInput in = call;
+    in.preload = true;
+    if (!o.optimizer.stagedRearrangement) return naiveRearrangement(in).inputCycles;
+    return sim::simulate(in.device, lowerDraft(in)).phase(sim::Phase::InputRearrangement);
+  }
   /// Simulates a lowered draft and composes its evaluation (naive rearrangement added outside the program).
   Evaluation simulate(const LoweringInput& in, const sim::Program& program, const PlacementTotals& placed,
                       const Draft& d, const EvalOptions& o) const;
@@ -139,7 +146,7 @@ CandidateAnalysis DramPimTarget::analyse(const Problem& p, const Draft& d, const
     // One mapping and one lowering for everything the pane shows (footprints of the full mapping equal
     // mapFootprints', EvaluateConformance.FootprintsEqualTheFullMapping).
     const DraftFootprints fp = footprintsOf(p.kernel(), *a.mapping);
-    const PlacementTotals placed{a.layout->residentBytes, a.layout->paddingBytes, a.layout->banksUsed};
+    const PlacementTotals placed{a.layout->placedBytes, a.layout->paddingBytes, a.layout->banksUsed};
     OptimizerOptions opt = o.optimizer;
     opt.computeOnly = o.computeOnly;
     const LoweringInput in{p, fp, context(p).device(o.sim), *m_generator, opt};
@@ -197,8 +204,9 @@ Evaluation DramPimTarget::simulate(const LoweringInput& in, const sim::Program& 
   e.timeNs = static_cast<double>(e.totalCycles) * e.tCKns;
   e.energyPj = e.energy.total_pJ();
   e.unitsUsed = placed.banksUsed;
-  e.residentBytes = placed.residentBytes;
+  e.placedBytes = placed.placedBytes;
   e.paddingBytes = placed.paddingBytes;
+  if (o.preload && in.problem.residency().any() && !o.computeOnly) e.preloadCycles = preloadCycles(in, o);
   if (o.keepUnitStats) e.unitStats = bankStatistics(r.banks, bankGeometry(in.problem.backend()));
   if (o.trace.enabled) e.traceJson = r.chromeTraceJson();
   return e;
@@ -221,7 +229,14 @@ sim::Program draftProgram(const Problem& p, const Draft& d, const EvalOptions& o
   const auto* t = dynamic_cast<const DramPimTarget*>(&targetOf(p.backend()));
   if (!t)
     throw InputError(p.backend().name + " is not a DRAM-PIM backend: its drafts have no command program");
-  return t->program(p, d, o);
+  return t->program(p, d, o, false);
+}
+
+sim::Program preloadProgram(const Problem& p, const Draft& d, const EvalOptions& o) {
+  const auto* t = dynamic_cast<const DramPimTarget*>(&targetOf(p.backend()));
+  if (!t)
+    throw InputError(p.backend().name + " is not a DRAM-PIM backend: its drafts have no command program");
+  return t->program(p, d, o, true);
 }
 
 std::string commandListing(const sim::Program& prog, std::size_t maxLines) {

@@ -162,14 +162,19 @@ void FeatureExtractor::features(const Draft& d, std::vector<float>& f) const {
   auto bytes = [&](std::size_t t, double elems) {
     return elems * static_cast<double>(dtypeBytes(k.tensors[t].dtype));
   };
-  double inPerCore = 0, outPerCore = 0, hostRead = 0, hostWrite = 0;
+  // Tile bytes per core of all inputs and outputs (the layout), and of the streamed ones alone (what a call
+  // moves: resident tensors stay in the banks).
+  double inPerCore = 0, outPerCore = 0, movedInPerCore = 0, movedOutPerCore = 0, hostRead = 0, hostWrite = 0;
   for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+    const bool streamed = !m_problem.isResident(static_cast<int>(t));
     if (k.tensors[t].role == TensorRole::Input) {
       inPerCore += bytes(t, tile[t]);
-      hostRead += bytes(t, full[t]);
+      movedInPerCore += streamed ? bytes(t, tile[t]) : 0;
+      hostRead += streamed ? bytes(t, full[t]) : 0;
     } else if (k.tensors[t].role == TensorRole::Output) {
       outPerCore += bytes(t, tile[t]);
-      hostWrite += bytes(t, full[t]);
+      movedOutPerCore += streamed ? bytes(t, tile[t]) : 0;
+      hostWrite += streamed ? bytes(t, full[t]) : 0;
     }
   }
 
@@ -186,9 +191,9 @@ void FeatureExtractor::features(const Draft& d, std::vector<float>& f) const {
   const double G = b.totalGroups(), pch = b.group.pseudoChannelsPerGroup;
   const double burst = std::max(1, b.timing.BL / 2);
   const double liveCores = groupsUsed * coresUsed;
-  const double pimWrite = inPerCore * liveCores, pimRead = outPerCore * liveCores;
-  const double inBursts = ceilDiv(hostRead / G, colBytes) + ceilDiv(coresUsed * inPerCore, colBytes);
-  const double outBursts2 = ceilDiv(coresUsed * outPerCore, colBytes) + ceilDiv(hostWrite / G, colBytes);
+  const double pimWrite = movedInPerCore * liveCores, pimRead = movedOutPerCore * liveCores;
+  const double inBursts = ceilDiv(hostRead / G, colBytes) + ceilDiv(coresUsed * movedInPerCore, colBytes);
+  const double outBursts2 = ceilDiv(coresUsed * movedOutPerCore, colBytes) + ceilDiv(hostWrite / G, colBytes);
   const double rowsPerBank = ceilDiv(std::max(inPerCore, 1.0) / b.core.banksPerCore, colBytes * cols);
   const double rowSwitches = ceilDiv(stream, cols);
   const bool groupCmd = o.groupCommands && b.group.broadcast;
