@@ -270,6 +270,7 @@ struct TrainCmd {
   std::uint64_t seed = 42;
   unsigned threads = 0;
   bool json = false;
+  XgbParams xgb;  // the boosting settings --learning-rate, --max-depth and --max-rounds change
 };
 
 // Progress lines of train and evaluate: shapes of the suite, and drafts labelled within the current shape
@@ -302,6 +303,9 @@ void runTrain(const TrainCmd& o) {
   to.maxFreshPerShape = o.maxFresh;
   to.screenLimit = o.screenLimit;
   to.seed = o.seed;
+  to.xgb.learningRate = o.xgb.learningRate;
+  to.xgb.maxDepth = o.xgb.maxDepth;
+  to.xgb.maxRounds = o.xgb.maxRounds;
   to.threads = cappedThreads(o.threads);
   to.store = store ? &*store : nullptr;
   to.cancel = &g_interrupted;
@@ -480,6 +484,16 @@ void registerExploreCommands(CLI::App& app) {
          "--predict-limit); 0: from every pruned draft (DCC)")
       ->check(unsignedInteger());
   cmd->add_option("--seed", t->seed, "sampling and training seed")->check(unsignedInteger());
+  // Fewer, shallower trees make smaller model files; the defaults are DCC's.
+  cmd->add_option("--learning-rate", t->xgb.learningRate, "boosting learning rate (eta), in (0, 1]")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-6, 1.0));
+  cmd->add_option("--max-depth", t->xgb.maxDepth, "maximum depth of a tree")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 16));
+  cmd->add_option("--max-rounds", t->xgb.maxRounds, "boosting rounds at most (early stopping may end sooner)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
   addThreadsOption(cmd, t->threads);
   cmd->add_flag("--json", t->json, "machine-readable output");
   cmd->callback([t] { runTrain(*t); });

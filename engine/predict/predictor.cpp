@@ -68,6 +68,8 @@ std::optional<Predictor> Predictor::loadShipped(const std::string& backend, cons
   m.sampleFraction = r.get("sample_fraction", 0.15);
   m.screenLimit = r.get("screen_limit", std::size_t{0});
   m.seed = r.get("seed", std::uint64_t{42});
+  m.learningRate = r.get("learning_rate", m.learningRate);
+  m.maxDepth = r.get("max_depth", m.maxDepth);
   m.rounds = r.get("rounds", 0);
   m.bestIteration = r.get("best_iteration", 0);
   m.validationMape = r.get("validation_mape", 0.0);
@@ -112,6 +114,8 @@ void Predictor::save(const std::string& dir) const {
                             {"sample_fraction", m_meta.sampleFraction},
                             {"screen_limit", m_meta.screenLimit},
                             {"seed", m_meta.seed},
+                            {"learning_rate", m_meta.learningRate},
+                            {"max_depth", m_meta.maxDepth},
                             {"rounds", m_meta.rounds},
                             {"best_iteration", m_meta.bestIteration},
                             {"validation_mape", m_meta.validationMape},

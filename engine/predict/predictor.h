@@ -24,6 +24,8 @@ struct TrainingMetadata {
   double sampleFraction = 0.15;
   std::size_t screenLimit = 0;  // sampled from the analytic screen's best N drafts of a shape; 0: from all
   std::uint64_t seed = 42;
+  double learningRate = 0.1;  // the boosting settings it was trained with (XgbParams)
+  int maxDepth = 8;
   int rounds = 0, bestIteration = 0;
   double validationMape = 0;  // mean absolute percentage error of predicted time on the validation split
   double trainSeconds = 0, labelSeconds = 0;

@@ -343,6 +343,8 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
   const auto t1 = Clock::now();
   XgbParams params = o.xgb;
   params.seed = o.seed;
+  meta.learningRate = params.learningRate;
+  meta.maxDepth = params.maxDepth;
   TrainReport report;
   XgbModel model = XgbModel::train(xt, yt.size(), cols, yt, xv, yv.size(), yv, params, &report);
   meta.trainSeconds = since(t1);
