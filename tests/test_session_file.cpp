@@ -14,6 +14,7 @@
 #include <string>
 
 #include "engine/common/error.h"
+#include "engine/kernel/residency.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
 #include "engine/workflow/session_file.h"
@@ -84,6 +85,14 @@ void setPragma(const std::string& path, const std::string& sql) {
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
+}
+
+/// The residency a session's settings name: the kernel's declared one, or exactly the listed tensors.
+pim::Residency storedResidency(const pim::Kernel& k, const std::optional<std::string>& resident) {
+  if (!resident) return pim::Residency::declared(k);
+  pim::Residency none;
+  none.resident.assign(k.tensors.size(), false);
+  return pim::overrideResidency(k, none, *resident, "");
 }
 
 /// load() must refuse `path` with a message naming it and containing `what`, and leave it untouched.
@@ -281,7 +290,8 @@ TEST(SessionFile, ShippedExampleMatchesTheEngine) {
   EXPECT_EQ(d.settings.shape, "b=1,out=4096,in=4096");
   EXPECT_TRUE(d.settings.backendJson.empty());
   const pim::Kernel k = pim::KernelLibrary::builtin().get(d.settings.kernel);
-  pim::Problem p(pim::builtinBackends().get(d.settings.backend), k, pim::parseShape(k, d.settings.shape));
+  pim::Problem p(pim::builtinBackends().get(d.settings.backend), k, pim::parseShape(k, d.settings.shape),
+                 storedResidency(k, d.settings.resident));
   pim::resolveDrafts(d, p);
   ASSERT_TRUE(d.progress.best);
   const pim::DraftRecord& best = d.records.at(*d.progress.best);
@@ -357,4 +367,39 @@ TEST(SessionFile, Format1FileOpensWithItsRulesAndCounts) {
     EXPECT_EQ(d.progress.pruned[*at].removed, pruned[i]) << i;
   }
   EXPECT_GT(pruned[0], 0u);
+}
+
+// Format 3 stores the residency: the kernel's declared one (nullopt) or an exact list, "" included.
+TEST(SessionFile, ResidencyRoundTrips) {
+  TempDir dir;
+  for (const std::optional<std::string>& resident :
+       {std::optional<std::string>(), std::optional<std::string>(""), std::optional<std::string>("W,x")}) {
+    SessionData d;
+    d.settings.resident = resident;
+    const std::string path = dir.file("residency.pimsession");
+    SessionFile::save(path, d);
+    EXPECT_EQ(SessionFile::load(path).settings.resident, resident) << resident.value_or("(declared)");
+  }
+}
+
+// Formats 1 and 2 were written when every tensor was streamed: they open as an explicit "" (not gemv's
+// declared W resident), so the numbers they hold stay the numbers of their problem.
+TEST(SessionFile, Format1And2FilesOpenWithEveryTensorStreamed) {
+  TempDir dir;
+  const std::string path = dir.file("format2.pimsession");
+  SessionData d;
+  d.settings.resident = "W";
+  SessionFile::save(path, d);
+  setPragma(path, "DROP TABLE residency; PRAGMA user_version = 2;");
+  const SessionData two = SessionFile::load(path);
+  ASSERT_TRUE(two.settings.resident);
+  EXPECT_EQ(*two.settings.resident, "");
+  EXPECT_EQ(two.settings.kernel, "gemv");
+
+  const SessionData one =
+      SessionFile::load(std::string(PIMSCOPE_TEST_DATA_DIR) + "/sessions/format1_gemv_hbm-pim.pimsession");
+  ASSERT_TRUE(one.settings.resident);
+  EXPECT_EQ(*one.settings.resident, "");
+  const pim::Kernel k = pim::KernelLibrary::builtin().get(one.settings.kernel);
+  EXPECT_FALSE(storedResidency(k, one.settings.resident).any());
 }

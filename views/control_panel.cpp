@@ -21,6 +21,7 @@
 #include "engine/prune/prune_rule.h"
 #include "engine/search/strategy.h"
 #include "engine/target/registry.h"
+#include "views/residency_input.h"
 
 namespace pimgui {
 
@@ -61,6 +62,10 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   m_dimsForm = new QFormLayout(m_dimsBox);
   m_dimsForm->setContentsMargins(0, 0, 0, 0);
   pf->addRow(m_dimsBox);
+  m_resident = new QLineEdit;
+  m_resident->setObjectName(QStringLiteral("residentTensors"));
+  m_resident->setPlaceholderText(tr("none: every tensor streamed"));
+  pf->addRow(tr("Resident tensors"), m_resident);
   m_dimsError = new QLabel;
   m_dimsError->setObjectName(QStringLiteral("dimensionError"));
   m_dimsError->setWordWrap(true);
@@ -104,6 +109,10 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   connect(m_strategy, &QComboBox::currentIndexChanged, this, changed);
   for (QCheckBox* box : m_rules) connect(box, &QCheckBox::toggled, this, changed);
   for (QCheckBox* box : {m_staged, m_groupCommands}) connect(box, &QCheckBox::toggled, this, changed);
+  connect(m_resident, &QLineEdit::textChanged, this, [this, changed] {
+    validateDims();
+    changed();
+  });
   connect(m_cancel, &QPushButton::clicked, this, &ControlPanel::cancelRequested);
   setConfig(SessionConfig{});
 }
@@ -157,11 +166,18 @@ void ControlPanel::rebuildDims(const QString& shape) {
     m_dimsKernel = kernelFor(m_kernel->currentData().toString(), m_kernelFile);
   } catch (const std::exception& e) {
     m_kernelSummary->setText(QString::fromStdString(e.what()));
+    describeResidency();
     validateDims();
     return;
   }
   const pim::Kernel& k = *m_dimsKernel;
   m_kernelSummary->setText(QString::fromStdString(k.description));
+  {
+    // Each kernel starts from what it declares (gemv: W); setConfig then puts back a saved list.
+    const QSignalBlocker block(m_resident);
+    m_resident->setText(QString::fromStdString(residentText(k, std::nullopt)));
+  }
+  describeResidency();
   // A saved or typed shape comes back as it was written, valid or not; the kernel's defaults fill the rest.
   QStringList given = shape.split(QLatin1Char(','), Qt::SkipEmptyParts);
   for (std::size_t i = 0; i < k.dims.size(); ++i) {
@@ -212,14 +228,49 @@ void ControlPanel::validateDims() {
     field->setProperty("inputError", error);
     if (first.isEmpty()) first = error;
   }
+  if (const QString e = validateResident(); first.isEmpty()) first = e;
   m_dimsError->setText(first);
   m_dimsError->setVisible(!first.isEmpty());
+}
+
+QString ControlPanel::validateResident() {
+  QString error;
+  if (m_dimsKernel) {
+    try {
+      residencyFor(*m_dimsKernel, m_resident->text().toStdString());
+    } catch (const std::exception& e) {
+      error = QString::fromStdString(e.what());
+    }
+  }
+  m_resident->setStyleSheet(error.isEmpty() ? QString()
+                                            : QStringLiteral("QLineEdit { border: 2px solid #c03030; }"));
+  m_resident->setProperty("inputError", error);
+  return error;
+}
+
+void ControlPanel::describeResidency() {
+  QString tensors;
+  if (m_dimsKernel) {
+    QStringList names;
+    for (const pim::Tensor& t : m_dimsKernel->tensors)
+      if (t.role != pim::TensorRole::Temp) names << QString::fromStdString(t.name);
+    const QString declared = QString::fromStdString(residentText(*m_dimsKernel, std::nullopt));
+    tensors = tr("Kernel %1 has %2; it declares %3.<br>")
+                  .arg(QString::fromStdString(m_dimsKernel->name), names.join(QStringLiteral(", ")),
+                       declared.isEmpty() ? tr("every tensor streamed") : tr("%1 resident").arg(declared));
+  }
+  m_resident->setToolTip(
+      tr("%1Tensors kept in the banks between calls, comma-separated (the CLI's --resident/--streamed). A "
+         "<b>resident</b> tensor is placed once in the draft's own bank layout: a one-time preload, shown in "
+         "the draft's details and not counted in its time. A <b>streamed</b> tensor (every one not listed) "
+         "is moved from and to the host layout on every call. Empty: every tensor streamed.")
+          .arg(tensors));
 }
 
 QString ControlPanel::inputError() const {
   for (const auto& [name, field] : m_dims)
     if (const QString e = field->property("inputError").toString(); !e.isEmpty()) return e;
-  return {};
+  return m_resident->property("inputError").toString();
 }
 
 QLineEdit* ControlPanel::dimensionField(const QString& name) const {
@@ -238,6 +289,8 @@ SessionConfig ControlPanel::config() const {
   QStringList shape;
   for (const auto& [name, field] : m_dims) shape << name + QLatin1Char('=') + sizeText(field);
   c.shape = shape.join(QLatin1Char(',')).toStdString();
+  // Always the list shown, even when it is what the kernel declares: what the field says is what runs.
+  c.resident = m_resident->text().trimmed().toStdString();
   c.strategy = m_strategy->currentData().toString().toStdString();
   c.rules.clear();
   for (const QCheckBox* box : m_rules) c.rules.push_back(box->isChecked());
@@ -258,6 +311,7 @@ void ControlPanel::setConfig(const SessionConfig& c) {
     m_kernel->setCurrentIndex(std::max(0, m_kernel->findData(QString::fromStdString(c.kernel))));
   }
   rebuildDims(QString::fromStdString(c.shape));
+  if (c.resident) m_resident->setText(QString::fromStdString(*c.resident));  // else rebuildDims's default
   m_strategy->setCurrentIndex(std::max(0, m_strategy->findData(QString::fromStdString(c.strategy))));
   for (std::size_t i = 0; i < m_rules.size(); ++i) m_rules[i]->setChecked(i < c.rules.size() && c.rules[i]);
   m_staged->setChecked(c.stagedRearrangement);

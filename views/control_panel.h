@@ -37,6 +37,9 @@ class ControlPanel : public QWidget {
   QString inputError() const;
   /// The field of dimension `name` (tests type into it as a user would); nullptr when there is none.
   QLineEdit* dimensionField(const QString& name) const;
+  /// The "Resident tensors" field (comma list; filled with the kernel's declared residency on a kernel
+  /// change).
+  QLineEdit* residentField() const { return m_resident; }
 
  signals:
   void exploreRequested();
@@ -49,6 +52,8 @@ class ControlPanel : public QWidget {
  private:
   void rebuildDims(const QString& shape);
   void validateDims();         // marks every invalid field and fills m_dimsError
+  QString validateResident();  // marks the resident field when it names no tensor of the kernel
+  void describeResidency();  // the resident field's tooltip: the kernel's tensors and what each choice means
   QGroupBox* makeSearchBox();  // strategy, prune rules, optimizer passes
 
   QComboBox* m_backend;
@@ -58,6 +63,7 @@ class ControlPanel : public QWidget {
   QWidget* m_dimsBox;
   std::vector<std::pair<QString, QLineEdit*>> m_dims;
   QLabel* m_dimsError;
+  QLineEdit* m_resident;
   std::optional<pim::Kernel> m_dimsKernel;  // the kernel the fields were built for: validation parses by it
   QComboBox* m_strategy;
   std::vector<QCheckBox*> m_rules;  // one per rule of pim::PruneRuleRegistry::builtin(), in its order

@@ -26,6 +26,9 @@ DraftAnalysis analyseDraft(std::shared_ptr<const pim::Problem> problem, const pi
     a.verdict = space->why(draft.id);
     pim::EvalOptions o = options;
     o.keepUnitStats = true;
+    // The details say what the one-time placement of resident tensors costs (a second simulation, so the
+    // search leaves it off; one draft here is cheap).
+    o.preload = true;
     pim::CandidateAnalysis c = pim::analyseCandidate(*problem, draft, o);
     a.mapping = std::move(c.mapping);
     a.layout = std::move(c.layout);

@@ -13,6 +13,7 @@
 #include "engine/target/registry.h"
 #include "views/code_highlighter.h"
 #include "views/draft_analysis.h"
+#include "views/residency_input.h"
 
 namespace pimgui {
 
@@ -82,6 +83,10 @@ void DraftDetails::setAnalysis(std::shared_ptr<const DraftAnalysis> a) {
                   .arg(a->evaluation->unitsUsed)
                   .arg(QString::fromStdString(pim::targetOf(b).geometry(b).innerName))
                   .arg(a->milliseconds, 0, 'f', 0);
+    const QString preload = preloadText(
+        a->evaluation->preloadCycles, a->evaluation->tCKns,
+        QString::fromStdString(pim::residentNames(a->problem->kernel(), a->problem->residency())));
+    if (!preload.isEmpty()) header += QStringLiteral("<br>") + preload.toHtmlEscaped();
   }
   if (!a->error.empty())
     header += tr("<br><font color='#a02828'>%1</font>").arg(QString::fromStdString(a->error).toHtmlEscaped());

@@ -12,6 +12,7 @@
 #include "engine/predict/predictor.h"
 #include "engine/search/strategy.h"
 #include "engine/target/registry.h"
+#include "views/residency_input.h"
 
 namespace pimgui {
 
@@ -50,7 +51,9 @@ std::shared_ptr<const pim::Problem> makeProblem(const SessionConfig& config) {
       config.backendOverride ? *config.backendOverride : pim::builtinBackends().get(config.backend);
   pim::Kernel kernel = pim::resolveKernel(config.kernel, config.kernelFile);
   pim::Shape shape = pim::parseShape(kernel, config.shape);
-  return std::make_shared<const pim::Problem>(backend, std::move(kernel), std::move(shape));
+  pim::Residency residency = residencyFor(kernel, config.resident);
+  return std::make_shared<const pim::Problem>(backend, std::move(kernel), std::move(shape),
+                                              std::move(residency));
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct SessionConfig {
   std::string kernel = "gemv";
   std::string kernelFile;  // a DSL file; overrides `kernel` when set
   std::string shape = "b=1,out=4096,in=4096";
+  /// Resident tensors as a comma list ("" = all streamed); nullopt for what the kernel declares
+  /// (views/residency_input.h reads it).
+  std::optional<std::string> resident;
   std::string strategy = "predictor";  // a pim::StrategyRegistry name
   /// Per rule of pim::PruneRuleRegistry::builtin(), in its order: on/off.
   std::vector<bool> rules = std::vector<bool>(pim::PruneRuleRegistry::builtin().size(), true);

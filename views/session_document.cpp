@@ -59,6 +59,7 @@ nlohmann::json toJson(const pim::SessionSettings& s) {
           {"kernelFile", s.kernelFile},
           {"kernelSource", s.kernelSource},
           {"shape", s.shape},
+          {"resident", s.resident ? nlohmann::json(*s.resident) : nlohmann::json(nullptr)},
           {"strategy", s.strategy},
           {"rules", rules},
           {"stagedRearrangement", s.stagedRearrangement},
@@ -72,6 +73,11 @@ pim::SessionSettings fromJson(const nlohmann::json& j) {
   s.kernelFile = j.at("kernelFile").get<std::string>();
   s.kernelSource = j.at("kernelSource").get<std::string>();
   s.shape = j.at("shape").get<std::string>();
+  // Null: the kernel's declared residency. Absent: saved before residency, when every tensor was streamed.
+  if (const auto r = j.find("resident"); r == j.end())
+    s.resident = "";
+  else if (!r->is_null())
+    s.resident = r->get<std::string>();
   s.strategy = j.at("strategy").get<std::string>();
   const pim::PruneRuleRegistry& registry = pim::PruneRuleRegistry::builtin();
   s.rules.assign(registry.size(), false);  // a rule the state does not name did not exist when it was saved
@@ -103,6 +109,7 @@ pim::SessionSettings settingsOf(const SessionConfig& c) {
     if (f.open(QIODevice::ReadOnly)) s.kernelSource = bytes(f.readAll());
   }
   s.shape = c.shape;
+  s.resident = c.resident;
   s.strategy = c.strategy;
   s.rules = c.rules;
   s.stagedRearrangement = c.stagedRearrangement;
@@ -143,6 +150,7 @@ SessionConfig configOf(const pim::SessionSettings& s, const QString& sessionPath
     }
   }
   c.shape = s.shape;
+  c.resident = s.resident;
   if (!pim::StrategyRegistry::builtin().find(s.strategy))
     throw pim::InputError(where + ": unknown strategy '" + s.strategy + "'");
   c.strategy = s.strategy;

@@ -3,6 +3,8 @@
 
 #include <QObject>
 
+#include "views/residency_input.h"
+
 namespace pimgui {
 
 QString steeringChange(const SessionConfig& a, const SessionConfig& b) {
@@ -26,6 +28,10 @@ QString steeringChange(const SessionConfig& a, const SessionConfig& b) {
     }
     fields << dim;
   }
+  // Likewise the residency: a new kernel's field is filled with what that kernel declares.
+  if (a.kernel == b.kernel && a.kernelFile == b.kernelFile &&
+      !sameResidency(b.kernel, b.kernelFile, a.resident, b.resident))
+    fields << QObject::tr("resident tensors");
   if (a.strategy != b.strategy) fields << QObject::tr("strategy");
   const pim::PruneRuleRegistry& rules = pim::PruneRuleRegistry::builtin();
   for (std::size_t i = 0; i < rules.size(); ++i) {
@@ -41,9 +47,11 @@ QString steeringChange(const SessionConfig& a, const SessionConfig& b) {
 ControlsCommand::ControlsCommand(SessionConfig before, SessionConfig after, Apply apply)
     : m_before(std::move(before)), m_after(std::move(after)), m_apply(std::move(apply)) {
   m_field = steeringChange(m_before, m_after);
-  // Only a dimension's spin box produces bursts (one edit per keystroke or step); other fields are one click.
-  m_mergeable = m_before.shape != m_after.shape && m_before.kernel == m_after.kernel &&
-                m_before.kernelFile == m_after.kernelFile && m_field != QObject::tr("settings");
+  // Only a dimension's field and the resident tensors' produce bursts (one edit per keystroke or step); other
+  // fields are one click.
+  const bool typed = m_before.shape != m_after.shape || m_before.resident != m_after.resident;
+  m_mergeable = typed && m_before.kernel == m_after.kernel && m_before.kernelFile == m_after.kernelFile &&
+                m_field != QObject::tr("settings");
   setText(QObject::tr("change %1").arg(m_field));
 }
 

@@ -49,6 +49,8 @@ CREATE TABLE baselines(
   seq INTEGER PRIMARY KEY, name TEXT NOT NULL, available INTEGER NOT NULL, reason TEXT NOT NULL,
   summary TEXT NOT NULL, draft_id INTEGER, EVAL_COLUMNS);
 CREATE TABLE view_state(key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE residency(
+  id INTEGER PRIMARY KEY CHECK (id = 1), declared INTEGER NOT NULL, resident TEXT NOT NULL);
 )sql";
 
 // The session row's columns in the order save() binds and load() reads them (by name, so format 1's extra
@@ -332,6 +334,12 @@ void writeAll(Db& db, const SessionData& d) {
     }
   }
   {
+    // A table of its own (format 3) rather than a session column, so formats 1 and 2 keep their session row.
+    Stmt s(db, "INSERT INTO residency(id, declared, resident) VALUES (1, ?, ?)", "write residency");
+    s.i64(!c.resident).text(c.resident.value_or(""));
+    s.insert();
+  }
+  {
     Stmt s(db, "INSERT INTO view_state(key, value) VALUES (?, ?)", "write view state");
     for (const auto& [key, value] : d.view) {
       s.text(key).blob(value);
@@ -425,6 +433,19 @@ void readRules(Db& db, std::int64_t version, SessionData& d) {
   while (s.step()) set(s.colText(0), s.colI64(1) != 0, s.colU64(2));
 }
 
+/// Format 3's residency; before it every tensor was streamed, so older files get an explicit "" (not the
+/// kernel's declared default, which would no longer match their stored numbers).
+void readResidency(Db& db, std::int64_t version, SessionSettings& c) {
+  c.resident = "";
+  if (version < 3) return;
+  Stmt s(db, "SELECT declared, resident FROM residency WHERE id = 1", "read residency");
+  if (!s.step()) throw InputError("no residency row");
+  if (s.colI64(0) != 0)
+    c.resident.reset();
+  else
+    c.resident = s.colText(1);
+}
+
 }  // namespace
 
 void SessionFile::save(const std::string& path, const SessionData& data) {
@@ -486,6 +507,7 @@ SessionData SessionFile::load(const std::string& path) {
   try {
     readSession(db, d);
     readRules(db, version, d);
+    readResidency(db, version, d.settings);
     {
       Stmt s(
           db,

@@ -24,6 +24,10 @@ struct SessionSettings {
   std::string kernelFile;           // the DSL file's path when it was opened from one
   std::string kernelSource;         // that file's text, so the session opens without the file
   std::string shape;
+  /// Which tensors stay in the banks between calls (engine/kernel/residency.h): nullopt for what the kernel
+  /// declares, else the exact comma list of resident tensors ("" = every tensor streamed). Files of formats 1
+  /// and 2 load as "": they were saved when every tensor was streamed, and their numbers are of that.
+  std::optional<std::string> resident;
   std::string strategy = "predictor";  // a StrategyRegistry name
   /// Per rule of PruneRuleRegistry::builtin(), in its order: on/off. The file keys rules by name.
   std::vector<bool> rules = std::vector<bool>(PruneRuleRegistry::builtin().size(), true);
@@ -53,8 +57,9 @@ class SessionFile {
   static constexpr std::uint32_t kApplicationId = 0x50534553;
   /// PRAGMA user_version this build writes; newer files are refused. Format 1 kept rules 1..3 and their
   /// counts in fixed columns of the session row; format 2 keys them by rule name in `prune_rules`, so a rule
-  /// added to the registry is saved without a new format. Format 1 files still open.
-  static constexpr int kSchemaVersion = 2;
+  /// added to the registry is saved without a new format. Format 3 adds the one-row `residency` table. Format
+  /// 1 and 2 files still open (as every tensor streamed).
+  static constexpr int kSchemaVersion = 3;
 
   /// Writes `data` to `path` atomically: a temporary file next to it is filled in one transaction, closed and
   /// renamed over `path`, so a failed save leaves any previous file intact. Throws InputError naming the
