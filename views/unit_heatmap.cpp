@@ -97,7 +97,7 @@ void UnitHeatmap::setMetric(const std::string& key) {
 void UnitHeatmap::rebuildChoices() {
   m_choices.clear();
   if (m_analysis && m_analysis->layout) {
-    m_choices.push_back({kPlacedBytes, tr("Resident data (KiB)")});
+    m_choices.push_back({kPlacedBytes, tr("Placed data (KiB)")});
     m_choices.push_back({kTile, tr("Tile (global core id, -1 unused)")});
     m_choices.push_back({kPadding, tr("Padding (KiB)")});
   }
