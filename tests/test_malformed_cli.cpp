@@ -157,6 +157,15 @@ TEST(MalformedCli, DevZeroAsKernelFileIsRefused) {
   expectCliError("drafts -b hbm2-pim --kernel-file /dev/zero", {"/dev/zero: is a device, not a kernel file"});
 }
 
+// 50 MB of tokens, nested nowhere: refused by its size before a byte is lexed, at once and in little memory.
+TEST(MalformedCli, FiftyMegabytesOfTokensAreRefusedBySize) {
+  const std::string path = scratch().file("huge.pim");
+  writeBytes(path, repeat("tok ", 50 * 1024 * 1024 / 4));
+  expectCliError("drafts -b hbm2-pim --kernel-file " + path,
+                 {path + ": is 52428800 bytes, above the limit of 16 MiB for a kernel file"});
+  std::filesystem::remove(path);
+}
+
 TEST(MalformedCli, DevZeroAsScheduleIsRefused) {
   expectCliError("import /dev/zero", {"/dev/zero: is a device, not a schedule file"});
 }
