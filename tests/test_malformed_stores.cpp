@@ -78,6 +78,17 @@ std::string savedSession(const TempDir& dir) {
   return path;
 }
 
+// Saved beside itself under a temporary name that was the name plus a suffix: a 255-byte name failed.
+TEST(MalformedSession, LongestValidNameIsSavedAndLoaded) {
+  const TempDir dir;
+  const std::string path = dir.file(std::string(244, 's') + ".pimsession");
+  SessionData d;
+  d.note = "long";
+  SessionFile::save(path, d);
+  EXPECT_EQ(SessionFile::load(path).note, "long");
+  EXPECT_EQ(dir.entries(), 1u);
+}
+
 TEST(MalformedSession, DirectoryIsRefused) {
   const TempDir dir;
   expectError([&] { SessionFile::load(dir.path()); }, {dir.path() + ": is a directory, not a session file"});

@@ -14,6 +14,11 @@ namespace pim {
 /// "is a FIFO", "is a symbolic link", ...). `what` names the role: "--out", "model folder".
 void requireWritableOutput(const std::string& path, std::string_view what);
 
+/// A fresh name for a temporary file in `path`'s folder: "." + at most 64 characters of its name +
+/// ".tmp.<pid>.<64 random bits>", unpredictable and short enough for any valid name of `path`. Callers
+/// create it exclusively.
+std::string temporaryPathBeside(const std::string& path);
+
 /// Writes `content` to `path` atomically: a temporary file created exclusively (O_CREAT | O_EXCL, an
 /// unpredictable name) beside `path`, flushed to disk, then renamed over `path`, which must be absent or a
 /// regular file (checked again just before the rename). On any failure the temporary file is removed, an

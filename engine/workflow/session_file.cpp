@@ -6,8 +6,6 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iterator>
@@ -17,6 +15,7 @@
 
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
+#include "engine/common/output_file.h"
 #include "engine/core/problem.h"
 #include "engine/workflow/session_records.h"
 
@@ -436,10 +435,9 @@ void readRules(Db& db, std::int64_t version, SessionData& d) {
 
 void SessionFile::save(const std::string& path, const SessionData& data) {
   namespace fs = std::filesystem;
-  // A unique temporary in the target's directory, so the final rename stays on one file system (atomic).
-  static std::atomic<unsigned> counter{0};
-  const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-  const std::string tmp = path + ".saving-" + std::to_string(stamp) + "-" + std::to_string(++counter);
+  // A temporary in the target's directory, so the final rename stays on one file system (atomic), created
+  // exclusively (SQLITE_OPEN_EXCLUSIVE) under an unpredictable name that fits beside any valid name.
+  const std::string tmp = temporaryPathBeside(path);
   std::error_code ec;
   try {
     Db db(tmp, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXCLUSIVE);
