@@ -84,6 +84,13 @@ TEST(MalformedCli, DraftIdBeyondSixtyFourBitsIsRefused) {
                  {"'99999999999999999999' is not a draft id"});
 }
 
+// An option's text beyond 64 bits was saturated by the conversion: "draft 18446744073709551615: no such
+// draft".
+TEST(MalformedCli, DraftOptionBeyondSixtyFourBitsIsRefusedWithItsText) {
+  expectCliError("why " + kRed + "--draft 99999999999999999999999",
+                 {"--draft: '99999999999999999999999' is above 2^64-1"});
+}
+
 TEST(MalformedCli, DraftIdWithTextIsRefused) {
   expectCliError("simulate " + kRed + "--schedule draft:12x", {"'12x' is not a draft id"});
 }
