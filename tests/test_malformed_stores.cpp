@@ -5,6 +5,8 @@
 // whose rows disagree with each other is refused with what disagrees.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "engine/store/store.h"
@@ -54,6 +56,38 @@ TEST(MalformedStore, DanglingReferenceInAnOldStoreStopsTheMigration) {
   rawExec(path, "PRAGMA foreign_keys = OFF; INSERT INTO problems VALUES (1, 7, 'k', 'ir1:k', 'src', 'n=8');");
   rawExec(path, "UPDATE meta SET value = 2 WHERE key = 'schema_version'");
   expectError([&] { ResultsStore::open(path); }, {path + ": ", "foreign key violation in table problems"});
+}
+
+/// chattr +i (or -i) on `path`: an immutable file or folder cannot be written even by root, who ignores
+/// permission bits. False where the capability is missing.
+bool setImmutable(const std::string& path, bool on) {
+  return std::system(("chattr " + std::string(on ? "+i " : "-i ") + path + " 2>/dev/null").c_str()) == 0;
+}
+
+// Was "integrity check: unable to open database file": SQLite cannot create the -shm file beside it.
+TEST(MalformedStore, StoreInAReadOnlyFolderSaysSo) {
+  const TempDir dir;
+  const std::string folder = dir.file("ro");
+  std::filesystem::create_directory(folder);
+  { ResultsStore::open(folder + "/runs.db"); }
+  if (!setImmutable(folder, true)) GTEST_SKIP() << "chattr +i is not permitted here";
+  const std::string msg = errorOf([&] { ResultsStore::open(folder + "/runs.db"); });
+  setImmutable(folder, false);
+  EXPECT_NE(msg.find(folder + "/runs.db: its folder " + folder + " is read-only (Operation not permitted)"),
+            std::string::npos)
+      << msg;
+}
+
+TEST(MalformedStore, ReadOnlyStoreSaysSo) {
+  const TempDir dir;
+  const std::string path = dir.file("runs.db");
+  { ResultsStore::open(path); }
+  if (!setImmutable(path, true)) GTEST_SKIP() << "chattr +i is not permitted here";
+  const std::string msg = errorOf([&] { ResultsStore::open(path); });
+  setImmutable(path, false);
+  EXPECT_NE(msg.find(path + ": is read-only (Operation not permitted): a results store is written to"),
+            std::string::npos)
+      << msg;
 }
 
 #ifdef PIMSCOPE_CLI

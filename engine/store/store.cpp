@@ -16,6 +16,7 @@
 
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
+#include "engine/store/store_access.h"
 
 namespace pim {
 namespace {
@@ -315,6 +316,7 @@ ResultsStore ResultsStore::open(const std::string& path) {
   // SQLite opens whatever the path names: /dev/zero or a FIFO would hang it (a FIFO opened read-write never
   // sees end of file), a directory gives "unable to open". Only a regular file, or nothing yet, is a store.
   if (!memory && std::filesystem::exists(path, ec)) requireRegularFile(path, "results store");
+  if (!memory) requireWritableStore(path);
   if (!memory && std::filesystem::exists(path, ec) && std::filesystem::file_size(path, ec) > 0 && !ec)
     preflight(path);
 
