@@ -436,11 +436,12 @@ void readRules(Db& db, std::int64_t version, SessionData& d) {
 void SessionFile::save(const std::string& path, const SessionData& data) {
   namespace fs = std::filesystem;
   // A temporary in the target's directory, so the final rename stays on one file system (atomic), created
-  // exclusively (SQLITE_OPEN_EXCLUSIVE) under an unpredictable name that fits beside any valid name.
-  const std::string tmp = temporaryPathBeside(path);
+  // empty and exclusively under an unpredictable name (SQLite then fills it: an empty file is a new
+  // database).
+  const std::string tmp = createTemporaryBeside(path);
   std::error_code ec;
   try {
-    Db db(tmp, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXCLUSIVE);
+    Db db(tmp, path, SQLITE_OPEN_READWRITE);
     // The temporary is thrown away on any failure, so it needs no rollback journal; FULL sync makes the data
     // durable before the rename publishes it.
     db.exec("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = FULL;", "configure");
