@@ -189,5 +189,15 @@ TEST(MalformedOutput, RegularFileIsReplacedAndNoTemporaryIsLeft) {
   EXPECT_EQ(dir.entries(), 1u);
 }
 
+// A 255-byte name is valid: its temporary beside it must not be longer (it was the name plus a suffix).
+TEST(MalformedOutput, LongestValidNameIsWritten) {
+  const TempDir dir;
+  const std::string path = dir.file(std::string(250, 'a') + ".json");
+  requireWritableOutput(path, "--out");
+  writeFileAtomically(path, "new");
+  EXPECT_EQ(readBytes(path), "new");
+  EXPECT_EQ(dir.entries(), 1u);
+}
+
 }  // namespace
 }  // namespace pim

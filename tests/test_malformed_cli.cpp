@@ -84,6 +84,13 @@ TEST(MalformedCli, DraftIdBeyondSixtyFourBitsIsRefused) {
                  {"'99999999999999999999' is not a draft id"});
 }
 
+// An option's text beyond 64 bits was saturated by the conversion: "draft 18446744073709551615: no such
+// draft".
+TEST(MalformedCli, DraftOptionBeyondSixtyFourBitsIsRefusedWithItsText) {
+  expectCliError("why " + kRed + "--draft 99999999999999999999999",
+                 {"--draft: '99999999999999999999999' is above 2^64-1"});
+}
+
 TEST(MalformedCli, DraftIdWithTextIsRefused) {
   expectCliError("simulate " + kRed + "--schedule draft:12x", {"'12x' is not a draft id"});
 }
@@ -155,6 +162,15 @@ TEST(MalformedCli, DirectoryAsKernelFileSaysSo) {
 
 TEST(MalformedCli, DevZeroAsKernelFileIsRefused) {
   expectCliError("drafts -b hbm2-pim --kernel-file /dev/zero", {"/dev/zero: is a device, not a kernel file"});
+}
+
+// 50 MB of tokens, nested nowhere: refused by its size before a byte is lexed, at once and in little memory.
+TEST(MalformedCli, FiftyMegabytesOfTokensAreRefusedBySize) {
+  const std::string path = scratch().file("huge.pim");
+  writeBytes(path, repeat("tok ", 50 * 1024 * 1024 / 4));
+  expectCliError("drafts -b hbm2-pim --kernel-file " + path,
+                 {path + ": is 52428800 bytes, above the limit of 16 MiB for a kernel file"});
+  std::filesystem::remove(path);
 }
 
 TEST(MalformedCli, DevZeroAsScheduleIsRefused) {

@@ -262,6 +262,26 @@ TEST(MalformedDsl, NestingDoesNotAddUpAcrossOperatorsOrStatements) {
   EXPECT_NO_THROW(parseKernel(manyLines + "end\n", "ok.pim"));
 }
 
+// A text of many short tokens, nested nowhere, is bounded too: lexed whole, 16 MiB of them took 1.7 GB.
+TEST(MalformedDsl, MillionsOfTokensInOneStatementStopAtTheTokenLimit) {
+  const std::string text = kernelWithValue("x[b][i]" + repeat(" + x[b][i]", 2000000));
+  expectError([&] { parseKernel(text, "k.pim"); }, {"k.pim:4:", "more than 65536 tokens, the limit"});
+}
+
+TEST(MalformedDsl, MillionsOfShortLinesStopAtTheTokenLimit) {
+  const std::string text = std::string(kRedHead) + repeat("  x\n", 2000000);
+  expectError([&] { parseKernel(text, "k.pim"); }, {"k.pim:65512:3: more than 65536 tokens"});
+}
+
+// 28 tokens of head, 21 per statement, 29 in the last one, 1 for 'end': exactly the limit is a kernel.
+TEST(MalformedDsl, TokenLimitIsExact) {
+  std::string text = std::string(kRedHead) + repeat("  for b < b, i < n: y[b] += x[b][i]\n", 3118);
+  const std::string last = "  for b < b, i < n: y[b] += x[b][i] + x[b][i]\n";
+  EXPECT_NO_THROW(parseKernel(text + last + "end\n", "ok.pim"));
+  expectError([&] { parseKernel(text + last + "  end end\n", "k.pim"); },
+              {"k.pim:3123:7: more than 65536 tokens"});
+}
+
 TEST(MalformedDsl, InvalidUtf8InADocIsRefusedWhereItIs) {
   const std::string text = std::string(kRedHead) + "  doc \"ok \xc3\xa9, then \xff\"\n" +
                            "  for b < b, i < n: y[b] += x[b][i]\nend\n";

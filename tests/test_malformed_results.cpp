@@ -65,15 +65,6 @@ test::CliRun cli(const std::string& args, const std::string& env = "") {
   return test::runCli(args, scratch().file("err.txt"), env);
 }
 
-void rawExec(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(h);
-}
-
 const std::string kRed = "-b hbm2-pim -d b=1,n=4096 --json ";
 
 /// `explore --db db` of the library's red or of the DSL file `file`: where the pick came from and which.

@@ -23,6 +23,15 @@ bool isDecimalDigits(const std::string& text) {
   return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
 }
 
+/// Decimal digits of a value that fits 64 bits. std::strtoull saturates a longer number at 2^64-1, which
+/// `why --draft 99999999999999999999999` then reported as "draft 18446744073709551615".
+bool isUint64(const std::string& text) {
+  if (!isDecimalDigits(text)) return false;
+  errno = 0;
+  (void)std::strtoull(text.c_str(), nullptr, 10);
+  return errno != ERANGE;
+}
+
 }  // namespace
 
 CLI::Validator nonNegative() {
@@ -40,18 +49,15 @@ CLI::Validator nonNegative() {
 CLI::Validator unsignedInteger() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        return isDecimalDigits(text) ? std::string() : "'" + text + "' is not a whole number >= 0";
+        if (!isDecimalDigits(text)) return "'" + text + "' is not a whole number >= 0";
+        return isUint64(text) ? std::string() : "'" + text + "' is above 2^64-1";
       },
       "WHOLE NUMBER >= 0", "UNSIGNED");
 }
 
 std::uint64_t parseDraftId(const std::string& text, const std::string& option) {
   // std::stoull alone accepts "-1" (as 2^64-1), leading blanks and a sign.
-  if (isDecimalDigits(text)) {
-    errno = 0;
-    const unsigned long long id = std::strtoull(text.c_str(), nullptr, 10);
-    if (errno != ERANGE) return id;
-  }
+  if (isUint64(text)) return std::strtoull(text.c_str(), nullptr, 10);
   throw InputError(option + ": '" + text + "' is not a draft id (a whole number from 0 to 2^64-1)");
 }
 

@@ -61,7 +61,8 @@ struct ProblemOptions {
 /// NonNegativeNumber lets "nan" through, and an unsigned option would take "-1" as 2^64-1. The error echoes
 /// the text: "--top: '-1' is not a finite number >= 0".
 CLI::Validator nonNegative();
-/// The same for ids and counts that must be whole: "--draft: '-1' is not a whole number >= 0".
+/// The same for ids and counts that must be whole: "--draft: '-1' is not a whole number >= 0", and
+/// "'99999999999999999999' is above 2^64-1" (an option of a narrower type says "Could not convert").
 CLI::Validator unsignedInteger();
 /// A draft id given as text (`--schedule draft:<id>`, `export --draft <id>`): decimal digits only, at most
 /// 2^64-1. Throws InputError "<option>: '<text>' is not a draft id (a whole number >= 0)".

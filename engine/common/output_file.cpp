@@ -31,15 +31,23 @@ std::string notARegularFile(const std::string& path) {
   return "not a regular file";
 }
 
-/// Creates an empty temporary file beside `path` exclusively; returns its descriptor and name, or -1 and
-/// errno set. The name has the process id and 64 random bits: not guessable in advance, so nobody can plant
-/// a link there, and O_EXCL refuses anything that is there anyway.
+/// A fresh, unpredictable name beside `path` (createTemporaryBeside says which).
+std::string temporaryPathBeside(const std::string& path) {
+  static thread_local std::random_device rd;
+  const std::size_t slash = path.rfind('/');
+  const std::size_t nameAt = slash == std::string::npos ? 0 : slash + 1;
+  char suffix[64];
+  std::snprintf(suffix, sizeof suffix, ".tmp.%d.%08x%08x", static_cast<int>(getpid()), rd(), rd());
+  // At most 64 characters of the target's name: a valid name of up to 255 bytes still leaves room.
+  return path.substr(0, nameAt) + "." + path.substr(nameAt, 64) + suffix;
+}
+
+/// Creates an empty temporary file beside `path` exclusively (not guessable in advance, so nobody can plant
+/// a link there, and O_EXCL refuses anything that is there anyway); returns its descriptor and name, or -1
+/// and errno set.
 int createTemporary(const std::string& path, std::string& tmp) {
-  std::random_device rd;
   for (int attempt = 0; attempt < 8; ++attempt) {
-    char suffix[64];
-    std::snprintf(suffix, sizeof suffix, ".tmp.%d.%08x%08x", static_cast<int>(getpid()), rd(), rd());
-    tmp = path + suffix;
+    tmp = temporaryPathBeside(path);
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
@@ -47,6 +55,14 @@ int createTemporary(const std::string& path, std::string& tmp) {
 }
 
 }  // namespace
+
+std::string createTemporaryBeside(const std::string& path) {
+  std::string tmp;
+  const int fd = createTemporary(path, tmp);
+  if (fd < 0) throw InputError(path + ": cannot write: " + errnoText(errno));
+  ::close(fd);
+  return tmp;
+}
 
 void requireWritableOutput(const std::string& path, std::string_view what) {
   const std::string name = std::string(what) + " " + path;

@@ -14,6 +14,12 @@ namespace pim {
 /// "is a FIFO", "is a symbolic link", ...). `what` names the role: "--out", "model folder".
 void requireWritableOutput(const std::string& path, std::string_view what);
 
+/// Creates an empty file beside `path` exclusively (O_CREAT | O_EXCL | O_NOFOLLOW) and returns its name:
+/// "." + at most 64 characters of `path`'s name + ".tmp.<pid>.<64 random bits>", unpredictable and short
+/// enough for any valid name of `path`. For writers that fill the file themselves (SQLite, whose
+/// SQLITE_OPEN_EXCLUSIVE is a no-op for sqlite3_open_v2). Throws InputError naming `path`.
+std::string createTemporaryBeside(const std::string& path);
+
 /// Writes `content` to `path` atomically: a temporary file created exclusively (O_CREAT | O_EXCL, an
 /// unpredictable name) beside `path`, flushed to disk, then renamed over `path`, which must be absent or a
 /// regular file (checked again just before the rename). On any failure the temporary file is removed, an

@@ -108,7 +108,8 @@ struct PhysLine {
   bool backslash = false;  // ends with a continuation backslash
 };
 
-PhysLine lexLine(std::string_view s, int lineNo, NestingGuard& guard) {
+/// `tokens`: the tokens of the text so far, checked against kMaxDslTokens as each one is made.
+PhysLine lexLine(std::string_view s, int lineNo, NestingGuard& guard, std::size_t& tokens) {
   PhysLine pl;
   std::size_t i = 0;
   auto col = [&](std::size_t at) { return static_cast<int>(at) + 1; };
@@ -213,6 +214,9 @@ PhysLine lexLine(std::string_view s, int lineNo, NestingGuard& guard) {
       }
     }
     guard.see(t);
+    if (++tokens > kMaxDslTokens)
+      throw DslError(t.line, t.col,
+                     "more than " + std::to_string(kMaxDslTokens) + " tokens, the limit for a kernel text");
     pl.toks.push_back(std::move(t));
   }
   if (!pl.toks.empty()) pl.indent = pl.toks.front().col;
@@ -227,6 +231,7 @@ std::vector<LogicalLine> lex(std::string_view text, Token& eof) {
   std::size_t pos = 0;
   int lastCol = 1;
   NestingGuard guard;
+  std::size_t tokens = 0;
   while (pos <= text.size()) {
     const std::size_t nl = text.find('\n', pos);
     const std::string_view line =
@@ -239,7 +244,7 @@ std::vector<LogicalLine> lex(std::string_view text, Token& eof) {
     }
     // A line continued with '\' is one statement with the next; any other line ends its statement.
     if (phys.empty() || !phys.back().backslash) guard.reset();
-    phys.push_back(lexLine(line, lineNo, guard));
+    phys.push_back(lexLine(line, lineNo, guard, tokens));
     lastCol = static_cast<int>(line.size()) + 1;
     if (nl == std::string_view::npos) break;
     pos = nl + 1;

@@ -15,6 +15,8 @@
 #include <system_error>
 
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
+#include "engine/store/store_access.h"
 
 namespace pim {
 namespace {
@@ -311,6 +313,10 @@ void createOrMigrate(Impl& impl) {
 ResultsStore ResultsStore::open(const std::string& path) {
   const bool memory = path == ":memory:";
   std::error_code ec;
+  // SQLite opens whatever the path names: /dev/zero or a FIFO would hang it (a FIFO opened read-write never
+  // sees end of file), a directory gives "unable to open". Only a regular file, or nothing yet, is a store.
+  if (!memory && std::filesystem::exists(path, ec)) requireRegularFile(path, "results store");
+  if (!memory) requireWritableStore(path);
   if (!memory && std::filesystem::exists(path, ec) && std::filesystem::file_size(path, ec) > 0 && !ec)
     preflight(path);
 

@@ -6,8 +6,6 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iterator>
@@ -16,6 +14,8 @@
 #include <type_traits>
 
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
+#include "engine/common/output_file.h"
 #include "engine/core/problem.h"
 #include "engine/workflow/session_records.h"
 
@@ -203,7 +203,14 @@ class Stmt {
 
   bool isNull(int c) const { return sqlite3_column_type(m_s, c) == SQLITE_NULL; }
   std::int64_t colI64(int c) const { return sqlite3_column_int64(m_s, c); }
-  std::uint64_t colU64(int c) const { return static_cast<std::uint64_t>(colI64(c)); }
+  /// A count or an id: a negative value is refused naming its column, not wrapped to 18446744073709551615.
+  std::uint64_t colU64(int c) const {
+    const std::int64_t v = colI64(c);
+    if (v < 0)
+      throw InputError("column " + std::string(sqlite3_column_name(m_s, c)) + " is " + std::to_string(v) +
+                       ", below 0");
+    return static_cast<std::uint64_t>(v);
+  }
   double colF64(int c) const { return sqlite3_column_double(m_s, c); }
   std::string colText(int c) const {
     const void* p = sqlite3_column_blob(m_s, c);  // works for TEXT too, without UTF-8 conversion
@@ -389,7 +396,7 @@ void readSession(Db& db, SessionData& d) {
   p.simulated = s.colU64(14);
   p.failed = s.colU64(15);
   p.toSimulate = s.colU64(16);
-  if (!s.isNull(17)) p.best = static_cast<std::size_t>(s.colI64(17));
+  if (!s.isNull(17)) p.best = static_cast<std::size_t>(s.colU64(17));
   p.bestNs = s.colF64(18);
   p.elapsedSeconds = s.colF64(19);
   if (!s.isNull(20)) d.predictorErrorPct = s.colF64(20);
@@ -450,13 +457,13 @@ void readResidency(Db& db, std::int64_t version, SessionSettings& c) {
 
 void SessionFile::save(const std::string& path, const SessionData& data) {
   namespace fs = std::filesystem;
-  // A unique temporary in the target's directory, so the final rename stays on one file system (atomic).
-  static std::atomic<unsigned> counter{0};
-  const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-  const std::string tmp = path + ".saving-" + std::to_string(stamp) + "-" + std::to_string(++counter);
+  // A temporary in the target's directory, so the final rename stays on one file system (atomic), created
+  // empty and exclusively under an unpredictable name (SQLite then fills it: an empty file is a new
+  // database).
+  const std::string tmp = createTemporaryBeside(path);
   std::error_code ec;
   try {
-    Db db(tmp, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXCLUSIVE);
+    Db db(tmp, path, SQLITE_OPEN_READWRITE);
     // The temporary is thrown away on any failure, so it needs no rollback journal; FULL sync makes the data
     // durable before the rename publishes it.
     db.exec("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = FULL;", "configure");
@@ -478,7 +485,8 @@ void SessionFile::save(const std::string& path, const SessionData& data) {
 
 SessionData SessionFile::load(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path + ": no such session file");
+  if (!std::filesystem::exists(path, ec)) throw InputError(path + ": no such session file");
+  requireRegularFile(path, "session file");  // a directory, device or FIFO said as such, never opened
   // immutable=1: no locks, no -wal/-shm created next to someone else's WAL database; the file is only read.
   Db db(immutableUri(path), path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
   // quick_check reads every page, so a truncated or damaged file is refused before anything is interpreted.

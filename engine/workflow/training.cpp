@@ -259,7 +259,10 @@ Suite loadSuites(const std::vector<std::string>& paths) {
   for (const std::string& path : paths) {
     const Suite s = loadSuite(path);
     all.name += (all.name.empty() ? "" : "+") + s.name;
-    for (const auto& [kernel, shapes] : s.kernels) {
+    for (const auto& entry : s.kernels) {
+      // Not a structured binding: clang before 16 cannot capture one in the lambda (the fuzz preset).
+      const auto& kernel = entry.first;
+      const auto& shapes = entry.second;
       auto it = std::find_if(all.kernels.begin(), all.kernels.end(),
                              [&](const auto& e) { return e.first == kernel; });
       if (it == all.kernels.end()) it = all.kernels.insert(all.kernels.end(), {kernel, {}});

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// What each fuzz target does with one input, shared by the libFuzzer targets (tests/fuzz/fuzz_*.cpp) and by
+// the test that replays the committed corpus in every build (tests/test_fuzz_corpus.cpp). Each function
+// returns true when the reader accepted the bytes and false when it refused them with an InputError; any
+// other exception, crash or sanitizer report is a finding.
+#pragma once
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "engine/common/error.h"
+#include "engine/core/problem.h"
+#include "engine/kernel/dsl.h"
+#include "engine/kernel/library.h"
+#include "engine/search/schedule_file.h"
+#include "engine/store/store.h"
+#include "engine/target/registry.h"
+#include "engine/workflow/session_file.h"
+
+namespace pim::fuzz {
+
+/// The readers of schedules, sessions and stores take a path, not bytes: each input is written to one file
+/// per process (in /dev/shm when there is one, so fuzzing does not wear the disk) and removed again with what
+/// SQLite leaves beside it, so one input never sees another's file.
+class InputFile {
+ public:
+  InputFile(std::string_view bytes, const std::string& extension)
+      : m_path(folder() + "/pimscope-fuzz-" + std::to_string(::getpid()) + extension) {
+    removeAll();
+    std::ofstream(m_path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  ~InputFile() { removeAll(); }
+  const std::string& path() const { return m_path; }
+
+ private:
+  static std::string folder() {
+    std::error_code ec;
+    if (std::filesystem::is_directory("/dev/shm", ec)) return "/dev/shm";
+    return std::filesystem::temp_directory_path().string();
+  }
+  void removeAll() const {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((m_path + suffix).c_str());
+  }
+  std::string m_path;
+};
+
+/// f(), true if it returned, false if it threw an InputError.
+template <class F>
+bool accepted(F&& f) {
+  try {
+    f();
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+/// The kernel DSL parser.
+inline bool dsl(std::string_view bytes) {
+  return accepted([&] { (void)parseKernel(bytes, "fuzz.pim"); });
+}
+
+/// The backend loader: depth-limited JSON reader, then the schema of the family the file names.
+inline bool backend(std::string_view bytes) {
+  return accepted([&] {
+    const Backend b = parseBackend(bytes, "fuzz.json");
+    (void)b.hash();
+    (void)b.toJson();
+  });
+}
+
+/// The schedule reader (embedded backend and kernel, shape, draft id and parts, recorded results). It stops
+/// before the re-simulation, whose cost is the input's shape and not a reader's bug.
+inline bool schedule(std::string_view bytes) {
+  const InputFile file(bytes, ".schedule.json");
+  return accepted([&] { (void)readSchedule(file.path()); });
+}
+
+/// The session reader, then the draft ids it read resolved against the shipped example's problem (GEMV
+/// 4096x4096 on hbm-pim), as the window does on open.
+inline bool session(std::string_view bytes) {
+  static const Problem& example = *[] {
+    Kernel k = KernelLibrary::builtin().get("gemv");
+    Shape s = parseShape(k, "b=1,out=4096,in=4096");
+    return new Problem(builtinBackends().get("hbm-pim"), std::move(k), std::move(s));  // kept for the run
+  }();
+  const InputFile file(bytes, ".pimsession");
+  return accepted([&] {
+    SessionData d = SessionFile::load(file.path());
+    resolveDrafts(d, example);
+  });
+}
+
+/// The results store opener (read-only preflight with SQLite's quick_check, application id, schema version,
+/// migration of older stores), then the reads a rerun of `explore --db` makes, with the keys of the seed
+/// stores (tests/fuzz/make_sqlite_seeds.sh) so that mutated rows are decoded.
+inline bool store(std::string_view bytes) {
+  const InputFile file(bytes, ".db");
+  return accepted([&] {
+    ResultsStore st = ResultsStore::open(file.path());
+    (void)st.lookup("b1", "ir1:k", "n=8");
+    (void)st.latestModel("b1", "m");
+    (void)st.model(1);
+    (void)st.findProblem(1, "ir1:k", "n=8");
+    (void)st.drafts(1);
+    (void)st.results(1);
+    (void)st.countResults(1);
+    (void)st.predictions(1, 1);
+  });
+}
+
+}  // namespace pim::fuzz
