@@ -215,12 +215,13 @@ int64_t ChannelScheduler::actGate() const {
 }
 
 // ---- refresh ----
-bool ChannelScheduler::refreshDue(int64_t t) {
+// `actMask`: the banks an ACT planned at t would open (0 for other commands).
+bool ChannelScheduler::refreshDue(int64_t t, uint64_t actMask) {
   m_planMax = std::max(m_planMax, t);
   bool any = false;
   for (RefreshUnit& u : m_refresh) {
     if (m_cfg.lazyRefresh) {
-      if (u.next <= t && lazyRefresh(u, t)) any = true;
+      if (u.next <= t && lazyRefresh(u, t, (actMask & u.parked) != 0)) any = true;
       continue;
     }
     while (u.next <= t) {
@@ -249,11 +250,13 @@ void ChannelScheduler::doRefresh(RefreshUnit& u) {
 
 // DRAMSim2's refresh (config.h, lazyRefresh) seen from a command planned at t: every open bank of the unit
 // whose precharge the controller could have issued by t (from the deadline on, as soon as the bank allows)
-// is closed there, one PRE per group of banks that became closable together. The controller keeps issuing
-// everything else meanwhile, ACTs into the unit included, so REF waits for a moment when no bank of the unit
-// is open; it then goes out the cycle after the last PRE (DRAMSim2 does not wait tRP for it). True if any
-// command was placed.
-bool ChannelScheduler::lazyRefresh(RefreshUnit& u, int64_t t) {
+// is closed there, one PRE per group of banks that became closable together. Everything else keeps issuing
+// meanwhile, ACTs into banks still open or never closed for this refresh included, so REF waits for a moment
+// when no bank of the unit is open; it then goes out the cycle after the last PRE (DRAMSim2 does not wait
+// tRP). A bank precharged for the refresh is not re-opened before REF: an ACT into it (`force`) closes the
+// rest as soon as they allow (without this a stream over many banks could keep postponing REF, re-opening
+// each bank it closed). True if any command was placed.
+bool ChannelScheduler::lazyRefresh(RefreshUnit& u, int64_t t, bool force) {
   const int64_t due = u.next;
   bool placed = false;
   int64_t lastPre = due - 1;
@@ -267,9 +270,10 @@ bool ChannelScheduler::lazyRefresh(RefreshUnit& u, int64_t t) {
       if (p == at) group |= 1ULL << b;
     });
     if (!group) break;
-    if (at > t) return placed;  // a bank still busy at t: the refresh waits for it
+    if (at > t && !force) return placed;  // a bank still busy at t: the refresh waits for it
     const int64_t tp = rowSlot(at, false);
     commitPre(group, tp, false, Op::PREA);
+    u.parked |= group;
     lastPre = std::max(lastPre, tp);
     placed = true;
   }
@@ -285,6 +289,7 @@ void ChannelScheduler::issueRef(RefreshUnit& u, int64_t earliest) {
   ++refreshes;
   record(std::countr_zero(u.mask), Op::PREA, refAt, m_cfg.tRFC);
   u.next += m_cfg.tREFI;
+  u.parked = 0;
 }
 
 // ---- column commands ----
@@ -377,7 +382,7 @@ void ChannelScheduler::issueColumn(const Command& c, uint64_t mask) {
     }
     if (needAct) {
       const int64_t t = planAct(needAct, allBank, actGate());
-      if (refreshDue(t)) continue;
+      if (refreshDue(t, needAct)) continue;
       commitAct(needAct, t, c.row, allBank);
       continue;
     }
@@ -409,7 +414,7 @@ void ChannelScheduler::issueRow(const Command& c, uint64_t mask) {
       });
       if (!closed) return;  // already open: nothing to do
       const int64_t t = planAct(closed, allBank, actGate());
-      if (refreshDue(t)) continue;
+      if (refreshDue(t, closed)) continue;
       commitAct(closed, t, c.row, allBank);
       return;
     }

@@ -97,6 +97,7 @@ class ChannelScheduler {
   struct RefreshUnit {
     int64_t next;
     uint64_t mask;
+    uint64_t parked = 0;  // lazy refresh: banks precharged for the pending REF (no ACT before it)
   };
   void issue(const Command& c);
   void issueRow(const Command& c, uint64_t mask);
@@ -114,9 +115,9 @@ class ChannelScheduler {
   int64_t planCol(const Command& c, uint64_t mask, bool read) const;
   void commitCol(const Command& c, uint64_t mask, int64_t t, bool read);
   // Performs what due refreshes need by t; true if any command was placed (the caller re-plans).
-  bool refreshDue(int64_t t);
+  bool refreshDue(int64_t t, uint64_t actMask = 0);
   void doRefresh(RefreshUnit& u);
-  bool lazyRefresh(RefreshUnit& u, int64_t t);
+  bool lazyRefresh(RefreshUnit& u, int64_t t, bool force);
   void issueRef(RefreshUnit& u, int64_t earliest);
 
   int64_t rowSlot(int64_t t, bool act) const;
