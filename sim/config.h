@@ -31,7 +31,11 @@ struct CommandEnergies {
 enum class Scope : uint8_t { Rank, PseudoChannel };
 enum class BarrierMode : uint8_t {
   Order,  // column commands stay in program order (they always do); row commands may run ahead
-  Drain   // column commands after a barrier wait until every earlier column command has completed
+  Drain,  // column commands after a barrier wait until every earlier column command has completed
+  // DRAMSim2's command queue (the HBM2-PIM reference): the controller activates rows only for the barrier
+  // group at the head of its queue, and for the next group once the head group is down to its last
+  // (barrier-tagged) command, which it activates only when that command heads the queue.
+  Window
 };
 
 struct DeviceConfig {
@@ -57,9 +61,20 @@ struct DeviceConfig {
   bool refresh = true;
   Scope refreshScope = Scope::Rank;  // REF per rank (HBM2) or per pseudo-channel (HBM3 reference)
   bool staggerRefresh = true;        // DRAMSim2-style: rank r first refreshes at tREFI/ranks*(r+1)
+  // How a due refresh closes its unit. false: at the deadline every open bank is precharged at once and REF
+  // follows tRP later. true (DRAMSim2's controller, the HBM2-PIM reference): each open bank is precharged as
+  // soon as its own timing allows while every other command keeps issuing (ACTs into the unit too), and REF
+  // goes out the first cycle no bank of the unit is open (it does not wait tRP); only then do ACTs wait tRFC.
+  // A refresh falling due while the kernel keeps banks open to its end costs next to nothing.
+  bool lazyRefresh = false;
   Scope rrdFawScope = Scope::Rank;
   bool separateRowColumnBus = false;  // HBM3: 1 row + 1 column command per cycle; HBM2 reference: 1 in total
   BarrierMode barrierMode = BarrierMode::Order;
+  // A masked command (HBM2-PIM AB mode: bank 0 or 1 addressed, all even or odd banks acting) is timed by the
+  // bank it addresses, the lowest of its mask: the reference controller keeps the state of that bank only and
+  // the others follow it in lockstep. Matters where they were left apart, e.g. after SB->AB, whose writes to
+  // banks 8 and 9 come after those to banks 0 and 1. false: by the latest bank of the mask.
+  bool maskTimedByAddressedBank = false;
   // Which rank of a pseudo-channel the PIM units live in (HBM2-PIM: rank 0; rank 1 idles but refreshes).
   int pimRank = 0;
 

@@ -2,7 +2,9 @@
 #pragma once
 // The HBM2-PIM (Aquabolt-XL) command protocol (hbm2-pim.md, "Modes" and "Vendor kernel protocol"):
 // park-in/out, SB<->AB mode switches, CRF programming and AB/AB-PIM bursts to all even or all odd banks of
-// the PIM rank. Shared by the vendor-library programs and the code generator for DCC drafts.
+// the PIM rank, as the vendor library issues them: every step is a memory transaction (RD or WR) to a
+// reserved row, and the row commands around it are the controller's (open page). Shared by the
+// vendor-library programs and the code generator for DCC drafts.
 #include <algorithm>
 #include <cstdint>
 
@@ -18,6 +20,7 @@ struct Hbm2Emitter {
   ProgramBuilder& b;  // `own`, or a builder the caller is appending a larger program to
   int rank;
   uint64_t even = 0, odd = 0;
+  static constexpr uint32_t kModeColumn = 0x1F;  // the column the library writes to enter or leave AB mode
   explicit Hbm2Emitter(const DeviceConfig& c) : Hbm2Emitter(c, own) {}
   Hbm2Emitter(const DeviceConfig& c, ProgramBuilder& out) : cfg(c), b(out), rank(c.pimRank) {
     // AB mode: a command to bank 0 (1) of bank group 0 acts on all even (odd) banks of the PIM rank.
@@ -38,24 +41,32 @@ struct Hbm2Emitter {
     c.op = Op::WR;
     return c;
   }
-  void park() {  // park-in / park-out: one RD per bank, single-bank mode
-    for (int bg = 0; bg < cfg.bankGroups; ++bg)
-      for (int ba = 0; ba < cfg.banksPerBankGroup; ++ba) b.rd(rank, bg, ba, kHbm2ParkRow, 0);
+  // Park-in and park-out: one RD of the park row per bank in single-bank mode, bank-in-group outer and bank
+  // group inner as the vendor library walks them; a barrier closes the 16. The controller opens the 16 rows
+  // with ordinary ACTs (tRRD), so parking costs what 16 row misses cost.
+  void park() {
+    for (int ba = 0; ba < cfg.banksPerBankGroup; ++ba)
+      for (int bg = 0; bg < cfg.bankGroups; ++bg) b.rd(rank, bg, ba, kHbm2ParkRow, 0);
     b.barrier();
   }
-  void sbToAb() {  // ACT of the ABMR row on banks 0, 1, 8, 9 (ordinary ACTs with full timing)
-    b.act(rank, 0, 0, kHbm2AbmrRow);
-    b.act(rank, 0, 1, kHbm2AbmrRow);
-    b.act(rank, 2, 0, kHbm2AbmrRow);
-    b.act(rank, 2, 1, kHbm2AbmrRow);
+  // SB -> AB: the library writes the last column of the ABMR row of banks 0 and 1 of bank groups 0 and 2, one
+  // ordinary single-bank transaction each (the controller precharges the parked row, activates the ABMR row
+  // and writes); the device enters AB mode on the fourth ACT. The WR is why the next command to these banks
+  // waits WR-to-PRE, not only tRAS.
+  void sbToAb() {
+    for (int bg : {0, 2})
+      for (int ba : {0, 1}) b.wr(rank, bg, ba, kHbm2AbmrRow, kModeColumn);
     b.barrier();
   }
-  void abToSb() {  // precharge of the SBMR row on banks 0 and 1 (it is opened first, in AB mode)
-    b.act(rank, 0, 0, kHbm2SbmrRow, even);
-    b.act(rank, 0, 1, kHbm2SbmrRow, odd);
-    b.pre(rank, 0, 0, even);
-    b.pre(rank, 0, 1, odd);
+  // AB -> SB: the same write to the SBMR row of bank 0 and bank 1 (in AB mode: all even, all odd banks). The
+  // device leaves AB mode when the controller precharges that row in both, WR-to-PRE after the writes; only
+  // then does it take single-bank ACTs again, so the PREs order every later ACT (kFlagModeSwitch).
+  void abToSb() {
+    wrAll(0, kHbm2SbmrRow, kModeColumn, 1, false);
+    wrAll(1, kHbm2SbmrRow, kModeColumn, 1, false);
     b.barrier();
+    b.pre(rank, 0, 0, even).flags |= kFlagModeSwitch;
+    b.pre(rank, 0, 1, odd).flags |= kFlagModeSwitch;
   }
   void programCrf(int instructions) {  // 8 instructions per burst to columns 4..7 of the register row
     const int bursts = std::max(1, (instructions + 7) / 8);

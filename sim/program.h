@@ -42,8 +42,12 @@ OpClass opClass(Op op);
 
 // Flags on a command.
 enum : uint8_t {
-  kFlagPim = 1,      // an HBM2-PIM AB-PIM RD/WR that also executes the CRF instruction in every unit
-  kFlagAllBanks = 2  // acts on every bank of the channel (ACTAB/PREA/MACAB and broadcasts set it implicitly)
+  kFlagPim = 1,       // an HBM2-PIM AB-PIM RD/WR that also executes the CRF instruction in every unit
+  kFlagAllBanks = 2,  // acts on every bank of the channel (ACTAB/PREA/MACAB and broadcasts set it implicitly)
+  // A PRE that switches the device's mode: no later ACT issues before it. HBM2-PIM's AB-to-SB switch is the
+  // precharge of the SBMR row; until it, the device still takes an ACT as an all-bank one, so the controller
+  // holds back single-bank ACTs (the reference's ACT check on the rank's mode).
+  kFlagModeSwitch = 4
 };
 
 // A field added here must also be fed to ChannelProgram::hash() (== compares it anyway, so a missed field

@@ -112,6 +112,7 @@ void ChannelScheduler::take(int64_t t, bool row, bool act) {
     if (act) m_lastAct = std::max(m_lastAct, t);
     ++rowCommands;
   } else {
+    m_prevCol = m_lastCol;
     m_lastCol = t;
     ++columnCommands;
   }
@@ -129,9 +130,9 @@ void ChannelScheduler::record(int bank, Op op, int64_t t, int64_t dur) {
 }
 
 // ---- row commands ----
-int64_t ChannelScheduler::planAct(uint64_t mask, bool allBank) const {
-  int64_t t = 0;
-  forBits(mask, [&](int b) { t = std::max(t, m_banks[b].actReady); });
+int64_t ChannelScheduler::planAct(uint64_t mask, bool allBank, int64_t notBefore) const {
+  int64_t t = notBefore;
+  forBits(timedBy(mask), [&](int b) { t = std::max(t, m_banks[b].actReady); });
   if (!allBank) {
     const MaskInfo& mi = info(mask);
     const uint32_t ranksTouched = mi.ranks;
@@ -186,7 +187,7 @@ void ChannelScheduler::commitAct(uint64_t mask, int64_t t, uint32_t row, bool al
 
 int64_t ChannelScheduler::planPre(uint64_t mask) const {
   int64_t t = 0;
-  forBits(mask, [&](int b) {
+  forBits(timedBy(mask), [&](int b) {
     if (m_banks[b].openRow >= 0) t = std::max(t, m_banks[b].preReady);
   });
   return rowSlot(t, false);
@@ -207,11 +208,22 @@ void ChannelScheduler::commitPre(uint64_t mask, int64_t t, bool allBank, Op op) 
   complete(t + 1);
 }
 
+// A group's last command is activated only once it heads the queue: after the column command before it.
+int64_t ChannelScheduler::actGate() const {
+  if (m_cfg.barrierMode != BarrierMode::Window) return 0;
+  return m_groupEnd ? std::max(m_actGate, m_lastCol + 1) : m_actGate;
+}
+
 // ---- refresh ----
-bool ChannelScheduler::refreshDue(int64_t t) {
+// `actMask`: the banks an ACT planned at t would open (0 for other commands).
+bool ChannelScheduler::refreshDue(int64_t t, uint64_t actMask) {
   m_planMax = std::max(m_planMax, t);
   bool any = false;
   for (RefreshUnit& u : m_refresh) {
+    if (m_cfg.lazyRefresh) {
+      if (u.next <= t && lazyRefresh(u, t, (actMask & u.parked) != 0)) any = true;
+      continue;
+    }
     while (u.next <= t) {
       doRefresh(u);
       any = true;
@@ -233,22 +245,60 @@ void ChannelScheduler::doRefresh(RefreshUnit& u) {
     refAt = tp + m_cfg.tRP;
   }
   forBits(u.mask, [&](int b) { refAt = std::max(refAt, m_banks[b].actReady); });
-  refAt = rowSlot(refAt, false);
+  issueRef(u, refAt);
+}
+
+// DRAMSim2's refresh (config.h, lazyRefresh) seen from a command planned at t: every open bank of the unit
+// whose precharge the controller could have issued by t (from the deadline on, as soon as the bank allows)
+// is closed there, one PRE per group of banks that became closable together. Everything else keeps issuing
+// meanwhile, ACTs into banks still open or never closed for this refresh included, so REF waits for a moment
+// when no bank of the unit is open; it then goes out the cycle after the last PRE (DRAMSim2 does not wait
+// tRP). A bank precharged for the refresh is not re-opened before REF: an ACT into it (`force`) closes the
+// rest as soon as they allow (without this a stream over many banks could keep postponing REF, re-opening
+// each bank it closed). True if any command was placed.
+bool ChannelScheduler::lazyRefresh(RefreshUnit& u, int64_t t, bool force) {
+  const int64_t due = u.next;
+  bool placed = false;
+  int64_t lastPre = due - 1;
+  for (;;) {
+    uint64_t group = 0;
+    int64_t at = INT64_MAX;
+    forBits(u.mask, [&](int b) {
+      if (m_banks[b].openRow < 0) return;
+      const int64_t p = std::max(due, m_banks[b].preReady);
+      if (p < at) group = 0, at = p;
+      if (p == at) group |= 1ULL << b;
+    });
+    if (!group) break;
+    if (at > t && !force) return placed;  // a bank still busy at t: the refresh waits for it
+    const int64_t tp = rowSlot(at, false);
+    commitPre(group, tp, false, Op::PREA);
+    u.parked |= group;
+    lastPre = std::max(lastPre, tp);
+    placed = true;
+  }
+  issueRef(u, lastPre + 1);
+  return true;
+}
+
+void ChannelScheduler::issueRef(RefreshUnit& u, int64_t earliest) {
+  const int64_t refAt = rowSlot(earliest, false);
   forBits(u.mask, [&](int b) { m_banks[b].actReady = refAt + m_cfg.tRFC; });
   take(refAt, true, false);
   --rowCommands;  // counted separately
   ++refreshes;
   record(std::countr_zero(u.mask), Op::PREA, refAt, m_cfg.tRFC);
   u.next += m_cfg.tREFI;
+  u.parked = 0;
 }
 
 // ---- column commands ----
 int64_t ChannelScheduler::planCol(const Command& c, uint64_t mask, bool read) const {
   int64_t t = 0;
   if (read)
-    forBits(mask, [&](int b) { t = std::max(t, m_banks[b].rdReady); });
+    forBits(timedBy(mask), [&](int b) { t = std::max(t, m_banks[b].rdReady); });
   else
-    forBits(mask, [&](int b) { t = std::max(t, m_banks[b].wrReady); });
+    forBits(timedBy(mask), [&](int b) { t = std::max(t, m_banks[b].wrReady); });
   const MaskInfo& mi = info(mask);
   const uint32_t ranksTouched = mi.ranks, pchTouched = mi.pchs;
   const auto& bgTouched = mi.bg;
@@ -331,8 +381,8 @@ void ChannelScheduler::issueColumn(const Command& c, uint64_t mask) {
       continue;
     }
     if (needAct) {
-      const int64_t t = planAct(needAct, allBank);
-      if (refreshDue(t)) continue;
+      const int64_t t = planAct(needAct, allBank, actGate());
+      if (refreshDue(t, needAct)) continue;
       commitAct(needAct, t, c.row, allBank);
       continue;
     }
@@ -363,8 +413,8 @@ void ChannelScheduler::issueRow(const Command& c, uint64_t mask) {
         if (m_banks[b].openRow < 0) closed |= 1ULL << b;
       });
       if (!closed) return;  // already open: nothing to do
-      const int64_t t = planAct(closed, allBank);
-      if (refreshDue(t)) continue;
+      const int64_t t = planAct(closed, allBank, actGate());
+      if (refreshDue(t, closed)) continue;
       commitAct(closed, t, c.row, allBank);
       return;
     }
@@ -376,6 +426,7 @@ void ChannelScheduler::issueRow(const Command& c, uint64_t mask) {
     const int64_t t = planPre(open);
     if (refreshDue(t)) continue;
     commitPre(open, t, allBank, c.op);
+    if (c.flags & kFlagModeSwitch) m_lastAct = std::max(m_lastAct, t);  // ACTs stay in order after it
     return;
   }
 }
@@ -413,6 +464,8 @@ void ChannelScheduler::issue(const Command& c) {
   switch (opClass(c.op)) {
     case OpClass::Barrier:
       if (m_cfg.barrierMode == BarrierMode::Drain) m_colFloor = std::max(m_colFloor, m_maxColCompletion);
+      // The group just closed heads the queue with its last command once the one before it has issued.
+      if (m_cfg.barrierMode == BarrierMode::Window) m_actGate = std::max(m_actGate, m_prevCol + 1);
       return;
     case OpClass::RowAct:
     case OpClass::RowPre:

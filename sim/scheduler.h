@@ -8,8 +8,9 @@
 //  * each command issues at the earliest cycle that satisfies every bank / bank-group / rank / pseudo-channel
 //    constraint (no per-cycle loop: every constraint is an "earliest cycle" timestamp);
 //  * refresh: when a command would issue at or after a refresh deadline of a rank/pseudo-channel, the
-//  controller
-//    first closes that unit's open rows (one PREA), issues REF tRP later, and blocks ACT for tRFC;
+//    controller first closes that unit's open rows (one PREA), issues REF tRP later, and blocks ACT for tRFC;
+//    with DeviceConfig::lazyRefresh it closes each bank only once that bank allows, lets other commands go
+//    on meanwhile (ACTs included), and issues REF as soon as nothing is open;
 //  * a phase change is a full fence (everything of the previous phase completes first).
 #include <array>
 #include <bit>
@@ -96,21 +97,28 @@ class ChannelScheduler {
   struct RefreshUnit {
     int64_t next;
     uint64_t mask;
+    uint64_t parked = 0;  // lazy refresh: banks precharged for the pending REF (no ACT before it)
   };
   void issue(const Command& c);
   void issueRow(const Command& c, uint64_t mask);
   void issueColumn(const Command& c, uint64_t mask);
   void issueBuffer(const Command& c);
   uint64_t maskOf(const Command& c) const;
+  // The banks whose state times a command on `mask` (DeviceConfig::maskTimedByAddressedBank).
+  uint64_t timedBy(uint64_t mask) const { return m_cfg.maskTimedByAddressedBank ? mask & (~mask + 1) : mask; }
 
-  int64_t planAct(uint64_t mask, bool allBank) const;
+  int64_t planAct(uint64_t mask, bool allBank, int64_t notBefore = 0) const;
+  int64_t actGate() const;  // BarrierMode::Window: earliest ACT for the command being issued
   void commitAct(uint64_t mask, int64_t t, uint32_t row, bool allBank);
   int64_t planPre(uint64_t mask) const;
   void commitPre(uint64_t mask, int64_t t, bool allBank, Op op);
   int64_t planCol(const Command& c, uint64_t mask, bool read) const;
   void commitCol(const Command& c, uint64_t mask, int64_t t, bool read);
-  bool refreshDue(int64_t t);  // performs due refreshes; true if any happened (caller re-plans)
+  // Performs what due refreshes need by t; true if any command was placed (the caller re-plans).
+  bool refreshDue(int64_t t, uint64_t actMask = 0);
   void doRefresh(RefreshUnit& u);
+  bool lazyRefresh(RefreshUnit& u, int64_t t, bool force);
+  void issueRef(RefreshUnit& u, int64_t earliest);
 
   int64_t rowSlot(int64_t t, bool act) const;
   static constexpr int64_t kSlotWindow = 256;
@@ -149,6 +157,9 @@ class ChannelScheduler {
   std::vector<RefreshUnit> m_refresh;
   std::set<int64_t> m_used;  // occupied command slots (single command bus only), pruned behind the frontier
   int64_t m_lastAct = -1, m_lastCol = -1, m_lastMac = -(1 << 30);
+  int64_t m_prevCol = -1;   // the column command before m_lastCol
+  int64_t m_actGate = 0;    // BarrierMode::Window: ACTs of the current barrier group not before this
+  bool m_groupEnd = false;  // the command being issued is the last of its barrier group
   int64_t m_floor = 0, m_colFloor = 0, m_maxCompletion = 0, m_maxColCompletion = 0;
   int64_t m_planMax = INT64_MIN;  // latest planned issue time since the last snapshot (fast-forward)
   int m_phase = -1;

@@ -64,7 +64,7 @@ void ChannelScheduler::snapshot(Snapshot& s) {
   s.planMax = m_planMax;
   m_planMax = INT64_MIN;
   const size_t nb = m_banks.size();
-  s.rel.resize(nb * 4 + m_ranks.size() * 30 + m_pchs.size() * 8 + 6 + m_used.size() + 1);
+  s.rel.resize(nb * 4 + m_ranks.size() * 30 + m_pchs.size() * 8 + 8 + m_used.size() + 1);
   s.rows.resize(nb);
   s.opened.resize(nb);
   s.counters.resize(nb * 8 + 3);
@@ -95,7 +95,7 @@ void ChannelScheduler::snapshot(Snapshot& s) {
     tc(p.busFree), tc(p.rdAfterWrS), tc(p.wrAfterRd), t(p.lastAct);
     for (int i = 0; i < 4; ++i) t(p.faw[(p.fawPos + i) & 3]);
   }
-  t(m_lastAct), tr(m_floor), tc(m_colFloor);
+  t(m_lastAct), tr(m_floor), tc(m_colFloor), t(m_prevCol), tr(m_actGate);
   *out++ = std::max(m_maxCompletion - base, -kSlotWindow);  // row commands complete after they issue
   *out++ = std::max<int64_t>(m_maxColCompletion - base, 1);
   *out++ = std::max<int64_t>(m_lastMac + m_cfg.pimMacToMac - base, 1);
@@ -138,6 +138,7 @@ void ChannelScheduler::jump(int64_t k, const Snapshot& prev, const Snapshot& cur
     for (int64_t& v : p.faw) v += dt;
   }
   m_lastAct += dt, m_lastCol += dt, m_lastMac += dt, m_floor += dt, m_colFloor += dt;
+  m_prevCol += dt, m_actGate += dt;
   m_maxCompletion += dt, m_maxColCompletion += dt;
   if (!m_used.empty()) {
     std::set<int64_t> used;
@@ -433,8 +434,9 @@ bool ChannelScheduler::issueIteration(const Block& blk, const std::vector<size_t
                                       int64_t stopAfter) {
   const int64_t C = m_cfg.columns;
   const int colShift = std::has_single_bit(uint64_t(C)) ? std::countr_zero(uint64_t(C)) : -1;
-  for (size_t oi : order) {
-    const Command& c0 = blk.cmds[oi];
+  for (size_t p = 0; p < order.size(); ++p) {
+    const Command& c0 = blk.cmds[order[p]];
+    const bool beforeBarrier = p + 1 < order.size() && opClass(blk.cmds[order[p + 1]].op) == OpClass::Barrier;
     Command c = c0;
     // Address mapping: a column past the end of the row carries into the next row.
     int64_t row = int64_t(c0.row) + it * c0.rowStep;
@@ -448,6 +450,7 @@ bool ChannelScheduler::issueIteration(const Block& blk, const std::vector<size_t
         c.row = uint32_t(row + col / m_cfg.columns);
         c.col = uint32_t(col % m_cfg.columns);
       }
+      m_groupEnd = beforeBarrier && k + 1 == c0.repeat;
       issue(c);
       if (overdue(stopAfter)) return false;
     }

@@ -16,7 +16,9 @@ class ChannelRunCache;
 /// results stored by an older simulator are not taken for current ones (the store keys labels and lookups
 /// by it). 2: host streams interleave pseudo-channels as an FR-FCFS controller does. 3: host transfers at
 /// burst granularity (the lowered program changes; the version covers the whole pipeline a label comes from).
-inline constexpr int kTimingModelVersion = 3;
+/// 4: HBM2-PIM protocol as the vendor library issues it (mode switches are WR transactions, AB->SB gates
+/// later ACTs) and DRAMSim2's lazy refresh on hbm2-pim.
+inline constexpr int kTimingModelVersion = 4;
 
 struct SimOptions {
   TraceWindow trace;  // trace window in cycles (events of the first channel running each distinct program)

@@ -32,6 +32,21 @@ TEST(SimCalibration, Hbm2PimAdd1MOn64Channels) {
   expectWithin(double(r.phase(Phase::Compute)), 3349, 0.005);
 }
 
+// hbm2-pim.md gives the two above; issue 16 adds these. With refresh off every cycle is protocol (park, mode
+// switches, CRF, one output tile); RELU 2^20 has its rank-0 refresh fall due in the epilogue, where the lazy
+// close lets the kernel finish first.
+TEST(SimCalibration, Hbm2PimGemv4096x128RefreshOffOn64Channels) {
+  const DeviceConfig c = pim::test::shippedDevice("hbm2-pim", false);
+  const Result r = simulate(c, hbm2pimGemv(c, 64, 4096, 128));
+  expectWithin(double(r.phase(Phase::Compute)), 750, 0.005);
+}
+
+TEST(SimCalibration, Hbm2PimRelu1MOn64Channels) {
+  const DeviceConfig c = pim::test::shippedDevice("hbm2-pim");
+  const Result r = simulate(c, hbm2pimRelu(c, 64, 1 << 20));
+  expectWithin(double(r.phase(Phase::Compute)), 2042, 0.005);
+}
+
 // Power constraint on, B=1 H=32 L=2048 d=128 on one AttAcc device: 3,810 cycles (2.93 us).
 TEST(SimCalibration, AttaccDecodeAttention) {
   const DeviceConfig c = pim::test::shippedDevice("attacc");

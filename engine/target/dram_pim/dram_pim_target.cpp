@@ -264,6 +264,7 @@ std::string commandListing(const sim::Program& prog, std::size_t maxLines) {
           if (c.repeat > 1) os << " x" << c.repeat;
           if (c.colStep || c.rowStep) os << " step(row " << c.rowStep << ", col " << c.colStep << ")";
           if (c.flags & sim::kFlagPim) os << " [pim]";
+          if (c.flags & sim::kFlagModeSwitch) os << " [mode switch]";
         }
         os << "\n";
       }

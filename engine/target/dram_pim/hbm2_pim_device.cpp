@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Samsung HBM2-PIM (hbm2-pim.md): one command bus per pseudo-channel, refresh per rank with rank 0 first at
-// tREFI/2, tFAW not enforced; its vendor library issues GEMV (b = 1), ADD, MUL and RELU as fixed protocols.
+// tREFI/2 and closed lazily as DRAMSim2's controller does, tFAW not enforced; its vendor library issues GEMV
+// (b = 1), ADD, MUL and RELU as fixed protocols.
 #include <functional>
 
 #include "engine/kernel/library.h"
@@ -15,6 +16,11 @@ namespace {
 void configure(const Backend&, sim::DeviceConfig& c) {
   c.refreshScope = sim::Scope::Rank;
   c.staggerRefresh = true;
+  // The reference's controller is DRAMSim2's (config.h): its refresh, its barrier-group look-ahead, and one
+  // bank state per AB-mode half.
+  c.lazyRefresh = true;
+  c.barrierMode = sim::BarrierMode::Window;
+  c.maskTimedByAddressedBank = true;
 }
 
 /// The library's loads and read-back for `p`'s residency: its inputs in kernel order, then its output (the
