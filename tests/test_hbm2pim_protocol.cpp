@@ -45,7 +45,7 @@ std::vector<TraceEvent> of(const Result& r, Op op) {
 // precharge in both halves, which switches the mode), park-out (16 RD): 43 commands, in this order.
 TEST(Hbm2PimProtocol, PrologueAndEpilogueAreTheLibrarysTransactions) {
   const DeviceConfig c = pim::test::shippedDevice("hbm2-pim", false);
-  const Program p = hbm2pimEltwise(c, 1, 0, Hbm2EltOp::Relu, false);
+  const Program p = hbm2pimEltwise(c, 1, 0, Hbm2EltOp::Relu);
   std::vector<Step> want;
   auto park = [&] {
     for (int ba = 0; ba < 4; ++ba)
@@ -92,7 +92,7 @@ TEST(Hbm2PimProtocol, ModeSwitchWritesHoldTheirBanksAndGateParkOut) {
   const DeviceConfig c = pim::test::shippedDevice("hbm2-pim", false);
   SimOptions o;
   o.trace.enabled = true;
-  const Result r = simulate(c, hbm2pimEltwise(c, 1, 0, Hbm2EltOp::Relu, false), o);
+  const Result r = simulate(c, hbm2pimEltwise(c, 1, 0, Hbm2EltOp::Relu), o);
   const int64_t wrToPre = c.CWL + c.BL / 2 + c.tWR;
   ASSERT_EQ(wrToPre, 26);
   std::vector<TraceEvent> bank0;
