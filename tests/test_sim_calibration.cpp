@@ -66,7 +66,8 @@ TEST(SimConformance, BreakdownAndBytes) {
   const DeviceConfig c = pim::test::shippedDevice("hbm2-pim", false);
   const Result plain = simulate(c, hbm2pimAdd(c, 4, 2048 * 4 * 3));
   for (bool rearr : {false, true}) {
-    const Result r = simulate(c, hbm2pimEltwise(c, 4, 2048 * 4 * 3, Hbm2EltOp::Add, rearr ? Hbm2Copies::all() : Hbm2Copies::none()));
+    const Result r = simulate(c, hbm2pimEltwise(c, 4, 2048 * 4 * 3, Hbm2EltOp::Add,
+                                                rearr ? Hbm2Copies::all() : Hbm2Copies::none()));
     int64_t sum = 0;
     for (int p = 0; p < kNumPhases; ++p) {
       EXPECT_GE(r.phaseCycles[p], 0);
