@@ -92,6 +92,11 @@ struct DeviceConfig {
   int pimPreToAct = -1;  // PREA -> ACTAB (tRP)
   int pimActToAct = -1;  // ACTAB -> ACTAB (tRC)
   int pimActToPre = -1;  // ACTAB -> PREA (tRAS)
+  // AttAcc: the all-bank MAC feeds the banks' GEMV units, a data path apart from the one buffer moves
+  // (WRGB/MVSB/MVGB/SFM) use. The two kinds then share no column slots (data bus, tCCD_S/L: its reference's
+  // timing table has no rule between them) and, within a barrier group, neither waits behind the other (its
+  // controller picks any ready command of the group at the head of its queue); a barrier orders both.
+  bool macOwnDataPath = false;
 
   CommandEnergies energy;
 

@@ -100,26 +100,35 @@ int64_t ChannelScheduler::rowSlot(int64_t t, bool act) const {
   return t;
 }
 
-int64_t ChannelScheduler::colSlot(int64_t t) const {
-  t = std::max({t, m_floor, m_colFloor, m_lastCol + 1});
-  if (!m_cfg.separateRowColumnBus)
+int64_t ChannelScheduler::bufferFrontier() const {
+  // Buffer moves on their own path look ahead of the MAC stream as far as row commands do.
+  return std::max(m_lastBufCol, m_lastCol - kSlotWindow);
+}
+
+int64_t ChannelScheduler::colSlot(int64_t t, bool bufferPath) const {
+  t = std::max({t, m_floor, m_colFloor, (bufferPath ? bufferFrontier() : m_lastCol) + 1});
+  if (!m_cfg.separateRowColumnBus || m_cfg.macOwnDataPath)  // one column command per cycle
     while (m_used.count(t)) ++t;
   return t;
 }
 
-void ChannelScheduler::take(int64_t t, bool row, bool act) {
+void ChannelScheduler::take(int64_t t, bool row, bool act, bool bufferPath) {
   if (row) {
     if (act) m_lastAct = std::max(m_lastAct, t);
     ++rowCommands;
+  } else if (bufferPath) {
+    m_lastBufCol = std::max(m_lastBufCol, t);
+    ++columnCommands;
   } else {
     m_prevCol = m_lastCol;
     m_lastCol = t;
     ++columnCommands;
   }
-  if (!m_cfg.separateRowColumnBus) {
+  if (!m_cfg.separateRowColumnBus || (m_cfg.macOwnDataPath && !row)) {
     m_used.insert(t);
-    // Nothing can issue before both in-order frontiers any more: drop the older slots.
-    const int64_t frontier = std::min(m_lastAct, m_lastCol) - kSlotWindow;
+    // Nothing can issue before the in-order frontiers any more: drop the older slots.
+    const int64_t frontier =
+        (m_cfg.separateRowColumnBus ? m_lastCol : std::min(m_lastAct, m_lastCol)) - kSlotWindow;
     m_used.erase(m_used.begin(), m_used.lower_bound(frontier));
   }
 }
@@ -299,6 +308,9 @@ int64_t ChannelScheduler::planCol(const Command& c, uint64_t mask, bool read) co
     forBits(timedBy(mask), [&](int b) { t = std::max(t, m_banks[b].rdReady); });
   else
     forBits(timedBy(mask), [&](int b) { t = std::max(t, m_banks[b].wrReady); });
+  const bool allBank = isAllBankOp(c.op);
+  if (allBank) t = std::max(t, m_lastMac + m_cfg.pimMacToMac);
+  if (allBank && m_cfg.macOwnDataPath) return colSlot(t, false);
   const MaskInfo& mi = info(mask);
   const uint32_t ranksTouched = mi.ranks, pchTouched = mi.pchs;
   const auto& bgTouched = mi.bg;
@@ -315,8 +327,7 @@ int64_t ChannelScheduler::planCol(const Command& c, uint64_t mask, bool read) co
     t = std::max(t, ps.busFree);
     t = std::max(t, read ? ps.rdAfterWrS : ps.wrAfterRd);
   });
-  if (c.op == Op::MACAB || isAllBankOp(c.op)) t = std::max(t, m_lastMac + m_cfg.pimMacToMac);
-  return colSlot(t);
+  return colSlot(t, false);
 }
 
 void ChannelScheduler::commitCol(const Command& c, uint64_t mask, int64_t t, bool read) {
@@ -325,9 +336,6 @@ void ChannelScheduler::commitCol(const Command& c, uint64_t mask, int64_t t, boo
   const bool pimOp = (c.flags & kFlagPim) || allBank;
   const bool host = c.op == Op::HOST_RD || c.op == Op::HOST_WR;
   const int bus = cf.burstCycles();
-  const MaskInfo& mi = info(mask);
-  const uint32_t ranksTouched = mi.ranks, pchTouched = mi.pchs;
-  const auto bgTouched = mi.bg;
   const int toPre = read ? (allBank ? cf.pimMacToPre : cf.rdToPre) : cf.wrToPre;
   forBits(mask, [&](int b) {
     BankState& bs = m_banks[b];
@@ -337,6 +345,20 @@ void ChannelScheduler::commitCol(const Command& c, uint64_t mask, int64_t t, boo
     bs.preReady = std::max(bs.preReady, t + toPre);
   });
   if (m_tw.enabled) forBits(mask, [&](int b) { record(b, c.op, t, read ? cf.CL + bus : cf.CWL + bus); });
+  if (!allBank || !cf.macOwnDataPath) takeColumnSlots(mask, t, read);
+  if (allBank) m_lastMac = t;
+  take(t, false, false);
+  const int64_t done = t + (read ? cf.CL : cf.CWL) + bus;
+  complete(done);
+  m_maxColCompletion = std::max(m_maxColCompletion, done);
+}
+
+void ChannelScheduler::takeColumnSlots(uint64_t mask, int64_t t, bool read) {
+  const DeviceConfig& cf = m_cfg;
+  const int bus = cf.burstCycles();
+  const MaskInfo& mi = info(mask);
+  const uint32_t ranksTouched = mi.ranks, pchTouched = mi.pchs;
+  const auto bgTouched = mi.bg;
   forBits(ranksTouched, [&](int r) {
     RankState& rs = m_ranks[r];
     rs.colReadyS = t + cf.tCCDS;
@@ -353,11 +375,6 @@ void ChannelScheduler::commitCol(const Command& c, uint64_t mask, int64_t t, boo
     else
       ps.rdAfterWrS = std::max(ps.rdAfterWrS, t + cf.wrToRdS);
   });
-  if (allBank) m_lastMac = t;
-  take(t, false, false);
-  const int64_t done = t + (read ? cf.CL : cf.CWL) + bus;
-  complete(done);
-  m_maxColCompletion = std::max(m_maxColCompletion, done);
 }
 
 void ChannelScheduler::issueColumn(const Command& c, uint64_t mask) {
@@ -439,12 +456,12 @@ void ChannelScheduler::issueBuffer(const Command& c) {
     RankState& rs = m_ranks[r];
     PseudoChannelState& ps = m_pchs[c.pch];
     int64_t t = std::max({rs.colReadyS, rs.colReadyL[c.bg], ps.busFree});
-    t = colSlot(t);
+    t = colSlot(t, m_cfg.macOwnDataPath);
     if (refreshDue(t)) continue;
     rs.colReadyS = t + cf.tCCDS;
     rs.colReadyL[c.bg] = t + cf.tCCDL;
     ps.busFree = t + cf.burstCycles();
-    take(t, false, false);
+    take(t, false, false, m_cfg.macOwnDataPath);
     const int b0 = r * m_banksPerRank + c.bg * cf.banksPerBankGroup + c.bank;
     ++m_banks[b0].bufMoves;
     record(-1, c.op, t, cf.burstCycles());
@@ -464,6 +481,7 @@ void ChannelScheduler::issue(const Command& c) {
   switch (opClass(c.op)) {
     case OpClass::Barrier:
       if (m_cfg.barrierMode == BarrierMode::Drain) m_colFloor = std::max(m_colFloor, m_maxColCompletion);
+      if (m_cfg.macOwnDataPath) m_lastCol = m_lastBufCol = std::max(m_lastCol, m_lastBufCol);
       // The group just closed heads the queue with its last command once the one before it has issued.
       if (m_cfg.barrierMode == BarrierMode::Window) m_actGate = std::max(m_actGate, m_prevCol + 1);
       return;

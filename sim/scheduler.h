@@ -103,6 +103,7 @@ class ChannelScheduler {
   void issueRow(const Command& c, uint64_t mask);
   void issueColumn(const Command& c, uint64_t mask);
   void issueBuffer(const Command& c);
+  void takeColumnSlots(uint64_t mask, int64_t t, bool read);  // a column command's data-bus and tCCD slots
   uint64_t maskOf(const Command& c) const;
   // The banks whose state times a command on `mask` (DeviceConfig::maskTimedByAddressedBank).
   uint64_t timedBy(uint64_t mask) const { return m_cfg.maskTimedByAddressedBank ? mask & (~mask + 1) : mask; }
@@ -122,8 +123,9 @@ class ChannelScheduler {
 
   int64_t rowSlot(int64_t t, bool act) const;
   static constexpr int64_t kSlotWindow = 256;
-  int64_t colSlot(int64_t t) const;
-  void take(int64_t t, bool row, bool act);
+  int64_t colSlot(int64_t t, bool bufferPath) const;
+  int64_t bufferFrontier() const;
+  void take(int64_t t, bool row, bool act, bool bufferPath = false);
   void complete(int64_t t) { m_maxCompletion = std::max(m_maxCompletion, t); }
   void record(int bank, Op op, int64_t t, int64_t dur);
 
@@ -157,9 +159,10 @@ class ChannelScheduler {
   std::vector<RefreshUnit> m_refresh;
   std::set<int64_t> m_used;  // occupied command slots (single command bus only), pruned behind the frontier
   int64_t m_lastAct = -1, m_lastCol = -1, m_lastMac = -(1 << 30);
-  int64_t m_prevCol = -1;   // the column command before m_lastCol
-  int64_t m_actGate = 0;    // BarrierMode::Window: ACTs of the current barrier group not before this
-  bool m_groupEnd = false;  // the command being issued is the last of its barrier group
+  int64_t m_prevCol = -1;     // the column command before m_lastCol
+  int64_t m_lastBufCol = -1;  // DeviceConfig::macOwnDataPath: the buffer moves' own column frontier
+  int64_t m_actGate = 0;      // BarrierMode::Window: ACTs of the current barrier group not before this
+  bool m_groupEnd = false;    // the command being issued is the last of its barrier group
   int64_t m_floor = 0, m_colFloor = 0, m_maxCompletion = 0, m_maxColCompletion = 0;
   int64_t m_planMax = INT64_MIN;  // latest planned issue time since the last snapshot (fast-forward)
   int m_phase = -1;

@@ -64,7 +64,7 @@ void ChannelScheduler::snapshot(Snapshot& s) {
   s.planMax = m_planMax;
   m_planMax = INT64_MIN;
   const size_t nb = m_banks.size();
-  s.rel.resize(nb * 4 + m_ranks.size() * 30 + m_pchs.size() * 8 + 8 + m_used.size() + 1);
+  s.rel.resize(nb * 4 + m_ranks.size() * 30 + m_pchs.size() * 8 + 9 + m_used.size() + 1);
   s.rows.resize(nb);
   s.opened.resize(nb);
   s.counters.resize(nb * 8 + 3);
@@ -75,6 +75,8 @@ void ChannelScheduler::snapshot(Snapshot& s) {
   // moves) after base.
   auto tr = [&](int64_t v) { *out++ = std::max(v - base, -kSlotWindow); };
   auto tc = [&](int64_t v) { *out++ = std::max<int64_t>(v - base, 1); };
+  // With buffer moves on their own path (which may issue down to base - kSlotWindow), the slots they wait on.
+  auto tb = [&](int64_t v) { m_cfg.macOwnDataPath ? tr(v) : tc(v); };
   for (size_t i = 0; i < nb; ++i) {
     const BankState& b = m_banks[i];
     tr(b.actReady), tr(b.preReady), tc(b.rdReady), tc(b.wrReady);
@@ -85,17 +87,17 @@ void ChannelScheduler::snapshot(Snapshot& s) {
     cnt += 8;
   }
   for (const RankState& r : m_ranks) {
-    t(r.lastAct), tc(r.colReadyS);
+    t(r.lastAct), tb(r.colReadyS);
     for (int64_t v : r.lastActBg) t(v);
     for (int i = 0; i < 4; ++i) t(r.faw[(r.fawPos + i) & 3]);
-    for (int64_t v : r.colReadyL) tc(v);
+    for (int64_t v : r.colReadyL) tb(v);
     for (int64_t v : r.rdAfterWrL) tc(v);
   }
   for (const PseudoChannelState& p : m_pchs) {
-    tc(p.busFree), tc(p.rdAfterWrS), tc(p.wrAfterRd), t(p.lastAct);
+    tb(p.busFree), tc(p.rdAfterWrS), tc(p.wrAfterRd), t(p.lastAct);
     for (int i = 0; i < 4; ++i) t(p.faw[(p.fawPos + i) & 3]);
   }
-  t(m_lastAct), tr(m_floor), tc(m_colFloor), t(m_prevCol), tr(m_actGate);
+  t(m_lastAct), tr(m_floor), tc(m_colFloor), t(m_prevCol), tr(m_actGate), tr(bufferFrontier());
   *out++ = std::max(m_maxCompletion - base, -kSlotWindow);  // row commands complete after they issue
   *out++ = std::max<int64_t>(m_maxColCompletion - base, 1);
   *out++ = std::max<int64_t>(m_lastMac + m_cfg.pimMacToMac - base, 1);
@@ -138,7 +140,7 @@ void ChannelScheduler::jump(int64_t k, const Snapshot& prev, const Snapshot& cur
     for (int64_t& v : p.faw) v += dt;
   }
   m_lastAct += dt, m_lastCol += dt, m_lastMac += dt, m_floor += dt, m_colFloor += dt;
-  m_prevCol += dt, m_actGate += dt;
+  m_prevCol += dt, m_actGate += dt, m_lastBufCol += dt;
   m_maxCompletion += dt, m_maxColCompletion += dt;
   if (!m_used.empty()) {
     std::set<int64_t> used;

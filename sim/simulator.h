@@ -17,8 +17,9 @@ class ChannelRunCache;
 /// by it). 2: host streams interleave pseudo-channels as an FR-FCFS controller does. 3: host transfers at
 /// burst granularity (the lowered program changes; the version covers the whole pipeline a label comes from).
 /// 4: HBM2-PIM protocol as the vendor library issues it (mode switches are WR transactions, AB->SB gates
-/// later ACTs) and DRAMSim2's lazy refresh on hbm2-pim.
-inline constexpr int kTimingModelVersion = 4;
+/// later ACTs) and DRAMSim2's lazy refresh on hbm2-pim. 5: AttAcc's MACAB on a data path of its own (buffer
+/// moves issue alongside it) and its attention program's software pipelining of head pairs.
+inline constexpr int kTimingModelVersion = 5;
 
 struct SimOptions {
   TraceWindow trace;  // trace window in cycles (events of the first channel running each distinct program)

@@ -135,3 +135,29 @@ TEST(SimTiming, PseudoChannelsInterleave) {
       for (int g = 0; g < 4; ++g) b.rd(0, g, 0, 0, uint32_t(col)).pch = uint8_t(p);
   EXPECT_EQ(simulate(c, Program::replicated(b.take(), 1)).totalCycles, 71);
 }
+
+// AttAcc's MACAB feeds the GEMV units on a data path of its own (attacc.md; its reference's timing table has
+// no rule between MACAB and buffer moves), so buffer moves of the same barrier group issue alongside the
+// MACs. Refresh off. 16 MACABs over one row: ACTAB@0, MACAB at 19 + 6k (power constraint), the last at 109,
+// done 109 + CL 19 + nBL 2 = 130. 32 MVSB to one bank group: every tCCD_L = 4 from 0 (even cycles, never a
+// MACAB's), the last at 124, done 126: the total stays 130. After a barrier they wait for the last MACAB: 110
+// + 31 * 4 = 234, done 236.
+TEST(SimTiming, AttaccBufferMovesRunAlongsideMacs) {
+  DeviceConfig c = pim::test::shippedDevice("attacc");
+  c.refresh = false;
+  for (bool barrier : {false, true}) {
+    ProgramBuilder b;
+    for (int i = 0; i < 16; ++i) {
+      Command m;
+      m.op = Op::MACAB;
+      m.col = uint32_t(i);
+      b.add(m);
+    }
+    if (barrier) b.barrier();
+    for (int i = 0; i < 32; ++i) b.add(Command{.op = Op::MVSB});
+    const Result r = simulate(c, Program::replicated(b.take(), 1), traced());
+    EXPECT_EQ(issueOf(r, Op::MACAB, 15 * 64), 109);  // one trace event per bank of the channel
+    EXPECT_EQ(issueOf(r, Op::MVSB, 0), barrier ? 110 : 0);
+    EXPECT_EQ(r.totalCycles, barrier ? 236 : 130);
+  }
+}

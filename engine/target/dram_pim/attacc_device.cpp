@@ -23,6 +23,7 @@ void configure(const Backend& b, sim::DeviceConfig& c) {
   c.pimPreToAct = static_cast<int>(pimParameter(b, "PREA_to_ACTAB"));
   c.pimActToAct = static_cast<int>(pimParameter(b, "ACTAB_to_ACTAB"));
   c.pimActToPre = static_cast<int>(pimParameter(b, "ACTAB_to_PREA"));
+  c.macOwnDataPath = true;
 }
 
 /// Decode attention: AttAcc's own program for the compute phase (attacc.md, calibrated, K and V resident);
