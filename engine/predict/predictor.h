@@ -3,6 +3,7 @@
 // compute together) from its features. Trained offline on simulated labels of a sample of pruned drafts
 // across the shapes of a workload suite; shipped per backend in datasets/models/.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -66,6 +67,12 @@ class Predictor {
   /// on the whole batch, so callers that must agree predict the same set in one call).
   std::vector<double> predictNs(const Problem& p, std::span<const Draft> drafts,
                                 const CoarseToFine& plan = {}) const;
+  /// The same predictions, checking `cancel` (when not null) between batches of a few thousand drafts:
+  /// nullopt once it is set. The batches change no value (a draft's prediction depends on its own features,
+  /// and the fine shortlist is still chosen over the whole set).
+  std::optional<std::vector<double>> predictNs(const Problem& p, std::span<const Draft> drafts,
+                                               const std::atomic<bool>* cancel,
+                                               const CoarseToFine& plan = {}) const;
   const TrainingMetadata& metadata() const { return m_meta; }
   /// Expected error of a prediction, % (the validation MAPE).
   double expectedErrorPct() const { return m_meta.validationMape; }

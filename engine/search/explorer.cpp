@@ -146,8 +146,9 @@ bool Explorer::generate(const std::atomic<bool>& cancel) {
   std::sort(records.begin(), records.end(),
             [](const auto& a, const auto& b) { return a.draft.id < b.draft.id; });
   std::lock_guard lock(m_mutex);
+  if (cancelled || cancel.load()) return false;  // a partial list is not what the space keeps
   m_records = std::move(records);
-  return !cancelled;
+  return true;
 }
 
 bool Explorer::predict(const std::atomic<bool>& cancel, Reporter& report, const Predictor*& predictor) {
@@ -174,14 +175,16 @@ bool Explorer::predict(const std::atomic<bool>& cancel, Reporter& report, const 
   std::vector<Draft> batch;
   batch.reserve(chosen.size());
   for (std::size_t i : chosen) batch.push_back(m_records[i].draft);
-  const auto ns = predictor->predictNs(m_problem, batch);
+  const auto ns = predictor->predictNs(m_problem, batch, &cancel);
   {
     std::lock_guard lock(m_mutex);
-    for (std::size_t i = 0; i < ns.size(); ++i) m_records[chosen[i]].predictedNs = ns[i];
-    m_progress.predicted = ns.size();
+    // Checked under the lock: what a canceller reads after setting the flag is what the run keeps.
+    if (!ns || cancel.load()) return false;
+    for (std::size_t i = 0; i < ns->size(); ++i) m_records[chosen[i]].predictedNs = (*ns)[i];
+    m_progress.predicted = ns->size();
   }
   report.publish(false);
-  return !cancel.load();
+  return true;
 }
 
 void Explorer::simulate(const std::atomic<bool>& cancel, Reporter& report, ISearchStrategy& search) {
@@ -205,7 +208,7 @@ void Explorer::work(Workers& w) {
       std::optional<Proposal> prop = ask(w, draft);
       if (!prop) return;
       const DraftRecord result = evaluate(*prop, draft, cache, w);
-      keep(*prop, result);
+      if (!keep(*prop, result, w.cancel)) return;
       {
         std::lock_guard lock(w.askMutex);
         w.search.report(*prop, result);
@@ -264,8 +267,11 @@ DraftRecord Explorer::evaluate(const Proposal& p, const Draft& draft, sim::Chann
   return result;
 }
 
-void Explorer::keep(Proposal& p, const DraftRecord& result) {
+bool Explorer::keep(Proposal& p, const DraftRecord& result, const std::atomic<bool>& cancel) {
   std::lock_guard lock(m_mutex);
+  // A result that finishes after the cancel is dropped, so the records and progress stay exactly what a
+  // canceller reads after setting the flag (the window shows them as what the run finished).
+  if (cancel.load()) return false;
   if (p.evaluate) {
     m_records.push_back(result);
     p.index = m_records.size() - 1;
@@ -285,13 +291,19 @@ void Explorer::keep(Proposal& p, const DraftRecord& result) {
     m_progress.best = p.index;
     m_progress.bestNs = rec.simulated->timeNs;
   }
+  return true;
+}
+
+std::optional<DraftRecord> exploreBest(const Problem& p, const ExploreOptions& o,
+                                       const std::atomic<bool>& cancel) {
+  Explorer e(p, o);
+  e.run(cancel);
+  return e.best();
 }
 
 std::optional<DraftRecord> exploreBest(const Problem& p, const ExploreOptions& o) {
-  Explorer e(p, o);
   const std::atomic<bool> never{false};
-  e.run(never);
-  return e.best();
+  return exploreBest(p, o, never);
 }
 
 }  // namespace pim

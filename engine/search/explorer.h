@@ -89,7 +89,10 @@ struct ExploreProgress {
 class Explorer {
  public:
   Explorer(const Problem& p, ExploreOptions o);
-  /// Runs until done or until `cancel` becomes true (checked between simulations, at least every few ms).
+  /// Runs until done or until `cancel` becomes true (checked between simulations, between prediction
+  /// batches and every few thousand generated drafts). Nothing enters the records or the progress counts
+  /// after the flag is set: a canceller that reads them after setting it sees everything the run keeps (a
+  /// simulation in flight then finishes and is dropped).
   /// `onProgress` is called from the running thread about every 50 ms, on a new best and at the end.
   /// Throws InputError for an unknown strategy or a baseline strategy without a schedule for the problem
   /// ("vendor strategy: ..."), and rethrows whatever else a strategy's own code throws.
@@ -116,8 +119,9 @@ class Explorer {
   void work(Workers& w);  // one worker: ask, evaluate, keep, tell, until the strategy has nothing more
   std::optional<Proposal> ask(Workers& w, Draft& draft);
   DraftRecord evaluate(const Proposal& p, const Draft& draft, sim::ChannelRunCache& cache, Workers& w) const;
-  /// Into its record (a new one for a self-evaluated schedule), and the best so far.
-  void keep(Proposal& p, const DraftRecord& result);
+  /// Into its record (a new one for a self-evaluated schedule), and the best so far; false (and nothing
+  /// kept) once `cancel` is set.
+  bool keep(Proposal& p, const DraftRecord& result, const std::atomic<bool>& cancel);
 
   const Problem& m_problem;
   ExploreOptions m_options;
@@ -128,5 +132,8 @@ class Explorer {
 
 /// Convenience: explore to the end and return the best simulated record (nullopt if nothing could run).
 std::optional<DraftRecord> exploreBest(const Problem& p, const ExploreOptions& o);
+/// The same, stopping when `cancel` is set (the best found until then).
+std::optional<DraftRecord> exploreBest(const Problem& p, const ExploreOptions& o,
+                                       const std::atomic<bool>& cancel);
 
 }  // namespace pim
