@@ -26,6 +26,7 @@ void DraftTableModel::reset(std::shared_ptr<const pim::Problem> problem, std::op
   m_labels.clear();
   m_index.clear();
   m_kept = 0;
+  m_simulated = 0;
   endResetModel();
   emit rowsChanged();
 }
@@ -36,20 +37,27 @@ std::optional<double> DraftTableModel::sortValue(int r, int column) const {
       .value_or(std::numeric_limits<double>::infinity());
 }
 
-bool DraftTableModel::updateRecords(const std::vector<pim::DraftRecord>& records, int maxNew) {
+namespace {
+int simulatedIn(const DraftRow& row) { return row.simulated || !row.error.empty() ? 1 : 0; }
+}  // namespace
+
+bool DraftTableModel::updateRecords(const std::vector<pim::DraftRecord>& records, int maxNew,
+                                    bool diffKnown) {
   const int known = m_kept;
   const int available = static_cast<int>(records.size());
   const int fresh = available - known > maxNew ? known + maxNew : available;
   // Records are append-only with stable indices, so the first `known` rows are the same drafts.
   int firstChanged = -1, lastChanged = -1;
-  for (int r = 0; r < std::min(known, fresh); ++r) {
+  for (int r = 0; diffKnown && r < std::min(known, fresh); ++r) {
     DraftRow& row = m_rows[static_cast<std::size_t>(r)];
     const pim::DraftRecord& rec = records[static_cast<std::size_t>(r)];
     const bool changed = row.predictedNs != rec.predictedNs ||
                          static_cast<bool>(row.simulated) != static_cast<bool>(rec.simulated) ||
                          row.error != rec.error;
     if (!changed) continue;
+    m_simulated -= simulatedIn(row);
     row = DraftRow::fromRecord(rec);
+    m_simulated += simulatedIn(row);
     if (firstChanged < 0) firstChanged = r;
     lastChanged = r;
   }
@@ -58,8 +66,10 @@ bool DraftTableModel::updateRecords(const std::vector<pim::DraftRecord>& records
     beginInsertRows({}, known, fresh - 1);
     std::vector<DraftRow> added;
     added.reserve(static_cast<std::size_t>(fresh - known));
-    for (int r = known; r < fresh; ++r)
+    for (int r = known; r < fresh; ++r) {
       added.push_back(DraftRow::fromRecord(records[static_cast<std::size_t>(r)]));
+      m_simulated += simulatedIn(added.back());
+    }
     m_rows.insert(m_rows.begin() + known, std::make_move_iterator(added.begin()),
                   std::make_move_iterator(added.end()));
     m_labels.insert(

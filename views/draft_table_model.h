@@ -45,9 +45,10 @@ class DraftTableModel : public QAbstractTableModel {
   QString unitName() const;
   /// Merges a fresh snapshot of the explorer's records (append-only: existing rows update in place). At most
   /// `maxNew` new rows are inserted per call so a sorted view never stalls on one huge insertion; returns
-  /// true when rows of `records` remain to be inserted.
+  /// true when rows of `records` remain to be inserted. `diffKnown` false skips comparing the rows already
+  /// listed (the later calls that insert the rest of a snapshot whose known rows were merged by the first).
   bool updateRecords(const std::vector<pim::DraftRecord>& records,
-                     int maxNew = std::numeric_limits<int>::max());
+                     int maxNew = std::numeric_limits<int>::max(), bool diffKnown = true);
   /// Numeric sort key of a cell (+inf when unknown), for the proxy's fast comparisons; nullopt for text
   /// columns.
   std::optional<double> sortValue(int row, int column) const;
@@ -55,6 +56,8 @@ class DraftTableModel : public QAbstractTableModel {
   /// Appends pruned drafts (listed off the GUI thread).
   void appendPruned(std::vector<DraftRow> rows);
   int keptRows() const { return m_kept; }
+  /// Kept rows with a simulation or a failure: what the views show as simulated.
+  int simulatedRows() const { return m_simulated; }
   int prunedRows() const { return static_cast<int>(m_rows.size()) - m_kept; }
 
   const DraftRow& row(int r) const { return m_rows[static_cast<std::size_t>(r)]; }
@@ -81,6 +84,7 @@ class DraftTableModel : public QAbstractTableModel {
   std::optional<double> m_errorPct;
   std::vector<DraftRow> m_rows;  // kept rows [0, m_kept), then pruned rows
   int m_kept = 0;
+  int m_simulated = 0;  // kept rows with a simulation or an error
   QHash<quint64, int> m_index;
   mutable std::vector<QString> m_labels;  // lazily filled parts labels
 };

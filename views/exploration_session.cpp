@@ -248,7 +248,7 @@ bool ExplorationSession::start(const SessionConfig& config) {
         pim::ExploreOptions ccOptions;
         ccOptions.strategy = "compute-centric";
         ccOptions.eval = eval;
-        if (const auto best = pim::exploreBest(*problem, ccOptions); best && best->simulated) {
+        if (const auto best = pim::exploreBest(*problem, ccOptions, *cancel); best && best->simulated) {
           cc.available = true;
           cc.draft = best->draft;
           cc.eval = *best->simulated;

@@ -131,6 +131,8 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   connect(m_controls, &ControlPanel::exploreRequested, this, &MainWindow::exploreInteractive);
   connect(m_controls, &ControlPanel::cancelRequested, m_confirm, &RunConfirmation::cancel);
   connect(m_confirm, &RunConfirmation::estimatingChanged, this, [this](const QString& what) {
+    // Cancel (and Esc) stop an estimate as they stop a run; a run that starts keeps it enabled.
+    m_controls->setRunning(!what.isEmpty() || m_session->running());
     if (what.isEmpty()) {
       statusBar()->clearMessage();  // "estimating…" is over: a question, or the run's own status follows
       updateStatus();               // the bar follows the run again (hidden when none starts)
@@ -139,6 +141,8 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
     m_runProgress->showBusy(what);
     statusBar()->showMessage(tr("Explore: %1…").arg(what));
   });
+  connect(m_confirm, &RunConfirmation::estimateCancelled, this,
+          [this] { statusBar()->showMessage(tr("Cancelled before the run started (while estimating it)")); });
   connectWhatIf();
   connect(m_controls, &ControlPanel::cancelRequested, m_session, &ExplorationSession::cancel);
   connect(m_controls, &ControlPanel::openKernelRequested, this, &MainWindow::openKernel);
@@ -376,6 +380,7 @@ void MainWindow::onProgress(bool force) {
 
 void MainWindow::onSnapshot(std::shared_ptr<const std::vector<pim::DraftRecord>> records, quint64 ticket) {
   m_pendingRecords = std::move(records);
+  m_pendingDiffed = false;
   // Only a copy started after the run ended is sure to hold everything.
   if (m_awaitFinal && ticket >= m_finalTicket) {
     m_awaitFinal = false;
@@ -387,9 +392,16 @@ void MainWindow::onSnapshot(std::shared_ptr<const std::vector<pim::DraftRecord>>
 void MainWindow::feedRecords() {
   m_feeding = false;
   if (!m_pendingRecords) return;
-  const bool more = m_model->updateRecords(*m_pendingRecords, kInsertChunk);
-  m_pareto->refresh();
-  updateBreakdown();
+  // The rows listed before this snapshot are compared once; the later chunks only insert.
+  const bool more = m_model->updateRecords(*m_pendingRecords, kInsertChunk, !m_pendingDiffed);
+  m_pendingDiffed = true;
+  // The plots walk every row: redrawn a few times a second while a large snapshot is merged, not per chunk
+  // (which made listing 4x10^5 drafts quadratic).
+  if (!more || !m_lastPlotRefresh.isValid() || m_lastPlotRefresh.elapsed() >= kRefreshMs) {
+    m_lastPlotRefresh.restart();
+    m_pareto->refresh();
+    updateBreakdown();
+  }
   updateStatus();
   if (more) {
     m_feeding = true;
@@ -404,6 +416,8 @@ void MainWindow::feedRecords() {
 
 void MainWindow::onFinished(bool cancelled) {
   m_cancelled = cancelled;
+  // Nothing is left to cancel: the engine has stopped, and the views only list what it finished.
+  m_controls->setRunning(false);
   m_awaitFinal = true;
   m_finalTicket = m_session->requestSnapshot();
   updateStatus();
@@ -425,17 +439,24 @@ void MainWindow::completeFinish() {
     }
   }
   // What the run finished, not the rows listed: every kept draft has a row, evaluated or not.
-  const pim::ExploreProgress& done = m_session->progress();
-  QString msg = m_cancelled ? tr("Cancelled: simulated %L1 of %L2 planned; %L3 kept drafts listed")
-                                  .arg(done.simulated)
-                                  .arg(done.toSimulate)
-                                  .arg(m_model->keptRows())
-                            : tr("Done in %1 s").arg(m_runClock.elapsed() / 1e3, 0, 'f', 2);
+  QString msg = m_cancelled ? cancelledText() : tr("Done in %1 s").arg(m_runClock.elapsed() / 1e3, 0, 'f', 2);
   if (!m_restoreMessage.isEmpty()) msg = std::exchange(m_restoreMessage, QString());
   if (!m_session->note().isEmpty()) msg += QStringLiteral(" · ") + m_session->note();
   statusBar()->showMessage(msg);
   noteWhatIfFinished();
   checkIdle();
+}
+
+QString MainWindow::cancelledText() const {
+  // The counts of what the views show (the engine keeps nothing after the cancel, so they are what it did).
+  const pim::ExploreProgress& done = m_session->progress();
+  const int shown = m_model->simulatedRows();
+  QString msg = tr("Cancelled after %L1 of %L2 simulated").arg(shown).arg(done.toSimulate);
+  // Compute-only runs (compute-centric's first step) count as evaluations but have no row of their own.
+  if (done.simulated > static_cast<std::uint64_t>(shown))
+    msg += tr(" (and %L1 compute-only runs, not listed)")
+               .arg(done.simulated - static_cast<std::uint64_t>(shown));
+  return msg + tr("; %L1 kept drafts listed").arg(m_model->keptRows());
 }
 
 std::optional<quint64> MainWindow::bestDraft() const {
@@ -476,10 +497,12 @@ void MainWindow::updateStatus() {
                         .arg(pruned)
                         .arg(p.remaining)
                         .arg(p.predicted)
-                        .arg(p.simulated)
+                        .arg(m_model->simulatedRows())
                         .arg(best)
                         .arg(p.elapsedSeconds, 0, 'f', 1));
 }
+
+QString MainWindow::countsText() const { return m_counts->text(); }
 
 bool MainWindow::idle() const {
   return !m_session->running() && !m_awaitFinal && !m_finalArrived && !m_feeding && !m_analysis->busy() &&

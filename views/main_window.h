@@ -99,6 +99,8 @@ class MainWindow : public QMainWindow {
   StaleBanner* staleBanner() const { return m_stale; }
   RunProgress* runProgress() const { return m_runProgress; }
   RunConfirmation* runConfirmation() const { return m_confirm; }
+  /// The status bar's live counts ("simulating · generated … · simulated n · best … · t s").
+  QString countsText() const;
   /// Explore (F5, the panel's button): the control panel's problem, after asking when the run is estimated
   /// above 30 s (views/run_confirmation.h).
   void exploreInteractive();
@@ -113,6 +115,7 @@ class MainWindow : public QMainWindow {
   WhatIfPanel* whatIf() const { return m_whatIf; }
   DraftAnalysisRunner* analysis() const { return m_analysis; }
   std::optional<quint64> bestDraft() const;
+  QString cancelledText() const;  // "Cancelled after N of M simulated; ..." from what the views show
 
  signals:
   /// Emitted whenever the window becomes idle (see idle()).
@@ -224,6 +227,8 @@ class MainWindow : public QMainWindow {
   bool m_prunedRequested = false, m_prunedListed = false;
   std::shared_ptr<const std::vector<pim::DraftRecord>> m_pendingRecords;
   bool m_feeding = false, m_cancelled = false;
+  bool m_pendingDiffed = false;  // the rows listed before m_pendingRecords were compared with it
+  QElapsedTimer m_lastPlotRefresh;
   bool m_awaitFinal = false, m_finalArrived = false;
   quint64 m_finalTicket = 0;                      // first snapshot taken after the run ended
   std::shared_ptr<ParetoGhost> m_pendingGhost;    // the ghost the next startSession shows (none: cleared)
