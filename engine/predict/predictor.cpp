@@ -63,6 +63,7 @@ std::optional<Predictor> Predictor::loadShipped(const std::string& backend, cons
   m.backend = r.get("backend", backend);
   m.backendHash = r.get("backend_hash", std::string());
   m.kernels = r.get("kernels", std::vector<std::string>{});
+  m.shapeRanges = r.get("shape_ranges", m.shapeRanges);
   m.samples = r.get("samples", std::size_t{0});
   m.validationSamples = r.get("validation_samples", std::size_t{0});
   m.sampleFraction = r.get("sample_fraction", 0.15);
@@ -109,6 +110,7 @@ void Predictor::save(const std::string& dir) const {
   const nlohmann::json j = {{"backend", m_meta.backend},
                             {"backend_hash", m_meta.backendHash},
                             {"kernels", m_meta.kernels},
+                            {"shape_ranges", m_meta.shapeRanges},
                             {"samples", m_meta.samples},
                             {"validation_samples", m_meta.validationSamples},
                             {"sample_fraction", m_meta.sampleFraction},

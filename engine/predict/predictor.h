@@ -5,6 +5,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -21,6 +22,9 @@ namespace pim {
 struct TrainingMetadata {
   std::string backend, backendHash;
   std::vector<std::string> kernels;  // kernels of the suite it saw
+  /// Per kernel, per dimension, the smallest and largest size it was trained on ("shape_ranges"; empty in
+  /// models trained before it was recorded).
+  std::map<std::string, std::map<std::string, std::pair<std::int64_t, std::int64_t>>> shapeRanges;
   std::size_t samples = 0, validationSamples = 0;
   double sampleFraction = 0.15;
   std::size_t screenLimit = 0;  // sampled from the analytic screen's best N drafts of a shape; 0: from all

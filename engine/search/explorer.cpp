@@ -16,7 +16,18 @@
 namespace pim {
 namespace {
 using Clock = std::chrono::steady_clock;
+
+/// `r` into `e` when it confirms a prediction (a bounded confirmation's lower bound measures nothing).
+void addConfirmation(MeasuredError& e, const DraftRecord& r) {
+  if (r.predictedNs && r.simulated && !r.simulated->lowerBound) e.add(*r.predictedNs, r.simulated->timeNs);
+}
 }  // namespace
+
+MeasuredError measuredError(const std::vector<DraftRecord>& records) {
+  MeasuredError e;
+  for (const DraftRecord& r : records) addConfirmation(e, r);
+  return e;
+}
 
 Explorer::Explorer(const Problem& p, ExploreOptions o) : m_problem(p), m_options(std::move(o)) {
   m_options.eval.keepUnitStats = false;
@@ -112,6 +123,11 @@ void Explorer::run(const std::atomic<bool>& cancel,
     return report.setStage("cancelled");
   if (strategy->predictions == PredictionUse::Required && !predictor)
     strategy = &registry.get(strategy->fallback);
+  if (predictor) {
+    std::lock_guard lock(m_mutex);
+    m_progress.modelUsed = true;
+    m_progress.outOfDistribution = modelFit(m_problem, predictor->metadata()).reasons;
+  }
   const std::unique_ptr<ISearchStrategy> search =
       strategy->make(StrategyContext{m_problem, m_records, m_options, predictor});
   {
@@ -120,6 +136,11 @@ void Explorer::run(const std::atomic<bool>& cancel,
   }
   report.setStage("simulating");
   simulate(cancel, report, *search);
+  {
+    // Summed again in record order: the running sums follow completion order, which moved the last digits.
+    std::lock_guard lock(m_mutex);
+    if (!cancel.load()) m_progress.predictionError = measuredError(m_records);
+  }
   report.setStage(cancel.load() ? "cancelled" : "done");
 }
 
@@ -212,6 +233,8 @@ void Explorer::work(Workers& w) {
       {
         std::lock_guard lock(w.askMutex);
         w.search.report(*prop, result);
+        std::lock_guard records(m_mutex);  // a strategy may plan more once it has seen the results
+        m_progress.toSimulate = std::max<std::uint64_t>(m_progress.toSimulate, w.search.planned());
       }
       w.reported.notify_all();
       w.report.publish(false);
@@ -284,6 +307,7 @@ bool Explorer::keep(Proposal& p, const DraftRecord& result, const std::atomic<bo
   }
   if (!result.error.empty()) ++m_progress.failed;
   ++m_progress.simulated;
+  addConfirmation(m_progress.predictionError, rec);
   // Equal times go to the smaller draft id, so the best does not depend on which worker finished first.
   if (rec.simulated && !rec.simulated->lowerBound &&
       (!m_progress.best || rec.simulated->timeNs < m_progress.bestNs ||

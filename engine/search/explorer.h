@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/predict/model_fit.h"
 #include "engine/predict/predictor.h"
 #include "engine/search/baselines.h"
 #include "engine/search/evaluate.h"
@@ -84,6 +85,12 @@ struct ExploreProgress {
   double elapsedSeconds = 0;
   /// Wall time of every finished stage, in order ("generating" covers generation, pruning and the records).
   std::vector<std::pair<std::string, double>> stageSeconds;
+  /// A model predicted the drafts (then the two fields below describe it).
+  bool modelUsed = false;
+  /// Why the problem lies outside the model's training data (modelFit); empty: inside as far as known.
+  std::vector<std::string> outOfDistribution;
+  /// The model's error measured on this run's confirmations (predicted against complete simulations).
+  MeasuredError predictionError;
 };
 
 class Explorer {
@@ -129,6 +136,10 @@ class Explorer {
   ExploreProgress m_progress;
   std::vector<DraftRecord> m_records;
 };
+
+/// The prediction error measured on `records`' confirmations: those with a prediction and a complete
+/// simulation (what ExploreProgress::predictionError accumulates during a run).
+MeasuredError measuredError(const std::vector<DraftRecord>& records);
 
 /// Convenience: explore to the end and return the best simulated record (nullopt if nothing could run).
 std::optional<DraftRecord> exploreBest(const Problem& p, const ExploreOptions& o);
