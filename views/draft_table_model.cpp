@@ -17,11 +17,11 @@ QString micro(double ns) { return QString::number(ns / 1e3, 'f', 2); }
 
 DraftTableModel::DraftTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void DraftTableModel::reset(std::shared_ptr<const pim::Problem> problem, std::optional<double> errorPct) {
+void DraftTableModel::reset(std::shared_ptr<const pim::Problem> problem) {
   beginResetModel();
   m_problem = std::move(problem);
   m_candidates = m_problem ? pim::targetOf(m_problem->backend()).candidates(*m_problem) : nullptr;
-  m_errorPct = errorPct;
+  m_predictedText = QStringLiteral("predicted");
   m_rows.clear();
   m_labels.clear();
   m_index.clear();
@@ -29,6 +29,17 @@ void DraftTableModel::reset(std::shared_ptr<const pim::Problem> problem, std::op
   m_simulated = 0;
   endResetModel();
   emit rowsChanged();
+}
+
+void DraftTableModel::setPredictionAccuracy(const pim::MeasuredError& measured, bool outOfDistribution) {
+  QString text = measured.confirmations == 0 ? QStringLiteral("predicted (error not measured yet)")
+                                             : QStringLiteral("predicted ±%1% (%L2 confirmed)")
+                                                   .arg(measured.mapePct(), 0, 'f', 1)
+                                                   .arg(measured.confirmations);
+  if (outOfDistribution) text += QStringLiteral(" · out of distribution");
+  if (text == m_predictedText) return;
+  m_predictedText = text;
+  if (!m_rows.empty()) emit dataChanged(index(0, Source), index(static_cast<int>(m_rows.size()) - 1, Source));
 }
 
 std::optional<double> DraftTableModel::sortValue(int r, int column) const {
@@ -120,10 +131,7 @@ QString DraftTableModel::source(const DraftRow& row) const {
   if (!row.error.empty()) return QStringLiteral("failed: ") + QString::fromStdString(row.error);
   if (row.simulated)
     return QString::fromStdString(std::string(pim::provenanceName(row.simulated->provenance)));
-  if (row.predictedNs) {
-    return m_errorPct ? QStringLiteral("predicted ±%1%").arg(*m_errorPct, 0, 'f', 1)
-                      : QStringLiteral("predicted");
-  }
+  if (row.predictedNs) return m_predictedText;
   return QStringLiteral("pending");
 }
 

@@ -37,8 +37,12 @@ class DraftTableModel : public QAbstractTableModel {
 
   explicit DraftTableModel(QObject* parent = nullptr);
 
-  /// Starts a new session: clears every row.
-  void reset(std::shared_ptr<const pim::Problem> problem, std::optional<double> predictorErrorPct);
+  /// Starts a new session: clears every row (and the prediction accuracy).
+  void reset(std::shared_ptr<const pim::Problem> problem);
+  /// What predicted rows say of their error: the error measured on the run's confirmations and whether the
+  /// problem is out of the model's training distribution (ExploreProgress). Predicted rows then read
+  /// "predicted ±x% (n confirmed)", "predicted (error not measured yet)", and "· out of distribution".
+  void setPredictionAccuracy(const pim::MeasuredError& measured, bool outOfDistribution);
   /// The problem the rows are drafts of; nullptr before the first reset.
   const pim::Problem* problem() const { return m_problem.get(); }
   /// The problem's target's inner unit, singular ("bank", "core"): names the units-used column and axis.
@@ -80,9 +84,9 @@ class DraftTableModel : public QAbstractTableModel {
   std::optional<double> number(const DraftRow& row, int column) const;
 
   std::shared_ptr<const pim::Problem> m_problem;
-  std::unique_ptr<pim::ICandidateSpace> m_candidates;  // of m_problem's target: labels the rows
-  std::optional<double> m_errorPct;
-  std::vector<DraftRow> m_rows;  // kept rows [0, m_kept), then pruned rows
+  std::unique_ptr<pim::ICandidateSpace> m_candidates;     // of m_problem's target: labels the rows
+  QString m_predictedText = QStringLiteral("predicted");  // provenance of rows with a prediction only
+  std::vector<DraftRow> m_rows;                           // kept rows [0, m_kept), then pruned rows
   int m_kept = 0;
   int m_simulated = 0;  // kept rows with a simulation or an error
   QHash<quint64, int> m_index;

@@ -40,6 +40,7 @@
 #include "views/draft_selection.h"
 #include "views/draft_table_model.h"
 #include "views/draft_table_panel.h"
+#include "views/elided_label.h"
 #include "views/exploration_session.h"
 #include "views/pareto_plot.h"
 #include "views/plot_export.h"
@@ -89,10 +90,14 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   m_whatIf = new WhatIfPanel;
   buildDocks();
 
-  m_counts = new QLabel;
+  // Message, progress and counts share the status bar's width; the texts shrink and end in "…".
+  elideStatusMessages(statusBar());
+  m_counts = new ElidedLabel;
+  keepTextVisible(m_counts);
   m_runProgress = new RunProgress;
+  keepTextVisible(m_runProgress);
   statusBar()->addPermanentWidget(m_runProgress);
-  statusBar()->addPermanentWidget(m_counts);
+  statusBar()->addPermanentWidget(m_counts, 1);
   m_undo = new QUndoStack(this);
   m_confirm = new RunConfirmation(this);
   buildMenus();
@@ -323,7 +328,7 @@ void MainWindow::clearResults() {
   m_pruned->cancel();
   m_selection->clear();
   m_analysis->clear();
-  m_model->reset(nullptr, std::nullopt);
+  m_model->reset(nullptr);
   m_table->setPrunedNote({});
   m_pareto->refresh();
   updateBreakdown();
@@ -348,7 +353,7 @@ void MainWindow::onStarted() {
   m_awaitFinal = m_finalArrived = false;
   m_selection->clear();
   m_analysis->clear();
-  m_model->reset(m_session->problem(), m_session->predictorErrorPct());
+  m_model->reset(m_session->problem());
   m_table->setPrunedNote({});
   m_controls->setRunning(true);
   statusBar()->clearMessage();  // the previous run's "Done in" is not this run's
@@ -441,22 +446,17 @@ void MainWindow::completeFinish() {
   // What the run finished, not the rows listed: every kept draft has a row, evaluated or not.
   QString msg = m_cancelled ? cancelledText() : tr("Done in %1 s").arg(m_runClock.elapsed() / 1e3, 0, 'f', 2);
   if (!m_restoreMessage.isEmpty()) msg = std::exchange(m_restoreMessage, QString());
+  if (const pim::ExploreProgress& p = m_session->progress(); p.modelUsed) {
+    // The verdict first: a narrow window cuts the end of the line short.
+    if (!p.outOfDistribution.empty()) msg += tr(" · out of distribution");
+    msg +=
+        tr(" · predictions %1")
+            .arg(QString::fromStdString(pim::predictionAccuracyText(p.predictionError, p.outOfDistribution)));
+  }
   if (!m_session->note().isEmpty()) msg += QStringLiteral(" · ") + m_session->note();
   statusBar()->showMessage(msg);
   noteWhatIfFinished();
   checkIdle();
-}
-
-QString MainWindow::cancelledText() const {
-  // The counts of what the views show (the engine keeps nothing after the cancel, so they are what it did).
-  const pim::ExploreProgress& done = m_session->progress();
-  const int shown = m_model->simulatedRows();
-  QString msg = tr("Cancelled after %L1 of %L2 simulated").arg(shown).arg(done.toSimulate);
-  // Compute-only runs (compute-centric's first step) count as evaluations but have no row of their own.
-  if (done.simulated > static_cast<std::uint64_t>(shown))
-    msg += tr(" (and %L1 compute-only runs, not listed)")
-               .arg(done.simulated - static_cast<std::uint64_t>(shown));
-  return msg + tr("; %L1 kept drafts listed").arg(m_model->keptRows());
 }
 
 std::optional<quint64> MainWindow::bestDraft() const {
@@ -482,27 +482,6 @@ void MainWindow::updateBreakdown() {
   auto bars = breakdownBars(*m_model, m_selection->ids(), bestDraft(), m_session->baselines(), &reference);
   m_breakdown->setBars(std::move(bars), reference);
 }
-
-void MainWindow::updateStatus() {
-  const pim::ExploreProgress& p = m_session->progress();
-  // Until the last row is in the views, not only until the engine is done.
-  m_runProgress->showProgress(p, m_session->running() || m_awaitFinal || m_finalArrived || m_feeding);
-  QString best = tr("best –");
-  if (auto id = bestDraft()) best = tr("best #%1 %2 µs").arg(*id).arg(p.bestNs / 1e3, 0, 'f', 2);
-  QString pruned = tr("pruned");
-  for (const pim::RuleCount& r : p.pruned) pruned += tr(" r%1 %L2").arg(r.number).arg(r.removed);
-  m_counts->setText(tr("%1 · generated %L2 · %3 · remaining %L4 · predicted %L5 · simulated %L6 · %7 · %8 s")
-                        .arg(QString::fromStdString(p.stage))
-                        .arg(p.generated)
-                        .arg(pruned)
-                        .arg(p.remaining)
-                        .arg(p.predicted)
-                        .arg(m_model->simulatedRows())
-                        .arg(best)
-                        .arg(p.elapsedSeconds, 0, 'f', 1));
-}
-
-QString MainWindow::countsText() const { return m_counts->text(); }
 
 bool MainWindow::idle() const {
   return !m_session->running() && !m_awaitFinal && !m_finalArrived && !m_feeding && !m_analysis->busy() &&

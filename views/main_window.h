@@ -28,6 +28,7 @@ class UnitHeatmap;
 class VerdictBanner;
 class StaleBanner;
 class RunProgress;
+class ElidedLabel;
 class RunConfirmation;
 class BreakdownChart;
 class CompareView;
@@ -115,7 +116,10 @@ class MainWindow : public QMainWindow {
   WhatIfPanel* whatIf() const { return m_whatIf; }
   DraftAnalysisRunner* analysis() const { return m_analysis; }
   std::optional<quint64> bestDraft() const;
-  QString cancelledText() const;  // "Cancelled after N of M simulated; ..." from what the views show
+  QString cancelledText() const;
+  /// " (±x% on n confirmed, out of distribution)" after the predicted count; empty without a model.
+  static QString predictionNote(
+      const pim::ExploreProgress& p);  // "Cancelled after N of M simulated; ..." from what the views show
 
  signals:
   /// Emitted whenever the window becomes idle (see idle()).
@@ -209,7 +213,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_breakdownDock;
   QDockWidget* m_heatmapDock;
   QDockWidget* m_detailsDock;
-  QLabel* m_counts;
+  ElidedLabel* m_counts;
   RunProgress* m_runProgress;
   RunConfirmation* m_confirm;
   QUndoStack* m_undo;
