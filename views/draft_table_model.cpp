@@ -198,6 +198,8 @@ QVariant DraftTableModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       if (index.column() == Source && row.pruned) return QString::fromStdString(row.reason);
       if (index.column() == Source && !row.error.empty()) return QString::fromStdString(row.error);
+      // The whole provenance: a narrow column cuts "· out of distribution" off.
+      if (index.column() == Source && row.predictedNs && !row.simulated) return m_predictedText;
       return {};
     case Qt::TextAlignmentRole:
       if (index.column() == Parts || index.column() == Source) return int(Qt::AlignLeft | Qt::AlignVCenter);

@@ -44,6 +44,7 @@ TEST(Provenance, OutOfDistributionKernelShowsItsMeasuredErrorNotTheValidationErr
     if (!row.predictedNs || row.simulated || !row.error.empty()) continue;
     ++predictedOnly;
     ASSERT_EQ(w.model()->index(r, DraftTableModel::Source).data().toString(), expected) << "row " << r;
+    ASSERT_EQ(w.model()->index(r, DraftTableModel::Source).data(Qt::ToolTipRole).toString(), expected);
   }
   EXPECT_GT(predictedOnly, 0);
   const QString validation =
