@@ -40,6 +40,8 @@ class ControlPanel : public QWidget {
   /// The "Resident tensors" field (comma list; filled with the kernel's declared residency on a kernel
   /// change).
   QLineEdit* residentField() const { return m_resident; }
+  QPushButton* exploreButton() const { return m_explore; }
+  QPushButton* cancelButton() const { return m_cancel; }
 
  signals:
   void exploreRequested();

@@ -17,17 +17,29 @@ QString micro(double ns) { return QString::number(ns / 1e3, 'f', 2); }
 
 DraftTableModel::DraftTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void DraftTableModel::reset(std::shared_ptr<const pim::Problem> problem, std::optional<double> errorPct) {
+void DraftTableModel::reset(std::shared_ptr<const pim::Problem> problem) {
   beginResetModel();
   m_problem = std::move(problem);
   m_candidates = m_problem ? pim::targetOf(m_problem->backend()).candidates(*m_problem) : nullptr;
-  m_errorPct = errorPct;
+  m_predictedText = QStringLiteral("predicted");
   m_rows.clear();
   m_labels.clear();
   m_index.clear();
   m_kept = 0;
+  m_simulated = 0;
   endResetModel();
   emit rowsChanged();
+}
+
+void DraftTableModel::setPredictionAccuracy(const pim::MeasuredError& measured, bool outOfDistribution) {
+  QString text = measured.confirmations == 0 ? QStringLiteral("predicted (error not measured yet)")
+                                             : QStringLiteral("predicted ±%1% (%L2 confirmed)")
+                                                   .arg(measured.mapePct(), 0, 'f', 1)
+                                                   .arg(measured.confirmations);
+  if (outOfDistribution) text += QStringLiteral(" · out of distribution");
+  if (text == m_predictedText) return;
+  m_predictedText = text;
+  if (!m_rows.empty()) emit dataChanged(index(0, Source), index(static_cast<int>(m_rows.size()) - 1, Source));
 }
 
 std::optional<double> DraftTableModel::sortValue(int r, int column) const {
@@ -36,20 +48,27 @@ std::optional<double> DraftTableModel::sortValue(int r, int column) const {
       .value_or(std::numeric_limits<double>::infinity());
 }
 
-bool DraftTableModel::updateRecords(const std::vector<pim::DraftRecord>& records, int maxNew) {
+namespace {
+int simulatedIn(const DraftRow& row) { return row.simulated || !row.error.empty() ? 1 : 0; }
+}  // namespace
+
+bool DraftTableModel::updateRecords(const std::vector<pim::DraftRecord>& records, int maxNew,
+                                    bool diffKnown) {
   const int known = m_kept;
   const int available = static_cast<int>(records.size());
   const int fresh = available - known > maxNew ? known + maxNew : available;
   // Records are append-only with stable indices, so the first `known` rows are the same drafts.
   int firstChanged = -1, lastChanged = -1;
-  for (int r = 0; r < std::min(known, fresh); ++r) {
+  for (int r = 0; diffKnown && r < std::min(known, fresh); ++r) {
     DraftRow& row = m_rows[static_cast<std::size_t>(r)];
     const pim::DraftRecord& rec = records[static_cast<std::size_t>(r)];
     const bool changed = row.predictedNs != rec.predictedNs ||
                          static_cast<bool>(row.simulated) != static_cast<bool>(rec.simulated) ||
                          row.error != rec.error;
     if (!changed) continue;
+    m_simulated -= simulatedIn(row);
     row = DraftRow::fromRecord(rec);
+    m_simulated += simulatedIn(row);
     if (firstChanged < 0) firstChanged = r;
     lastChanged = r;
   }
@@ -58,8 +77,10 @@ bool DraftTableModel::updateRecords(const std::vector<pim::DraftRecord>& records
     beginInsertRows({}, known, fresh - 1);
     std::vector<DraftRow> added;
     added.reserve(static_cast<std::size_t>(fresh - known));
-    for (int r = known; r < fresh; ++r)
+    for (int r = known; r < fresh; ++r) {
       added.push_back(DraftRow::fromRecord(records[static_cast<std::size_t>(r)]));
+      m_simulated += simulatedIn(added.back());
+    }
     m_rows.insert(m_rows.begin() + known, std::make_move_iterator(added.begin()),
                   std::make_move_iterator(added.end()));
     m_labels.insert(
@@ -110,10 +131,7 @@ QString DraftTableModel::source(const DraftRow& row) const {
   if (!row.error.empty()) return QStringLiteral("failed: ") + QString::fromStdString(row.error);
   if (row.simulated)
     return QString::fromStdString(std::string(pim::provenanceName(row.simulated->provenance)));
-  if (row.predictedNs) {
-    return m_errorPct ? QStringLiteral("predicted ±%1%").arg(*m_errorPct, 0, 'f', 1)
-                      : QStringLiteral("predicted");
-  }
+  if (row.predictedNs) return m_predictedText;
   return QStringLiteral("pending");
 }
 
@@ -180,6 +198,8 @@ QVariant DraftTableModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       if (index.column() == Source && row.pruned) return QString::fromStdString(row.reason);
       if (index.column() == Source && !row.error.empty()) return QString::fromStdString(row.error);
+      // The whole provenance: a narrow column cuts "· out of distribution" off.
+      if (index.column() == Source && row.predictedNs && !row.simulated) return m_predictedText;
       return {};
     case Qt::TextAlignmentRole:
       if (index.column() == Parts || index.column() == Source) return int(Qt::AlignLeft | Qt::AlignVCenter);

@@ -37,17 +37,22 @@ class DraftTableModel : public QAbstractTableModel {
 
   explicit DraftTableModel(QObject* parent = nullptr);
 
-  /// Starts a new session: clears every row.
-  void reset(std::shared_ptr<const pim::Problem> problem, std::optional<double> predictorErrorPct);
+  /// Starts a new session: clears every row (and the prediction accuracy).
+  void reset(std::shared_ptr<const pim::Problem> problem);
+  /// What predicted rows say of their error: the error measured on the run's confirmations and whether the
+  /// problem is out of the model's training distribution (ExploreProgress). Predicted rows then read
+  /// "predicted ±x% (n confirmed)", "predicted (error not measured yet)", and "· out of distribution".
+  void setPredictionAccuracy(const pim::MeasuredError& measured, bool outOfDistribution);
   /// The problem the rows are drafts of; nullptr before the first reset.
   const pim::Problem* problem() const { return m_problem.get(); }
   /// The problem's target's inner unit, singular ("bank", "core"): names the units-used column and axis.
   QString unitName() const;
   /// Merges a fresh snapshot of the explorer's records (append-only: existing rows update in place). At most
   /// `maxNew` new rows are inserted per call so a sorted view never stalls on one huge insertion; returns
-  /// true when rows of `records` remain to be inserted.
+  /// true when rows of `records` remain to be inserted. `diffKnown` false skips comparing the rows already
+  /// listed (the later calls that insert the rest of a snapshot whose known rows were merged by the first).
   bool updateRecords(const std::vector<pim::DraftRecord>& records,
-                     int maxNew = std::numeric_limits<int>::max());
+                     int maxNew = std::numeric_limits<int>::max(), bool diffKnown = true);
   /// Numeric sort key of a cell (+inf when unknown), for the proxy's fast comparisons; nullopt for text
   /// columns.
   std::optional<double> sortValue(int row, int column) const;
@@ -55,6 +60,8 @@ class DraftTableModel : public QAbstractTableModel {
   /// Appends pruned drafts (listed off the GUI thread).
   void appendPruned(std::vector<DraftRow> rows);
   int keptRows() const { return m_kept; }
+  /// Kept rows with a simulation or a failure: what the views show as simulated.
+  int simulatedRows() const { return m_simulated; }
   int prunedRows() const { return static_cast<int>(m_rows.size()) - m_kept; }
 
   const DraftRow& row(int r) const { return m_rows[static_cast<std::size_t>(r)]; }
@@ -77,10 +84,11 @@ class DraftTableModel : public QAbstractTableModel {
   std::optional<double> number(const DraftRow& row, int column) const;
 
   std::shared_ptr<const pim::Problem> m_problem;
-  std::unique_ptr<pim::ICandidateSpace> m_candidates;  // of m_problem's target: labels the rows
-  std::optional<double> m_errorPct;
-  std::vector<DraftRow> m_rows;  // kept rows [0, m_kept), then pruned rows
+  std::unique_ptr<pim::ICandidateSpace> m_candidates;     // of m_problem's target: labels the rows
+  QString m_predictedText = QStringLiteral("predicted");  // provenance of rows with a prediction only
+  std::vector<DraftRow> m_rows;                           // kept rows [0, m_kept), then pruned rows
   int m_kept = 0;
+  int m_simulated = 0;  // kept rows with a simulation or an error
   QHash<quint64, int> m_index;
   mutable std::vector<QString> m_labels;  // lazily filled parts labels
 };

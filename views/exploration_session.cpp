@@ -248,7 +248,7 @@ bool ExplorationSession::start(const SessionConfig& config) {
         pim::ExploreOptions ccOptions;
         ccOptions.strategy = "compute-centric";
         ccOptions.eval = eval;
-        if (const auto best = pim::exploreBest(*problem, ccOptions); best && best->simulated) {
+        if (const auto best = pim::exploreBest(*problem, ccOptions, *cancel); best && best->simulated) {
           cc.available = true;
           cc.draft = best->draft;
           cc.eval = *best->simulated;
@@ -318,7 +318,12 @@ bool ExplorationSession::adopt(const SessionConfig& config, std::vector<pim::Dra
   m_adopted = std::make_shared<const std::vector<pim::DraftRecord>>(std::move(records));
   // The same sequence a finished run reports, so the window takes the results in exactly as it would live.
   emit started();
-  deliverProgress(progress);
+  // The error the stored confirmations measure (a session file keeps no model, so no distribution verdict).
+  pim::ExploreProgress shown = progress;
+  shown.predictionError = pim::measuredError(*m_adopted);
+  shown.modelUsed = std::any_of(m_adopted->begin(), m_adopted->end(),
+                                [](const pim::DraftRecord& r) { return r.predictedNs.has_value(); });
+  deliverProgress(shown);
   m_baselines = std::move(baselines);
   emit baselinesReady();
   emit finished(false);

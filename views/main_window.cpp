@@ -40,6 +40,7 @@
 #include "views/draft_selection.h"
 #include "views/draft_table_model.h"
 #include "views/draft_table_panel.h"
+#include "views/elided_label.h"
 #include "views/exploration_session.h"
 #include "views/pareto_plot.h"
 #include "views/plot_export.h"
@@ -89,10 +90,14 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   m_whatIf = new WhatIfPanel;
   buildDocks();
 
-  m_counts = new QLabel;
+  // Message, progress and counts share the status bar's width; the texts shrink and end in "…".
+  elideStatusMessages(statusBar());
+  m_counts = new ElidedLabel;
+  keepTextVisible(m_counts);
   m_runProgress = new RunProgress;
+  keepTextVisible(m_runProgress);
   statusBar()->addPermanentWidget(m_runProgress);
-  statusBar()->addPermanentWidget(m_counts);
+  statusBar()->addPermanentWidget(m_counts, 1);
   m_undo = new QUndoStack(this);
   m_confirm = new RunConfirmation(this);
   buildMenus();
@@ -131,6 +136,8 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   connect(m_controls, &ControlPanel::exploreRequested, this, &MainWindow::exploreInteractive);
   connect(m_controls, &ControlPanel::cancelRequested, m_confirm, &RunConfirmation::cancel);
   connect(m_confirm, &RunConfirmation::estimatingChanged, this, [this](const QString& what) {
+    // Cancel (and Esc) stop an estimate as they stop a run; a run that starts keeps it enabled.
+    m_controls->setRunning(!what.isEmpty() || m_session->running());
     if (what.isEmpty()) {
       statusBar()->clearMessage();  // "estimating…" is over: a question, or the run's own status follows
       updateStatus();               // the bar follows the run again (hidden when none starts)
@@ -139,6 +146,8 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
     m_runProgress->showBusy(what);
     statusBar()->showMessage(tr("Explore: %1…").arg(what));
   });
+  connect(m_confirm, &RunConfirmation::estimateCancelled, this,
+          [this] { statusBar()->showMessage(tr("Cancelled before the run started (while estimating it)")); });
   connectWhatIf();
   connect(m_controls, &ControlPanel::cancelRequested, m_session, &ExplorationSession::cancel);
   connect(m_controls, &ControlPanel::openKernelRequested, this, &MainWindow::openKernel);
@@ -319,7 +328,7 @@ void MainWindow::clearResults() {
   m_pruned->cancel();
   m_selection->clear();
   m_analysis->clear();
-  m_model->reset(nullptr, std::nullopt);
+  m_model->reset(nullptr);
   m_table->setPrunedNote({});
   m_pareto->refresh();
   updateBreakdown();
@@ -344,7 +353,7 @@ void MainWindow::onStarted() {
   m_awaitFinal = m_finalArrived = false;
   m_selection->clear();
   m_analysis->clear();
-  m_model->reset(m_session->problem(), m_session->predictorErrorPct());
+  m_model->reset(m_session->problem());
   m_table->setPrunedNote({});
   m_controls->setRunning(true);
   statusBar()->clearMessage();  // the previous run's "Done in" is not this run's
@@ -376,6 +385,7 @@ void MainWindow::onProgress(bool force) {
 
 void MainWindow::onSnapshot(std::shared_ptr<const std::vector<pim::DraftRecord>> records, quint64 ticket) {
   m_pendingRecords = std::move(records);
+  m_pendingDiffed = false;
   // Only a copy started after the run ended is sure to hold everything.
   if (m_awaitFinal && ticket >= m_finalTicket) {
     m_awaitFinal = false;
@@ -387,9 +397,16 @@ void MainWindow::onSnapshot(std::shared_ptr<const std::vector<pim::DraftRecord>>
 void MainWindow::feedRecords() {
   m_feeding = false;
   if (!m_pendingRecords) return;
-  const bool more = m_model->updateRecords(*m_pendingRecords, kInsertChunk);
-  m_pareto->refresh();
-  updateBreakdown();
+  // The rows listed before this snapshot are compared once; the later chunks only insert.
+  const bool more = m_model->updateRecords(*m_pendingRecords, kInsertChunk, !m_pendingDiffed);
+  m_pendingDiffed = true;
+  // The plots walk every row: redrawn a few times a second while a large snapshot is merged, not per chunk
+  // (which made listing 4x10^5 drafts quadratic).
+  if (!more || !m_lastPlotRefresh.isValid() || m_lastPlotRefresh.elapsed() >= kRefreshMs) {
+    m_lastPlotRefresh.restart();
+    m_pareto->refresh();
+    updateBreakdown();
+  }
   updateStatus();
   if (more) {
     m_feeding = true;
@@ -404,6 +421,8 @@ void MainWindow::feedRecords() {
 
 void MainWindow::onFinished(bool cancelled) {
   m_cancelled = cancelled;
+  // Nothing is left to cancel: the engine has stopped, and the views only list what it finished.
+  m_controls->setRunning(false);
   m_awaitFinal = true;
   m_finalTicket = m_session->requestSnapshot();
   updateStatus();
@@ -425,13 +444,15 @@ void MainWindow::completeFinish() {
     }
   }
   // What the run finished, not the rows listed: every kept draft has a row, evaluated or not.
-  const pim::ExploreProgress& done = m_session->progress();
-  QString msg = m_cancelled ? tr("Cancelled: simulated %L1 of %L2 planned; %L3 kept drafts listed")
-                                  .arg(done.simulated)
-                                  .arg(done.toSimulate)
-                                  .arg(m_model->keptRows())
-                            : tr("Done in %1 s").arg(m_runClock.elapsed() / 1e3, 0, 'f', 2);
+  QString msg = m_cancelled ? cancelledText() : tr("Done in %1 s").arg(m_runClock.elapsed() / 1e3, 0, 'f', 2);
   if (!m_restoreMessage.isEmpty()) msg = std::exchange(m_restoreMessage, QString());
+  if (const pim::ExploreProgress& p = m_session->progress(); p.modelUsed) {
+    // The verdict first: a narrow window cuts the end of the line short.
+    if (!p.outOfDistribution.empty()) msg += tr(" · out of distribution");
+    msg +=
+        tr(" · predictions %1")
+            .arg(QString::fromStdString(pim::predictionAccuracyText(p.predictionError, p.outOfDistribution)));
+  }
   if (!m_session->note().isEmpty()) msg += QStringLiteral(" · ") + m_session->note();
   statusBar()->showMessage(msg);
   noteWhatIfFinished();
@@ -460,25 +481,6 @@ void MainWindow::updateBreakdown() {
   std::optional<int> reference;
   auto bars = breakdownBars(*m_model, m_selection->ids(), bestDraft(), m_session->baselines(), &reference);
   m_breakdown->setBars(std::move(bars), reference);
-}
-
-void MainWindow::updateStatus() {
-  const pim::ExploreProgress& p = m_session->progress();
-  // Until the last row is in the views, not only until the engine is done.
-  m_runProgress->showProgress(p, m_session->running() || m_awaitFinal || m_finalArrived || m_feeding);
-  QString best = tr("best –");
-  if (auto id = bestDraft()) best = tr("best #%1 %2 µs").arg(*id).arg(p.bestNs / 1e3, 0, 'f', 2);
-  QString pruned = tr("pruned");
-  for (const pim::RuleCount& r : p.pruned) pruned += tr(" r%1 %L2").arg(r.number).arg(r.removed);
-  m_counts->setText(tr("%1 · generated %L2 · %3 · remaining %L4 · predicted %L5 · simulated %L6 · %7 · %8 s")
-                        .arg(QString::fromStdString(p.stage))
-                        .arg(p.generated)
-                        .arg(pruned)
-                        .arg(p.remaining)
-                        .arg(p.predicted)
-                        .arg(p.simulated)
-                        .arg(best)
-                        .arg(p.elapsedSeconds, 0, 'f', 1));
 }
 
 bool MainWindow::idle() const {

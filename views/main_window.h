@@ -28,6 +28,7 @@ class UnitHeatmap;
 class VerdictBanner;
 class StaleBanner;
 class RunProgress;
+class ElidedLabel;
 class RunConfirmation;
 class BreakdownChart;
 class CompareView;
@@ -99,6 +100,8 @@ class MainWindow : public QMainWindow {
   StaleBanner* staleBanner() const { return m_stale; }
   RunProgress* runProgress() const { return m_runProgress; }
   RunConfirmation* runConfirmation() const { return m_confirm; }
+  /// The status bar's live counts ("simulating · generated … · simulated n · best … · t s").
+  QString countsText() const;
   /// Explore (F5, the panel's button): the control panel's problem, after asking when the run is estimated
   /// above 30 s (views/run_confirmation.h).
   void exploreInteractive();
@@ -113,6 +116,10 @@ class MainWindow : public QMainWindow {
   WhatIfPanel* whatIf() const { return m_whatIf; }
   DraftAnalysisRunner* analysis() const { return m_analysis; }
   std::optional<quint64> bestDraft() const;
+  QString cancelledText() const;
+  /// " (±x% on n confirmed, out of distribution)" after the predicted count; empty without a model.
+  static QString predictionNote(
+      const pim::ExploreProgress& p);  // "Cancelled after N of M simulated; ..." from what the views show
 
  signals:
   /// Emitted whenever the window becomes idle (see idle()).
@@ -206,7 +213,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_breakdownDock;
   QDockWidget* m_heatmapDock;
   QDockWidget* m_detailsDock;
-  QLabel* m_counts;
+  ElidedLabel* m_counts;
   RunProgress* m_runProgress;
   RunConfirmation* m_confirm;
   QUndoStack* m_undo;
@@ -224,6 +231,8 @@ class MainWindow : public QMainWindow {
   bool m_prunedRequested = false, m_prunedListed = false;
   std::shared_ptr<const std::vector<pim::DraftRecord>> m_pendingRecords;
   bool m_feeding = false, m_cancelled = false;
+  bool m_pendingDiffed = false;  // the rows listed before m_pendingRecords were compared with it
+  QElapsedTimer m_lastPlotRefresh;
   bool m_awaitFinal = false, m_finalArrived = false;
   quint64 m_finalTicket = 0;                      // first snapshot taken after the run ended
   std::shared_ptr<ParetoGhost> m_pendingGhost;    // the ghost the next startSession shows (none: cleared)

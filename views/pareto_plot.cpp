@@ -15,6 +15,7 @@
 
 #include "views/draft_selection.h"
 #include "views/draft_table_model.h"
+#include "views/elided_label.h"
 
 namespace pimgui {
 
@@ -95,7 +96,13 @@ ParetoPlot::ParetoPlot(DraftTableModel* model, DraftSelection* selection, QWidge
   }
   m_x->setCurrentIndex(static_cast<int>(Objective::SimulatedTime));
   m_y->setCurrentIndex(static_cast<int>(Objective::Energy));
-  m_summary = new QLabel;
+  // The row may shrink below its texts (a 1280-pixel window did not fit this dock's 650-pixel minimum): the
+  // boxes show a dozen characters at least and the summary ends in "…" (its tooltip has it all).
+  for (QComboBox* box : {m_x, m_y}) {
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    box->setMinimumContentsLength(12);
+  }
+  m_summary = new ElidedLabel;
   // Times and energies of drafts span orders of magnitude; the front sits in the lower-left corner.
   m_log = new QCheckBox(tr("log axes"));
   m_log->setChecked(true);
@@ -265,6 +272,7 @@ void ParetoPlot::refresh() {
   m_plot->xAxis->setLabel(objectiveTitle(ox, unit));
   m_plot->yAxis->setLabel(objectiveTitle(oy, unit));
   m_summary->setText(tr("%1 drafts, %2 on the front").arg(m_points.size()).arg(frontPts.size()));
+  m_summary->setToolTip(m_summary->text());
   refreshPruned(ox, oy);
   refreshGhost(ox, oy);
   m_emptyNote->setText(m_points.empty() && m_prunedPoints.empty()
@@ -413,6 +421,7 @@ void ParetoPlot::refreshPruned(Objective ox, Objective oy) {
   m_prunedGraph->setName(name);
   m_prunedGraph->addToLegend();
   m_summary->setText(m_summary->text() + tr(", %L1 pruned shown").arg(m_prunedPoints.size()));
+  m_summary->setToolTip(m_summary->text());
 }
 
 int ParetoPlot::nearestPoint(const std::vector<Point>& points, const QPoint& pixel, double radius) const {

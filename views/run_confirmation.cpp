@@ -26,17 +26,21 @@ void RunConfirmation::setEnabled(bool on) {
   emit enabledChanged(on);
 }
 
-void RunConfirmation::cancel() {
+bool RunConfirmation::drop() {
   ++m_generation;
-  if (m_estimating) {
-    m_estimating = false;
-    emit estimatingChanged({});
-  }
   if (m_question) m_question->close();
+  if (!m_estimating) return false;
+  m_estimating = false;
+  emit estimatingChanged({});
+  return true;
+}
+
+void RunConfirmation::cancel() {
+  if (drop()) emit estimateCancelled();
 }
 
 void RunConfirmation::request(const SessionConfig& c, std::function<void()> start) {
-  cancel();
+  drop();
   if (!m_enabled) {
     start();
     return;

@@ -41,9 +41,12 @@ class RunConfirmation : public QObject {
  signals:
   /// An estimate started (`what` says so) or ended (empty).
   void estimatingChanged(const QString& what);
+  /// cancel() stopped an estimate: no run starts.
+  void estimateCancelled();
   void enabledChanged(bool on);
 
  private:
+  bool drop();  // drops the pending request; true when an estimate was running
   void decide(const pim::RunEstimate& e, std::function<void()> start);
 
   QWidget* m_parent;

@@ -44,6 +44,23 @@ std::vector<std::uint64_t> removedPerRule(const std::vector<RuleCount>& rules) {
   return removed;
 }
 
+/// The model's error measured on this run's confirmations and whether the problem is out of its training
+/// distribution (engine/predict/model_fit.h); null when no model ranked the drafts.
+nlohmann::json predictionJson(const ExploreProgress& p, const Predictor* model) {
+  if (!p.modelUsed || !model) return nullptr;
+  const MeasuredError& e = p.predictionError;
+  const auto measured = [&](double v) {
+    return e.confirmations ? nlohmann::json(v) : nlohmann::json(nullptr);
+  };
+  return {{"confirmations", e.confirmations},
+          {"measured_error_pct", measured(e.mapePct())},
+          {"mean_error_pct", measured(e.biasPct())},
+          {"worst_error_pct", measured(e.worstPct)},
+          {"validation_error_pct", model->expectedErrorPct()},
+          {"out_of_distribution", !p.outOfDistribution.empty()},
+          {"out_of_distribution_reasons", p.outOfDistribution}};
+}
+
 nlohmann::json baselineJson(const Baseline& b) {
   if (!b.available) return {{"available", false}, {"reason", b.reason}};
   nlohmann::json j = evaluationJson(b.eval);
@@ -136,7 +153,9 @@ void runExplore(const ExploreCmd& o) {
   eo.maxSimulations = o.maxSimulations;
   eo.threads = cappedThreads(o.threads);
   eo.predictorSource = [&loader] { return loader.get(); };
-  eo.boundConfirmations = true;  // the command reports the pick, not every confirmation's breakdown
+  // Every confirmation is simulated to the end (no branch and bound): the error measured on them is the
+  // window's, and a bounded confirmation holds only a lower bound, which measures nothing.
+  eo.boundConfirmations = false;
 
   std::optional<DraftRecord> best;
   ExploreProgress last;
@@ -214,6 +233,7 @@ void runExplore(const ExploreCmd& o) {
                           {"strategy", o.strategy},
                           {"model", model ? nlohmann::json(model->id()) : nlohmann::json(nullptr)},
                           {"served_from", servedFrom},
+                          {"prediction", predictionJson(last, model)},
                           {"best", bestJson},
                           {"counts",
                            {{"generated", last.generated},
@@ -244,6 +264,10 @@ void runExplore(const ExploreCmd& o) {
     std::cout << "draft " << best->draft.id << " "
               << targetOf(problem->backend()).candidates(*problem)->label(best->draft) << "\n";
   std::cout << evaluationText(*best->simulated, problem->backend());
+  if (last.modelUsed && model) {
+    std::cout << "predictions: " << predictionAccuracyText(last.predictionError, last.outOfDistribution)
+              << " (validation error of the model " << model->expectedErrorPct() << "%)\n";
+  }
   TextTable tb({"schedule", "time (ns)", "speed-up of best"});
   auto row = [&](const std::string& name, bool ok, double ns, const std::string& why) {
     char a[32], s[32];

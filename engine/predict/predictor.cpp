@@ -63,6 +63,7 @@ std::optional<Predictor> Predictor::loadShipped(const std::string& backend, cons
   m.backend = r.get("backend", backend);
   m.backendHash = r.get("backend_hash", std::string());
   m.kernels = r.get("kernels", std::vector<std::string>{});
+  m.shapeRanges = r.get("shape_ranges", m.shapeRanges);
   m.samples = r.get("samples", std::size_t{0});
   m.validationSamples = r.get("validation_samples", std::size_t{0});
   m.sampleFraction = r.get("sample_fraction", 0.15);
@@ -109,6 +110,7 @@ void Predictor::save(const std::string& dir) const {
   const nlohmann::json j = {{"backend", m_meta.backend},
                             {"backend_hash", m_meta.backendHash},
                             {"kernels", m_meta.kernels},
+                            {"shape_ranges", m_meta.shapeRanges},
                             {"samples", m_meta.samples},
                             {"validation_samples", m_meta.validationSamples},
                             {"sample_fraction", m_meta.sampleFraction},
@@ -126,8 +128,39 @@ void Predictor::save(const std::string& dir) const {
   writeFileAtomically(d + "/" + m_meta.backend + ".json", dumpJson(j, 2) + "\n");
 }
 
+namespace {
+
+/// Rows per batched model call when a cancel flag is watched: a few tens of ms each with the shipped models.
+constexpr std::size_t kCancelBatch = 2048;
+
+/// `model` on `rows` rows of `x`, in batches of kCancelBatch checking `cancel` before each (one call without
+/// a flag). Each row's prediction depends on its own features only, so the batches change no value.
+std::optional<std::vector<float>> predictRows(const XgbModel& model, const std::vector<float>& x,
+                                              std::size_t rows, std::size_t cols, int rounds,
+                                              const std::atomic<bool>* cancel) {
+  if (!cancel) return model.predict(x, rows, cols, rounds);
+  std::vector<float> y;
+  y.reserve(rows);
+  for (std::size_t at = 0; at < rows; at += kCancelBatch) {
+    if (cancel->load()) return std::nullopt;
+    const std::size_t n = std::min(kCancelBatch, rows - at);
+    const std::vector<float> part =
+        model.predict(std::span<const float>(x).subspan(at * cols, n * cols), n, cols, rounds);
+    y.insert(y.end(), part.begin(), part.end());
+  }
+  return y;
+}
+
+}  // namespace
+
 std::vector<double> Predictor::predictNs(const Problem& p, std::span<const Draft> drafts,
                                          const CoarseToFine& plan) const {
+  return *predictNs(p, drafts, nullptr, plan);
+}
+
+std::optional<std::vector<double>> Predictor::predictNs(const Problem& p, std::span<const Draft> drafts,
+                                                        const std::atomic<bool>* cancel,
+                                                        const CoarseToFine& plan) const {
   const ITarget& target = targetOf(p.backend());
   const auto features = target.estimator(p, {});
   if (!features || target.featureNames() != m_schema) {
@@ -138,29 +171,36 @@ std::vector<double> Predictor::predictNs(const Problem& p, std::span<const Draft
   const std::size_t cols = m_schema.size(), rows = drafts.size();
   std::vector<float> x;
   x.reserve(rows * cols);
-  for (const Draft& d : drafts) features->features(d, x);
+  for (std::size_t i = 0; i < rows; ++i) {
+    if (cancel && i % kCancelBatch == 0 && cancel->load()) return std::nullopt;
+    features->features(drafts[i], x);
+  }
   const std::size_t fine =
       std::max(plan.fineMin, static_cast<std::size_t>(plan.fineShare * static_cast<double>(rows)));
   const bool coarse =
       plan.coarseRounds > 0 && rows > fine && 2 * plan.coarseRounds <= m_model.bestIteration() + 1;
-  std::vector<float> y = m_model.predict(x, rows, cols, coarse ? plan.coarseRounds : 0);
+  std::optional<std::vector<float>> y =
+      predictRows(m_model, x, rows, cols, coarse ? plan.coarseRounds : 0, cancel);
+  if (!y) return std::nullopt;
   if (coarse) {
     // The `fine` best coarse predictions (ties by index), predicted again from every round.
     std::vector<std::size_t> order(rows);
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(fine), order.end(),
-                     [&](std::size_t a, std::size_t b) { return std::tie(y[a], a) < std::tie(y[b], b); });
+    std::nth_element(
+        order.begin(), order.begin() + static_cast<std::ptrdiff_t>(fine), order.end(),
+        [&](std::size_t a, std::size_t b) { return std::tie((*y)[a], a) < std::tie((*y)[b], b); });
     order.resize(fine);
     std::vector<float> xs;
     xs.reserve(fine * cols);
     for (std::size_t i : order)
       xs.insert(xs.end(), x.begin() + static_cast<std::ptrdiff_t>(i * cols),
                 x.begin() + static_cast<std::ptrdiff_t>((i + 1) * cols));
-    const std::vector<float> yf = m_model.predict(xs, fine, cols);
-    for (std::size_t k = 0; k < fine; ++k) y[order[k]] = yf[k];
+    const std::optional<std::vector<float>> yf = predictRows(m_model, xs, fine, cols, 0, cancel);
+    if (!yf) return std::nullopt;
+    for (std::size_t k = 0; k < fine; ++k) (*y)[order[k]] = (*yf)[k];
   }
   std::vector<double> ns(rows);
-  for (std::size_t i = 0; i < rows; ++i) ns[i] = std::exp(static_cast<double>(y[i]));
+  for (std::size_t i = 0; i < rows; ++i) ns[i] = std::exp(static_cast<double>((*y)[i]));
   return ns;
 }
 

@@ -3,7 +3,9 @@
 // compute together) from its features. Trained offline on simulated labels of a sample of pruned drafts
 // across the shapes of a workload suite; shipped per backend in datasets/models/.
 #pragma once
+#include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -20,6 +22,9 @@ namespace pim {
 struct TrainingMetadata {
   std::string backend, backendHash;
   std::vector<std::string> kernels;  // kernels of the suite it saw
+  /// Per kernel, per dimension, the smallest and largest size it was trained on ("shape_ranges"; empty in
+  /// models trained before it was recorded).
+  std::map<std::string, std::map<std::string, std::pair<std::int64_t, std::int64_t>>> shapeRanges;
   std::size_t samples = 0, validationSamples = 0;
   double sampleFraction = 0.15;
   std::size_t screenLimit = 0;  // sampled from the analytic screen's best N drafts of a shape; 0: from all
@@ -66,6 +71,12 @@ class Predictor {
   /// on the whole batch, so callers that must agree predict the same set in one call).
   std::vector<double> predictNs(const Problem& p, std::span<const Draft> drafts,
                                 const CoarseToFine& plan = {}) const;
+  /// The same predictions, checking `cancel` (when not null) between batches of a few thousand drafts:
+  /// nullopt once it is set. The batches change no value (a draft's prediction depends on its own features,
+  /// and the fine shortlist is still chosen over the whole set).
+  std::optional<std::vector<double>> predictNs(const Problem& p, std::span<const Draft> drafts,
+                                               const std::atomic<bool>* cancel,
+                                               const CoarseToFine& plan = {}) const;
   const TrainingMetadata& metadata() const { return m_meta; }
   /// Expected error of a prediction, % (the validation MAPE).
   double expectedErrorPct() const { return m_meta.validationMape; }

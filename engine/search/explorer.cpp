@@ -16,7 +16,18 @@
 namespace pim {
 namespace {
 using Clock = std::chrono::steady_clock;
+
+/// `r` into `e` when it confirms a prediction (a bounded confirmation's lower bound measures nothing).
+void addConfirmation(MeasuredError& e, const DraftRecord& r) {
+  if (r.predictedNs && r.simulated && !r.simulated->lowerBound) e.add(*r.predictedNs, r.simulated->timeNs);
+}
 }  // namespace
+
+MeasuredError measuredError(const std::vector<DraftRecord>& records) {
+  MeasuredError e;
+  for (const DraftRecord& r : records) addConfirmation(e, r);
+  return e;
+}
 
 Explorer::Explorer(const Problem& p, ExploreOptions o) : m_problem(p), m_options(std::move(o)) {
   m_options.eval.keepUnitStats = false;
@@ -112,6 +123,11 @@ void Explorer::run(const std::atomic<bool>& cancel,
     return report.setStage("cancelled");
   if (strategy->predictions == PredictionUse::Required && !predictor)
     strategy = &registry.get(strategy->fallback);
+  if (predictor) {
+    std::lock_guard lock(m_mutex);
+    m_progress.modelUsed = true;
+    m_progress.outOfDistribution = modelFit(m_problem, predictor->metadata()).reasons;
+  }
   const std::unique_ptr<ISearchStrategy> search =
       strategy->make(StrategyContext{m_problem, m_records, m_options, predictor});
   {
@@ -120,6 +136,11 @@ void Explorer::run(const std::atomic<bool>& cancel,
   }
   report.setStage("simulating");
   simulate(cancel, report, *search);
+  {
+    // Summed again in record order: the running sums follow completion order, which moved the last digits.
+    std::lock_guard lock(m_mutex);
+    if (!cancel.load()) m_progress.predictionError = measuredError(m_records);
+  }
   report.setStage(cancel.load() ? "cancelled" : "done");
 }
 
@@ -146,8 +167,9 @@ bool Explorer::generate(const std::atomic<bool>& cancel) {
   std::sort(records.begin(), records.end(),
             [](const auto& a, const auto& b) { return a.draft.id < b.draft.id; });
   std::lock_guard lock(m_mutex);
+  if (cancelled || cancel.load()) return false;  // a partial list is not what the space keeps
   m_records = std::move(records);
-  return !cancelled;
+  return true;
 }
 
 bool Explorer::predict(const std::atomic<bool>& cancel, Reporter& report, const Predictor*& predictor) {
@@ -174,14 +196,16 @@ bool Explorer::predict(const std::atomic<bool>& cancel, Reporter& report, const 
   std::vector<Draft> batch;
   batch.reserve(chosen.size());
   for (std::size_t i : chosen) batch.push_back(m_records[i].draft);
-  const auto ns = predictor->predictNs(m_problem, batch);
+  const auto ns = predictor->predictNs(m_problem, batch, &cancel);
   {
     std::lock_guard lock(m_mutex);
-    for (std::size_t i = 0; i < ns.size(); ++i) m_records[chosen[i]].predictedNs = ns[i];
-    m_progress.predicted = ns.size();
+    // Checked under the lock: what a canceller reads after setting the flag is what the run keeps.
+    if (!ns || cancel.load()) return false;
+    for (std::size_t i = 0; i < ns->size(); ++i) m_records[chosen[i]].predictedNs = (*ns)[i];
+    m_progress.predicted = ns->size();
   }
   report.publish(false);
-  return !cancel.load();
+  return true;
 }
 
 void Explorer::simulate(const std::atomic<bool>& cancel, Reporter& report, ISearchStrategy& search) {
@@ -205,10 +229,12 @@ void Explorer::work(Workers& w) {
       std::optional<Proposal> prop = ask(w, draft);
       if (!prop) return;
       const DraftRecord result = evaluate(*prop, draft, cache, w);
-      keep(*prop, result);
+      if (!keep(*prop, result, w.cancel)) return;
       {
         std::lock_guard lock(w.askMutex);
         w.search.report(*prop, result);
+        std::lock_guard records(m_mutex);  // a strategy may plan more once it has seen the results
+        m_progress.toSimulate = std::max<std::uint64_t>(m_progress.toSimulate, w.search.planned());
       }
       w.reported.notify_all();
       w.report.publish(false);
@@ -264,8 +290,11 @@ DraftRecord Explorer::evaluate(const Proposal& p, const Draft& draft, sim::Chann
   return result;
 }
 
-void Explorer::keep(Proposal& p, const DraftRecord& result) {
+bool Explorer::keep(Proposal& p, const DraftRecord& result, const std::atomic<bool>& cancel) {
   std::lock_guard lock(m_mutex);
+  // A result that finishes after the cancel is dropped, so the records and progress stay exactly what a
+  // canceller reads after setting the flag (the window shows them as what the run finished).
+  if (cancel.load()) return false;
   if (p.evaluate) {
     m_records.push_back(result);
     p.index = m_records.size() - 1;
@@ -278,6 +307,7 @@ void Explorer::keep(Proposal& p, const DraftRecord& result) {
   }
   if (!result.error.empty()) ++m_progress.failed;
   ++m_progress.simulated;
+  addConfirmation(m_progress.predictionError, rec);
   // Equal times go to the smaller draft id, so the best does not depend on which worker finished first.
   if (rec.simulated && !rec.simulated->lowerBound &&
       (!m_progress.best || rec.simulated->timeNs < m_progress.bestNs ||
@@ -285,13 +315,19 @@ void Explorer::keep(Proposal& p, const DraftRecord& result) {
     m_progress.best = p.index;
     m_progress.bestNs = rec.simulated->timeNs;
   }
+  return true;
+}
+
+std::optional<DraftRecord> exploreBest(const Problem& p, const ExploreOptions& o,
+                                       const std::atomic<bool>& cancel) {
+  Explorer e(p, o);
+  e.run(cancel);
+  return e.best();
 }
 
 std::optional<DraftRecord> exploreBest(const Problem& p, const ExploreOptions& o) {
-  Explorer e(p, o);
   const std::atomic<bool> never{false};
-  e.run(never);
-  return e.best();
+  return exploreBest(p, o, never);
 }
 
 }  // namespace pim

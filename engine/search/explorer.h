@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/predict/model_fit.h"
 #include "engine/predict/predictor.h"
 #include "engine/search/baselines.h"
 #include "engine/search/evaluate.h"
@@ -84,12 +85,21 @@ struct ExploreProgress {
   double elapsedSeconds = 0;
   /// Wall time of every finished stage, in order ("generating" covers generation, pruning and the records).
   std::vector<std::pair<std::string, double>> stageSeconds;
+  /// A model predicted the drafts (then the two fields below describe it).
+  bool modelUsed = false;
+  /// Why the problem lies outside the model's training data (modelFit); empty: inside as far as known.
+  std::vector<std::string> outOfDistribution;
+  /// The model's error measured on this run's confirmations (predicted against complete simulations).
+  MeasuredError predictionError;
 };
 
 class Explorer {
  public:
   Explorer(const Problem& p, ExploreOptions o);
-  /// Runs until done or until `cancel` becomes true (checked between simulations, at least every few ms).
+  /// Runs until done or until `cancel` becomes true (checked between simulations, between prediction
+  /// batches and every few thousand generated drafts). Nothing enters the records or the progress counts
+  /// after the flag is set: a canceller that reads them after setting it sees everything the run keeps (a
+  /// simulation in flight then finishes and is dropped).
   /// `onProgress` is called from the running thread about every 50 ms, on a new best and at the end.
   /// Throws InputError for an unknown strategy or a baseline strategy without a schedule for the problem
   /// ("vendor strategy: ..."), and rethrows whatever else a strategy's own code throws.
@@ -116,8 +126,9 @@ class Explorer {
   void work(Workers& w);  // one worker: ask, evaluate, keep, tell, until the strategy has nothing more
   std::optional<Proposal> ask(Workers& w, Draft& draft);
   DraftRecord evaluate(const Proposal& p, const Draft& draft, sim::ChannelRunCache& cache, Workers& w) const;
-  /// Into its record (a new one for a self-evaluated schedule), and the best so far.
-  void keep(Proposal& p, const DraftRecord& result);
+  /// Into its record (a new one for a self-evaluated schedule), and the best so far; false (and nothing
+  /// kept) once `cancel` is set.
+  bool keep(Proposal& p, const DraftRecord& result, const std::atomic<bool>& cancel);
 
   const Problem& m_problem;
   ExploreOptions m_options;
@@ -126,7 +137,14 @@ class Explorer {
   std::vector<DraftRecord> m_records;
 };
 
+/// The prediction error measured on `records`' confirmations: those with a prediction and a complete
+/// simulation (what ExploreProgress::predictionError accumulates during a run).
+MeasuredError measuredError(const std::vector<DraftRecord>& records);
+
 /// Convenience: explore to the end and return the best simulated record (nullopt if nothing could run).
 std::optional<DraftRecord> exploreBest(const Problem& p, const ExploreOptions& o);
+/// The same, stopping when `cancel` is set (the best found until then).
+std::optional<DraftRecord> exploreBest(const Problem& p, const ExploreOptions& o,
+                                       const std::atomic<bool>& cancel);
 
 }  // namespace pim

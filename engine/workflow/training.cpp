@@ -274,6 +274,19 @@ Suite loadSuites(const std::vector<std::string>& paths) {
   return all;
 }
 
+namespace {
+/// Widens the model's recorded training range of each of `k`'s dimensions to `shape` (ModelFit reads it).
+void recordShape(TrainingMetadata& meta, const Kernel& k, const Shape& shape) {
+  auto& ranges = meta.shapeRanges[k.name];
+  for (std::size_t d = 0; d < k.dims.size(); ++d) {
+    const std::int64_t v = shape.values[d];
+    const auto [it, fresh] = ranges.try_emplace(k.dims[d], v, v);
+    it->second.first = std::min(it->second.first, v);
+    it->second.second = std::max(it->second.second, v);
+  }
+}
+}  // namespace
+
 Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOptions& o) {
   const auto t0 = Clock::now();
   const ITarget& target = targetOf(b);
@@ -302,6 +315,7 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
     for (const std::string& shape : shapes) {
       if (o.cancel && o.cancel->load()) break;
       const Problem p(b, k, parseShape(k, shape));
+      recordShape(meta, k, p.shape());
       std::vector<Draft> drafts = keptDrafts(p);
       if (o.screenLimit > 0 && drafts.size() > o.screenLimit) {
         // Only the drafts the analytic screen passes to the model are ever ranked by it: sample those.

@@ -280,7 +280,7 @@ TEST(ExportCsvWriter, QuotesPerRfc4180) {
   auto problem = std::make_shared<const pim::Problem>(pim::builtinBackends().get("hbm-pim"),
                                                       std::move(kernel), std::move(shape));
   DraftTableModel model;
-  model.reset(problem, std::nullopt);
+  model.reset(problem);
   std::vector<pim::DraftRecord> records(2);
   records[0].draft = problem->space().draft(0);
   records[0].error = "bad \"value\", then\na second line";

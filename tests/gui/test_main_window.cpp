@@ -225,7 +225,7 @@ TEST(MainWindow, CancelStopsPromptlyAndKeepsRecords) {
   EXPECT_EQ(w.session()->progress().stage, "cancelled");
   // The status says what the run finished (it said "kept 68,642 records" after a few hundred simulations).
   EXPECT_TRUE(w.statusBar()->currentMessage().startsWith(
-      QStringLiteral("Cancelled: simulated %L1 of").arg(w.session()->progress().simulated)))
+      QStringLiteral("Cancelled after %L1 of").arg(w.session()->progress().simulated)))
       << w.statusBar()->currentMessage().toStdString();
   // A new run starts straight away (the cancelled worker is retired, not waited for).
   t.restart();

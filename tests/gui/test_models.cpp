@@ -44,7 +44,7 @@ TEST(DraftTableModel, PassesModelTesterWhileGrowingAndWithPrunedRows) {
   proxy.setSourceModel(&model);
   QAbstractItemModelTester t1(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
   QAbstractItemModelTester t2(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
-  model.reset(problem, std::nullopt);
+  model.reset(problem);
   // Grow in two steps as a live run does.
   const std::vector<pim::DraftRecord> half(records.begin(),
                                            records.begin() + static_cast<long>(records.size() / 2));
@@ -85,7 +85,11 @@ TEST(DraftTableModel, PassesModelTesterWhileGrowingAndWithPrunedRows) {
 TEST(DraftTableModel, HundredThousandRowsStayFast) {
   auto problem = smallProblem();
   DraftTableModel model;
-  model.reset(problem, 5.0);
+  model.reset(problem);
+  pim::MeasuredError measured;
+  measured.add(105, 100);  // +5%
+  measured.add(95, 100);   // -5%
+  model.setPredictionAccuracy(measured, false);
   std::vector<pim::DraftRecord> records;
   const std::uint64_t n = std::min<std::uint64_t>(100000, problem->space().size());
   for (std::uint64_t id = 0; id < n; ++id) {

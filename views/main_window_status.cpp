@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// The main window's status bar: the live counts (what the views show), the prediction accuracy and the
+// cancelled message.
+#include <QStatusBar>
+
+#include "engine/predict/model_fit.h"
+#include "views/control_panel.h"
+#include "views/draft_table_model.h"
+#include "views/elided_label.h"
+#include "views/exploration_session.h"
+#include "views/main_window.h"
+#include "views/run_progress.h"
+
+namespace pimgui {
+
+QString MainWindow::cancelledText() const {
+  // The counts of what the views show (the engine keeps nothing after the cancel, so they are what it did).
+  const pim::ExploreProgress& done = m_session->progress();
+  const int shown = m_model->simulatedRows();
+  QString msg = tr("Cancelled after %L1 of %L2 simulated").arg(shown).arg(done.toSimulate);
+  // Compute-only runs (compute-centric's first step) count as evaluations but have no row of their own.
+  if (done.simulated > static_cast<std::uint64_t>(shown))
+    msg += tr(" (and %L1 compute-only runs, not listed)")
+               .arg(done.simulated - static_cast<std::uint64_t>(shown));
+  return msg + tr("; %L1 kept drafts listed").arg(m_model->keptRows());
+}
+
+void MainWindow::updateStatus() {
+  const pim::ExploreProgress& p = m_session->progress();
+  // Until the last row is in the views, not only until the engine is done.
+  m_runProgress->showProgress(p, m_session->running() || m_awaitFinal || m_finalArrived || m_feeding);
+  QString best = tr("best –");
+  if (auto id = bestDraft()) best = tr("best #%1 %2 µs").arg(*id).arg(p.bestNs / 1e3, 0, 'f', 2);
+  QString pruned = tr("pruned");
+  for (const pim::RuleCount& r : p.pruned) pruned += tr(" r%1 %L2").arg(r.number).arg(r.removed);
+  m_counts->setText(
+      tr("%1 · generated %L2 · %3 · remaining %L4 · predicted %L5%6 · simulated %L7 · %8 · %9 s")
+          .arg(QString::fromStdString(p.stage))
+          .arg(p.generated)
+          .arg(pruned)
+          .arg(p.remaining)
+          .arg(p.predicted)
+          .arg(predictionNote(p))
+          .arg(m_model->simulatedRows())
+          .arg(best)
+          .arg(p.elapsedSeconds, 0, 'f', 1));
+  // The whole line (the label may be cut short on a narrow window), and the model's accuracy.
+  QString tip = m_counts->text();
+  if (p.modelUsed) {
+    tip +=
+        tr("\nPredictions: %1")
+            .arg(QString::fromStdString(pim::predictionAccuracyText(p.predictionError, p.outOfDistribution)));
+  }
+  m_counts->setToolTip(tip);
+  if (p.modelUsed) m_model->setPredictionAccuracy(p.predictionError, !p.outOfDistribution.empty());
+}
+
+QString MainWindow::predictionNote(const pim::ExploreProgress& p) {
+  if (!p.modelUsed) return {};
+  const pim::MeasuredError& e = p.predictionError;
+  QString note = e.confirmations
+                     ? tr(" (±%1% on %L2 confirmed").arg(e.mapePct(), 0, 'f', 1).arg(e.confirmations)
+                     : tr(" (error not measured yet");
+  return note + (p.outOfDistribution.empty() ? tr(")") : tr(", out of distribution)"));
+}
+
+QString MainWindow::countsText() const { return m_counts->text(); }
+
+}  // namespace pimgui
