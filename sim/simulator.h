@@ -19,7 +19,7 @@ class ChannelRunCache;
 /// 4: HBM2-PIM protocol as the vendor library issues it (mode switches are WR transactions, AB->SB gates
 /// later ACTs) and DRAMSim2's lazy refresh on hbm2-pim. 5: AttAcc's MACAB on a data path of its own (buffer
 /// moves issue alongside it) and its attention program's software pipelining of head pairs.
-inline constexpr int kTimingModelVersion = 5;
+inline constexpr int kTimingModelVersion = 6;
 
 struct SimOptions {
   TraceWindow trace;  // trace window in cycles (events of the first channel running each distinct program)

@@ -7,6 +7,18 @@
 
 namespace pim::sim::test {
 
+/// Issued commands of `op` in `phase`, summed over every channel of a program (a broadcast counts once, each
+/// repeat counts).
+inline std::int64_t issued(const Program& p, Op op, Phase phase) {
+  std::int64_t n = 0;
+  for (int ch = 0; ch < p.numChannels(); ++ch)
+    for (const Block& b :
+         p.programs[static_cast<std::size_t>(p.channelMap[static_cast<std::size_t>(ch)])].blocks)
+      for (const Command& c : b.cmds)
+        if (c.op == op && c.phase == phase) n += static_cast<std::int64_t>(b.repeat) * c.repeat;
+  return n;
+}
+
 /// Every number of two simulations agrees: totals, phases, command counts, per-bank statistics and energy.
 inline void expectSameResult(const Result& a, const Result& b) {
   EXPECT_EQ(a.totalCycles, b.totalCycles);

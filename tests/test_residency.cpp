@@ -3,6 +3,7 @@
 // key, and what a call and a preload move, counted burst by burst from the tensors' sizes.
 #include <gtest/gtest.h>
 
+#include "tests/sim_test_util.h"
 #include "tests/test_util.h"
 
 #include "engine/common/error.h"
@@ -25,15 +26,8 @@ std::string errorOf(const std::function<void()>& f) {
   return "";
 }
 
-// Host commands of `op` in `phase`, summed over every channel of a program (one burst each).
 std::int64_t hostBursts(const sim::Program& p, sim::Op op, sim::Phase phase) {
-  std::int64_t n = 0;
-  for (int ch = 0; ch < p.numChannels(); ++ch)
-    for (const sim::Block& b :
-         p.programs[static_cast<std::size_t>(p.channelMap[static_cast<std::size_t>(ch)])].blocks)
-      for (const sim::Command& c : b.cmds)
-        if (c.op == op && c.phase == phase) n += b.repeat * c.repeat;
-  return n;
+  return sim::test::issued(p, op, phase);  // one burst each
 }
 
 std::int64_t commandsIn(const sim::Program& p, sim::Phase phase) {

@@ -138,7 +138,9 @@ void runIr(const DraftOptions& o) {
     throw InputError("--indexing: '" + o.indexing + "' is not one of exact, expand");
   }
   const auto indexing = o.indexing == "exact" ? IndexingStrategy::Exact : IndexingStrategy::Expand;
-  const std::string ir = irText(space, mapDraft(space, space.draft(o.draft), indexing));
+  EvalOptions eo;
+  eo.indexing = indexing;
+  const std::string ir = draftIr(*problem, space.draft(o.draft), eo);
   if (o.json) {
     // "strategy" is the key files and scripts already read; it names the indexing strategy.
     nlohmann::json out = {{"draft", o.draft}, {"strategy", o.indexing}, {"ir", ir}};

@@ -256,7 +256,7 @@ void runExport(const ExportCmd& o) {
     }
     summary["draft"] = draftJson(p.space(), d);
     if (o.format == "ir") {
-      writeFileAtomically(o.out, irText(p.space(), mapDraft(p.space(), d, eo.indexing)));
+      writeFileAtomically(o.out, draftIr(p, d, eo));
     } else if (o.format == "commands") {
       writeFileAtomically(o.out, draftListing(p, d, eo));
     } else if (o.format == "trace") {

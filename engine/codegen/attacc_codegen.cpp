@@ -46,7 +46,11 @@ class AttaccCodeGenerator final : public ICodeGenerator {
               : std::max<std::int64_t>(1, bursts(in, w.broadcastTensor, w.broadcastElems));
       emit::bufferCommands(out, d, sim::Op::WRGB, wrgb);
       out.barrier();
-      const std::int64_t macs = burstsPerBank(in, w.streamTensor, w.streamElems);
+      // A reduction's rows are segmented (one output per run of MACABs): the GEMV unit's adder tree sums the
+      // 16 lanes of every MACAB into the row's accumulator, so a column never mixes two rows.
+      const std::int64_t macs = w.kind == StatementWork::Kind::Reduce
+                                    ? reductionRows(in.problem, w, d.bytesPerColumn).columns()
+                                    : burstsPerBank(in, w.streamTensor, w.streamElems);
       if (broadcast) {
         emit::broadcastStream(out, sim::Op::MACAB, r.tensorRow[w.streamTensor], macs, 0, sim::kFlagAllBanks);
       } else {
@@ -59,6 +63,13 @@ class AttaccCodeGenerator final : public ICodeGenerator {
       emit::bufferCommands(out, d, sim::Op::MVSB, bursts(in, target, w.outputElems) * ((liveCores + 3) / 4));
       out.barrier();
     }
+  }
+
+  std::string laneReduction(const LoweringInput&, const ReductionRows&) const override {
+    return "lanes: the GEMV unit's adder tree sums each MACAB's 16 products into the row's accumulator; MVSB "
+           "moves the sums to the softmax buffer (one per 4 banks per 16 outputs), which adds the partial "
+           "sums of "
+           "banks sharing a row";
   }
 };
 

@@ -23,6 +23,12 @@ class Hbm2PimCodeGenerator final : public ICodeGenerator {
     return codegen::firstUnsupported(k, true, false, "", "HBM2-PIM has no softmax unit");
   }
 
+  std::string laneReduction(const LoweringInput&, const ReductionRows&) const override {
+    return "lanes: HBM2-PIM's units cannot sum lanes; GRF_B holds the 16-lane partial sums and the "
+           "write-back "
+           "is timed as the packed outputs (one column per 16), not as one 16-lane column per row";
+  }
+
   void emitCompute(const LoweringInput& in, const GroupView& group, sim::ProgramBuilder& out) const override {
     const Kernel& k = in.problem.kernel();
     const BankRegions& r = group.regions;
@@ -51,7 +57,9 @@ class Hbm2PimCodeGenerator final : public ICodeGenerator {
             macBursts(e, r.tensorRow[w.streamTensor], parity, done, std::min(perChunk, stream - done));
           }
         } else {
-          macBursts(e, r.tensorRow[w.streamTensor], parity, 0, stream);  // a reduction against GRF_A = ones
+          // A reduction against GRF_A = ones over its segmented rows (reductionRows), one column per MAC.
+          macBursts(e, r.tensorRow[w.streamTensor], parity, 0,
+                    reductionRows(in.problem, w, e.cfg.bytesPerColumn).columns());
         }
         writeBack(e, r.tensorRow[target], parity, outCols);
       }

@@ -18,10 +18,14 @@ using codegen::burstsPerBank;
 
 constexpr std::int64_t kGrfEntries = 8;
 
+// Where a reduction's 16 lanes become one value: HBM-PIM's FPU has no lane reduction, so the GRF sums them by
+// halving steps (DCC section 4.3: the MAC tree in the registers); GDDR6-AiM's MAC unit ends in an adder tree.
+enum class LaneReduction : std::uint8_t { RegisterTree, AdderTree };
+
 class BroadcastSimdCodeGenerator : public ICodeGenerator {
  public:
-  BroadcastSimdCodeGenerator(int halves, std::string softmaxWhy)
-      : m_halves(halves), m_softmaxWhy(std::move(softmaxWhy)) {}
+  BroadcastSimdCodeGenerator(int halves, LaneReduction lanes, std::string softmaxWhy)
+      : m_halves(halves), m_lanes(lanes), m_softmaxWhy(std::move(softmaxWhy)) {}
 
   std::string unsupportedReason(const Kernel& k) const override {
     return codegen::firstUnsupported(k, true, false, "", m_softmaxWhy);
@@ -86,10 +90,7 @@ class BroadcastSimdCodeGenerator : public ICodeGenerator {
         break;
       }
       case StatementWork::Kind::Reduce:
-        run(sim::Op::PIM_MAC, w.streamTensor, stream, 0);  // against a ones vector held in the GRF
-        out.barrier();
-        run(sim::Op::PIM_WB, target, outCols, 0);
-        out.barrier();
+        emitReduce(in, w, target, run, out);
         break;
       case StatementWork::Kind::Elementwise: {
         const bool binary = w.secondStream >= 0;
@@ -125,18 +126,74 @@ class BroadcastSimdCodeGenerator : public ICodeGenerator {
     }
   }
 
+  // Rows go in blocks of the registers that hold their sums; `treeSteps` halving steps sum a register's
+  // lanes.
+  struct ReduceBlocks {
+    std::int64_t rowsPerBlock = 1, treeSteps = 0;
+  };
+  ReduceBlocks blocksOf(const LoweringInput& in, const ReductionRows& rr) const {
+    const Backend& b = in.problem.backend();
+    ReduceBlocks out;
+    if (m_lanes == LaneReduction::AdderTree) {  // one sum per row into the result latch
+      const std::int64_t outBytes = dtypeBytes(in.problem.kernel().tensors[rr.target].dtype);
+      out.rowsPerBlock = std::max<std::int64_t>(1, b.core.registerBytes / outBytes);
+      return out;
+    }
+    out.rowsPerBlock = kGrfEntries;
+    // A row of n <= lanes elements needs ceil(log2 n) steps; longer rows first accumulate into the lanes.
+    const std::int64_t lanesUsed = std::min<std::int64_t>(rr.rowElems, b.core.simdLanes);
+    while ((std::int64_t{1} << out.treeSteps) < lanesUsed) ++out.treeSteps;
+    return out;
+  }
+
+  std::string laneReduction(const LoweringInput& in, const ReductionRows& rr) const override {
+    const ReduceBlocks bl = blocksOf(in, rr);
+    const std::string block = std::to_string(bl.rowsPerBlock);
+    if (m_lanes == LaneReduction::AdderTree)
+      return "lanes: the MAC unit's adder tree sums each row; one write-back per " + block +
+             " rows (the result latch)";
+    return "lanes: " + std::to_string(bl.treeSteps) +
+           " halving ADD step(s) per row in the GRF; one write-back per " + block +
+           " rows (the GRF's entries)";
+  }
+
+  // Per block, each row's segmented columns accumulate into a register of its own (an ADD of the bank column:
+  // no ones vector needed), the lanes of each register are summed, and the block's sums are written back
+  // into the column that holds them.
+  template <typename Run>
+  void emitReduce(const LoweringInput& in, const StatementWork& w, int target, Run& run,
+                  sim::ProgramBuilder& out) const {
+    const ReductionRows rr = reductionRows(in.problem, w, in.device.bytesPerColumn);
+    if (rr.rows == 0) return;  // nothing on this group
+    const ReduceBlocks bl = blocksOf(in, rr);
+    const std::int64_t outBytes = dtypeBytes(in.problem.kernel().tensors[target].dtype);
+    for (std::int64_t first = 0; first < rr.rows; first += bl.rowsPerBlock) {
+      const std::int64_t rows = std::min(bl.rowsPerBlock, rr.rows - first);
+      const std::int64_t at = first * rr.columnsPerRow, cols = rows * rr.columnsPerRow;
+      run(sim::Op::PIM_ADD, w.streamTensor, cols, at);
+      // Each step is a GRF-to-GRF ADD, still triggered by a column command to the open row.
+      run(sim::Op::PIM_ADD, w.streamTensor, bl.treeSteps * rows, at + cols - 1);
+      out.barrier();
+      run(sim::Op::PIM_WB, target, 1, first * outBytes / in.device.bytesPerColumn);
+      out.barrier();
+    }
+  }
+
   int m_halves;
+  LaneReduction m_lanes;
   std::string m_softmaxWhy;
 };
 
 }  // namespace
 
 std::unique_ptr<ICodeGenerator> makeHbmPimCodeGenerator() {
-  return std::make_unique<BroadcastSimdCodeGenerator>(2, "HBM-PIM has no softmax unit");
+  return std::make_unique<BroadcastSimdCodeGenerator>(2, LaneReduction::RegisterTree,
+                                                      "HBM-PIM has no softmax unit");
 }
 
 std::unique_ptr<ICodeGenerator> makeGddr6AimCodeGenerator() {
-  return std::make_unique<BroadcastSimdCodeGenerator>(1, "GDDR6-AiM has no softmax unit");
+  return std::make_unique<BroadcastSimdCodeGenerator>(1, LaneReduction::AdderTree,
+                                                      "GDDR6-AiM has no softmax unit");
 }
 
 }  // namespace pim

@@ -3,6 +3,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "engine/codegen/codegen_common.h"
 #include "engine/codegen/lowering.h"
 #include "engine/codegen/rearrangement.h"
 
@@ -84,6 +85,27 @@ sim::Program lowerDraft(const LoweringInput& in) {
     lowered.emplace_back(std::move(view), index);
   }
   return prog;
+}
+
+std::string reductionText(const LoweringInput& in) {
+  const Kernel& k = in.problem.kernel();
+  std::string out;
+  for (const StatementWork& w : groupWork(k, in.mapping, 0)) {
+    const ReductionRows rr = reductionRows(in.problem, w, in.device.bytesPerColumn);
+    if (rr.rows == 0) continue;
+    const int target = rr.target;
+    const std::int64_t packed = codegen::burstsPerBank(in, w.streamTensor, w.streamElems);
+    out += "// reduction into %" + k.tensors[target].name + ": " + std::to_string(rr.rows) + " row(s) of " +
+           std::to_string(rr.rowElems) + " per bank, each on " + std::to_string(rr.columnsPerRow) +
+           " column(s) of its own (" + std::to_string(rr.columns()) + " columns, " +
+           std::to_string(rr.columns() - packed) + " of them padding)\n";
+    out += "//   " + in.generator.laneReduction(in, rr) + "\n";
+    out += rr.partialsPerOutput > 1
+               ? "//   host merge: each output sums " + std::to_string(rr.partialsPerOutput) +
+                     " partial sums read from the cores that share its row\n"
+               : "//   no host merge: every row is whole on one core\n";
+  }
+  return out;
 }
 
 }  // namespace pim

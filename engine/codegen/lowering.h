@@ -38,6 +38,21 @@ std::vector<StatementWork> statementWork(const Kernel& k, std::span<const std::i
 std::vector<StatementWork> statementKinds(const Kernel& k);
 std::vector<StatementWork> groupWork(const Kernel& k, const DraftFootprints& m, int group);
 
+/// A reduction's tile on one bank as the hardware processes it: `rows` outputs, each summing one row of
+/// `rowElems` elements that starts on a column of its own (segmented), so no column mixes two rows and a
+/// unit's lanes hold one row at a time. What reduces the lanes is the family's (a GRF tree, an adder tree,
+/// the host); a row split over cores leaves `partialsPerOutput` partial sums the host merges.
+struct ReductionRows {
+  int target = -1;  // the tensor the sums go to
+  std::int64_t rows = 0;
+  std::int64_t rowElems = 0;
+  std::int64_t columnsPerRow = 0;  // 32-B columns of one segmented row
+  std::int64_t partialsPerOutput = 1;
+  std::int64_t columns() const { return rows * columnsPerRow; }
+};
+/// Rows of reduction `w` per bank (a core's rows are split over its banks); zero rows for other kinds.
+ReductionRows reductionRows(const Problem& p, const StatementWork& w, int bytesPerColumn);
+
 /// Where each tensor's tile starts in every bank of a group (padded, so the same row in every bank) and where
 /// the host-layout copy of the data lives.
 struct BankRegions {
@@ -89,6 +104,8 @@ class ICodeGenerator {
   /// Appends the compute phase of a live group (one simulated channel) to `out`.
   virtual void emitCompute(const LoweringInput& in, const GroupView& group,
                            sim::ProgramBuilder& out) const = 0;
+  /// How the family's code reduces a row's lanes and writes the sums back, one line for the IR text.
+  virtual std::string laneReduction(const LoweringInput& in, const ReductionRows& rows) const = 0;
 };
 
 std::unique_ptr<ICodeGenerator> makeAttaccCodeGenerator();
@@ -100,5 +117,8 @@ std::unique_ptr<ICodeGenerator> makeGddr6AimCodeGenerator();
 /// one program. Naive rearrangement is not part of it (see rearrangement.h). The
 /// kernel must be one the generator supports (the target checks it first).
 sim::Program lowerDraft(const LoweringInput& in);
+/// What the lowered code of the first live group does for each reduction (rows, segmentation, lane
+/// reduction, write-back, the host's merge), as IR comment lines; empty without reductions.
+std::string reductionText(const LoweringInput& in);
 
 }  // namespace pim

@@ -111,12 +111,51 @@ std::vector<StatementWork> groupWork(const Kernel& k, const DraftFootprints& m, 
   return out;
 }
 
+namespace {
+
+std::int64_t fullElements(const Kernel& k, int t, const Shape& s) {
+  std::int64_t n = 1;
+  for (auto e : tensorExtents(k, t, s)) n *= e;
+  return n;
+}
+
+}  // namespace
+
+ReductionRows reductionRows(const Problem& p, const StatementWork& w, int bytesPerColumn) {
+  ReductionRows r;
+  if (w.kind != StatementWork::Kind::Reduce || w.streamTensor < 0 || w.outputElems <= 0) return r;
+  const Kernel& k = p.kernel();
+  const int target = k.statements[w.statement].target.tensor;
+  r.target = target;
+  const std::int64_t banks = p.backend().core.banksPerCore;
+  const std::int64_t bytes = dtypeBytes(k.tensors[w.streamTensor].dtype);
+  // A core's rows are split over its banks; with fewer rows than banks, each row is split instead.
+  const std::int64_t rowOnCore = ceilDiv(w.streamElems, w.outputElems);
+  const std::int64_t banksPerRow = std::max<std::int64_t>(1, banks / w.outputElems);
+  r.rows = ceilDiv(w.outputElems, banks);
+  r.rowElems = ceilDiv(rowOnCore, banksPerRow);
+  r.columnsPerRow = ceilDiv(r.rowElems * bytes, bytesPerColumn);
+  const std::int64_t fullRow = ceilDiv(fullElements(k, w.streamTensor, p.shape()),
+                                       std::max<std::int64_t>(1, fullElements(k, target, p.shape())));
+  r.partialsPerOutput = ceilDiv(fullRow, rowOnCore);
+  return r;
+}
+
 BankRegions bankRegions(const Problem& p, const DraftFootprints& m, const sim::DeviceConfig& d, int group) {
   const Kernel& k = p.kernel();
   const Backend& b = p.backend();
   BankRegions r;
   r.tensorRow.assign(k.tensors.size(), 0);
   r.tensorBurstsPerBank.assign(k.tensors.size(), 0);
+  // A reduction's operand is stored row-segmented (reductionRows): its padded rows take more columns than
+  // the packed tile when a row does not fill whole columns.
+  std::vector<std::int64_t> segmented(k.tensors.size(), 0);
+  if (group < m.groupsUsed) {
+    for (const StatementWork& w : groupWork(k, m, group)) {
+      const ReductionRows rr = reductionRows(p, w, d.bytesPerColumn);
+      if (rr.rows > 0) segmented[w.streamTensor] = std::max(segmented[w.streamTensor], rr.columns());
+    }
+  }
   std::int64_t row = 0;
   // Inputs first, then outputs and temporaries: each tile padded to the group's largest, so every bank of the
   // group holds tensor t at the same rows and one broadcast command addresses them all. Within a role the
@@ -135,7 +174,7 @@ BankRegions bankRegions(const Problem& p, const DraftFootprints& m, const sim::D
         elems = std::max(elems, m.elementsOf(group, c, static_cast<int>(t)));
       const std::int64_t bytes =
           ceilDiv(elems * static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype)), b.core.banksPerCore);
-      r.tensorBurstsPerBank[t] = ceilDiv(bytes, d.bytesPerColumn);
+      r.tensorBurstsPerBank[t] = std::max(ceilDiv(bytes, d.bytesPerColumn), segmented[t]);
       r.tensorRow[t] = static_cast<std::uint32_t>(row);
       row += ceilDiv(r.tensorBurstsPerBank[t], d.columns);
     }

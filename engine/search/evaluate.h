@@ -18,6 +18,10 @@ Evaluation evaluateDraft(const Problem& p, const Draft& d, const EvalOptions& o 
 /// Mapping, placement, IR, listing and evaluation of one draft, mapped and lowered once (the details pane).
 CandidateAnalysis analyseCandidate(const Problem& p, const Draft& d, const EvalOptions& o = {});
 
+/// The draft's IR as the details pane shows it (with what the lowered code does for each reduction).
+/// Throws InputError when the draft cannot be mapped.
+std::string draftIr(const Problem& p, const Draft& d, const EvalOptions& o = {});
+
 /// What the hardware executes for the draft (commands, instructions), readable, at most `maxLines` lines.
 /// Throws InputError as evaluateDraft does.
 std::string draftListing(const Problem& p, const Draft& d, const EvalOptions& o = {},

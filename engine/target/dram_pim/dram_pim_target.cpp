@@ -151,6 +151,7 @@ CandidateAnalysis DramPimTarget::analyse(const Problem& p, const Draft& d, const
     opt.computeOnly = o.computeOnly;
     const LoweringInput in{p, fp, context(p).device(o.sim), *m_generator, opt};
     const sim::Program program = lowerDraft(in);
+    a.ir += reductionText(in);
     a.listing = commandListing(program, 400);
     a.evaluation = simulate(in, program, placed, d, o);
   } catch (const InputError& e) {

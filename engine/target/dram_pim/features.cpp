@@ -99,7 +99,8 @@ FeatureExtractor::FeatureExtractor(const Problem& p, const OptimizerOptions& o) 
     Statement st;
     st.target = k.statements[w.statement].target.tensor;
     st.softmax = w.kind == StatementWork::Kind::Softmax;
-    st.accumulate = w.kind == StatementWork::Kind::Mac || w.kind == StatementWork::Kind::Reduce;
+    st.reduce = w.kind == StatementWork::Kind::Reduce;
+    st.accumulate = w.kind == StatementWork::Kind::Mac || st.reduce;
     for (int t : {w.streamTensor, w.secondStream, w.broadcastTensor}) {
       if (t >= 0) st.operands.push_back(t);
     }
@@ -184,7 +185,14 @@ void FeatureExtractor::features(const Draft& d, std::vector<float>& f) const {
   for (const Statement& st : m_statements) {
     ops.assign(st.operands.begin(), st.operands.end());
     std::sort(ops.begin(), ops.end(), [&](int x, int y) { return tile[x] > tile[y]; });
-    if (!ops.empty()) stream += ceilDiv(bytes(ops[0], tile[ops[0]]) / b.core.banksPerCore, colBytes);
+    if (st.reduce && !ops.empty()) {
+      // Segmented rows (reductionRows): each output's row starts on a column of its own.
+      const double rows = std::ceil(tile[st.target] / b.core.banksPerCore);
+      stream +=
+          rows * ceilDiv(bytes(ops[0], std::ceil(tile[ops[0]] / std::max(1.0, tile[st.target]))), colBytes);
+    } else if (!ops.empty()) {
+      stream += ceilDiv(bytes(ops[0], tile[ops[0]]) / b.core.banksPerCore, colBytes);
+    }
     if (ops.size() >= 2 && st.accumulate) bcast += ceilDiv(bytes(ops[1], tile[ops[1]]), colBytes);
     outBursts += ceilDiv(bytes(st.target, tile[st.target]), colBytes);
   }

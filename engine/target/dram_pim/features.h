@@ -28,7 +28,7 @@ class FeatureExtractor final : public ICandidateEstimator {
   struct Statement {
     int target = -1;
     std::vector<int> operands;  // non-scalar operand tensors
-    bool softmax = false, accumulate = false;
+    bool softmax = false, accumulate = false, reduce = false;
   };
   const Problem& m_problem;
   OptimizerOptions m_options;
