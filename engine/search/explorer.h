@@ -39,9 +39,10 @@ struct ExploreOptions {
   int topK = kDefaultTopK;  // predictor: simulate the k best predicted to confirm
   double bandErrors = kDefaultBandErrors;  // ... and those within this many expected errors of the best
   int maxConfirm = kDefaultMaxConfirm;     // ... up to this many in all
-  /// Predictor: stop a confirmation as soon as it is slower than the best confirmed so far (branch and
-  /// bound; the pick is the same, and such a record holds only a lower bound, Evaluation::lowerBound). For
-  /// callers that need the pick alone (the CLI); the explorer window keeps every confirmation's breakdown.
+  /// Predictor: stop a further confirmation (one past the first batch, whose measured error decides whether
+  /// to confirm more) as soon as it is slower than the best confirmed so far (branch and bound; the pick is
+  /// the same, and such a record holds only a lower bound, Evaluation::lowerBound). For callers that need the
+  /// pick alone (benchmarks); the CLI and the window keep every confirmation's breakdown.
   bool boundConfirmations = false;
   int computeCentricTemplates = 8;  // compute-centric: drafts kept after the compute-only ranking
   std::size_t maxSimulations = 0;   // exhaustive: 0 = all; compute-centric: compute-only runs (0 = 64)

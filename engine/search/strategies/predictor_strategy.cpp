@@ -35,8 +35,10 @@ class PredictorStrategy final : public ISearchStrategy {
     if (m_at >= m_order.size() && !m_decided && m_reported == m_first) extendIfUnsure();
     if (m_at >= m_order.size()) return std::nullopt;
     Proposal p;
+    // The first confirmations run to the end even when bounded: whether to confirm more is decided on the
+    // error they measure, and a stopped run measures nothing (so bounding them could change the decision).
+    p.bounded = m_bounded && m_at >= m_first;
     p.index = m_order[m_at++];
-    p.bounded = m_bounded;
     return p;
   }
   void report(const Proposal& p, const DraftRecord& r) override {
