@@ -62,7 +62,10 @@ BreakdownChart::BreakdownChart(QWidget* parent) : QWidget(parent), m_chart(new Q
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_view);
-  connect(m_chart, &QChart::plotAreaChanged, this, [this] { placeAnnotations(); });
+  connect(m_chart, &QChart::plotAreaChanged, this, [this] {
+    fitTicks();
+    placeAnnotations();
+  });
   setBars({}, std::nullopt);
 }
 
@@ -123,6 +126,7 @@ void BreakdownChart::setBars(std::vector<BreakdownBar> bars, std::optional<int> 
   x->append(categories.isEmpty() ? QStringList{QStringLiteral(" ")} : categories);
   auto* y = new QValueAxis;
   y->setTitleText(QStringLiteral("Time (µs)"));
+  m_top = top;
   y->setRange(0, top > 0 ? top * 1.18 : 1.0);  // headroom for the speed-up labels
   y->applyNiceNumbers();
   y->setLabelFormat(QStringLiteral("%.0f"));
@@ -143,7 +147,21 @@ void BreakdownChart::setBars(std::vector<BreakdownBar> bars, std::optional<int> 
     item->setFont(bold);
     m_annotations.push_back(item);
   }
+  fitTicks();
   placeAnnotations();
+}
+
+void BreakdownChart::fitTicks() {
+  // Qt elides value labels that overlap ("..." for every label of a short chart, seen at 1280x800): as many
+  // ticks as the plot's height leaves about 24 px per label for, 2 to 6.
+  const auto axes = m_chart->axes(Qt::Vertical);
+  auto* y = axes.isEmpty() ? nullptr : qobject_cast<QValueAxis*>(axes.front());
+  if (!y) return;
+  const int fit = std::clamp(static_cast<int>(m_chart->plotArea().height() / 24) + 1, 2, 6);
+  if (fit == y->tickCount()) return;
+  y->setTickCount(fit);
+  y->setRange(0, m_top > 0 ? m_top * 1.18 : 1.0);  // headroom for the speed-up labels
+  y->applyNiceNumbers();                           // round steps (it may settle on a close tick count)
 }
 
 void BreakdownChart::placeAnnotations() {

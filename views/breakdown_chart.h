@@ -51,11 +51,13 @@ class BreakdownChart : public QWidget {
 
  private:
   void placeAnnotations();
+  void fitTicks();
 
   QChart* m_chart;
   QChartView* m_view;
   std::vector<BreakdownBar> m_bars;
   std::optional<int> m_reference;
+  double m_top = 0;  // the tallest bar, µs
   std::vector<QGraphicsSimpleTextItem*> m_annotations;
 };
 

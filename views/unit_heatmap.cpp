@@ -13,6 +13,7 @@
 #include "engine/core/problem.h"
 #include "engine/target/registry.h"
 #include "views/draft_analysis.h"
+#include "views/elided_label.h"
 
 namespace pimgui {
 namespace {
@@ -33,10 +34,11 @@ QString statTitle(const pim::StatDecl& s) {
 UnitHeatmap::UnitHeatmap(QWidget* parent) : QWidget(parent) {
   m_metricBox = new QComboBox;
   m_metricBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  m_caption = new QLabel(tr("Select a draft"));
-  // A long caption gives way (its tooltip keeps it whole) rather than squeezing the metric menu.
+  // A long caption gives way (ending in "…", its tooltip keeps it whole) rather than squeezing the metric
+  // menu; a plain QLabel was cut at its start at 1280 px ("raft 4665520 on ...").
+  m_caption = new ElidedLabel(tr("Select a draft"));
   m_caption->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-  m_caption->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  m_caption->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(tr("Metric:")));
   bar->addWidget(m_metricBox);
