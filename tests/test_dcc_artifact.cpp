@@ -4,6 +4,9 @@
 // without recomputing the tiles; drafts named by their parts; PIMScope's default mode untouched.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "cli_run.h"
 #include "engine/common/error.h"
 #include "engine/schedule/parts_text.h"
 #include "engine/search/evaluate.h"
@@ -232,6 +235,39 @@ TEST(DccArtifactMode, RefusesKernelsAndBackendsTheArtifactDoesNotCover) {
   EXPECT_NE(errorOf([&] { dcc::artifactKernel(*va); }).find("no VA trace for attacc"), std::string::npos);
   const auto gemm = test::problem("hbm-pim", "gemm", "m=16,n=16,k=16");
   EXPECT_NE(errorOf([&] { dcc::artifactKernel(*gemm); }).find("none of the artifact's"), std::string::npos);
+}
+
+// ---- the command line ----
+
+TEST(DccArtifactCli, SimulatesDraftsNamedByTheirPartsInBothModes) {
+  test::TempDir dir;
+  const std::string problem = "simulate -b hbm-pim -k red --dims b=1,n=1024 --json";
+  const auto dcc = test::runCli(problem + " --model dcc-kernel --schedule 'parts:[[1,1,1],[16,64,1]]'",
+                                dir.file("err1.txt"));
+  ASSERT_EQ(dcc.code, 0) << dcc.err;
+  const auto vendor = test::runCli(problem + " --model dcc-kernel --schedule vendor", dir.file("err2.txt"));
+  ASSERT_EQ(vendor.code, 0) << vendor.err;
+  const auto total = [](const std::string& out) { return nlohmann::json::parse(out)["cycles"]["total"]; };
+  EXPECT_EQ(total(dcc.out), total(vendor.out));  // the vendor tiling named by its parts
+  const auto own = test::runCli(problem + " --schedule 'parts:[[1,1,0],[16,64,0]]'", dir.file("err3.txt"));
+  ASSERT_EQ(own.code, 0) << own.err;
+  EXPECT_EQ(nlohmann::json::parse(own.out)["schedule"]["kind"], "draft");
+}
+
+TEST(DccArtifactCli, BadPartsAndModelsExitTwoSayingWhatIsWrong) {
+  test::TempDir dir;
+  const std::string problem = "simulate -b hbm-pim -k red --dims b=1,n=1024";
+  const auto uncovered = test::runCli(problem + " --model dcc-kernel --schedule 'parts:[[1,1,1],[16,32,1]]'",
+                                      dir.file("err1.txt"));
+  EXPECT_EQ(uncovered.code, 2);
+  EXPECT_NE(uncovered.err.find("does not cover"), std::string::npos) << uncovered.err;
+  const auto malformed =
+      test::runCli(problem + " --schedule 'parts:[[1,1],[16,64,0]]'", dir.file("err2.txt"));
+  EXPECT_EQ(malformed.code, 2);
+  EXPECT_NE(malformed.err.find("3 numbers in part 0"), std::string::npos) << malformed.err;
+  const auto model = test::runCli(problem + " --model dcc", dir.file("err3.txt"));
+  EXPECT_EQ(model.code, 2);
+  EXPECT_NE(model.err.find("--model: 'dcc' is not"), std::string::npos) << model.err;
 }
 
 }  // namespace

@@ -61,10 +61,12 @@ std::uint64_t parseDraftId(const std::string& text, const std::string& option) {
   throw InputError(option + ": '" + text + "' is not a draft id (a whole number from 0 to 2^64-1)");
 }
 
-void addModelOption(CLI::App* cmd, std::string& model) {
-  cmd->add_option("--model", model,
-                  "who labels drafts: pimscope (default) | dcc-kernel | dcc-inference (DCC's public artifact "
-                  "reproduced on hbm-pim and attacc; dcc-artifact = dcc-kernel)");
+void addModelOption(CLI::App* cmd, std::string& model, const char* defaultName) {
+  cmd->add_option(
+      "--model", model,
+      std::string("who labels drafts: pimscope | dcc-kernel | dcc-inference (DCC's public artifact "
+                  "reproduced on hbm-pim and attacc; dcc-artifact = dcc-kernel); default ") +
+          defaultName);
 }
 
 LabelModel modelOption(const std::string& text) {

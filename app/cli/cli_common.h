@@ -68,7 +68,7 @@ CLI::Validator unsignedInteger();
 /// 2^64-1. Throws InputError "<option>: '<text>' is not a draft id (a whole number >= 0)".
 std::uint64_t parseDraftId(const std::string& text, const std::string& option);
 /// --model pimscope | dcc-kernel | dcc-inference (dcc-artifact = dcc-kernel): who labels a draft.
-void addModelOption(CLI::App* cmd, std::string& model);
+void addModelOption(CLI::App* cmd, std::string& model, const char* defaultName);
 /// The model --model names; InputError listing the names otherwise.
 LabelModel modelOption(const std::string& text);
 /// --threads, checked as nonNegative (0: one per hardware thread).

@@ -3,8 +3,11 @@
 // (dcc-artifact.md), with its vendor tiling and the best draft's speed-up over it: the artifact's own
 // experiment, run inside PIMScope.
 #include <algorithm>
+#include <atomic>
 #include <iomanip>
 #include <iostream>
+#include <mutex>
+#include <thread>
 
 #include "app/cli/cli_common.h"
 #include "engine/common/error.h"
@@ -18,6 +21,7 @@ struct DccOptions {
   ProblemOptions problem;
   std::string model = "dcc-kernel";
   std::size_t top = 10;
+  unsigned threads = 0;
   bool json = false;
 };
 
@@ -25,6 +29,29 @@ struct Labelled {
   dcc::Tiling tiling;
   Evaluation eval;
 };
+
+/// Labels every row, drafts shared out over `threads` workers (each label is independent of the others).
+void labelAll(const Problem& p, const EvalOptions& eo, std::vector<Labelled>& rows, unsigned threads) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failed;
+  std::mutex m;
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < rows.size();) {
+      try {
+        rows[i].eval = dcc::evaluateTiling(p, rows[i].tiling, eo);
+      } catch (...) {
+        std::lock_guard lock(m);
+        if (!failed) failed = std::current_exception();
+        next = rows.size();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failed) std::rethrow_exception(failed);
+}
 
 void run(const DccOptions& o) {
   const auto problem = o.problem.build();
@@ -34,8 +61,8 @@ void run(const DccOptions& o) {
   eo.keepUnitStats = false;
   const Baseline vendor = vendorBaseline(*problem, eo);
   std::vector<Labelled> rows;
-  for (const dcc::Tiling& t : dcc::artifactDrafts(*problem))
-    rows.push_back({t, dcc::evaluateTiling(*problem, t, eo)});
+  for (dcc::Tiling& t : dcc::artifactDrafts(*problem)) rows.push_back({std::move(t), {}});
+  labelAll(*problem, eo, rows, cappedThreads(o.threads));
   if (rows.empty()) throw InputError("dcc-drafts: the artifact's generator emits no draft for this shape");
   std::stable_sort(rows.begin(), rows.end(), [](const Labelled& a, const Labelled& b) {
     return a.eval.totalCycles < b.eval.totalCycles;
@@ -82,8 +109,9 @@ void registerDccCommands(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("dcc-drafts", "label every draft of DCC's generator in the DCC-artifact mode");
   o->problem.addTo(cmd);
-  addModelOption(cmd, o->model);
+  addModelOption(cmd, o->model, "dcc-kernel");
   cmd->add_option("--top", o->top, "drafts to list, fastest first")->check(unsignedInteger());
+  addThreadsOption(cmd, o->threads);
   cmd->add_flag("--json", o->json, "machine-readable output");
   cmd->callback([o] { run(*o); });
 }

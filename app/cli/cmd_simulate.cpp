@@ -115,7 +115,7 @@ void registerSimulateCommands(CLI::App& app) {
   cmd->add_option("--schedule,-s", o->schedule,
                   "vendor | gpu | draft:<id> | parts:[[groups,cores,n],...] (n: PIMScope's representative "
                   "index; with a --model dcc-*: DCC's per-core tile, in the artifact's dimension order)");
-  addModelOption(cmd, o->model);
+  addModelOption(cmd, o->model, "pimscope");
   cmd->add_option("--refresh", o->refresh, "on | off");
   cmd->add_option("--trace", o->trace, "write the command timeline as Chrome-trace JSON");
   cmd->add_option("--indexing", o->indexing, "exact (DCC ii) | expand (DCC i)");

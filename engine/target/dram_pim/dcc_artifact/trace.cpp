@@ -86,9 +86,10 @@ void TraceSink::add(Cmd c, std::uint64_t address) {
     cmd.bank = static_cast<std::uint8_t>(d.bank);
   }
   sim::ProgramBuilder& b = m_channels[d.channel];
-  // Consecutive columns of one bank and row are one repeated command (the simulator issues them one by one).
+  // Consecutive columns of one command kind, bank and row are one repeated command (the simulator issues
+  // the repeats one by one, as separate commands).
   std::vector<sim::Command>& cmds = b.lastBlock().cmds;
-  if (host && !cmds.empty()) {
+  if (!cmds.empty()) {
     sim::Command& prev = cmds.back();
     if (prev.op == cmd.op && prev.phase == cmd.phase && prev.pch == cmd.pch && prev.rank == cmd.rank &&
         prev.bg == cmd.bg && prev.bank == cmd.bank && prev.row == cmd.row &&
