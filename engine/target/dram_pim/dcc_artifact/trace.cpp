@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/target/dram_pim/dcc_artifact/trace.h"
 
+#include "sim/scheduler.h"
+
 namespace pim::dcc {
 namespace {
 
@@ -67,7 +69,7 @@ const char* cmdName(Cmd c) {
   return kNames[static_cast<int>(c)];
 }
 
-TraceSink::TraceSink() = default;
+TraceSink::TraceSink() { m_openRow.fill(-1); }
 
 void TraceSink::add(Cmd c, std::uint64_t address) {
   if (c == Cmd::BARRIER) return barrier();
@@ -78,14 +80,20 @@ void TraceSink::add(Cmd c, std::uint64_t address) {
   cmd.phase = m_phase;
   cmd.row = d.row;
   cmd.col = d.col;
-  const bool host = c == Cmd::LD || c == Cmd::ST;
-  if (host) {
-    cmd.pch = static_cast<std::uint8_t>(d.pch);
-    cmd.rank = static_cast<std::uint8_t>(d.rank);
-    cmd.bg = static_cast<std::uint8_t>(d.bg);
-    cmd.bank = static_cast<std::uint8_t>(d.bank);
+  if (c != Cmd::LD && c != Cmd::ST) {
+    m_pim[d.channel].push_back(cmd);
+    return;
   }
-  sim::ProgramBuilder& b = m_channels[d.channel];
+  cmd.pch = static_cast<std::uint8_t>(d.pch);
+  cmd.rank = static_cast<std::uint8_t>(d.rank);
+  cmd.bg = static_cast<std::uint8_t>(d.bg);
+  cmd.bank = static_cast<std::uint8_t>(d.bank);
+  flushPim(d.channel);  // host requests do not overtake the PIM requests before them
+  append(d.channel, cmd);
+}
+
+void TraceSink::append(int ch, const sim::Command& cmd) {
+  sim::ProgramBuilder& b = m_channels[ch];
   // Consecutive columns of one command kind, bank and row are one repeated command (the simulator issues
   // the repeats one by one, as separate commands).
   std::vector<sim::Command>& cmds = b.lastBlock().cmds;
@@ -98,12 +106,36 @@ void TraceSink::add(Cmd c, std::uint64_t address) {
       return;
     }
   }
-  b.setPhase(m_phase);
+  b.setPhase(cmd.phase);
   b.add(cmd);
+}
+
+void TraceSink::flushPim(int ch) {
+  std::vector<sim::Command>& q = m_pim[ch];
+  std::vector<bool> served(q.size(), false);
+  std::size_t head = 0;
+  for (std::size_t left = q.size(); left > 0; --left) {
+    while (served[head]) ++head;
+    // The oldest queued request that is ready without a row change, else the oldest.
+    std::size_t pick = head;
+    for (std::size_t i = head, seen = 0; i < q.size() && seen < kRequestBuffer; ++i) {
+      if (served[i]) continue;
+      ++seen;
+      if (!sim::isAllBankOp(q[i].op) || static_cast<std::int64_t>(q[i].row) == m_openRow[ch]) {
+        pick = i;
+        break;
+      }
+    }
+    served[pick] = true;
+    if (sim::isAllBankOp(q[pick].op)) m_openRow[ch] = q[pick].row;
+    append(ch, q[pick]);
+  }
+  q.clear();
 }
 
 void TraceSink::barrier() {
   for (int ch = 0; ch < kStackChannels; ++ch) {
+    flushPim(ch);
     ++m_counts[ch][static_cast<int>(Cmd::BARRIER)];
     m_channels[ch].setPhase(m_phase);
     m_channels[ch].barrier();
@@ -118,8 +150,9 @@ std::int64_t TraceSink::count(Cmd c) const {
 
 sim::Program TraceSink::take() {
   sim::Program p;
-  for (auto& b : m_channels) {
-    sim::ChannelProgram cp = b.take();
+  for (int ch = 0; ch < kStackChannels; ++ch) {
+    flushPim(ch);
+    sim::ChannelProgram cp = m_channels[ch].take();
     std::size_t i = 0;
     while (i < p.programs.size() && !(p.programs[i] == cp)) ++i;
     if (i == p.programs.size()) p.programs.push_back(std::move(cp));

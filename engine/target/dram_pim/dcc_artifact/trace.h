@@ -6,6 +6,7 @@
 // artifact's own addresses alias. Each channel keeps its commands in trace order.
 #pragma once
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -50,7 +51,14 @@ enum class Cmd : std::uint8_t {
 inline constexpr int kCmdCount = 15;
 const char* cmdName(Cmd c);
 
-/// Collects a trace into one command list per physical channel of the stack.
+/// Requests a channel controller of the artifact's Ramulator fork holds per buffer (Ramulator 2's request
+/// buffer size): its PIM scheduler picks among this many queued PIM requests.
+inline constexpr std::size_t kRequestBuffer = 32;
+
+/// Collects a trace into one command list per physical channel of the stack. PIM requests between two
+/// barriers leave in the order the fork's PIM scheduler serves them: of the queued requests (at most
+/// kRequestBuffer), the oldest that is ready at the open row (or needs no row) goes first, else the oldest
+/// (dram_controller/impl/scheduler/pim_scheduler.cpp); host reads and writes keep the trace's order.
 class TraceSink {
  public:
   TraceSink();
@@ -67,8 +75,13 @@ class TraceSink {
   sim::Program take();
 
  private:
+  void append(int ch, const sim::Command& cmd);
+  void flushPim(int ch);
+
   sim::Phase m_phase = sim::Phase::InputRearrangement;
   std::array<sim::ProgramBuilder, kStackChannels> m_channels;
+  std::array<std::vector<sim::Command>, kStackChannels> m_pim;  // PIM requests since the last barrier
+  std::array<std::int64_t, kStackChannels> m_openRow;           // row the PIM requests left open, -1 none
   std::array<std::array<std::int64_t, kCmdCount>, kStackChannels> m_counts{};
 };
 
