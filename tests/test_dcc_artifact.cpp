@@ -265,6 +265,10 @@ TEST(DccArtifactCli, BadPartsAndModelsExitTwoSayingWhatIsWrong) {
       test::runCli(problem + " --schedule 'parts:[[1,1],[16,64,0]]'", dir.file("err2.txt"));
   EXPECT_EQ(malformed.code, 2);
   EXPECT_NE(malformed.err.find("3 numbers in part 0"), std::string::npos) << malformed.err;
+  const auto upmem = test::runCli(
+      "simulate -b upmem -k red --dims b=1,n=1024 --model dcc-kernel --schedule gpu", dir.file("err4.txt"));
+  EXPECT_EQ(upmem.code, 2);
+  EXPECT_NE(upmem.err.find("no RED trace for upmem"), std::string::npos) << upmem.err;
   const auto model = test::runCli(problem + " --model dcc", dir.file("err3.txt"));
   EXPECT_EQ(model.code, 2);
   EXPECT_NE(model.err.find("--model: 'dcc' is not"), std::string::npos) << model.err;

@@ -38,6 +38,8 @@ void run(const SimulateOptions& o) {
   eo.indexing = o.indexing == "exact" ? IndexingStrategy::Exact : IndexingStrategy::Expand;
   eo.preload = true;
   eo.model = modelOption(o.model);
+  // Refuse up front what the artifact does not cover (other families would label with their own model).
+  if (eo.model != LabelModel::PimScope) dcc::artifactKernel(*problem);
   if (!o.trace.empty()) {
     eo.trace.enabled = true;
     eo.trace.maxEvents = 200000;
