@@ -128,6 +128,31 @@ TEST(DccArtifactCounts, RoundedDraftsBeyondTheStackAliasThroughTheAddressMap) {
   EXPECT_EQ(tr.sink.count(Cmd::WR_GB), 32);
 }
 
+TEST(DccArtifactCounts, PimRequestsLeaveInThePimSchedulersOrder) {
+  // MAC_AB to rows 0 and 5 of channel 0: the oldest request ready at the open row goes first.
+  const std::uint64_t rowA = 0, rowB = 5 * dcc::kRowBytes;
+  auto ordered = [](const sim::Program& p) {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> rowsAndRepeats;
+    for (const sim::Block& b : p.programs[static_cast<std::size_t>(p.channelMap[0])].blocks)
+      for (const sim::Command& c : b.cmds)
+        if (c.op == sim::Op::MACAB) rowsAndRepeats.emplace_back(c.row, c.repeat);
+    return rowsAndRepeats;
+  };
+  dcc::TraceSink hits;
+  for (std::uint64_t row : {rowA, rowB, rowA + dcc::kColumnBytes})
+    hits.add(Cmd::MAC_AB, dcc::bankAddress(0, 0, row));
+  hits.barrier();
+  using Runs = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+  EXPECT_EQ(ordered(hits.take()), (Runs{{0, 2}, {5, 1}}));  // row 0's second MAC overtakes row 5's
+  // A hit 33 requests on is beyond the 32-request buffer: it waits for the 32 misses before it.
+  dcc::TraceSink window;
+  window.add(Cmd::MAC_AB, dcc::bankAddress(0, 0, rowA));
+  for (int i = 0; i < 32; ++i)
+    window.add(Cmd::MAC_AB, dcc::bankAddress(0, 0, rowB + (i % 32) * dcc::kColumnBytes));
+  window.add(Cmd::MAC_AB, dcc::bankAddress(0, 0, rowA + dcc::kColumnBytes));
+  EXPECT_EQ(ordered(window.take()), (Runs{{0, 1}, {5, 32}, {0, 1}}));
+}
+
 // ---- draft generation and rounding (dcc-artifact.md "Draft generation") ----
 
 TEST(DccArtifactDrafts, RoundingKeepsTilesAndTheVendorPattern) {
