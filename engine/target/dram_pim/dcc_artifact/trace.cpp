@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/target/dram_pim/dcc_artifact/trace.h"
 
+#include <list>
+
 #include "sim/scheduler.h"
 
 namespace pim::dcc {
@@ -111,26 +113,23 @@ void TraceSink::append(int ch, const sim::Command& cmd) {
 }
 
 void TraceSink::flushPim(int ch) {
-  std::vector<sim::Command>& q = m_pim[ch];
-  std::vector<bool> served(q.size(), false);
-  std::size_t head = 0;
-  for (std::size_t left = q.size(); left > 0; --left) {
-    while (served[head]) ++head;
+  // The queued requests in arrival order; served ones leave, so the buffer's window is the list's front.
+  std::list<sim::Command> queue(m_pim[ch].begin(), m_pim[ch].end());
+  m_pim[ch].clear();
+  while (!queue.empty()) {
     // The oldest queued request that is ready without a row change, else the oldest.
-    std::size_t pick = head;
-    for (std::size_t i = head, seen = 0; i < q.size() && seen < kRequestBuffer; ++i) {
-      if (served[i]) continue;
-      ++seen;
-      if (!sim::isAllBankOp(q[i].op) || static_cast<std::int64_t>(q[i].row) == m_openRow[ch]) {
-        pick = i;
+    auto pick = queue.begin();
+    std::size_t seen = 0;
+    for (auto it = queue.begin(); it != queue.end() && seen < kRequestBuffer; ++it, ++seen) {
+      if (!sim::isAllBankOp(it->op) || static_cast<std::int64_t>(it->row) == m_openRow[ch]) {
+        pick = it;
         break;
       }
     }
-    served[pick] = true;
-    if (sim::isAllBankOp(q[pick].op)) m_openRow[ch] = q[pick].row;
-    append(ch, q[pick]);
+    if (sim::isAllBankOp(pick->op)) m_openRow[ch] = pick->row;
+    append(ch, *pick);
+    queue.erase(pick);
   }
-  q.clear();
 }
 
 void TraceSink::barrier() {
