@@ -107,6 +107,7 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   connect(m_backend, &QComboBox::currentIndexChanged, this, changed);
   connect(m_kernel, &QComboBox::currentIndexChanged, this, changed);  // after rebuildDims (connected first)
   connect(m_strategy, &QComboBox::currentIndexChanged, this, changed);
+  connect(m_model, &QComboBox::currentIndexChanged, this, changed);
   for (QCheckBox* box : m_rules) connect(box, &QCheckBox::toggled, this, changed);
   for (QCheckBox* box : {m_staged, m_groupCommands}) connect(box, &QCheckBox::toggled, this, changed);
   connect(m_resident, &QLineEdit::textChanged, this, [this, changed] {
@@ -126,8 +127,16 @@ QGroupBox* ControlPanel::makeSearchBox() {
     m_strategy->addItem(QString::fromStdString(s.name), QString::fromStdString(s.name));
     m_strategy->setItemData(m_strategy->count() - 1, QString::fromStdString(s.description), Qt::ToolTipRole);
   }
+  m_model = new QComboBox;
+  m_model->addItem(tr("PIMScope"), QStringLiteral("pimscope"));
+  m_model->addItem(tr("DCC artifact (kernel)"), QStringLiteral("dcc-kernel"));
+  m_model->addItem(tr("DCC artifact (inference)"), QStringLiteral("dcc-inference"));
+  m_model->setToolTip(
+      tr("Who labels a draft: PIMScope's model, or DCC's public artifact reproduced on hbm-pim and attacc "
+         "(one stack, its rounding and per-bank command issue; inference mode skips the host's input read)"));
   auto* strategyRow = new QFormLayout;
   strategyRow->addRow(tr("Strategy"), m_strategy);
+  strategyRow->addRow(tr("Model"), m_model);
   sf->addLayout(strategyRow);
   const pim::PruneRuleRegistry& rules = pim::PruneRuleRegistry::builtin();
   for (std::size_t i = 0; i < rules.size(); ++i) {
@@ -296,6 +305,8 @@ SessionConfig ControlPanel::config() const {
   for (const QCheckBox* box : m_rules) c.rules.push_back(box->isChecked());
   c.stagedRearrangement = m_staged->isChecked();
   c.groupCommands = m_groupCommands->isChecked();
+  c.model = pim::parseLabelModel(m_model->currentData().toString().toStdString())
+                .value_or(pim::LabelModel::PimScope);
   return c;
 }
 
@@ -316,6 +327,8 @@ void ControlPanel::setConfig(const SessionConfig& c) {
   for (std::size_t i = 0; i < m_rules.size(); ++i) m_rules[i]->setChecked(i < c.rules.size() && c.rules[i]);
   m_staged->setChecked(c.stagedRearrangement);
   m_groupCommands->setChecked(c.groupCommands);
+  m_model->setCurrentIndex(
+      std::max(0, m_model->findData(QString::fromStdString(std::string(pim::labelModelName(c.model))))));
   if (outer) m_applying = false;
 }
 

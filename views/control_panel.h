@@ -68,6 +68,7 @@ class ControlPanel : public QWidget {
   QLineEdit* m_resident;
   std::optional<pim::Kernel> m_dimsKernel;  // the kernel the fields were built for: validation parses by it
   QComboBox* m_strategy;
+  QComboBox* m_model;               // pim::LabelModel by name
   std::vector<QCheckBox*> m_rules;  // one per rule of pim::PruneRuleRegistry::builtin(), in its order
   QCheckBox* m_staged;
   QCheckBox* m_groupCommands;

@@ -28,11 +28,14 @@ struct SessionConfig {
   bool stagedRearrangement = true;  // optimizer pass I
   bool groupCommands = true;        // optimizer pass II
   std::size_t maxSimulations = 0;   // 0: as many as the strategy asks
+  /// Who labels drafts (the DCC-artifact mode, docs/dcc_artifact_mode.md); not stored in session files.
+  pim::LabelModel model = pim::LabelModel::PimScope;
 
   pim::EvalOptions evalOptions() const {
     pim::EvalOptions o;
     o.optimizer.stagedRearrangement = stagedRearrangement;
     o.optimizer.groupCommands = groupCommands;
+    o.model = model;
     return o;
   }
 };

@@ -61,6 +61,20 @@ std::uint64_t parseDraftId(const std::string& text, const std::string& option) {
   throw InputError(option + ": '" + text + "' is not a draft id (a whole number from 0 to 2^64-1)");
 }
 
+void addModelOption(CLI::App* cmd, std::string& model, const char* defaultName) {
+  cmd->add_option(
+      "--model", model,
+      std::string("who labels drafts: pimscope | dcc-kernel | dcc-inference (DCC's public artifact "
+                  "reproduced on hbm-pim and attacc; dcc-artifact = dcc-kernel); default ") +
+          defaultName);
+}
+
+LabelModel modelOption(const std::string& text) {
+  if (text == "dcc-artifact") return LabelModel::DccKernel;
+  if (auto m = parseLabelModel(text)) return *m;
+  throw InputError("--model: '" + text + "' is not pimscope, dcc-kernel, dcc-inference or dcc-artifact");
+}
+
 void addThreadsOption(CLI::App* cmd, unsigned& threads) {
   cmd->add_option("--threads", threads, "simulation threads (default: one per hardware thread)")
       ->check(unsignedInteger());

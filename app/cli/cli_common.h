@@ -67,6 +67,10 @@ CLI::Validator unsignedInteger();
 /// A draft id given as text (`--schedule draft:<id>`, `export --draft <id>`): decimal digits only, at most
 /// 2^64-1. Throws InputError "<option>: '<text>' is not a draft id (a whole number >= 0)".
 std::uint64_t parseDraftId(const std::string& text, const std::string& option);
+/// --model pimscope | dcc-kernel | dcc-inference (dcc-artifact = dcc-kernel): who labels a draft.
+void addModelOption(CLI::App* cmd, std::string& model, const char* defaultName);
+/// The model --model names; InputError listing the names otherwise.
+LabelModel modelOption(const std::string& text);
 /// --threads, checked as nonNegative (0: one per hardware thread).
 void addThreadsOption(CLI::App* cmd, unsigned& threads);
 /// The thread count to run: `requested` (0: one per hardware thread), at most the hardware threads; a larger
@@ -110,5 +114,6 @@ void registerDraftCommands(CLI::App& app);
 void registerSimulateCommands(CLI::App& app);
 void registerExploreCommands(CLI::App& app);
 void registerWorkflowCommands(CLI::App& app);
+void registerDccCommands(CLI::App& app);
 
 }  // namespace pim::cli

@@ -5,7 +5,9 @@
 
 #include "app/cli/cli_common.h"
 #include "engine/common/error.h"
+#include "engine/schedule/parts_text.h"
 #include "engine/search/baselines.h"
+#include "engine/target/dram_pim/dcc_artifact/artifact_model.h"
 #include "engine/target/registry.h"
 
 namespace pim::cli {
@@ -17,6 +19,7 @@ struct SimulateOptions {
   std::string refresh = "on";
   std::string trace;
   std::string indexing = "exact";
+  std::string model = "pimscope";
   bool noStaged = false, noGroupCommands = false;
   bool json = false;
 };
@@ -34,6 +37,9 @@ void run(const SimulateOptions& o) {
   eo.optimizer.groupCommands = !o.noGroupCommands;
   eo.indexing = o.indexing == "exact" ? IndexingStrategy::Exact : IndexingStrategy::Expand;
   eo.preload = true;
+  eo.model = modelOption(o.model);
+  // Refuse up front what the artifact does not cover (other families would label with their own model).
+  if (eo.model != LabelModel::PimScope) dcc::artifactKernel(*problem);
   if (!o.trace.empty()) {
     eo.trace.enabled = true;
     eo.trace.maxEvents = 200000;
@@ -56,8 +62,24 @@ void run(const SimulateOptions& o) {
     summary =
         "draft " + std::to_string(id) + " " + targetOf(problem->backend()).candidates(*problem)->label(d);
     scheduleJson = {{"kind", "draft"}, {"draft", draftJson(problem->space(), d)}};
+  } else if (o.schedule.rfind("parts:", 0) == 0) {
+    const std::vector<PartTriple> parts = parsePartsText(o.schedule);
+    if (eo.model == LabelModel::PimScope) {
+      const Draft d = draftFromParts(problem->space(), parts);
+      e = evaluateDraft(*problem, d, eo);
+      summary =
+          "draft " + std::to_string(d.id) + " " + targetOf(problem->backend()).candidates(*problem)->label(d);
+      scheduleJson = {{"kind", "draft"}, {"draft", draftJson(problem->space(), d)}};
+    } else {  // DCC's (groups, cores, tile) form, in the artifact's dimension order
+      dcc::Tiling t;
+      for (const PartTriple& p : parts) t.push_back({p[0], p[1], p[2]});
+      e = dcc::evaluateTiling(*problem, t, eo);
+      summary = "DCC artifact draft " + dcc::tilingLabel(t);
+      scheduleJson = {{"kind", "dcc-parts"}, {"parts", parts}};
+    }
   } else {
-    throw InputError("--schedule: '" + o.schedule + "' is not vendor, gpu or draft:<id>");
+    throw InputError("--schedule: '" + o.schedule +
+                     "' is not vendor, gpu, draft:<id> or parts:[[g,c,n],...]");
   }
   if (!o.trace.empty()) {
     if (e.traceJson.empty())
@@ -73,6 +95,8 @@ void run(const SimulateOptions& o) {
     out["resident"] = residentNames(problem->kernel(), problem->residency());
     out["schedule"] = scheduleJson;
     out["refresh"] = eo.sim.refresh;
+    if (eo.model != LabelModel::PimScope)
+      out["model"] = labelModelName(eo.model);  // default output unchanged
     out["optimizer"] = {{"staged_rearrangement", eo.optimizer.stagedRearrangement},
                         {"group_commands", eo.optimizer.groupCommands}};
     o.problem.whatIf.annotate(out, problem->backend());
@@ -90,7 +114,10 @@ void registerSimulateCommands(CLI::App& app) {
   auto* cmd = app.add_subcommand("simulate", "simulate one schedule bank by bank");
   o->problem.addTo(cmd);
   o->problem.addChannelsTo(cmd);
-  cmd->add_option("--schedule,-s", o->schedule, "vendor | gpu | draft:<id>");
+  cmd->add_option("--schedule,-s", o->schedule,
+                  "vendor | gpu | draft:<id> | parts:[[groups,cores,n],...] (n: PIMScope's representative "
+                  "index; with a --model dcc-*: DCC's per-core tile, in the artifact's dimension order)");
+  addModelOption(cmd, o->model, "pimscope");
   cmd->add_option("--refresh", o->refresh, "on | off");
   cmd->add_option("--trace", o->trace, "write the command timeline as Chrome-trace JSON");
   cmd->add_option("--indexing", o->indexing, "exact (DCC ii) | expand (DCC i)");

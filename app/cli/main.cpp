@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   pim::cli::registerSimulateCommands(app);
   pim::cli::registerExploreCommands(app);
   pim::cli::registerWorkflowCommands(app);
+  pim::cli::registerDccCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -15,6 +15,24 @@ std::string_view provenanceName(Provenance p) {
   return "?";
 }
 
+std::string_view labelModelName(LabelModel m) {
+  switch (m) {
+    case LabelModel::PimScope:
+      return "pimscope";
+    case LabelModel::DccKernel:
+      return "dcc-kernel";
+    case LabelModel::DccInference:
+      return "dcc-inference";
+  }
+  return "?";
+}
+
+std::optional<LabelModel> parseLabelModel(std::string_view name) {
+  for (LabelModel m : {LabelModel::PimScope, LabelModel::DccKernel, LabelModel::DccInference})
+    if (labelModelName(m) == name) return m;
+  return std::nullopt;
+}
+
 void lowerIncumbent(std::atomic<std::int64_t>& incumbent, const Evaluation& e) {
   if (e.lowerBound) return;
   for (std::int64_t seen = incumbent.load(); seen == 0 || e.totalCycles < seen;) {

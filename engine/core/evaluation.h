@@ -34,8 +34,19 @@ struct SimSettings {
   bool refresh = true;
 };
 
+/// Whose model labels a draft: PIMScope's (the default), or DCC's public artifact reproduced on the
+/// backends it covers (dcc-artifact.md: one stack, its draft form and power-of-two rounding, per-bank command
+/// issue, its trace recipes), in its kernel mode (the host reads the input first) or inference mode (the
+/// input is already on the GPU). Stored labels are keyed by it.
+enum class LabelModel : std::uint8_t { PimScope, DccKernel, DccInference };
+/// "pimscope", "dcc-kernel", "dcc-inference".
+std::string_view labelModelName(LabelModel m);
+/// The model a name gives, nullopt for an unknown name.
+std::optional<LabelModel> parseLabelModel(std::string_view name);
+
 struct EvalOptions {
   OptimizerOptions optimizer;
+  LabelModel model = LabelModel::PimScope;
   IndexingStrategy indexing = IndexingStrategy::Exact;
   SimSettings sim;
   bool keepUnitStats = true;  // per-unit statistics in the result (the heat map needs them)

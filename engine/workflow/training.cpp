@@ -45,12 +45,19 @@ std::string energyJson(const Evaluation& e) {
       .dump();
 }
 
+}  // namespace
+
 // The store's options key of a labelling run: results are only reused under the same optimiser passes and
-// the same version of the family's cost model.
+// the same version of the family's cost model, under the same labelling model.
 std::string optionsKey(const EvalOptions& e, const ITarget& t) {
-  return std::string(e.optimizer.stagedRearrangement ? "staged" : "naive") + "," +
-         (e.optimizer.groupCommands ? "group" : "bank") + ",t" + std::to_string(t.modelVersion());
+  std::string key = std::string(e.optimizer.stagedRearrangement ? "staged" : "naive") + "," +
+                    (e.optimizer.groupCommands ? "group" : "bank") + ",t" + std::to_string(t.modelVersion());
+  // DCC-artifact labels never mix with PIMScope's (the default mode keeps its historical key).
+  if (e.model != LabelModel::PimScope) key += "," + std::string(labelModelName(e.model));
+  return key;
 }
+
+namespace {
 
 Evaluation fromStored(const StoredResult& r, const Draft& d) {
   Evaluation e;

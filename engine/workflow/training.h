@@ -48,6 +48,10 @@ struct TrainOptions {
   std::function<void(const std::string& what, std::size_t done, std::size_t total)> labelProgress;
 };
 
+/// The store's options key of a labelling run: optimiser passes, the family's cost-model version and, for
+/// the DCC-artifact mode, the labelling model (stored labels of different keys are never reused).
+std::string optionsKey(const EvalOptions& e, const ITarget& t);
+
 /// Samples, labels by simulation, trains. Throws InputError when nothing in the suite runs on `b`.
 Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOptions& o);
 

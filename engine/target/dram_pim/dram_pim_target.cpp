@@ -9,6 +9,7 @@
 #include "engine/mapping/bank_layout.h"
 #include "engine/target/dram_pim/bank_statistics.h"
 #include "engine/target/dram_pim/capacity.h"
+#include "engine/target/dram_pim/dcc_artifact/artifact_model.h"
 #include "engine/target/dram_pim/device_config.h"
 #include "engine/target/dram_pim/features.h"
 #include "engine/target/dram_pim/program.h"
@@ -54,10 +55,13 @@ class DramPimTarget final : public ITarget {
 
   std::string listing(const Problem& p, const Draft& d, const EvalOptions& o,
                       std::size_t maxLines) const override {
+    if (o.model != LabelModel::PimScope)
+      return dcc::listing(p, dcc::tilingOfDraft(p, dcc::artifactKernel(p), d), o, maxLines);
     return commandListing(program(p, d, o, false), maxLines);
   }
 
   Baseline vendor(const Problem& p, const EvalOptions& o) const override {
+    if (o.model != LabelModel::PimScope) return dcc::vendorBaseline(p, o, context(p).device(o.sim));
     return m_device.vendor(*this, p, o, context(p).device(o.sim));
   }
   Baseline gpu(const Problem& p) const override { return a100Baseline(p); }
@@ -127,6 +131,7 @@ class DramPimTarget final : public ITarget {
 
 Evaluation DramPimTarget::evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const {
   requireRunnable(p);
+  if (o.model != LabelModel::PimScope) return dcc::evaluateDraft(p, d, o, context(p).device(o.sim));
   // The simulation needs footprints only; the index sets people read come from mapDraft/placeOnBanks.
   const DraftFootprints mapping = mapFootprints(p.space(), d, o.indexing);
   const PlacementTotals placed = placementTotals(p.kernel(), mapping, p.backend());
@@ -142,6 +147,11 @@ CandidateAnalysis DramPimTarget::analyse(const Problem& p, const Draft& d, const
     a.mapping = mapDraft(p.space(), d, o.indexing);
     a.ir = irText(p.space(), *a.mapping);
     requireRunnable(p);
+    if (o.model != LabelModel::PimScope) {  // the artifact's trace: no PIMScope placement or lowering
+      a.listing = listing(p, d, o, 400);
+      a.evaluation = evaluate(p, d, o);
+      return a;
+    }
     a.layout = place(p, *a.mapping);
     // One mapping and one lowering for everything the pane shows (footprints of the full mapping equal
     // mapFootprints', EvaluateConformance.FootprintsEqualTheFullMapping).

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// The artifact's command trace as PIMScope programs. Its trace generators name every command by a byte
+// address of one HBM3 stack; the address map (dcc-artifact.md, MSB to LSB: channel 4 | pCH 1 | rank 1 |
+// bank group 2 | bank 2 | row 14 | column 5 | 32-B offset 5) routes it to a channel's controller, so a bank
+// index of 64 or more spills into the next channel and a channel index of 16 or more wraps, as the
+// artifact's own addresses alias. Each channel keeps its commands in trace order.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/program.h"
+
+namespace pim::dcc {
+
+inline constexpr std::uint64_t kColumnBytes = 32;
+inline constexpr std::uint64_t kRowBytes = 32 * kColumnBytes;     // 1 KiB
+inline constexpr std::uint64_t kBankBytes = 16384 * kRowBytes;    // 16 MiB
+inline constexpr std::uint64_t kBankGroupBytes = 4 * kBankBytes;  // 64 MiB
+inline constexpr std::uint64_t kChannelBytes = 64 * kBankBytes;   // 1 GiB
+inline constexpr int kStackChannels = 16;
+
+/// Byte address of position `offset` in bank `bank` of logical channel `channel` (the artifact's
+/// ch * 1 GiB + ba * 16 MiB + offset).
+inline std::uint64_t bankAddress(std::int64_t channel, std::int64_t bank, std::uint64_t offset = 0) {
+  return static_cast<std::uint64_t>(channel) * kChannelBytes + static_cast<std::uint64_t>(bank) * kBankBytes +
+         offset;
+}
+
+/// The artifact's commands, by the names its traces give them.
+enum class Cmd : std::uint8_t {
+  LD,  // host read
+  ST,  // host write
+  MAC_OP1,
+  LD_OP1,
+  ADD_OP1,
+  RELU,
+  WB_RES,
+  WB_ACC,
+  ACC_RESET,
+  WR_GB,
+  MAC_AB,
+  MV_SB,
+  MV_GB,
+  SFM,
+  BARRIER
+};
+inline constexpr int kCmdCount = 15;
+const char* cmdName(Cmd c);
+
+/// Requests a channel controller of the artifact's Ramulator fork holds per buffer (Ramulator 2's request
+/// buffer size): its PIM scheduler picks among this many queued PIM requests.
+inline constexpr std::size_t kRequestBuffer = 32;
+
+/// Collects a trace into one command list per physical channel of the stack. PIM requests between two
+/// barriers leave in the order the fork's PIM scheduler serves them: of the queued requests (at most
+/// kRequestBuffer), the oldest that is ready at the open row (or needs no row) goes first, else the oldest
+/// (dram_controller/impl/scheduler/pim_scheduler.cpp); host reads and writes keep the trace's order.
+class TraceSink {
+ public:
+  TraceSink();
+  void setPhase(sim::Phase p) { m_phase = p; }
+  /// One command at `address` (ignored for BARRIER: use barrier()).
+  void add(Cmd c, std::uint64_t address);
+  /// PIM_BARRIER to every channel of the stack, as the artifact emits it.
+  void barrier();
+
+  /// Commands of kind `c` over the whole stack, and on physical channel `ch`.
+  std::int64_t count(Cmd c) const;
+  std::int64_t count(Cmd c, int ch) const { return m_counts[ch][static_cast<int>(c)]; }
+  /// The channels' programs (identical channel programs shared).
+  sim::Program take();
+
+ private:
+  void append(int ch, const sim::Command& cmd);
+  void flushPim(int ch);
+
+  sim::Phase m_phase = sim::Phase::InputRearrangement;
+  std::array<sim::ProgramBuilder, kStackChannels> m_channels;
+  std::array<std::vector<sim::Command>, kStackChannels> m_pim;  // PIM requests since the last barrier
+  std::array<std::int64_t, kStackChannels> m_openRow;           // row the PIM requests left open, -1 none
+  std::array<std::array<std::int64_t, kCmdCount>, kStackChannels> m_counts{};
+};
+
+}  // namespace pim::dcc
