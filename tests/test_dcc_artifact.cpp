@@ -12,6 +12,7 @@
 #include "engine/search/evaluate.h"
 #include "engine/target/dram_pim/dcc_artifact/artifact_model.h"
 #include "engine/workflow/training.h"
+#include "sim/simulator.h"
 #include "test_util.h"
 
 namespace pim {
@@ -252,7 +253,8 @@ TEST(DccArtifactMode, LabelsDraftsAndKeepsTheDefaultModeApart) {
   // The default mode still labels with PIMScope's model, and the two never share a stored key.
   EXPECT_NE(evaluateDraft(*p, d, EvalOptions{}).totalCycles, v.totalCycles);
   EXPECT_NE(optionsKey(dccMode, targetOf(p->backend())), optionsKey(EvalOptions{}, targetOf(p->backend())));
-  EXPECT_EQ(optionsKey(EvalOptions{}, targetOf(p->backend())), "staged,group,t5");
+  EXPECT_EQ(optionsKey(EvalOptions{}, targetOf(p->backend())),
+            "staged,group,t" + std::to_string(sim::kTimingModelVersion));
 }
 
 TEST(DccArtifactMode, RefusesKernelsAndBackendsTheArtifactDoesNotCover) {
