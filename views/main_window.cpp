@@ -454,9 +454,27 @@ void MainWindow::completeFinish() {
             .arg(QString::fromStdString(pim::predictionAccuracyText(p.predictionError, p.outOfDistribution)));
   }
   if (!m_session->note().isEmpty()) msg += QStringLiteral(" · ") + m_session->note();
+  if (const QString failed = failedText(); !failed.isEmpty()) msg = failed + QStringLiteral(" · ") + msg;
   statusBar()->showMessage(msg);
   noteWhatIfFinished();
   checkIdle();
+}
+
+QString MainWindow::failedText() const {
+  // Drafts the run could not label (a DCC-artifact model refuses drafts wider than one stack): say how many
+  // and why, first, so an empty plot is not mistaken for a finished search.
+  const pim::ExploreProgress& p = m_session->progress();
+  if (p.failed == 0) return {};
+  std::string first;
+  for (const pim::DraftRecord& r : m_session->records()) {
+    if (!r.error.empty()) {
+      first = r.error;
+      break;
+    }
+  }
+  const QString why = QString::fromStdString(first);
+  return p.simulated == 0 ? tr("No draft could be labelled (%1 refused): %2").arg(p.failed).arg(why)
+                          : tr("%1 drafts could not be labelled (first: %2)").arg(p.failed).arg(why);
 }
 
 std::optional<quint64> MainWindow::bestDraft() const {

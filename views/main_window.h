@@ -116,6 +116,7 @@ class MainWindow : public QMainWindow {
   WhatIfPanel* whatIf() const { return m_whatIf; }
   DraftAnalysisRunner* analysis() const { return m_analysis; }
   std::optional<quint64> bestDraft() const;
+  QString failedText() const;  // empty when every draft the run tried was labelled
   QString cancelledText() const;
   /// " (±x% on n confirmed, out of distribution)" after the predicted count; empty without a model.
   static QString predictionNote(
