@@ -59,6 +59,8 @@ BreakdownChart::BreakdownChart(QWidget* parent) : QWidget(parent), m_chart(new Q
   m_chart->setMargins(QMargins(4, 4, 4, 4));
   m_view = new QChartView(m_chart, this);
   m_view->setRenderHint(QPainter::Antialiasing);
+  // Title, three value labels, bar labels and the legend: below this the axes turn to "…".
+  m_view->setMinimumHeight(200);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_view);

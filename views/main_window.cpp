@@ -454,7 +454,12 @@ void MainWindow::completeFinish() {
             .arg(QString::fromStdString(pim::predictionAccuracyText(p.predictionError, p.outOfDistribution)));
   }
   if (!m_session->note().isEmpty()) msg += QStringLiteral(" · ") + m_session->note();
-  if (const QString failed = failedText(); !failed.isEmpty()) msg = failed + QStringLiteral(" · ") + msg;
+  // Nothing labelled: the reason is the verdict, first. Some refused (tiles that do not fit, in a search of
+  // every draft): said after what the run finished.
+  if (const QString failed = failedText(); !failed.isEmpty())
+    msg = m_session->progress().simulated == m_session->progress().failed
+              ? failed + QStringLiteral(" · ") + msg
+              : msg + QStringLiteral(" · ") + failed;
   statusBar()->showMessage(msg);
   noteWhatIfFinished();
   checkIdle();
@@ -473,8 +478,8 @@ QString MainWindow::failedText() const {
     }
   }
   const QString why = QString::fromStdString(first);
-  return p.simulated == 0 ? tr("No draft could be labelled (%1 refused): %2").arg(p.failed).arg(why)
-                          : tr("%1 drafts could not be labelled (first: %2)").arg(p.failed).arg(why);
+  return p.simulated == p.failed ? tr("No draft could be labelled (%L1 refused): %2").arg(p.failed).arg(why)
+                                 : tr("%L1 drafts could not be labelled (first: %2)").arg(p.failed).arg(why);
 }
 
 std::optional<quint64> MainWindow::bestDraft() const {

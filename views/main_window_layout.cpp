@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The main window's layout: its docks, a first size that fits the screen, View > Reset layout, and the
 // geometry kept between runs.
+#include <algorithm>
+
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QGuiApplication>
 #include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 
 #include "views/breakdown_chart.h"
@@ -24,7 +28,17 @@ constexpr QSize kPreferredSize(1680, 1050);
 }  // namespace
 
 void MainWindow::buildDocks() {
-  m_controlsDock = addDock(tr("Controls"), QStringLiteral("controls"), m_controls, Qt::LeftDockWidgetArea);
+  // Scrollable: the panel is taller than the room a 1280x800 screen leaves it (the window's minimum height
+  // was 844 px, so its bottom and the status bar fell off such a screen).
+  auto* controls = new QScrollArea;
+  controls->setWidget(m_controls);
+  controls->setWidgetResizable(true);
+  controls->setFrameShape(QFrame::NoFrame);
+  controls->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // As wide as the panel needs beside a vertical scroll bar: only the height gives way.
+  controls->setMinimumWidth(m_controls->minimumSizeHint().width() +
+                            controls->verticalScrollBar()->sizeHint().width());
+  m_controlsDock = addDock(tr("Controls"), QStringLiteral("controls"), controls, Qt::LeftDockWidgetArea);
   m_paretoDock = addDock(tr("Pareto plot"), QStringLiteral("pareto"), m_pareto, Qt::RightDockWidgetArea);
   m_breakdownDock =
       addDock(tr("Time breakdown"), QStringLiteral("breakdown"), m_breakdown, Qt::RightDockWidgetArea);
@@ -61,6 +75,10 @@ void MainWindow::fitToScreen() {
   const QRect area = availableScreenArea();
   resize(kPreferredSize.boundedTo(area.size() * 0.95));
   move(area.center() - QPoint(width() / 2, height() / 2));
+  // On a short screen the bottom row gives way first, and the plots above it share the rest evenly (at
+  // 1280x800 the breakdown chart was left 120 px, too little for its axis labels).
+  resizeDocks({m_heatmapDock}, {std::min(330, height() / 3)}, Qt::Vertical);
+  resizeDocks({m_paretoDock, m_breakdownDock}, {1, 1}, Qt::Vertical);
 }
 
 void MainWindow::resetLayout() {

@@ -118,7 +118,7 @@ ParetoPlot::ParetoPlot(DraftTableModel* model, DraftSelection* selection, QWidge
   m_plot = new QCustomPlot;
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   m_plot->setSelectionRectMode(QCP::srmNone);
-  m_plot->setMinimumSize(320, 240);
+  m_plot->setMinimumSize(320, 180);  // shares a short screen's height with the breakdown below it
   m_dominated = m_plot->addGraph();
   m_dominated->setLineStyle(QCPGraph::lsNone);
   m_dominated->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(78, 121, 167, 90), 5));
