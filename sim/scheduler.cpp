@@ -95,8 +95,7 @@ int64_t ChannelScheduler::rowSlot(int64_t t, bool act) const {
   // column stream by at most kSlotWindow cycles (the controller's look-ahead / queue depth).
   t = std::max({t, m_floor, m_lastCol - kSlotWindow});
   if (act) t = std::max(t, m_lastAct + 1);
-  if (!m_cfg.separateRowColumnBus)
-    while (m_used.count(t)) ++t;
+  if (!m_cfg.separateRowColumnBus) t = m_used.firstFreeFrom(t);
   return t;
 }
 
@@ -108,7 +107,7 @@ int64_t ChannelScheduler::bufferFrontier() const {
 int64_t ChannelScheduler::colSlot(int64_t t, bool bufferPath) const {
   t = std::max({t, m_floor, m_colFloor, (bufferPath ? bufferFrontier() : m_lastCol) + 1});
   if (!m_cfg.separateRowColumnBus || m_cfg.macOwnDataPath)  // one column command per cycle
-    while (m_used.count(t)) ++t;
+    t = m_used.firstFreeFrom(t);
   return t;
 }
 
@@ -129,7 +128,7 @@ void ChannelScheduler::take(int64_t t, bool row, bool act, bool bufferPath) {
     // Nothing can issue before the in-order frontiers any more: drop the older slots.
     const int64_t frontier =
         (m_cfg.separateRowColumnBus ? m_lastCol : std::min(m_lastAct, m_lastCol)) - kSlotWindow;
-    m_used.erase(m_used.begin(), m_used.lower_bound(frontier));
+    m_used.eraseBelow(frontier);
   }
 }
 

@@ -15,13 +15,13 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <set>
 #include <vector>
 
 #include "sim/bank_state.h"
 #include "sim/config.h"
 #include "sim/program.h"
 #include "sim/result.h"
+#include "sim/slot_set.h"
 
 namespace pim::sim {
 
@@ -157,7 +157,7 @@ class ChannelScheduler {
   std::vector<RankState> m_ranks;
   std::vector<PseudoChannelState> m_pchs;
   std::vector<RefreshUnit> m_refresh;
-  std::set<int64_t> m_used;  // occupied command slots (single command bus only), pruned behind the frontier
+  SlotSet m_used;  // occupied command slots (single command bus only), pruned behind the frontier
   int64_t m_lastAct = -1, m_lastCol = -1, m_lastMac = -(1 << 30);
   int64_t m_prevCol = -1;     // the column command before m_lastCol
   int64_t m_lastBufCol = -1;  // DeviceConfig::macOwnDataPath: the buffer moves' own column frontier

@@ -101,7 +101,7 @@ void ChannelScheduler::snapshot(Snapshot& s) {
   *out++ = std::max(m_maxCompletion - base, -kSlotWindow);  // row commands complete after they issue
   *out++ = std::max<int64_t>(m_maxColCompletion - base, 1);
   *out++ = std::max<int64_t>(m_lastMac + m_cfg.pimMacToMac - base, 1);
-  for (auto it = m_used.lower_bound(base - kFar); it != m_used.end(); ++it) t(*it);
+  m_used.forEachFrom(base - kFar, t);
   *out++ = static_cast<int64_t>(m_used.size());
   s.rel.resize(size_t(out - s.rel.data()));
   cnt[0] = rowCommands, cnt[1] = columnCommands, cnt[2] = refreshes;
@@ -142,11 +142,7 @@ void ChannelScheduler::jump(int64_t k, const Snapshot& prev, const Snapshot& cur
   m_lastAct += dt, m_lastCol += dt, m_lastMac += dt, m_floor += dt, m_colFloor += dt;
   m_prevCol += dt, m_actGate += dt, m_lastBufCol += dt;
   m_maxCompletion += dt, m_maxColCompletion += dt;
-  if (!m_used.empty()) {
-    std::set<int64_t> used;
-    for (int64_t v : m_used) used.insert(used.end(), v + dt);
-    m_used.swap(used);
-  }
+  m_used.shift(dt);
   cnt(rowCommands), cnt(columnCommands), cnt(refreshes);
   iterationsSkipped += k * (cur.it - prev.it);
 }
@@ -221,7 +217,10 @@ bool ChannelScheduler::FastForward::begin(const Block& b) {
   stride = (cmdsPerIter >= 16 || carryPeriod > kMaxPeriod) ? 1 : carryPeriod;
   const int64_t maxL = std::max(kMaxPeriod, stride);
   H = size_t(maxL / stride) + 1;
-  hist.assign(H, Snapshot{});
+  // Keep the slots' buffers from the previous block (a snapshot overwrites all of them): allocating and
+  // zeroing H fresh ones per block cost as much as the snapshots themselves.
+  hist.resize(H);
+  for (Snapshot& h : hist) h.it = -1;
   haveRef = false;
   refPlanOver = 0;
   return ff;

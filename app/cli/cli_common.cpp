@@ -262,7 +262,7 @@ std::string WhatIfOptions::line(const Backend& edited, const std::string& lead) 
 }
 
 nlohmann::json WhatIfOptions::json(const Backend& edited) const {
-  const Backend& shipped = builtinBackends().get(edited.name);
+  const Backend& shipped = builtinBackend(edited.name);
   nlohmann::json out = nlohmann::json::object();
   for (const Setting& s : parseSettings(settings)) {
     const Parameter* now = edited.param(s.name);
@@ -301,7 +301,7 @@ std::unique_ptr<Problem> ProblemOptions::build() const {
   if (kernel.empty() && kernelFile.empty()) {
     throw InputError("--kernel: give a library kernel or --kernel-file");
   }
-  const Backend& shipped = builtinBackends().get(backend);
+  const Backend& shipped = builtinBackend(backend);
   if (channels == 0) return problemOf(whatIf.applyTo(shipped));
   // --channels sets a few parameters (Backend::withPseudoChannels). A --set of one of them to another value
   // would be overwritten silently: refused. One that agrees is left to --channels, which sets it together

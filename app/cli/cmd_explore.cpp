@@ -314,7 +314,7 @@ struct SuiteProgress {
 
 void runTrain(const TrainCmd& o) {
   installInterruptHandler();
-  const Backend& b = builtinBackends().get(o.backend);
+  const Backend& b = builtinBackend(o.backend);
   const Suite suite = loadSuites(o.suites);
   // Checked before labelling and training, which may take hours: a folder that cannot take the model would
   // otherwise lose the work. The shipped datasets/models are replaced only when named.
@@ -376,7 +376,7 @@ struct EvaluateCmd {
 
 void runEvaluate(const EvaluateCmd& o) {
   installInterruptHandler();
-  const Backend b = o.whatIf.applyTo(builtinBackends().get(o.backend));
+  const Backend b = o.whatIf.applyTo(builtinBackend(o.backend));
   const Suite suite = loadSuite(o.suite);
   const auto model = Predictor::loadShipped(b.name, o.models);
   if (!model)

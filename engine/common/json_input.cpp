@@ -67,23 +67,28 @@ class BoundedBuilder {
   };
 
   // Where the next value goes: the root, the end of the open array, or the open object's current key.
-  Json* place(Json v, std::string& path) {
+  Json* place(Json v) {
     if (m_stack.empty()) {
       root = std::move(v);
       return &root;
     }
     Frame& f = m_stack.back();
     if (f.value->is_array()) {
-      path = f.path + "[" + std::to_string(f.value->size()) + "]";
       f.value->push_back(std::move(v));
       return &f.value->back();
     }
-    path = jsonPathJoin(f.path, f.key);
     return &((*f.value)[f.key] = std::move(v));
   }
+  // The key path of the next value: only containers keep theirs (for a duplicate key's message), so a
+  // scalar does not pay for building one.
+  std::string nextPath() const {
+    if (m_stack.empty()) return {};
+    const Frame& f = m_stack.back();
+    if (f.value->is_array()) return f.path + "[" + std::to_string(f.value->size()) + "]";
+    return jsonPathJoin(f.path, f.key);
+  }
   bool add(Json v) {
-    std::string path;
-    place(std::move(v), path);
+    place(std::move(v));
     return true;
   }
   bool open(Json container) {
@@ -91,8 +96,8 @@ class BoundedBuilder {
       m_tooDeep = true;
       return false;
     }
-    std::string path;
-    Json* j = place(std::move(container), path);
+    std::string path = nextPath();
+    Json* j = place(std::move(container));
     m_stack.push_back({j, std::move(path), {}});
     return true;
   }

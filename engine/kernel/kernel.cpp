@@ -317,12 +317,19 @@ void checkShape(const Kernel& k, const Shape& s) {
 namespace {
 
 // An extent or bound evaluated without wrapping: a shape near 2^40 times a coefficient must not come back as
-// a small or negative number (then "is 0" instead of naming the overflow).
-std::int64_t evalChecked(const AffineExpr& e, std::span<const std::int64_t> values, const std::string& what) {
+// a small or negative number (then "is 0" instead of naming the overflow). `what()` names the expression; it
+// is built only for a message (building it for every extent was a fifth of lowering a draft).
+template <class Describe>
+std::int64_t evalChecked(const AffineExpr& e, std::span<const std::int64_t> values, const Describe& what) {
   std::int64_t v = e.constant;
   for (const auto& [var, coeff] : e.terms) {
     const std::int64_t x = (var >= 0 && static_cast<std::size_t>(var) < values.size()) ? values[var] : 0;
-    v = checkedAdd(v, checkedMul(coeff, x, what), what);
+    std::int64_t term = 0, sum = 0;
+    if (__builtin_mul_overflow(coeff, x, &term) || __builtin_add_overflow(v, term, &sum)) {
+      const std::string w = what();
+      (void)checkedAdd(v, checkedMul(coeff, x, w), w);  // throws, naming the expression
+    }
+    v = sum;
   }
   return v;
 }
@@ -337,11 +344,12 @@ std::vector<std::int64_t> tensorExtents(const Kernel& k, int t, const Shape& s) 
   std::vector<std::int64_t> out;
   out.reserve(tensor.shape.size());
   for (std::size_t i = 0; i < tensor.shape.size(); ++i) {
-    const std::string what = "kernel " + k.name + ": tensor '" + tensor.name + "' dimension " +
-                             std::to_string(i) + " (" + tensor.shape[i].str(k.dims) + ") under shape " +
-                             shapeString(k, s);
+    auto what = [&] {
+      return "kernel " + k.name + ": tensor '" + tensor.name + "' dimension " + std::to_string(i) + " (" +
+             tensor.shape[i].str(k.dims) + ") under shape " + shapeString(k, s);
+    };
     const std::int64_t v = evalChecked(tensor.shape[i], s.values, what);
-    if (v <= 0) throw InputError(what + " is " + std::to_string(v) + " (must be positive)");
+    if (v <= 0) throw InputError(what() + " is " + std::to_string(v) + " (must be positive)");
     out.push_back(v);
   }
   return out;
@@ -352,13 +360,16 @@ std::pair<std::int64_t, std::int64_t> loopBounds(const Kernel& k, int l, const S
   if (l < 0 || static_cast<std::size_t>(l) >= k.loops.size())
     throw InputError("kernel " + k.name + ": no loop #" + std::to_string(l));
   const Loop& loop = k.loops[l];
-  const std::string what = "kernel " + k.name + ": loop '" + loop.var + "' range [" + loop.lower.str(k.dims) +
-                           ", " + loop.upper.str(k.dims) + ")";
-  const std::string under = " under shape " + shapeString(k, s);
-  const std::int64_t lo = evalChecked(loop.lower, s.values, what + under);
-  const std::int64_t hi = evalChecked(loop.upper, s.values, what + under);
+  auto what = [&] {
+    return "kernel " + k.name + ": loop '" + loop.var + "' range [" + loop.lower.str(k.dims) + ", " +
+           loop.upper.str(k.dims) + ")";
+  };
+  auto under = [&] { return " under shape " + shapeString(k, s); };
+  auto whatUnder = [&] { return what() + under(); };
+  const std::int64_t lo = evalChecked(loop.lower, s.values, whatUnder);
+  const std::int64_t hi = evalChecked(loop.upper, s.values, whatUnder);
   if (lo < 0 || hi <= lo) {
-    throw InputError(what + " is [" + std::to_string(lo) + ", " + std::to_string(hi) + ")" + under +
+    throw InputError(what() + " is [" + std::to_string(lo) + ", " + std::to_string(hi) + ")" + under() +
                      " (must be non-empty and start at >= 0)");
   }
   return {lo, hi};

@@ -2,7 +2,11 @@
 #include "engine/target/registry.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
 
 #include "engine/common/error.h"
 #include "engine/target/dram_pim/dram_pim_target.h"
@@ -29,11 +33,15 @@ TargetRegistry& processTargets() {
   return reg;
 }
 
+std::filesystem::path backendDir() { return std::filesystem::path(dataDir()) / "backends"; }
+
+std::atomic<bool> g_allBackendsLoaded{false};
+
 BackendRegistry& processBackends() {
   static BackendRegistry reg = [] {
     BackendRegistry r;
     namespace fs = std::filesystem;
-    const fs::path dir = fs::path(dataDir()) / "backends";
+    const fs::path dir = backendDir();
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw InputError(dir.string() + ": backend directory not found");
     std::vector<fs::path> files;
@@ -41,6 +49,7 @@ BackendRegistry& processBackends() {
       if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
     std::sort(files.begin(), files.end());
     for (const auto& f : files) r.add(loadBackendFile(f.string()));
+    g_allBackendsLoaded = true;
     return r;
   }();
   return reg;
@@ -86,6 +95,24 @@ std::vector<std::string> TargetRegistry::families() const {
 const ITarget& targetOf(const Backend& b) { return TargetRegistry::builtin().of(b); }
 
 const BackendRegistry& builtinBackends() { return processBackends(); }
+
+const Backend& builtinBackend(std::string_view name) {
+  if (g_allBackendsLoaded) return processBackends().get(name);
+  // A command on one backend parses only its file: parsing all of them was an eighth of a `simulate`.
+  static std::mutex m;
+  static std::map<std::string, std::unique_ptr<const Backend>, std::less<>> alone;
+  {
+    const std::lock_guard<std::mutex> lock(m);
+    if (auto it = alone.find(name); it != alone.end()) return *it->second;
+    std::error_code ec;
+    const auto file = backendDir() / (std::string(name) + ".json");
+    if (name.find_first_of("/\\") == std::string_view::npos && std::filesystem::is_regular_file(file, ec)) {
+      auto b = std::make_unique<const Backend>(loadBackendFile(file.string()));
+      if (b->name == name) return *alone.emplace(std::string(name), std::move(b)).first->second;
+    }
+  }
+  return processBackends().get(name);  // named otherwise than its file, registered, or unknown: the full list
+}
 
 void registerBackend(Backend b) {
   const auto& all = processBackends().all();

@@ -45,6 +45,9 @@ const ITarget& targetOf(const Backend& b);
 /// Every backend in dataDir()/backends, loaded once and validated against its family's schema, then those
 /// added by registerBackend(). The window's backend lists and compare are built from it.
 const BackendRegistry& builtinBackends();
+/// builtinBackends().get(name), but until something needs the whole list only dataDir()/backends/<name>.json
+/// is read: a command on one backend does not parse (or fail on) the others.
+const Backend& builtinBackend(std::string_view name);
 /// Adds a backend of a registered family to builtinBackends() (at start-up, like registerTarget). Throws
 /// InputError when one of that name exists.
 void registerBackend(Backend b);
