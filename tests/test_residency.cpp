@@ -137,5 +137,30 @@ TEST(Residency, TheVendorBaselineUsesTheSameResidency) {
   EXPECT_EQ(*r.eval.preloadCycles, s.eval.cycles[0]);
 }
 
+// AttAcc's vendor attention brings its own compute and takes only its placement (the host's copies and the
+// preload) from the vendor tiling's draft. The draft's compute phase used to be simulated too: half the cost
+// of the call, and its reads and writes were added to the vendor's energy.
+TEST(Residency, AttaccVendorAttentionTakesOnlyTheCopiesFromItsDraft) {
+  const auto p = problem("attacc", "attn", "b=1,h=8,l=256,d=128", "");  // all streamed: every copy moves
+  EvalOptions o;
+  o.preload = true;
+  const Baseline v = vendorBaseline(*p, o);
+  ASSERT_TRUE(v.available && v.draft);
+  EvalOptions copiesOnly = o;
+  copiesOnly.optimizer.rearrangementOnly = true;
+  const Evaluation copies = evaluateDraft(*p, *v.draft, copiesOnly);
+  const Evaluation full = evaluateDraft(*p, *v.draft, o);
+  EXPECT_EQ(copies.cycles[1], 0);  // no compute phase lowered
+  EXPECT_GT(copies.cycles[0], 0);
+  EXPECT_GT(copies.cycles[2], 0);
+  EXPECT_EQ(copies.cycles[0], full.cycles[0]);  // the input copies run before any compute
+  EXPECT_LT(copies.energy.rdWr_pJ, full.energy.rdWr_pJ);
+  EXPECT_EQ(v.eval.cycles[0], copies.cycles[0]);
+  EXPECT_EQ(v.eval.cycles[2], copies.cycles[2]);
+  // The vendor's energy: its own program's, plus the copies' reads, writes and host I/O (no draft compute).
+  EXPECT_DOUBLE_EQ(v.eval.energyPj,
+                   v.eval.energy.total_pJ() + copies.energy.rdWr_pJ + copies.energy.hostIo_pJ);
+}
+
 }  // namespace
 }  // namespace pim

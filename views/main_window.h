@@ -241,4 +241,7 @@ class MainWindow : public QMainWindow {
   QString m_whatIfBestBefore, m_whatIfGpuBefore;  // the run before the edit, as the note shows them
 };
 
+/// A window of `size` centred on `area`, moved so that it starts on screen and ends there if it fits.
+QRect placeWithin(const QRect& area, QSize size);
+
 }  // namespace pimgui

@@ -69,12 +69,24 @@ QRect MainWindow::availableScreenArea() const {
   return s ? s->availableGeometry() : QRect(QPoint(0, 0), kPreferredSize);
 }
 
+QRect placeWithin(const QRect& area, QSize size) {
+  QRect r(QPoint(0, 0), size);
+  r.moveCenter(area.center());
+  // Centring a window wider than 95% of the screen (its minimum size wins over the preferred one) pushed its
+  // right edge 18 px off a 1280-px screen: keep the top-left corner on screen and the rest as far as it goes.
+  r.moveLeft(std::max(area.left(), std::min(r.left(), area.right() + 1 - r.width())));
+  r.moveTop(std::max(area.top(), std::min(r.top(), area.bottom() + 1 - r.height())));
+  return r;
+}
+
 void MainWindow::fitToScreen() {
-  // The preferred size, or 95% of the screen's free area (the frame and a panel need the rest), centred: the
-  // status bar must be on screen at first start.
+  // The preferred size, or 95% of the screen's free area (the frame and a panel need the rest), but never
+  // below the window's minimum, placed on screen: the status bar must be on screen at first start.
   const QRect area = availableScreenArea();
-  resize(kPreferredSize.boundedTo(area.size() * 0.95));
-  move(area.center() - QPoint(width() / 2, height() / 2));
+  const QRect placed =
+      placeWithin(area, kPreferredSize.boundedTo(area.size() * 0.95).expandedTo(minimumSizeHint()));
+  resize(placed.size());
+  move(placed.topLeft());
   // On a short screen the bottom row gives way first, and the plots above it share the rest evenly (at
   // 1280x800 the breakdown chart was left 120 px, too little for its axis labels).
   resizeDocks({m_heatmapDock}, {std::min(330, height() / 3)}, Qt::Vertical);

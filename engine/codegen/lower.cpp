@@ -40,23 +40,37 @@ GroupView groupView(const LoweringInput& in, int group) {
   return v;
 }
 
-sim::Program lowerDraft(const LoweringInput& in) {
-  const Backend& b = in.problem.backend();
+DraftViews groupViews(const LoweringInput& in) {
+  DraftViews out;
+  out.preload = in.preload;
+  std::vector<GroupView>& views = out.groups;
+  const int groups = in.problem.backend().totalGroups();
+  views.reserve(static_cast<std::size_t>(groups));
+  std::optional<GroupView> idle;  // idle groups differ only in their host share
+  for (int g = 0; g < groups; ++g) {
+    if (g >= in.mapping.groupsUsed && idle) {
+      views.push_back(*idle);
+      setHostShare(in, g, views.back());
+      continue;
+    }
+    views.push_back(groupView(in, g));
+    if (!views.back().live) idle = views.back();
+  }
+  return out;
+}
+
+sim::Program lowerDraft(const LoweringInput& in) { return lowerDraft(in, groupViews(in)); }
+
+sim::Program lowerDraft(const LoweringInput& in, const DraftViews& views) {
   const ICodeGenerator* gen = &in.generator;
   sim::Program prog;
   std::unordered_multimap<std::uint64_t, int> byHash;
   std::vector<std::pair<GroupView, int>> lowered;  // distinct views and their program (a handful per draft)
-  std::optional<GroupView> idle;                   // idle groups differ only in their host share
   const bool staged = stagedCopies(in);
-  for (int g = 0; g < b.totalGroups(); ++g) {
-    GroupView view;
-    if (g >= in.mapping.groupsUsed && idle) {
-      view = *idle;
-      setHostShare(in, g, view);
-    } else {
-      view = groupView(in, g);
-      if (!view.live) idle = view;
-    }
+  for (int g = 0; g < static_cast<int>(views.groups.size()); ++g) {
+    GroupView view = views.groups[static_cast<std::size_t>(g)];
+    // Views of the call for its preload (or back): the host shares follow what this lowering moves.
+    if (views.preload != in.preload) setHostShare(in, g, view);
     const auto same =
         std::find_if(lowered.begin(), lowered.end(), [&](const auto& l) { return l.first == view; });
     if (same != lowered.end()) {
@@ -67,7 +81,7 @@ sim::Program lowerDraft(const LoweringInput& in) {
     if (staged) emitStagedInput(in, view, pb);
     if (!in.preload) {
       pb.setPhase(sim::Phase::Compute);
-      if (view.live) gen->emitCompute(in, view, pb);
+      if (view.live && !in.options.rearrangementOnly) gen->emitCompute(in, view, pb);
       if (staged) emitStagedOutput(in, view, pb);
     }
     sim::ChannelProgram cp = pb.take();

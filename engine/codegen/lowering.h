@@ -117,6 +117,16 @@ std::unique_ptr<ICodeGenerator> makeGddr6AimCodeGenerator();
 /// one program. Naive rearrangement is not part of it (see rearrangement.h). The
 /// kernel must be one the generator supports (the target checks it first).
 sim::Program lowerDraft(const LoweringInput& in);
+/// Every group's view of a draft, with the host shares of what its lowering moves (a call's or a preload's).
+struct DraftViews {
+  bool preload = false;  // LoweringInput::preload of the host shares
+  std::vector<GroupView> groups;
+};
+/// A call and its preload differ only in the host shares, which lowerDraft sets again when they are the
+/// other's: the views are computed once for both.
+DraftViews groupViews(const LoweringInput& in);
+/// lowerDraft with the views of the same draft (from groupViews() of the call or of its preload).
+sim::Program lowerDraft(const LoweringInput& in, const DraftViews& views);
 /// What the lowered code of the first live group does for each reduction (rows, segmentation, lane
 /// reduction, write-back, the host's merge), as IR comment lines; empty without reductions.
 std::string reductionText(const LoweringInput& in);

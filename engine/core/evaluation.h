@@ -27,6 +27,9 @@ struct OptimizerOptions {
   bool groupCommands = true;
   /// Not an optimizer pass: lower the compute phase alone (what a compute-centric tuner looks at).
   bool computeOnly = false;
+  /// Not an optimizer pass: lower the host's copies alone, with no compute phase between them (a vendor
+  /// program that brings its own compute takes only its placement from a draft).
+  bool rearrangementOnly = false;
 };
 
 /// Simulator switches a user may set per run.

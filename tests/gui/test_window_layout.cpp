@@ -26,12 +26,26 @@
 
 using namespace pimgui;
 
+// At 1280x800 the window was sized to 95% of the screen and centred, and then grew to its minimum width
+// (1,267 px) from that corner: its right edge was 18 px off the screen. It is placed at the size it will
+// have.
 TEST(WindowLayout, FirstStartFitsTheScreen) {
+  const QRect area(0, 0, 1280, 800);
+  EXPECT_EQ(placeWithin(area, QSize(1267, 761)), QRect(6, 19, 1267, 761));
+  EXPECT_EQ(placeWithin(area, QSize(1216, 760)), QRect(32, 20, 1216, 760));
+  // Larger than the screen: it starts on the screen, where its title bar and menus are.
+  EXPECT_EQ(placeWithin(QRect(100, 30, 1280, 770), QSize(1400, 900)).topLeft(), QPoint(100, 30));
   MainWindow w(false);
-  const QRect area = QGuiApplication::primaryScreen()->availableGeometry();
-  EXPECT_LE(w.width(), area.width());
-  EXPECT_LE(w.height(), area.height());
-  EXPECT_TRUE(area.contains(w.geometry())) << w.geometry().x() << "," << w.geometry().y();
+  w.show();
+  const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+  EXPECT_GE(w.frameGeometry().left(), screen.left());
+  EXPECT_GE(w.frameGeometry().top(), screen.top());
+  if (w.minimumSizeHint().width() <= screen.width()) {
+    EXPECT_LE(w.frameGeometry().right(), screen.right());
+  }
+  if (w.minimumSizeHint().height() <= screen.height()) {
+    EXPECT_LE(w.frameGeometry().bottom(), screen.bottom());
+  }
 }
 
 TEST(WindowLayout, ResetLayoutBringsBackClosedAndFloatingDocks) {

@@ -106,14 +106,15 @@ class DramPimTarget final : public ITarget {
 
  private:
   /// The one-time placement of `call`'s resident inputs, copied as the run's rearrangement pass copies.
-  static std::int64_t preloadCycles(const LoweringInput& call, const EvalOptions& o) {
+  static std::int64_t preloadCycles(const LoweringInput& call, const DraftViews& views,
+                                    const EvalOptions& o) {
     LoweringInput in = call;
     in.preload = true;
     if (!o.optimizer.stagedRearrangement) return naiveRearrangement(in).inputCycles;
-    return sim::simulate(in.device, lowerDraft(in)).phase(sim::Phase::InputRearrangement);
+    return sim::simulate(in.device, lowerDraft(in, views)).phase(sim::Phase::InputRearrangement);
   }
   /// Simulates a lowered draft and composes its evaluation (naive rearrangement added outside the program).
-  Evaluation simulate(const LoweringInput& in, const sim::Program& program, const PlacementTotals& placed,
+  Evaluation simulate(const LoweringInput& in, const DraftViews& views, const PlacementTotals& placed,
                       const Draft& d, const EvalOptions& o) const;
   const DramPimContext& context(const Problem& p) const {
     return static_cast<const DramPimContext&>(p.targetContext([&] {
@@ -138,7 +139,7 @@ Evaluation DramPimTarget::evaluate(const Problem& p, const Draft& d, const EvalO
   OptimizerOptions opt = o.optimizer;
   opt.computeOnly = o.computeOnly;
   const LoweringInput in{p, mapping, context(p).device(o.sim), *m_generator, opt};
-  return simulate(in, lowerDraft(in), placed, d, o);
+  return simulate(in, groupViews(in), placed, d, o);
 }
 
 CandidateAnalysis DramPimTarget::analyse(const Problem& p, const Draft& d, const EvalOptions& o) const {
@@ -160,19 +161,20 @@ CandidateAnalysis DramPimTarget::analyse(const Problem& p, const Draft& d, const
     OptimizerOptions opt = o.optimizer;
     opt.computeOnly = o.computeOnly;
     const LoweringInput in{p, fp, context(p).device(o.sim), *m_generator, opt};
-    const sim::Program program = lowerDraft(in);
+    const DraftViews views = groupViews(in);
     a.ir += reductionText(in);
-    a.listing = commandListing(program, 400);
-    a.evaluation = simulate(in, program, placed, d, o);
+    a.listing = commandListing(lowerDraft(in, views), 400);
+    a.evaluation = simulate(in, views, placed, d, o);
   } catch (const InputError& e) {
     a.error = e.what();
   }
   return a;
 }
 
-Evaluation DramPimTarget::simulate(const LoweringInput& in, const sim::Program& program,
+Evaluation DramPimTarget::simulate(const LoweringInput& in, const DraftViews& views,
                                    const PlacementTotals& placed, const Draft& d,
                                    const EvalOptions& o) const {
+  const sim::Program program = lowerDraft(in, views);
   const sim::DeviceConfig& device = in.device;
   sim::SimOptions so;
   so.trace = o.trace;
@@ -217,7 +219,8 @@ Evaluation DramPimTarget::simulate(const LoweringInput& in, const sim::Program& 
   e.unitsUsed = placed.banksUsed;
   e.placedBytes = placed.placedBytes;
   e.paddingBytes = placed.paddingBytes;
-  if (o.preload && in.problem.residency().any() && !o.computeOnly) e.preloadCycles = preloadCycles(in, o);
+  if (o.preload && in.problem.residency().any() && !o.computeOnly)
+    e.preloadCycles = preloadCycles(in, views, o);
   if (o.keepUnitStats) e.unitStats = bankStatistics(r.banks, bankGeometry(in.problem.backend()));
   if (o.trace.enabled) e.traceJson = r.chromeTraceJson();
   return e;
