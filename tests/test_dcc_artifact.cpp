@@ -376,6 +376,31 @@ TEST(DccArtifactCli, SimulatesDraftsNamedByTheirPartsInBothModes) {
   EXPECT_EQ(nlohmann::json::parse(own.out)["schedule"]["kind"], "draft");
 }
 
+TEST(DccArtifactCli, ExploreLabelsWithTheModelItIsGiven) {
+  test::TempDir dir;
+  const std::string problem = "-b hbm-pim -k red --dims b=1,n=1024 --set system.devices=1 --json";
+  const auto dcc =
+      test::runCli("explore " + problem + " --model dcc-kernel --strategy exhaustive", dir.file("err1.txt"));
+  ASSERT_EQ(dcc.code, 0) << dcc.err;
+  const auto vendor =
+      test::runCli("simulate " + problem + " --model dcc-kernel --schedule vendor", dir.file("e2"));
+  ASSERT_EQ(vendor.code, 0) << vendor.err;
+  const nlohmann::json out = nlohmann::json::parse(dcc.out);
+  EXPECT_EQ(out["label_model"], "dcc-kernel");
+  // The vendor baseline is the artifact's vendor tiling, labelled as `simulate --model` labels it.
+  EXPECT_EQ(out["baselines"]["vendor"]["cycles"]["total"],
+            nlohmann::json::parse(vendor.out)["cycles"]["total"]);
+  const auto own = test::runCli("explore " + problem + " --strategy exhaustive", dir.file("err3.txt"));
+  ASSERT_EQ(own.code, 0) << own.err;
+  EXPECT_FALSE(nlohmann::json::parse(own.out).contains("label_model"));
+  EXPECT_NE(nlohmann::json::parse(own.out)["baselines"]["vendor"]["cycles"],
+            out["baselines"]["vendor"]["cycles"]);
+  // What the artifact has no trace for is refused before any search.
+  const auto va = test::runCli("explore -b attacc -k va --model dcc-kernel", dir.file("err4.txt"));
+  EXPECT_EQ(va.code, 2);
+  EXPECT_NE(va.err.find("no VA trace for attacc"), std::string::npos) << va.err;
+}
+
 TEST(DccArtifactCli, BadPartsAndModelsExitTwoSayingWhatIsWrong) {
   test::TempDir dir;
   const std::string problem = "simulate -b hbm-pim -k red --dims b=1,n=1024";
