@@ -12,6 +12,7 @@
 //    with DeviceConfig::lazyRefresh it closes each bank only once that bank allows, lets other commands go
 //    on meanwhile (ACTs included), and issues REF as soon as nothing is open;
 //  * a phase change is a full fence (everything of the previous phase completes first).
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -55,6 +56,13 @@ class ChannelScheduler {
   /// Runs the program; with stopAfter > 0 it returns as soon as a command completes after that cycle
   /// (`stopped` is then set and the outputs describe the program only up to there).
   void run(const ChannelProgram& prog, int64_t stopAfter = 0);
+  /// run() in parts, for channels that wait on each other between parts (SimOptions::globalBarriers): each
+  /// call continues from the state the previous one left; finish() closes the run. false once stopped.
+  bool runPart(const ChannelProgram& part, int64_t stopAfter = 0);
+  void finish();  // closes the last phase and the busy time of rows still open
+  /// Column commands issue at or after this cycle; a Drain barrier raises it to the channel's drain point.
+  int64_t columnFloor() const { return m_colFloor; }
+  void holdColumnsUntil(int64_t t) { m_colFloor = std::max(m_colFloor, t); }
 
   // Outputs.
   std::array<int64_t, kNumPhases> phaseEnd{};  // completion of each phase on this channel (-1: absent)
@@ -92,7 +100,6 @@ class ChannelScheduler {
   bool runBlock(const Block& blk, FastForward& ff, int64_t stopAfter);
   bool issueIteration(const Block& blk, const std::vector<size_t>& order, int64_t it, int64_t stopAfter);
   bool overdue(int64_t stopAfter);  // a command completed after stopAfter (> 0): sets `stopped`
-  void finish();                    // closes the last phase and the busy time of rows still open
 
   struct RefreshUnit {
     int64_t next;

@@ -482,11 +482,15 @@ void ChannelScheduler::finish() {
 }
 
 void ChannelScheduler::run(const ChannelProgram& prog, int64_t stopAfter) {
+  if (runPart(prog, stopAfter))
+    finish();  // else stopped past stopAfter: the outputs are as overdue() left them
+}
+
+bool ChannelScheduler::runPart(const ChannelProgram& part, int64_t stopAfter) {
   FastForward ff(*this);
-  for (const Block& blk : prog.blocks)
-    if (!runBlock(blk, ff, stopAfter))
-      return;  // stopped past stopAfter: the outputs are as overdue() left them
-  finish();
+  for (const Block& blk : part.blocks)
+    if (!runBlock(blk, ff, stopAfter)) return false;
+  return true;
 }
 
 }  // namespace pim::sim

@@ -31,6 +31,12 @@ struct SimOptions {
   int64_t stopAfterCycles = 0;
   /// Channel runs reused across calls (not owned; one per thread). Ignored while tracing.
   ChannelRunCache* cache = nullptr;
+  /// Barriers are global steps (the DCC artifact's frontend, which sends one trace in order and stalls on a
+  /// channel's barrier until that channel drained): after its k-th barrier no channel issues a column
+  /// command before every channel has drained up to its own k-th barrier (the drain point of a
+  /// BarrierMode::Drain barrier; other modes have none). The cache is then not used (a channel's run depends
+  /// on the others).
+  bool globalBarriers = false;
 };
 
 Result simulate(const DeviceConfig& cfg, const Program& prog, const SimOptions& opts = {});

@@ -11,6 +11,7 @@
 #include "engine/schedule/parts_text.h"
 #include "engine/search/evaluate.h"
 #include "engine/target/dram_pim/dcc_artifact/artifact_model.h"
+#include "engine/target/dram_pim/device_config.h"
 #include "engine/workflow/training.h"
 #include "sim/simulator.h"
 #include "test_util.h"
@@ -154,6 +155,96 @@ TEST(DccArtifactCounts, PimRequestsLeaveInThePimSchedulersOrder) {
   EXPECT_EQ(ordered(window.take()), (Runs{{0, 1}, {5, 32}, {0, 1}}));
 }
 
+// ---- the artifact frontend's global barrier step (SimOptions::globalBarriers) ----
+
+// Two channels of WRGB buffer moves (no row needed) around one drain barrier, on a device whose timing is
+// counted by hand: a WRGB takes a column slot of bank group 0, so consecutive ones issue tCCD_L = 4 apart and
+// each completes a burst (2 cycles) after it issues; refresh is off.
+struct TwoChannels {
+  sim::DeviceConfig device;
+  sim::Program program;
+  TwoChannels(std::uint32_t before0, std::uint32_t after0, std::uint32_t before1, std::uint32_t after1) {
+    device.barrierMode = sim::BarrierMode::Drain;
+    device.separateRowColumnBus = true;
+    device.refresh = false;
+    device.tCCDS = 2;
+    device.tCCDL = 4;
+    device.burstCyclesOverride = 2;
+    for (auto [before, after] : {std::pair{before0, after0}, std::pair{before1, after1}}) {
+      sim::ProgramBuilder b;
+      b.simple(sim::Op::WRGB, before);
+      b.barrier();
+      b.simple(sim::Op::WRGB, after);
+      program.programs.push_back(b.take());
+    }
+    program.channelMap = {0, 1};
+  }
+  sim::Result run(bool global) const {
+    sim::SimOptions so;
+    so.globalBarriers = global;
+    so.trace.enabled = true;
+    return sim::simulate(device, program, so);
+  }
+};
+
+// Issue cycle of channel `ch`'s `n`-th WRGB (0-based).
+std::int64_t wrgbIssue(const sim::Result& r, int ch, int n) {
+  for (const sim::TraceEvent& e : r.trace)
+    if (e.channel == ch && e.op == sim::Op::WRGB && n-- == 0) return e.start;
+  return -1;
+}
+
+TEST(DccArtifactBarrier, TheLighterChannelsNextPhaseStartsWhenTheHeaviestDrained) {
+  // Phase 1: channel 0 issues 5 WRGB at 0, 4, 8, 12, 16 and drains at 16 + 2 = 18; channel 1 issues 2 at 0, 4
+  // and drains at 6. Phase 2: 3 WRGB on each.
+  const TwoChannels t(5, 3, 2, 3);
+  const sim::Result own = t.run(false), global = t.run(true);
+  // Per-channel barriers: channel 1 goes on at its own tCCD_L, 4 + 4 = 8; as a global step, at 18.
+  EXPECT_EQ(wrgbIssue(own, 1, 2), 8);
+  EXPECT_EQ(wrgbIssue(global, 1, 2), 18);
+  EXPECT_EQ(wrgbIssue(global, 1, 4), 26);
+  // Channel 0 is the slowest either way: its phase 2 issues at 20, 24, 28 and ends at 30.
+  EXPECT_EQ(wrgbIssue(global, 0, 5), 20);
+  EXPECT_EQ(own.totalCycles, 30);
+  EXPECT_EQ(global.totalCycles, 30);
+}
+
+TEST(DccArtifactBarrier, EveryPhaseLastsAsLongAsItsSlowestChannel) {
+  // Channel 0 is heavy before the barrier (5 WRGB, drained at 18), channel 1 after it (5 WRGB).
+  const TwoChannels t(5, 2, 2, 5);
+  // Per channel: channel 1 issues its second phase at 8 .. 24 and ends at 26, as channel 0 (20, 24: 26).
+  EXPECT_EQ(t.run(false).totalCycles, 26);
+  // Global step: channel 1's second phase starts at 18, issues at 18 .. 34 and ends at 36 = 18 + 4*4 + 2.
+  EXPECT_EQ(t.run(true).totalCycles, 36);
+}
+
+TEST(DccArtifactBarrier, UniformDraftsAreUnchangedAndTheModeTakesTheStep) {
+  EvalOptions dccMode;
+  dccMode.model = LabelModel::DccKernel;
+  auto cycles = [&](const Problem& p, const Tiling& t, bool global) {
+    const dcc::ArtifactKernel k = dcc::artifactKernel(p);
+    const auto tr = dcc::artifactTrace(k, dcc::checkedTiling(k.dims, t), false);
+    sim::SimOptions so;
+    so.globalBarriers = global;
+    return sim::simulate(dcc::artifactDevice(deviceConfigFor(p.backend(), dccMode.sim)), tr.program, so)
+        .totalCycles;
+  };
+  // The vendor tiling runs the same program on every channel: the step changes nothing.
+  const auto red = test::problem("attacc", "red", "b=16,n=64");
+  const Tiling vendor = dcc::vendorTiling(std::vector<std::int64_t>{16, 64});
+  EXPECT_EQ(traceOf("attacc", "RED", {16, 64}, vendor).program.programs.size(), 1u);
+  EXPECT_EQ(cycles(*red, vendor, true), cycles(*red, vendor, false));
+  EXPECT_EQ(dcc::evaluateTiling(*red, vendor, dccMode).totalCycles, cycles(*red, vendor, false));
+  // HBM-PIM GEMV [32, 128, 512] (160 rows over the backend's 5 stacks): its odd channels take none of the
+  // MAC_OP1 (issued on every other bank entry), so they drain the compute phase early; as a step their output
+  // stores wait for the even channels, and the mode's label is the step's.
+  const auto gemv = test::problem("hbm-pim", "mmtv", "i=160,j=512,k=128");
+  ASSERT_EQ(dcc::artifactKernel(*gemv).dims, (std::vector<std::int64_t>{32, 128, 512}));
+  const Tiling uneven{{1, 32, 1}, {1, 1, 128}, {16, 2, 16}};
+  EXPECT_GT(cycles(*gemv, uneven, true), cycles(*gemv, uneven, false));
+  EXPECT_EQ(dcc::evaluateTiling(*gemv, uneven, dccMode).totalCycles, cycles(*gemv, uneven, true));
+}
+
 // ---- draft generation and rounding (dcc-artifact.md "Draft generation") ----
 
 TEST(DccArtifactDrafts, RoundingKeepsTilesAndTheVendorPattern) {
@@ -255,6 +346,10 @@ TEST(DccArtifactMode, LabelsDraftsAndKeepsTheDefaultModeApart) {
   EXPECT_NE(optionsKey(dccMode, targetOf(p->backend())), optionsKey(EvalOptions{}, targetOf(p->backend())));
   EXPECT_EQ(optionsKey(EvalOptions{}, targetOf(p->backend())),
             "staged,group,t" + std::to_string(sim::kTimingModelVersion));
+  // The DCC mode's own version keeps labels of an older mode from being reused.
+  EXPECT_EQ(optionsKey(dccMode, targetOf(p->backend())),
+            "staged,group,t" + std::to_string(sim::kTimingModelVersion) + ",dcc-kernel,v" +
+                std::to_string(kDccModeVersion));
 }
 
 TEST(DccArtifactMode, RefusesKernelsAndBackendsTheArtifactDoesNotCover) {
@@ -279,6 +374,31 @@ TEST(DccArtifactCli, SimulatesDraftsNamedByTheirPartsInBothModes) {
   const auto own = test::runCli(problem + " --schedule 'parts:[[1,1,0],[16,64,0]]'", dir.file("err3.txt"));
   ASSERT_EQ(own.code, 0) << own.err;
   EXPECT_EQ(nlohmann::json::parse(own.out)["schedule"]["kind"], "draft");
+}
+
+TEST(DccArtifactCli, ExploreLabelsWithTheModelItIsGiven) {
+  test::TempDir dir;
+  const std::string problem = "-b hbm-pim -k red --dims b=1,n=1024 --set system.devices=1 --json";
+  const auto dcc =
+      test::runCli("explore " + problem + " --model dcc-kernel --strategy exhaustive", dir.file("err1.txt"));
+  ASSERT_EQ(dcc.code, 0) << dcc.err;
+  const auto vendor =
+      test::runCli("simulate " + problem + " --model dcc-kernel --schedule vendor", dir.file("e2"));
+  ASSERT_EQ(vendor.code, 0) << vendor.err;
+  const nlohmann::json out = nlohmann::json::parse(dcc.out);
+  EXPECT_EQ(out["label_model"], "dcc-kernel");
+  // The vendor baseline is the artifact's vendor tiling, labelled as `simulate --model` labels it.
+  EXPECT_EQ(out["baselines"]["vendor"]["cycles"]["total"],
+            nlohmann::json::parse(vendor.out)["cycles"]["total"]);
+  const auto own = test::runCli("explore " + problem + " --strategy exhaustive", dir.file("err3.txt"));
+  ASSERT_EQ(own.code, 0) << own.err;
+  EXPECT_FALSE(nlohmann::json::parse(own.out).contains("label_model"));
+  EXPECT_NE(nlohmann::json::parse(own.out)["baselines"]["vendor"]["cycles"],
+            out["baselines"]["vendor"]["cycles"]);
+  // What the artifact has no trace for is refused before any search.
+  const auto va = test::runCli("explore -b attacc -k va --model dcc-kernel", dir.file("err4.txt"));
+  EXPECT_EQ(va.code, 2);
+  EXPECT_NE(va.err.find("no VA trace for attacc"), std::string::npos) << va.err;
 }
 
 TEST(DccArtifactCli, BadPartsAndModelsExitTwoSayingWhatIsWrong) {

@@ -14,6 +14,7 @@
 #include "engine/search/explorer.h"
 #include "engine/search/strategy.h"
 #include "engine/store/store.h"
+#include "engine/target/dram_pim/dcc_artifact/artifact_model.h"
 #include "engine/target/registry.h"
 #include "engine/workflow/training.h"
 #include "sim/simulator.h"
@@ -115,6 +116,7 @@ struct ExploreCmd {
   ProblemOptions problem;
   std::string strategy = "predictor";
   std::string db;
+  std::string model = "pimscope";
   int top = kDefaultTopK, maxConfirm = kDefaultMaxConfirm;
   double band = kDefaultBandErrors;
   std::size_t predictLimit = ExploreOptions{}.predictLimit;
@@ -130,8 +132,11 @@ void runExplore(const ExploreCmd& o) {
   const StrategyRegistry& strategies = StrategyRegistry::builtin();
   if (!strategies.find(o.strategy))
     throw InputError("--strategy: '" + o.strategy + "' is not " + strategies.names(", ", " or "));
-  // The lookup table holds the predictor strategy's picks (its key has no strategy).
-  const bool lookupPick = o.strategy == "predictor";
+  const LabelModel labelModel = modelOption(o.model);
+  // Refuse up front what the artifact does not cover (other families would label with their own model).
+  if (labelModel != LabelModel::PimScope) dcc::artifactKernel(*problem);
+  // The lookup table holds the predictor strategy's picks under PIMScope's model (its key has neither).
+  const bool lookupPick = o.strategy == "predictor" && labelModel == LabelModel::PimScope;
   const ITarget& target = targetOf(b);
   requireRunnable(*problem);
   const auto start = std::chrono::steady_clock::now();
@@ -145,6 +150,7 @@ void runExplore(const ExploreCmd& o) {
   const std::string lookupKey = b.hash() + "/t" + std::to_string(target.modelVersion());
 
   ExploreOptions eo;
+  eo.eval.model = labelModel;  // as the window's Model box: drafts, vendor and baselines labelled by it
   eo.strategy = o.strategy;
   eo.topK = o.top;
   eo.bandErrors = o.band;
@@ -253,13 +259,19 @@ void runExplore(const ExploreCmd& o) {
                           {"seconds", seconds},
                           {"stage_seconds", stagesJson},
                           {"interrupted", g_interrupted.load()}};
+    if (labelModel != LabelModel::PimScope)
+      out["label_model"] = labelModelName(labelModel);  // default output unchanged ("model": the predictor)
     o.problem.whatIf.annotate(out, b);
     printJson(out);
     return;
   }
   std::cout << o.problem.whatIf.line(b) << problem->title() << ": best "
             << (servedFrom == "search" ? "of " + grouped(last.remaining) + " kept drafts " : std::string())
-            << "by " << o.strategy << " (" << servedFrom << ")\n";
+            << "by " << o.strategy << " (" << servedFrom << ")"
+            << (labelModel == LabelModel::PimScope
+                    ? ""
+                    : ", labelled by " + std::string(labelModelName(labelModel)))
+            << "\n";
   if (best->draft.id != kNoDraft)
     std::cout << "draft " << best->draft.id << " "
               << targetOf(problem->backend()).candidates(*problem)->label(best->draft) << "\n";
@@ -473,6 +485,7 @@ void registerExploreCommands(CLI::App& app) {
   e->problem.addTo(cmd);
   cmd->add_option("--strategy", e->strategy, StrategyRegistry::builtin().names(" | ", " | "));
   cmd->add_option("--db", e->db, "results store (SQLite); repeated queries are served from its lookup table");
+  addModelOption(cmd, e->model, "pimscope");
   cmd->add_option("--top", e->top, "predictor: simulate the N best predicted drafts")
       ->check(unsignedInteger());
   cmd->add_option("--band", e->band,

@@ -42,6 +42,10 @@ struct SimSettings {
 /// issue, its trace recipes), in its kernel mode (the host reads the input first) or inference mode (the
 /// input is already on the GPU). Stored labels are keyed by it.
 enum class LabelModel : std::uint8_t { PimScope, DccKernel, DccInference };
+/// Version of the DCC-artifact mode's labels, in their stored key: bumped whenever the mode's label of a
+/// draft changes, so that labels of an older mode are not reused. 2: its frontend's barriers are global
+/// steps.
+inline constexpr int kDccModeVersion = 2;
 /// "pimscope", "dcc-kernel", "dcc-inference".
 std::string_view labelModelName(LabelModel m);
 /// The model a name gives, nullopt for an unknown name.

@@ -53,7 +53,8 @@ std::string optionsKey(const EvalOptions& e, const ITarget& t) {
   std::string key = std::string(e.optimizer.stagedRearrangement ? "staged" : "naive") + "," +
                     (e.optimizer.groupCommands ? "group" : "bank") + ",t" + std::to_string(t.modelVersion());
   // DCC-artifact labels never mix with PIMScope's (the default mode keeps its historical key).
-  if (e.model != LabelModel::PimScope) key += "," + std::string(labelModelName(e.model));
+  if (e.model != LabelModel::PimScope)
+    key += "," + std::string(labelModelName(e.model)) + ",v" + std::to_string(kDccModeVersion);
   return key;
 }
 

@@ -4,7 +4,8 @@
 // its (groups, cores, tile) form, rounded to powers of two without recomputing the tiles; the trace of the
 // kernel's recipe in num_itr rounds, routed by the artifact's address map (so rounded drafts larger than the
 // stack alias other banks, as there); simulated on the backend's HBM3 device with the artifact
-// controller's barrier (every buffer of the channel drains) and its all-bank MAC spacing.
+// controller's barrier (every buffer of the channel drains), taken as a global step as its frontend does
+// (every channel waits for the slowest to drain), and its all-bank MAC spacing.
 #pragma once
 #include <string>
 #include <vector>
