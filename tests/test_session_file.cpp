@@ -382,6 +382,25 @@ TEST(SessionFile, ResidencyRoundTrips) {
   }
 }
 
+// The window's Model box was not saved: a session explored with the DCC-artifact mode reopened as PIMScope's.
+TEST(SessionFile, TheLabellingModelRoundTripsAndOlderFilesArePimScopes) {
+  TempDir dir;
+  const std::string path = dir.file("model.pimsession");
+  using pim::LabelModel;
+  for (const LabelModel m : {LabelModel::PimScope, LabelModel::DccKernel, LabelModel::DccInference}) {
+    SessionData d;
+    d.settings.model = m;
+    SessionFile::save(path, d);
+    EXPECT_EQ(SessionFile::load(path).settings.model, m) << pim::labelModelName(m);
+  }
+  setPragma(path, "DROP TABLE label_model; PRAGMA user_version = 3;");  // format 3: before the Model box
+  EXPECT_EQ(SessionFile::load(path).settings.model, LabelModel::PimScope);
+  SessionData d;
+  SessionFile::save(path, d);
+  setPragma(path, "UPDATE label_model SET name = 'ramulator';");
+  expectRefused(path, "unknown model 'ramulator'");
+}
+
 // Formats 1 and 2 were written when every tensor was streamed: they open as an explicit "" (not gemv's
 // declared W resident), so the numbers they hold stay the numbers of their problem.
 TEST(SessionFile, Format1And2FilesOpenWithEveryTensorStreamed) {

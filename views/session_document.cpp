@@ -63,7 +63,8 @@ nlohmann::json toJson(const pim::SessionSettings& s) {
           {"strategy", s.strategy},
           {"rules", rules},
           {"stagedRearrangement", s.stagedRearrangement},
-          {"groupCommands", s.groupCommands}};
+          {"groupCommands", s.groupCommands},
+          {"model", std::string(pim::labelModelName(s.model))}};
 }
 
 pim::SessionSettings fromJson(const nlohmann::json& j) {
@@ -79,6 +80,8 @@ pim::SessionSettings fromJson(const nlohmann::json& j) {
   else if (!r->is_null())
     s.resident = r->get<std::string>();
   s.strategy = j.at("strategy").get<std::string>();
+  if (const auto m = j.find("model"); m != j.end())  // absent: saved before the Model box
+    s.model = pim::parseLabelModel(m->get<std::string>()).value_or(pim::LabelModel::PimScope);
   const pim::PruneRuleRegistry& registry = pim::PruneRuleRegistry::builtin();
   s.rules.assign(registry.size(), false);  // a rule the state does not name did not exist when it was saved
   auto set = [&](std::string_view name, bool on) {
@@ -115,6 +118,7 @@ pim::SessionSettings settingsOf(const SessionConfig& c) {
   s.stagedRearrangement = c.stagedRearrangement;
   s.groupCommands = c.groupCommands;
   s.maxSimulations = c.maxSimulations;
+  s.model = c.model;
   return s;
 }
 
@@ -158,6 +162,7 @@ SessionConfig configOf(const pim::SessionSettings& s, const QString& sessionPath
   c.stagedRearrangement = s.stagedRearrangement;
   c.groupCommands = s.groupCommands;
   c.maxSimulations = static_cast<std::size_t>(s.maxSimulations);
+  c.model = s.model;
   return c;
 }
 

@@ -51,6 +51,7 @@ CREATE TABLE baselines(
 CREATE TABLE view_state(key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE residency(
   id INTEGER PRIMARY KEY CHECK (id = 1), declared INTEGER NOT NULL, resident TEXT NOT NULL);
+CREATE TABLE label_model(id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL);
 )sql";
 
 // The session row's columns in the order save() binds and load() reads them (by name, so format 1's extra
@@ -347,6 +348,11 @@ void writeAll(Db& db, const SessionData& d) {
     s.insert();
   }
   {
+    Stmt s(db, "INSERT INTO label_model(id, name) VALUES (1, ?)", "write label model");  // format 4
+    s.text(std::string(labelModelName(c.model)));
+    s.insert();
+  }
+  {
     Stmt s(db, "INSERT INTO view_state(key, value) VALUES (?, ?)", "write view state");
     for (const auto& [key, value] : d.view) {
       s.text(key).blob(value);
@@ -453,6 +459,19 @@ void readResidency(Db& db, std::int64_t version, SessionSettings& c) {
     c.resident = s.colText(1);
 }
 
+// Format 4 names the labelling model; earlier files were labelled by PIMScope's (the only one then).
+void readLabelModel(Db& db, std::int64_t version, SessionSettings& c) {
+  c.model = LabelModel::PimScope;
+  if (version < 4) return;
+  Stmt s(db, "SELECT name FROM label_model WHERE id = 1", "read label model");
+  if (!s.step()) throw InputError("no label_model row");
+  const std::string name = s.colText(0);
+  const auto m = parseLabelModel(name);
+  if (!m)
+    throw InputError("label_model: unknown model '" + name + "' (pimscope, dcc-kernel or dcc-inference)");
+  c.model = *m;
+}
+
 }  // namespace
 
 void SessionFile::save(const std::string& path, const SessionData& data) {
@@ -516,6 +535,7 @@ SessionData SessionFile::load(const std::string& path) {
     readSession(db, d);
     readRules(db, version, d);
     readResidency(db, version, d.settings);
+    readLabelModel(db, version, d.settings);
     {
       Stmt s(
           db,

@@ -34,6 +34,8 @@ struct SessionSettings {
   bool stagedRearrangement = true;
   bool groupCommands = true;
   std::uint64_t maxSimulations = 0;
+  /// Who labelled the drafts (PIMScope's model or the DCC-artifact mode). Files before format 4: PIMScope's.
+  LabelModel model = LabelModel::PimScope;
 };
 
 /// Everything a session file holds.
@@ -59,7 +61,7 @@ class SessionFile {
   /// counts in fixed columns of the session row; format 2 keys them by rule name in `prune_rules`, so a rule
   /// added to the registry is saved without a new format. Format 3 adds the one-row `residency` table. Format
   /// 1 and 2 files still open (as every tensor streamed).
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   /// Writes `data` to `path` atomically: a temporary file next to it is filled in one transaction, closed and
   /// renamed over `path`, so a failed save leaves any previous file intact. Throws InputError naming the

@@ -224,6 +224,29 @@ TEST(Sessions, WhatIfBackendIsRestored) {
   EXPECT_EQ(v.bestDraft(), w.bestDraft());
 }
 
+// The Model box was not saved: a session explored with the DCC-artifact mode reopened as PIMScope's, whose
+// labels differ from the ones on screen.
+TEST(Sessions, TheLabellingModelIsRestored) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("dcc.pimsession"));
+  MainWindow w(false);
+  w.show();
+  SessionConfig c = test::smallConfig();
+  c.model = pim::LabelModel::DccKernel;
+  ASSERT_TRUE(w.startSession(c));
+  ASSERT_TRUE(test::waitFor([&] { return settled(w); }, 30000));
+  QString error;
+  ASSERT_TRUE(w.saveSession(path, &error)) << error.toStdString();
+
+  MainWindow v(false);
+  v.show();
+  ASSERT_TRUE(v.openSession(path, &error)) << error.toStdString();
+  ASSERT_TRUE(test::waitFor([&] { return settled(v); }, 30000));
+  EXPECT_EQ(v.session()->config().model, pim::LabelModel::DccKernel);
+  EXPECT_EQ(v.controls()->config().model, pim::LabelModel::DccKernel);  // the Model box shows it
+  EXPECT_EQ(v.bestDraft(), w.bestDraft());
+}
+
 TEST(Sessions, UnreadableFilesAreRefusedByName) {
   QTemporaryDir dir;
   MainWindow w(false);
