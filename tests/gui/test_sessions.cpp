@@ -91,6 +91,16 @@ QAction* menuAction(const MainWindow& w, const QString& menu, const QString& tex
   return nullptr;
 }
 
+// Saves `w`'s settled session to `path` and opens it in `v`, waiting until `v` has settled too.
+void saveAndReopen(MainWindow& w, const QString& path, MainWindow& v) {
+  ASSERT_TRUE(test::waitFor([&] { return settled(w); }, 30000));
+  QString error;
+  ASSERT_TRUE(w.saveSession(path, &error)) << error.toStdString();
+  v.show();
+  ASSERT_TRUE(v.openSession(path, &error)) << error.toStdString();
+  ASSERT_TRUE(test::waitFor([&] { return settled(v); }, 30000));
+}
+
 }  // namespace
 
 TEST(Sessions, ReopenedSessionShowsWhatWasOnScreen) {
@@ -202,14 +212,8 @@ TEST(Sessions, WhatIfBackendIsRestored) {
   c.backendOverride = std::make_shared<const pim::Backend>(edited);
   w.whatIf()->setState(w.whatIf()->original(), edited);
   ASSERT_TRUE(w.startSession(c));
-  ASSERT_TRUE(test::waitFor([&] { return settled(w); }, 30000));
-  QString error;
-  ASSERT_TRUE(w.saveSession(path, &error)) << error.toStdString();
-
   MainWindow v(false);
-  v.show();
-  ASSERT_TRUE(v.openSession(path, &error)) << error.toStdString();
-  ASSERT_TRUE(test::waitFor([&] { return settled(v); }, 30000));
+  saveAndReopen(w, path, v);
   ASSERT_TRUE(v.session()->config().backendOverride);
   EXPECT_EQ(v.session()->config().backendOverride->hash(), edited.hash());
   EXPECT_EQ(v.session()->problem()->backend().system.devices, edited.system.devices);
@@ -234,14 +238,8 @@ TEST(Sessions, TheLabellingModelIsRestored) {
   SessionConfig c = test::smallConfig();
   c.model = pim::LabelModel::DccKernel;
   ASSERT_TRUE(w.startSession(c));
-  ASSERT_TRUE(test::waitFor([&] { return settled(w); }, 30000));
-  QString error;
-  ASSERT_TRUE(w.saveSession(path, &error)) << error.toStdString();
-
   MainWindow v(false);
-  v.show();
-  ASSERT_TRUE(v.openSession(path, &error)) << error.toStdString();
-  ASSERT_TRUE(test::waitFor([&] { return settled(v); }, 30000));
+  saveAndReopen(w, path, v);
   EXPECT_EQ(v.session()->config().model, pim::LabelModel::DccKernel);
   EXPECT_EQ(v.controls()->config().model, pim::LabelModel::DccKernel);  // the Model box shows it
   EXPECT_EQ(v.bestDraft(), w.bestDraft());
