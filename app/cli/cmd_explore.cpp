@@ -125,30 +125,23 @@ struct ExploreCmd {
   bool json = false;
 };
 
-void runExplore(const ExploreCmd& o) {
-  installInterruptHandler();
-  const auto problem = o.problem.build();
-  const Backend& b = problem->backend();
-  const StrategyRegistry& strategies = StrategyRegistry::builtin();
-  if (!strategies.find(o.strategy))
-    throw InputError("--strategy: '" + o.strategy + "' is not " + strategies.names(", ", " or "));
-  const LabelModel labelModel = modelOption(o.model);
-  // Refuse up front what the artifact does not cover (other families would label with their own model).
-  if (labelModel != LabelModel::PimScope) dcc::artifactKernel(*problem);
-  // The lookup table holds the predictor strategy's picks under PIMScope's model (its key has neither).
-  const bool lookupPick = o.strategy == "predictor" && labelModel == LabelModel::PimScope;
-  const ITarget& target = targetOf(b);
-  requireRunnable(*problem);
-  const auto start = std::chrono::steady_clock::now();
-  // Loading the shipped model overlaps generation and the screen; the explorer waits for it to predict.
-  ShippedModelLoader loader(b.name);
-  std::optional<ResultsStore> store;
-  if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
-  const std::string shape = problem->storeKey();  // the shape and which tensors are resident
-  // A pick found under another version of the family's cost model may no longer be the best: lookups are
-  // keyed by both.
-  const std::string lookupKey = b.hash() + "/t" + std::to_string(target.modelVersion());
+/// What a search found: the best record, the run's progress, where the pick came from and how long it took.
+struct SearchOutcome {
+  std::optional<DraftRecord> best;
+  ExploreProgress last;
+  std::string servedFrom = "search";
+  double seconds = 0;
+  const Predictor* model = nullptr;  // the shipped model, when it loaded
+};
 
+/// The schedules the best is compared with: vendor default, the compute-centric two-step choice, GPU only.
+struct Comparison {
+  Baseline vendor, gpu;
+  std::optional<DraftRecord> computeCentric;
+  bool ccOk() const { return computeCentric && computeCentric->simulated; }
+};
+
+ExploreOptions exploreOptions(const ExploreCmd& o, LabelModel labelModel, ShippedModelLoader& loader) {
   ExploreOptions eo;
   eo.eval.model = labelModel;  // as the window's Model box: drafts, vendor and baselines labelled by it
   eo.strategy = o.strategy;
@@ -162,16 +155,25 @@ void runExplore(const ExploreCmd& o) {
   // Every confirmation is simulated to the end (no branch and bound): the error measured on them is the
   // window's, and a bounded confirmation holds only a lower bound, which measures nothing.
   eo.boundConfirmations = false;
+  return eo;
+}
 
-  std::optional<DraftRecord> best;
-  ExploreProgress last;
-  std::string servedFrom = "search";
+SearchOutcome search(const ExploreCmd& o, const Problem& problem, const ExploreOptions& eo, bool lookupPick) {
+  const Backend& b = problem.backend();
+  const auto start = std::chrono::steady_clock::now();
+  SearchOutcome r;
+  std::optional<ResultsStore> store;
+  if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
+  const std::string shape = problem.storeKey();  // the shape and which tensors are resident
+  // A pick found under another version of the family's cost model may no longer be the best: lookups are
+  // keyed by both.
+  const std::string lookupKey = b.hash() + "/t" + std::to_string(targetOf(b).modelVersion());
   if (store && lookupPick) {
-    best = verifiedLookup(*problem, *store, lookupKey, shape, eo);
-    if (best) servedFrom = "lookup table";
+    r.best = verifiedLookup(problem, *store, lookupKey, shape, eo);
+    if (r.best) r.servedFrom = "lookup table";
   }
-  if (!best) {
-    Explorer ex(*problem, eo);
+  if (!r.best) {
+    Explorer ex(problem, eo);
     EtaMeter eta;
     ex.run(g_interrupted, [&](const ExploreProgress& p) {
       progressLine(p.stage + ": " + grouped(p.generated) + " generated, " + grouped(p.remaining) + " kept, " +
@@ -180,105 +182,115 @@ void runExplore(const ExploreCmd& o) {
                    eta(p.stage, static_cast<double>(p.simulated), static_cast<double>(p.toSimulate)));
     });
     if (terminal()) std::cerr << "\r\033[K";
-    best = ex.best();
-    last = ex.progress();
-    const Predictor* ranker = loader.get();
-    if (best && best->simulated && ranker && best->draft.id != kNoDraft)
-      best->predictedNs = ranker->predictNs(*problem, std::vector{best->draft})[0];
-    if (store && best && best->draft.id != kNoDraft && lookupPick && last.stage == "done") {
-      store->putLookup({lookupKey, computationHash(problem->kernel()), problem->kernel().name, shape,
-                        static_cast<std::int64_t>(best->draft.id), best->simulated->timeNs, std::nullopt,
+    r.best = ex.best();
+    r.last = ex.progress();
+    const Predictor* ranker = eo.predictorSource();
+    if (r.best && r.best->simulated && ranker && r.best->draft.id != kNoDraft)
+      r.best->predictedNs = ranker->predictNs(problem, std::vector{r.best->draft})[0];
+    if (store && r.best && r.best->draft.id != kNoDraft && lookupPick && r.last.stage == "done") {
+      store->putLookup({lookupKey, computationHash(problem.kernel()), problem.kernel().name, shape,
+                        static_cast<std::int64_t>(r.best->draft.id), r.best->simulated->timeNs, std::nullopt,
                         ranker ? "model" : "simulated"});
     }
   }
   // A lookup-table hit does not wait for the model: the time is the query's, the model only names the pick.
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const Predictor* model = loader.get();
-  if (!loader.error().empty()) std::cerr << "pimscope-cli: warning: " << loader.error() << "\n";
-  if (model) warnIfTrainedElsewhere(*model, b, o.problem.whatIf);
-  if (!best || !best->simulated)
-    throw InputError("explore: no draft of " + problem->title() + " could be simulated");
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.model = eo.predictorSource();
+  return r;
+}
 
-  // Baselines: vendor default, the compute-centric two-step choice, and GPU-only.
-  const Baseline vendor = vendorBaseline(*problem, eo.eval);
-  const Baseline gpu = gpuBaseline(*problem);
+Comparison compare(const Problem& problem, const ExploreOptions& eo) {
+  Comparison c{vendorBaseline(problem, eo.eval), gpuBaseline(problem), std::nullopt};
   ExploreOptions cc = eo;
   cc.strategy = "compute-centric";
   cc.maxSimulations = 0;
   cc.predictor = nullptr;  // the two-step choice does not use predictions
-  const auto ccBest = exploreBest(*problem, cc);
-  const double t = best->simulated->timeNs;
+  c.computeCentric = exploreBest(problem, cc);
+  return c;
+}
+
+nlohmann::json bestJson(const Problem& problem, const DraftRecord& best) {
+  nlohmann::json j =
+      best.draft.id == kNoDraft ? nlohmann::json::object() : draftJson(problem.space(), best.draft);
+  const nlohmann::json ev = evaluationJson(*best.simulated);
+  j["draft"] = best.draft.id == kNoDraft ? nlohmann::json(nullptr) : nlohmann::json(best.draft.id);
+  j["cycles"] = ev["cycles"];
+  j["time_ns"] = best.simulated->timeNs;
+  j["time_ns_breakdown"] = ev["time_ns"];
+  j["energy_pj"] = ev["energy_pj"];
+  j["predicted_time_ns"] = best.predictedNs ? nlohmann::json(*best.predictedNs) : nlohmann::json(nullptr);
+  return j;
+}
+
+void printExploreJson(const ExploreCmd& o, const Problem& problem, LabelModel labelModel,
+                      const SearchOutcome& r, const Comparison& c) {
+  const double t = r.best->simulated->timeNs;
   auto speedup = [&](bool ok, double base) {
     return ok && t > 0 ? nlohmann::json(base / t) : nlohmann::json(nullptr);
   };
-  const bool ccOk = ccBest && ccBest->simulated;
-
+  nlohmann::json ccJson = {{"available", false}, {"reason", "no draft could be simulated"}};
+  if (c.ccOk()) {
+    ccJson = evaluationJson(*c.computeCentric->simulated);
+    ccJson["available"] = true;
+    ccJson["draft"] = c.computeCentric->draft.id;
+  }
   // Where the time went: what a user needs to judge a slow exploration (and what `bench` does not show).
   nlohmann::json stagesJson = nlohmann::json::object();
-  for (const auto& [stage, sec] : last.stageSeconds) stagesJson[stage] = sec;
-  if (o.json) {
-    nlohmann::json bestJson =
-        best->draft.id == kNoDraft ? nlohmann::json::object() : draftJson(problem->space(), best->draft);
-    const nlohmann::json ev = evaluationJson(*best->simulated);
-    bestJson["draft"] = best->draft.id == kNoDraft ? nlohmann::json(nullptr) : nlohmann::json(best->draft.id);
-    bestJson["cycles"] = ev["cycles"];
-    bestJson["time_ns"] = t;
-    bestJson["time_ns_breakdown"] = ev["time_ns"];
-    bestJson["energy_pj"] = ev["energy_pj"];
-    bestJson["predicted_time_ns"] =
-        best->predictedNs ? nlohmann::json(*best->predictedNs) : nlohmann::json(nullptr);
-    nlohmann::json ccJson = {{"available", false}, {"reason", "no draft could be simulated"}};
-    if (ccOk) {
-      ccJson = evaluationJson(*ccBest->simulated);
-      ccJson["available"] = true;
-      ccJson["draft"] = ccBest->draft.id;
-    }
-    nlohmann::json out = {{"backend", b.name},
-                          {"kernel", problem->kernel().name},
-                          {"shape", shape},
-                          {"strategy", o.strategy},
-                          {"model", model ? nlohmann::json(model->id()) : nlohmann::json(nullptr)},
-                          {"served_from", servedFrom},
-                          {"prediction", predictionJson(last, model)},
-                          {"best", bestJson},
-                          {"counts",
-                           {{"generated", last.generated},
-                            {"pruned", removedPerRule(last.pruned)},
-                            {"remaining", last.remaining},
-                            {"predicted", last.predicted},
-                            {"simulated", last.simulated}}},
-                          {"baselines",
-                           {{"vendor", vendor.available ? baselineJson(vendor) : nlohmann::json(nullptr)},
-                            {"vendor_reason", vendor.available ? "" : vendor.reason},
-                            {"compute_centric", ccOk ? ccJson : nlohmann::json(nullptr)},
-                            {"gpu", baselineJson(gpu)}}},
-                          {"speedup",
-                           {{"vs_vendor", speedup(vendor.available, vendor.eval.timeNs)},
-                            {"vs_compute_centric", speedup(ccOk, ccOk ? ccBest->simulated->timeNs : 0)},
-                            {"vs_gpu", speedup(true, gpu.eval.timeNs)}}},
-                          {"seconds", seconds},
-                          {"stage_seconds", stagesJson},
-                          {"interrupted", g_interrupted.load()}};
-    if (labelModel != LabelModel::PimScope)
-      out["label_model"] = labelModelName(labelModel);  // default output unchanged ("model": the predictor)
-    o.problem.whatIf.annotate(out, b);
-    printJson(out);
-    return;
-  }
-  std::cout << o.problem.whatIf.line(b) << problem->title() << ": best "
-            << (servedFrom == "search" ? "of " + grouped(last.remaining) + " kept drafts " : std::string())
-            << "by " << o.strategy << " (" << servedFrom << ")"
+  for (const auto& [stage, sec] : r.last.stageSeconds) stagesJson[stage] = sec;
+  const ExploreProgress& last = r.last;
+  nlohmann::json out = {
+      {"backend", problem.backend().name},
+      {"kernel", problem.kernel().name},
+      {"shape", problem.storeKey()},
+      {"strategy", o.strategy},
+      {"model", r.model ? nlohmann::json(r.model->id()) : nlohmann::json(nullptr)},
+      {"served_from", r.servedFrom},
+      {"prediction", predictionJson(last, r.model)},
+      {"best", bestJson(problem, *r.best)},
+      {"counts",
+       {{"generated", last.generated},
+        {"pruned", removedPerRule(last.pruned)},
+        {"remaining", last.remaining},
+        {"predicted", last.predicted},
+        {"simulated", last.simulated}}},
+      {"baselines",
+       {{"vendor", c.vendor.available ? baselineJson(c.vendor) : nlohmann::json(nullptr)},
+        {"vendor_reason", c.vendor.available ? "" : c.vendor.reason},
+        {"compute_centric", c.ccOk() ? ccJson : nlohmann::json(nullptr)},
+        {"gpu", baselineJson(c.gpu)}}},
+      {"speedup",
+       {{"vs_vendor", speedup(c.vendor.available, c.vendor.eval.timeNs)},
+        {"vs_compute_centric", speedup(c.ccOk(), c.ccOk() ? c.computeCentric->simulated->timeNs : 0)},
+        {"vs_gpu", speedup(true, c.gpu.eval.timeNs)}}},
+      {"seconds", r.seconds},
+      {"stage_seconds", stagesJson},
+      {"interrupted", g_interrupted.load()}};
+  if (labelModel != LabelModel::PimScope)
+    out["label_model"] = labelModelName(labelModel);  // default output unchanged ("model": the predictor)
+  o.problem.whatIf.annotate(out, problem.backend());
+  printJson(out);
+}
+
+void printExploreText(const ExploreCmd& o, const Problem& problem, LabelModel labelModel,
+                      const SearchOutcome& r, const Comparison& c) {
+  const Backend& b = problem.backend();
+  const DraftRecord& best = *r.best;
+  const double t = best.simulated->timeNs;
+  std::cout << o.problem.whatIf.line(b) << problem.title() << ": best "
+            << (r.servedFrom == "search" ? "of " + grouped(r.last.remaining) + " kept drafts "
+                                         : std::string())
+            << "by " << o.strategy << " (" << r.servedFrom << ")"
             << (labelModel == LabelModel::PimScope
                     ? ""
                     : ", labelled by " + std::string(labelModelName(labelModel)))
             << "\n";
-  if (best->draft.id != kNoDraft)
-    std::cout << "draft " << best->draft.id << " "
-              << targetOf(problem->backend()).candidates(*problem)->label(best->draft) << "\n";
-  std::cout << evaluationText(*best->simulated, problem->backend());
-  if (last.modelUsed && model) {
-    std::cout << "predictions: " << predictionAccuracyText(last.predictionError, last.outOfDistribution)
-              << " (validation error of the model " << model->expectedErrorPct() << "%)\n";
+  if (best.draft.id != kNoDraft)
+    std::cout << "draft " << best.draft.id << " " << targetOf(b).candidates(problem)->label(best.draft)
+              << "\n";
+  std::cout << evaluationText(*best.simulated, b);
+  if (r.last.modelUsed && r.model) {
+    std::cout << "predictions: " << predictionAccuracyText(r.last.predictionError, r.last.outOfDistribution)
+              << " (validation error of the model " << r.model->expectedErrorPct() << "%)\n";
   }
   TextTable tb({"schedule", "time (ns)", "speed-up of best"});
   auto row = [&](const std::string& name, bool ok, double ns, const std::string& why) {
@@ -287,16 +299,44 @@ void runExplore(const ExploreCmd& o) {
     std::snprintf(s, sizeof s, "%.2fx", ns / t);
     tb.add({name, ok ? a : "-", ok ? s : why});
   };
-  row("vendor default", vendor.available, vendor.eval.timeNs, vendor.reason);
-  row("compute-centric", ccOk, ccOk ? ccBest->simulated->timeNs : 0, "n/a");
-  row("GPU only", true, gpu.eval.timeNs, "");
-  std::cout << tb.str() << "explored in " << seconds << " s";
+  row("vendor default", c.vendor.available, c.vendor.eval.timeNs, c.vendor.reason);
+  row("compute-centric", c.ccOk(), c.ccOk() ? c.computeCentric->simulated->timeNs : 0, "n/a");
+  row("GPU only", true, c.gpu.eval.timeNs, "");
+  std::cout << tb.str() << "explored in " << r.seconds << " s";
   const char* sep = " (";
-  for (const auto& [stage, sec] : last.stageSeconds) {
+  for (const auto& [stage, sec] : r.last.stageSeconds) {
     std::cout << sep << stage << " " << sec << " s";
     sep = ", ";
   }
-  std::cout << (last.stageSeconds.empty() ? "\n" : ")\n");
+  std::cout << (r.last.stageSeconds.empty() ? "\n" : ")\n");
+}
+
+void runExplore(const ExploreCmd& o) {
+  installInterruptHandler();
+  const auto problem = o.problem.build();
+  const Backend& b = problem->backend();
+  const StrategyRegistry& strategies = StrategyRegistry::builtin();
+  if (!strategies.find(o.strategy))
+    throw InputError("--strategy: '" + o.strategy + "' is not " + strategies.names(", ", " or "));
+  const LabelModel labelModel = modelOption(o.model);
+  // Refuse up front what the artifact does not cover (other families would label with their own model).
+  if (labelModel != LabelModel::PimScope) dcc::artifactKernel(*problem);
+  // The lookup table holds the predictor strategy's picks under PIMScope's model (its key has neither).
+  const bool lookupPick = o.strategy == "predictor" && labelModel == LabelModel::PimScope;
+  requireRunnable(*problem);
+  // Loading the shipped model overlaps generation and the screen; the explorer waits for it to predict.
+  ShippedModelLoader loader(b.name);
+  const ExploreOptions eo = exploreOptions(o, labelModel, loader);
+  const SearchOutcome r = search(o, *problem, eo, lookupPick);
+  if (!loader.error().empty()) std::cerr << "pimscope-cli: warning: " << loader.error() << "\n";
+  if (r.model) warnIfTrainedElsewhere(*r.model, b, o.problem.whatIf);
+  if (!r.best || !r.best->simulated)
+    throw InputError("explore: no draft of " + problem->title() + " could be simulated");
+  const Comparison c = compare(*problem, eo);
+  if (o.json)
+    printExploreJson(o, *problem, labelModel, r, c);
+  else
+    printExploreText(o, *problem, labelModel, r, c);
 }
 
 struct TrainCmd {
