@@ -107,6 +107,22 @@ TEST(Compare, OneBackendAgainstTheGpuIsAComparison) {
   EXPECT_FALSE(c.verdict.empty());
 }
 
+// Compare used what the kernel declares whatever the user asked: a GEMV whose weights are streamed was
+// compared as if they were resident.
+TEST(Compare, EveryBackendRunsWithTheGivenResidency) {
+  const Kernel gemv = KernelLibrary::builtin().get("gemv");
+  CompareOptions streamed = options({"attacc"}, "gpu");
+  streamed.residency = overrideResidency(gemv, Residency::declared(gemv), "", "W");
+  const Comparison s = compareBackends(gemv, "b=1,out=1024,in=1024", streamed);
+  const Comparison r = compareBackends(gemv, "b=1,out=1024,in=1024", options({"attacc"}, "gpu"));
+  EXPECT_EQ(s.resident, "");
+  EXPECT_EQ(r.resident, "W");
+  ASSERT_TRUE(s.results[0].available && r.results[0].available);
+  // Streamed, W crosses from the host layout on every call: the input copies take longer.
+  EXPECT_GT(s.results[0].eval.cycles[0], r.results[0].eval.cycles[0]);
+  EXPECT_GT(s.results[0].eval.timeNs, r.results[0].eval.timeNs);
+}
+
 TEST(Compare, BadInputIsRefusedClearly) {
   const Kernel red = KernelLibrary::builtin().get("red");
   auto refused = [&](const CompareOptions& o, const std::string& dims, const std::string& needle) {

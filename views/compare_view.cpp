@@ -24,6 +24,7 @@
 #include "engine/target/registry.h"
 #include "views/breakdown_chart.h"
 #include "views/compare_runner.h"
+#include "views/residency_input.h"
 #include "views/run_progress.h"
 
 namespace pimgui {
@@ -56,6 +57,14 @@ QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignLeft 
 /// "1 backend", "3 backends".
 QString backendsText(std::size_t n) {
   return n == 1 ? QObject::tr("1 backend") : QObject::tr("%1 backends").arg(n);
+}
+
+// "gemv[b=1,out=1024,in=1024] (W resident) on 2 backends", as the CLI's compare heading.
+QString comparisonTitle(const std::string& kernel, const QString& shape, const std::string& resident,
+                        std::size_t backends) {
+  return QObject::tr("%1[%2]%3 on %4")
+      .arg(qs(kernel), shape, resident.empty() ? QString() : QObject::tr(" (%1 resident)").arg(qs(resident)),
+           backendsText(backends));
 }
 
 QTableWidgetItem* number(const QString& text, double value) {
@@ -408,13 +417,23 @@ bool CompareView::compare() {
     m_status->setText(tr("Error: %1").arg(qs(e.what())));
     return false;
   }
+  // The panel's resident tensors while the kernel is the panel's (another kernel: what it declares).
+  pim::CompareOptions run = o;
+  const bool panelKernel = kernelName() == m_session.kernel && kernelFile() == m_session.kernelFile;
+  try {
+    run.residency = residencyFor(k, panelKernel ? m_session.resident : std::nullopt);
+  } catch (const std::exception& e) {
+    m_status->setText(tr("Error: %1").arg(qs(e.what())));
+    return false;
+  }
   m_ran = m_session;
   m_ran.kernel = kernelName();
   m_ran.kernelFile = kernelFile();
   m_ran.shape = m_shape->text().toStdString();
-  m_what = tr("%1[%2] on %3").arg(qs(k.name), m_shape->text(), backendsText(o.backends.size()));
+  if (!panelKernel) m_ran.resident.reset();
+  m_what = comparisonTitle(k.name, m_shape->text(), pim::residentNames(k, *run.residency), o.backends.size());
   m_clock.start();
-  m_runner->start(std::move(k), m_shape->text().toStdString(), o);
+  m_runner->start(std::move(k), m_shape->text().toStdString(), run);
   return true;
 }
 
@@ -447,12 +466,14 @@ void CompareView::showComparison(std::shared_ptr<const pim::Comparison> c) {
   clearResults();
   m_shown = c;
   const bool gpu = c->baseline == "gpu";
-  m_what = tr("%1[%2] on %3").arg(qs(c->kernel), qs(c->shape), backendsText(c->results.size()));
-  m_heading->setText(
-      tr("<b>%1[%2]</b> on %3 · baseline <b>%4</b>: %5 µs (%6)")
-          .arg(qs(c->kernel).toHtmlEscaped(), qs(c->shape).toHtmlEscaped(), backendsText(c->results.size()))
-          .arg(gpu ? tr("GPU only") : qs(c->baseline).toHtmlEscaped(), microseconds(c->baselineNs),
-               qs(c->baselineSummary).toHtmlEscaped()));
+  m_what = comparisonTitle(c->kernel, qs(c->shape), c->resident, c->results.size());
+  m_heading->setText(tr("<b>%1[%2]</b>%3 on %4 · baseline <b>%5</b>: %6 µs (%7)")
+                         .arg(qs(c->kernel).toHtmlEscaped(), qs(c->shape).toHtmlEscaped(),
+                              c->resident.empty() ? tr(" (every tensor streamed)")
+                                                  : tr(" (%1 resident)").arg(qs(c->resident).toHtmlEscaped()),
+                              backendsText(c->results.size()))
+                         .arg(gpu ? tr("GPU only") : qs(c->baseline).toHtmlEscaped(),
+                              microseconds(c->baselineNs), qs(c->baselineSummary).toHtmlEscaped()));
   m_verdict->setText(qs(c->verdict));
   m_verdict->setVisible(true);
 

@@ -70,7 +70,7 @@ struct EvalFlags {
 // ---- compare ----
 
 struct CompareCmd {
-  std::string backends, kernel, kernelFile, dims, baseline = "gpu";
+  std::string backends, kernel, kernelFile, dims, baseline = "gpu", resident, streamed;
   std::size_t maxSimulations = 400;
   WhatIfOptions whatIf;
   bool json = false;
@@ -91,6 +91,8 @@ void runCompare(const CompareCmd& o) {
     co.edited = o.whatIf.applyToEach(shipped);
   }
   const Kernel k = resolveKernel(o.kernel, o.kernelFile);
+  if (!o.resident.empty() || !o.streamed.empty())
+    co.residency = overrideResidency(k, Residency::declared(k), o.resident, o.streamed);
   const Comparison c = compareBackends(k, o.dims, co);
   if (o.json) {
     nlohmann::json results = nlohmann::json::array();
@@ -115,6 +117,7 @@ void runCompare(const CompareCmd& o) {
     }
     nlohmann::json out = {{"kernel", c.kernel},
                           {"shape", c.shape},
+                          {"resident", c.resident},
                           {"baseline", c.baseline},
                           {"baseline_summary", c.baselineSummary},
                           {"baseline_time_ns", c.baselineNs},
@@ -128,7 +131,8 @@ void runCompare(const CompareCmd& o) {
     return;
   }
   for (const Backend& b : co.edited) std::cout << o.whatIf.line(b, "what-if on " + b.name);
-  std::cout << c.kernel << "[" << c.shape << "] on " << c.results.size()
+  std::cout << c.kernel << "[" << c.shape << "]"
+            << (c.resident.empty() ? "" : " (" + c.resident + " resident)") << " on " << c.results.size()
             << (c.results.size() == 1 ? " backend" : " backends") << ", against "
             << (c.baseline == "gpu" ? "the GPU" : c.baseline) << " (" << fmt("%.1f", c.baselineNs) << " ns, "
             << c.baselineSummary << ")\n";
@@ -348,6 +352,12 @@ void registerWorkflowCommands(CLI::App& app) {
   cmd->add_option("--kernel-file", c->kernelFile, "kernel DSL file instead of a library kernel");
   cmd->add_option("--dims,-d", c->dims, "dimension sizes, e.g. b=1,n=4096 (defaults fill the rest)");
   cmd->add_option("--baseline", c->baseline, "gpu | one of the compared backends (speed-ups are against it)");
+  cmd->add_option(
+      "--resident", c->resident,
+      "tensors kept in the banks between calls on every backend, e.g. W or K,V (default: what the "
+      "kernel declares)");
+  cmd->add_option("--streamed", c->streamed,
+                  "tensors moved from and to the host layout on every call, overriding the kernel's default");
   cmd->add_option("--max-simulations", c->maxSimulations,
                   "cap on simulations per backend without a shipped model (an even sample)")
       ->check(unsignedInteger());

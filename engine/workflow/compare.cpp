@@ -88,6 +88,7 @@ Comparison compareBackends(const Kernel& k, const std::string& dims, const Compa
   Comparison c;
   c.kernel = k.name;
   c.shape = shapeString(k, shape);
+  c.resident = residentNames(k, o.residency.value_or(Residency::declared(k)));
   c.baseline = o.baseline;
   auto backendOf = [&](const std::string& name) -> const Backend& {
     for (const Backend& b : o.edited)
@@ -108,7 +109,7 @@ Comparison compareBackends(const Kernel& k, const std::string& dims, const Compa
     r.backend = name;
     std::unique_ptr<Problem> p;
     try {
-      p = std::make_unique<Problem>(backendOf(name), k, shape);
+      p = std::make_unique<Problem>(backendOf(name), k, shape, o.residency);
     } catch (const InputError& e) {
       r.reason = e.what();
     }

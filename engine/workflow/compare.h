@@ -45,6 +45,9 @@ struct CompareOptions {
   std::vector<std::string> backends;  // 2..4 registry names, distinct
   std::string baseline = "gpu";       // "gpu" or one of `backends`
   BestDraftOptions search;            // its onProgress is replaced when onProgress is set
+  /// Which tensors stay in the banks (`compare --resident/--streamed`, the window's panel); nullopt: what the
+  /// kernel declares. Every backend and baseline of the comparison runs with it.
+  std::optional<Residency> residency;
   /// What-if edits (`compare --set`): a backend here stands in for the registry's backend of the same name;
   /// `backends` still says which are compared.
   std::vector<Backend> edited;
@@ -66,6 +69,7 @@ struct BackendResult {
 
 struct Comparison {
   std::string kernel, shape;
+  std::string resident;         // the resident tensors, "W,K" (empty: every tensor streamed)
   std::string baseline;         // "gpu" or a backend name
   std::string baselineSummary;  // what the baseline schedule is
   double baselineNs = 0;

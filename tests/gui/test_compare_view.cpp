@@ -178,6 +178,28 @@ TEST(CompareView, TableBarsAndVerdictAreTheEngines) {
   expectSameOutcome(shown, ref, "red", "b=1,n=8192");
 }
 
+// The view compared with what the kernel declares, whatever the control panel said.
+TEST(CompareView, ThePanelsResidencyIsCompared) {
+  CompareView v;
+  v.resize(1200, 800);
+  v.show();
+  SessionConfig c;  // gemv, which declares W resident
+  c.shape = "b=1,out=1024,in=1024";
+  c.resident = "";  // the panel streams every tensor
+  v.loadProblem(c);
+  v.choose({QStringLiteral("attacc")}, QStringLiteral("gpu"));
+  ASSERT_TRUE(runAndWait(v)) << v.status().toStdString();
+  EXPECT_EQ(v.comparison()->resident, "");
+  pim::CompareOptions o;
+  o.backends = {"attacc"};
+  o.search.eval.keepUnitStats = false;
+  const pim::Kernel gemv = pim::resolveKernel("gemv", "");
+  o.residency = pim::overrideResidency(gemv, pim::Residency::declared(gemv), "", "W");
+  const pim::Comparison ref = pim::compareBackends(gemv, "b=1,out=1024,in=1024", o);
+  ASSERT_EQ(v.comparison()->results.size(), 1u);
+  EXPECT_EQ(v.comparison()->results[0].eval.timeNs, ref.results[0].eval.timeNs);
+}
+
 TEST(CompareView, PinnedBackendBaselineIsOnePointZero) {
   CompareView v;
   v.show();
