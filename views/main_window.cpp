@@ -46,6 +46,7 @@
 #include "views/plot_export.h"
 #include "views/pruned_lister.h"
 #include "views/run_confirmation.h"
+#include "views/run_history.h"
 #include "views/run_progress.h"
 #include "views/session_document.h"
 #include "views/shortcuts_dialog.h"
@@ -88,6 +89,8 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   m_heatmap = new UnitHeatmap;
   m_details = new DraftDetails;
   m_whatIf = new WhatIfPanel;
+  m_history = new RunHistory(this);
+  m_historyPanel = new RunHistoryPanel(m_history);
   buildDocks();
 
   // Message, progress and counts share the status bar's width; the texts shrink and end in "…".
@@ -152,6 +155,7 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   connect(m_controls, &ControlPanel::cancelRequested, m_session, &ExplorationSession::cancel);
   connect(m_controls, &ControlPanel::openKernelRequested, this, &MainWindow::openKernel);
   connectSessionSignals();
+  connectHistory();
 
   // Compare backends: a separate non-modal window, so the comparison can sit next to the explorer.
   m_compareDialog = new QDialog(this);
@@ -343,6 +347,9 @@ bool MainWindow::startSession(const SessionConfig& c) {
   m_resultsDirty = true;
   updateTitle();
   m_pareto->setGhost(std::exchange(m_pendingGhost, nullptr));  // only a what-if run keeps one
+  m_historyPanel->setOverlayShown(false);
+  m_showingHistory = false;  // a run brought back but not yet shown in full is superseded
+  m_runOrigin.clear();
   return m_session->start(c);
 }
 
@@ -462,6 +469,7 @@ void MainWindow::completeFinish() {
               : msg + QStringLiteral(" · ") + failed;
   statusBar()->showMessage(msg);
   noteWhatIfFinished();
+  recordRun();
   checkIdle();
 }
 
@@ -568,6 +576,12 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
   const QString whatIf = QDir(dir).filePath(QStringLiteral("whatif.png"));
   if (m_whatIfDock->grab().save(whatIf)) written << whatIf;
   m_controlsDock->raise();
+  // The run history shares a tab with the details.
+  m_historyDock->raise();
+  QApplication::processEvents();
+  const QString history = QDir(dir).filePath(QStringLiteral("history.png"));
+  if (m_historyDock->grab().save(history)) written << history;
+  m_detailsDock->raise();
   if (m_compare->comparison()) {  // only when a comparison was run (pimscope --screenshot runs one)
     const QString compare = QDir(dir).filePath(QStringLiteral("compare.png"));
     if (m_compare->grab().save(compare)) written << compare;

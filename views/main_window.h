@@ -28,6 +28,8 @@ class UnitHeatmap;
 class VerdictBanner;
 class StaleBanner;
 class RunProgress;
+class RunHistory;
+class RunHistoryPanel;
 class ElidedLabel;
 class RunConfirmation;
 class BreakdownChart;
@@ -100,6 +102,14 @@ class MainWindow : public QMainWindow {
   StaleBanner* staleBanner() const { return m_stale; }
   RunProgress* runProgress() const { return m_runProgress; }
   RunConfirmation* runConfirmation() const { return m_confirm; }
+  /// Every exploration of this window, newest last (views/run_history.h).
+  RunHistory* runHistory() const { return m_history; }
+  RunHistoryPanel* runHistoryPanel() const { return m_historyPanel; }
+  /// Brings run `row` of the history back into the views and the control panel (nothing is explored);
+  /// false with the reason in the status bar when its problem can no longer be built.
+  bool showHistoryRun(int row);
+  /// Overlays run `row`'s front on the Pareto plot as its ghost (nullopt removes the overlay).
+  void overlayHistoryRun(std::optional<int> row);
   /// The status bar's live counts ("simulating · generated … · simulated n · best … · t s").
   QString countsText() const;
   /// Explore (F5, the panel's button): the control panel's problem, after asking when the run is estimated
@@ -188,6 +198,12 @@ class MainWindow : public QMainWindow {
   void startWhatIfRun(const SessionConfig& c);
   void noteWhatIfFinished();
   QString bestText() const;  // "0.45 µs", or "–" without a best draft
+  // Run history (views/main_window_history.cpp).
+  void connectHistory();
+  /// Adds the run that just finished to the history (not a run the history itself brought back).
+  void recordRun();
+  /// Sets the control panel (and the what-if form, for edited hardware) to `config` without recording a step.
+  void showConfig(const SessionConfig& config);
 
   bool m_persist;
   QByteArray m_defaultState;  // the docks as first built
@@ -214,6 +230,11 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_breakdownDock;
   QDockWidget* m_heatmapDock;
   QDockWidget* m_detailsDock;
+  QDockWidget* m_historyDock;
+  RunHistory* m_history;
+  RunHistoryPanel* m_historyPanel;
+  QString m_runOrigin;            // what the next finished run came from ("opened x.pimsession"); "" explored
+  bool m_showingHistory = false;  // the run now ending was brought back from the history: not recorded again
   ElidedLabel* m_counts;
   RunProgress* m_runProgress;
   RunConfirmation* m_confirm;

@@ -18,6 +18,7 @@
 #include "views/export_paths.h"
 #include "views/main_window.h"
 #include "views/pareto_plot.h"
+#include "views/run_history.h"
 #include "views/unit_heatmap.h"
 #include "views/what_if_panel.h"
 
@@ -49,6 +50,10 @@ void MainWindow::buildDocks() {
   tabifyDockWidget(m_controlsDock, m_whatIfDock);
   m_controlsDock->raise();
   splitDockWidget(m_heatmapDock, m_detailsDock, Qt::Horizontal);
+  m_historyDock =
+      addDock(tr("Run history"), QStringLiteral("history"), m_historyPanel, Qt::BottomDockWidgetArea);
+  tabifyDockWidget(m_detailsDock, m_historyDock);
+  m_detailsDock->raise();
   resizeDocks({m_controlsDock, m_paretoDock}, {290, 560}, Qt::Horizontal);
   resizeDocks({m_paretoDock, m_breakdownDock}, {1, 1}, Qt::Vertical);
   resizeDocks({m_heatmapDock}, {330}, Qt::Vertical);

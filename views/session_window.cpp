@@ -160,15 +160,9 @@ bool MainWindow::openSession(const QString& path, QString* error) {
   const auto catchFailure =
       connect(m_session, &ExplorationSession::failed, this, [&](const QString& msg) { adoptError = msg; });
   m_applyingState = true;
-  m_controls->setConfig(config);
-  if (config.backendOverride) {
-    // The what-if form shows the stored edit against the shipped backend it came from.
-    try {
-      m_whatIf->setState(pim::builtinBackends().get(config.backend), *config.backendOverride);
-    } catch (const std::exception&) {
-      m_whatIf->setBackend(*config.backendOverride);
-    }
-  }
+  showConfig(config);
+  m_runOrigin = tr("opened %1").arg(QFileInfo(path).fileName());
+  m_showingHistory = false;
   m_restoreSelection = storedSelection(d.view);
   m_restoreParetoView = storedParetoView(d.view);
   m_restoreMessage = tr("Opened %1").arg(QFileInfo(path).fileName());
@@ -178,6 +172,7 @@ bool MainWindow::openSession(const QString& path, QString* error) {
   disconnect(catchFailure);
   if (!ok) {
     m_applyingState = false;
+    m_runOrigin.clear();
     m_restoreSelection.reset();
     m_restoreParetoView.reset();
     m_restoreMessage.clear();
