@@ -52,6 +52,7 @@
 #include "views/shortcuts_dialog.h"
 #include "views/stale_banner.h"
 #include "views/unit_heatmap.h"
+#include "views/user_guide.h"
 #include "views/verdict_banner.h"
 #include "views/what_if_panel.h"
 
@@ -268,6 +269,9 @@ void MainWindow::buildMenus() {
                  &MainWindow::showCompare);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* guide =
+      help->addAction(tr("&User guide"), QKeySequence::HelpContents, this, [this] { showUserGuide(this); });
+  guide->setObjectName(QStringLiteral("userGuideAction"));
   help->addAction(tr("&Classroom mode…"), this, &MainWindow::openClassroom);
   help->addAction(tr("&Keyboard shortcuts"), this, [this] { showShortcuts(this, menuBar()); });
   help->addAction(tr("&About PIMScope"), this, [this] {
