@@ -238,7 +238,16 @@ void ClassroomDialog::setStep(int i) {
   m_title->setText(QStringLiteral("<b>%1. %2</b>").arg(i + 1).arg(s.title.toHtmlEscaped()));
   m_counter->setText(counterText());
   m_explanation->setText(s.explanation);
-  m_body->setHtml(s.body);
+  // The step's picture above its tables, as a document resource under a name no earlier step used (the
+  // document caches resources by name).
+  QString html = s.body;
+  m_shownPicture.clear();
+  if (!s.picture.isNull()) {
+    m_shownPicture = QUrl(QStringLiteral("picture:%1-%2").arg(++m_pictureSerial).arg(i));
+    m_body->document()->addResource(QTextDocument::ImageResource, m_shownPicture, s.picture);
+    html = QStringLiteral("<p><img src='%1'></p>").arg(m_shownPicture.toString()) + html;
+  }
+  m_body->setHtml(html);
   m_back->setEnabled(i > 0);
   m_next->setEnabled(i + 1 < stepCount());
 }
@@ -248,6 +257,11 @@ QString ClassroomDialog::counterText() const {
 }
 
 QString ClassroomDialog::bodyText() const { return m_body->toPlainText(); }
+
+QImage ClassroomDialog::shownPicture() const {
+  if (m_shownPicture.isEmpty()) return {};
+  return m_body->document()->resource(QTextDocument::ImageResource, m_shownPicture).value<QImage>();
+}
 
 void ClassroomDialog::setPresentation(bool on) { m_large->setChecked(on); }
 bool ClassroomDialog::presentation() const { return m_large->isChecked(); }

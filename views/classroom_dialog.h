@@ -6,7 +6,9 @@
 // kWalkthroughCandidates drafts), with a busy bar and Cancel, so the window never freezes while it loads.
 #pragma once
 #include <QDialog>
+#include <QImage>
 #include <QStringList>
+#include <QUrl>
 #include <functional>
 #include <vector>
 
@@ -49,6 +51,8 @@ class ClassroomDialog : public QDialog {
   void back() { setStep(m_current - 1); }
   QString counterText() const;
   QString bodyText() const;  // plain text of what is displayed
+  /// The picture the shown step's body displays (null for a step without one).
+  QImage shownPicture() const;
   void setPresentation(bool on);
   bool presentation() const;
   /// One PNG per step into `dir` (classroom_step_1.png, …); returns the paths.
@@ -70,6 +74,8 @@ class ClassroomDialog : public QDialog {
 
   std::vector<WalkthroughStep> m_steps;
   int m_current = 0;
+  unsigned m_pictureSerial = 0;  // names each shown picture's resource afresh
+  QUrl m_shownPicture;           // the resource the body's <img> shows; empty without a picture
   int m_basePointSize = 0;
   QComboBox* m_source;
   QComboBox* m_backend;

@@ -15,6 +15,7 @@
 #include "engine/prune/pruner.h"
 #include "engine/search/evaluate.h"
 #include "engine/target/registry.h"
+#include "views/walkthrough_pictures.h"
 
 namespace pimgui {
 
@@ -29,6 +30,11 @@ QString row(const QStringList& cells, bool header = false) {
   for (const QString& c : cells) r += QStringLiteral("<%1>%2</%1>").arg(tag, c);
   return r + QStringLiteral("</tr>");
 }
+void setPicture(WalkthroughStep& s, WalkthroughPicture pic) {
+  s.picture = std::move(pic.image);
+  s.drawn = std::move(pic.drawn);
+}
+
 QString table(const QString& rows) {
   return QStringLiteral("<table border='1' cellspacing='0' cellpadding='4'>") + rows +
          QStringLiteral("</table>");
@@ -64,6 +70,7 @@ WalkthroughStep dimensionSetsStep(const pim::Kernel& k, const pim::DraftSpace& s
   s.body = QObject::tr("<p><b>%1</b> dimension sets for <b>%2</b>.</p>").arg(sets.size()).arg(q(k.name)) +
            table(rows);
   s.numbers["dimension_sets"] = sets.size();
+  setPicture(s, dimensionGraphPicture(space));
   return s;
 }
 
@@ -87,6 +94,7 @@ WalkthroughStep allocationsStep(const pim::DraftSpace& space) {
   s.numbers["group_chains"] = space.groupChains();
   s.numbers["core_chains"] = space.coreChains();
   s.numbers["allocations"] = space.groupChains() * space.coreChains();
+  setPicture(s, allocationTreePicture(space));
   return s;
 }
 
@@ -113,8 +121,10 @@ WalkthroughStep draftsStep(const pim::DraftSpace& space) {
   return s;
 }
 
-/// `examples`: an example draft per rule number (the paper's, for its section 4.2 space).
-WalkthroughStep pruningStep(const pim::DraftSpace& space, std::map<int, std::uint64_t> examples) {
+/// `examples`: an example draft per rule number (the paper's, for its section 4.2 space); `follow`: the
+/// draft the later steps follow, outlined in the picture.
+WalkthroughStep pruningStep(const pim::DraftSpace& space, std::map<int, std::uint64_t> examples,
+                            std::uint64_t follow) {
   WalkthroughStep s;
   s.title = QObject::tr("Pruning");
   s.explanation = QObject::tr(
@@ -134,9 +144,8 @@ WalkthroughStep pruningStep(const pim::DraftSpace& space, std::map<int, std::uin
     if (!v.kept) examples.emplace(v.rule, d.id);  // keeps a given example
     return examples.size() < counts.rules.size();
   });
-  QString rows = row({QObject::tr("rule"), QObject::tr("removed"), QObject::tr("example draft"),
-                      QObject::tr("why (Pruner::why)")},
-                     true);
+  QString rows = row(
+      {QObject::tr("rule"), QObject::tr("removed"), QObject::tr("example draft"), QObject::tr("why")}, true);
   for (const pim::RuleCount& r : counts.rules) {
     QString ex = QObject::tr("–"),
             why = r.inForce ? QObject::tr("no example in the first drafts") : QObject::tr("not in force");
@@ -155,6 +164,7 @@ WalkthroughStep pruningStep(const pim::DraftSpace& space, std::map<int, std::uin
            table(rows);
   s.numbers["generated"] = counts.generated;
   s.numbers["remaining"] = counts.remaining;
+  setPicture(s, draftGridPicture(space, pruner, follow));
   return s;
 }
 
@@ -201,6 +211,7 @@ WalkthroughStep tilesStep(const pim::Kernel& k, const pim::DraftSpace& space, co
   s.body = body + table(dt) + QStringLiteral("<br>") + table(ct) + QStringLiteral("<br>") + table(tt);
   s.numbers["draft"] = d.id;
   s.numbers["cores"] = static_cast<std::uint64_t>(expand.groupsUsed) * expand.coresPerGroup;
+  setPicture(s, tilesPicture(space, d));
   return s;
 }
 
@@ -236,6 +247,7 @@ WalkthroughStep layoutStep(const pim::Kernel& k, const pim::DraftSpace& space, c
              table(rows);
     s.numbers["banks_used"] = static_cast<std::uint64_t>(L.banksUsed);
     s.numbers["placed_bytes"] = static_cast<std::uint64_t>(L.placedBytes);
+    setPicture(s, bankLayoutPicture(L));
   } catch (const std::exception& e) {
     s.body = QObject::tr("<p>Cannot place draft #%1 on %2: %3</p>").arg(n(d.id), q(b.name), q(e.what()));
   }
@@ -253,23 +265,17 @@ WalkthroughStep timelineStep(const pim::Problem& p, const pim::Draft& d, const Q
     const pim::Evaluation e = pim::evaluateDraft(p, d, pim::EvalOptions{});
     const char* names[] = {"input rearrangement", "compute", "output rearrangement"};
     const char* colours[] = {"#4e79a7", "#f28e2b", "#59a14f"};
-    QString bar = QStringLiteral("<table width='100%' cellspacing='0' cellpadding='6'><tr>");
     QString rows =
         row({QObject::tr("phase"), QObject::tr("cycles"), QObject::tr("µs"), QObject::tr("share")}, true);
     for (int ph = 0; ph < 3; ++ph) {
       const double share = e.totalCycles ? 100.0 * static_cast<double>(e.cycles[ph]) / e.totalCycles : 0;
-      if (share >= 0.5)
-        bar += QStringLiteral("<td width='%1%' bgcolor='%2'></td>")
-                   .arg(std::max(1, int(share + 0.5)))
-                   .arg(colours[ph]);
       rows += row({QStringLiteral("<font color='%1'>■</font> %2").arg(colours[ph], QObject::tr(names[ph])),
                    QString::number(e.cycles[ph]), QString::number(e.ns(ph) / 1e3, 'f', 3),
                    QString::number(share, 'f', 1) + QStringLiteral("%")});
     }
-    bar += QStringLiteral("</tr></table>");
     s.body = QObject::tr("<p><b>%1</b>, draft <b>#%2</b> %3 %4</p>")
                  .arg(q(p.title()), n(d.id), q(p.space().label(d)), note) +
-             bar + QStringLiteral("<br>") + table(rows) +
+             table(rows) +
              QObject::tr("<p>total <b>%1</b> cycles = <b>%2 µs</b>, energy %3 µJ, %4 commands, %5 banks.</p>")
                  .arg(e.totalCycles)
                  .arg(e.timeNs / 1e3, 0, 'f', 3)
@@ -279,6 +285,7 @@ WalkthroughStep timelineStep(const pim::Problem& p, const pim::Draft& d, const Q
     s.numbers["total_cycles"] = static_cast<std::uint64_t>(e.totalCycles);
     for (int ph = 0; ph < 3; ++ph)
       s.numbers["phase" + std::to_string(ph)] = static_cast<std::uint64_t>(e.cycles[ph]);
+    setPicture(s, timelinePicture(e));
   } catch (const std::exception& e) {
     s.body = QObject::tr("<p>Cannot simulate draft #%1: %2</p>").arg(n(d.id), q(e.what()));
   }
@@ -332,17 +339,22 @@ std::vector<WalkthroughStep> exampleWalkthrough() {
   steps.push_back(dimensionSetsStep(kernel, space));
   steps.push_back(allocationsStep(space));
   steps.push_back(draftsStep(space));
-  steps.push_back(pruningStep(space, examples));
+  steps.push_back(pruningStep(space, examples, d7.id));
   steps.push_back(tilesStep(kernel, space, d7, QObject::tr("(the paper's draft 7)")));
   steps.push_back(layoutStep(kernel, space, d7, pim::builtinBackends().get("hbm-pim")));
 
-  // The example has no backend of its own: the timeline shows a library kernel on a real one.
+  // The example has no backend of its own (its 2 x 4 cores are no hardware's), so draft 7 has no program to
+  // simulate: the timeline shows a library kernel on a real backend instead, and says so.
   pim::Kernel gemv = pim::KernelLibrary::builtin().get("gemv");
   pim::Shape gs = pim::parseShape(gemv, "b=1,out=256,in=256");
   const pim::Problem problem(pim::builtinBackends().get("hbm-pim"), std::move(gemv), std::move(gs));
   if (auto best = bestOfFirstKept(problem, kWalkthroughCandidates))
     steps.push_back(timelineStep(
-        problem, *best, QObject::tr("(best of the first %1 kept drafts)").arg(kWalkthroughCandidates)));
+        problem, *best,
+        QObject::tr("(best of the first %1 kept drafts). <i>The draft changes here: the section 4.2 example "
+                    "runs on 2 x 4 abstract cores, which no hardware has, so draft 7 has no program to time; "
+                    "this step times a GEMV on hbm-pim instead.</i>")
+            .arg(kWalkthroughCandidates)));
   return steps;
 }
 
@@ -357,12 +369,12 @@ std::vector<WalkthroughStep> problemWalkthrough(std::shared_ptr<const pim::Probl
     focus = bestOfFirstKept(p, kWalkthroughCandidates);
     note = QObject::tr("(best of the first %1 kept drafts)").arg(kWalkthroughCandidates);
   }
+  if (!focus) throw pim::InputError(p.title() + ": no kept draft simulates");
   std::vector<WalkthroughStep> steps;
   steps.push_back(dimensionSetsStep(p.kernel(), p.space()));
   steps.push_back(allocationsStep(p.space()));
   steps.push_back(draftsStep(p.space()));
-  steps.push_back(pruningStep(p.space(), {}));
-  if (!focus) throw pim::InputError(p.title() + ": no kept draft simulates");
+  steps.push_back(pruningStep(p.space(), {}, focus->id));
   steps.push_back(tilesStep(p.kernel(), p.space(), *focus, note));
   steps.push_back(layoutStep(p.kernel(), p.space(), *focus, p.backend()));
   steps.push_back(timelineStep(p, *focus, note));

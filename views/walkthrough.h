@@ -3,6 +3,7 @@
 // from the engine (DraftSpace, Pruner, mapDraft, placeOnBanks, evaluateDraft). Kept apart from the dialog so
 // tests can compare each step's numbers with the engine without going through widgets.
 #pragma once
+#include <QImage>
 #include <QString>
 #include <cstdint>
 #include <map>
@@ -19,6 +20,8 @@ struct WalkthroughStep {
   QString explanation;                           // one short paragraph: what this stage does and why
   QString body;                                  // HTML (tables) with the engine's numbers
   std::map<std::string, std::uint64_t> numbers;  // the counts shown, by name, for tests
+  QImage picture;                                // drawn above the body (views/walkthrough_pictures.h)
+  std::map<std::string, std::uint64_t> drawn;    // what the picture drew, for tests
 };
 
 /// Kept drafts evaluated to pick the draft a library walkthrough follows (the best of them by total time).

@@ -38,6 +38,10 @@ TEST(UserGuide, F1OpensTheGuideBuiltIntoTheWindowAndItsFindFieldFinds) {
   const QVariant image = browser->document()->resource(
       QTextDocument::ImageResource, QUrl(QStringLiteral("qrc:/guide/screenshots/compare.png")));
   EXPECT_TRUE(image.isValid());
+  EXPECT_TRUE(browser->document()
+                  ->resource(QTextDocument::ImageResource,
+                             QUrl(QStringLiteral("qrc:/guide/screenshots/classroom_step_5.png")))
+                  .isValid());
 
   auto* find = guide->findChild<QLineEdit*>();
   auto* status = guide->findChild<QLabel*>();
