@@ -71,7 +71,12 @@ DraftTablePanel::DraftTablePanel(DraftTableModel* model, DraftSelection* selecti
   connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
           [this] { pushSelection(); });
   connect(m_selection, &DraftSelection::changed, this, [this] { pullSelection(); });
-  connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this] { updateCount(); });
+  connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this] {
+    updateCount();
+    // A draft selected before its row was listed (an imported schedule, a drill-down from compare) is
+    // highlighted when the row arrives.
+    if (!m_selection->ids().isEmpty() && !m_view->selectionModel()->hasSelection()) pullSelection();
+  });
   connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, [this] { updateCount(); });
   connect(m_proxy, &QAbstractItemModel::modelReset, this, [this] { updateCount(); });
   connect(m_proxy, &QAbstractItemModel::layoutChanged, this, [this] { updateCount(); });

@@ -352,6 +352,7 @@ bool MainWindow::startSession(const SessionConfig& c) {
   updateTitle();
   m_pareto->setGhost(std::exchange(m_pendingGhost, nullptr));  // only a what-if run keeps one
   m_historyPanel->setOverlayShown(false);
+  m_importNote.clear();      // an import sets it after this
   m_showingHistory = false;  // a run brought back but not yet shown in full is superseded
   m_runOrigin.clear();
   return m_session->start(c);
@@ -457,6 +458,7 @@ void MainWindow::completeFinish() {
   // What the run finished, not the rows listed: every kept draft has a row, evaluated or not.
   QString msg = m_cancelled ? cancelledText() : tr("Done in %1 s").arg(m_runClock.elapsed() / 1e3, 0, 'f', 2);
   if (!m_restoreMessage.isEmpty()) msg = std::exchange(m_restoreMessage, QString());
+  if (!m_importNote.isEmpty()) msg = std::exchange(m_importNote, QString()) + QStringLiteral(" · ") + msg;
   if (const pim::ExploreProgress& p = m_session->progress(); p.modelUsed) {
     // The verdict first: a narrow window cuts the end of the line short.
     if (!p.outOfDistribution.empty()) msg += tr(" · out of distribution");

@@ -248,6 +248,7 @@ class MainWindow : public QMainWindow {
   std::optional<QList<quint64>> m_restoreSelection;    // applied when the reopened results are in
   std::optional<std::array<double, 4>> m_restoreParetoView;
   QString m_restoreMessage;
+  QString m_importNote;  // "Imported x.json: … re-simulated n cycles (recorded m)", shown when its run ends
   QElapsedTimer m_lastRefresh;
   QElapsedTimer m_runClock;  // from Explore to the last row shown: what "Done in" reports
   bool m_prunedRequested = false, m_prunedListed = false;

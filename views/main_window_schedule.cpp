@@ -83,6 +83,7 @@ bool MainWindow::importSchedule(const QString& path, QString* error) {
     }
     m_selection->set({v.draft});  // started() cleared the selection; a non-empty one survives the run's end
     statusBar()->showMessage(v.summary);
+    m_importNote = v.summary;  // and again when the run ends, before "Done in"
     return true;
   } catch (const std::exception& e) {
     if (error) *error = QString::fromStdString(e.what());

@@ -5,6 +5,8 @@
 
 #include <QDir>
 #include <QFile>
+#include <QStatusBar>
+#include <QTableView>
 #include <QTemporaryDir>
 
 #include "engine/common/error.h"
@@ -16,6 +18,7 @@
 #include "gui_test_util.h"
 #include "views/draft_analysis.h"
 #include "views/draft_selection.h"
+#include "views/draft_table_panel.h"
 #include "views/exploration_session.h"
 #include "views/main_window.h"
 #include "views/schedule_io.h"
@@ -145,6 +148,16 @@ TEST(ScheduleIo, WindowExportsTheSelectedDraftAndAnotherWindowImportsIt) {
   ASSERT_TRUE(w.selection()->current().has_value());
   EXPECT_EQ(*w.selection()->current(), chosen);
   EXPECT_EQ(w.analysis()->latest()->evaluation->totalCycles, cycles);
+  // The imported draft's row is highlighted in the table, and the run's end still says what was re-simulated.
+  const QModelIndexList rows = w.table()->view()->selectionModel()->selectedRows();
+  ASSERT_EQ(rows.size(), 1);
+  EXPECT_EQ(rows.front().siblingAtColumn(0).data().toULongLong(), chosen);
+  const QString status = w.statusBar()->currentMessage();
+  EXPECT_TRUE(status.startsWith(QStringLiteral("Imported chosen.json: draft %1").arg(chosen)))
+      << status.toStdString();
+  EXPECT_NE(status.indexOf(QStringLiteral("re-simulated %L1 cycles (recorded %L1)").arg(cycles)), -1)
+      << status.toStdString();
+  EXPECT_NE(status.indexOf(QStringLiteral("Done in")), -1) << status.toStdString();
   EXPECT_FALSE(w.importSchedule(dir.filePath("missing.json"), &error));
   EXPECT_TRUE(error.contains("missing.json")) << error.toStdString();
 }
