@@ -63,6 +63,27 @@ TEST(Cli, SimulateJsonHasTheBreakdown) {
   EXPECT_TRUE(j["banks"][0].contains("busy_cycles"));
 }
 
+// `explore --estimate` says what the window asks with before a long run, without exploring.
+TEST(Cli, ExploreEstimateCountsThePlannedSimulationsAndExploresNothing) {
+  const CliRun d = cli("drafts -b hbm-pim -k red -d b=1,n=4096 --limit 1 --json");
+  ASSERT_EQ(d.code, 0) << d.err;
+  const std::uint64_t kept = nlohmann::json::parse(d.out)["remaining"].get<std::uint64_t>();
+  const CliRun r =
+      cli("explore -b hbm-pim -k red -d b=1,n=4096 --strategy exhaustive --threads 2 --estimate --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["strategy"], "exhaustive");
+  EXPECT_EQ(j["kept"].get<std::uint64_t>(), kept);
+  EXPECT_EQ(j["simulations"].get<std::uint64_t>(), kept);
+  EXPECT_EQ(j["workers"].get<unsigned>(), 2u);
+  EXPECT_GT(j["seconds_per_simulation"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(j["seconds"].get<double>(),
+                   static_cast<double>(kept) * j["seconds_per_simulation"].get<double>() / 2);
+  EXPECT_FALSE(j.contains("best"));
+  const CliRun text = cli("explore -b hbm-pim -k red -d b=1,n=4096 --strategy exhaustive --estimate");
+  EXPECT_NE(text.out.find("red[b=1,n=4096] on hbm-pim by exhaustive: about "), std::string::npos) << text.out;
+}
+
 TEST(Cli, RepeatedExploreIsServedFromTheLookupTable) {
   const std::string db = scratch().file("lookup.db");
   std::remove(db.c_str());

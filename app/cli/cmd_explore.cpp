@@ -12,6 +12,7 @@
 #include "app/cli/cli_common.h"
 #include "engine/common/error.h"
 #include "engine/search/explorer.h"
+#include "engine/search/run_estimate.h"
 #include "engine/search/strategy.h"
 #include "engine/store/store.h"
 #include "engine/target/dram_pim/dcc_artifact/artifact_model.h"
@@ -123,6 +124,7 @@ struct ExploreCmd {
   std::size_t maxSimulations = 0;
   unsigned threads = 0;
   bool json = false;
+  bool estimate = false;  // print how long the run would take (the window's estimate) and stop
 };
 
 /// What a search found: the best record, the run's progress, where the pick came from and how long it took.
@@ -311,6 +313,26 @@ void printExploreText(const ExploreCmd& o, const Problem& problem, LabelModel la
   std::cout << (r.last.stageSeconds.empty() ? "\n" : ")\n");
 }
 
+/// `explore --estimate`: the estimate the window asks with before a long run (engine/search/run_estimate.h).
+void printEstimate(const ExploreCmd& o, const Problem& p, const ExploreOptions& eo) {
+  const StrategyInfo& s = StrategyRegistry::builtin().get(eo.strategy);
+  const bool model =
+      s.predictions == PredictionUse::Required && sharedShippedModel(p.backend()).model != nullptr;
+  const RunEstimate e = estimateRun(p, eo, model);
+  if (!o.json) {
+    std::cout << p.title() << " by " << e.strategy << ": " << estimateText(e) << "\n";
+    return;
+  }
+  nlohmann::json j = {{"problem", p.title()},
+                      {"strategy", e.strategy},
+                      {"kept", e.kept},
+                      {"simulations", e.simulations},
+                      {"seconds_per_simulation", e.secondsPerSimulation},
+                      {"workers", e.workers},
+                      {"seconds", e.seconds}};
+  std::cout << j.dump(2) << "\n";
+}
+
 void runExplore(const ExploreCmd& o) {
   installInterruptHandler();
   const auto problem = o.problem.build();
@@ -327,6 +349,7 @@ void runExplore(const ExploreCmd& o) {
   // Loading the shipped model overlaps generation and the screen; the explorer waits for it to predict.
   ShippedModelLoader loader(b.name);
   const ExploreOptions eo = exploreOptions(o, labelModel, loader);
+  if (o.estimate) return printEstimate(o, *problem, eo);
   const SearchOutcome r = search(o, *problem, eo, lookupPick);
   if (!loader.error().empty()) std::cerr << "pimscope-cli: warning: " << loader.error() << "\n";
   if (r.model) warnIfTrainedElsewhere(*r.model, b, o.problem.whatIf);
@@ -540,6 +563,9 @@ void registerExploreCommands(CLI::App& app) {
       ->check(unsignedInteger());
   addThreadsOption(cmd, e->threads);
   cmd->add_flag("--json", e->json, "machine-readable output");
+  cmd->add_flag("--estimate", e->estimate,
+                "print how long the exploration would take (planned simulations x sampled time per "
+                "simulation / workers, as the window estimates before asking) and stop");
   cmd->callback([e] { runExplore(*e); });
 
   auto t = std::make_shared<TrainCmd>();

@@ -29,8 +29,14 @@ MeasuredError measuredError(const std::vector<DraftRecord>& records) {
   return e;
 }
 
+EvalOptions workerEvalOptions(const ExploreOptions& o) {
+  EvalOptions e = o.eval;
+  e.keepUnitStats = false;
+  return e;
+}
+
 Explorer::Explorer(const Problem& p, ExploreOptions o) : m_problem(p), m_options(std::move(o)) {
-  m_options.eval.keepUnitStats = false;
+  m_options.eval = workerEvalOptions(m_options);
 }
 
 ExploreProgress Explorer::progress() const {

@@ -94,6 +94,10 @@ struct ExploreProgress {
   MeasuredError predictionError;
 };
 
+/// What the explorer's workers simulate with: `o.eval` without per-unit statistics (nothing a search reads).
+/// The run estimate times its samples the same way.
+EvalOptions workerEvalOptions(const ExploreOptions& o);
+
 class Explorer {
  public:
   Explorer(const Problem& p, ExploreOptions o);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // How long an exploration will take, before it starts: the evaluations its strategy plans among the kept
-// candidates (StrategyInfo::plan on the memoised count), times the mean of a few sample simulations spread
-// over the kept drafts, over the workers. The window asks before a run estimated above 30 s; the progress
-// bar's time left (TimeLeftMeter) then measures the real rate.
+// candidates (StrategyInfo::plan on the memoised count), times the mean of sample simulations spread over the
+// kept drafts (timed as the explorer's workers simulate), over the workers. The window asks before a run
+// estimated above 30 s; the progress bar's time left (TimeLeftMeter) then measures the real rate.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -12,16 +12,22 @@
 
 namespace pim {
 
-/// Positions spread evenly over the kept drafts where one draft is simulated for the estimate, and how many
-/// drafts from each position are tried for one that runs.
-inline constexpr std::uint64_t kEstimatePoints = 3;
-inline constexpr std::uint64_t kEstimateSamples = 16;
+/// Positions spread evenly over the kept drafts where drafts are simulated for the estimate (drafts differ in
+/// cost along the id order: three positions overestimated exhaustive runs 2.4-3.1x, twelve 1.1-1.3x), and how
+/// many drafts from each position are tried.
+inline constexpr std::uint64_t kEstimatePoints = 12;
+inline constexpr std::uint64_t kEstimateSamples = 64;
+/// At each position, drafts that run are timed until this many or this much time (a single slow one ends it),
+/// and no new position is started once the estimate has taken kEstimateBudgetSeconds.
+inline constexpr std::uint64_t kTimedPerPoint = 32;
+inline constexpr double kSecondsPerPoint = 0.1;
+inline constexpr double kEstimateBudgetSeconds = 1.5;
 
 struct RunEstimate {
   std::string strategy;         // the strategy that will run (a model-ranked one's fallback without a model)
   std::uint64_t kept = 0;       // kept candidates
   std::size_t simulations = 0;  // evaluations the strategy plans (an upper bound)
-  double secondsPerSimulation = 0;  // the mean of the samples (one per position that has a draft that runs)
+  double secondsPerSimulation = 0;  // the mean of the timed samples (as a worker simulates them)
   unsigned workers = 1;             // simulations run in parallel
   double seconds = 0;               // simulations x secondsPerSimulation / workers
 };
