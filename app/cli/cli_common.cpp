@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/cli_common.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <set>
@@ -485,6 +488,36 @@ std::string evaluationText(const Evaluation& e, const Backend& b) {
            grouped(static_cast<std::uint64_t>(*e.preloadCycles)) + " cycles, " +
            num(static_cast<double>(*e.preloadCycles) * e.tCKns) + " ns\n";
   return out;
+}
+
+namespace {
+std::atomic<bool> g_interrupted{false};
+extern "C" void onInterrupt(int) { g_interrupted.store(true); }
+}  // namespace
+
+std::atomic<bool>& interrupted() { return g_interrupted; }
+
+void installInterruptHandler() {
+  struct sigaction sa {};
+  sa.sa_handler = onInterrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+bool stderrIsTerminal() { return isatty(STDERR_FILENO); }
+
+void progressLine(const std::string& text) {
+  if (stderrIsTerminal()) std::cerr << "\r\033[K" << text << std::flush;
+}
+
+void warnIfTrainedElsewhere(const Predictor& model, const Backend& b, const WhatIfOptions& whatIf) {
+  if (model.metadata().backendHash == b.hash()) return;
+  std::cerr << "pimscope-cli: warning: the shipped model of " << b.name
+            << " was trained on other parameters than "
+            << (!whatIf.empty()  ? b.name + " with --set"
+                : b.file.empty() ? b.name
+                                 : b.file)
+            << "; its predictions are extrapolated, with no measured error\n";
 }
 
 }  // namespace pim::cli

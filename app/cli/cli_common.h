@@ -2,6 +2,7 @@
 // Options and output helpers shared by the pimscope-cli commands.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -11,6 +12,7 @@
 
 #include "engine/common/time_left.h"
 #include "engine/core/problem.h"
+#include "engine/predict/predictor.h"
 #include "engine/search/evaluate.h"
 
 namespace pim::cli {
@@ -108,11 +110,23 @@ nlohmann::json evaluationJson(const Evaluation& e, const Backend* unitsOf = null
 std::string evaluationText(const Evaluation& e, const Backend& b);
 void printJson(const nlohmann::json& j);
 
+// Long commands (explore, train, evaluate): Ctrl-C sets the flag and they stop cleanly, keeping what is
+// already stored; on a terminal they keep one progress line on standard error.
+std::atomic<bool>& interrupted();
+void installInterruptHandler();
+bool stderrIsTerminal();
+/// Replaces the progress line with `text` (nothing when standard error is not a terminal); "" clears it.
+void progressLine(const std::string& text);
+/// The model is found by backend name: an edited file under a shipped name, or a --set, gets a model it was
+/// not trained on. Warns on standard error when `model` was trained on other parameters than `b`.
+void warnIfTrainedElsewhere(const Predictor& model, const Backend& b, const WhatIfOptions& whatIf);
+
 // One registration function per command family; main() calls each once.
 void registerCatalogCommands(CLI::App& app);
 void registerDraftCommands(CLI::App& app);
 void registerSimulateCommands(CLI::App& app);
 void registerExploreCommands(CLI::App& app);
+void registerTrainCommands(CLI::App& app);
 void registerWorkflowCommands(CLI::App& app);
 void registerDccCommands(CLI::App& app);
 

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   pim::cli::registerDraftCommands(app);
   pim::cli::registerSimulateCommands(app);
   pim::cli::registerExploreCommands(app);
+  pim::cli::registerTrainCommands(app);
   pim::cli::registerWorkflowCommands(app);
   pim::cli::registerDccCommands(app);
   try {
