@@ -422,3 +422,61 @@ TEST(SessionFile, Format1And2FilesOpenWithEveryTensorStreamed) {
   const pim::Kernel k = pim::KernelLibrary::builtin().get(one.settings.kernel);
   EXPECT_FALSE(storedResidency(k, one.settings.resident).any());
 }
+
+namespace {
+
+// The run history (format 5): each run is a session of its own, stored whole and read back with the checks a
+// file gets; older files have none; a damaged run is refused naming the file and the run.
+TEST(SessionFile, TheRunHistoryRoundTripsRunByRun) {
+  TempDir dir;
+  const std::string path = dir.file("history.pimsession");
+  auto p = pim::test::problem("hbm-pim", "red", "b=1,n=4096");
+  SessionData d = explored(*p);
+  SessionData first = explored(*p);
+  first.view.clear();
+  first.settings.shape = "b=1,n=4096";
+  SessionData second = first;
+  second.settings.strategy = "vendor";
+  second.records.resize(1);
+  second.progress.best.reset();
+  d.history.push_back({1, first, 2.5, false, "", 1764000000000});
+  d.history.push_back({2, second, 0.75, true, "opened red.pimsession", 1764000001000});
+  SessionFile::save(path, d);
+
+  const SessionData back = SessionFile::load(path);
+  ASSERT_EQ(back.history.size(), 2u);
+  EXPECT_EQ(back.records.size(), d.records.size());
+  for (std::size_t i = 0; i < 2; ++i) {
+    const pim::SessionRun& a = d.history[i];
+    const pim::SessionRun& b = back.history[i];
+    EXPECT_EQ(b.number, a.number);
+    EXPECT_EQ(b.wallSeconds, a.wallSeconds);
+    EXPECT_EQ(b.cancelled, a.cancelled);
+    EXPECT_EQ(b.origin, a.origin);
+    EXPECT_EQ(b.endedMs, a.endedMs);
+    EXPECT_EQ(b.data.settings.strategy, a.data.settings.strategy);
+    ASSERT_EQ(b.data.records.size(), a.data.records.size());
+    for (std::size_t r = 0; r < a.data.records.size(); ++r) {
+      EXPECT_EQ(b.data.records[r].draft.id, a.data.records[r].draft.id);
+      ASSERT_EQ(b.data.records[r].simulated != nullptr, a.data.records[r].simulated != nullptr);
+      if (a.data.records[r].simulated)
+        expectSameEval(*b.data.records[r].simulated, *a.data.records[r].simulated);
+    }
+    EXPECT_EQ(b.data.progress.best, a.data.progress.best);
+    EXPECT_EQ(b.data.progress.simulated, a.data.progress.simulated);
+    EXPECT_EQ(b.data.baselines.size(), a.data.baselines.size());
+    EXPECT_TRUE(b.data.view.empty());
+    EXPECT_TRUE(b.data.history.empty());
+  }
+
+  // Format 4 had no history: it opens without one.
+  setPragma(path, "DROP TABLE history; PRAGMA user_version = 4;");
+  EXPECT_TRUE(SessionFile::load(path).history.empty());
+
+  // A damaged run is refused, naming the file and the run; the file stays as it was.
+  SessionFile::save(path, d);
+  setPragma(path, "UPDATE history SET session = zeroblob(4096) WHERE number = 2;");
+  expectRefused(path, ": run 2 of its history: ");
+}
+
+}  // namespace

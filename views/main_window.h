@@ -13,6 +13,7 @@
 
 #include "engine/hw/backend.h"
 #include "engine/search/explorer.h"
+#include "engine/workflow/session_file.h"
 
 #include "views/session_config.h"
 
@@ -204,6 +205,10 @@ class MainWindow : public QMainWindow {
   void recordRun();
   /// Sets the control panel (and the what-if form, for edited hardware) to `config` without recording a step.
   void showConfig(const SessionConfig& config);
+  /// The history as a session file stores it, and back (views/main_window_history.cpp). restoreHistory
+  /// returns a note naming runs that could not be rebuilt ("" when all were).
+  std::vector<pim::SessionRun> historyForFile() const;
+  QString restoreHistory(const std::vector<pim::SessionRun>& runs, const QString& path);
 
   bool m_persist;
   QByteArray m_defaultState;  // the docks as first built

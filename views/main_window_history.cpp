@@ -13,6 +13,7 @@
 #include "views/main_window.h"
 #include "views/pareto_plot.h"
 #include "views/run_history.h"
+#include "views/session_document.h"
 #include "views/what_if_panel.h"
 
 namespace pimgui {
@@ -81,6 +82,64 @@ bool MainWindow::showHistoryRun(int row) {
   updateTitle();
   m_historyPanel->selectRow(m_history->rowOf(number));
   return true;
+}
+
+std::vector<pim::SessionRun> MainWindow::historyForFile() const {
+  std::vector<pim::SessionRun> out;
+  for (int row = 0; row < m_history->rowCount(); ++row) {
+    const RunEntry& e = m_history->entry(row);
+    pim::SessionRun r;
+    r.number = e.number;
+    r.data.settings = settingsOf(e.config);
+    if (e.records) r.data.records = *e.records;
+    r.data.baselines = e.baselines;
+    r.data.progress = e.progress;
+    r.data.predictorErrorPct = e.predictorErrorPct;
+    r.data.note = e.note.toStdString();
+    r.wallSeconds = e.wallSeconds;
+    r.cancelled = e.cancelled;
+    r.origin = e.origin.toStdString();
+    r.endedMs = e.ended.toMSecsSinceEpoch();
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+QString MainWindow::restoreHistory(const std::vector<pim::SessionRun>& runs, const QString& path) {
+  std::vector<RunEntry> entries;
+  QStringList lost;
+  for (const pim::SessionRun& r : runs) {
+    try {
+      RunEntry e;
+      e.number = r.number;
+      e.config = configOf(r.data.settings, path);
+      const auto problem = makeProblem(e.config);
+      e.problem = QString::fromStdString(problem->title());
+      pim::SessionData data = r.data;
+      pim::resolveDrafts(data, *problem);
+      e.records = std::make_shared<const std::vector<pim::DraftRecord>>(std::move(data.records));
+      e.baselines = std::move(data.baselines);
+      e.progress = r.data.progress;
+      e.predictorErrorPct = r.data.predictorErrorPct;
+      e.note = QString::fromStdString(r.data.note);
+      e.wallSeconds = r.wallSeconds;
+      e.cancelled = r.cancelled;
+      e.origin = QString::fromStdString(r.origin);
+      e.ended = QDateTime::fromMSecsSinceEpoch(r.endedMs);
+      // Its front for the overlay, from a model of its own rows (the views show another run).
+      DraftTableModel rows;
+      rows.reset(problem);
+      rows.updateRecords(*e.records);
+      e.objectives = std::make_shared<const ParetoGhost>(
+          ParetoPlot::captureGhost(rows, tr("front of run %1").arg(r.number)));
+      entries.push_back(std::move(e));
+    } catch (const std::exception& ex) {
+      lost << tr("run %1 (%2)").arg(r.number).arg(QString::fromStdString(ex.what()));
+    }
+  }
+  m_history->restore(std::move(entries));
+  return lost.isEmpty() ? QString()
+                        : tr("history: could not rebuild %1").arg(lost.join(QStringLiteral("; ")));
 }
 
 void MainWindow::overlayHistoryRun(std::optional<int> row) {

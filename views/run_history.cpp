@@ -117,6 +117,14 @@ int RunHistory::append(RunEntry e) {
   return row;
 }
 
+void RunHistory::restore(std::vector<RunEntry> entries) {
+  beginResetModel();
+  m_entries.assign(std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
+  while (m_entries.size() > kMaxRuns) m_entries.pop_front();
+  m_next = m_entries.empty() ? 1 : m_entries.back().number + 1;
+  endResetModel();
+}
+
 int RunHistory::rowOf(int number) const {
   const auto it =
       std::find_if(m_entries.begin(), m_entries.end(), [&](const RunEntry& e) { return e.number == number; });

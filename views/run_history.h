@@ -56,6 +56,8 @@ class RunHistory : public QAbstractTableModel {
 
   /// Adds `e` as the newest run, numbered nextNumber(); returns its row.
   int append(RunEntry e);
+  /// Replaces the history with `entries` as numbered (a session file's history), oldest first.
+  void restore(std::vector<RunEntry> entries);
   int nextNumber() const { return m_next; }
   const RunEntry& entry(int row) const { return m_entries.at(static_cast<std::size_t>(row)); }
   /// The row of run `number`, -1 when it is not (or no longer) in the history.

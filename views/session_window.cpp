@@ -127,6 +127,7 @@ bool MainWindow::saveSession(const QString& path, QString* error) {
   d.predictorErrorPct = m_session->predictorErrorPct();
   d.note = m_session->note().toStdString();
   d.view = captureView(*this);
+  d.history = historyForFile();
   try {
     pim::SessionFile::save(path.toStdString(), d);
   } catch (const std::exception& e) {
@@ -162,7 +163,10 @@ bool MainWindow::openSession(const QString& path, QString* error) {
   m_applyingState = true;
   showConfig(config);
   m_runOrigin = tr("opened %1").arg(QFileInfo(path).fileName());
-  m_showingHistory = false;
+  // A file with a history holds the run it shows among it: the history comes back as saved (below, once
+  // the file opened), and the shown run is not listed again. A file without one (format 4 and older) starts
+  // the history with it.
+  m_showingHistory = !d.history.empty();
   m_restoreSelection = storedSelection(d.view);
   m_restoreParetoView = storedParetoView(d.view);
   m_restoreMessage = tr("Opened %1").arg(QFileInfo(path).fileName());
@@ -176,8 +180,11 @@ bool MainWindow::openSession(const QString& path, QString* error) {
     m_restoreSelection.reset();
     m_restoreParetoView.reset();
     m_restoreMessage.clear();
+    m_showingHistory = false;
     return fail(tr("%1: %2").arg(path, adoptError));
   }
+  const QString lostRuns = restoreHistory(d.history, path);
+  if (!lostRuns.isEmpty()) m_restoreMessage += QStringLiteral(" · ") + lostRuns;
   applyView(*this, d.view);
   m_panelConfig = m_controls->config();
   m_whatIfBefore = std::make_shared<const pim::Backend>(m_whatIf->current());  // a first edit undoes to this

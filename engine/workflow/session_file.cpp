@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <string_view>
@@ -52,6 +53,9 @@ CREATE TABLE view_state(key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE residency(
   id INTEGER PRIMARY KEY CHECK (id = 1), declared INTEGER NOT NULL, resident TEXT NOT NULL);
 CREATE TABLE label_model(id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL);
+CREATE TABLE history(
+  number INTEGER PRIMARY KEY, wall_s REAL NOT NULL, cancelled INTEGER NOT NULL, origin TEXT NOT NULL,
+  ended_ms INTEGER NOT NULL, session BLOB NOT NULL);
 )sql";
 
 // The session row's columns in the order save() binds and load() reads them (by name, so format 1's extra
@@ -272,6 +276,8 @@ std::optional<Evaluation> readEval(const Stmt& s, int c) {
   return e;
 }
 
+void writeHistory(Db& db, const std::vector<SessionRun>& history);
+
 void writeAll(Db& db, const SessionData& d) {
   db.exec(schemaSql(), "create schema");
   const SessionSettings& c = d.settings;
@@ -359,6 +365,7 @@ void writeAll(Db& db, const SessionData& d) {
       s.insert();
     }
   }
+  writeHistory(db, d.history);
 }
 
 std::string immutableUri(const std::string& path) {
@@ -472,42 +479,9 @@ void readLabelModel(Db& db, std::int64_t version, SessionSettings& c) {
   c.model = *m;
 }
 
-}  // namespace
-
-void SessionFile::save(const std::string& path, const SessionData& data) {
-  namespace fs = std::filesystem;
-  // A temporary in the target's directory, so the final rename stays on one file system (atomic), created
-  // empty and exclusively under an unpredictable name (SQLite then fills it: an empty file is a new
-  // database).
-  const std::string tmp = createTemporaryBeside(path);
-  std::error_code ec;
-  try {
-    Db db(tmp, path, SQLITE_OPEN_READWRITE);
-    // The temporary is thrown away on any failure, so it needs no rollback journal; FULL sync makes the data
-    // durable before the rename publishes it.
-    db.exec("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = FULL;", "configure");
-    db.exec("PRAGMA application_id = " + std::to_string(kApplicationId) +
-                "; PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";",
-            "write header");
-    db.exec("BEGIN", "begin transaction");
-    writeAll(db, data);
-    db.exec("COMMIT", "commit");
-    db.close();
-    fs::rename(tmp, path, ec);
-    if (ec) throw InputError(path + ": cannot replace the file: " + ec.message());
-  } catch (...) {
-    fs::remove(tmp, ec);
-    fs::remove(tmp + "-journal", ec);
-    throw;
-  }
-}
-
-SessionData SessionFile::load(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw InputError(path + ": no such session file");
-  requireRegularFile(path, "session file");  // a directory, device or FIFO said as such, never opened
-  // immutable=1: no locks, no -wal/-shm created next to someone else's WAL database; the file is only read.
-  Db db(immutableUri(path), path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+/// The integrity check and header of a session (a file, or a history run's serialized bytes): its format
+/// version, or an InputError naming `shown`.
+std::int64_t checkedVersion(Db& db, const std::string& shown) {
   // quick_check reads every page, so a truncated or damaged file is refused before anything is interpreted.
   {
     Stmt s(db, "PRAGMA quick_check", "integrity check");
@@ -516,20 +490,27 @@ SessionData SessionFile::load(const std::string& path) {
       const std::string line = s.colText(0);
       if (line != "ok") problems += (problems.empty() ? "" : "; ") + line;
     }
-    if (!problems.empty()) throw InputError(path + ": session file is corrupt (" + problems + ")");
+    if (!problems.empty()) throw InputError(shown + ": session file is corrupt (" + problems + ")");
   }
   const auto appId = static_cast<std::uint32_t>(pragmaInt(db, "PRAGMA application_id"));
-  if (appId != kApplicationId) {
-    if (appId == 0x50494D53) throw InputError(path + ": a PIMScope results store, not a session file");
-    throw InputError(path + ": not a PIMScope session (application id " + hex32(appId) + ")");
+  if (appId != SessionFile::kApplicationId) {
+    if (appId == 0x50494D53) throw InputError(shown + ": a PIMScope results store, not a session file");
+    throw InputError(shown + ": not a PIMScope session (application id " + hex32(appId) + ")");
   }
   const std::int64_t version = pragmaInt(db, "PRAGMA user_version");
-  if (version > kSchemaVersion)
-    throw InputError(path + ": written by a newer PIMScope (session format " + std::to_string(version) +
-                     ", this build reads up to " + std::to_string(kSchemaVersion) + ")");
+  if (version > SessionFile::kSchemaVersion)
+    throw InputError(shown + ": written by a newer PIMScope (session format " + std::to_string(version) +
+                     ", this build reads up to " + std::to_string(SessionFile::kSchemaVersion) + ")");
   if (version < 1)
-    throw InputError(path + ": session file is corrupt (format version " + std::to_string(version) + ")");
+    throw InputError(shown + ": session file is corrupt (format version " + std::to_string(version) + ")");
 
+  return version;
+}
+
+std::vector<SessionRun> readHistory(Db& db, std::int64_t version, const std::string& shown);
+
+/// Everything of a session but its header, read from `db` (format `version`); errors name `shown`.
+SessionData readAll(Db& db, std::int64_t version, const std::string& shown) {
   SessionData d;
   try {
     readSession(db, d);
@@ -573,13 +554,117 @@ SessionData SessionFile::load(const std::string& path) {
   } catch (const InputError& e) {
     const std::string what = e.what();
     // Errors from Db already name the file; structural ones (missing row, bad value) get it here.
-    if (what.rfind(path + ":", 0) == 0) throw;
-    throw InputError(path + ": session file is corrupt (" + what + ")");
+    if (what.rfind(shown + ":", 0) == 0) throw;
+    throw InputError(shown + ": session file is corrupt (" + what + ")");
   }
   if (d.progress.best && *d.progress.best >= d.records.size())
-    throw InputError(path + ": session file is corrupt (best record " + std::to_string(*d.progress.best) +
+    throw InputError(shown + ": session file is corrupt (best record " + std::to_string(*d.progress.best) +
                      " of " + std::to_string(d.records.size()) + ")");
+  d.history = readHistory(db, version, shown);
   return d;
+}
+
+/// `d` as the bytes of a session file of its own (an in-memory database, serialized): one history run.
+std::string serialize(const SessionData& d, const std::string& shown) {
+  if (!d.history.empty()) throw InputError(shown + ": a history run cannot hold a history of its own");
+  Db mem(":memory:", shown, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  mem.exec("PRAGMA application_id = " + std::to_string(SessionFile::kApplicationId) +
+               "; PRAGMA user_version = " + std::to_string(SessionFile::kSchemaVersion) + ";",
+           "write header");
+  mem.exec("BEGIN", "begin transaction");
+  writeAll(mem, d);
+  mem.exec("COMMIT", "commit");
+  sqlite3_int64 size = 0;
+  unsigned char* bytes = sqlite3_serialize(mem.get(), "main", &size, 0);
+  if (!bytes) throw InputError(shown + ": cannot serialize a history run (out of memory)");
+  std::string out(reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(size));
+  sqlite3_free(bytes);
+  return out;
+}
+
+/// A history run's bytes (serialize) read back with the checks a file gets.
+SessionData deserialize(std::string_view bytes, const std::string& shown) {
+  Db mem(":memory:", shown, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  auto* copy = static_cast<unsigned char*>(sqlite3_malloc64(std::max<std::size_t>(1, bytes.size())));
+  if (!copy) throw InputError(shown + ": out of memory");
+  std::memcpy(copy, bytes.data(), bytes.size());
+  const auto n = static_cast<sqlite3_int64>(bytes.size());
+  // FREEONCLOSE: SQLite owns the copy from here on, also when the call fails.
+  const int rc = sqlite3_deserialize(mem.get(), "main", copy, n, n,
+                                     SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+  if (rc != SQLITE_OK) mem.fail("read", rc);
+  const std::int64_t version = checkedVersion(mem, shown);
+  return readAll(mem, version, shown);
+}
+
+void writeHistory(Db& db, const std::vector<SessionRun>& history) {
+  Stmt s(
+      db,
+      "INSERT INTO history(number, wall_s, cancelled, origin, ended_ms, session) VALUES (?, ?, ?, ?, ?, ?)",
+      "write run history");
+  for (const SessionRun& r : history) {
+    s.i64(r.number).f64(r.wallSeconds).i64(r.cancelled).text(r.origin).i64(r.endedMs);
+    s.blob(serialize(r.data, db.shown() + ": run " + std::to_string(r.number) + " of its history"));
+    s.insert();
+  }
+}
+
+std::vector<SessionRun> readHistory(Db& db, std::int64_t version, const std::string& shown) {
+  std::vector<SessionRun> out;
+  if (version < 5) return out;
+  Stmt s(db, "SELECT number, wall_s, cancelled, origin, ended_ms, session FROM history ORDER BY number",
+         "read run history");
+  while (s.step()) {
+    SessionRun r;
+    r.number = static_cast<int>(s.colI64(0));
+    r.wallSeconds = s.colF64(1);
+    r.cancelled = s.colI64(2) != 0;
+    r.origin = s.colText(3);
+    r.endedMs = s.colI64(4);
+    r.data = deserialize(s.colText(5), shown + ": run " + std::to_string(r.number) + " of its history");
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace
+
+void SessionFile::save(const std::string& path, const SessionData& data) {
+  namespace fs = std::filesystem;
+  // A temporary in the target's directory, so the final rename stays on one file system (atomic), created
+  // empty and exclusively under an unpredictable name (SQLite then fills it: an empty file is a new
+  // database).
+  const std::string tmp = createTemporaryBeside(path);
+  std::error_code ec;
+  try {
+    Db db(tmp, path, SQLITE_OPEN_READWRITE);
+    // The temporary is thrown away on any failure, so it needs no rollback journal; FULL sync makes the data
+    // durable before the rename publishes it.
+    db.exec("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = FULL;", "configure");
+    db.exec("PRAGMA application_id = " + std::to_string(kApplicationId) +
+                "; PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";",
+            "write header");
+    db.exec("BEGIN", "begin transaction");
+    writeAll(db, data);
+    db.exec("COMMIT", "commit");
+    db.close();
+    fs::rename(tmp, path, ec);
+    if (ec) throw InputError(path + ": cannot replace the file: " + ec.message());
+  } catch (...) {
+    fs::remove(tmp, ec);
+    fs::remove(tmp + "-journal", ec);
+    throw;
+  }
+}
+
+SessionData SessionFile::load(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw InputError(path + ": no such session file");
+  requireRegularFile(path, "session file");  // a directory, device or FIFO said as such, never opened
+  // immutable=1: no locks, no -wal/-shm created next to someone else's WAL database; the file is only read.
+  Db db(immutableUri(path), path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  const std::int64_t version = checkedVersion(db, path);
+  return readAll(db, version, path);
 }
 
 std::span<const std::string_view> format1RuleNames() { return kFormat1Rules; }

@@ -38,6 +38,8 @@ struct SessionSettings {
   LabelModel model = LabelModel::PimScope;
 };
 
+struct SessionRun;
+
 /// Everything a session file holds.
 struct SessionData {
   SessionSettings settings;
@@ -51,6 +53,19 @@ struct SessionData {
   std::string note;  // the status-bar note of the run ("no shipped model for ...")
   /// View state: dock layout, geometry, plot axes, filters, selection... opaque bytes per key.
   std::map<std::string, std::string> view;
+  /// The window's run history (format 5; empty in older files), oldest first. Each run is a session of its
+  /// own without view state or history; its drafts hold only ids after load(), like `records`.
+  std::vector<SessionRun> history;
+};
+
+/// One exploration of the run history: what it found and how it ran.
+struct SessionRun {
+  int number = 0;          // the window's run number
+  SessionData data;        // settings, records, baselines, progress (no view, no history)
+  double wallSeconds = 0;  // from Explore to the last row shown
+  bool cancelled = false;
+  std::string origin;        // "" for an exploration, "opened x.pimsession" for a session file's run
+  std::int64_t endedMs = 0;  // milliseconds since the Unix epoch
 };
 
 class SessionFile {
@@ -60,8 +75,9 @@ class SessionFile {
   /// PRAGMA user_version this build writes; newer files are refused. Format 1 kept rules 1..3 and their
   /// counts in fixed columns of the session row; format 2 keys them by rule name in `prune_rules`, so a rule
   /// added to the registry is saved without a new format. Format 3 adds the one-row `residency` table. Format
-  /// 1 and 2 files still open (as every tensor streamed).
-  static constexpr int kSchemaVersion = 4;
+  /// 1 and 2 files still open (as every tensor streamed). Format 4 adds `label_model`; format 5 the run
+  /// history, each run a serialized session of its own in a `history` row.
+  static constexpr int kSchemaVersion = 5;
 
   /// Writes `data` to `path` atomically: a temporary file next to it is filled in one transaction, closed and
   /// renamed over `path`, so a failed save leaves any previous file intact. Throws InputError naming the

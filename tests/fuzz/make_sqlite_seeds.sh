@@ -87,6 +87,36 @@ PY
 }
 small_session datasets/sessions/gemv_hbm-pim.pimsession "$sessions/gemv_hbm-pim.pimsession"
 small_session tests/data/sessions/format1_gemv_hbm-pim.pimsession "$sessions/format1.pimsession"
+# Format 5: the small example as a run history of one run (its bytes in a `history` row), the outer file
+# otherwise the same; the inner run carries the format-3/4 tables the shipped (format-2) example lacks.
+python3 - "$sessions/gemv_hbm-pim.pimsession" "$sessions/history_format5.pimsession" <<'PY'
+import os, shutil, sqlite3, sys, tempfile
+history = ("CREATE TABLE history(number INTEGER PRIMARY KEY, wall_s REAL NOT NULL, cancelled INTEGER NOT NULL, "
+           "origin TEXT NOT NULL, ended_ms INTEGER NOT NULL, session BLOB NOT NULL)")
+def upgrade(path):
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE IF NOT EXISTS residency(id INTEGER PRIMARY KEY CHECK (id = 1), "
+               "declared INTEGER NOT NULL, resident TEXT NOT NULL)")
+    db.execute("INSERT OR IGNORE INTO residency VALUES (1, 0, '')")
+    db.execute("CREATE TABLE IF NOT EXISTS label_model(id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL)")
+    db.execute("INSERT OR IGNORE INTO label_model VALUES (1, 'pimscope')")
+    db.execute(history)
+    db.execute("PRAGMA user_version = 5")
+    db.commit()
+    return db
+inner = os.path.join(tempfile.mkdtemp(), "run.pimsession")
+shutil.copy(sys.argv[1], inner)
+db = upgrade(inner)
+db.execute("DELETE FROM view_state")
+db.commit()
+db.execute("VACUUM")
+db.close()
+shutil.copy(sys.argv[1], sys.argv[2])
+db = upgrade(sys.argv[2])
+db.execute("INSERT INTO history VALUES (1, 0.5, 0, '', 1764000000000, ?)", (open(inner, "rb").read(),))
+db.commit()
+db.execute("VACUUM")
+PY
 
 # Each reader given the other's file, and truncated files.
 cp "$out/v3.db" "$sessions/store_not_session.pimsession"

@@ -4,6 +4,7 @@
 // on the Pareto plot. Before, a second run replaced the first for good.
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QStatusBar>
@@ -108,12 +109,17 @@ TEST(RunHistory, TwoRunsAreOverlaidOnTheParetoPlot) {
   ASSERT_TRUE(test::waitFor([&] { return w.idle(); }, 60000));
 }
 
-TEST(RunHistory, AnOpenedSessionAndACancelledRunAreListedAsSuch) {
+TEST(RunHistory, ASessionFileKeepsTheHistoryAndAnOlderFileStartsOneWithItsRun) {
   QTemporaryDir dir;
   const QString path = dir.filePath(QStringLiteral("red.pimsession"));
+  double secondBest = 0;
   {
     MainWindow w(false);
     ASSERT_TRUE(runToEnd(w, test::smallConfig()));
+    SessionConfig second = test::smallConfig();
+    second.shape = "b=1,n=2048";
+    ASSERT_TRUE(runToEnd(w, second));
+    secondBest = w.session()->progress().bestNs;
     QString error;
     ASSERT_TRUE(w.saveSession(path, &error)) << error.toStdString();
   }
@@ -122,9 +128,35 @@ TEST(RunHistory, AnOpenedSessionAndACancelledRunAreListedAsSuch) {
   ASSERT_TRUE(v.openSession(path, &error)) << error.toStdString();
   ASSERT_TRUE(test::waitFor([&] { return v.idle(); }, 30000));
   RunHistory& h = *v.runHistory();
-  ASSERT_EQ(h.rowCount(), 1);
-  EXPECT_EQ(cell(h, 0, RunHistory::Time), QStringLiteral("opened red.pimsession"));
+  ASSERT_EQ(h.rowCount(), 2);  // as saved; the run the file shows is one of them, not listed again
+  EXPECT_NE(cell(h, 0, RunHistory::Problem).indexOf(QStringLiteral("n=4096")), -1);
+  EXPECT_NE(cell(h, 1, RunHistory::Problem).indexOf(QStringLiteral("n=2048")), -1);
+  EXPECT_EQ(cell(h, 1, RunHistory::Best), QStringLiteral("%1 µs").arg(secondBest / 1e3, 0, 'f', 3));
+  // A restored run comes back into the views and overlays like one of this window's.
+  ASSERT_TRUE(v.showHistoryRun(0));
+  ASSERT_TRUE(test::waitFor([&] { return v.idle() && v.session()->config().shape == "b=1,n=4096"; }, 30000));
+  v.overlayHistoryRun(1);
+  ASSERT_NE(v.pareto()->ghost(), nullptr);
+  EXPECT_FALSE(v.pareto()->ghostFront().empty());
+  // The next run is numbered after the restored ones.
+  ASSERT_TRUE(runToEnd(v, test::smallConfig()));
+  ASSERT_EQ(h.rowCount(), 3);
+  EXPECT_EQ(h.entry(2).number, 3);
 
+  // Format 4 had no history: its run starts one, marked as opened from the file.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.toStdString().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "DROP TABLE history; PRAGMA user_version = 4;", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  MainWindow old(false);
+  ASSERT_TRUE(old.openSession(path, &error)) << error.toStdString();
+  ASSERT_TRUE(test::waitFor([&] { return old.idle() && old.runHistory()->rowCount() == 1; }, 30000));
+  EXPECT_EQ(cell(*old.runHistory(), 0, RunHistory::Time), QStringLiteral("opened red.pimsession"));
+}
+
+TEST(RunHistory, ACancelledRunIsListedAsSuch) {
+  MainWindow v(false);
   SessionConfig slow = test::smallConfig();
   slow.shape = "b=1,n=16777216";
   slow.maxSimulations = 0;
@@ -132,9 +164,10 @@ TEST(RunHistory, AnOpenedSessionAndACancelledRunAreListedAsSuch) {
   ASSERT_TRUE(test::waitFor([&] { return v.session()->progress().simulated > 0; }, 60000));
   v.session()->cancel();
   ASSERT_TRUE(test::waitFor([&] { return v.idle(); }, 60000));
-  ASSERT_EQ(h.rowCount(), 2);
-  EXPECT_TRUE(cell(h, 1, RunHistory::Time).endsWith(QStringLiteral(", cancelled")));
-  EXPECT_EQ(h.entry(1).progress.simulated, static_cast<std::uint64_t>(v.session()->progress().simulated));
+  RunHistory& h = *v.runHistory();
+  ASSERT_EQ(h.rowCount(), 1);
+  EXPECT_TRUE(cell(h, 0, RunHistory::Time).endsWith(QStringLiteral(", cancelled")));
+  EXPECT_EQ(h.entry(0).progress.simulated, static_cast<std::uint64_t>(v.session()->progress().simulated));
 }
 
 // The model stays consistent for views while it fills past its cap, and the oldest runs go first with their
