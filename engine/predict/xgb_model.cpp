@@ -2,8 +2,6 @@
 // XgbModel over the XGBoost C API (written against XGBoost 1.7; every call used here exists since 1.6/1.7).
 #include "engine/predict/xgb_model.h"
 
-#include <xgboost/c_api.h>
-
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -16,6 +14,7 @@
 #include <utility>
 
 #include "engine/common/error.h"
+#include "engine/predict/xgb_api.h"
 
 namespace pim {
 namespace {
@@ -26,7 +25,7 @@ constexpr const char* kBestScoreAttr = "best_score";
 /// XGBoost's last error, reduced to its first line without the "[hh:mm:ss] " prefix (the rest is a stack
 /// trace or a context excerpt).
 std::string lastError() {
-  const char* raw = XGBGetLastError();
+  const char* raw = xgb().GetLastError();
   std::string_view s = raw != nullptr ? raw : "";
   if (const auto nl = s.find('\n'); nl != std::string_view::npos) s = s.substr(0, nl);
   if (s.size() > 11 && s[0] == '[' && s[3] == ':' && s[6] == ':' && s[9] == ']' && s[10] == ' ')
@@ -59,18 +58,18 @@ class DMatrix {
   DMatrix(std::span<const float> X, std::size_t rows, std::size_t cols, std::span<const float> labels,
           int threads) {
     checkInput(
-        XGDMatrixCreateFromMat_omp(X.data(), static_cast<bst_ulong>(rows), static_cast<bst_ulong>(cols),
-                                   std::numeric_limits<float>::quiet_NaN(), &h_, threads),
+        xgb().DMatrixCreateFromMat_omp(X.data(), static_cast<bst_ulong>(rows), static_cast<bst_ulong>(cols),
+                                       std::numeric_limits<float>::quiet_NaN(), &h_, threads),
         "XGDMatrixCreateFromMat_omp");
     // h_ is owned from here on: if setting the labels throws, the destructor is not run, so free explicitly.
-    if (XGDMatrixSetFloatInfo(h_, "label", labels.data(), static_cast<bst_ulong>(labels.size())) != 0) {
+    if (xgb().DMatrixSetFloatInfo(h_, "label", labels.data(), static_cast<bst_ulong>(labels.size())) != 0) {
       const std::string err = lastError();
-      XGDMatrixFree(h_);
-      throw InputError("XGBoost XGDMatrixSetFloatInfo(label): " + err);
+      xgb().DMatrixFree(h_);
+      throw InputError("XGBoost xgb().DMatrixSetFloatInfo(label): " + err);
     }
   }
   ~DMatrix() {
-    if (h_ != nullptr) XGDMatrixFree(h_);
+    if (h_ != nullptr) xgb().DMatrixFree(h_);
   }
   DMatrix(const DMatrix&) = delete;
   DMatrix& operator=(const DMatrix&) = delete;
@@ -94,7 +93,7 @@ class BoosterOwner {
     return &h_;
   }
   void reset(BoosterHandle h = nullptr) {
-    if (h_ != nullptr) XGBoosterFree(h_);
+    if (h_ != nullptr) xgb().BoosterFree(h_);
     h_ = h;
   }
   BoosterHandle release() { return std::exchange(h_, nullptr); }
@@ -153,8 +152,8 @@ double parseRmse(std::string_view line, std::string_view name) {
 }
 
 void setParam(BoosterHandle b, const char* name, const std::string& value) {
-  checkInput(XGBoosterSetParam(b, name, value.c_str()),
-             (std::string("XGBoosterSetParam(") + name + ")").c_str());
+  checkInput(xgb().BoosterSetParam(b, name, value.c_str()),
+             (std::string("xgb().BoosterSetParam(") + name + ")").c_str());
 }
 
 /// Walks a UBJSON document (the subset XGBoost writes: draft 12 with optimised '$' / '#' containers) and
@@ -283,12 +282,12 @@ void configureNow(BoosterHandle b, std::size_t cols) {
   const bst_ulong* shape = nullptr;
   bst_ulong dim = 0;
   const float* out = nullptr;
-  checkInput(
-      XGBoosterPredictFromDense(b, array.c_str(),
-                                "{\"type\":0,\"training\":false,\"iteration_begin\":0,\"iteration_end\":0,"
-                                "\"strict_shape\":false,\"missing\":NaN,\"cache_id\":0}",
-                                nullptr, &shape, &dim, &out),
-      "XGBoosterPredictFromDense");
+  checkInput(xgb().BoosterPredictFromDense(
+                 b, array.c_str(),
+                 "{\"type\":0,\"training\":false,\"iteration_begin\":0,\"iteration_end\":0,"
+                 "\"strict_shape\":false,\"missing\":NaN,\"cache_id\":0}",
+                 nullptr, &shape, &dim, &out),
+             "XGBoosterPredictFromDense");
 }
 
 }  // namespace
@@ -313,7 +312,7 @@ XgbModel XgbModel::train(std::span<const float> X, std::size_t rows, std::size_t
   // Both matrices go into the booster's cache so per-round evaluation reuses cached predictions.
   DMatrixHandle cache[2] = {dtrain.get(), hasValid ? dvalid->get() : nullptr};
   BoosterOwner booster;
-  checkInput(XGBoosterCreate(cache, hasValid ? 2 : 1, booster.out()), "XGBoosterCreate");
+  checkInput(xgb().BoosterCreate(cache, hasValid ? 2 : 1, booster.out()), "XGBoosterCreate");
   const BoosterHandle b = booster.get();
   setParam(b, "verbosity", "0");
   setParam(b, "booster", "gbtree");
@@ -334,11 +333,11 @@ XgbModel XgbModel::train(std::span<const float> X, std::size_t rows, std::size_t
   int rounds = 0, best = -1;
   double bestTrain = 0, bestValid = 0;
   for (int it = 0; it < p.maxRounds; ++it) {
-    checkInput(XGBoosterUpdateOneIter(b, it, dtrain.get()), "XGBoosterUpdateOneIter");
+    checkInput(xgb().BoosterUpdateOneIter(b, it, dtrain.get()), "XGBoosterUpdateOneIter");
     rounds = it + 1;
     if (!hasValid) continue;
     const char* line = nullptr;
-    checkInput(XGBoosterEvalOneIter(b, it, cache, names, 2, &line), "XGBoosterEvalOneIter");
+    checkInput(xgb().BoosterEvalOneIter(b, it, cache, names, 2, &line), "XGBoosterEvalOneIter");
     const double trainRmse = parseRmse(line, "train"), validRmse = parseRmse(line, "valid");
     // Without early stopping the model keeps every round, so "best" simply follows the last one.
     if (best < 0 || !earlyStopping || validRmse < bestValid) {
@@ -352,19 +351,20 @@ XgbModel XgbModel::train(std::span<const float> X, std::size_t rows, std::size_t
   if (!hasValid) {
     best = rounds - 1;
     const char* line = nullptr;
-    checkInput(XGBoosterEvalOneIter(b, best, cache, names, 1, &line), "XGBoosterEvalOneIter");
+    checkInput(xgb().BoosterEvalOneIter(b, best, cache, names, 1, &line), "XGBoosterEvalOneIter");
     bestTrain = parseRmse(line, "train");
   }
 
   // Keep only rounds [0, best]: smaller saved models and faster prediction.
   if (best + 1 < rounds) {
     BoosterOwner sliced;
-    checkInternal(XGBoosterSlice(b, 0, best + 1, 1, sliced.out()), "XGBoosterSlice");
+    checkInternal(xgb().BoosterSlice(b, 0, best + 1, 1, sliced.out()), "XGBoosterSlice");
     booster.reset(sliced.release());
   }
-  checkInternal(XGBoosterSetAttr(booster.get(), kBestIterationAttr, num(best).c_str()), "XGBoosterSetAttr");
+  checkInternal(xgb().BoosterSetAttr(booster.get(), kBestIterationAttr, num(best).c_str()),
+                "XGBoosterSetAttr");
   if (hasValid)
-    checkInternal(XGBoosterSetAttr(booster.get(), kBestScoreAttr, num(bestValid).c_str()),
+    checkInternal(xgb().BoosterSetAttr(booster.get(), kBestScoreAttr, num(bestValid).c_str()),
                   "XGBoosterSetAttr");
 
   configureNow(booster.get(), cols);
@@ -398,7 +398,7 @@ std::vector<float> XgbModel::predict(std::span<const float> X, std::size_t rows,
   const bst_ulong* shape = nullptr;
   bst_ulong dim = 0;
   const float* out = nullptr;
-  checkInput(XGBoosterPredictFromDense(b, array.c_str(), config.c_str(), nullptr, &shape, &dim, &out),
+  checkInput(xgb().BoosterPredictFromDense(b, array.c_str(), config.c_str(), nullptr, &shape, &dim, &out),
              "XGBoosterPredictFromDense");
   bst_ulong total = 1;
   for (bst_ulong i = 0; i < dim; ++i) total *= shape[i];
@@ -411,7 +411,7 @@ std::vector<float> XgbModel::predict(std::span<const float> X, std::size_t rows,
 std::vector<std::uint8_t> XgbModel::save() const {
   bst_ulong len = 0;
   const char* data = nullptr;
-  checkInternal(XGBoosterSaveModelToBuffer(handle(), "{\"format\":\"ubj\"}", &len, &data),
+  checkInternal(xgb().BoosterSaveModelToBuffer(handle(), "{\"format\":\"ubj\"}", &len, &data),
                 "XGBoosterSaveModelToBuffer");
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(data);
   return std::vector<std::uint8_t>(bytes, bytes + len);
@@ -426,20 +426,21 @@ XgbModel XgbModel::load(std::span<const std::uint8_t> bytes) {
   if (const std::string why = UbjChecker(bytes).check(); !why.empty())
     throw InputError("XgbModel: corrupt model bytes: " + why);
   BoosterOwner booster;
-  checkInternal(XGBoosterCreate(nullptr, 0, booster.out()), "XGBoosterCreate");
-  checkInput(XGBoosterLoadModelFromBuffer(booster.get(), bytes.data(), static_cast<bst_ulong>(bytes.size())),
-             "XGBoosterLoadModelFromBuffer");
+  checkInternal(xgb().BoosterCreate(nullptr, 0, booster.out()), "XGBoosterCreate");
+  checkInput(
+      xgb().BoosterLoadModelFromBuffer(booster.get(), bytes.data(), static_cast<bst_ulong>(bytes.size())),
+      "XGBoosterLoadModelFromBuffer");
   bst_ulong features = 0;
-  checkInput(XGBoosterGetNumFeature(booster.get(), &features), "XGBoosterGetNumFeature");
+  checkInput(xgb().BoosterGetNumFeature(booster.get(), &features), "XGBoosterGetNumFeature");
   int rounds = 0;
-  checkInput(XGBoosterBoostedRounds(booster.get(), &rounds), "XGBoosterBoostedRounds");
+  checkInput(xgb().BoosterBoostedRounds(booster.get(), &rounds), "XGBoosterBoostedRounds");
   if (features == 0) throw InputError("XgbModel: model has no features");
   if (rounds < 1) throw InputError("XgbModel: model has no boosting rounds");
 
   int best = rounds - 1;
   const char* attr = nullptr;
   int found = 0;
-  checkInput(XGBoosterGetAttr(booster.get(), kBestIterationAttr, &attr, &found), "XGBoosterGetAttr");
+  checkInput(xgb().BoosterGetAttr(booster.get(), kBestIterationAttr, &attr, &found), "XGBoosterGetAttr");
   if (found != 0 && attr != nullptr) {
     const std::string_view s(attr);
     const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), best);
@@ -473,7 +474,7 @@ XgbModel::XgbModel(XgbModel&& other) noexcept
 
 XgbModel& XgbModel::operator=(XgbModel&& other) noexcept {
   if (this != &other) {
-    if (booster_ != nullptr) XGBoosterFree(booster_);
+    if (booster_ != nullptr) xgb().BoosterFree(booster_);
     booster_ = std::exchange(other.booster_, nullptr);
     features_ = std::exchange(other.features_, 0);
     bestIteration_ = std::exchange(other.bestIteration_, 0);
@@ -482,7 +483,7 @@ XgbModel& XgbModel::operator=(XgbModel&& other) noexcept {
 }
 
 XgbModel::~XgbModel() {
-  if (booster_ != nullptr) XGBoosterFree(booster_);
+  if (booster_ != nullptr) xgb().BoosterFree(booster_);
 }
 
 }  // namespace pim
