@@ -6,17 +6,24 @@
 
 namespace pim {
 
-std::optional<double> TimeLeftMeter::secondsLeft(const std::string& key, double done, double total) {
-  const auto now = std::chrono::steady_clock::now();
+std::optional<double> TimeLeftMeter::secondsLeft(const std::string& key, double done, double total,
+                                                 Clock::time_point now) {
   if (key != m_key) {
     m_key = key;
     m_start = now;
-    m_startDone = done;
+    m_samples.assign(1, {now, done});
     return std::nullopt;
   }
-  const double elapsed = std::chrono::duration<double>(now - m_start).count();
-  const double rate = (done - m_startDone) / std::max(elapsed, 1e-9);
-  if (elapsed < 1 || rate <= 0 || done >= total) return std::nullopt;
+  m_samples.emplace_back(now, done);
+  // Keep one sample at or before the window's start, so the rate always spans the whole window.
+  const auto windowStart =
+      now - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kWindowSeconds));
+  while (m_samples.size() > 2 && m_samples[1].first <= windowStart) m_samples.pop_front();
+  const auto& [from, fromDone] = m_samples.front();
+  const double span = std::chrono::duration<double>(now - from).count();
+  const double rate = (done - fromDone) / std::max(span, 1e-9);
+  if (std::chrono::duration<double>(now - m_start).count() < 1 || rate <= 0 || done >= total)
+    return std::nullopt;
   return (total - done) / rate;
 }
 
