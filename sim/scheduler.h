@@ -93,6 +93,7 @@ class ChannelScheduler {
     std::vector<int64_t> counters;  // every statistic
   };
   void snapshot(Snapshot& s);
+  std::vector<int64_t> m_snapshotScratch;  // snapshot()'s working buffer, kept between snapshots
   void jump(int64_t k, const Snapshot& prev, const Snapshot& cur, const std::vector<int64_t>& rowDelta);
   struct FastForward;  // the detection and the jumps for one block at a time (scheduler_run.cpp)
 

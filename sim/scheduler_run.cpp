@@ -64,11 +64,14 @@ void ChannelScheduler::snapshot(Snapshot& s) {
   s.planMax = m_planMax;
   m_planMax = INT64_MIN;
   const size_t nb = m_banks.size();
-  s.rel.resize(nb * 4 + m_ranks.size() * 30 + m_pchs.size() * 8 + 9 + m_used.size() + 1);
+  // Written into a scratch buffer that only grows, then copied: resizing `rel` up to the bound and back
+  // down zero-filled every slot of m_used at each snapshot.
+  const size_t bound = nb * 4 + m_ranks.size() * 30 + m_pchs.size() * 8 + 9 + m_used.size() + 1;
+  if (m_snapshotScratch.size() < bound) m_snapshotScratch.resize(bound);
   s.rows.resize(nb);
   s.opened.resize(nb);
   s.counters.resize(nb * 8 + 3);
-  int64_t* out = s.rel.data();
+  int64_t* out = m_snapshotScratch.data();
   int64_t* cnt = s.counters.data();
   auto t = [&](int64_t v) { *out++ = std::max(v - base, -kFar); };
   // Tighter for "ready" times: row commands issue at or after base - kSlotWindow, column commands (and buffer
@@ -103,7 +106,7 @@ void ChannelScheduler::snapshot(Snapshot& s) {
   *out++ = std::max<int64_t>(m_lastMac + m_cfg.pimMacToMac - base, 1);
   m_used.forEachFrom(base - kFar, t);
   *out++ = static_cast<int64_t>(m_used.size());
-  s.rel.resize(size_t(out - s.rel.data()));
+  s.rel.assign(m_snapshotScratch.data(), out);
   cnt[0] = rowCommands, cnt[1] = columnCommands, cnt[2] = refreshes;
   uint64_t h = 1469598103934665603ULL;
   for (int64_t v : s.rel) h = (h ^ uint64_t(v)) * 0x100000001b3ULL;
