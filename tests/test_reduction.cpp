@@ -5,12 +5,15 @@
 // merged by the host. Every expected count is derived by hand in the comment beside it.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "tests/sim_test_util.h"
 #include "tests/test_util.h"
 
 #include "engine/search/evaluate.h"
 #include "engine/target/dram_pim/program.h"
 #include "engine/target/target.h"
+#include "sim/hbm2pim_protocol.h"
 
 namespace pim {
 namespace {
@@ -18,6 +21,32 @@ namespace {
 using test::problem;
 
 using sim::test::issued;
+
+// HBM2-PIM's compute commands by what they do, summed over the program's channels as issued() sums them.
+struct Hbm2Counts {
+  std::int64_t macs = 0, writeBacks = 0, grfaWrites = 0, modeWrites = 0;
+  bool operator==(const Hbm2Counts&) const = default;
+  friend void PrintTo(const Hbm2Counts& n, std::ostream* os) {
+    *os << "{macs " << n.macs << ", write-backs " << n.writeBacks << ", GRF_A writes " << n.grfaWrites
+        << ", mode writes " << n.modeWrites << "}";
+  }
+};
+Hbm2Counts hbm2Counts(const sim::Program& p) {
+  Hbm2Counts n;
+  for (int ch = 0; ch < p.numChannels(); ++ch)
+    for (const sim::Block& b :
+         p.programs[static_cast<std::size_t>(p.channelMap[static_cast<std::size_t>(ch)])].blocks)
+      for (const sim::Command& c : b.cmds) {
+        if (c.phase != sim::Phase::Compute) continue;
+        const std::int64_t times = b.repeat * static_cast<std::int64_t>(c.repeat);
+        const bool pim = (c.flags & sim::kFlagPim) != 0, reg = c.row == sim::kHbm2RegRow;
+        if (c.op == sim::Op::RD && pim) n.macs += times;
+        if (c.op == sim::Op::WR && pim) n.writeBacks += times;
+        if (c.op == sim::Op::WR && reg && c.col == 8) n.grfaWrites += times;  // GRF_A, columns 8..15
+        if (c.op == sim::Op::WR && reg && c.col == 0) n.modeWrites += times;  // control register
+      }
+  return n;
+}
 
 // All 16 rows of 8 elements on one core: a row of 16 B still takes a column of its own.
 Draft oneCore(const Problem& p) {
@@ -78,6 +107,32 @@ TEST(Reduction, TheIrSaysHowEachReductionIsDone) {
   // 1024 over 16 cores: 64 per core, so each output sums 1024 / 64 = 16 partial sums.
   EXPECT_NE(b.ir.find("each output sums 16 partial sums"), std::string::npos) << b.ir;
   EXPECT_NE(b.ir.find("adder tree"), std::string::npos) << b.ir;
+}
+
+TEST(Reduction, Hbm2PimLeavesLanePartialSumsPerBlockOfEightRows) {
+  const auto p = problem("hbm2-pim", "red", "b=16,n=8");
+  const sim::Program prog = draftProgram(*p, oneCore(*p));
+  // 16 rows over the unit's 2 banks: 8 per bank, one column each; the banks share GRF_B, so a pass per bank.
+  // A pass is one block of 8 rows (8 entries): enter AB-PIM, 8 MACs, 8 write-back columns, leave.
+  // 2 x 8 = 16 MACs, 16 write-backs, 2 x 2 = 4 control-register writes (the old code: 2 and 2 x 1 columns).
+  EXPECT_EQ(hbm2Counts(prog), (Hbm2Counts{.macs = 16, .writeBacks = 16, .grfaWrites = 0, .modeWrites = 4}));
+  // The host reads the 16 columns of lane partial sums from the odd bank only and adds the 16 lanes of each.
+  EXPECT_EQ(issued(prog, sim::Op::HOST_RD, sim::Phase::OutputRearrangement), 16);
+  const CandidateAnalysis a = analyseCandidate(*p, oneCore(*p));
+  EXPECT_NE(a.ir.find("rows go in blocks of 8"), std::string::npos) << a.ir;
+  EXPECT_NE(a.ir.find("the host reads them and adds the lanes"), std::string::npos) << a.ir;
+}
+
+TEST(Reduction, Hbm2PimGemvBroadcastsEachInputTilePerBlock) {
+  const auto p = problem("hbm2-pim", "gemv", "b=1,out=16,in=256");
+  const Draft d = p->space().draft(p->space().idOf(std::vector<PartChoice>{{1, 1, 0}, {1, 1, 0}, {1, 1, 0}}));
+  const sim::Program prog = draftProgram(*p, d);
+  // 16 output rows: 2 blocks of 8. The input is 256 / 16 = 16 bursts: 2 tiles of 8, tile 0 against the even
+  // bank, tile 1 against the odd. Per block and tile 8 GRF_A writes and 8 rows x 8 MACs; per block 8
+  // write-backs and 2 control-register writes. MACs 2 x 2 x 64 = 256 (16 x 256 weights / 16 lanes), GRF_A
+  // writes 2 x 2 x 8 = 32, write-backs 16, mode writes 4; the host reads 16 columns.
+  EXPECT_EQ(hbm2Counts(prog), (Hbm2Counts{.macs = 256, .writeBacks = 16, .grfaWrites = 32, .modeWrites = 4}));
+  EXPECT_EQ(issued(prog, sim::Op::HOST_RD, sim::Phase::OutputRearrangement), 16);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 // writes to the register row; results leave GRF_B by a write-back burst. There are no bank-level PIM
 // commands, so the group-command pass cannot be switched off here.
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "engine/codegen/codegen_common.h"
 #include "engine/codegen/rearrangement.h"
@@ -17,16 +19,70 @@ using codegen::bursts;
 using codegen::burstsPerBank;
 constexpr int kGrf = 8;
 
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// How a MAC or reduction statement uses a unit's accumulators. MAC adds a column into GRF_B[col & 7], so the
+// rows summed between two write-backs must own distinct entries, and only entering AB-PIM zeroes them (the
+// vendor GEMV re-enters it per output tile of 8 rows). A block is such a set of rows; after it, one WR per
+// entry used stores its 16 lane partial sums (one 32-B column) in the odd bank, and the host adds the lanes.
+struct AccumulatorPlan {
+  bool passPerBank = false;  // each bank of the pair holds rows of its own: a pass over each
+  std::int64_t rows = 0;     // rows per pass
+  std::int64_t columnsPerRow = 1, rowsPerBlock = kGrf;
+  std::int64_t blocks() const { return ceilDiv(rows, rowsPerBlock); }
+  std::int64_t rowsIn(std::int64_t b) const { return std::min(rowsPerBlock, rows - b * rowsPerBlock); }
+  std::int64_t entries(std::int64_t b) const {
+    return std::min<std::int64_t>(kGrf, rowsIn(b) * columnsPerRow);
+  }
+  std::int64_t passes() const { return passPerBank ? 2 : 1; }
+  std::int64_t columnsPerPass() const { return rows > 0 ? kGrf * (blocks() - 1) + entries(blocks() - 1) : 0; }
+};
+
+// Segmented rows of m columns: floor(8 / m) of them own distinct entries; a row of 8 or more columns takes
+// every entry itself.
+AccumulatorPlan reducePlan(const ReductionRows& rr) {
+  AccumulatorPlan a;
+  a.rows = rr.rows;
+  a.columnsPerRow = std::max<std::int64_t>(1, rr.columnsPerRow);
+  a.rowsPerBlock = std::max<std::int64_t>(1, kGrf / a.columnsPerRow);
+  a.passPerBank = rr.banksPerRow < 2;  // with fewer rows than banks a row's halves share the accumulators
+  return a;
+}
+
+std::optional<AccumulatorPlan> accumulatorPlan(const Problem& p, const StatementWork& w, int bytesPerColumn) {
+  AccumulatorPlan a;
+  if (w.kind == StatementWork::Kind::Mac) {
+    // GEMV as the vendor lays it out: a block is 8 output rows, both banks add into them (even input tiles
+    // in the even bank, odd ones in the odd), one entry per row. Only where every output dots its own row of
+    // the stream with the one broadcast vector; other products (GEMM, batched GEMV) keep the packed model.
+    if (w.streamElems != w.outputElems * w.broadcastElems) return std::nullopt;
+    a.rows = w.outputElems;
+    return a;
+  }
+  if (w.kind != StatementWork::Kind::Reduce) return std::nullopt;
+  return reducePlan(reductionRows(p, w, bytesPerColumn));
+}
+
 class Hbm2PimCodeGenerator final : public ICodeGenerator {
  public:
   std::string unsupportedReason(const Kernel& k) const override {
     return codegen::firstUnsupported(k, true, false, "", "HBM2-PIM has no softmax unit");
   }
 
-  std::string laneReduction(const LoweringInput&, const ReductionRows&) const override {
-    return "lanes: HBM2-PIM's units cannot sum lanes; GRF_B holds the 16-lane partial sums and the "
-           "write-back "
-           "is timed as the packed outputs (one column per 16), not as one 16-lane column per row";
+  std::string laneReduction(const LoweringInput&, const ReductionRows& rr) const override {
+    const AccumulatorPlan a = reducePlan(rr);
+    return "lanes: HBM2-PIM's units cannot sum lanes; MAC adds into GRF_B[col & 7], so rows go in blocks "
+           "of " +
+           std::to_string(a.rowsPerBlock) + ", each entered in AB-PIM (zeroing GRF_B) and written back as " +
+           std::to_string(a.entries(0)) +
+           " column(s) of 16 lane partial sums in the odd bank; the host reads them and adds the lanes";
+  }
+
+  std::optional<LanePartials> lanePartials(const Problem& p, const StatementWork& w,
+                                           int bytesPerColumn) const override {
+    const auto a = accumulatorPlan(p, w, bytesPerColumn);
+    if (!a || a->rows <= 0) return std::nullopt;
+    return LanePartials{a->passes() * a->columnsPerPass(), 1};
   }
 
   void emitCompute(const LoweringInput& in, const GroupView& group, sim::ProgramBuilder& out) const override {
@@ -38,38 +94,84 @@ class Hbm2PimCodeGenerator final : public ICodeGenerator {
     e.programCrf(kGrf);
     for (const StatementWork& w : group.work) {
       const int target = k.statements[w.statement].target.tensor;
+      const auto plan = accumulatorPlan(in.problem, w, e.cfg.bytesPerColumn);
       const std::int64_t stream = burstsPerBank(in, w.streamTensor, w.streamElems);
-      const std::int64_t outCols = burstsPerBank(in, target, w.outputElems);
-      e.setPimMode(true);  // entering AB-PIM zeroes GRF_B
-      for (int parity = 0; parity < 2; ++parity) {
-        if (w.kind == StatementWork::Kind::Elementwise) {
-          emitElementwise(e, r, w, target, parity, stream);
-          continue;
-        }
-        if (w.kind == StatementWork::Kind::Mac) {
-          // Per 128 inputs: 8 WR broadcast them into GRF_A, then the MAC bursts that use them.
-          const std::int64_t vec = std::max<std::int64_t>(1, bursts(in, w.broadcastTensor, w.broadcastElems));
-          const std::int64_t chunks = (vec + kGrf - 1) / kGrf;
-          const std::int64_t perChunk = (stream + chunks - 1) / chunks;
-          for (std::int64_t c = 0, done = 0; c < chunks && done < stream; ++c, done += perChunk) {
-            e.wrAll(1, sim::kHbm2RegRow, 8, kGrf, false);
-            e.b.barrier();
-            macBursts(e, r.tensorRow[w.streamTensor], parity, done, std::min(perChunk, stream - done));
-          }
-        } else {
-          // A reduction against GRF_A = ones over its segmented rows (reductionRows), one column per MAC.
-          macBursts(e, r.tensorRow[w.streamTensor], parity, 0,
-                    reductionRows(in.problem, w, e.cfg.bytesPerColumn).columns());
-        }
-        writeBack(e, r.tensorRow[target], parity, outCols);
+      const std::int64_t vec = std::max<std::int64_t>(1, bursts(in, w.broadcastTensor, w.broadcastElems));
+      if (w.kind == StatementWork::Kind::Elementwise) {
+        e.setPimMode(true);
+        for (int parity = 0; parity < 2; ++parity) emitElementwise(e, r, w, target, parity, stream);
+        e.setPimMode(false);
+      } else if (!plan) {
+        emitPackedMac(e, r, stream, vec, burstsPerBank(in, target, w.outputElems), w.streamTensor, target);
+      } else if (w.kind == StatementWork::Kind::Mac) {
+        emitMac(e, *plan, vec, r.tensorRow[w.streamTensor], r.tensorRow[target]);
+      } else {
+        emitReduce(e, *plan, r.tensorRow[w.streamTensor], r.tensorRow[target]);
       }
-      e.setPimMode(false);
     }
     e.abToSb();
     e.park();
   }
 
  private:
+  // Per block: enter AB-PIM, then per input tile of 128 (8 bursts, even tiles in the even bank, odd ones in
+  // the odd) 8 WR broadcast it into GRF_A and the block's rows MAC over it; then the write-back.
+  static void emitMac(sim::Hbm2Emitter& e, const AccumulatorPlan& a, std::int64_t vec,
+                      std::uint32_t streamRow, std::uint32_t targetRow) {
+    std::int64_t offset[2] = {0, 0};
+    for (std::int64_t b = 0; b < a.blocks(); ++b) {
+      e.setPimMode(true);  // entering AB-PIM zeroes GRF_B
+      for (int parity = 0; parity < 2; ++parity) {
+        for (std::int64_t t = parity, tiles = ceilDiv(vec, kGrf); t < tiles; t += 2) {
+          e.wrAll(1, sim::kHbm2RegRow, 8, kGrf, false);
+          e.b.barrier();
+          const std::int64_t n = a.rowsIn(b) * std::min<std::int64_t>(kGrf, vec - t * kGrf);
+          macBursts(e, streamRow, parity, offset[parity], n);
+          offset[parity] += n;
+        }
+      }
+      writeBack(e, targetRow, kGrf * b, a.entries(b));
+      e.setPimMode(false);
+    }
+  }
+  // A product that is not one vector against rows (GEMM, batched GEMV), as timing model 6 has it: per parity
+  // the stream in chunks, each after a GRF_A broadcast, and the packed output tile written back.
+  static void emitPackedMac(sim::Hbm2Emitter& e, const BankRegions& r, std::int64_t stream, std::int64_t vec,
+                            std::int64_t outCols, int streamTensor, int target) {
+    e.setPimMode(true);
+    for (int parity = 0; parity < 2; ++parity) {
+      const std::int64_t chunks = ceilDiv(vec, kGrf), perChunk = ceilDiv(stream, chunks);
+      for (std::int64_t c = 0, done = 0; c < chunks && done < stream; ++c, done += perChunk) {
+        e.wrAll(1, sim::kHbm2RegRow, 8, kGrf, false);
+        e.b.barrier();
+        macBursts(e, r.tensorRow[streamTensor], parity, done, std::min(perChunk, stream - done));
+      }
+      for (std::int64_t done = 0; done < outCols; done += kGrf) {
+        const int cols = e.cfg.columns;
+        e.wrAll(parity, r.tensorRow[target] + static_cast<std::uint32_t>(done / cols),
+                static_cast<std::uint32_t>(done % cols),
+                static_cast<int>(std::min<std::int64_t>(kGrf, outCols - done)), true);
+        e.b.barrier();
+      }
+    }
+    e.setPimMode(false);
+  }
+  // A reduction against GRF_A = ones over its segmented rows, one column per MAC, block by block.
+  static void emitReduce(sim::Hbm2Emitter& e, const AccumulatorPlan& a, std::uint32_t streamRow,
+                         std::uint32_t targetRow) {
+    for (std::int64_t pass = 0; pass < a.passes(); ++pass) {
+      for (std::int64_t b = 0; b < a.blocks(); ++b) {
+        e.setPimMode(true);
+        const std::int64_t at = b * a.rowsPerBlock * a.columnsPerRow, n = a.rowsIn(b) * a.columnsPerRow;
+        for (int parity = 0; parity < 2; ++parity) {
+          if (a.passPerBank && parity != pass) continue;
+          macBursts(e, streamRow, parity, at, n);
+        }
+        writeBack(e, targetRow, pass * a.columnsPerPass() + kGrf * b, a.entries(b));
+        e.setPimMode(false);
+      }
+    }
+  }
   static void macBursts(sim::Hbm2Emitter& e, std::uint32_t row, int parity, std::int64_t offset,
                         std::int64_t n) {
     const int cols = e.cfg.columns;
@@ -80,13 +182,13 @@ class Hbm2PimCodeGenerator final : public ICodeGenerator {
       e.b.barrier();
     }
   }
-  static void writeBack(sim::Hbm2Emitter& e, std::uint32_t row, int parity, std::int64_t n) {
+  // `n` entries of GRF_B into the odd bank (a WR there stores GRF_B[col & 7]) from column `first` (a multiple
+  // of 8) of the output tile.
+  static void writeBack(sim::Hbm2Emitter& e, std::uint32_t row, std::int64_t first, std::int64_t n) {
     const int cols = e.cfg.columns;
-    for (std::int64_t done = 0; done < n; done += kGrf) {
-      e.wrAll(parity, row + static_cast<std::uint32_t>(done / cols), static_cast<std::uint32_t>(done % cols),
-              static_cast<int>(std::min<std::int64_t>(kGrf, n - done)), true);
-      e.b.barrier();
-    }
+    e.wrAll(1, row + static_cast<std::uint32_t>(first / cols), static_cast<std::uint32_t>(first % cols),
+            static_cast<int>(n), true);
+    e.b.barrier();
   }
   // As the vendor ADD/MUL/RELU: per 8 bursts, FILL from input 0, AUTO op with input 1, write back.
   static void emitElementwise(sim::Hbm2Emitter& e, const BankRegions& r, const StatementWork& w, int target,

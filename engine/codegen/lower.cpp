@@ -31,12 +31,12 @@ GroupView groupView(const LoweringInput& in, int group) {
   v.live = group < in.mapping.groupsUsed;
   // Idle groups may still hold part of the host layout at the same rows, so they take part in staged
   // rearrangement with group 0's regions.
-  v.regions = bankRegions(in.problem, in.mapping, in.device, v.live ? group : 0);
+  v.regions = bankRegions(in, v.live ? group : 0);
   setHostShare(in, group, v);
   if (!v.live) return v;
   v.liveBanks = liveBanks(in, group);
-  v.outputBanks = outputBanks(in, group);
   v.work = groupWork(k, in.mapping, group);
+  v.outputBanks = outputBanks(in, group, v.work);
   return v;
 }
 

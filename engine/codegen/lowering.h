@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,6 +49,7 @@ struct ReductionRows {
   std::int64_t rowElems = 0;
   std::int64_t columnsPerRow = 0;  // 32-B columns of one segmented row
   std::int64_t partialsPerOutput = 1;
+  std::int64_t banksPerRow = 1;  // banks of a core that share one row (fewer rows than banks)
   std::int64_t columns() const { return rows * columnsPerRow; }
 };
 /// Rows of reduction `w` per bank (a core's rows are split over its banks); zero rows for other kinds.
@@ -61,9 +63,17 @@ struct BankRegions {
   std::uint32_t hostRow = 0;                      // first row of the host-layout region
   bool operator==(const BankRegions&) const = default;
 };
-BankRegions bankRegions(const Problem& p, const DraftFootprints& m, const sim::DeviceConfig& d, int group);
-
 class ICodeGenerator;
+struct LoweringInput;
+BankRegions bankRegions(const LoweringInput& in, int group);
+
+/// Where a family whose units cannot sum lanes leaves a statement's results: one 32-B column of 16 lane
+/// partial sums per accumulator written back, `columnsPerCore` of them, all in bank `bankOfCore` of the core;
+/// the host reads them and adds.
+struct LanePartials {
+  std::int64_t columnsPerCore = 0;
+  int bankOfCore = 0;
+};
 
 struct LoweringInput {
   const Problem& problem;
@@ -106,6 +116,12 @@ class ICodeGenerator {
                            sim::ProgramBuilder& out) const = 0;
   /// How the family's code reduces a row's lanes and writes the sums back, one line for the IR text.
   virtual std::string laneReduction(const LoweringInput& in, const ReductionRows& rows) const = 0;
+  /// The lane partial sums statement `w` leaves for the host, or nullopt when the family writes back sums
+  /// (the default: its output tile is packed).
+  virtual std::optional<LanePartials> lanePartials(const Problem&, const StatementWork&,
+                                                   int /*bytesPerColumn*/) const {
+    return std::nullopt;
+  }
 };
 
 std::unique_ptr<ICodeGenerator> makeAttaccCodeGenerator();

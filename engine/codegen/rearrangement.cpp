@@ -99,16 +99,29 @@ std::vector<int> liveBanks(const LoweringInput& in, int group) {
   return banks;
 }
 
-std::vector<int> outputBanks(const LoweringInput& in, int group) {
-  if (!in.problem.backend().hasUnit("accumulator")) return liveBanks(in, group);
-  std::set<std::vector<std::int64_t>> seen;
+std::vector<int> outputBanks(const LoweringInput& in, int group, std::span<const StatementWork> work) {
+  const Problem& p = in.problem;
+  const int bpc = p.backend().core.banksPerCore;
+  // Lane partial sums are left in one bank of each core: only that bank holds results.
+  int onlyBank = -1;
+  for (const StatementWork& w : work) {
+    if (const auto lp = in.generator.lanePartials(p, w, in.device.bytesPerColumn)) onlyBank = lp->bankOfCore;
+  }
+  auto addCore = [&](std::vector<int>& banks, int c) {
+    for (int j = 0; j < bpc; ++j)
+      if (onlyBank < 0 || j == onlyBank) banks.push_back(c * bpc + j);
+  };
   std::vector<int> banks;
-  const int bpc = in.problem.backend().core.banksPerCore;
+  if (!p.backend().hasUnit("accumulator")) {
+    for (int c = 0; c < in.mapping.coresPerGroup; ++c)
+      if (!in.mapping.isIdle(group, c)) addCore(banks, c);
+    return banks;
+  }
+  std::set<std::vector<std::int64_t>> seen;
   for (int c = 0; c < in.mapping.coresPerGroup; ++c) {
     if (in.mapping.isIdle(group, c)) continue;
     const auto box = in.mapping.outputBox(group, c);  // the covering range of every output axis
-    if (!seen.insert(std::vector<std::int64_t>(box.begin(), box.end())).second) continue;
-    for (int j = 0; j < bpc; ++j) banks.push_back(c * bpc + j);
+    if (seen.insert(std::vector<std::int64_t>(box.begin(), box.end())).second) addCore(banks, c);
   }
   return banks;
 }

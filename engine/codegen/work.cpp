@@ -138,22 +138,31 @@ ReductionRows reductionRows(const Problem& p, const StatementWork& w, int bytesP
   const std::int64_t fullRow = ceilDiv(fullElements(k, w.streamTensor, p.shape()),
                                        std::max<std::int64_t>(1, fullElements(k, target, p.shape())));
   r.partialsPerOutput = ceilDiv(fullRow, rowOnCore);
+  r.banksPerRow = banksPerRow;
   return r;
 }
 
-BankRegions bankRegions(const Problem& p, const DraftFootprints& m, const sim::DeviceConfig& d, int group) {
+BankRegions bankRegions(const LoweringInput& in, int group) {
+  const Problem& p = in.problem;
+  const DraftFootprints& m = in.mapping;
+  const sim::DeviceConfig& d = in.device;
   const Kernel& k = p.kernel();
   const Backend& b = p.backend();
   BankRegions r;
   r.tensorRow.assign(k.tensors.size(), 0);
   r.tensorBurstsPerBank.assign(k.tensors.size(), 0);
   // A reduction's operand is stored row-segmented (reductionRows): its padded rows take more columns than
-  // the packed tile when a row does not fill whole columns.
+  // the packed tile when a row does not fill whole columns. A family that leaves lane partial sums needs a
+  // column per accumulator written back in its output tile.
   std::vector<std::int64_t> segmented(k.tensors.size(), 0);
   if (group < m.groupsUsed) {
     for (const StatementWork& w : groupWork(k, m, group)) {
       const ReductionRows rr = reductionRows(p, w, d.bytesPerColumn);
       if (rr.rows > 0) segmented[w.streamTensor] = std::max(segmented[w.streamTensor], rr.columns());
+      if (const auto lp = in.generator.lanePartials(p, w, d.bytesPerColumn)) {
+        const int target = k.statements[w.statement].target.tensor;
+        segmented[target] = std::max(segmented[target], lp->columnsPerCore);
+      }
     }
   }
   std::int64_t row = 0;

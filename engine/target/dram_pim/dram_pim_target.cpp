@@ -91,7 +91,7 @@ class DramPimTarget final : public ITarget {
   std::unique_ptr<ICandidateEstimator> estimator(const Problem& p, const OptimizerOptions& o) const override {
     return std::make_unique<FeatureExtractor>(p, o);
   }
-  int modelVersion() const override { return sim::kTimingModelVersion; }
+  int modelVersion() const override { return m_device.modelVersion; }
 
   /// The command program evaluate() simulates (naive rearrangement is composed outside it).
   sim::Program program(const Problem& p, const Draft& d, const EvalOptions& o, bool preload) const {

@@ -11,6 +11,7 @@
 #include "engine/codegen/lowering.h"
 #include "engine/target/target.h"
 #include "sim/config.h"
+#include "sim/simulator.h"
 
 namespace pim {
 
@@ -32,6 +33,9 @@ struct DramPimDevice {
   /// Adds the device's parameters that nothing reads for `b` as it is (its own pim.* fields, and DCC-level
   /// fields its model does not use), each with the reason; may be empty.
   std::function<void(const Backend&, std::vector<UnreadParameter>&)> unread;
+  /// Version of what a draft's simulated time comes from on this device: the shared timing model, or more
+  /// once the device's own lowering changed the programs, so that only its stored labels go stale.
+  int modelVersion = sim::kTimingModelVersion;
 };
 
 DramPimDevice hbm2PimDevice();

@@ -100,10 +100,10 @@ void unread(const Backend&, std::vector<UnreadParameter>& out) {
 DramPimDevice hbm2PimDevice() {
   return {"hbm2-pim",
           "Samsung HBM2-PIM: FP16 SIMD units per bank pair, driven by the vendor's AB-PIM protocol",
-          makeHbm2PimCodeGenerator,
-          configure,
-          vendor,
-          unread};
+          makeHbm2PimCodeGenerator, configure, vendor, unread,
+          // 7: a MAC or reduction is written back per block of 8 rows as lane partial sums (GRF_B[col & 7]
+          // holds one row each between AB-PIM entries), which the host reads from the odd bank and adds.
+          sim::kTimingModelVersion + 1};
 }
 
 }  // namespace pim
