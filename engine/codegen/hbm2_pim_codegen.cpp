@@ -96,7 +96,10 @@ class Hbm2PimCodeGenerator final : public ICodeGenerator {
       const int target = k.statements[w.statement].target.tensor;
       const auto plan = accumulatorPlan(in.problem, w, e.cfg.bytesPerColumn);
       const std::int64_t stream = burstsPerBank(in, w.streamTensor, w.streamElems);
-      const std::int64_t vec = std::max<std::int64_t>(1, bursts(in, w.broadcastTensor, w.broadcastElems));
+      // The broadcast vector, in bursts: only a MAC has one.
+      const std::int64_t vec =
+          w.broadcastTensor < 0 ? 1
+                                : std::max<std::int64_t>(1, bursts(in, w.broadcastTensor, w.broadcastElems));
       if (w.kind == StatementWork::Kind::Elementwise) {
         e.setPimMode(true);
         for (int parity = 0; parity < 2; ++parity) emitElementwise(e, r, w, target, parity, stream);
