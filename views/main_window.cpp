@@ -468,11 +468,9 @@ void MainWindow::completeFinish() {
   }
   if (!m_session->note().isEmpty()) msg += QStringLiteral(" · ") + m_session->note();
   // Nothing labelled: the reason is the verdict, first. Some refused (tiles that do not fit, in a search of
-  // every draft): said after what the run finished.
+  // every draft), or a Cancel before anything was labelled: said after what the run finished.
   if (const QString failed = failedText(); !failed.isEmpty())
-    msg = m_session->progress().simulated == m_session->progress().failed
-              ? failed + QStringLiteral(" · ") + msg
-              : msg + QStringLiteral(" · ") + failed;
+    msg = nothingLabelled() ? failed + QStringLiteral(" · ") + msg : msg + QStringLiteral(" · ") + failed;
   statusBar()->showMessage(msg);
   noteWhatIfFinished();
   recordRun();
@@ -492,8 +490,15 @@ QString MainWindow::failedText() const {
     }
   }
   const QString why = QString::fromStdString(first);
-  return p.simulated == p.failed ? tr("No draft could be labelled (%L1 refused): %2").arg(p.failed).arg(why)
-                                 : tr("%L1 drafts could not be labelled (first: %2)").arg(p.failed).arg(why);
+  return nothingLabelled() ? tr("No draft could be labelled (%L1 refused): %2").arg(p.failed).arg(why)
+                           : tr("%L1 drafts could not be labelled (first: %2)").arg(p.failed).arg(why);
+}
+
+bool MainWindow::nothingLabelled() const {
+  // A run cancelled after refusals only has not shown that no draft can be labelled: its verdict is the
+  // Cancel.
+  const pim::ExploreProgress& p = m_session->progress();
+  return !m_cancelled && p.failed > 0 && p.simulated == p.failed;
 }
 
 std::optional<quint64> MainWindow::bestDraft() const {

@@ -127,7 +127,8 @@ class MainWindow : public QMainWindow {
   WhatIfPanel* whatIf() const { return m_whatIf; }
   DraftAnalysisRunner* analysis() const { return m_analysis; }
   std::optional<quint64> bestDraft() const;
-  QString failedText() const;  // empty when every draft the run tried was labelled
+  QString failedText() const;    // empty when every draft the run tried was labelled
+  bool nothingLabelled() const;  // the run finished and refused every draft it tried
   QString cancelledText() const;
   /// " (±x% on n confirmed, out of distribution)" after the predicted count; empty without a model.
   static QString predictionNote(
