@@ -18,7 +18,6 @@
 
 namespace pim::test {
 
-/// A library kernel at a shape on a shipped backend.
 /// A library kernel at a shape on a shipped backend, with the kernel's declared residency, or with the
 /// tensors named in `resident` resident and every other streamed.
 inline std::unique_ptr<Problem> problem(const std::string& backend, const std::string& kernel,

@@ -130,6 +130,8 @@ class MainWindow : public QMainWindow {
   QString failedText() const;    // empty when every draft the run tried was labelled
   bool nothingLabelled() const;  // the run finished and refused every draft it tried
   QString cancelledText() const;
+  /// The status message of a finished run; takes the one-off restore and import notes.
+  QString finishedText();
   /// " (±x% on n confirmed, out of distribution)" after the predicted count; empty without a model.
   static QString predictionNote(
       const pim::ExploreProgress& p);  // "Cancelled after N of M simulated; ..." from what the views show

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The main window's status bar: the live counts (what the views show), the prediction accuracy and the
-// cancelled message.
+// message a finished run leaves (done, cancelled, refused drafts).
 #include <QStatusBar>
+#include <utility>
 
 #include "engine/predict/model_fit.h"
 #include "views/control_panel.h"
@@ -23,6 +24,50 @@ QString MainWindow::cancelledText() const {
     msg += tr(" (and %L1 compute-only runs, not listed)")
                .arg(done.simulated - static_cast<std::uint64_t>(shown));
   return msg + tr("; %L1 kept drafts listed").arg(m_model->keptRows());
+}
+
+QString MainWindow::finishedText() {
+  // What the run finished, not the rows listed: every kept draft has a row, evaluated or not.
+  QString msg = m_cancelled ? cancelledText() : tr("Done in %1 s").arg(m_runClock.elapsed() / 1e3, 0, 'f', 2);
+  if (!m_restoreMessage.isEmpty()) msg = std::exchange(m_restoreMessage, QString());
+  if (!m_importNote.isEmpty()) msg = std::exchange(m_importNote, QString()) + QStringLiteral(" · ") + msg;
+  if (const pim::ExploreProgress& p = m_session->progress(); p.modelUsed) {
+    // The verdict first: a narrow window cuts the end of the line short.
+    if (!p.outOfDistribution.empty()) msg += tr(" · out of distribution");
+    msg +=
+        tr(" · predictions %1")
+            .arg(QString::fromStdString(pim::predictionAccuracyText(p.predictionError, p.outOfDistribution)));
+  }
+  if (!m_session->note().isEmpty()) msg += QStringLiteral(" · ") + m_session->note();
+  // Nothing labelled: the reason is the verdict, first. Some refused (tiles that do not fit, in a search of
+  // every draft), or a Cancel before anything was labelled: said after what the run finished.
+  if (const QString failed = failedText(); !failed.isEmpty())
+    msg = nothingLabelled() ? failed + QStringLiteral(" · ") + msg : msg + QStringLiteral(" · ") + failed;
+  return msg;
+}
+
+QString MainWindow::failedText() const {
+  // Drafts the run could not label (a DCC-artifact model refuses drafts wider than one stack): say how many
+  // and why, first, so an empty plot is not mistaken for a finished search.
+  const pim::ExploreProgress& p = m_session->progress();
+  if (p.failed == 0) return {};
+  std::string first;
+  for (const pim::DraftRecord& r : m_session->records()) {
+    if (!r.error.empty()) {
+      first = r.error;
+      break;
+    }
+  }
+  const QString why = QString::fromStdString(first);
+  return nothingLabelled() ? tr("No draft could be labelled (%L1 refused): %2").arg(p.failed).arg(why)
+                           : tr("%L1 drafts could not be labelled (first: %2)").arg(p.failed).arg(why);
+}
+
+bool MainWindow::nothingLabelled() const {
+  // A run cancelled after refusals only has not shown that no draft can be labelled: its verdict is the
+  // Cancel.
+  const pim::ExploreProgress& p = m_session->progress();
+  return !m_cancelled && p.failed > 0 && p.simulated == p.failed;
 }
 
 void MainWindow::updateStatus() {
