@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Samsung HBM2-PIM (hbm2-pim.md): DCC drafts run under the same protocol as the vendor library — park-in,
 // SB->AB, CRF programming, AB-PIM bursts to all even or all odd banks of the pseudo-channel (each executing
-// the CRF instruction in all 8 units), AB->SB, park-out. Inputs of a GEMV are broadcast into GRF_A by host
-// writes to the register row; results leave GRF_B by a write-back burst. There are no bank-level PIM
-// commands, so the group-command pass cannot be switched off here.
+// the CRF instruction in all 8 units), AB->SB, park-out. A MAC's vector goes into GRF_A either by host
+// writes to the register row, which reach every unit of the pseudo-channel with the same data (the vendor
+// GEMV; the vector is then not placed in the banks), or, where the draft gives a channel's units slices of
+// their own, by FILL reads from each unit's banks. Results leave GRF_B by a write-back burst. There are no
+// bank-level PIM commands, so the group-command pass cannot be switched off here.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -63,6 +65,29 @@ std::optional<AccumulatorPlan> accumulatorPlan(const Problem& p, const Statement
   return reducePlan(reductionRows(p, w, bytesPerColumn));
 }
 
+// How a MAC's vector reaches GRF_A, one input tile of 8 bursts (128 inputs) at a time: 8 WR to the register
+// row (bank 1, row 0x3FFF) write the same data into every unit, or, when the vector is placed in the banks
+// (registerOperandBursts: units with slices of their own, or a resident vector), 8 RD of tile j from bank
+// j % 2 execute FILL into GRF_A in each unit, from its own banks.
+struct GrfALoad {
+  const BankRegions& regions;
+  int tensor = -1;
+  std::int64_t bursts = 1;  // of the vector
+  std::int64_t tiles() const { return ceilDiv(bursts, kGrf); }
+  std::int64_t burstsIn(std::int64_t t) const { return std::min<std::int64_t>(kGrf, bursts - t * kGrf); }
+  void emit(sim::Hbm2Emitter& e, std::int64_t t) const {
+    if (tensor < 0 || regions.tensorBurstsPerBank[tensor] == 0) {
+      e.wrAll(1, sim::kHbm2RegRow, 8, kGrf, false);
+    } else {
+      const int cols = e.cfg.columns;
+      const std::int64_t at = (t / 2) * kGrf;
+      e.rdAll(static_cast<int>(t % 2), regions.tensorRow[tensor] + static_cast<std::uint32_t>(at / cols),
+              static_cast<std::uint32_t>(at % cols), static_cast<int>(burstsIn(t)), true);
+    }
+    e.b.barrier();
+  }
+};
+
 class Hbm2PimCodeGenerator final : public ICodeGenerator {
  public:
   std::string unsupportedReason(const Kernel& k) const override {
@@ -85,6 +110,14 @@ class Hbm2PimCodeGenerator final : public ICodeGenerator {
     return LanePartials{a->passes() * a->columnsPerPass(), 1};
   }
 
+  std::optional<std::int64_t> registerOperandBursts(const LoweringInput& in,
+                                                    const StatementWork& w) const override {
+    const int t = w.broadcastTensor;
+    if (!in.problem.isResident(t) && sameTileOnEveryCore(in.problem, in.mapping.draft, t)) return 0;
+    // Input tile j (8 bursts, one GRF_A load) in bank j % 2, as the MACs that use it read their weights.
+    return kGrf * ceilDiv(ceilDiv(std::max<std::int64_t>(1, bursts(in, t, w.broadcastElems)), kGrf), 2);
+  }
+
   void emitCompute(const LoweringInput& in, const GroupView& group, sim::ProgramBuilder& out) const override {
     const Kernel& k = in.problem.kernel();
     const BankRegions& r = group.regions;
@@ -105,9 +138,11 @@ class Hbm2PimCodeGenerator final : public ICodeGenerator {
         for (int parity = 0; parity < 2; ++parity) emitElementwise(e, r, w, target, parity, stream);
         e.setPimMode(false);
       } else if (!plan) {
-        emitPackedMac(e, r, stream, vec, burstsPerBank(in, target, w.outputElems), w.streamTensor, target);
+        emitPackedMac(e, r, stream, GrfALoad{r, w.broadcastTensor, vec},
+                      burstsPerBank(in, target, w.outputElems), w.streamTensor, target);
       } else if (w.kind == StatementWork::Kind::Mac) {
-        emitMac(e, *plan, vec, r.tensorRow[w.streamTensor], r.tensorRow[target]);
+        emitMac(e, *plan, GrfALoad{r, w.broadcastTensor, vec}, r.tensorRow[w.streamTensor],
+                r.tensorRow[target]);
       } else {
         emitReduce(e, *plan, r.tensorRow[w.streamTensor], r.tensorRow[target]);
       }
@@ -118,17 +153,16 @@ class Hbm2PimCodeGenerator final : public ICodeGenerator {
 
  private:
   // Per block: enter AB-PIM, then per input tile of 128 (8 bursts, even tiles in the even bank, odd ones in
-  // the odd) 8 WR broadcast it into GRF_A and the block's rows MAC over it; then the write-back.
-  static void emitMac(sim::Hbm2Emitter& e, const AccumulatorPlan& a, std::int64_t vec,
+  // the odd) load it into GRF_A and the block's rows MAC over it; then the write-back.
+  static void emitMac(sim::Hbm2Emitter& e, const AccumulatorPlan& a, const GrfALoad& vec,
                       std::uint32_t streamRow, std::uint32_t targetRow) {
     std::int64_t offset[2] = {0, 0};
     for (std::int64_t b = 0; b < a.blocks(); ++b) {
       e.setPimMode(true);  // entering AB-PIM zeroes GRF_B
       for (int parity = 0; parity < 2; ++parity) {
-        for (std::int64_t t = parity, tiles = ceilDiv(vec, kGrf); t < tiles; t += 2) {
-          e.wrAll(1, sim::kHbm2RegRow, 8, kGrf, false);
-          e.b.barrier();
-          const std::int64_t n = a.rowsIn(b) * std::min<std::int64_t>(kGrf, vec - t * kGrf);
+        for (std::int64_t t = parity; t < vec.tiles(); t += 2) {
+          vec.emit(e, t);
+          const std::int64_t n = a.rowsIn(b) * vec.burstsIn(t);
           macBursts(e, streamRow, parity, offset[parity], n);
           offset[parity] += n;
         }
@@ -139,14 +173,13 @@ class Hbm2PimCodeGenerator final : public ICodeGenerator {
   }
   // A product that is not one vector against rows (GEMM, batched GEMV), as timing model 6 has it: per parity
   // the stream in chunks, each after a GRF_A broadcast, and the packed output tile written back.
-  static void emitPackedMac(sim::Hbm2Emitter& e, const BankRegions& r, std::int64_t stream, std::int64_t vec,
-                            std::int64_t outCols, int streamTensor, int target) {
+  static void emitPackedMac(sim::Hbm2Emitter& e, const BankRegions& r, std::int64_t stream,
+                            const GrfALoad& vec, std::int64_t outCols, int streamTensor, int target) {
     e.setPimMode(true);
     for (int parity = 0; parity < 2; ++parity) {
-      const std::int64_t chunks = ceilDiv(vec, kGrf), perChunk = ceilDiv(stream, chunks);
+      const std::int64_t chunks = vec.tiles(), perChunk = ceilDiv(stream, chunks);
       for (std::int64_t c = 0, done = 0; c < chunks && done < stream; ++c, done += perChunk) {
-        e.wrAll(1, sim::kHbm2RegRow, 8, kGrf, false);
-        e.b.barrier();
+        vec.emit(e, c);
         macBursts(e, r.tensorRow[streamTensor], parity, done, std::min(perChunk, stream - done));
       }
       for (std::int64_t done = 0; done < outCols; done += kGrf) {

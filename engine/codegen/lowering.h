@@ -66,6 +66,9 @@ struct BankRegions {
 class ICodeGenerator;
 struct LoweringInput;
 BankRegions bankRegions(const LoweringInput& in, int group);
+/// Whether every core of a group holds the same tile of tensor `t`: no part that splits one of t's axes gives
+/// a group more than one core. One write can then reach all of the group's units.
+bool sameTileOnEveryCore(const Problem& p, const Draft& d, int t);
 
 /// Where a family whose units cannot sum lanes leaves a statement's results: one 32-B column of 16 lane
 /// partial sums per accumulator written back, `columnsPerCore` of them, all in bank `bankOfCore` of the core;
@@ -120,6 +123,13 @@ class ICodeGenerator {
   /// (the default: its output tile is packed).
   virtual std::optional<LanePartials> lanePartials(const Problem&, const StatementWork&,
                                                    int /*bytesPerColumn*/) const {
+    return std::nullopt;
+  }
+  /// Bursts per bank of a core that the register operand of MAC `w` (its broadcastTensor) takes in the
+  /// family's bank layout, or nullopt to store it packed like any tile (the default). Zero: the family writes
+  /// it from the host straight into the units' registers during the call, so it is not placed in the banks.
+  virtual std::optional<std::int64_t> registerOperandBursts(const LoweringInput&,
+                                                            const StatementWork&) const {
     return std::nullopt;
   }
 };

@@ -142,6 +142,17 @@ ReductionRows reductionRows(const Problem& p, const StatementWork& w, int bytesP
   return r;
 }
 
+bool sameTileOnEveryCore(const Problem& p, const Draft& d, int t) {
+  const DimensionSets& sets = p.space().sets();
+  for (std::size_t i = 0; i < d.parts.size() && i < sets.sets.size(); ++i) {
+    if (d.parts[i].cores <= 1) continue;
+    const auto& dims = sets.sets[i].dims;
+    if (std::any_of(dims.begin(), dims.end(), [t](const TensorDim& td) { return td.tensor == t; }))
+      return false;
+  }
+  return true;
+}
+
 BankRegions bankRegions(const LoweringInput& in, int group) {
   const Problem& p = in.problem;
   const DraftFootprints& m = in.mapping;
@@ -155,15 +166,24 @@ BankRegions bankRegions(const LoweringInput& in, int group) {
   // the packed tile when a row does not fill whole columns. A family that leaves lane partial sums needs a
   // column per accumulator written back in its output tile.
   std::vector<std::int64_t> segmented(k.tensors.size(), 0);
+  // The family's own layout of a MAC's register operand (none in the banks when the host writes it into the
+  // registers), unless another statement streams that tensor from the banks.
+  std::vector<std::optional<std::int64_t>> registerLayout(k.tensors.size());
   if (group < m.groupsUsed) {
-    for (const StatementWork& w : groupWork(k, m, group)) {
+    const std::vector<StatementWork> work = groupWork(k, m, group);
+    for (const StatementWork& w : work) {
       const ReductionRows rr = reductionRows(p, w, d.bytesPerColumn);
       if (rr.rows > 0) segmented[w.streamTensor] = std::max(segmented[w.streamTensor], rr.columns());
       if (const auto lp = in.generator.lanePartials(p, w, d.bytesPerColumn)) {
         const int target = k.statements[w.statement].target.tensor;
         segmented[target] = std::max(segmented[target], lp->columnsPerCore);
       }
+      if (w.kind == StatementWork::Kind::Mac && w.broadcastTensor >= 0)
+        registerLayout[w.broadcastTensor] = in.generator.registerOperandBursts(in, w);
     }
+    for (const StatementWork& w : work)
+      for (int t : {w.streamTensor, w.secondStream})
+        if (t >= 0) registerLayout[t].reset();
   }
   std::int64_t row = 0;
   // Inputs first, then outputs and temporaries: each tile padded to the group's largest, so every bank of the
@@ -183,7 +203,8 @@ BankRegions bankRegions(const LoweringInput& in, int group) {
         elems = std::max(elems, m.elementsOf(group, c, static_cast<int>(t)));
       const std::int64_t bytes =
           ceilDiv(elems * static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype)), b.core.banksPerCore);
-      r.tensorBurstsPerBank[t] = std::max(ceilDiv(bytes, d.bytesPerColumn), segmented[t]);
+      r.tensorBurstsPerBank[t] =
+          registerLayout[t].value_or(std::max(ceilDiv(bytes, d.bytesPerColumn), segmented[t]));
       r.tensorRow[t] = static_cast<std::uint32_t>(row);
       row += ceilDiv(r.tensorBurstsPerBank[t], d.columns);
     }

@@ -103,7 +103,9 @@ DramPimDevice hbm2PimDevice() {
           makeHbm2PimCodeGenerator, configure, vendor, unread,
           // 7: a MAC or reduction is written back per block of 8 rows as lane partial sums (GRF_B[col & 7]
           // holds one row each between AB-PIM entries), which the host reads from the odd bank and adds.
-          sim::kTimingModelVersion + 1};
+          // 8: a MAC's vector is written by the host into GRF_A alone (not also placed in the banks) where
+          // every unit of a channel takes the same slice, else FILLed from each unit's banks.
+          sim::kTimingModelVersion + 2};
 }
 
 }  // namespace pim
