@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/dpu/dpu_engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace pim::sim::dpu {
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+// Where a tasklet is in its program: a stack of (sequence, position, trips left) from the outermost loop in.
+struct Frame {
+  const std::vector<Step>* seq = nullptr;
+  std::size_t at = 0;
+  std::int64_t tripsLeft = 1;
+};
+
+struct Tasklet {
+  std::vector<Frame> stack;
+  std::int64_t issueLeft = 0;  // instructions left of the current Issue step
+  double readyAt = 0;          // earliest cycle of its next instruction
+  bool waiting = false;        // at a barrier
+  bool done = false;
+
+  // The step to execute, after entering loops and leaving finished ones; nullptr at the program's end.
+  const Step* current() {
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.at >= f.seq->size()) {
+        if (--f.tripsLeft > 0) {
+          f.at = 0;
+          continue;
+        }
+        stack.pop_back();
+        if (!stack.empty()) ++stack.back().at;
+        continue;
+      }
+      const Step& s = (*f.seq)[f.at];
+      if (s.kind == Step::Kind::Loop) {
+        if (s.count <= 0 || s.body.empty()) {
+          ++f.at;
+        } else {
+          stack.push_back({&s.body, 0, s.count});
+        }
+        continue;
+      }
+      if (s.kind == Step::Kind::Issue && s.count <= 0) {
+        ++f.at;
+        continue;
+      }
+      if (s.kind == Step::Kind::Issue && issueLeft == 0) issueLeft = s.count;
+      return &s;
+    }
+    return nullptr;
+  }
+  void advance() {
+    issueLeft = 0;
+    ++stack.back().at;
+  }
+};
+
+void check(const DpuConfig& cfg, const std::vector<Step>& seq) {
+  for (const Step& s : seq) {
+    if (s.kind == Step::Kind::Dma && (s.bytes < 8 || s.bytes > 2048 || s.bytes % 8 != 0))
+      throw std::invalid_argument("DPU kernel: a DMA of " + std::to_string(s.bytes) +
+                                  " B; the SDK allows multiples of 8 from 8 to 2,048 B");
+    if (s.kind == Step::Kind::Loop) check(cfg, s.body);
+  }
+}
+
+class Engine {
+ public:
+  Engine(const DpuConfig& cfg, const DpuKernel& k) : m_cfg(cfg), m_tasklets(k.tasklets.size()) {
+    m_run.taskletEnd.assign(k.tasklets.size(), 0);
+    for (std::size_t t = 0; t < k.tasklets.size(); ++t) {
+      m_tasklets[t].stack.push_back({&k.tasklets[t], 0, 1});
+      settle(t, 0);
+    }
+  }
+
+  DpuRun run() {
+    double now = 0;
+    std::size_t next = 0;  // round robin: the tasklet after the last one that issued goes first
+    const std::size_t n = m_tasklets.size();
+    while (m_live > 0) {
+      std::size_t pick = n;
+      double soonest = kNever;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t t = (next + i) % n;
+        const Tasklet& tk = m_tasklets[t];
+        if (tk.done || tk.waiting) continue;
+        if (tk.readyAt <= now) {
+          pick = t;
+          break;
+        }
+        soonest = std::min(soonest, tk.readyAt);
+      }
+      if (pick == n) {
+        now = std::ceil(soonest);  // the pipeline idles until a tasklet is ready
+        continue;
+      }
+      execute(pick, now);
+      next = pick + 1;
+      now += 1;  // one instruction issued per cycle
+    }
+    m_run.cycles = *std::max_element(m_run.taskletEnd.begin(), m_run.taskletEnd.end());
+    return m_run;
+  }
+
+ private:
+  void execute(std::size_t t, double now) {
+    Tasklet& tk = m_tasklets[t];
+    const Step& s = *tk.current();
+    ++m_run.instructions;
+    tk.readyAt = now + m_cfg.sameTaskletGap;
+    switch (s.kind) {
+      case Step::Kind::Issue:
+        if (--tk.issueLeft == 0) tk.advance();
+        break;
+      case Step::Kind::Dma: {
+        // One queue: the request enters when it is free; the tasklet blocks until its request completes.
+        const double enter = std::max(now, m_queueFree);
+        m_queueFree = enter + m_cfg.dma.service(s.bytes, s.toMram);
+        tk.readyAt = std::max(tk.readyAt, enter + m_cfg.dma.latency(s.bytes, s.toMram));
+        ++m_run.dmaRequests;
+        m_run.dmaBytes += s.bytes;
+        tk.advance();
+        break;
+      }
+      case Step::Kind::Barrier:
+        tk.waiting = true;
+        m_arrived.push_back(t);
+        m_lastArrival = std::max(m_lastArrival, now);
+        tk.advance();
+        releaseIfAllArrived();
+        return;
+      case Step::Kind::Loop:
+        break;  // current() never stops at a loop
+    }
+    settle(t, tk.readyAt);
+  }
+
+  // A tasklet whose program has ended leaves; a barrier then waits for one tasklet fewer.
+  void settle(std::size_t t, double end) {
+    Tasklet& tk = m_tasklets[t];
+    if (tk.done || tk.current() != nullptr) return;
+    tk.done = true;
+    --m_live;
+    m_run.taskletEnd[t] = end;
+    releaseIfAllArrived();
+  }
+
+  void releaseIfAllArrived() {
+    if (m_arrived.empty() || m_arrived.size() < m_live) return;
+    const double T = static_cast<double>(m_arrived.size());
+    const double release = m_lastArrival + m_cfg.barrierCoeff * std::pow(T, m_cfg.barrierExp);
+    ++m_run.barriers;
+    std::vector<std::size_t> arrived;
+    arrived.swap(m_arrived);
+    m_lastArrival = 0;
+    for (std::size_t t : arrived) {
+      m_tasklets[t].waiting = false;
+      m_tasklets[t].readyAt = release;
+      settle(t, release);
+    }
+  }
+
+  const DpuConfig& m_cfg;
+  std::vector<Tasklet> m_tasklets;
+  std::size_t m_live = m_tasklets.size();
+  std::vector<std::size_t> m_arrived;
+  double m_lastArrival = 0;
+  double m_queueFree = 0;
+  DpuRun m_run;
+};
+
+}  // namespace
+
+DpuRun simulateDpu(const DpuConfig& cfg, const DpuKernel& kernel) {
+  if (kernel.tasklets.empty()) throw std::invalid_argument("DPU kernel: no tasklet");
+  if (static_cast<int>(kernel.tasklets.size()) > cfg.maxTasklets)
+    throw std::invalid_argument("DPU kernel: " + std::to_string(kernel.tasklets.size()) +
+                                " tasklets, more than the DPU's " + std::to_string(cfg.maxTasklets));
+  for (const TaskletProgram& p : kernel.tasklets) check(cfg, p);
+  return Engine(cfg, kernel).run();
+}
+
+}  // namespace pim::sim::dpu
