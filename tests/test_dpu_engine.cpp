@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "sim/dpu/dpu_engine.h"
+#include "sim/dpu/dpu_slice.h"
 
 namespace pim::sim::dpu {
 namespace {
@@ -99,6 +100,43 @@ TEST(DpuEngine, ABarrierReleasesEveryTaskletAtTheLastArrivalPlusItsCost) {
   EXPECT_DOUBLE_EQ(r.cycles, std::ceil(release) + 1 + 11);
   EXPECT_EQ(r.barriers, 1);
   EXPECT_EQ(r.instructions, 14);
+}
+
+// PrIM's VA per tasklet (upmem.md, traced loop bodies): per 1,024-B block of 256 int32, 2 reads, 13 + 9 x 256
+// instructions, 1 write.
+TaskletProgram vaTasklet(std::int64_t blocks) {
+  return {Step::issue(20),
+          Step::loop(blocks, {Step::mramRead(1024), Step::mramRead(1024), Step::issue(13 + 9 * 256),
+                              Step::mramWrite(1024)}),
+          Step::issue(5)};
+}
+
+TEST(DpuSlice, ExtrapolatesASteadyLoopWithinAlphaAndCountsExactly) {
+  const DpuKernel k = same(16, vaTasklet(400));
+  const DpuRun full = simulateDpu({}, k);
+  const SlicedRun s = simulateDpuSliced({}, k, 0.01);
+  ASSERT_TRUE(s.sliced);
+  EXPECT_LT(s.sliceTrips, 400);
+  EXPECT_NEAR(s.run.cycles / full.cycles, 1, 0.01);
+  EXPECT_EQ(s.run.instructions, full.instructions);
+  EXPECT_EQ(s.run.dmaRequests, full.dmaRequests);
+  EXPECT_EQ(s.run.dmaBytes, full.dmaBytes);
+  // Uneven shares (PrIM's last tasklets take one block less) are sliced in proportion.
+  DpuKernel uneven = k;
+  for (int t = 8; t < 16; ++t) uneven.tasklets[static_cast<std::size_t>(t)] = vaTasklet(399);
+  EXPECT_NEAR(simulateDpuSliced({}, uneven, 0.01).run.cycles / simulateDpu({}, uneven).cycles, 1, 0.01);
+}
+
+TEST(DpuSlice, LoopsWithABarrierAndOtherShapesAreSimulatedInFull) {
+  const DpuKernel withBarrier =
+      same(4, {Step::loop(100, {Step::mramRead(256), Step::issue(50), Step::barrier()})});
+  EXPECT_EQ(sliceRefusal(withBarrier), "tasklet 0's main loop contains a barrier");
+  const SlicedRun s = simulateDpuSliced({}, withBarrier);
+  EXPECT_FALSE(s.sliced);
+  EXPECT_DOUBLE_EQ(s.run.cycles, simulateDpu({}, withBarrier).cycles);
+  const DpuKernel twoLoops = same(2, {Step::loop(10, {Step::issue(1)}), Step::loop(10, {Step::issue(2)})});
+  EXPECT_EQ(sliceRefusal(twoLoops), "tasklet 0 has no single main loop");
+  EXPECT_FALSE(simulateDpuSliced({}, twoLoops).sliced);
 }
 
 TEST(DpuEngine, RefusesWhatTheDpuCannotRun) {
