@@ -16,6 +16,7 @@ struct Step {
   std::int32_t bytes = 0;  // Dma: bytes moved (8..2,048, a multiple of 8)
   bool toMram = false;     // Dma: a write WRAM -> MRAM (else a read MRAM -> WRAM)
   std::vector<Step> body;  // Loop
+  bool operator==(const Step&) const = default;
 
   static Step issue(std::int64_t instructions) { return {Kind::Issue, instructions, 0, false, {}}; }
   static Step mramRead(std::int32_t bytes) { return {Kind::Dma, 1, bytes, false, {}}; }
@@ -31,6 +32,7 @@ using TaskletProgram = std::vector<Step>;
 /// One launch on one DPU: a program per tasklet (tasklets of a PrIM kernel run the same code on their share).
 struct DpuKernel {
   std::vector<TaskletProgram> tasklets;
+  bool operator==(const DpuKernel&) const = default;
 };
 
 }  // namespace pim::sim::dpu

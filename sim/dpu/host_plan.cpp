@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/dpu/host_plan.h"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "sim/dpu/dpu_slice.h"
+
+namespace pim::sim::dpu {
+namespace {
+
+std::int64_t roundUp8(std::int64_t b) { return (b + 7) / 8 * 8; }
+
+std::size_t hashSteps(const std::vector<Step>& seq) {
+  std::size_t h = seq.size();
+  auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  for (const Step& s : seq) {
+    mix(static_cast<std::size_t>(s.kind));
+    mix(static_cast<std::size_t>(s.count));
+    mix(static_cast<std::size_t>(s.bytes) * 2 + (s.toMram ? 1 : 0));
+    if (s.kind == Step::Kind::Loop) mix(hashSteps(s.body));
+  }
+  return h;
+}
+
+std::size_t hashKernel(const DpuKernel& k) {
+  std::size_t h = k.tasklets.size();
+  for (const TaskletProgram& p : k.tasklets) h = h * 1000003ULL ^ hashSteps(p);
+  return h;
+}
+
+class PlanSimulator {
+ public:
+  PlanSimulator(const DpuConfig& cfg, const HostRates& rates, const HostPlan& plan)
+      : m_cfg(cfg), m_rates(rates), m_plan(plan) {
+    if (plan.dpus <= 0 || plan.dpusPerRank <= 0) throw std::invalid_argument("host plan: no DPU to address");
+    m_run.perDpu.assign(static_cast<std::size_t>(plan.dpus), {});
+  }
+
+  PlanRun run() {
+    for (std::size_t i = 0; i < m_plan.steps.size(); ++i) {
+      const HostStep& s = m_plan.steps[i];
+      const std::size_t given = s.kind == HostStep::Kind::Launch ? s.kernels.size() : s.bytesPerDpu.size();
+      if (given > m_run.perDpu.size())
+        throw std::invalid_argument("host plan step " + std::to_string(i + 1) + ": " + std::to_string(given) +
+                                    " DPUs, the plan has " + std::to_string(m_run.perDpu.size()));
+      switch (s.kind) {
+        case HostStep::Kind::Parallel:
+        case HostStep::Kind::Broadcast:
+          add(s.toDpu ? UpmemPhase::CpuToDpu : UpmemPhase::DpuToCpu, rankTransfer(s));
+          break;
+        case HostStep::Kind::Serial:
+          add(s.toDpu ? UpmemPhase::CpuToDpu : UpmemPhase::DpuToCpu, serialTransfer(s));
+          break;
+        case HostStep::Kind::Launch:
+          add(UpmemPhase::DpuKernel, launch(s));
+          break;
+        case HostStep::Kind::HostWork:
+          add(s.hostPhase, cyclesOfNs(s.hostNs));
+          break;
+      }
+    }
+    return m_run;
+  }
+
+ private:
+  double cyclesOfNs(double ns) const { return ns * m_cfg.clockMHz / 1000; }
+  void add(UpmemPhase p, double cycles) { m_run.cycles[static_cast<std::size_t>(p)] += cycles; }
+
+  // Parallel: each rank moves its largest share (8-B aligned) to every DPU it addresses; broadcast: the one
+  // buffer to each. Ranks run concurrently at their rate, together no faster than the aggregate ceiling.
+  double rankTransfer(const HostStep& s) {
+    const bool broadcast = s.kind == HostStep::Kind::Broadcast;
+    const double rankGBps = broadcast ? m_rates.broadcastRankGBps
+                            : s.toDpu ? m_rates.toRankGBps
+                                      : m_rates.fromRankGBps;
+    const double allGBps = broadcast ? m_rates.broadcastAllGBps
+                           : s.toDpu ? m_rates.toAllGBps
+                                     : m_rates.fromAllGBps;
+    if (s.bytesPerDpu.empty()) return 0;
+    const std::int64_t perRank = m_plan.dpusPerRank;
+    const auto n = static_cast<std::int64_t>(s.bytesPerDpu.size());
+    const std::int64_t everyDpu =
+        broadcast ? roundUp8(*std::max_element(s.bytesPerDpu.begin(), s.bytesPerDpu.end())) : 0;
+    double slowestRankNs = 0, bytes = 0;
+    for (std::int64_t r0 = 0; r0 < n; r0 += perRank) {
+      const auto first = s.bytesPerDpu.begin() + r0, last = s.bytesPerDpu.begin() + std::min(n, r0 + perRank);
+      const std::int64_t length = broadcast ? everyDpu : roundUp8(*std::max_element(first, last));
+      std::int64_t rankBytes = 0;
+      for (auto it = first; it != last; ++it) {
+        if (*it <= 0) continue;
+        rankBytes += length;
+        DpuTotals& d = m_run.perDpu[static_cast<std::size_t>(it - s.bytesPerDpu.begin())];
+        (s.toDpu ? d.hostBytesIn : d.hostBytesOut) += length;
+      }
+      slowestRankNs = std::max(slowestRankNs, static_cast<double>(rankBytes) / rankGBps);
+      bytes += static_cast<double>(rankBytes);
+    }
+    if (bytes == 0) return 0;
+    const double setupNs = (s.toDpu ? m_rates.toDpuSetupMs : m_rates.fromDpuSetupMs) * 1e6;
+    return cyclesOfNs(setupNs + std::max(slowestRankNs, bytes / allGBps));
+  }
+
+  // One DPU at a time: a call each.
+  double serialTransfer(const HostStep& s) {
+    const double setupNs = (s.toDpu ? m_rates.toDpuSetupMs : m_rates.fromDpuSetupMs) * 1e6;
+    const double gbps = s.toDpu ? m_rates.serialToDpuGBps : m_rates.serialFromDpuGBps;
+    double ns = 0;
+    for (std::size_t i = 0; i < s.bytesPerDpu.size(); ++i) {
+      if (s.bytesPerDpu[i] <= 0) continue;
+      const std::int64_t b = roundUp8(s.bytesPerDpu[i]);
+      ns += setupNs + static_cast<double>(b) / gbps;
+      (s.toDpu ? m_run.perDpu[i].hostBytesIn : m_run.perDpu[i].hostBytesOut) += b;
+    }
+    return cyclesOfNs(ns);
+  }
+
+  // The launch overhead, then the slowest DPU; DPUs with equal kernels are simulated once.
+  double launch(const HostStep& s) {
+    std::unordered_multimap<std::size_t, std::size_t> byHash;  // kernel hash -> index into `distinct`
+    std::vector<std::pair<const DpuKernel*, DpuRun>> distinct;
+    double slowest = 0;
+    std::vector<bool> ranks;
+    for (std::size_t i = 0; i < s.kernels.size(); ++i) {
+      const DpuKernel& k = s.kernels[i];
+      if (k.tasklets.empty()) continue;
+      const std::size_t rank = i / static_cast<std::size_t>(m_plan.dpusPerRank);
+      if (ranks.size() <= rank) ranks.resize(rank + 1, false);
+      ranks[rank] = true;
+      const std::size_t h = hashKernel(k);
+      const DpuRun* run = nullptr;
+      for (auto [it, end] = byHash.equal_range(h); it != end && !run; ++it)
+        if (*distinct[it->second].first == k) run = &distinct[it->second].second;
+      if (!run) {
+        byHash.emplace(h, distinct.size());
+        distinct.emplace_back(&k, simulateDpuSliced(m_cfg, k).run);
+        run = &distinct.back().second;
+      }
+      DpuTotals& d = m_run.perDpu[i];
+      d.kernelCycles += run->cycles;
+      d.instructions += run->instructions;
+      d.dmaRequests += run->dmaRequests;
+      d.dmaBytes += run->dmaBytes;
+      slowest = std::max(slowest, run->cycles);
+    }
+    ++m_run.launches;
+    m_run.distinctKernels += static_cast<int>(distinct.size());
+    const auto ranksUsed = static_cast<double>(std::count(ranks.begin(), ranks.end(), true));
+    return cyclesOfNs((m_rates.launchMs + m_rates.launchPerRankMs * ranksUsed) * 1e6) + slowest;
+  }
+
+  const DpuConfig& m_cfg;
+  const HostRates& m_rates;
+  const HostPlan& m_plan;
+  PlanRun m_run;
+};
+
+}  // namespace
+
+double PlanRun::totalCycles() const { return std::accumulate(cycles.begin(), cycles.end(), 0.0); }
+
+PlanRun simulatePlan(const DpuConfig& cfg, const HostRates& rates, const HostPlan& plan) {
+  return PlanSimulator(cfg, rates, plan).run();
+}
+
+}  // namespace pim::sim::dpu
