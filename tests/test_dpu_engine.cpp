@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "sim/dpu/dpu_engine.h"
+#include "sim/dpu/dpu_ops.h"
 #include "sim/dpu/dpu_slice.h"
 
 namespace pim::sim::dpu {
@@ -137,6 +138,22 @@ TEST(DpuSlice, LoopsWithABarrierAndOtherShapesAreSimulatedInFull) {
   const DpuKernel twoLoops = same(2, {Step::loop(10, {Step::issue(1)}), Step::loop(10, {Step::issue(2)})});
   EXPECT_EQ(sliceRefusal(twoLoops), "tasklet 0 has no single main loop");
   EXPECT_FALSE(simulateDpuSliced({}, twoLoops).sliced);
+}
+
+TEST(DpuOps, InstructionCountsFollowCoMoNMsTable) {
+  // Cycles / 11, rounded: a 32-bit add is one instruction (10 cycles), an 8/16-bit add two (22), a float add
+  // 62 (683), a double divide 2,139 (23,526).
+  EXPECT_EQ(instructionsOf(DpuOp::Add, DpuType::Int32), 1);
+  EXPECT_EQ(instructionsOf(DpuOp::Add, DpuType::Int8or16), 2);
+  EXPECT_EQ(instructionsOf(DpuOp::Add, DpuType::Float), 62);
+  EXPECT_EQ(instructionsOf(DpuOp::Div, DpuType::Double), 2139);
+  // __mulsi3: 88 cycles at operand 1 (one step: 8 instructions), 99 at 2, 418 at 2^30 (31 steps).
+  EXPECT_EQ(instructionsOf(DpuOp::Mul, DpuType::Int32, 1) * 11, 88);
+  EXPECT_EQ(instructionsOf(DpuOp::Mul, DpuType::Int32, 2) * 11, 99);
+  EXPECT_EQ(instructionsOf(DpuOp::Mul, DpuType::Int32, 31) * 11, 418);
+  // On one tasklet the engine then gives the table's cycles back: a float add in 682 (table 683, truncated).
+  EXPECT_DOUBLE_EQ(simulateDpu({}, same(1, {Step::issue(instructionsOf(DpuOp::Add, DpuType::Float))})).cycles,
+                   682);
 }
 
 TEST(DpuEngine, RefusesWhatTheDpuCannotRun) {
