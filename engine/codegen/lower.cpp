@@ -36,7 +36,7 @@ GroupView groupView(const LoweringInput& in, int group) {
   if (!v.live) return v;
   v.liveBanks = liveBanks(in, group);
   v.work = groupWork(k, in.mapping, group);
-  v.outputBanks = outputBanks(in, group, v.work);
+  v.outputReads = outputReads(in, group, v.work);
   return v;
 }
 

@@ -92,6 +92,15 @@ struct LoweringInput {
 /// resident inputs.
 bool movedByHost(const LoweringInput& in, int t);
 
+/// Output tensors of a call that the host reads from the same banks of a group, consecutive in tensor order:
+/// one copy. They differ where a family leaves one statement's results as lane partial sums in one bank of a
+/// core and another's in every bank.
+struct OutputRead {
+  std::vector<int> banks;    // flat bank ids of the channel
+  std::vector<int> tensors;  // consecutive moved outputs, in tensor order
+  bool operator==(const OutputRead&) const = default;
+};
+
 /// Everything the lowering of one PIM group (one simulated channel) reads from the mapped draft. Code
 /// generators see the draft only through it, so groups with equal views lower to the same channel program:
 /// a draft is lowered once per distinct view (a handful), not once per group (up to 160).
@@ -99,8 +108,8 @@ struct GroupView {
   bool live = false;           // a group the draft uses; an idle one only holds its share of the host layout
   BankRegions regions;         // of this group, or of group 0 for an idle group (same rows, no tiles)
   std::vector<int> liveBanks;  // banks holding a live core's data, as flat bank ids of the channel
-  std::vector<int> outputBanks;     // banks whose output tiles the host reads (see rearrangement.h)
-  std::vector<StatementWork> work;  // per statement, the largest over the group's cores (padded tiles)
+  std::vector<OutputRead> outputReads;  // what the host reads back, tensor by tensor (see rearrangement.h)
+  std::vector<StatementWork> work;      // per statement, the largest over the group's cores (padded tiles)
   // With staged rearrangement: this channel's bursts of each input / output tensor in the host layout (the
   // low channels of the interleave hold one burst more than the others when a tensor does not fill a stripe).
   std::vector<std::int64_t> hostInput, hostOutput;

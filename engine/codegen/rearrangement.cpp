@@ -99,31 +99,56 @@ std::vector<int> liveBanks(const LoweringInput& in, int group) {
   return banks;
 }
 
-std::vector<int> outputBanks(const LoweringInput& in, int group, std::span<const StatementWork> work) {
-  const Problem& p = in.problem;
-  const int bpc = p.backend().core.banksPerCore;
-  // Lane partial sums are left in one bank of each core: only that bank holds results.
-  int onlyBank = -1;
-  for (const StatementWork& w : work) {
-    if (const auto lp = in.generator.lanePartials(p, w, in.device.bytesPerColumn)) onlyBank = lp->bankOfCore;
-  }
-  auto addCore = [&](std::vector<int>& banks, int c) {
-    for (int j = 0; j < bpc; ++j)
-      if (onlyBank < 0 || j == onlyBank) banks.push_back(c * bpc + j);
-  };
-  std::vector<int> banks;
-  if (!p.backend().hasUnit("accumulator")) {
-    for (int c = 0; c < in.mapping.coresPerGroup; ++c)
-      if (!in.mapping.isIdle(group, c)) addCore(banks, c);
-    return banks;
-  }
+namespace {
+
+// Cores whose output tiles the host reads: every live core, or with a group accumulator one core per distinct
+// output tile (the unit merges the partial sums of the others).
+std::vector<int> readCores(const LoweringInput& in, int group) {
+  std::vector<int> cores;
+  const bool merged = in.problem.backend().hasUnit("accumulator");
   std::set<std::vector<std::int64_t>> seen;
   for (int c = 0; c < in.mapping.coresPerGroup; ++c) {
     if (in.mapping.isIdle(group, c)) continue;
     const auto box = in.mapping.outputBox(group, c);  // the covering range of every output axis
-    if (seen.insert(std::vector<std::int64_t>(box.begin(), box.end())).second) addCore(banks, c);
+    if (!merged || seen.insert(std::vector<std::int64_t>(box.begin(), box.end())).second) cores.push_back(c);
   }
-  return banks;
+  return cores;
+}
+
+// The output tensors a call moves, in tensor order (the order of their regions and host shares).
+std::vector<int> movedOutputs(const LoweringInput& in) {
+  std::vector<int> out;
+  for (std::size_t t = 0; t < in.problem.kernel().tensors.size(); ++t)
+    if (moved(in, static_cast<int>(t), TensorRole::Output)) out.push_back(static_cast<int>(t));
+  return out;
+}
+
+}  // namespace
+
+std::vector<OutputRead> outputReads(const LoweringInput& in, int group, std::span<const StatementWork> work) {
+  const Problem& p = in.problem;
+  const int bpc = p.backend().core.banksPerCore;
+  const std::vector<int> cores = readCores(in, group);
+  std::vector<OutputRead> reads;
+  for (int t : movedOutputs(in)) {
+    // Lane partial sums are left in one bank of each core: only that bank holds the tensor's results.
+    int onlyBank = -1;
+    for (const StatementWork& w : work) {
+      if (p.kernel().statements[w.statement].target.tensor != t) continue;
+      if (const auto lp = in.generator.lanePartials(p, w, in.device.bytesPerColumn))
+        onlyBank = lp->bankOfCore;
+    }
+    std::vector<int> banks;
+    for (int c : cores)
+      for (int j = 0; j < bpc; ++j)
+        if (onlyBank < 0 || j == onlyBank) banks.push_back(c * bpc + j);
+    if (!reads.empty() && reads.back().banks == banks) {
+      reads.back().tensors.push_back(t);
+    } else {
+      reads.push_back({std::move(banks), {t}});
+    }
+  }
+  return reads;
 }
 
 std::vector<std::int64_t> hostShare(const LoweringInput& in, TensorRole role, int channel) {
@@ -155,9 +180,27 @@ void emitStagedOutput(const LoweringInput& in, const GroupView& g, sim::ProgramB
   out.setPhase(sim::Phase::OutputRearrangement);
   const std::int64_t round = roundBursts(in);
   const HostStream host(in.device, g.hostOutput, r.hostRow);
-  emitRounds(pimSide(in.device, sim::Op::HOST_RD, g.outputBanks, firstRow(in, r, TensorRole::Output),
-                     regionBursts(in, r, TensorRole::Output), round, out),
-             hostSide(host, sim::Op::HOST_WR, round, out));
+  // One copy per run of tensors read from the same banks; an idle group only writes its host share.
+  const std::vector<int> moved = movedOutputs(in);
+  std::vector<OutputRead> reads = g.outputReads;
+  if (reads.empty()) reads.push_back({{}, moved});
+  std::int64_t hostAt = 0;
+  for (const OutputRead& read : reads) {
+    std::int64_t perBank = 0, hostBursts = 0;
+    for (int t : read.tensors) {
+      perBank += r.tensorBurstsPerBank[static_cast<std::size_t>(t)];
+      const auto i = std::find(moved.begin(), moved.end(), t) - moved.begin();
+      if (static_cast<std::size_t>(i) < g.hostOutput.size())
+        hostBursts += g.hostOutput[static_cast<std::size_t>(i)];
+    }
+    const Side hostPart{hostBursts, round, [&host, &out, at = hostAt](std::int64_t first, std::int64_t n) {
+                          host.emit(out, sim::Op::HOST_WR, at + first, n);
+                        }};
+    const std::uint32_t row =
+        read.tensors.empty() ? 0 : r.tensorRow[static_cast<std::size_t>(read.tensors.front())];
+    emitRounds(pimSide(in.device, sim::Op::HOST_RD, read.banks, row, perBank, round, out), hostPart);
+    hostAt += hostBursts;
+  }
   out.barrier();
 }
 
@@ -213,25 +256,27 @@ SerialRearrangement naiveRearrangement(const LoweringInput& in) {
   for (int g = 0; g < in.mapping.groupsUsed; ++g) {
     const GroupView view = groupView(in, g);
     const std::int64_t inPerBank = regionBursts(in, view.regions, TensorRole::Input);
-    const std::int64_t outPerBank = regionBursts(in, view.regions, TensorRole::Output);
     const std::vector<int>& live = view.liveBanks;
-    const std::vector<int>& out = view.outputBanks;
     const std::int64_t inBursts = inPerBank * static_cast<std::int64_t>(live.size());
-    const std::int64_t outBursts = outPerBank * static_cast<std::int64_t>(out.size());
     if (inBursts > 0) {
       s.inputCycles +=
           spreadSegment(sim::Op::HOST_RD, inBursts) + channelSegment(sim::Op::HOST_WR, live, inPerBank);
       ++s.segments;
-    }
-    if (outBursts > 0) {
-      s.outputCycles +=
-          channelSegment(sim::Op::HOST_RD, out, outPerBank) + spreadSegment(sim::Op::HOST_WR, outBursts);
-      ++s.segments;
+      ++spreadReads[inBursts];
     }
     for (int bank : live) account(g, bank, inPerBank, true);
-    for (int bank : out) account(g, bank, outPerBank, false);
-    if (inBursts > 0) ++spreadReads[inBursts];
-    if (outBursts > 0) ++spreadWrites[outBursts];
+    for (const OutputRead& read : view.outputReads) {
+      std::int64_t outPerBank = 0;
+      for (int t : read.tensors) outPerBank += view.regions.tensorBurstsPerBank[static_cast<std::size_t>(t)];
+      const std::int64_t outBursts = outPerBank * static_cast<std::int64_t>(read.banks.size());
+      if (outBursts > 0) {
+        s.outputCycles += channelSegment(sim::Op::HOST_RD, read.banks, outPerBank) +
+                          spreadSegment(sim::Op::HOST_WR, outBursts);
+        ++s.segments;
+        ++spreadWrites[outBursts];
+      }
+      for (int bank : read.banks) account(g, bank, outPerBank, false);
+    }
   }
   // The host-layout side of every copy: the bursts its bytes map to, channel by channel and bank by bank.
   auto spread = [&](const std::map<std::int64_t, std::int64_t>& copies, bool write) {

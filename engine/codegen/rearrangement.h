@@ -29,10 +29,11 @@ void emitStagedOutput(const LoweringInput& in, const GroupView& g, sim::ProgramB
 
 /// Banks of a group that hold data of a live core, as flat bank ids of its simulated channel.
 std::vector<int> liveBanks(const LoweringInput& in, int group);
-/// Banks whose output tiles the host must read: every live bank, or with a group accumulator one bank per
-/// distinct output tile (the unit merges the partial sums of the others); of those, only the bank that holds
-/// a family's lane partial sums (ICodeGenerator::lanePartials) when it leaves them.
-std::vector<int> outputBanks(const LoweringInput& in, int group, std::span<const StatementWork> work);
+/// What the host reads back of each output tensor a call moves, from which banks: every live bank, or with a
+/// group accumulator one bank per distinct output tile (the unit merges the partial sums of the others); of
+/// those, only the bank that holds a family's lane partial sums (ICodeGenerator::lanePartials) for a tensor
+/// a statement leaves them in.
+std::vector<OutputRead> outputReads(const LoweringInput& in, int group, std::span<const StatementWork> work);
 
 struct SerialRearrangement {
   std::int64_t inputCycles = 0, outputCycles = 0;

@@ -105,7 +105,9 @@ DramPimDevice hbm2PimDevice() {
           // holds one row each between AB-PIM entries), which the host reads from the odd bank and adds.
           // 8: a MAC's vector is written by the host into GRF_A alone (not also placed in the banks) where
           // every unit of a channel takes the same slice, else FILLed from each unit's banks.
-          sim::kTimingModelVersion + 2};
+          // 9: each output tensor is read back from its own banks (a kernel mixing lane partial sums with
+          // packed results read every tensor from the odd bank only).
+          sim::kTimingModelVersion + 3};
 }
 
 }  // namespace pim
