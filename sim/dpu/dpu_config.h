@@ -45,6 +45,10 @@ struct DpuConfig {
   DmaTable dma;                    // CoMoNM's table
   double barrierCoeff = 111.8924;  // barrier_wait = coeff * T^exp cycles (CoMoNM code, Simulation.h)
   double barrierExp = 1.1941;
+  // How to simulate, not the hardware: take full revolver rounds (every live tasklet in a run of plain
+  // instructions, at least sameTaskletGap of them) at once instead of instruction by instruction; the cycles
+  // are the same (tests/test_dpu_engine.cpp compares both).
+  bool batchRounds = true;
 };
 
 }  // namespace pim::sim::dpu

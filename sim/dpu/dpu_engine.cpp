@@ -63,13 +63,36 @@ struct Tasklet {
   }
 };
 
-void check(const DpuConfig& cfg, const std::vector<Step>& seq) {
+void check(const std::vector<Step>& seq) {
   for (const Step& s : seq) {
     if (s.kind == Step::Kind::Dma && (s.bytes < 8 || s.bytes > 2048 || s.bytes % 8 != 0))
       throw std::invalid_argument("DPU kernel: a DMA of " + std::to_string(s.bytes) +
                                   " B; the SDK allows multiples of 8 from 8 to 2,048 B");
-    if (s.kind == Step::Kind::Loop) check(cfg, s.body);
+    if (s.kind == Step::Kind::Loop) check(s.body);
   }
+}
+
+// The same program with consecutive instruction runs merged and loops of plain instructions flattened into
+// one run: the engine does not tell instructions apart, so the timing is the same, and longer runs let whole
+// revolver rounds be taken at once.
+std::vector<Step> merged(const std::vector<Step>& seq) {
+  std::vector<Step> out;
+  for (const Step& s : seq) {
+    Step m = s;
+    if (s.kind == Step::Kind::Loop) {
+      m.body = merged(s.body);
+      if (m.count <= 0 || m.body.empty()) continue;
+      if (m.body.size() == 1 && m.body[0].kind == Step::Kind::Issue)
+        m = Step::issue(m.count * m.body[0].count);
+    }
+    if (m.kind == Step::Kind::Issue && m.count <= 0) continue;
+    if (m.kind == Step::Kind::Issue && !out.empty() && out.back().kind == Step::Kind::Issue) {
+      out.back().count += m.count;
+    } else {
+      out.push_back(std::move(m));
+    }
+  }
+  return out;
 }
 
 class Engine {
@@ -87,6 +110,17 @@ class Engine {
     std::size_t next = 0;  // round robin: the tasklet after the last one that issued goes first
     const std::size_t n = m_tasklets.size();
     while (m_live > 0) {
+      // Rounds are tried with a back-off: a failed try costs a scan of the tasklets (when it is tried only
+      // changes how fast the simulation runs, never its result).
+      if (m_cfg.batchRounds && --m_untilTry <= 0) {
+        if (takeRounds(now, next)) {
+          m_backoff = 1;
+          m_untilTry = 0;
+          continue;
+        }
+        m_backoff = std::min(m_backoff * 2, 64);
+        m_untilTry = m_backoff;
+      }
       std::size_t pick = n;
       double soonest = kNever;
       for (std::size_t i = 0; i < n; ++i) {
@@ -112,6 +146,43 @@ class Engine {
   }
 
  private:
+  // The tasklets in a run of plain instructions and ready by their turn (at least the gap of them) issue once
+  // per round, in the same order, until one nears the end of its run or another tasklet (blocked on a DMA, or
+  // not yet ready) could be picked: those rounds are taken at once. Tasklets at a barrier stay there, as only
+  // an arrival releases them. The last instruction of the shortest run is left to the loop above.
+  bool takeRounds(double& now, std::size_t& next) {
+    const std::size_t n = m_tasklets.size();
+    m_order.clear();
+    std::int64_t rounds = std::numeric_limits<std::int64_t>::max();
+    double others = kNever;  // when the first tasklet outside the rounds could issue
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t t = (next + i) % n;
+      Tasklet& tk = m_tasklets[t];
+      if (tk.done || tk.waiting) continue;
+      const Step* s = tk.current();
+      if (s->kind == Step::Kind::Issue && tk.readyAt <= now + static_cast<double>(m_order.size())) {
+        rounds = std::min(rounds, tk.issueLeft - 1);
+        m_order.push_back(t);
+      } else {
+        others = std::min(others, tk.readyAt);
+      }
+    }
+    const auto live = static_cast<std::int64_t>(m_order.size());
+    if (live < m_cfg.sameTaskletGap) return false;
+    if (others < kNever) rounds = std::min(rounds, static_cast<std::int64_t>((others - now) / live));
+    if (rounds < 1) return false;
+    for (std::size_t j = 0; j < m_order.size(); ++j) {
+      Tasklet& tk = m_tasklets[m_order[j]];
+      tk.issueLeft -= rounds;
+      tk.readyAt = now + static_cast<double>((rounds - 1) * live + static_cast<std::int64_t>(j)) +
+                   m_cfg.sameTaskletGap;
+    }
+    m_run.instructions += rounds * live;
+    now += static_cast<double>(rounds * live);
+    next = m_order.back() + 1;
+    return true;
+  }
+
   void execute(std::size_t t, double now) {
     Tasklet& tk = m_tasklets[t];
     const Step& s = *tk.current();
@@ -173,6 +244,8 @@ class Engine {
   std::vector<Tasklet> m_tasklets;
   std::size_t m_live = m_tasklets.size();
   std::vector<std::size_t> m_arrived;
+  std::vector<std::size_t> m_order;  // scratch of takeRounds
+  int m_backoff = 1, m_untilTry = 0;
   double m_lastArrival = 0;
   double m_queueFree = 0;
   DpuRun m_run;
@@ -185,8 +258,12 @@ DpuRun simulateDpu(const DpuConfig& cfg, const DpuKernel& kernel) {
   if (static_cast<int>(kernel.tasklets.size()) > cfg.maxTasklets)
     throw std::invalid_argument("DPU kernel: " + std::to_string(kernel.tasklets.size()) +
                                 " tasklets, more than the DPU's " + std::to_string(cfg.maxTasklets));
-  for (const TaskletProgram& p : kernel.tasklets) check(cfg, p);
-  return Engine(cfg, kernel).run();
+  DpuKernel flat;
+  for (const TaskletProgram& p : kernel.tasklets) {
+    check(p);
+    flat.tasklets.push_back(merged(p));
+  }
+  return Engine(cfg, flat).run();
 }
 
 }  // namespace pim::sim::dpu
