@@ -101,6 +101,18 @@ TEST(DpuHostPlan, RefusesStepsBeyondItsDpus) {
   HostPlan none;
   none.dpus = 0;
   EXPECT_THROW(simulatePlan({}, {}, none), std::invalid_argument);
+  // A DPU kernel the engine refuses is reported with the step it is in.
+  HostPlan bad = twoRanksOfFour();
+  bad.steps.push_back(
+      {HostStep::Kind::Launch, true, {}, {DpuKernel{{{Step::mramRead(12)}}}}, 0, UpmemPhase::Host});
+  try {
+    simulatePlan({}, {}, bad);
+    ADD_FAILURE() << "a 12-B DMA was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(
+        e.what(),
+        "host plan step 1: DPU kernel: a DMA of 12 B; the SDK allows multiples of 8 from 8 to 2,048 B");
+  }
 }
 
 }  // namespace

@@ -56,7 +56,11 @@ class PlanSimulator {
           add(s.toDpu ? UpmemPhase::CpuToDpu : UpmemPhase::DpuToCpu, serialTransfer(s));
           break;
         case HostStep::Kind::Launch:
-          add(UpmemPhase::DpuKernel, launch(s));
+          try {
+            add(UpmemPhase::DpuKernel, launch(s));
+          } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument("host plan step " + std::to_string(i + 1) + ": " + e.what());
+          }
           break;
         case HostStep::Kind::HostWork:
           add(s.hostPhase, cyclesOfNs(s.hostNs));
