@@ -172,7 +172,7 @@ class Hbm2PimCodeGenerator final : public ICodeGenerator {
     }
   }
   // A product that is not one vector against rows (GEMM, batched GEMV), as timing model 6 has it: per parity
-  // the stream in chunks, each after a GRF_A broadcast, and the packed output tile written back.
+  // the stream in chunks, each after a GRF_A load, and the packed output tile written back.
   static void emitPackedMac(sim::Hbm2Emitter& e, const BankRegions& r, std::int64_t stream,
                             const GrfALoad& vec, std::int64_t outCols, int streamTensor, int target) {
     e.setPimMode(true);
