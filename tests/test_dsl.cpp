@@ -184,7 +184,7 @@ TEST(DslErrors, Lexical) {
 }
 
 TEST(DslErrors, Declarations) {
-  expectError("kernel k(n = 4)\n  input x: f64[n]\nend\n", "k.pim:2:12: ", "unknown dtype 'f64'");
+  expectError("kernel k(n = 4)\n  input x: f8[n]\nend\n", "k.pim:2:12: ", "unknown dtype 'f8'");
   expectError("kernel k(n = 4)\n  input x: f16[n]\n  output x: f16[n]\nend\n",
               "k.pim:3:10: ", "duplicate tensor 'x'");
   expectError("kernel k(n = 4)\n  input x: f16[n][q + 1]\nend\n", "k.pim:2:19: ", "unknown dimension 'q'");

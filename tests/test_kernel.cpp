@@ -40,7 +40,9 @@ TEST(KernelDType, NamesSizesAndParsing) {
     ASSERT_TRUE(parseDType(dtypeName(t)).has_value());
     EXPECT_EQ(*parseDType(dtypeName(t)), t);
   }
-  EXPECT_FALSE(parseDType("f64").has_value());
+  EXPECT_FALSE(parseDType("f8").has_value());
+  EXPECT_EQ(dtypeBytes(*parseDType("i64")), 8u);
+  EXPECT_EQ(dtypeBytes(*parseDType("f64")), 8u);
   EXPECT_FALSE(parseDType("").has_value());
 }
 

@@ -339,8 +339,8 @@ TEST(MalformedDsl, NonAffineIndexStaysClear) {
 }
 
 TEST(MalformedDsl, UnknownDtypeStaysClear) {
-  expectError([] { parseKernel("kernel k(n = 4)\n  input x: f64[n]\n", "k.pim"); },
-              {"k.pim:2:", "unknown dtype 'f64'"});
+  expectError([] { parseKernel("kernel k(n = 4)\n  input x: f8[n]\n", "k.pim"); },
+              {"k.pim:2:", "unknown dtype 'f8'"});
 }
 
 TEST(MalformedDsl, MissingEndStaysClear) {

@@ -279,11 +279,27 @@ void WhatIfOptions::annotate(nlohmann::json& out, const Backend& edited) const {
   if (!empty()) out["what_if"] = json(edited);
 }
 
+Kernel kernelOption(const std::string& kernel, const std::string& kernelFile, const std::string& dtype) {
+  Kernel k = resolveKernel(kernel, kernelFile);
+  if (dtype.empty()) return k;
+  const auto t = parseDType(dtype);
+  if (!t)
+    throw InputError("--dtype: unknown element type '" + dtype + "' (f16, bf16, f32, f64, i8, i32, i64)");
+  return retyped(std::move(k), *t);
+}
+
+void addDTypeOption(CLI::App* cmd, std::string& dtype) {
+  cmd->add_option("--dtype", dtype,
+                  "run the kernel with every tensor of this element type: f16, bf16, f32, f64, i8, i32, i64 "
+                  "(default: as the kernel declares)");
+}
+
 void ProblemOptions::addTo(CLI::App* cmd) {
   cmd->add_option("--backend,-b", backend, "backend name (see `pimscope-cli backends`)")->required();
   cmd->add_option("--kernel,-k", kernel, "library kernel name (see `pimscope-cli kernels`)");
   cmd->add_option("--kernel-file", kernelFile, "kernel DSL file instead of a library kernel");
   cmd->add_option("--dims,-d", dims, "dimension sizes, e.g. b=1,out=4096,in=4096 (defaults fill the rest)");
+  addDTypeOption(cmd, dtype);
   cmd->add_option("--resident", resident,
                   "tensors kept in the banks between calls, placed once in the draft's layout, e.g. W or K,V "
                   "(default: what the kernel declares; `pimscope-cli kernels` lists it)");
@@ -335,7 +351,7 @@ std::unique_ptr<Problem> ProblemOptions::build() const {
 }
 
 std::unique_ptr<Problem> ProblemOptions::problemOf(const Backend& b) const {
-  Kernel k = resolveKernel(kernel, kernelFile);
+  Kernel k = kernelOption(kernel, kernelFile, dtype);
   Shape s = parseShape(k, dims);
   Residency r = overrideResidency(k, Residency::declared(k), resident, streamed);
   return std::make_unique<Problem>(b, std::move(k), std::move(s), std::move(r));
@@ -450,7 +466,18 @@ nlohmann::json evaluationJson(const Evaluation& e, const Backend* unitsOf) {
     const auto c = *e.preloadCycles;
     out["preload"] = {{"cycles", c}, {"ns", static_cast<double>(c) * e.tCKns}};
   }
-  if (unitsOf) out.update(unitStatisticsJson(e.unitStats, *unitsOf));
+  if (unitsOf) {
+    out.update(unitStatisticsJson(e.unitStats, *unitsOf));
+    const auto& subs = targetOf(*unitsOf).subPhases();
+    if (timed && !subs.empty() && e.subCycles.size() == subs.size()) {
+      nlohmann::json parts = nlohmann::json::object();
+      for (std::size_t i = 0; i < subs.size(); ++i)
+        parts[subs[i].key] = {{"phase", kPhases[subs[i].phase]},
+                              {"cycles", e.subCycles[i]},
+                              {"ns", static_cast<double>(e.subCycles[i]) * e.tCKns}};
+      out["sub_phases"] = parts;
+    }
+  }
   return out;
 }
 

@@ -48,6 +48,7 @@ struct ProblemOptions {
   std::string kernel;
   std::string kernelFile;
   std::string dims;
+  std::string dtype;               // --dtype: every tensor retyped (empty: as the kernel declares)
   std::string resident, streamed;  // tensor names overriding the kernel's declared residency
   int channels = 0;                // 0: the backend as shipped; else restrict it to this many pseudo-channels
   WhatIfOptions whatIf;  // applied before --channels, which may not be combined with a --set of what it sets
@@ -58,6 +59,11 @@ struct ProblemOptions {
  private:
   std::unique_ptr<Problem> problemOf(const Backend& b) const;
 };
+
+/// --kernel / --kernel-file, retyped by --dtype when it is given. Throws InputError naming an unknown type.
+Kernel kernelOption(const std::string& kernel, const std::string& kernelFile, const std::string& dtype);
+/// Adds --dtype to a command.
+void addDTypeOption(CLI::App* cmd, std::string& dtype);
 
 /// A check of a numeric option's text, run before CLI11 converts it: a finite number >= 0. CLI11's own
 /// NonNegativeNumber lets "nan" through, and an unsigned option would take "-1" as 2^64-1. The error echoes

@@ -70,7 +70,7 @@ struct EvalFlags {
 // ---- compare ----
 
 struct CompareCmd {
-  std::string backends, kernel, kernelFile, dims, baseline = "gpu", resident, streamed;
+  std::string backends, kernel, kernelFile, dims, dtype, baseline = "gpu", resident, streamed;
   std::size_t maxSimulations = 400;
   WhatIfOptions whatIf;
   bool json = false;
@@ -90,7 +90,7 @@ void runCompare(const CompareCmd& o) {
     for (const auto& name : co.backends) shipped.push_back(builtinBackends().get(name));
     co.edited = o.whatIf.applyToEach(shipped);
   }
-  const Kernel k = resolveKernel(o.kernel, o.kernelFile);
+  const Kernel k = kernelOption(o.kernel, o.kernelFile, o.dtype);
   if (!o.resident.empty() || !o.streamed.empty())
     co.residency = overrideResidency(k, Residency::declared(k), o.resident, o.streamed);
   const Comparison c = compareBackends(k, o.dims, co);
@@ -351,6 +351,7 @@ void registerWorkflowCommands(CLI::App& app) {
   cmd->add_option("--kernel,-k", c->kernel, "library kernel name (see `pimscope-cli kernels`)");
   cmd->add_option("--kernel-file", c->kernelFile, "kernel DSL file instead of a library kernel");
   cmd->add_option("--dims,-d", c->dims, "dimension sizes, e.g. b=1,n=4096 (defaults fill the rest)");
+  addDTypeOption(cmd, c->dtype);
   cmd->add_option("--baseline", c->baseline, "gpu | one of the compared backends (speed-ups are against it)");
   cmd->add_option(
       "--resident", c->resident,

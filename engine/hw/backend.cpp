@@ -32,7 +32,8 @@ using Json = nlohmann::ordered_json;
 /// Local DType names (kept here so the hardware model does not depend on the kernel IR's implementation
 /// file).
 constexpr std::pair<DType, std::string_view> kDTypeNames[] = {
-    {DType::F16, "f16"}, {DType::BF16, "bf16"}, {DType::F32, "f32"}, {DType::I8, "i8"}, {DType::I32, "i32"}};
+    {DType::F16, "f16"}, {DType::BF16, "bf16"}, {DType::F32, "f32"}, {DType::I8, "i8"},
+    {DType::I32, "i32"}, {DType::I64, "i64"},   {DType::F64, "f64"}};
 
 std::optional<DType> localParseDType(std::string_view s) {
   for (const auto& [t, n] : kDTypeNames)
@@ -370,7 +371,7 @@ Backend parseBackend(std::string_view jsonText, std::string_view origin, const I
         auto t = localParseDType(list[i]);
         if (!t)
           fail(origin, path + "[" + std::to_string(i) + "]",
-               "unknown data type '" + list[i] + "' (f16, bf16, f32, i8, i32)");
+               "unknown data type '" + list[i] + "' (f16, bf16, f32, f64, i8, i32, i64)");
         b.core.dtypes.push_back(*t);
       }
     }

@@ -483,9 +483,9 @@ class Parser {
     if (k.tensorIndex(name.text) >= 0) fail(name, "duplicate tensor '" + name.text + "'");
     t.name = name.text;
     expectPunct(":", "after the tensor name");
-    const Token& dt = expectIdent("a dtype (f16, bf16, f32, i8, i32)");
+    const Token& dt = expectIdent("a dtype (f16, bf16, f32, f64, i8, i32, i64)");
     const auto dtype = parseDType(dt.text);
-    if (!dtype) fail(dt, "unknown dtype '" + dt.text + "' (expected f16, bf16, f32, i8 or i32)");
+    if (!dtype) fail(dt, "unknown dtype '" + dt.text + "' (expected f16, bf16, f32, f64, i8, i32 or i64)");
     t.dtype = *dtype;
     while (isPunct("[")) {
       next();

@@ -20,6 +20,9 @@ std::size_t dtypeBytes(DType t) {
       return 4;
     case DType::I8:
       return 1;
+    case DType::I64:
+    case DType::F64:
+      return 8;
   }
   return 0;
 }
@@ -36,12 +39,21 @@ std::string_view dtypeName(DType t) {
       return "i8";
     case DType::I32:
       return "i32";
+    case DType::I64:
+      return "i64";
+    case DType::F64:
+      return "f64";
   }
   return "?";
 }
 
+Kernel retyped(Kernel k, DType t) {
+  for (auto& tensor : k.tensors) tensor.dtype = t;
+  return k;
+}
+
 std::optional<DType> parseDType(std::string_view name) {
-  for (DType t : {DType::F16, DType::BF16, DType::F32, DType::I8, DType::I32}) {
+  for (DType t : {DType::F16, DType::BF16, DType::F32, DType::I8, DType::I32, DType::I64, DType::F64}) {
     if (dtypeName(t) == name) return t;
   }
   return std::nullopt;

@@ -12,7 +12,9 @@
 
 namespace pim {
 
-enum class DType : std::uint8_t { F16, BF16, F32, I8, I32 };
+// I64 and F64 are UPMEM's int64 and double (PrIM's RED, SCAN, SEL run on int64); new types go last so stored
+// values keep their meaning.
+enum class DType : std::uint8_t { F16, BF16, F32, I8, I32, I64, F64 };
 std::size_t dtypeBytes(DType t);
 std::string_view dtypeName(DType t);
 std::optional<DType> parseDType(std::string_view name);
@@ -127,6 +129,10 @@ struct Kernel {
   /// Operations the kernel needs from a backend: "mac", "add", "mul", "max", "relu", "exp", "softmax", "div".
   std::vector<std::string> requiredOps() const;
 };
+
+/// `k` with every tensor of element type `t` (`--dtype`: PrIM's kernels run in int32 and int64 where the
+/// library's are f16). The name is kept; the computation hash changes with the types.
+Kernel retyped(Kernel k, DType t);
 
 /// Same dimensions, tensors, loops and statements: the same computation, whatever the kernel's name,
 /// description, default sizes and source text.
