@@ -155,9 +155,14 @@ TEST(BackendOthers, ValuesPinned) {
   EXPECT_EQ(u.core.dataMemoryBytes, 65536);
   EXPECT_DOUBLE_EQ(u.core.clockMHz, 350);
   EXPECT_EQ(u.totalGroups() * u.coresPerGroup(), 2560);
-  EXPECT_DOUBLE_EQ(u.pimTiming.at("pim.DMA_read_alpha"), 77);
-  EXPECT_DOUBLE_EQ(u.pimTiming.at("pim.DMA_beta"), 0.5);
-  EXPECT_FALSE(u.param("pim.DMA_beta")->integer);
+  // upmem.md: the revolver gap, CoMoNM's launch overhead, the derived DMA contention law, PrIM's defaults.
+  EXPECT_DOUBLE_EQ(u.pimTiming.at("pim.minTaskletCPI"), 11);
+  EXPECT_DOUBLE_EQ(u.pimTiming.at("pim.launchMs"), 0.066011);
+  EXPECT_DOUBLE_EQ(u.pimTiming.at("pim.dmaServiceBase"), 34);
+  EXPECT_DOUBLE_EQ(u.pimTiming.at("pim.dmaServicePerByte"), 0.53);
+  EXPECT_FALSE(u.param("pim.dmaServicePerByte")->integer);
+  EXPECT_DOUBLE_EQ(u.pimTiming.at("pim.tasklets"), 16);
+  EXPECT_DOUBLE_EQ(u.pimTiming.at("pim.blockBytes"), 1024);
   EXPECT_DOUBLE_EQ(u.pimTiming.at("pim.MRAM_bytes"), 64ll << 20);
 }
 

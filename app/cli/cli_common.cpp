@@ -502,14 +502,22 @@ std::string evaluationText(const Evaluation& e, const Backend& b) {
     std::snprintf(buf, sizeof buf, "%.1f", x);
     return std::string(buf);
   };
-  for (int i = 0; i < 3; ++i)
+  const auto& subs = targetOf(b).subPhases();
+  const bool withSubs = !subs.empty() && e.subCycles.size() == subs.size();
+  for (int i = 0; i < 3; ++i) {
     t.add({kPhases[i], grouped(e.cycles[i]), num(e.ns(i)), pct(static_cast<double>(e.cycles[i]))});
+    for (std::size_t s = 0; withSubs && s < subs.size(); ++s) {
+      if (subs[s].phase != i) continue;
+      const auto c = static_cast<double>(e.subCycles[s]);
+      t.add({"  " + subs[s].label, grouped(e.subCycles[s]), num(c * e.tCKns), pct(c)});
+    }
+  }
   t.add({"total", grouped(e.totalCycles), num(e.timeNs), "100.0%"});
   std::string out = t.str();
   out += "energy " + num(e.energyPj / 1e3) + " nJ (" + std::string(provenanceName(e.provenance)) + "), " +
          std::to_string(e.unitsUsed) + " " + targetOf(b).geometry(b).innerName + "s used, " +
-         grouped(static_cast<std::uint64_t>(e.paddingBytes)) + " padding bytes, " +
-         grouped(static_cast<std::uint64_t>(e.commands)) + " commands\n";
+         grouped(static_cast<std::uint64_t>(e.paddingBytes)) + " padding bytes" +
+         (e.commands > 0 ? ", " + grouped(static_cast<std::uint64_t>(e.commands)) + " commands" : "") + "\n";
   if (e.preloadCycles)
     out += "preload (once, resident tensors into this layout, not in the total): " +
            grouped(static_cast<std::uint64_t>(*e.preloadCycles)) + " cycles, " +

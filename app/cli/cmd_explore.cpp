@@ -177,7 +177,9 @@ Comparison compare(const Problem& problem, const ExploreOptions& eo) {
   cc.strategy = "compute-centric";
   cc.maxSimulations = 0;
   cc.predictor = nullptr;  // the two-step choice does not use predictions
-  c.computeCentric = exploreBest(problem, cc);
+  // A family without an analytic compute estimate has no compute-centric choice: its row says n/a.
+  if (targetOf(problem.backend()).estimator(problem, eo.eval.optimizer))
+    c.computeCentric = exploreBest(problem, cc);
   return c;
 }
 

@@ -1,53 +1,175 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/target/upmem/upmem_target.h"
 
+#include <cmath>
+
+#include "engine/codegen/upmem_codegen.h"
 #include "engine/common/error.h"
 #include "engine/hw/backend.h"
+#include "engine/target/upmem/upmem_params.h"
+#include "engine/target/upmem/upmem_vendor.h"
 
 namespace pim {
 namespace {
 
-constexpr const char* kNoCostModel =
-    "UPMEM DPUs are programmed, not driven by DRAM commands, and their cost model (DPU pipeline and DMA, "
-    "CoMoNM) is not built yet";
+constexpr const char* kNoSerial =
+    "no generated schedule transfers DPU by DPU (PrIM's SEL and UNI read their outputs so; those kernels are "
+    "not generated yet)";
+
+// The parameters, read once per problem (what-if edits make a new problem).
+class UpmemContext final : public ITargetContext {
+ public:
+  explicit UpmemContext(const Backend& b) : params(upmemParams(b)) {}
+  UpmemParams params;
+};
+
+const UpmemParams& paramsOf(const Problem& p) {
+  return static_cast<const UpmemContext&>(
+             p.targetContext([&] { return std::make_unique<UpmemContext>(p.backend()); }))
+      .params;
+}
+
+// Statistics per DPU, in DpuTotals' terms.
+const std::vector<StatDecl>& dpuStatistics() {
+  static const std::vector<StatDecl> s = {
+      {"kernel_cycles", "busy cycles", "cycles", "cycles from launch until the DPU's last tasklet finished"},
+      {"instructions", "instructions", "count", "instructions issued by all of the DPU's tasklets"},
+      {"dma_requests", "DMA requests", "count", "MRAM<->WRAM transfers (mram_read, mram_write)"},
+      {"dma_bytes", "DMA bytes", "bytes", "bytes moved between MRAM and WRAM"},
+      {"host_bytes_in", "host bytes in", "bytes", "bytes the host wrote to the DPU's MRAM, padding included"},
+      {"host_bytes_out", "host bytes out", "bytes",
+       "bytes the host read from the DPU's MRAM, padding included"},
+  };
+  return s;
+}
+
+// The five UPMEM phases, in UpmemPhase order, as sub-phases of the three fixed ones.
+const std::vector<SubPhaseDecl>& upmemPhases() {
+  static const std::vector<SubPhaseDecl> s = {
+      {"cpu_dpu", "CPU->DPU", 0, "host-to-MRAM transfers (parallel, broadcast, serial)"},
+      {"dpu_kernel", "DPU kernel", 1, "each dpu_launch, its overhead included, until its slowest DPU ends"},
+      {"dpu_cpu", "DPU->CPU", 2, "MRAM-to-host transfers"},
+      {"inter_dpu", "inter-DPU", 1, "exchanges between DPUs through the host"},
+      {"host", "host merge", 2, "the host adding the DPUs' partial results"},
+  };
+  return s;
+}
 
 class UpmemTarget final : public ITarget {
  public:
   UpmemTarget() : m_schema(dccLevelsSchema()) {
     m_schema.sections.insert(m_schema.sections.end(), {"pim", "energy"});
     m_schema.openSections = {"pim", "energy"};
+    for (const ParamDecl& d : upmemParamDecls()) m_schema.params.push_back(d);
   }
   std::string_view family() const override { return "upmem"; }
   std::string_view description() const override {
-    return "UPMEM: a 350 MHz in-order DPU with WRAM and MRAM per DRAM bank, 64 per rank";
+    return "UPMEM: a 350 MHz in-order DPU with WRAM and MRAM per DRAM bank, 64 per rank; timed by CoMoNM's "
+           "pipeline and DMA model and the host's transfers and launches";
   }
   const BackendSchema& schema() const override { return m_schema; }
   using ITarget::check;
-  std::vector<std::string> check(const Backend&, const Kernel&) const override { return {kNoCostModel}; }
-  Evaluation evaluate(const Problem& p, const Draft&, const EvalOptions&) const override {
-    throw InputError(p.kernel().name + " cannot run on " + p.backend().name + ": " + kNoCostModel);
+  std::vector<std::string> check(const Backend&, const Kernel& k) const override {
+    if (std::string why = upmemUnsupportedReason(k); !why.empty()) return {std::move(why)};
+    return {};
   }
-  std::string listing(const Problem& p, const Draft&, const EvalOptions&, std::size_t) const override {
-    throw InputError(p.backend().name + ": no DPU program listing: " + kNoCostModel);
+
+  Evaluation evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const override {
+    const UpmemParams& up = paramsOf(p);
+    const UpmemProgram prog = lowerUpmem(p, d, up.codegen);
+    return evaluation(p, prog, d.id, o);
   }
-  Baseline vendor(const Problem&, const EvalOptions&) const override {
-    return {"vendor", false, std::string("no PrIM schedule is modelled: ") + kNoCostModel, "", {}, {}};
+  std::string listing(const Problem& p, const Draft& d, const EvalOptions&,
+                      std::size_t maxLines) const override {
+    return upmemListing(lowerUpmem(p, d, paramsOf(p).codegen), maxLines);
   }
+  Baseline vendor(const Problem& p, const EvalOptions& o) const override { return primBaseline(*this, p, o); }
   Baseline gpu(const Problem&) const override {
     return {"gpu", false, "UPMEM DIMMs sit beside a CPU host, not a GPU", "", {}, {}};
+  }
+  std::vector<UnreadParameter> unreadParameters(const Backend&) const override {
+    return {
+        {"system.hostBandwidthGBps",
+         "the per-rank and aggregate transfer rates (pim.*GBps) time the host's transfers"},
+        {"system.hostOnChipBytes",
+         "UPMEM's host copies tiles straight to each rank; nothing is staged on chip"},
+        {"system.hostTflops", "the host's only work is adding partial results, at pim.hostMergeGops"},
+        {"core.registerBytes", "the DPU model counts instructions, not registers"},
+        {"core.fpuSharedBy", "each DPU has its own pipeline"},
+        {"core.banksPerCore", "a DPU's bank is its MRAM, sized by pim.MRAM_bytes"},
+        {"group.broadcast", "broadcast transfers are always available (pim.broadcast*GBps)"},
+        {"pim.serialToDpuGBps", kNoSerial},
+        {"pim.serialFromDpuGBps", kNoSerial},
+    };
   }
   UnitGeometry geometry(const Backend& b) const override {
     return UnitGeometry::grid("rank", "DPU", b.totalGroups(), b.coresPerGroup());
   }
-  const std::vector<StatDecl>& statistics() const override {
-    static const std::vector<StatDecl> none;  // the DPU model declares its statistics
-    return none;
-  }
-  int modelVersion() const override { return 1; }
+  const std::vector<StatDecl>& statistics() const override { return dpuStatistics(); }
+  const std::vector<SubPhaseDecl>& subPhases() const override { return upmemPhases(); }
+  int modelVersion() const override { return 2; }
 
  private:
+  Evaluation evaluation(const Problem& p, const UpmemProgram& prog, std::uint64_t draft,
+                        const EvalOptions& o) const;
   BackendSchema m_schema;
 };
+
+Evaluation UpmemTarget::evaluation(const Problem& p, const UpmemProgram& prog, std::uint64_t draft,
+                                   const EvalOptions& o) const {
+  const UpmemParams& up = paramsOf(p);
+  const sim::dpu::PlanRun run = sim::dpu::simulatePlan(up.dpu, up.rates, prog.plan);
+  Evaluation e;
+  e.draft = draft;
+  e.tCKns = 1000.0 / up.dpu.clockMHz;
+  for (const auto& decl : upmemPhases()) {
+    const auto i = e.subCycles.size();
+    e.subCycles.push_back(std::llround(run.cycles[i]));
+    e.cycles[static_cast<std::size_t>(decl.phase)] += e.subCycles.back();
+  }
+  e.totalCycles = e.cycles[0] + e.cycles[1] + e.cycles[2];
+  e.timeNs = static_cast<double>(e.totalCycles) * e.tCKns;
+
+  const Backend& b = p.backend();
+  const UnitGeometry g = geometry(b);
+  const auto& stats = dpuStatistics();
+  if (o.keepUnitStats) {
+    e.unitStats.statCount = stats.size();
+    e.unitStats.values.assign(static_cast<std::size_t>(g.units()) * stats.size(), 0.0);
+  }
+  double kernelCycles = 0, dmaBytes = 0, hostBytes = 0;
+  for (std::size_t u = 0; u < run.perDpu.size(); ++u) {
+    const auto& d = run.perDpu[u];
+    const double row[] = {d.kernelCycles,
+                          static_cast<double>(d.instructions),
+                          static_cast<double>(d.dmaRequests),
+                          static_cast<double>(d.dmaBytes),
+                          static_cast<double>(d.hostBytesIn),
+                          static_cast<double>(d.hostBytesOut)};
+    if (o.keepUnitStats && u < static_cast<std::size_t>(g.units()))
+      std::copy(std::begin(row), std::end(row),
+                e.unitStats.values.begin() + static_cast<std::ptrdiff_t>(u * stats.size()));
+    kernelCycles += d.kernelCycles;
+    dmaBytes += static_cast<double>(d.dmaBytes);
+    hostBytes += static_cast<double>(d.hostBytesIn + d.hostBytesOut);
+    e.unitsUsed += d.kernelCycles > 0 || d.hostBytesIn > 0;
+  }
+  // Energy: no UPMEM energy is published (upmem.md, Energy); the backend file's figures are assumptions.
+  auto energy = [&](const char* key) {
+    const auto it = b.energyPj.find(std::string("energy.") + key);
+    return it == b.energyPj.end() ? 0.0 : it->second;
+  };
+  e.energy.pimCompute_pJ = kernelCycles * energy("DPU_CYCLE");
+  e.energy.rdWr_pJ = dmaBytes / 8 * energy("RD");
+  e.energy.hostIo_pJ = hostBytes * energy("HOST_IO_BYTE");
+  e.energy.sources = {{"pimCompute", "assumed: energy.DPU_CYCLE per busy DPU cycle"},
+                      {"rdWr", "assumed: energy.RD per 8 B of MRAM<->WRAM DMA"},
+                      {"hostIo", "assumed: energy.HOST_IO_BYTE per byte moved between host and MRAM"}};
+  e.energyPj = e.energy.total_pJ();
+  e.placedBytes = static_cast<std::int64_t>(hostBytes);
+  e.paddingBytes = std::max<std::int64_t>(0, e.placedBytes - prog.tileBytes);
+  return e;
+}
 
 }  // namespace
 

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/codegen/upmem_codegen.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "engine/common/error.h"
+#include "engine/mapping/tile_mapping.h"
+#include "sim/dpu/dpu_ops.h"
+
+namespace pim {
+namespace {
+
+using sim::dpu::DpuKernel;
+using sim::dpu::DpuOp;
+using sim::dpu::DpuType;
+using sim::dpu::HostStep;
+using sim::dpu::instructionsOf;
+using sim::dpu::Step;
+using sim::dpu::TaskletProgram;
+
+constexpr std::int64_t kBlockInstructions = 13;  // per block: mram_read/_write calls, addresses (VectorOp.py)
+constexpr std::int64_t kStoreInstructions = 2;   // element-wise: shift and store
+constexpr std::int64_t kIndexInstructions = 2;   // element-wise: index add and branch
+constexpr std::int64_t kBranchInstructions = 1;  // reduction: compare-branch on the streamed pointer
+constexpr std::int64_t kOperandInstructions = 2;  // per streamed operand: address and load
+// Assumed (no trace): clearing and storing an accumulator per output; loading a scalar operand.
+constexpr std::int64_t kOutputInstructions = 2;
+constexpr std::int64_t kScalarInstructions = 2;
+
+std::int64_t roundUp8(std::int64_t b) { return (b + 7) / 8 * 8; }
+
+DpuType dpuType(DType t) {
+  switch (t) {
+    case DType::I8:
+      return DpuType::Int8or16;
+    case DType::I32:
+      return DpuType::Int32;
+    case DType::I64:
+      return DpuType::Int64;
+    case DType::F64:
+      return DpuType::Double;
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16:
+      return DpuType::Float;
+  }
+  return DpuType::Int32;
+}
+
+bool usesLoopVar(const TensorRef& r) {
+  return std::any_of(r.index.begin(), r.index.end(), [](const AffineExpr& e) { return !e.isConstant(); });
+}
+
+// A comparison-and-select (max, min, relu): integer types compare and move (2); the soft-float library
+// compares through its subtraction (upmem.md gives no separate figure).
+std::int64_t compareInstructions(DpuType t) {
+  return t == DpuType::Float || t == DpuType::Double ? instructionsOf(DpuOp::Sub, t) : 2;
+}
+
+std::int64_t exprInstructions(const Expr& e, DpuType t, int bits) {
+  std::int64_t n = 0;
+  for (const Expr& a : e.args) n += exprInstructions(a, t, bits);
+  switch (e.kind) {
+    case Expr::Kind::Const:
+    case Expr::Kind::Ref:
+      return n;
+    case Expr::Kind::Unary:
+      return n + instructionsOf(DpuOp::Sub, t);
+    case Expr::Kind::Binary:
+      if (e.op == "+") return n + instructionsOf(DpuOp::Add, t);
+      if (e.op == "-") return n + instructionsOf(DpuOp::Sub, t);
+      if (e.op == "*") return n + instructionsOf(DpuOp::Mul, t, bits);
+      if (e.op == "/") return n + instructionsOf(DpuOp::Div, t);
+      return n + compareInstructions(t);  // max, min
+    case Expr::Kind::Call:
+      return n + (e.op == "relu" ? 2 : compareInstructions(t));  // relu: sign test and select
+  }
+  return n;
+}
+
+void collectRefs(const Expr& e, std::vector<const TensorRef*>& out) {
+  if (e.kind == Expr::Kind::Ref) out.push_back(&e.ref);
+  for (const Expr& a : e.args) collectRefs(a, out);
+}
+
+/// One statement as its template sees it.
+struct StatementShape {
+  std::vector<int> outLoops, reduceLoops;  // loop indices the target uses / does not use
+  std::vector<int> streamedBytes;          // per operand read per element (the target's when it accumulates)
+  int scalars = 0;                         // operands without a loop variable: loaded once
+  int targetBytes = 4;
+  std::int64_t perElement = 0;  // instructions per element
+  std::int64_t accumulate = 0;  // instructions adding one partial result into another
+  std::int64_t blockElements = 1;
+  bool reduces() const { return !reduceLoops.empty(); }
+  int buffers() const { return static_cast<int>(streamedBytes.size()) + (reduces() ? 0 : 1); }
+};
+
+StatementShape shapeOf(const Kernel& k, const Statement& s, const UpmemCodegenOptions& o) {
+  StatementShape sh;
+  const Tensor& target = k.tensors[static_cast<std::size_t>(s.target.tensor)];
+  const DpuType t = dpuType(target.dtype);
+  sh.targetBytes = static_cast<int>(dtypeBytes(target.dtype));
+  for (int l : s.loops) {
+    const bool used = std::any_of(s.target.index.begin(), s.target.index.end(), [&](const AffineExpr& e) {
+      return std::any_of(e.terms.begin(), e.terms.end(), [&](const auto& term) { return term.first == l; });
+    });
+    (used ? sh.outLoops : sh.reduceLoops).push_back(l);
+  }
+  std::vector<const TensorRef*> refs;
+  collectRefs(s.value, refs);
+  if (s.op != AssignOp::Set && !sh.reduces()) refs.push_back(&s.target);  // y += x reads y
+  for (const TensorRef* r : refs) {
+    if (!usesLoopVar(*r)) {
+      ++sh.scalars;
+      continue;
+    }
+    sh.streamedBytes.push_back(
+        static_cast<int>(dtypeBytes(k.tensors[static_cast<std::size_t>(r->tensor)].dtype)));
+  }
+  const std::int64_t operands = kOperandInstructions * static_cast<std::int64_t>(sh.streamedBytes.size());
+  const std::int64_t op = exprInstructions(s.value, t, o.mulOperandBits);
+  // upmem.md: an int64 sum carried across iterations costs about 3 more 32-bit adds per element.
+  const std::int64_t carry = t == DpuType::Int64 ? 3 : 0;
+  sh.accumulate = s.op == AssignOp::Max ? compareInstructions(t) : instructionsOf(DpuOp::Add, t);
+  const std::int64_t guards = static_cast<std::int64_t>(s.guards.size());  // each a dynamic branch
+  if (sh.reduces())
+    sh.perElement = operands + op + sh.accumulate + carry + kBranchInstructions + guards;
+  else
+    sh.perElement = operands + op + (s.op == AssignOp::Set ? 0 : sh.accumulate) + kStoreInstructions +
+                    kIndexInstructions + guards;
+  int widest = sh.targetBytes;
+  for (int b : sh.streamedBytes) widest = std::max(widest, b);
+  sh.blockElements = std::max(1, o.blockBytes / widest);
+  return sh;
+}
+
+/// `steps` once per trip (inline when once).
+void appendRepeated(TaskletProgram& p, std::int64_t trips, std::vector<Step> steps) {
+  if (trips <= 0 || steps.empty()) return;
+  if (trips == 1) {
+    p.insert(p.end(), steps.begin(), steps.end());
+    return;
+  }
+  p.push_back(Step::loop(trips, std::move(steps)));
+}
+
+/// Blocks `first`.. of `count` blocks of `elements` (the last may be short) taken by tasklet `t` of `T`:
+/// blocks t, t + T, ...; returns (full blocks, elements of its short last block or 0).
+std::pair<std::int64_t, std::int64_t> blocksOf(std::int64_t elements, std::int64_t perBlock, int t, int T) {
+  const std::int64_t blocks = (elements + perBlock - 1) / perBlock;
+  std::int64_t mine = blocks / T + (t < blocks % T ? 1 : 0);
+  const std::int64_t tail = elements - (blocks - 1) * perBlock;
+  if (blocks > 0 && tail < perBlock && (blocks - 1) % T == t) return {mine - 1, tail};
+  return {mine, 0};
+}
+
+class KernelBuilder {
+ public:
+  KernelBuilder(const StatementShape& sh, int tasklets, int dmaMax)
+      : m_sh(sh), m_T(tasklets), m_dmaMax(dmaMax) {}
+
+  /// Appends the statement's work for one DPU (`outs` outputs, `reduced` elements each) to every tasklet.
+  void append(std::vector<TaskletProgram>& tasklets, std::int64_t outs, std::int64_t reduced) const {
+    for (int t = 0; t < m_T; ++t) {
+      TaskletProgram& p = tasklets[static_cast<std::size_t>(t)];
+      if (m_sh.scalars > 0) {
+        p.push_back(Step::mramRead(8 * m_sh.scalars));
+        p.push_back(Step::issue(kScalarInstructions * m_sh.scalars));
+      }
+      if (!m_sh.reduces()) {
+        streamBlocks(p, outs, t, m_T, true);
+      } else if (outs >= m_T) {
+        outputGroups(p, outs, reduced, t);
+      } else {
+        std::vector<Step> row;
+        row.push_back(Step::issue(kOutputInstructions));
+        streamBlocks(row, reduced, t, m_T, false);
+        appendRepeated(p, outs, std::move(row));
+      }
+    }
+    if (m_sh.reduces() && outs < m_T) {
+      // PrIM's RED: barrier, then tasklet 0 adds every tasklet's partial sums and writes them.
+      if (m_T > 1)
+        for (auto& p : tasklets) p.push_back(Step::barrier());
+      TaskletProgram& p0 = tasklets.front();
+      p0.push_back(
+          Step::issue(outs * (m_T * (kOperandInstructions + m_sh.accumulate) + kOutputInstructions)));
+      write(p0, outs * m_sh.targetBytes);
+    }
+  }
+
+ private:
+  std::vector<Step> block(std::int64_t n, bool writes) const {
+    std::vector<Step> b{Step::issue(kBlockInstructions)};
+    for (int bytes : m_sh.streamedBytes)
+      b.push_back(Step::mramRead(static_cast<std::int32_t>(roundUp8(n * bytes))));
+    b.push_back(Step::issue(n * m_sh.perElement));
+    if (writes) b.push_back(Step::mramWrite(static_cast<std::int32_t>(roundUp8(n * m_sh.targetBytes))));
+    return b;
+  }
+  template <class Program>
+  void streamBlocks(Program& p, std::int64_t elements, int t, int T, bool writes) const {
+    const auto [full, tail] = blocksOf(elements, m_sh.blockElements, t, T);
+    TaskletProgram tp;
+    appendRepeated(tp, full, block(m_sh.blockElements, writes));
+    if (tail > 0) {
+      auto b = block(tail, writes);
+      tp.insert(tp.end(), b.begin(), b.end());
+    }
+    p.insert(p.end(), tp.begin(), tp.end());
+  }
+  void write(TaskletProgram& p, std::int64_t bytes) const {
+    for (std::int64_t left = roundUp8(bytes); left > 0; left -= m_dmaMax)
+      p.push_back(Step::mramWrite(static_cast<std::int32_t>(std::min<std::int64_t>(left, m_dmaMax))));
+  }
+  // Outputs in groups of 8 B (PrIM's GEMV: rows in pairs), groups dealt to tasklets in turn; each output
+  // streams its whole reduction.
+  void outputGroups(TaskletProgram& p, std::int64_t outs, std::int64_t reduced, int t) const {
+    const std::int64_t perGroup = std::max(1, 8 / m_sh.targetBytes);
+    std::vector<Step> row{Step::issue(kOutputInstructions)};
+    streamBlocks(row, reduced, 0, 1, false);
+    const auto [full, tail] = blocksOf(outs, perGroup, t, m_T);
+    auto group = [&](std::int64_t rows) {
+      std::vector<Step> g;
+      TaskletProgram rowsProg;
+      appendRepeated(rowsProg, rows, row);
+      g.insert(g.end(), rowsProg.begin(), rowsProg.end());
+      g.push_back(Step::mramWrite(static_cast<std::int32_t>(roundUp8(rows * m_sh.targetBytes))));
+      return g;
+    };
+    appendRepeated(p, full, group(perGroup));
+    if (tail > 0) {
+      auto g = group(tail);
+      p.insert(p.end(), g.begin(), g.end());
+    }
+  }
+
+  const StatementShape& m_sh;
+  int m_T;
+  int m_dmaMax;
+};
+
+std::string bytesText(std::int64_t b) {
+  std::string s = std::to_string(b);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s + " B";
+}
+
+void checkLimits(const UpmemCodegenOptions& o, const std::vector<StatementShape>& shapes,
+                 UpmemProgram& prog) {
+  if (o.tasklets < 1 || o.tasklets > o.maxTasklets)
+    throw InputError("tasklets: " + std::to_string(o.tasklets) + " is outside 1.." +
+                     std::to_string(o.maxTasklets) + " tasklets per DPU (core.threads)");
+  if (o.blockBytes < 8 || o.blockBytes % 8 != 0 || o.blockBytes > o.dmaMaxBytes)
+    throw InputError("block: " + bytesText(o.blockBytes) +
+                     " is not a DMA size (a multiple of 8 B from 8 to " + bytesText(o.dmaMaxBytes) + ")");
+  int buffers = 0;
+  for (const auto& sh : shapes) buffers = std::max(buffers, sh.buffers());
+  prog.wramBytes = std::int64_t{o.tasklets} * (std::int64_t{buffers} * o.blockBytes + o.stackBytes);
+  if (prog.wramBytes > o.wramBytes)
+    throw InputError("WRAM: " + std::to_string(o.tasklets) + " tasklets x (" + std::to_string(buffers) +
+                     " blocks of " + bytesText(o.blockBytes) + " + a stack of " + bytesText(o.stackBytes) +
+                     ") = " + bytesText(prog.wramBytes) + " exceed the DPU's " + bytesText(o.wramBytes));
+}
+
+}  // namespace
+
+std::string upmemUnsupportedReason(const Kernel& k) {
+  for (const Tensor& t : k.tensors)
+    if (t.dtype == DType::F16 || t.dtype == DType::BF16)
+      return "tensor " + t.name + " is " + std::string(dtypeName(t.dtype)) +
+             ": UPMEM DPUs have no 16-bit floating-point type (every float is emulated in 32 or 64 bits); "
+             "run it with --dtype i32, i64, f32 or f64";
+  for (const std::string& op : k.requiredOps())
+    if (op != "mac" && op != "add" && op != "mul" && op != "max" && op != "relu" && op != "div" &&
+        op != "reduce")
+      return "operation '" + op +
+             "' has no UPMEM instruction template (add, mul, mac, max, relu, div, reduce)";
+  return {};
+}
+
+UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
+  const Kernel& k = p.kernel();
+  if (const std::string why = upmemUnsupportedReason(k); !why.empty()) throw InputError(why);
+  std::vector<StatementShape> shapes;
+  for (const Statement& s : k.statements) shapes.push_back(shapeOf(k, s, o));
+  UpmemProgram prog;
+  checkLimits(o, shapes, prog);
+
+  const TileMapping m = mapDraft(p.space(), d, IndexingStrategy::Exact);
+  auto& plan = prog.plan;
+  plan.dpusPerRank = o.dpusPerRank;
+  plan.dpus = m.groupsUsed * o.dpusPerRank;
+  const auto dpuOf = [&](int g, int c) { return static_cast<std::size_t>(g * o.dpusPerRank + c); };
+
+  // Per DPU: its kernel, its tiles.
+  HostStep launch;
+  launch.kind = HostStep::Kind::Launch;
+  launch.kernels.resize(static_cast<std::size_t>(plan.dpus));
+  std::vector<std::vector<std::int64_t>> tileBytes(
+      k.tensors.size(), std::vector<std::int64_t>(static_cast<std::size_t>(plan.dpus)));
+  for (const CoreTile& core : m.cores) {
+    if (core.idle) continue;
+    const std::size_t dpu = dpuOf(core.group, core.core);
+    ++prog.dpusUsed;
+    std::int64_t mram = 0;
+    for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+      tileBytes[t][dpu] =
+          core.tensors[t].elements * static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype));
+      mram += roundUp8(tileBytes[t][dpu]);
+    }
+    prog.mramBytes = std::max(prog.mramBytes, mram);
+    DpuKernel& kernel = launch.kernels[dpu];
+    kernel.tasklets.resize(static_cast<std::size_t>(o.tasklets));
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      auto count = [&](const std::vector<int>& loops) {
+        std::int64_t n = 1;
+        for (int l : loops) n *= core.computeTile[static_cast<std::size_t>(l)].count;
+        return n;
+      };
+      if (s > 0 && o.tasklets > 1)
+        for (auto& tp : kernel.tasklets) tp.push_back(Step::barrier());  // the next reads what this wrote
+      KernelBuilder(shapes[s], o.tasklets, o.dmaMaxBytes)
+          .append(kernel.tasklets, count(shapes[s].outLoops), count(shapes[s].reduceLoops));
+    }
+  }
+  if (prog.mramBytes > o.mramBytes)
+    throw InputError("MRAM: a DPU's tiles take " + bytesText(prog.mramBytes) + ", above its " +
+                     bytesText(o.mramBytes) + " (pim.MRAM_bytes)");
+
+  auto transfer = [&](std::size_t t, bool toDpu) {
+    const Tensor& tensor = k.tensors[t];
+    std::int64_t whole = static_cast<std::int64_t>(dtypeBytes(tensor.dtype));
+    for (const auto e : tensorExtents(k, static_cast<int>(t), p.shape())) whole *= e;
+    HostStep s;
+    s.toDpu = toDpu;
+    s.bytesPerDpu = tileBytes[t];
+    const auto& v = s.bytesPerDpu;
+    const bool everyoneWhole =
+        std::all_of(v.begin(), v.end(), [&](std::int64_t b) { return b == 0 || b == whole; });
+    s.kind =
+        toDpu && prog.dpusUsed > 1 && everyoneWhole ? HostStep::Kind::Broadcast : HostStep::Kind::Parallel;
+    std::int64_t sum = 0;
+    for (auto b : v) sum += b;
+    prog.tileBytes += s.kind == HostStep::Kind::Broadcast ? whole * prog.dpusUsed : sum;
+    prog.notes.push_back(std::string(toDpu ? "CPU->DPU " : "DPU->CPU ") +
+                         (s.kind == HostStep::Kind::Broadcast ? "broadcast " : "parallel ") + tensor.name +
+                         ": " + bytesText(*std::max_element(v.begin(), v.end())) + " to each of " +
+                         std::to_string(prog.dpusUsed) + " DPUs" +
+                         (s.kind == HostStep::Kind::Parallel ? " (each rank padded to its largest)" : ""));
+    plan.steps.push_back(std::move(s));
+    return sum / std::max<std::int64_t>(1, static_cast<std::int64_t>(dtypeBytes(tensor.dtype))) -
+           whole / static_cast<std::int64_t>(dtypeBytes(tensor.dtype));
+  };
+  for (std::size_t t = 0; t < k.tensors.size(); ++t)
+    if (k.tensors[t].role == TensorRole::Input && !p.isResident(static_cast<int>(t))) transfer(t, true);
+  plan.steps.push_back(std::move(launch));
+  prog.notes.push_back("launch " + std::to_string(o.tasklets) + " tasklets on " +
+                       std::to_string(prog.dpusUsed) + " DPUs");
+  for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+    if (k.tensors[t].role != TensorRole::Output) continue;
+    const std::int64_t partials = transfer(t, false);  // elements held twice: partial sums
+    if (partials <= 0) continue;
+    prog.mergedPartials += partials;
+    HostStep merge;
+    merge.kind = HostStep::Kind::HostWork;
+    merge.hostNs = static_cast<double>(partials) / o.hostMergeGops;
+    plan.steps.push_back(merge);
+    prog.notes.push_back("host adds " + std::to_string(partials) + " partial results of " +
+                         k.tensors[t].name);
+  }
+  return prog;
+}
+
+namespace {
+
+void listSteps(std::ostream& os, const std::vector<Step>& steps, int depth, std::size_t& lines,
+               std::size_t max) {
+  for (const Step& s : steps) {
+    if (lines >= max) return;
+    os << std::string(static_cast<std::size_t>(2 * depth), ' ');
+    switch (s.kind) {
+      case Step::Kind::Issue:
+        os << "issue " << s.count << " instruction" << (s.count == 1 ? "" : "s") << '\n';
+        break;
+      case Step::Kind::Dma:
+        os << (s.toMram ? "mram_write " : "mram_read ") << s.bytes << " B\n";
+        break;
+      case Step::Kind::Barrier:
+        os << "barrier_wait\n";
+        break;
+      case Step::Kind::Loop:
+        os << "loop " << s.count << " times:\n";
+        ++lines;
+        listSteps(os, s.body, depth + 1, lines, max);
+        continue;
+    }
+    ++lines;
+  }
+}
+
+}  // namespace
+
+std::string upmemListing(const UpmemProgram& prog, std::size_t maxLines) {
+  std::ostringstream os;
+  std::size_t lines = 0;
+  for (const auto& n : prog.notes) {
+    if (lines++ >= maxLines) return os.str();
+    os << n << '\n';
+  }
+  for (const HostStep& s : prog.plan.steps) {
+    if (s.kind != HostStep::Kind::Launch) continue;
+    std::size_t busiest = 0, most = 0;
+    for (std::size_t i = 0; i < s.kernels.size(); ++i) {
+      std::size_t size = 0;
+      for (const auto& tp : s.kernels[i].tasklets) size += tp.size();
+      if (size > most) most = size, busiest = i;
+    }
+    if (most == 0 || lines >= maxLines) continue;
+    os << "DPU " << busiest % static_cast<std::size_t>(prog.plan.dpusPerRank) << " of rank "
+       << busiest / static_cast<std::size_t>(prog.plan.dpusPerRank) << ", tasklet 0:\n";
+    ++lines;
+    listSteps(os, s.kernels[busiest].tasklets.front(), 1, lines, maxLines);
+  }
+  return os.str();
+}
+
+}  // namespace pim

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// UPMEM code generation (upmem.md; PrIM's kernel structure): a draft says which DPUs hold which tiles; this
+// turns it into what the host and the DPUs run, as the DPU model takes it (sim/dpu/): the host plan
+// (CPU->DPU transfers, one launch, DPU->CPU transfers, the host's merge of partial results) and each DPU's
+// per-tasklet program, from instruction templates per statement kind and element type.
+//
+// The templates follow the loops CoMoNM traced from dpu-clang (upmem.md, "Traced loop bodies"):
+// - element-wise (nothing reduced): tasklets stride over blocks of `blockBytes`; per block 13 instructions,
+//   one mram_read per streamed operand and one mram_write; per element 2 instructions per streamed operand
+//   (address and load), the operation's instructions, 2 for the store and 2 for index and branch (vector
+//   add: 9);
+// - reduction (a loop variable the target does not use): per element 2 per streamed operand, the
+//   operation, the accumulation and 1 branch (GEMV: 6 plus the multiply). Where a DPU holds at least as many
+//   outputs as tasklets, tasklets take outputs (in groups that keep the 8-B aligned write, as PrIM's GEMV
+//   takes rows in pairs) and stream each one's operands; otherwise tasklets split each reduction over
+//   blocks, meet at a barrier and tasklet 0 adds the partial sums (PrIM's RED).
+// Every operand is streamed in the order the DPU reads it: the host lays each DPU's tile out that way when
+// it transfers it. Partial results of a reduction split over DPUs are added by the host.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/core/problem.h"
+#include "sim/dpu/host_plan.h"
+
+namespace pim {
+
+/// The kernel-level choices of a schedule beside its draft, and the limits they must respect.
+struct UpmemCodegenOptions {
+  int tasklets = 16;        // launched per DPU (PrIM: NR_TASKLETS)
+  int blockBytes = 1024;    // WRAM block per streamed operand and tasklet, one DMA (PrIM: 2^BL)
+  int mulOperandBits = 31;  // significant bits of a 32-bit multiply's smaller operand
+  std::int64_t stackBytes = 256;
+  double hostMergeGops = 1;  // host additions of partial results per ns
+  // Limits (the verifier's, upmem.md).
+  int maxTasklets = 24;
+  std::int64_t wramBytes = 65536, mramBytes = std::int64_t{64} << 20;
+  int dmaMaxBytes = 2048;
+  int dpusPerRank = 64;
+};
+
+/// What one schedule runs, with what the listing and statistics need beside the plan.
+struct UpmemProgram {
+  sim::dpu::HostPlan plan;
+  int dpusUsed = 0;                 // DPUs given work
+  std::int64_t wramBytes = 0;       // per DPU: blocks and stacks
+  std::int64_t mramBytes = 0;       // largest per-DPU share of every tensor
+  std::int64_t tileBytes = 0;       // bytes the host moves without padding (the tensors' tiles)
+  std::int64_t mergedPartials = 0;  // partial results the host adds
+  std::vector<std::string> notes;   // one line per step of the plan, in order
+};
+
+/// Why `k` has no UPMEM program (an operation without a template, a 16-bit float type), empty if it has one.
+std::string upmemUnsupportedReason(const Kernel& k);
+
+/// The program of draft `d` of `p`. Throws InputError naming the limit and its value when the schedule
+/// breaks one (tasklets, WRAM, MRAM, DMA size).
+UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOptions& o);
+
+/// The host plan and the program of the busiest DPU's tasklet 0, readable; at most `maxLines` lines.
+std::string upmemListing(const UpmemProgram& prog, std::size_t maxLines);
+
+}  // namespace pim

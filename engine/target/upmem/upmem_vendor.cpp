@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/target/upmem/upmem_vendor.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "engine/common/error.h"
+
+namespace pim {
+namespace {
+
+struct Split {
+  int part = -1;
+  PartChoice choice;
+  std::int64_t extent = 0;
+  std::string what;  // "W's axis 0"
+};
+
+// The part and representative that split the outermost axis (longer than 1) of the largest tensor.
+std::optional<Split> primSplit(const Problem& p) {
+  const Kernel& k = p.kernel();
+  int largest = -1;
+  std::int64_t most = 0;
+  for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+    std::int64_t n = 1;
+    for (auto e : tensorExtents(k, static_cast<int>(t), p.shape())) n *= e;
+    if (n > most) most = n, largest = static_cast<int>(t);
+  }
+  if (largest < 0) return std::nullopt;
+  const auto extents = tensorExtents(k, largest, p.shape());
+  const auto& sets = p.space().sets().sets;
+  for (std::size_t axis = 0; axis < extents.size(); ++axis) {
+    if (extents[axis] <= 1) continue;
+    for (std::size_t s = 0; s < sets.size(); ++s)
+      for (std::size_t c = 0; c < sets[s].candidates.size(); ++c) {
+        const auto& cand = sets[s].candidates[c];
+        if (cand.tensor != largest || cand.axis != static_cast<int>(axis)) continue;
+        Split sp;
+        sp.part = static_cast<int>(s);
+        sp.choice.rep = static_cast<int>(c);
+        sp.extent = extents[axis];
+        sp.what = k.tensors[static_cast<std::size_t>(largest)].name + "'s axis " + std::to_string(axis);
+        return sp;
+      }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Baseline primBaseline(const ITarget& self, const Problem& p, const EvalOptions& o) {
+  Baseline v;
+  v.name = "vendor";
+  if (const auto why = self.check(p); !why.empty()) {
+    v.reason = why.front();
+    return v;
+  }
+  const auto split = primSplit(p);
+  if (!split) {
+    v.reason = "no PrIM schedule: no axis of " + p.kernel().name + "'s largest tensor can be split over DPUs";
+    return v;
+  }
+  const Resources& res = p.space().resources();
+  std::string lastError;
+  for (std::int64_t dpus = 1; dpus <= std::int64_t{res.groups} * res.coresPerGroup && dpus <= split->extent;
+       dpus *= 2) {
+    std::vector<PartChoice> parts(static_cast<std::size_t>(p.space().partCount()));
+    PartChoice& c = parts[static_cast<std::size_t>(split->part)];
+    c = split->choice;
+    c.cores = static_cast<int>(std::min<std::int64_t>(dpus, res.coresPerGroup));
+    c.groups = static_cast<int>(dpus / c.cores);
+    if (c.groups > res.groups) break;
+    try {
+      const Draft d = p.space().draft(p.space().idOf(parts));
+      Evaluation e = self.evaluate(p, d, o);
+      if (!v.available || e.totalCycles < v.eval.totalCycles) {
+        v.available = true;
+        v.eval = std::move(e);
+        v.draft = d;
+        v.summary = "PrIM: " + split->what + " over " + std::to_string(dpus) +
+                    " DPUs (the fastest power of two), PrIM's tasklets and block: " + p.space().label(d);
+      }
+    } catch (const InputError& e) {
+      lastError = e.what();  // this DPU count does not fit (MRAM); more DPUs may
+    }
+  }
+  if (!v.available) v.reason = "no PrIM schedule fits: " + lastError;
+  return v;
+}
+
+}  // namespace pim

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+// The upmem target: UPMEM programs generated from drafts (engine/codegen/upmem_codegen.cpp) and their
+// evaluation through the DPU model. Expected programs are derived by hand in the comments from the
+// templates' sources (upmem.md, "Traced loop bodies"; PrIM's kernel structure).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <set>
+
+#include "engine/codegen/upmem_codegen.h"
+#include "engine/common/error.h"
+#include "engine/search/baselines.h"
+#include "engine/search/evaluate.h"
+#include "engine/target/upmem/upmem_params.h"
+#include "tests/test_util.h"
+
+namespace {
+
+using namespace pim;
+using sim::dpu::HostStep;
+using sim::dpu::Step;
+using sim::dpu::TaskletProgram;
+
+std::unique_ptr<Problem> upmem(const std::string& kernel, const std::string& dims, DType t,
+                               const Backend& b = builtinBackends().get("upmem")) {
+  const Kernel k = retyped(KernelLibrary::builtin().get(kernel), t);
+  return std::make_unique<Problem>(b, k, parseShape(k, dims));
+}
+
+// The draft giving `dpus` DPUs (within one rank up to 64) to `part` and one to every other part.
+Draft splitOver(const Problem& p, int part, int groups, int cores) {
+  std::vector<PartChoice> parts(static_cast<std::size_t>(p.space().partCount()));
+  parts[static_cast<std::size_t>(part)].groups = groups;
+  parts[static_cast<std::size_t>(part)].cores = cores;
+  return p.space().draft(p.space().idOf(parts));
+}
+
+int partOf(const Problem& p, const std::string& tensor, int axis) {
+  const int t = p.kernel().tensorIndex(tensor);
+  const auto& sets = p.space().sets().sets;
+  for (std::size_t s = 0; s < sets.size(); ++s)
+    for (const auto& c : sets[s].candidates)
+      if (c.tensor == t && c.axis == axis) return static_cast<int>(s);
+  return -1;
+}
+
+const sim::dpu::DpuKernel& launchedOn(const UpmemProgram& prog, std::size_t dpu) {
+  for (const HostStep& s : prog.plan.steps)
+    if (s.kind == HostStep::Kind::Launch) return s.kernels.at(dpu);
+  throw std::logic_error("no launch");
+}
+
+UpmemCodegenOptions options(const Problem& p) { return upmemParams(p.backend()).codegen; }
+
+void expectInputError(const std::function<void()>& f, std::initializer_list<std::string> needles) {
+  try {
+    f();
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    for (const auto& n : needles) EXPECT_NE(msg.find(n), std::string::npos) << msg << " lacks " << n;
+  }
+}
+
+// VA int32, 4,096 elements on one DPU, 16 tasklets, 1,024-B blocks: 256 elements a block, 16 blocks, one per
+// tasklet: 13 instructions, two 1,024-B reads, 9 x 256 = 2,304 instructions, one 1,024-B write.
+TEST(UpmemCodegen, VectorAddIsPrimsBlockLoop) {
+  const auto p = upmem("va", "b=1,n=4096", DType::I32);
+  const UpmemProgram prog = lowerUpmem(*p, p->space().draft(0), options(*p));
+  const auto& k = launchedOn(prog, 0);
+  ASSERT_EQ(k.tasklets.size(), 16u);
+  const TaskletProgram expected = {Step::issue(13), Step::mramRead(1024), Step::mramRead(1024),
+                                   Step::issue(2304), Step::mramWrite(1024)};
+  for (const auto& t : k.tasklets) EXPECT_EQ(t, expected);
+  EXPECT_EQ(prog.dpusUsed, 1);
+  EXPECT_EQ(prog.wramBytes, 16 * (3 * 1024 + 256));  // three blocks and a stack per tasklet
+}
+
+// GEMV int32, 32 rows of 512 on one DPU: rows in pairs (8-B writes), 16 pairs, one per tasklet. A row: 2
+// instructions (accumulator), 2 blocks of 256 elements, each 13 instructions, a 1,024-B read of W and of x
+// and 256 x (2 x 2 operands + __mulsi3 (7 + 31 steps) + 1 accumulate + 1 branch) = 256 x 44 instructions.
+TEST(UpmemCodegen, GemvGivesTaskletsRowPairs) {
+  const auto p = upmem("gemv", "b=1,out=32,in=512", DType::I32);
+  const UpmemProgram prog = lowerUpmem(*p, p->space().draft(0), options(*p));
+  const std::vector<Step> block = {Step::issue(13), Step::mramRead(1024), Step::mramRead(1024),
+                                   Step::issue(256 * 44)};
+  const std::vector<Step> row = {Step::issue(2), Step::loop(2, block)};
+  const TaskletProgram expected = {Step::loop(2, row), Step::mramWrite(8)};
+  for (const auto& t : launchedOn(prog, 0).tasklets) EXPECT_EQ(t, expected);
+}
+
+// RED int64, 4,096 elements on one DPU: 128 elements a block, 32 blocks, 2 per tasklet; per element 2
+// (operand) + 1 (add) + 3 (int64 carry, upmem.md) + 1 (branch) = 7. Then a barrier, and tasklet 0 adds the
+// 16 partial sums (16 x (2 + 1) + 2 = 50 instructions) and writes the 8-B result.
+TEST(UpmemCodegen, ReductionMeetsAtABarrierAndTaskletZeroAdds) {
+  const auto p = upmem("red", "b=1,n=4096", DType::I64);
+  const UpmemProgram prog = lowerUpmem(*p, p->space().draft(0), options(*p));
+  const std::vector<Step> block = {Step::issue(13), Step::mramRead(1024), Step::issue(128 * 7)};
+  const auto& k = launchedOn(prog, 0);
+  EXPECT_EQ(k.tasklets[0], (TaskletProgram{Step::issue(2), Step::loop(2, block), Step::barrier(),
+                                           Step::issue(50), Step::mramWrite(8)}));
+  EXPECT_EQ(k.tasklets[5], (TaskletProgram{Step::issue(2), Step::loop(2, block), Step::barrier()}));
+}
+
+// RED split over 2 ranks x 64 DPUs: each DPU's partial sum goes back to the host, which adds 127 of them.
+TEST(UpmemCodegen, AReductionSplitOverDpusIsMergedByTheHost) {
+  const auto p = upmem("red", "b=1,n=1048576", DType::I64);
+  const UpmemProgram prog = lowerUpmem(*p, splitOver(*p, partOf(*p, "x", 1), 2, 64), options(*p));
+  EXPECT_EQ(prog.dpusUsed, 128);
+  EXPECT_EQ(prog.mergedPartials, 127);
+  EXPECT_EQ(prog.plan.steps.back().kind, HostStep::Kind::HostWork);
+  EXPECT_EQ(prog.plan.steps.front().kind, HostStep::Kind::Parallel);
+  EXPECT_EQ(prog.plan.steps.front().bytesPerDpu[0], 1048576 / 128 * 8);
+}
+
+// GEMV's rows over DPUs: every DPU needs the whole vector, which is broadcast.
+TEST(UpmemCodegen, AnOperandEveryDpuNeedsWholeIsBroadcast) {
+  const auto p = upmem("gemv", "b=1,out=4096,in=1024", DType::I32);
+  const UpmemProgram prog = lowerUpmem(*p, splitOver(*p, partOf(*p, "W", 0), 1, 64), options(*p));
+  ASSERT_EQ(prog.plan.steps.front().kind, HostStep::Kind::Broadcast);  // x (W is resident)
+  EXPECT_EQ(prog.plan.steps.front().bytesPerDpu[63], 4096);
+}
+
+TEST(UpmemCodegen, LimitsAreRefusedWithTheirValues) {
+  Backend b = builtinBackends().get("upmem");
+  b.setParameters({{"pim.tasklets", 24}, {"pim.blockBytes", 2048}});
+  const auto p = upmem("va", "b=1,n=4096", DType::I32, b);
+  expectInputError([&] { evaluateDraft(*p, p->space().draft(0)); },
+                   {"WRAM", "24 tasklets", "2,048 B", "exceed the DPU's 65,536 B"});
+  const auto big = upmem("va", "b=1,n=16777216", DType::I32);  // 3 x 64 MB on one DPU
+  expectInputError([&] { evaluateDraft(*big, big->space().draft(0)); }, {"MRAM", "67,108,864 B"});
+  const auto f16 = test::problem("upmem", "va", "b=1,n=4096");
+  ASSERT_FALSE(targetOf(f16->backend()).check(*f16).empty());
+  EXPECT_NE(targetOf(f16->backend()).check(*f16).front().find("--dtype"), std::string::npos);
+}
+
+// Every library kernel (int32) on sampled drafts: the five UPMEM phases add up to the three fixed ones, one
+// row of statistics per DPU of the system, the host moves at least every input tile it sends.
+TEST(UpmemTarget, EveryLibraryKernelGivesAWellFormedEvaluation) {
+  int evaluated = 0;
+  for (const auto& entry : KernelLibrary::builtin().entries()) {
+    const Kernel k = retyped(KernelLibrary::builtin().get(entry.name), DType::I32);
+    const Problem p(builtinBackends().get("upmem"), k, parseShape(k, ""));
+    if (!targetOf(p.backend()).check(p).empty()) continue;  // softmax: no template
+    for (std::uint64_t id : {std::uint64_t{0}, p.space().size() / 2, p.space().size() - 1}) {
+      const Draft d = p.space().draft(id);
+      Evaluation e;
+      try {
+        e = evaluateDraft(p, d);
+      } catch (const InputError&) {
+        continue;  // does not fit a DPU's MRAM
+      }
+      SCOPED_TRACE(entry.name + " " + p.space().label(d));
+      EXPECT_EQ(e.cycles[0] + e.cycles[1] + e.cycles[2], e.totalCycles);
+      EXPECT_EQ(std::accumulate(e.subCycles.begin(), e.subCycles.end(), std::int64_t{0}), e.totalCycles);
+      EXPECT_GT(e.cycles[1], 0);
+      EXPECT_EQ(e.unitStats.units(), 2560u);
+      EXPECT_GT(e.energyPj, 0);
+      ++evaluated;
+    }
+  }
+  EXPECT_GE(evaluated, 15);
+}
+
+// The vendor schedule is PrIM's: the largest tensor's outer axis over a power of two of DPUs, the fastest.
+TEST(UpmemTarget, VendorIsPrimsSplitAtTheFastestPowerOfTwo) {
+  const auto p = upmem("va", "b=1,n=2621440", DType::I32);
+  const Baseline v = vendorBaseline(*p);
+  ASSERT_TRUE(v.available) << v.reason;
+  const auto& part = v.draft->parts[static_cast<std::size_t>(partOf(*p, "x", 1))];
+  const int dpus = part.groups * part.cores;
+  EXPECT_EQ(dpus & (dpus - 1), 0);
+  for (int other : {dpus / 2, dpus * 2}) {
+    if (other < 1 || other > 2048) continue;
+    const Evaluation e =
+        evaluateDraft(*p, splitOver(*p, partOf(*p, "x", 1), std::max(1, other / 64), std::min(64, other)));
+    EXPECT_GE(e.totalCycles, v.eval.totalCycles) << other << " DPUs";
+  }
+}
+
+// What-if edits reach the model: a longer same-tasklet gap or launch overhead never makes a run faster.
+TEST(UpmemTarget, SlowerHardwareIsNeverFaster) {
+  const auto base = upmem("gemv", "b=1,out=4096,in=1024", DType::I32);
+  const Draft d = splitOver(*base, partOf(*base, "W", 0), 1, 64);
+  const auto t0 = evaluateDraft(*base, d).totalCycles;
+  for (const auto& [key, value] : std::vector<std::pair<std::string, double>>{
+           {"pim.minTaskletCPI", 14}, {"pim.launchMs", 0.1}, {"pim.dmaServicePerByte", 1.0}}) {
+    Backend b = builtinBackends().get("upmem");
+    b.setParameter(key, value);
+    const auto p = upmem("gemv", "b=1,out=4096,in=1024", DType::I32, b);
+    EXPECT_GT(evaluateDraft(*p, d).totalCycles, t0) << key;
+  }
+}
+
+// What-if: every pim.* parameter the target does not declare unread changes the time of one of four probes
+// (parallel transfers both ways; a broadcast and multiplies; a barrier and the host's merge); the limits
+// (MRAM, DMA size, stacks) are pinned by LimitsAreRefusedWithTheirValues. Declared-unread ones change none.
+TEST(UpmemTarget, EveryTimingParameterChangesATime) {
+  auto probe = [](const Backend& b) {
+    std::vector<std::int64_t> t;
+    const auto va = upmem("va", "b=1,n=262144", DType::I32, b);
+    t.push_back(evaluateDraft(*va, splitOver(*va, partOf(*va, "x", 1), 2, 64)).totalCycles);
+    const auto gemv = upmem("gemv", "b=1,out=4096,in=1024", DType::I32, b);
+    t.push_back(evaluateDraft(*gemv, splitOver(*gemv, partOf(*gemv, "W", 0), 1, 64)).totalCycles);
+    const auto red = upmem("red", "b=1,n=1048576", DType::I64, b);
+    t.push_back(evaluateDraft(*red, splitOver(*red, partOf(*red, "x", 1), 2, 64)).totalCycles);
+    return t;
+  };
+  const Backend& shipped = builtinBackends().get("upmem");
+  const auto before = probe(shipped);
+  std::set<std::string> unread;
+  for (const auto& u : targetOf(shipped).unreadParameters(shipped)) unread.insert(u.key);
+  for (const Parameter& p : shipped.parameters) {
+    if (p.key.rfind("pim.", 0) != 0 || p.key == "pim.MRAM_bytes" || p.key == "pim.dmaMaxBytes" ||
+        p.key == "pim.stackBytes")
+      continue;
+    Backend b = shipped;
+    // A tenth binds even the aggregate ceilings on 2 ranks; a block stays a DMA size.
+    const double v = p.value == 0 ? 0.01 : p.key == "pim.blockBytes" ? p.value / 2 : p.value / 10;
+    b.setParameter(p.key, p.integer ? std::max(1.0, std::floor(v)) : v);
+    EXPECT_EQ(probe(b) != before, unread.count(p.key) == 0) << p.key;
+  }
+}
+
+}  // namespace
