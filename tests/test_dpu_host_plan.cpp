@@ -27,25 +27,27 @@ double phase(const PlanRun& r, UpmemPhase p) { return r.cycles[static_cast<std::
 TEST(DpuHostPlan, AParallelTransferPadsEachRankToItsLargestShare) {
   HostPlan p = twoRanksOfFour();
   // Rank 0's four DPUs take 1,000, 1,000, 1,000 and 996 B: one length per rank, 1,000 B each (the last is
-  // padded); rank 1 is not addressed. 16,200 ns of setup + 4,000 B / 6.68 GB/s = 598.80 ns.
+  // padded); rank 1 is not addressed. Four DPUs take at most 4 x 1.16 GB/s (the one-DPU rate), below the
+  // rank's 6.68: 16,200 ns of setup + 4,000 B / 4.64 GB/s = 862.07 ns.
   p.steps.push_back({HostStep::Kind::Parallel, true, {1000, 1000, 1000, 996}, {}, 0, UpmemPhase::Host});
   const PlanRun r = simulatePlan({}, {}, p);
-  EXPECT_NEAR(phase(r, UpmemPhase::CpuToDpu), (16200 + 4000 / 6.68) * kCyclesPerNs, 1e-6);
+  EXPECT_NEAR(phase(r, UpmemPhase::CpuToDpu), (16200 + 4000 / 4.64) * kCyclesPerNs, 1e-6);
   EXPECT_EQ(r.perDpu[3].hostBytesIn, 1000);
   EXPECT_EQ(r.perDpu[4].hostBytesIn, 0);
 }
 
 TEST(DpuHostPlan, RanksTransferConcurrentlyUnderTheAggregateCeiling) {
   HostPlan p = twoRanksOfFour();
-  // Each rank moves 4 x 2,048 B: 1,226.35 ns at 6.68 GB/s, the two at once (16,384 B at the 46.2 GB/s ceiling
-  // would take 354.6 ns). Reading back: 8,192 B / 4.74 GB/s per rank, after 20,100 ns of setup.
+  // Each rank moves 4 x 2,048 B at 4 x 1.16 = 4.64 GB/s (its four DPUs' one-DPU rate, below the rank's
+  // 6.68), the two at once (16,384 B at the 46.2 GB/s ceiling would take 354.6 ns). Reading back: 8,192 B at
+  // 4 x 0.24 = 0.96 GB/s per rank (below 4.74), after 20,100 ns of setup.
   p.steps.push_back(
       {HostStep::Kind::Parallel, true, std::vector<std::int64_t>(8, 2048), {}, 0, UpmemPhase::Host});
   p.steps.push_back(
       {HostStep::Kind::Parallel, false, std::vector<std::int64_t>(8, 2048), {}, 0, UpmemPhase::Host});
   const PlanRun r = simulatePlan({}, {}, p);
-  EXPECT_NEAR(phase(r, UpmemPhase::CpuToDpu), (16200 + 8192 / 6.68) * kCyclesPerNs, 1e-6);
-  EXPECT_NEAR(phase(r, UpmemPhase::DpuToCpu), (20100 + 8192 / 4.74) * kCyclesPerNs, 1e-6);
+  EXPECT_NEAR(phase(r, UpmemPhase::CpuToDpu), (16200 + 8192 / 4.64) * kCyclesPerNs, 1e-6);
+  EXPECT_NEAR(phase(r, UpmemPhase::DpuToCpu), (20100 + 8192 / 0.96) * kCyclesPerNs, 1e-6);
   // With 64 DPUs per rank and 40 ranks, the ceiling binds: 2,560 x 2,048 B / 46.2 GB/s = 113,484 ns, where a
   // rank alone takes 131,072 B / 6.68 GB/s = 19,621 ns.
   HostPlan full;
@@ -58,13 +60,13 @@ TEST(DpuHostPlan, RanksTransferConcurrentlyUnderTheAggregateCeiling) {
 
 TEST(DpuHostPlan, BroadcastAndSerialTransfers) {
   HostPlan p = twoRanksOfFour();
-  // A 100-B buffer (104 with alignment) to all 8 DPUs: 416 B per rank at 16.88 GB/s.
+  // A 100-B buffer (104 with alignment) to all 8 DPUs: 416 B per rank at 4 x 1.16 GB/s (below 16.88).
   p.steps.push_back(
       {HostStep::Kind::Broadcast, true, std::vector<std::int64_t>(8, 100), {}, 0, UpmemPhase::Host});
   // Two DPUs read back 16 B each, one call each: 2 x (20,100 + 16 / 0.24) ns.
   p.steps.push_back({HostStep::Kind::Serial, false, {16, 0, 16}, {}, 0, UpmemPhase::Host});
   const PlanRun r = simulatePlan({}, {}, p);
-  EXPECT_NEAR(phase(r, UpmemPhase::CpuToDpu), (16200 + 416 / 16.88) * kCyclesPerNs, 1e-6);
+  EXPECT_NEAR(phase(r, UpmemPhase::CpuToDpu), (16200 + 416 / 4.64) * kCyclesPerNs, 1e-6);
   EXPECT_NEAR(phase(r, UpmemPhase::DpuToCpu), 2 * (20100 + 16 / 0.24) * kCyclesPerNs, 1e-6);
   EXPECT_EQ(r.perDpu[7].hostBytesIn, 104);
   EXPECT_EQ(r.perDpu[2].hostBytesOut, 16);

@@ -401,6 +401,21 @@ TEST(SessionFile, TheLabellingModelRoundTripsAndOlderFilesArePimScopes) {
   expectRefused(path, "unknown model 'ramulator'");
 }
 
+// The element type (format 6): an upmem session run as int32 must reopen as int32, not as the kernel's f16.
+TEST(SessionFile, TheElementTypeRoundTripsAndOlderFilesRunAsDeclared) {
+  TempDir dir;
+  const std::string path = dir.file("dtype.pimsession");
+  SessionData d;
+  d.settings.dtype = "i32";
+  SessionFile::save(path, d);
+  EXPECT_EQ(SessionFile::load(path).settings.dtype, "i32");
+  setPragma(path, "UPDATE element_type SET name = 'q7';");
+  expectRefused(path, "unknown type 'q7'");
+  SessionFile::save(path, d);
+  setPragma(path, "DROP TABLE element_type; PRAGMA user_version = 5;");
+  EXPECT_EQ(SessionFile::load(path).settings.dtype, "");
+}
+
 // Formats 1 and 2 were written when every tensor was streamed: they open as an explicit "" (not gemv's
 // declared W resident), so the numbers they hold stay the numbers of their problem.
 TEST(SessionFile, Format1And2FilesOpenWithEveryTensorStreamed) {

@@ -202,6 +202,7 @@ TEST(UpmemTarget, EveryTimingParameterChangesATime) {
     std::vector<std::int64_t> t;
     const auto va = upmem("va", "b=1,n=262144", DType::I32, b);
     t.push_back(evaluateDraft(*va, splitOver(*va, partOf(*va, "x", 1), 2, 64)).totalCycles);
+    t.push_back(evaluateDraft(*va, splitOver(*va, partOf(*va, "x", 1), 1, 4)).totalCycles);  // one-DPU rates
     const auto gemv = upmem("gemv", "b=1,out=4096,in=1024", DType::I32, b);
     t.push_back(evaluateDraft(*gemv, splitOver(*gemv, partOf(*gemv, "W", 0), 1, 64)).totalCycles);
     const auto red = upmem("red", "b=1,n=1048576", DType::I64, b);

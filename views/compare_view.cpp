@@ -300,7 +300,12 @@ std::string CompareView::kernelFile() const {
                               : std::string();
 }
 
-pim::Kernel CompareView::currentKernel() const { return pim::resolveKernel(kernelName(), kernelFile()); }
+pim::Kernel CompareView::currentKernel() const {
+  pim::Kernel k = pim::resolveKernel(kernelName(), kernelFile());
+  // The panel's element type: UPMEM runs integer and 32/64-bit float kernels only.
+  if (const auto t = pim::parseDType(m_session.dtype)) k = pim::retyped(std::move(k), *t);
+  return k;
+}
 
 void CompareView::showElapsed() {
   m_status->setText(tr("Comparing %1… %2 s").arg(m_what).arg(m_clock.elapsed() / 1e3, 0, 'f', 1));

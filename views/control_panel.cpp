@@ -49,6 +49,14 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   auto* kernelRow = new QHBoxLayout;
   kernelRow->addWidget(m_kernel, 1);
   kernelRow->addWidget(open);
+  m_dtype = new QComboBox;
+  m_dtype->setObjectName(QStringLiteral("elementType"));
+  m_dtype->addItem(tr("as declared"), QString());
+  for (const char* t : {"f16", "bf16", "f32", "f64", "i8", "i32", "i64"})
+    m_dtype->addItem(QString::fromLatin1(t), QString::fromLatin1(t));
+  m_dtype->setToolTip(
+      tr("Every tensor of the kernel in this element type (UPMEM has no 16-bit float: run it as i32, i64, "
+         "f32 or f64)"));
   m_kernelSummary = new QLabel;
   m_kernelSummary->setWordWrap(true);
   m_kernelSummary->setStyleSheet(QStringLiteral("color: palette(mid);"));
@@ -58,6 +66,7 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   pf->addRow(tr("Backend"), m_backend);
   pf->addRow(tr("Kernel"), kernelRow);
   pf->addRow(m_kernelSummary);
+  pf->addRow(tr("Element type"), m_dtype);
   m_dimsBox = new QWidget;
   m_dimsForm = new QFormLayout(m_dimsBox);
   m_dimsForm->setContentsMargins(0, 0, 0, 0);
@@ -106,6 +115,7 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   };
   connect(m_backend, &QComboBox::currentIndexChanged, this, changed);
   connect(m_kernel, &QComboBox::currentIndexChanged, this, changed);  // after rebuildDims (connected first)
+  connect(m_dtype, &QComboBox::currentIndexChanged, this, changed);
   connect(m_strategy, &QComboBox::currentIndexChanged, this, changed);
   connect(m_model, &QComboBox::currentIndexChanged, this, changed);
   for (QCheckBox* box : m_rules) connect(box, &QCheckBox::toggled, this, changed);
@@ -298,6 +308,7 @@ SessionConfig ControlPanel::config() const {
   QStringList shape;
   for (const auto& [name, field] : m_dims) shape << name + QLatin1Char('=') + sizeText(field);
   c.shape = shape.join(QLatin1Char(',')).toStdString();
+  c.dtype = m_dtype->currentData().toString().toStdString();
   // Always the list shown, even when it is what the kernel declares: what the field says is what runs.
   c.resident = m_resident->text().trimmed().toStdString();
   c.strategy = m_strategy->currentData().toString().toStdString();
@@ -322,6 +333,7 @@ void ControlPanel::setConfig(const SessionConfig& c) {
     m_kernel->setCurrentIndex(std::max(0, m_kernel->findData(QString::fromStdString(c.kernel))));
   }
   rebuildDims(QString::fromStdString(c.shape));
+  m_dtype->setCurrentIndex(std::max(0, m_dtype->findData(QString::fromStdString(c.dtype))));
   if (c.resident) m_resident->setText(QString::fromStdString(*c.resident));  // else rebuildDims's default
   m_strategy->setCurrentIndex(std::max(0, m_strategy->findData(QString::fromStdString(c.strategy))));
   for (std::size_t i = 0; i < m_rules.size(); ++i) m_rules[i]->setChecked(i < c.rules.size() && c.rules[i]);

@@ -60,6 +60,7 @@ class ControlPanel : public QWidget {
 
   QComboBox* m_backend;
   QComboBox* m_kernel;
+  QComboBox* m_dtype;  // "" (as declared) or a DType name
   QLabel* m_kernelSummary;
   QFormLayout* m_dimsForm;
   QWidget* m_dimsBox;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <exception>
 
+#include "engine/common/error.h"
 #include "engine/core/problem.h"
 #include "engine/hw/backend.h"
 #include "engine/kernel/kernel.h"
@@ -50,6 +51,11 @@ std::shared_ptr<const pim::Problem> makeProblem(const SessionConfig& config) {
   const pim::Backend& backend =
       config.backendOverride ? *config.backendOverride : pim::builtinBackends().get(config.backend);
   pim::Kernel kernel = pim::resolveKernel(config.kernel, config.kernelFile);
+  if (!config.dtype.empty()) {
+    const auto t = pim::parseDType(config.dtype);
+    if (!t) throw pim::InputError("element type: unknown type '" + config.dtype + "'");
+    kernel = pim::retyped(std::move(kernel), *t);
+  }
   pim::Shape shape = pim::parseShape(kernel, config.shape);
   pim::Residency residency = residencyFor(kernel, config.resident);
   return std::make_shared<const pim::Problem>(backend, std::move(kernel), std::move(shape),

@@ -19,6 +19,7 @@ struct SessionConfig {
   std::string kernel = "gemv";
   std::string kernelFile;  // a DSL file; overrides `kernel` when set
   std::string shape = "b=1,out=4096,in=4096";
+  std::string dtype;  // every tensor retyped to this element type; empty: as the kernel declares
   /// Resident tensors as a comma list ("" = all streamed); nullopt for what the kernel declares
   /// (views/residency_input.h reads it).
   std::optional<std::string> resident;

@@ -59,6 +59,7 @@ nlohmann::json toJson(const pim::SessionSettings& s) {
           {"kernelFile", s.kernelFile},
           {"kernelSource", s.kernelSource},
           {"shape", s.shape},
+          {"dtype", s.dtype},
           {"resident", s.resident ? nlohmann::json(*s.resident) : nlohmann::json(nullptr)},
           {"strategy", s.strategy},
           {"rules", rules},
@@ -74,6 +75,7 @@ pim::SessionSettings fromJson(const nlohmann::json& j) {
   s.kernelFile = j.at("kernelFile").get<std::string>();
   s.kernelSource = j.at("kernelSource").get<std::string>();
   s.shape = j.at("shape").get<std::string>();
+  if (const auto t = j.find("dtype"); t != j.end()) s.dtype = t->get<std::string>();  // absent: as declared
   // Null: the kernel's declared residency. Absent: saved before residency, when every tensor was streamed.
   if (const auto r = j.find("resident"); r == j.end())
     s.resident = "";
@@ -112,6 +114,7 @@ pim::SessionSettings settingsOf(const SessionConfig& c) {
     if (f.open(QIODevice::ReadOnly)) s.kernelSource = bytes(f.readAll());
   }
   s.shape = c.shape;
+  s.dtype = c.dtype;
   s.resident = c.resident;
   s.strategy = c.strategy;
   s.rules = c.rules;
@@ -154,6 +157,7 @@ SessionConfig configOf(const pim::SessionSettings& s, const QString& sessionPath
     }
   }
   c.shape = s.shape;
+  c.dtype = s.dtype;
   c.resident = s.resident;
   if (!pim::StrategyRegistry::builtin().find(s.strategy))
     throw pim::InputError(where + ": unknown strategy '" + s.strategy + "'");

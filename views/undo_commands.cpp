@@ -11,6 +11,7 @@ QString steeringChange(const SessionConfig& a, const SessionConfig& b) {
   QStringList fields;
   if (a.backend != b.backend) fields << QObject::tr("backend");
   if (a.kernel != b.kernel || a.kernelFile != b.kernelFile) fields << QObject::tr("kernel");
+  if (a.dtype != b.dtype) fields << QObject::tr("element type");
   // A kernel change rebuilds the dimensions: the shape follows the kernel and is no separate step.
   if (fields.isEmpty() && a.shape != b.shape) {
     const QStringList da = QString::fromStdString(a.shape).split(QLatin1Char(','));

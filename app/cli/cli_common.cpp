@@ -477,6 +477,12 @@ nlohmann::json evaluationJson(const Evaluation& e, const Backend* unitsOf) {
                               {"ns", static_cast<double>(e.subCycles[i]) * e.tCKns}};
       out["sub_phases"] = parts;
     }
+    // The family's own summary: its sub-phases in ms and what it reports of the run.
+    nlohmann::json own = nlohmann::json::object();
+    for (std::size_t i = 0; timed && i < subs.size() && i < e.subCycles.size(); ++i)
+      own[subs[i].key + "_ms"] = static_cast<double>(e.subCycles[i]) * e.tCKns / 1e6;
+    for (const auto& [name, value] : e.facts) own[name] = value;
+    if (!own.empty()) out[std::string(targetOf(*unitsOf).family())] = own;
   }
   return out;
 }

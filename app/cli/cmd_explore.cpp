@@ -231,11 +231,11 @@ void printExploreJson(const ExploreCmd& o, const Problem& problem, LabelModel la
        {{"vendor", c.vendor.available ? baselineJson(c.vendor) : nlohmann::json(nullptr)},
         {"vendor_reason", c.vendor.available ? "" : c.vendor.reason},
         {"compute_centric", c.ccOk() ? ccJson : nlohmann::json(nullptr)},
-        {"gpu", baselineJson(c.gpu)}}},
+        {"gpu", c.gpu.available ? baselineJson(c.gpu) : nlohmann::json(nullptr)}}},
       {"speedup",
        {{"vs_vendor", speedup(c.vendor.available, c.vendor.eval.timeNs)},
         {"vs_compute_centric", speedup(c.ccOk(), c.ccOk() ? c.computeCentric->simulated->timeNs : 0)},
-        {"vs_gpu", speedup(true, c.gpu.eval.timeNs)}}},
+        {"vs_gpu", speedup(c.gpu.available, c.gpu.eval.timeNs)}}},
       {"seconds", r.seconds},
       {"stage_seconds", stagesJson},
       {"interrupted", interrupted().load()}};
@@ -275,7 +275,7 @@ void printExploreText(const ExploreCmd& o, const Problem& problem, LabelModel la
   };
   row("vendor default", c.vendor.available, c.vendor.eval.timeNs, c.vendor.reason);
   row("compute-centric", c.ccOk(), c.ccOk() ? c.computeCentric->simulated->timeNs : 0, "n/a");
-  row("GPU only", true, c.gpu.eval.timeNs, "");
+  row("GPU only", c.gpu.available, c.gpu.eval.timeNs, c.gpu.reason);
   std::cout << tb.str() << "explored in " << r.seconds << " s";
   const char* sep = " (";
   for (const auto& [stage, sec] : r.last.stageSeconds) {

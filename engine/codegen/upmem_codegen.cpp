@@ -272,7 +272,7 @@ std::string upmemUnsupportedReason(const Kernel& k) {
     if (t.dtype == DType::F16 || t.dtype == DType::BF16)
       return "tensor " + t.name + " is " + std::string(dtypeName(t.dtype)) +
              ": UPMEM DPUs have no 16-bit floating-point type (every float is emulated in 32 or 64 bits); "
-             "run it with --dtype i32, i64, f32 or f64";
+             "choose the element type i32, i64, f32 or f64 (--dtype in the CLI, Element type in the window)";
   for (const std::string& op : k.requiredOps())
     if (op != "mac" && op != "add" && op != "mul" && op != "max" && op != "relu" && op != "div" &&
         op != "reduce")

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/mapping/tile_mapping.h"
@@ -104,6 +105,9 @@ struct Evaluation {
   /// With EvalOptions::preload: cycles of placing the resident inputs in the draft's layout once, before the
   /// first call (DCC's preLoad); not part of totalCycles. Empty when not asked for or nothing is resident.
   std::optional<std::int64_t> preloadCycles;
+  /// What a family reports of a run beside the fields above, by name ("launches", "tasklets"): exported
+  /// under the family's name with its sub-phases.
+  std::vector<std::pair<std::string, double>> facts;
   std::string traceJson;  // when requested
   /// Stopped by EvalOptions::stopAfterCycles: totalCycles/timeNs are a lower bound (the draft is slower than
   /// the bound); breakdown, energy and statistics are not filled in.

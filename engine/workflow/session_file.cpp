@@ -57,6 +57,7 @@ CREATE TABLE view_state(key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE residency(
   id INTEGER PRIMARY KEY CHECK (id = 1), declared INTEGER NOT NULL, resident TEXT NOT NULL);
 CREATE TABLE label_model(id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL);
+CREATE TABLE element_type(id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL);
 CREATE TABLE history(
   number INTEGER PRIMARY KEY, wall_s REAL NOT NULL, cancelled INTEGER NOT NULL, origin TEXT NOT NULL,
   ended_ms INTEGER NOT NULL, session BLOB NOT NULL);
@@ -232,6 +233,11 @@ void writeAll(Db& db, const SessionData& d) {
     s.insert();
   }
   {
+    Stmt s(db, "INSERT INTO element_type(id, name) VALUES (1, ?)", "write element type");  // format 6
+    s.text(c.dtype);
+    s.insert();
+  }
+  {
     Stmt s(db, "INSERT INTO view_state(key, value) VALUES (?, ?)", "write view state");
     for (const auto& [key, value] : d.view) {
       s.text(key).blob(value);
@@ -352,6 +358,17 @@ void readLabelModel(Db& db, std::int64_t version, SessionSettings& c) {
   c.model = *m;
 }
 
+// Format 6 names the element type the kernel was retyped to; earlier files ran kernels as declared.
+void readElementType(Db& db, std::int64_t version, SessionSettings& c) {
+  c.dtype.clear();
+  if (version < 6) return;
+  Stmt s(db, "SELECT name FROM element_type WHERE id = 1", "read element type");
+  if (!s.step()) throw InputError("no element_type row");
+  c.dtype = s.colText(0);
+  if (!c.dtype.empty() && !parseDType(c.dtype))
+    throw InputError("element_type: unknown type '" + c.dtype + "' (f16, bf16, f32, f64, i8, i32, i64)");
+}
+
 /// The integrity check and header of a session (a file, or a history run's serialized bytes): its format
 /// version, or an InputError naming `shown`.
 std::int64_t checkedVersion(Db& db, const std::string& shown) {
@@ -390,6 +407,7 @@ SessionData readAll(Db& db, std::int64_t version, const std::string& shown) {
     readRules(db, version, d);
     readResidency(db, version, d.settings);
     readLabelModel(db, version, d.settings);
+    readElementType(db, version, d.settings);
     {
       Stmt s(
           db,

@@ -24,6 +24,7 @@ struct SessionSettings {
   std::string kernelFile;           // the DSL file's path when it was opened from one
   std::string kernelSource;         // that file's text, so the session opens without the file
   std::string shape;
+  std::string dtype;  // every tensor retyped to this element type ("f16", ...); empty: as the kernel declares
   /// Which tensors stay in the banks between calls (engine/kernel/residency.h): nullopt for what the kernel
   /// declares, else the exact comma list of resident tensors ("" = every tensor streamed). Files of formats 1
   /// and 2 load as "": they were saved when every tensor was streamed, and their numbers are of that.
@@ -76,8 +77,9 @@ class SessionFile {
   /// counts in fixed columns of the session row; format 2 keys them by rule name in `prune_rules`, so a rule
   /// added to the registry is saved without a new format. Format 3 adds the one-row `residency` table. Format
   /// 1 and 2 files still open (as every tensor streamed). Format 4 adds `label_model`; format 5 the run
-  /// history, each run a serialized session of its own in a `history` row.
-  static constexpr int kSchemaVersion = 5;
+  /// history, each run a serialized session of its own in a `history` row; format 6 the `element_type` the
+  /// kernel was retyped to (earlier files: as declared).
+  static constexpr int kSchemaVersion = 6;
 
   /// Writes `data` to `path` atomically: a temporary file next to it is filled in one transaction, closed and
   /// renamed over `path`, so a failed save leaves any previous file intact. Throws InputError naming the

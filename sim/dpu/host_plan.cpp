@@ -75,7 +75,9 @@ class PlanSimulator {
   void add(UpmemPhase p, double cycles) { m_run.cycles[static_cast<std::size_t>(p)] += cycles; }
 
   // Parallel: each rank moves its largest share (8-B aligned) to every DPU it addresses; broadcast: the one
-  // buffer to each. Ranks run concurrently at their rate, together no faster than the aggregate ceiling.
+  // buffer to each. Ranks run concurrently at their rate, together no faster than the aggregate ceiling. The
+  // rank rates are PrIM's for all 64 DPUs of a rank; a rank addressing fewer moves no faster than those DPUs
+  // take data one by one (the one-DPU rates), so one DPU of a parallel transfer is as fast as a serial one.
   double rankTransfer(const HostStep& s) {
     const bool broadcast = s.kind == HostStep::Kind::Broadcast;
     const double rankGBps = broadcast ? m_rates.broadcastRankGBps
@@ -100,7 +102,10 @@ class PlanSimulator {
         DpuTotals& d = m_run.perDpu[static_cast<std::size_t>(it - s.bytesPerDpu.begin())];
         (s.toDpu ? d.hostBytesIn : d.hostBytesOut) += length;
       }
-      slowestRankNs = std::max(slowestRankNs, static_cast<double>(rankBytes) / rankGBps);
+      const double addressed = static_cast<double>(rankBytes / std::max<std::int64_t>(1, length));
+      const double oneDpuGBps = s.toDpu ? m_rates.serialToDpuGBps : m_rates.serialFromDpuGBps;
+      slowestRankNs = std::max(slowestRankNs,
+                               static_cast<double>(rankBytes) / std::min(rankGBps, addressed * oneDpuGBps));
       bytes += static_cast<double>(rankBytes);
     }
     if (bytes == 0) return 0;
@@ -140,7 +145,9 @@ class PlanSimulator {
         if (*distinct[it->second].first == k) run = &distinct[it->second].second;
       if (!run) {
         byHash.emplace(h, distinct.size());
-        distinct.emplace_back(&k, simulateDpuSliced(m_cfg, k).run);
+        SlicedRun sliced = simulateDpuSliced(m_cfg, k);
+        m_run.extrapolated = m_run.extrapolated || sliced.sliced;
+        distinct.emplace_back(&k, std::move(sliced.run));
         run = &distinct.back().second;
       }
       DpuTotals& d = m_run.perDpu[i];

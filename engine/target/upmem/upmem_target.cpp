@@ -12,10 +12,6 @@
 namespace pim {
 namespace {
 
-constexpr const char* kNoSerial =
-    "no generated schedule transfers DPU by DPU (PrIM's SEL and UNI read their outputs so; those kernels are "
-    "not generated yet)";
-
 // The parameters, read once per problem (what-if edits make a new problem).
 class UpmemContext final : public ITargetContext {
  public:
@@ -98,8 +94,6 @@ class UpmemTarget final : public ITarget {
         {"core.fpuSharedBy", "each DPU has its own pipeline"},
         {"core.banksPerCore", "a DPU's bank is its MRAM, sized by pim.MRAM_bytes"},
         {"group.broadcast", "broadcast transfers are always available (pim.broadcast*GBps)"},
-        {"pim.serialToDpuGBps", kNoSerial},
-        {"pim.serialFromDpuGBps", kNoSerial},
     };
   }
   UnitGeometry geometry(const Backend& b) const override {
@@ -166,6 +160,11 @@ Evaluation UpmemTarget::evaluation(const Problem& p, const UpmemProgram& prog, s
                       {"rdWr", "assumed: energy.RD per 8 B of MRAM<->WRAM DMA"},
                       {"hostIo", "assumed: energy.HOST_IO_BYTE per byte moved between host and MRAM"}};
   e.energyPj = e.energy.total_pJ();
+  e.facts = {{"launches", run.launches},
+             {"dpus", prog.dpusUsed},
+             {"tasklets", up.codegen.tasklets},
+             {"simulated_kernels", run.distinctKernels},
+             {"extrapolated", run.extrapolated ? 1 : 0}};
   e.placedBytes = static_cast<std::int64_t>(hostBytes);
   e.paddingBytes = std::max<std::int64_t>(0, e.placedBytes - prog.tileBytes);
   return e;
