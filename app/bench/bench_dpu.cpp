@@ -3,6 +3,9 @@
 // 14.8 M instructions), simulated in full and by slices (sim/dpu/dpu_slice.h).
 #include <benchmark/benchmark.h>
 
+#include "engine/kernel/library.h"
+#include "engine/search/evaluate.h"
+#include "engine/target/registry.h"
 #include "sim/dpu/dpu_engine.h"
 #include "sim/dpu/dpu_slice.h"
 
@@ -31,3 +34,39 @@ static void BM_DpuVaSliced(benchmark::State& st) {
   for (auto _ : st) benchmark::DoNotOptimize(simulateDpuSliced({}, k).run.cycles);
 }
 BENCHMARK(BM_DpuVaSliced)->Arg(400)->Arg(40000)->Unit(benchmark::kMillisecond);
+
+// The upmem target end to end: one draft's code generation, host plan and DPU model, for PrIM's full-system
+// sizes on 2,048 DPUs (32 ranks x 64; identical DPUs simulated once, long loops by slices).
+namespace {
+
+std::unique_ptr<pim::Problem> upmemProblem(const char* kernel, const char* dims, pim::DType t) {
+  const pim::Kernel k = pim::retyped(pim::KernelLibrary::builtin().get(kernel), t);
+  return std::make_unique<pim::Problem>(pim::builtinBackends().get("upmem"), k, pim::parseShape(k, dims));
+}
+
+void evaluateOn2048(benchmark::State& st, const char* kernel, const char* dims, pim::DType t) {
+  const auto p = upmemProblem(kernel, dims, t);
+  // PrIM's split: the largest tensor's outer axis over 32 ranks x 64 DPUs (part 1 for VA and RED, 0 for
+  // GEMV).
+  std::vector<pim::PartChoice> parts(static_cast<std::size_t>(p->space().partCount()));
+  parts[std::string(kernel) == "gemv" ? 0 : 1] = {32, 64, 0};
+  const pim::Draft d = p->space().draft(p->space().idOf(parts));
+  for (auto _ : st) benchmark::DoNotOptimize(pim::evaluateDraft(*p, d).totalCycles);
+}
+
+}  // namespace
+
+static void BM_UpmemEvaluateVa2048(benchmark::State& st) {
+  evaluateOn2048(st, "va", "b=1,n=167772160", pim::DType::I32);
+}
+BENCHMARK(BM_UpmemEvaluateVa2048)->Unit(benchmark::kMillisecond);
+
+static void BM_UpmemEvaluateRed2048(benchmark::State& st) {
+  evaluateOn2048(st, "red", "b=1,n=419430400", pim::DType::I64);
+}
+BENCHMARK(BM_UpmemEvaluateRed2048)->Unit(benchmark::kMillisecond);
+
+static void BM_UpmemEvaluateGemv2048(benchmark::State& st) {
+  evaluateOn2048(st, "gemv", "b=1,out=163840,in=4096", pim::DType::I32);
+}
+BENCHMARK(BM_UpmemEvaluateGemv2048)->Unit(benchmark::kMillisecond);
