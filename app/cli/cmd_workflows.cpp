@@ -131,7 +131,7 @@ void runCompare(const CompareCmd& o) {
     return;
   }
   for (const Backend& b : co.edited) std::cout << o.whatIf.line(b, "what-if on " + b.name);
-  std::cout << c.kernel << "[" << c.shape << "]"
+  std::cout << c.kernel << "[" << c.shape << "]" << (o.dtype.empty() ? "" : " as " + o.dtype)
             << (c.resident.empty() ? "" : " (" + c.resident + " resident)") << " on " << c.results.size()
             << (c.results.size() == 1 ? " backend" : " backends") << ", against "
             << (c.baseline == "gpu" ? "the GPU" : c.baseline) << " (" << fmt("%.1f", c.baselineNs) << " ns, "

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/core/problem.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "engine/kernel/dsl.h"
 #include "engine/kernel/library.h"
 #include "engine/kernel/shape_check.h"
-
-#include <stdexcept>
 
 namespace pim {
 
@@ -35,9 +36,16 @@ std::int64_t Problem::dimSize(std::string_view name) const {
 }
 
 std::string Problem::title() const {
+  // The element type when every tensor has the same one other than the library's f16 (`--dtype i32`).
+  std::string notes;
+  const auto& ts = m_kernel.tensors;
+  if (!ts.empty() && ts.front().dtype != DType::F16 &&
+      std::all_of(ts.begin(), ts.end(), [&](const Tensor& t) { return t.dtype == ts.front().dtype; }))
+    notes = dtypeName(ts.front().dtype);
   const std::string resident = residentNames(m_kernel, m_residency);
+  if (!resident.empty()) notes += (notes.empty() ? "" : ", ") + resident + " resident";
   return m_kernel.name + "[" + shapeString(m_kernel, m_shape) + "] on " + m_backend.name +
-         (resident.empty() ? "" : " (" + resident + " resident)");
+         (notes.empty() ? "" : " (" + notes + ")");
 }
 
 std::string Problem::storeKey() const {
