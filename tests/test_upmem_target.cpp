@@ -131,6 +131,9 @@ TEST(UpmemCodegen, LimitsAreRefusedWithTheirValues) {
                    {"WRAM", "24 tasklets", "2,048 B", "exceed the DPU's 65,536 B"});
   const auto big = upmem("va", "b=1,n=16777216", DType::I32);  // 3 x 64 MB on one DPU
   expectInputError([&] { evaluateDraft(*big, big->space().draft(0)); }, {"MRAM", "67,108,864 B"});
+  const auto huge = upmem("va", "b=1,n=1099511627776", DType::I32);  // 12 TiB over 2,560 x 64 MiB
+  ASSERT_EQ(targetOf(huge->backend()).check(*huge).size(), 1u);
+  EXPECT_NE(targetOf(huge->backend()).check(*huge).front().find("does not fit"), std::string::npos);
   const auto f16 = test::problem("upmem", "va", "b=1,n=4096");
   ASSERT_FALSE(targetOf(f16->backend()).check(*f16).empty());
   EXPECT_NE(targetOf(f16->backend()).check(*f16).front().find("--dtype"), std::string::npos);

@@ -2,6 +2,7 @@
 #include "engine/target/upmem/upmem_target.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "engine/codegen/upmem_codegen.h"
 #include "engine/common/error.h"
@@ -51,6 +52,26 @@ const std::vector<SubPhaseDecl>& upmemPhases() {
   return s;
 }
 
+// Every tensor spread over every DPU must fit their MRAM, or no draft can run.
+std::string capacityReason(const Problem& p) {
+  const Kernel& k = p.kernel();
+  double bytes = 0;
+  for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+    double n = static_cast<double>(dtypeBytes(k.tensors[t].dtype));
+    for (auto e : tensorExtents(k, static_cast<int>(t), p.shape())) n *= static_cast<double>(e);
+    bytes += n;
+  }
+  const double dpus = static_cast<double>(p.backend().totalGroups()) * p.backend().coresPerGroup();
+  const double mram = paramsOf(p).codegen.mramBytes;
+  if (bytes / dpus <= mram) return {};
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%s does not fit: its tensors take %.4g B, %.4g B per DPU on all %.0f DPUs, above the %.0f B "
+                "of MRAM each (pim.MRAM_bytes)",
+                p.title().c_str(), bytes, bytes / dpus, dpus, mram);
+  return buf;
+}
+
 class UpmemTarget final : public ITarget {
  public:
   UpmemTarget() : m_schema(dccLevelsSchema()) {
@@ -68,6 +89,12 @@ class UpmemTarget final : public ITarget {
   std::vector<std::string> check(const Backend&, const Kernel& k) const override {
     if (std::string why = upmemUnsupportedReason(k); !why.empty()) return {std::move(why)};
     return {};
+  }
+  std::vector<std::string> check(const Problem& p) const override {
+    std::vector<std::string> reasons = check(p.backend(), p.kernel());
+    if (reasons.empty())
+      if (std::string why = capacityReason(p); !why.empty()) reasons.push_back(std::move(why));
+    return reasons;
   }
 
   Evaluation evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const override {
