@@ -6,6 +6,7 @@
 
 #include "engine/common/error.h"
 #include "engine/kernel/library.h"
+#include "engine/target/registry.h"
 #include "engine/workflow/compare.h"
 
 namespace pim {
@@ -83,16 +84,32 @@ TEST(Compare, ABackendBaselineHasSpeedupOneAndTheVerdictNamesIt) {
 }
 
 TEST(Compare, ABackendThatCannotRunTheKernelIsReportedWithTheReason) {
-  const Kernel red = KernelLibrary::builtin().get("red");
-  const Comparison c = compareBackends(red, "b=1,n=4096", options({"upmem", "gddr6-aim"}));
+  const Kernel attn = KernelLibrary::builtin().get("attn");
+  const Comparison c = compareBackends(attn, "b=1,h=2,l=64,d=32", options({"upmem", "attacc"}));
   ASSERT_EQ(c.results.size(), 2u);
-  EXPECT_EQ(c.results[0].backend, "gddr6-aim");
+  EXPECT_EQ(c.results[0].backend, "attacc");
   EXPECT_TRUE(c.results[0].available);
   EXPECT_EQ(c.results[1].backend, "upmem");
   EXPECT_FALSE(c.results[1].available);
-  EXPECT_FALSE(c.results[1].reason.empty());
+  EXPECT_NE(c.results[1].reason.find("softmax"), std::string::npos) << c.results[1].reason;
   EXPECT_FALSE(c.results[1].speedup);
   EXPECT_FALSE(c.verdict.empty());
+}
+
+// UPMEM has no f16: an f16 kernel runs there in the nearest type it lists (f32), and the row says so; a
+// backend that lists the type runs it as given.
+TEST(Compare, ABackendWithoutTheKernelsTypeRunsTheNearestOne) {
+  const Kernel red = KernelLibrary::builtin().get("red");
+  const Comparison c = compareBackends(red, "b=1,n=4096", options({"upmem", "hbm2-pim"}));
+  for (const BackendResult& r : c.results) {
+    EXPECT_TRUE(r.available) << r.backend << ": " << r.reason;
+    EXPECT_EQ(r.retyped, r.backend == "upmem");
+    EXPECT_EQ(r.elementType, r.backend == "upmem" ? "f32" : "f16");
+  }
+  bool changed = true;
+  const Kernel i64 = pim::retyped(red, DType::I64);
+  EXPECT_EQ(compareKernel(pim::builtinBackends().get("upmem"), i64, &changed).tensors[0].dtype, DType::I64);
+  EXPECT_FALSE(changed);
 }
 
 // "attacc or stay on the GPU?": one PIM backend against GPU-only execution is a comparison with a verdict.
@@ -138,7 +155,13 @@ TEST(Compare, BadInputIsRefusedClearly) {
   refused(options({"gddr6-aim", "gddr6-aim"}), "b=1,n=4096", "twice");
   refused(options({"gddr6-aim", "no-such-backend"}), "b=1,n=4096", "no-such-backend");
   refused(options({"gddr6-aim", "hbm2-pim"}, "attacc"), "b=1,n=4096", "--baseline");
-  refused(options({"gddr6-aim", "upmem"}, "upmem"), "b=1,n=4096", "--baseline upmem");
+  try {
+    compareBackends(KernelLibrary::builtin().get("attn"), "b=1,h=2,l=64,d=32",
+                    options({"attacc", "upmem"}, "upmem"));
+    ADD_FAILURE() << "accepted a baseline that cannot run the kernel";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--baseline upmem"), std::string::npos) << e.what();
+  }
   refused(options({"gddr6-aim", "hbm2-pim"}), "b=1,n=0", "n");
 }
 

@@ -329,7 +329,7 @@ void CompareView::onKernelChanged() {
   }
   for (const pim::Backend& b : pim::builtinBackends().all()) {
     const QString name = qs(b.name);
-    const QString why = k ? qs(pim::unsupportedReason(b, *k)) : error;
+    const QString why = k ? qs(pim::unsupportedReason(b, pim::compareKernel(b, *k))) : error;
     QCheckBox* box = m_backends.at(name);
     const QSignalBlocker block(box);
     box->setEnabled(why.isEmpty());
@@ -486,13 +486,14 @@ void CompareView::showComparison(std::shared_ptr<const pim::Comparison> c) {
   const QColor grey = palette().color(QPalette::Disabled, QPalette::Text);
   for (int i = 0; i < static_cast<int>(c->results.size()); ++i) {
     const pim::BackendResult& r = c->results[static_cast<std::size_t>(i)];
-    QTableWidgetItem* name = cell(qs(r.backend));
+    QTableWidgetItem* name =
+        cell(qs(r.backend) + (r.retyped ? tr(" as %1").arg(qs(r.elementType)) : QString()));
     name->setData(kResultRole, i);
     if (r.backend == c->baseline) {
       QFont bold = name->font();
       bold.setBold(true);
       name->setFont(bold);
-      name->setText(qs(r.backend) + tr(" (baseline)"));
+      name->setText(name->text() + tr(" (baseline)"));
     }
     m_table->setItem(i, Backend, name);
     if (!r.available) {

@@ -76,6 +76,9 @@ struct CompareCmd {
   bool json = false;
 };
 
+/// A row's backend, with the element type it ran in when that is not the requested one.
+std::string rowName(const BackendResult& r) { return r.backend + (r.retyped ? " as " + r.elementType : ""); }
+
 void runCompare(const CompareCmd& o) {
   if (o.kernel.empty() && o.kernelFile.empty())
     throw InputError("--kernel: give a library kernel or --kernel-file");
@@ -104,6 +107,7 @@ void runCompare(const CompareCmd& o) {
       }
       results.push_back(
           {{"backend", r.backend},
+           {"element_type", r.elementType},
            {"available", r.available},
            {"reason", r.reason},
            {"strategy", r.strategy},
@@ -140,10 +144,10 @@ void runCompare(const CompareCmd& o) {
                "energy (nJ)", "speed-up"});
   for (const auto& r : c.results) {
     if (!r.available) {
-      t.add({r.backend, "-", "-", "-", "-", "-", "-", "-", "-"});
+      t.add({rowName(r), "-", "-", "-", "-", "-", "-", "-", "-"});
       continue;
     }
-    t.add({r.backend, "draft " + std::to_string(r.draft->id) + " " + r.draftLabel, grouped(r.eval.cycles[0]),
+    t.add({rowName(r), "draft " + std::to_string(r.draft->id) + " " + r.draftLabel, grouped(r.eval.cycles[0]),
            grouped(r.eval.cycles[1]), grouped(r.eval.cycles[2]), grouped(r.eval.totalCycles),
            fmt("%.1f", r.eval.timeNs), fmt("%.1f", r.eval.energyPj / 1e3), fmt("%.2fx", *r.speedup)});
   }

@@ -268,16 +268,17 @@ void checkLimits(const UpmemCodegenOptions& o, const std::vector<StatementShape>
 }  // namespace
 
 std::string upmemUnsupportedReason(const Kernel& k) {
-  for (const Tensor& t : k.tensors)
-    if (t.dtype == DType::F16 || t.dtype == DType::BF16)
-      return "tensor " + t.name + " is " + std::string(dtypeName(t.dtype)) +
-             ": UPMEM DPUs have no 16-bit floating-point type (every float is emulated in 32 or 64 bits); "
-             "choose the element type i32, i64, f32 or f64 (--dtype in the CLI, Element type in the window)";
+  // The operation first: no element type makes a kernel without a template run.
   for (const std::string& op : k.requiredOps())
     if (op != "mac" && op != "add" && op != "mul" && op != "max" && op != "relu" && op != "div" &&
         op != "reduce")
       return "operation '" + op +
              "' has no UPMEM instruction template (add, mul, mac, max, relu, div, reduce)";
+  for (const Tensor& t : k.tensors)
+    if (t.dtype == DType::F16 || t.dtype == DType::BF16)
+      return "tensor " + t.name + " is " + std::string(dtypeName(t.dtype)) +
+             ": UPMEM DPUs have no 16-bit floating-point type (every float is emulated in 32 or 64 bits); "
+             "choose the element type i32, i64, f32 or f64 (--dtype in the CLI, Element type in the window)";
   return {};
 }
 

@@ -26,6 +26,52 @@ std::string joined(const std::vector<std::string>& v) {
 
 }  // namespace
 
+namespace {
+
+bool isFloat(DType t) { return t == DType::F16 || t == DType::BF16 || t == DType::F32 || t == DType::F64; }
+
+/// The type of every tensor of `k`, nullopt when they differ.
+std::optional<DType> uniformType(const Kernel& k) {
+  if (k.tensors.empty()) return std::nullopt;
+  for (const Tensor& t : k.tensors)
+    if (t.dtype != k.tensors.front().dtype) return std::nullopt;
+  return k.tensors.front().dtype;
+}
+
+/// The type `b` lists nearest to `t`: of the same kind (float or integer), the narrowest at least as wide,
+/// else the widest narrower one; nullopt when `b` lists none of that kind.
+std::optional<DType> nearestType(const Backend& b, DType t) {
+  std::optional<DType> wider, narrower;
+  for (DType c : b.core.dtypes) {
+    if (isFloat(c) != isFloat(t)) continue;
+    if (dtypeBytes(c) >= dtypeBytes(t)) {
+      if (!wider || dtypeBytes(c) < dtypeBytes(*wider)) wider = c;
+    } else if (!narrower || dtypeBytes(c) > dtypeBytes(*narrower)) {
+      narrower = c;
+    }
+  }
+  return wider ? wider : narrower;
+}
+
+}  // namespace
+
+Kernel compareKernel(const Backend& b, const Kernel& k, bool* retypedOut) {
+  bool dummy = false;
+  bool& retypedTo = retypedOut ? *retypedOut : dummy;
+  retypedTo = false;
+  const auto t = uniformType(k);
+  const ITarget& target = targetOf(b);
+  if (!t || target.check(b, k).empty() ||
+      std::find(b.core.dtypes.begin(), b.core.dtypes.end(), *t) != b.core.dtypes.end())
+    return k;
+  const auto near = nearestType(b, *t);
+  if (!near) return k;
+  Kernel r = retyped(k, *near);
+  if (!target.check(b, r).empty()) return k;
+  retypedTo = true;
+  return r;
+}
+
 BestDraft findBestDraft(const Problem& p, const BestDraftOptions& o) {
   BestDraft out;
   if (std::string why = unsupportedReason(p.backend(), p.kernel()); !why.empty()) {
@@ -109,7 +155,10 @@ Comparison compareBackends(const Kernel& k, const std::string& dims, const Compa
     r.backend = name;
     std::unique_ptr<Problem> p;
     try {
-      p = std::make_unique<Problem>(backendOf(name), k, shape, o.residency);
+      const Kernel run = compareKernel(backendOf(name), k, &r.retyped);
+      const auto t = uniformType(run);
+      r.elementType = t ? std::string(dtypeName(*t)) : "mixed";
+      p = std::make_unique<Problem>(backendOf(name), run, shape, o.residency);
     } catch (const InputError& e) {
       r.reason = e.what();
     }

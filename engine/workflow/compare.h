@@ -55,8 +55,15 @@ struct CompareOptions {
   std::function<void(const CompareProgress&)> onProgress;
 };
 
+/// `k` as compare runs it on `b`: as given, unless `b`'s target refuses it and `b` does not list its element
+/// type; then in the nearest type `b` lists (same kind, the narrowest at least as wide, else the widest), if
+/// that runs. `retyped` says whether it was retyped.
+Kernel compareKernel(const Backend& b, const Kernel& k, bool* retyped = nullptr);
+
 struct BackendResult {
   std::string backend;
+  std::string elementType;  // what the backend ran the kernel in ("f16"; "mixed" when tensors differ)
+  bool retyped = false;     // the backend lacks the kernel's type and ran its nearest one
   bool available = false;
   std::string reason;    // why not available
   std::string strategy;  // how the draft was chosen
