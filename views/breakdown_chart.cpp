@@ -14,18 +14,18 @@
 namespace pimgui {
 namespace {
 
-/// The fixed phases keep their colours across every family; another category takes a palette colour chosen by
-/// its name, so it looks the same in every chart.
-QColor colourOf(const QString& category) {
+/// The fixed phases keep their colours across every family; a family's sub-phases take shades of their
+/// phase's colour (the first the colour itself, then lighter and darker ones), so a stack reads by phase.
+QColor colourOf(const QString& category, int phase, int indexInPhase) {
   static const QStringList fixed = {"Input rearrangement", "Compute", "Output rearrangement",
                                     "GPU only (host)"};
   static const QColor fixedColours[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b),
                                         QColor(0x59, 0xa1, 0x4f), QColor(0x9c, 0x75, 0x5f)};
-  static const QColor others[] = {QColor(0xe1, 0x57, 0x59), QColor(0x76, 0xb7, 0xb2),
-                                  QColor(0xed, 0xc9, 0x48), QColor(0xb0, 0x7a, 0xa1),
-                                  QColor(0xff, 0x9d, 0xa7), QColor(0xba, 0xb0, 0xac)};
   if (const qsizetype f = fixed.indexOf(category); f >= 0) return fixedColours[f];
-  return others[qHash(category) % std::size(others)];
+  const QColor base = fixedColours[std::clamp(phase, 0, 2)];
+  static const int shades[] = {100, 150, 60, 190, 40};  // QColor::lighter factors; < 100 darkens
+  const int shade = shades[static_cast<std::size_t>(indexInPhase) % std::size(shades)];
+  return shade >= 100 ? base.lighter(shade) : base.darker(10000 / shade);
 }
 
 }  // namespace
@@ -99,15 +99,17 @@ void BreakdownChart::setBars(std::vector<BreakdownBar> bars, std::optional<int> 
         ordered.emplace_back(s.phase, s.category);
   std::stable_sort(ordered.begin(), ordered.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (ordered.empty()) ordered = {{0, "Input rearrangement"}, {1, "Compute"}, {2, "Output rearrangement"}};
+  ordered.emplace_back(3, QStringLiteral("GPU only (host)"));
   QStringList names;
   for (const auto& [phase, name] : ordered) names << name;
-  if (names.isEmpty()) names = {"Input rearrangement", "Compute", "Output rearrangement"};
-  names << QStringLiteral("GPU only (host)");
   auto* series = new QStackedBarSeries;
   std::vector<QBarSet*> sets;
   for (int s = 0; s < names.size(); ++s) {
     sets.push_back(new QBarSet(names[s]));
-    const QColor colour = colourOf(names[s]);
+    int indexInPhase = 0;
+    for (int before = 0; before < s; ++before) indexInPhase += ordered[before].first == ordered[s].first;
+    const QColor colour = colourOf(names[s], ordered[s].first, indexInPhase);
     sets.back()->setColor(colour);
     sets.back()->setBorderColor(colour.darker(130));
   }
