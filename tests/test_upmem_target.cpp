@@ -91,6 +91,25 @@ TEST(UpmemCodegen, GemvGivesTaskletsRowPairs) {
   for (const auto& t : launchedOn(prog, 0).tasklets) EXPECT_EQ(t, expected);
 }
 
+// Four rows on a DPU of 16 tasklets: PrIM's GEMV gives the two row pairs to tasklets 0 and 1 (the others
+// idle); otherwise each row's 4 blocks are split over tasklets 0..3, which meet at a barrier.
+TEST(UpmemCodegen, PrimsOutputAssignmentLeavesTaskletsIdle) {
+  const auto p = upmem("gemv", "b=1,out=4,in=1024", DType::I32);
+  UpmemCodegenOptions o = options(*p);
+  o.primOutputAssignment = true;
+  const UpmemProgram primProgram = lowerUpmem(*p, p->space().draft(0), o);
+  const auto& prim = launchedOn(primProgram, 0);
+  EXPECT_FALSE(prim.tasklets[1].empty());
+  EXPECT_TRUE(prim.tasklets[2].empty());
+  o.primOutputAssignment = false;
+  const UpmemProgram splitProgram = lowerUpmem(*p, p->space().draft(0), o);
+  const auto& split = launchedOn(splitProgram, 0);
+  EXPECT_EQ(split.tasklets[3].back(), Step::barrier());
+  const Baseline v = vendorBaseline(*p);
+  ASSERT_TRUE(v.available) << v.reason;
+  EXPECT_NE(v.summary.find("output assignment"), std::string::npos);
+}
+
 // RED int64, 4,096 elements on one DPU: 128 elements a block, 32 blocks, 2 per tasklet; per element 2
 // (operand) + 1 (add) + 3 (int64 carry, upmem.md) + 1 (branch) = 7. Then a barrier, and tasklet 0 adds the
 // 16 partial sums (16 x (2 + 1) + 2 = 50 instructions) and writes the 8-B result.

@@ -158,8 +158,8 @@ std::pair<std::int64_t, std::int64_t> blocksOf(std::int64_t elements, std::int64
 
 class KernelBuilder {
  public:
-  KernelBuilder(const StatementShape& sh, int tasklets, int dmaMax)
-      : m_sh(sh), m_T(tasklets), m_dmaMax(dmaMax) {}
+  KernelBuilder(const StatementShape& sh, int tasklets, int dmaMax, bool primOutputs)
+      : m_sh(sh), m_T(tasklets), m_dmaMax(dmaMax), m_primOutputs(primOutputs) {}
 
   /// Appends the statement's work for one DPU (`outs` outputs, `reduced` elements each) to every tasklet.
   void append(std::vector<TaskletProgram>& tasklets, std::int64_t outs, std::int64_t reduced) const {
@@ -171,7 +171,7 @@ class KernelBuilder {
       }
       if (!m_sh.reduces()) {
         streamBlocks(p, outs, t, m_T, true);
-      } else if (outs >= m_T) {
+      } else if (byOutputs(outs)) {
         outputGroups(p, outs, reduced, t);
       } else {
         std::vector<Step> row;
@@ -180,7 +180,7 @@ class KernelBuilder {
         appendRepeated(p, outs, std::move(row));
       }
     }
-    if (m_sh.reduces() && outs < m_T) {
+    if (m_sh.reduces() && !byOutputs(outs)) {
       // PrIM's RED: barrier, then tasklet 0 adds every tasklet's partial sums and writes them.
       if (m_T > 1)
         for (auto& p : tasklets) p.push_back(Step::barrier());
@@ -192,6 +192,7 @@ class KernelBuilder {
   }
 
  private:
+  bool byOutputs(std::int64_t outs) const { return outs >= m_T || (m_primOutputs && outs > 1); }
   std::vector<Step> block(std::int64_t n, bool writes) const {
     std::vector<Step> b{Step::issue(kBlockInstructions)};
     for (int bytes : m_sh.streamedBytes)
@@ -240,6 +241,7 @@ class KernelBuilder {
   const StatementShape& m_sh;
   int m_T;
   int m_dmaMax;
+  bool m_primOutputs;
 };
 
 std::string bytesText(std::int64_t b) {
@@ -323,7 +325,7 @@ UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOpti
       };
       if (s > 0 && o.tasklets > 1)
         for (auto& tp : kernel.tasklets) tp.push_back(Step::barrier());  // the next reads what this wrote
-      KernelBuilder(shapes[s], o.tasklets, o.dmaMaxBytes)
+      KernelBuilder(shapes[s], o.tasklets, o.dmaMaxBytes, o.primOutputAssignment)
           .append(kernel.tasklets, count(shapes[s].outLoops), count(shapes[s].reduceLoops));
     }
   }

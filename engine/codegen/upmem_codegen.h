@@ -33,6 +33,10 @@ struct UpmemCodegenOptions {
   int mulOperandBits = 31;  // significant bits of a 32-bit multiply's smaller operand
   std::int64_t stackBytes = 256;
   double hostMergeGops = 1;  // host additions of partial results per ns
+  /// PrIM's GEMV: tasklets take outputs whenever a DPU holds more than one, even fewer than tasklets (the
+  /// rest idle); only a single output is split over tasklets (PrIM's RED). Off: a DPU with fewer outputs
+  /// than tasklets splits each reduction over them.
+  bool primOutputAssignment = false;
   // Limits (the verifier's, upmem.md).
   int maxTasklets = 24;
   std::int64_t wramBytes = 65536, mramBytes = std::int64_t{64} << 20;

@@ -106,7 +106,12 @@ class UpmemTarget final : public ITarget {
                       std::size_t maxLines) const override {
     return upmemListing(lowerUpmem(p, d, paramsOf(p).codegen), maxLines);
   }
-  Baseline vendor(const Problem& p, const EvalOptions& o) const override { return primBaseline(*this, p, o); }
+  Baseline vendor(const Problem& p, const EvalOptions& o) const override {
+    UpmemCodegenOptions prim = paramsOf(p).codegen;
+    prim.primOutputAssignment = true;
+    return primBaseline(*this, p,
+                        [&](const Draft& d) { return evaluation(p, lowerUpmem(p, d, prim), d.id, o); });
+  }
   Baseline gpu(const Problem&) const override {
     return {"gpu", false, "UPMEM DIMMs sit beside a CPU host, not a GPU", "", {}, {}};
   }

@@ -48,7 +48,8 @@ std::optional<Split> primSplit(const Problem& p) {
 
 }  // namespace
 
-Baseline primBaseline(const ITarget& self, const Problem& p, const EvalOptions& o) {
+Baseline primBaseline(const ITarget& self, const Problem& p,
+                      const std::function<Evaluation(const Draft&)>& evaluate) {
   Baseline v;
   v.name = "vendor";
   if (const auto why = self.check(p); !why.empty()) {
@@ -72,13 +73,14 @@ Baseline primBaseline(const ITarget& self, const Problem& p, const EvalOptions& 
     if (c.groups > res.groups) break;
     try {
       const Draft d = p.space().draft(p.space().idOf(parts));
-      Evaluation e = self.evaluate(p, d, o);
+      Evaluation e = evaluate(d);
       if (!v.available || e.totalCycles < v.eval.totalCycles) {
         v.available = true;
         v.eval = std::move(e);
         v.draft = d;
         v.summary = "PrIM: " + split->what + " over " + std::to_string(dpus) +
-                    " DPUs (the fastest power of two), PrIM's tasklets and block: " + p.space().label(d);
+                    " DPUs (the fastest power of two), PrIM's tasklets, block and output assignment: " +
+                    p.space().label(d);
       }
     } catch (const InputError& e) {
       lastError = e.what();  // this DPU count does not fit (MRAM); more DPUs may

@@ -4,10 +4,14 @@
 // its default tasklets and block; as in IMTP's "PrIM" baseline, the DPU count is grid-searched over powers
 // of two.
 #pragma once
+#include <functional>
+
 #include "engine/target/target.h"
 
 namespace pim {
 
-Baseline primBaseline(const ITarget& self, const Problem& p, const EvalOptions& o);
+/// `evaluate` times a draft as PrIM's code runs it (the target's code generator with PrIM's choices).
+Baseline primBaseline(const ITarget& self, const Problem& p,
+                      const std::function<Evaluation(const Draft&)>& evaluate);
 
 }  // namespace pim
