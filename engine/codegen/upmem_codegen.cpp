@@ -284,29 +284,22 @@ std::string upmemUnsupportedReason(const Kernel& k) {
   return {};
 }
 
-UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
-  const Kernel& k = p.kernel();
-  if (const std::string why = upmemUnsupportedReason(k); !why.empty()) throw InputError(why);
-  std::vector<StatementShape> shapes;
-  for (const Statement& s : k.statements) shapes.push_back(shapeOf(k, s, o));
-  UpmemProgram prog;
-  checkLimits(o, shapes, prog);
+namespace {
 
-  const TileMapping m = mapDraft(p.space(), d, IndexingStrategy::Exact);
-  auto& plan = prog.plan;
-  plan.dpusPerRank = o.dpusPerRank;
-  plan.dpus = m.groupsUsed * o.dpusPerRank;
-  const auto dpuOf = [&](int g, int c) { return static_cast<std::size_t>(g * o.dpusPerRank + c); };
+/// Per-DPU tile bytes, by tensor (rank-major DPUs of the plan).
+using TileBytes = std::vector<std::vector<std::int64_t>>;
 
-  // Per DPU: its kernel, its tiles.
+/// The launch: every busy DPU's per-tasklet program, statement after statement; fills the tiles each DPU
+/// holds and the largest MRAM share.
+HostStep launchStep(const Kernel& k, const TileMapping& m, const std::vector<StatementShape>& shapes,
+                    const UpmemCodegenOptions& o, UpmemProgram& prog, TileBytes& tileBytes) {
   HostStep launch;
   launch.kind = HostStep::Kind::Launch;
-  launch.kernels.resize(static_cast<std::size_t>(plan.dpus));
-  std::vector<std::vector<std::int64_t>> tileBytes(
-      k.tensors.size(), std::vector<std::int64_t>(static_cast<std::size_t>(plan.dpus)));
+  launch.kernels.resize(static_cast<std::size_t>(prog.plan.dpus));
+  tileBytes.assign(k.tensors.size(), std::vector<std::int64_t>(static_cast<std::size_t>(prog.plan.dpus)));
   for (const CoreTile& core : m.cores) {
     if (core.idle) continue;
-    const std::size_t dpu = dpuOf(core.group, core.core);
+    const auto dpu = static_cast<std::size_t>(core.group * o.dpusPerRank + core.core);
     ++prog.dpusUsed;
     std::int64_t mram = 0;
     for (std::size_t t = 0; t < k.tensors.size(); ++t) {
@@ -317,60 +310,80 @@ UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOpti
     prog.mramBytes = std::max(prog.mramBytes, mram);
     DpuKernel& kernel = launch.kernels[dpu];
     kernel.tasklets.resize(static_cast<std::size_t>(o.tasklets));
+    auto count = [&](const std::vector<int>& loops) {
+      std::int64_t n = 1;
+      for (int l : loops) n *= core.computeTile[static_cast<std::size_t>(l)].count;
+      return n;
+    };
     for (std::size_t s = 0; s < shapes.size(); ++s) {
-      auto count = [&](const std::vector<int>& loops) {
-        std::int64_t n = 1;
-        for (int l : loops) n *= core.computeTile[static_cast<std::size_t>(l)].count;
-        return n;
-      };
       if (s > 0 && o.tasklets > 1)
         for (auto& tp : kernel.tasklets) tp.push_back(Step::barrier());  // the next reads what this wrote
       KernelBuilder(shapes[s], o.tasklets, o.dmaMaxBytes, o.primOutputAssignment)
           .append(kernel.tasklets, count(shapes[s].outLoops), count(shapes[s].reduceLoops));
     }
   }
+  return launch;
+}
+
+/// Adds the transfer of tensor `t`'s tiles (a broadcast where every DPU holds all of an input) and returns
+/// the elements held more than once: an output's partial results, for the host to add.
+std::int64_t addTransfer(const Problem& p, std::size_t t, bool toDpu, const std::vector<std::int64_t>& tiles,
+                         UpmemProgram& prog) {
+  const Tensor& tensor = p.kernel().tensors[t];
+  const auto elementBytes = static_cast<std::int64_t>(dtypeBytes(tensor.dtype));
+  std::int64_t whole = elementBytes;
+  for (const auto e : tensorExtents(p.kernel(), static_cast<int>(t), p.shape())) whole *= e;
+  HostStep s;
+  s.toDpu = toDpu;
+  s.bytesPerDpu = tiles;
+  const bool everyoneWhole =
+      std::all_of(tiles.begin(), tiles.end(), [&](std::int64_t b) { return b == 0 || b == whole; });
+  const bool broadcast = toDpu && prog.dpusUsed > 1 && everyoneWhole;
+  s.kind = broadcast ? HostStep::Kind::Broadcast : HostStep::Kind::Parallel;
+  std::int64_t sum = 0;
+  for (auto b : tiles) sum += b;
+  prog.tileBytes += broadcast ? whole * prog.dpusUsed : sum;
+  prog.notes.push_back(
+      std::string(toDpu ? "CPU->DPU " : "DPU->CPU ") + (broadcast ? "broadcast " : "parallel ") +
+      tensor.name + ": " + bytesText(*std::max_element(tiles.begin(), tiles.end())) + " to each of " +
+      std::to_string(prog.dpusUsed) + " DPUs" + (broadcast ? "" : " (each rank padded to its largest)"));
+  prog.plan.steps.push_back(std::move(s));
+  return (sum - whole) / elementBytes;
+}
+
+}  // namespace
+
+UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
+  const Kernel& k = p.kernel();
+  if (const std::string why = upmemUnsupportedReason(k); !why.empty()) throw InputError(why);
+  std::vector<StatementShape> shapes;
+  for (const Statement& s : k.statements) shapes.push_back(shapeOf(k, s, o));
+  UpmemProgram prog;
+  checkLimits(o, shapes, prog);
+
+  const TileMapping m = mapDraft(p.space(), d, IndexingStrategy::Exact);
+  prog.plan.dpusPerRank = o.dpusPerRank;
+  prog.plan.dpus = m.groupsUsed * o.dpusPerRank;
+  TileBytes tiles;
+  HostStep launch = launchStep(k, m, shapes, o, prog, tiles);
   if (prog.mramBytes > o.mramBytes)
     throw InputError("MRAM: a DPU's tiles take " + bytesText(prog.mramBytes) + ", above its " +
                      bytesText(o.mramBytes) + " (pim.MRAM_bytes)");
-
-  auto transfer = [&](std::size_t t, bool toDpu) {
-    const Tensor& tensor = k.tensors[t];
-    std::int64_t whole = static_cast<std::int64_t>(dtypeBytes(tensor.dtype));
-    for (const auto e : tensorExtents(k, static_cast<int>(t), p.shape())) whole *= e;
-    HostStep s;
-    s.toDpu = toDpu;
-    s.bytesPerDpu = tileBytes[t];
-    const auto& v = s.bytesPerDpu;
-    const bool everyoneWhole =
-        std::all_of(v.begin(), v.end(), [&](std::int64_t b) { return b == 0 || b == whole; });
-    s.kind =
-        toDpu && prog.dpusUsed > 1 && everyoneWhole ? HostStep::Kind::Broadcast : HostStep::Kind::Parallel;
-    std::int64_t sum = 0;
-    for (auto b : v) sum += b;
-    prog.tileBytes += s.kind == HostStep::Kind::Broadcast ? whole * prog.dpusUsed : sum;
-    prog.notes.push_back(std::string(toDpu ? "CPU->DPU " : "DPU->CPU ") +
-                         (s.kind == HostStep::Kind::Broadcast ? "broadcast " : "parallel ") + tensor.name +
-                         ": " + bytesText(*std::max_element(v.begin(), v.end())) + " to each of " +
-                         std::to_string(prog.dpusUsed) + " DPUs" +
-                         (s.kind == HostStep::Kind::Parallel ? " (each rank padded to its largest)" : ""));
-    plan.steps.push_back(std::move(s));
-    return sum / std::max<std::int64_t>(1, static_cast<std::int64_t>(dtypeBytes(tensor.dtype))) -
-           whole / static_cast<std::int64_t>(dtypeBytes(tensor.dtype));
-  };
   for (std::size_t t = 0; t < k.tensors.size(); ++t)
-    if (k.tensors[t].role == TensorRole::Input && !p.isResident(static_cast<int>(t))) transfer(t, true);
-  plan.steps.push_back(std::move(launch));
+    if (k.tensors[t].role == TensorRole::Input && !p.isResident(static_cast<int>(t)))
+      addTransfer(p, t, true, tiles[t], prog);
+  prog.plan.steps.push_back(std::move(launch));
   prog.notes.push_back("launch " + std::to_string(o.tasklets) + " tasklets on " +
                        std::to_string(prog.dpusUsed) + " DPUs");
   for (std::size_t t = 0; t < k.tensors.size(); ++t) {
     if (k.tensors[t].role != TensorRole::Output) continue;
-    const std::int64_t partials = transfer(t, false);  // elements held twice: partial sums
+    const std::int64_t partials = addTransfer(p, t, false, tiles[t], prog);
     if (partials <= 0) continue;
     prog.mergedPartials += partials;
     HostStep merge;
     merge.kind = HostStep::Kind::HostWork;
     merge.hostNs = static_cast<double>(partials) / o.hostMergeGops;
-    plan.steps.push_back(merge);
+    prog.plan.steps.push_back(merge);
     prog.notes.push_back("host adds " + std::to_string(partials) + " partial results of " +
                          k.tensors[t].name);
   }
