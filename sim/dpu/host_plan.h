@@ -64,7 +64,7 @@ struct PlanRun {
   std::array<double, kUpmemPhases> cycles{};  // per UpmemPhase
   std::vector<DpuTotals> perDpu;              // rank-major
   int launches = 0;
-  int distinctKernels = 0;  // kernels simulated (identical DPUs share one simulation)
+  int distinctKernels = 0;    // kernels simulated (identical DPUs share one simulation)
   bool extrapolated = false;  // some kernel's cycles were extrapolated from a slice (dpu_slice.h)
   double totalCycles() const;
 };
