@@ -3,10 +3,13 @@
 #pragma once
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tests/test_util.h"
@@ -45,6 +48,22 @@ inline const TempDir& cliScratch() {
 
 /// `pimscope-cli <args>`, standard error through the scratch directory.
 inline CliRun cli(const std::string& args) { return runCli(args, cliScratch().file("cli_err.txt")); }
+
+/// The JSON `pimscope-cli <args>` prints (args include --json), expecting exit code 0; null otherwise.
+inline nlohmann::json cliJson(const std::string& args) {
+  const CliRun r = cli(args);
+  EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
+  return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+}
+
+/// Exit code 2, one line on stderr holding every piece of `mentions`, nothing on stdout.
+inline void expectCliRefused(const std::string& args, std::initializer_list<std::string> mentions) {
+  const CliRun r = cli(args);
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
+  for (const std::string& m : mentions) EXPECT_NE(r.err.find(m), std::string::npos) << args << "\n" << r.err;
+  EXPECT_TRUE(r.out.empty()) << args << "\n" << r.out;
+}
 #endif
 
 }  // namespace pim::test

@@ -23,20 +23,8 @@ using pim::test::cli;
 using pim::test::CliRun;
 const pim::test::TempDir& scratch() { return pim::test::cliScratch(); }
 
-nlohmann::json jsonOf(const std::string& args) {
-  const CliRun r = cli(args);
-  EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
-  return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
-}
-
-/// Exit code 2, one line on stderr, and every piece of `mentions` in it.
-void expectRefused(const std::string& args, std::initializer_list<std::string> mentions) {
-  const CliRun r = cli(args);
-  EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
-  for (const std::string& m : mentions) EXPECT_NE(r.err.find(m), std::string::npos) << args << "\n" << r.err;
-  EXPECT_TRUE(r.out.empty()) << args << "\n" << r.out;
-}
+using pim::test::cliJson;
+using pim::test::expectCliRefused;
 
 const std::string kGemv = "simulate -b hbm-pim -k gemv -d b=1,out=4096,in=4096 --schedule vendor --json";
 
@@ -53,8 +41,8 @@ std::int64_t panelCycles(const std::vector<std::pair<std::string, double>>& chan
 }
 
 TEST(CliSet, FewerDevicesMakeTheSameKernelSlowerAsInThePanel) {
-  const auto shipped = jsonOf(kGemv);
-  const auto one = jsonOf(kGemv + " --set system.devices=1");
+  const auto shipped = cliJson(kGemv);
+  const auto one = cliJson(kGemv + " --set system.devices=1");
   ASSERT_FALSE(shipped.empty());
   ASSERT_FALSE(one.empty());
   const auto cycles = [](const nlohmann::json& j) { return j["cycles"]["total"].get<std::int64_t>(); };
@@ -68,8 +56,8 @@ TEST(CliSet, FewerDevicesMakeTheSameKernelSlowerAsInThePanel) {
 }
 
 TEST(CliSet, ShorterRefreshIntervalCostsCyclesAsInThePanel) {
-  const auto shipped = jsonOf(kGemv);
-  const auto often = jsonOf(kGemv + " --set timing.tREFI=1000");
+  const auto shipped = cliJson(kGemv);
+  const auto often = cliJson(kGemv + " --set timing.tREFI=1000");
   ASSERT_FALSE(often.empty());
   EXPECT_GT(often["cycles"]["total"].get<std::int64_t>(), shipped["cycles"]["total"].get<std::int64_t>());
   EXPECT_EQ(often["cycles"]["total"].get<std::int64_t>(), panelCycles({{"timing.tREFI", 1000}}));
@@ -88,20 +76,20 @@ TEST(CliSet, HumanOutputSaysWhatChanged) {
 TEST(CliSet, EveryProblemCommandTakesIt) {
   const std::string set = " --set system.devices=1 --json";
   const std::string red = " -b hbm-pim -k red -d b=1,n=1024";
-  const auto drafts = jsonOf("drafts" + red + " --limit 1" + set);
+  const auto drafts = cliJson("drafts" + red + " --limit 1" + set);
   ASSERT_FALSE(drafts.empty());
   EXPECT_EQ(drafts["groups"], 16);  // 1 device x 16 groups (80 as shipped)
   const std::string id = std::to_string(drafts["drafts"][0]["id"].get<std::uint64_t>());
   for (const std::string& args :
        {"drafts" + red + set, "why" + red + " --draft " + id + set, "simulate" + red + set,
         "explore" + red + set, "export" + red + " --format ir --out " + scratch().file("x.ir") + set}) {
-    const auto j = jsonOf(args);
+    const auto j = cliJson(args);
     EXPECT_EQ(j["what_if"]["system.devices"]["value"], 1) << args;
   }
   const std::string suite = scratch().file("set_suite.json");
   std::ofstream(suite) << R"({"name": "set", "description": "--set on evaluate",
     "kernels": {"red": ["b=1,n=1024"]}})";
-  const auto evaluated = jsonOf("evaluate -b hbm-pim -k red --suite " + suite + set);
+  const auto evaluated = cliJson("evaluate -b hbm-pim -k red --suite " + suite + set);
   EXPECT_EQ(evaluated["what_if"]["system.devices"]["was"], 5);
   EXPECT_EQ(evaluated["configs"], 1);
   EXPECT_EQ(cli("ir" + red + " --draft " + id + " --set system.devices=1").code, 0);
@@ -110,7 +98,7 @@ TEST(CliSet, EveryProblemCommandTakesIt) {
 // compare applies a --set to every compared backend that declares the parameter and says which do not.
 TEST(CliSet, CompareChangesEveryBackendThatDeclaresIt) {
   const std::string args = "compare --backends hbm-pim,upmem -k red -d b=1,n=4096 --set timing.tREFI=2000";
-  const auto j = jsonOf(args + " --json");
+  const auto j = cliJson(args + " --json");
   ASSERT_FALSE(j.empty());
   EXPECT_EQ(j["what_if"]["hbm-pim"]["timing.tREFI"]["value"], 2000);
   EXPECT_TRUE(j["what_if"]["upmem"].empty());  // upmem has no DRAM timing section
@@ -121,40 +109,42 @@ TEST(CliSet, CompareChangesEveryBackendThatDeclaresIt) {
             std::string::npos)
       << r.out;
   const auto both =
-      jsonOf("compare --backends hbm-pim,attacc -k red -d b=1,n=4096 --set system.devices=1 --json");
+      cliJson("compare --backends hbm-pim,attacc -k red -d b=1,n=4096 --set system.devices=1 --json");
   EXPECT_EQ(both["what_if"]["hbm-pim"]["system.devices"]["value"], 1);
   EXPECT_EQ(both["what_if"]["attacc"]["system.devices"]["value"], 1);
-  expectRefused("compare --backends hbm-pim,upmem -k red --set timing.tREFX=2000",
-                {"timing.tREFX", "none of hbm-pim, upmem", "did you mean timing.tREFI"});
+  expectCliRefused("compare --backends hbm-pim,upmem -k red --set timing.tREFX=2000",
+                   {"timing.tREFX", "none of hbm-pim, upmem", "did you mean timing.tREFI"});
 }
 
 TEST(CliSet, BadTextOrValuesAreRefusedNamingTheParameter) {
   const std::string red = "drafts -b hbm-pim -k red -d b=1,n=1024 --set ";
-  expectRefused(red + "system.device=1", {"system.device", "did you mean system.devices"});
-  expectRefused(red + "devices=1", {"'devices'", "did you mean system.devices"});
-  expectRefused(red + "nothing.like.it=1", {"nothing.like.it", "pimscope-cli params -b hbm-pim"});
-  expectRefused(red + "system.devices", {"system.devices", "expected name=value"});
-  expectRefused(red + "=1", {"'=1'", "expected name=value"});
-  expectRefused(red + "system.devices=", {"system.devices", "expected name=value"});
-  expectRefused(red + "system.devices=abc", {"system.devices", "'abc' is not a number"});
-  expectRefused(red + "system.devices=1x", {"system.devices", "'1x' is not a number"});
-  expectRefused(red + "system.devices=1e999", {"system.devices", "beyond the range"});
-  expectRefused(red + "system.devices=0", {"system.devices", "outside [1, 64]"});
-  expectRefused(red + "system.devices=65", {"system.devices", "outside [1, 64]"});
-  expectRefused(red + "system.devices=1.5", {"system.devices", "must be an integer"});
-  expectRefused(red + "system.devices=nan", {"system.devices", "finite"});
-  expectRefused(red + "system.devices=-inf", {"system.devices", "finite"});
-  expectRefused(red + "system.devices=1152921504606846976", {"system.devices", "outside [1, 64]"});  // 2^60
-  expectRefused(red + "timing.tREFI=9007199254740993", {"timing.tREFI", "cannot be held exactly"});  // 2^53+1
-  expectRefused(red + "system.devices=1 --set system.devices=2", {"system.devices", "given twice"});
+  expectCliRefused(red + "system.device=1", {"system.device", "did you mean system.devices"});
+  expectCliRefused(red + "devices=1", {"'devices'", "did you mean system.devices"});
+  expectCliRefused(red + "nothing.like.it=1", {"nothing.like.it", "pimscope-cli params -b hbm-pim"});
+  expectCliRefused(red + "system.devices", {"system.devices", "expected name=value"});
+  expectCliRefused(red + "=1", {"'=1'", "expected name=value"});
+  expectCliRefused(red + "system.devices=", {"system.devices", "expected name=value"});
+  expectCliRefused(red + "system.devices=abc", {"system.devices", "'abc' is not a number"});
+  expectCliRefused(red + "system.devices=1x", {"system.devices", "'1x' is not a number"});
+  expectCliRefused(red + "system.devices=1e999", {"system.devices", "beyond the range"});
+  expectCliRefused(red + "system.devices=0", {"system.devices", "outside [1, 64]"});
+  expectCliRefused(red + "system.devices=65", {"system.devices", "outside [1, 64]"});
+  expectCliRefused(red + "system.devices=1.5", {"system.devices", "must be an integer"});
+  expectCliRefused(red + "system.devices=nan", {"system.devices", "finite"});
+  expectCliRefused(red + "system.devices=-inf", {"system.devices", "finite"});
+  expectCliRefused(red + "system.devices=1152921504606846976",
+                   {"system.devices", "outside [1, 64]"});  // 2^60
+  expectCliRefused(red + "timing.tREFI=9007199254740993",
+                   {"timing.tREFI", "cannot be held exactly"});  // 2^53+1
+  expectCliRefused(red + "system.devices=1 --set system.devices=2", {"system.devices", "given twice"});
   // The family's cross-checks, as in the panel: a refresh interval shorter than the refresh itself.
-  expectRefused(red + "timing.tREFI=400", {"timing.tREFI", "must be > tRFC 456"});
+  expectCliRefused(red + "timing.tREFI=400", {"timing.tREFI", "must be > tRFC 456"});
   // Settings are applied together: with a shorter tRFC the same interval is fine.
   EXPECT_EQ(cli(red + "timing.tREFI=400 --set timing.tRFC=300").code, 0);
   // --channels sets system.devices, dram.channels and group.groupsPerDevice: a --set of another value for
   // one of them is a conflict, not silently overwritten; one that agrees is fine.
   const std::string sim = "simulate -b hbm2-pim -k va -d b=1,n=65536 --channels 8 --set ";
-  expectRefused(sim + "dram.channels=4", {"dram.channels", "conflicts with --channels 8"});
+  expectCliRefused(sim + "dram.channels=4", {"dram.channels", "conflicts with --channels 8"});
   EXPECT_EQ(cli(sim + "system.devices=1 --set timing.tREFI=7800").code, 0);
 }
 
@@ -163,9 +153,9 @@ TEST(CliSet, BadTextOrValuesAreRefusedNamingTheParameter) {
 TEST(CliSet, ExploreDbDoesNotReuseTheUnmodifiedBackendsResults) {
   const std::string db = scratch().file("set.db");
   const std::string args = "explore -b hbm-pim -k red -d b=1,n=1024 --db " + db + " --json";
-  const auto shipped = jsonOf(args);
-  const auto edited = jsonOf(args + " --set system.devices=1");
-  const auto again = jsonOf(args + " --set system.devices=1");
+  const auto shipped = cliJson(args);
+  const auto edited = cliJson(args + " --set system.devices=1");
+  const auto again = cliJson(args + " --set system.devices=1");
   ASSERT_FALSE(edited.empty());
   EXPECT_EQ(shipped["served_from"], "search");
   EXPECT_EQ(edited["served_from"], "search");

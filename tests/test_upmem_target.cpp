@@ -4,6 +4,7 @@
 // templates' sources (upmem.md, "Traced loop bodies"; PrIM's kernel structure).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -19,6 +20,7 @@
 namespace {
 
 using namespace pim;
+using pim::test::expectInputError;
 using sim::dpu::HostStep;
 using sim::dpu::Step;
 using sim::dpu::TaskletProgram;
@@ -53,16 +55,6 @@ const sim::dpu::DpuKernel& launchedOn(const UpmemProgram& prog, std::size_t dpu)
 }
 
 UpmemCodegenOptions options(const Problem& p) { return upmemParams(p.backend()).codegen; }
-
-void expectInputError(const std::function<void()>& f, std::initializer_list<std::string> needles) {
-  try {
-    f();
-    FAIL() << "expected InputError";
-  } catch (const InputError& e) {
-    const std::string msg = e.what();
-    for (const auto& n : needles) EXPECT_NE(msg.find(n), std::string::npos) << msg << " lacks " << n;
-  }
-}
 
 // VA int32, 4,096 elements on one DPU, 16 tasklets, 1,024-B blocks: 256 elements a block, 16 blocks, one per
 // tasklet: 13 instructions, two 1,024-B reads, 9 x 256 = 2,304 instructions, one 1,024-B write.
@@ -244,6 +236,60 @@ TEST(UpmemTarget, EveryTimingParameterChangesATime) {
     const double v = p.value == 0 ? 0.01 : p.key == "pim.blockBytes" ? p.value / 2 : p.value / 10;
     b.setParameter(p.key, p.integer ? std::max(1.0, std::floor(v)) : v);
     EXPECT_EQ(probe(b) != before, unread.count(p.key) == 0) << p.key;
+  }
+}
+
+// PrIM's NR_DPUS given (`simulate --dpus`): exactly that many DPUs, ranks filled first, or the reason why
+// not.
+TEST(UpmemTarget, VendorOnGivenDpusIsPrimsNrDpus) {
+  const auto p = upmem("va", "b=1,n=2621440", DType::I32);
+  const auto part = static_cast<std::size_t>(partOf(*p, "x", 1));
+  for (const auto& [dpus, groups, cores] :
+       std::vector<std::array<int, 3>>{{1, 1, 1}, {4, 1, 4}, {128, 2, 64}}) {
+    EvalOptions o;
+    o.vendorUnits = dpus;
+    const Baseline v = vendorBaseline(*p, o);
+    ASSERT_TRUE(v.available) << dpus << ": " << v.reason;
+    EXPECT_EQ(v.draft->parts[part].groups, groups) << dpus;
+    EXPECT_EQ(v.draft->parts[part].cores, cores) << dpus;
+    EXPECT_NE(v.summary.find(std::to_string(dpus) + " DPUs (as given)"), std::string::npos) << v.summary;
+  }
+  for (const auto& [dpus, why] : std::vector<std::pair<int, std::string>>{
+           {100, "a multiple of it"}, {4096, "the backend has 2560 (40 ranks x 64)"}}) {
+    EvalOptions o;
+    o.vendorUnits = dpus;
+    const Baseline v = vendorBaseline(*p, o);
+    EXPECT_FALSE(v.available) << dpus;
+    EXPECT_NE(v.reason.find(why), std::string::npos) << v.reason;
+  }
+}
+
+// Slice simulation against every instruction simulated (`simulate --no-extrapolation`): the DPU kernel phase
+// agrees within 1% (alpha), and only the sliced run says it extrapolated.
+TEST(UpmemTarget, ExtrapolationAgreesWithFullSimulation) {
+  struct Case {
+    std::string kernel, dims;
+    DType type;
+    std::string tensor;
+    int axis = 0;  // split over 4 DPUs
+  };
+  for (const Case& c :
+       {Case{"va", "b=1,n=4194304", DType::I32, "x", 1}, Case{"red", "b=1,n=1048576", DType::I64, "x", 1},
+        Case{"gemv", "b=1,out=4096,in=512", DType::I32, "W", 0}}) {
+    const auto p = upmem(c.kernel, c.dims, c.type);
+    const Draft d = splitOver(*p, partOf(*p, c.tensor, c.axis), 1, 4);
+    EvalOptions full;
+    full.sim.extrapolate = false;
+    const Evaluation sliced = evaluateDraft(*p, d), exact = evaluateDraft(*p, d, full);
+    const auto kernel = [](const Evaluation& e) { return static_cast<double>(e.subCycles.at(1)); };
+    EXPECT_NEAR(kernel(sliced) / kernel(exact), 1.0, 0.01) << c.kernel;
+    auto fact = [](const Evaluation& e) {
+      for (const auto& [k, v] : e.facts)
+        if (k == "extrapolated") return v;
+      return -1.0;
+    };
+    EXPECT_EQ(fact(exact), 0) << c.kernel;
+    EXPECT_EQ(fact(sliced), 1) << c.kernel;
   }
 }
 

@@ -6,12 +6,15 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <initializer_list>
 #include <iterator>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "engine/common/error.h"
 #include "engine/core/problem.h"
 #include "engine/kernel/library.h"
 #include "engine/target/registry.h"
@@ -31,6 +34,17 @@ inline std::unique_ptr<Problem> problem(const std::string& backend, const std::s
     r = overrideResidency(k, none, *resident, "");
   }
   return std::make_unique<Problem>(builtinBackends().get(backend), k, parseShape(k, dims), r);
+}
+
+/// `f` throws an InputError whose message holds every one of `needles`.
+inline void expectInputError(const std::function<void()>& f, std::initializer_list<std::string> needles) {
+  try {
+    f();
+    ADD_FAILURE() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    for (const auto& n : needles) EXPECT_NE(msg.find(n), std::string::npos) << msg << " lacks " << n;
+  }
 }
 
 /// A fresh directory under the test temp dir, removed (permissions restored first) at scope exit.

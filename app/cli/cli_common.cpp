@@ -232,6 +232,16 @@ std::vector<std::pair<std::string, double>> WhatIfOptions::values() const {
   return out;
 }
 
+void WhatIfOptions::addShorthand(const std::string& by, const std::string& name, double value) {
+  for (const auto& [given, v] : values()) {
+    if (given != name) continue;
+    if (v == value) return;
+    throw InputError(by + " sets " + name + " to " + num(value) + ", which conflicts with --set " + name +
+                     "=" + num(v) + "; give one of them");
+  }
+  settings.push_back(name + "=" + num(value));
+}
+
 Backend WhatIfOptions::applyTo(const Backend& b) const { return applyToEach({b}).front(); }
 
 std::vector<Backend> WhatIfOptions::applyToEach(const std::vector<Backend>& backends) const {

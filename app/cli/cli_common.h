@@ -28,6 +28,9 @@ struct WhatIfOptions {
   bool empty() const { return settings.empty(); }
   /// The parameters and values, in the order given (throws InputError on malformed text).
   std::vector<std::pair<std::string, double>> values() const;
+  /// Adds `name`=`value` for a shorthand (`--tasklets 8`, a mapping file's tasklets), named `by` in the
+  /// error when a --set already gives `name` another value; nothing when it gives the same one.
+  void addShorthand(const std::string& by, const std::string& name, double value);
   /// `b` with every setting applied; each name must be one `b` declares. Throws InputError "--set ...".
   Backend applyTo(const Backend& b) const;
   /// For compare: each of `backends` with the settings it declares; a name none of them declares is refused.

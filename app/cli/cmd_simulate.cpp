@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // `simulate`: the bank-level simulation of one schedule — a draft, the vendor default, or GPU-only execution.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "app/cli/cli_common.h"
 #include "engine/common/error.h"
@@ -9,6 +11,7 @@
 #include "engine/search/baselines.h"
 #include "engine/target/dram_pim/dcc_artifact/artifact_model.h"
 #include "engine/target/registry.h"
+#include "engine/workflow/mapping_schedule.h"
 
 namespace pim::cli {
 namespace {
@@ -21,11 +24,48 @@ struct SimulateOptions {
   std::string indexing = "exact";
   std::string model = "pimscope";
   bool noStaged = false, noGroupCommands = false;
+  int dpus = -1,
+      tasklets = -1;  // upmem: PrIM's NR_DPUS for the vendor schedule; tasklets per DPU (-1: not given)
+  bool noExtrapolation = false;
   bool json = false;
 };
 
+constexpr std::string_view kMappingPrefix = "mapping:";
+
+// The upmem-only options, refused elsewhere (they would be ignored), and the settings they and a mapping
+// file make before the problem is built.
+ProblemOptions problemOptions(const SimulateOptions& o, const MappingSpec* mapping) {
+  ProblemOptions po = o.problem;
+  const Backend& shipped = builtinBackend(po.backend);
+  const bool dpuModel = targetOf(shipped).family() == "upmem";
+  auto upmemOnly = [&](bool given, const std::string& option) {
+    if (given && !dpuModel)
+      throw InputError(option + ": only upmem's DPU model takes it; backend " + shipped.name +
+                       " is of family " + std::string(targetOf(shipped).family()));
+  };
+  upmemOnly(o.dpus >= 0, "--dpus");
+  upmemOnly(o.tasklets >= 0, "--tasklets");
+  upmemOnly(o.noExtrapolation, "--no-extrapolation");
+  if (o.dpus == 0 || o.tasklets == 0)
+    throw InputError(std::string(o.dpus == 0 ? "--dpus" : "--tasklets") + ": 0; give at least 1");
+  if (o.dpus > 0 && o.schedule != "vendor")
+    throw InputError("--dpus: gives the vendor schedule's (PrIM's) DPU count; " + o.schedule +
+                     " names its own DPUs");
+  if (mapping) {
+    if (o.tasklets >= 0) throw InputError("--tasklets: the mapping file gives the tasklets (its level 3)");
+    for (const auto& [name, value] : mappingSettings(*mapping, shipped))
+      po.whatIf.addShorthand("mapping file " + mapping->file, name, value);
+  }
+  if (o.tasklets > 0) po.whatIf.addShorthand("--tasklets", "pim.tasklets", o.tasklets);
+  return po;
+}
+
 void run(const SimulateOptions& o) {
-  const auto problem = o.problem.build();
+  std::optional<MappingSpec> mapping;
+  if (o.schedule.starts_with(kMappingPrefix))
+    mapping = readMappingFile(o.schedule.substr(kMappingPrefix.size()));
+  const ProblemOptions po = problemOptions(o, mapping ? &*mapping : nullptr);
+  const auto problem = po.build();
   if (o.refresh != "on" && o.refresh != "off")
     throw InputError("--refresh: '" + o.refresh + "' is not on or off");
   if (o.indexing != "exact" && o.indexing != "expand") {
@@ -37,6 +77,8 @@ void run(const SimulateOptions& o) {
   eo.optimizer.groupCommands = !o.noGroupCommands;
   eo.indexing = o.indexing == "exact" ? IndexingStrategy::Exact : IndexingStrategy::Expand;
   eo.preload = true;
+  eo.vendorUnits = std::max(0, o.dpus);
+  eo.sim.extrapolate = !o.noExtrapolation;
   eo.model = modelOption(o.model);
   // Refuse up front what the artifact does not cover (other families would label with their own model).
   if (eo.model != LabelModel::PimScope) dcc::artifactKernel(*problem);
@@ -77,9 +119,22 @@ void run(const SimulateOptions& o) {
       summary = "DCC artifact draft " + dcc::tilingLabel(t);
       scheduleJson = {{"kind", "dcc-parts"}, {"parts", parts}};
     }
+  } else if (mapping) {
+    if (eo.model != LabelModel::PimScope)
+      throw InputError("--schedule mapping: labels with PIMScope's model; --model " + o.model +
+                       " takes parts:[[g,c,tile],...]");
+    const MappedSchedule m = mappedSchedule(*mapping, *problem);
+    e = evaluateDraft(*problem, m.draft, eo);
+    summary = "mapping " + mapping->file + " as draft " + std::to_string(m.draft.id) + " " +
+              targetOf(problem->backend()).candidates(*problem)->label(m.draft);
+    for (const std::string& n : m.notes) summary += "\n  " + n;
+    scheduleJson = {{"kind", "mapping"},
+                    {"file", mapping->file},
+                    {"draft", draftJson(problem->space(), m.draft)},
+                    {"notes", m.notes}};
   } else {
     throw InputError("--schedule: '" + o.schedule +
-                     "' is not vendor, gpu, draft:<id> or parts:[[g,c,n],...]");
+                     "' is not vendor, gpu, draft:<id>, parts:[[g,c,n],...] or mapping:FILE");
   }
   if (!o.trace.empty()) {
     if (e.traceJson.empty())
@@ -99,11 +154,11 @@ void run(const SimulateOptions& o) {
       out["model"] = labelModelName(eo.model);  // default output unchanged
     out["optimizer"] = {{"staged_rearrangement", eo.optimizer.stagedRearrangement},
                         {"group_commands", eo.optimizer.groupCommands}};
-    o.problem.whatIf.annotate(out, problem->backend());
+    po.whatIf.annotate(out, problem->backend());
     printJson(out);
     return;
   }
-  std::cout << o.problem.whatIf.line(problem->backend()) << problem->title() << ", " << summary << "\n"
+  std::cout << po.whatIf.line(problem->backend()) << problem->title() << ", " << summary << "\n"
             << evaluationText(e, problem->backend());
 }
 
@@ -116,7 +171,16 @@ void registerSimulateCommands(CLI::App& app) {
   o->problem.addChannelsTo(cmd);
   cmd->add_option("--schedule,-s", o->schedule,
                   "vendor | gpu | draft:<id> | parts:[[groups,cores,n],...] (n: PIMScope's representative "
-                  "index; with a --model dcc-*: DCC's per-core tile, in the artifact's dimension order)");
+                  "index; with a --model dcc-*: DCC's per-core tile, in the artifact's dimension order) | "
+                  "mapping:FILE (CoMoNM's mapping specification, text or JSON)");
+  cmd->add_option("--dpus", o->dpus,
+                  "upmem: run the vendor schedule (PrIM) on exactly this many DPUs (PrIM's NR_DPUS; "
+                  "default: the fastest power of two)")
+      ->check(unsignedInteger());
+  cmd->add_option("--tasklets", o->tasklets, "upmem: tasklets per DPU (a shorthand for --set pim.tasklets=T)")
+      ->check(unsignedInteger());
+  cmd->add_flag("--no-extrapolation", o->noExtrapolation,
+                "upmem: simulate every instruction of each DPU launch instead of slices of its loops");
   addModelOption(cmd, o->model, "pimscope");
   cmd->add_option("--refresh", o->refresh, "on | off");
   cmd->add_option("--trace", o->trace, "write the command timeline as Chrome-trace JSON");

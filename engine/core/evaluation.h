@@ -36,6 +36,9 @@ struct OptimizerOptions {
 /// Simulator switches a user may set per run.
 struct SimSettings {
   bool refresh = true;
+  /// UPMEM: time each DPU launch on slices of its main loops and extrapolate (CoMoNM's Algorithm 1); off,
+  /// every instruction is simulated. Searches keep it on; `simulate --no-extrapolation` turns it off.
+  bool extrapolate = true;
 };
 
 /// Whose model labels a draft: PIMScope's (the default), or DCC's public artifact reproduced on the
@@ -62,7 +65,10 @@ struct EvalOptions {
   /// simulation, so searches leave it off and the views and `simulate` ask for it.
   bool preload = false;
   bool computeOnly = false;  // simulate the compute phase alone (compute-centric search's first step)
-  sim::TraceWindow trace;    // Chrome-trace window; disabled by default
+  /// The vendor baseline's unit count when the user gives one (UPMEM: PrIM's NR_DPUS, `simulate --dpus`);
+  /// 0: the vendor's own choice. Families whose vendor has no such knob ignore it (the CLI refuses it there).
+  int vendorUnits = 0;
+  sim::TraceWindow trace;  // Chrome-trace window; disabled by default
   /// Branch and bound (an exhaustive search that only needs the optimum): when > 0, a draft whose simulation
   /// passes this many cycles is stopped there and reported as a lower bound (Evaluation::lowerBound).
   std::int64_t stopAfterCycles = 0;

@@ -34,8 +34,8 @@ std::size_t hashKernel(const DpuKernel& k) {
 
 class PlanSimulator {
  public:
-  PlanSimulator(const DpuConfig& cfg, const HostRates& rates, const HostPlan& plan)
-      : m_cfg(cfg), m_rates(rates), m_plan(plan) {
+  PlanSimulator(const DpuConfig& cfg, const HostRates& rates, const HostPlan& plan, KernelTiming timing)
+      : m_cfg(cfg), m_rates(rates), m_plan(plan), m_timing(timing) {
     if (plan.dpus <= 0 || plan.dpusPerRank <= 0) throw std::invalid_argument("host plan: no DPU to address");
     m_run.perDpu.assign(static_cast<std::size_t>(plan.dpus), {});
   }
@@ -145,9 +145,13 @@ class PlanSimulator {
         if (*distinct[it->second].first == k) run = &distinct[it->second].second;
       if (!run) {
         byHash.emplace(h, distinct.size());
-        SlicedRun sliced = simulateDpuSliced(m_cfg, k);
-        m_run.extrapolated = m_run.extrapolated || sliced.sliced;
-        distinct.emplace_back(&k, std::move(sliced.run));
+        if (m_timing == KernelTiming::Full) {
+          distinct.emplace_back(&k, simulateDpu(m_cfg, k));
+        } else {
+          SlicedRun sliced = simulateDpuSliced(m_cfg, k);
+          m_run.extrapolated = m_run.extrapolated || sliced.sliced;
+          distinct.emplace_back(&k, std::move(sliced.run));
+        }
         run = &distinct.back().second;
       }
       DpuTotals& d = m_run.perDpu[i];
@@ -166,6 +170,7 @@ class PlanSimulator {
   const DpuConfig& m_cfg;
   const HostRates& m_rates;
   const HostPlan& m_plan;
+  KernelTiming m_timing;
   PlanRun m_run;
 };
 
@@ -173,8 +178,9 @@ class PlanSimulator {
 
 double PlanRun::totalCycles() const { return std::accumulate(cycles.begin(), cycles.end(), 0.0); }
 
-PlanRun simulatePlan(const DpuConfig& cfg, const HostRates& rates, const HostPlan& plan) {
-  return PlanSimulator(cfg, rates, plan).run();
+PlanRun simulatePlan(const DpuConfig& cfg, const HostRates& rates, const HostPlan& plan,
+                     KernelTiming timing) {
+  return PlanSimulator(cfg, rates, plan, timing).run();
 }
 
 }  // namespace pim::sim::dpu

@@ -69,8 +69,12 @@ struct PlanRun {
   double totalCycles() const;
 };
 
+/// How launches are timed: on slices of their main loops, extrapolated (dpu_slice.h), or every instruction.
+enum class KernelTiming : std::uint8_t { Sliced, Full };
+
 /// Throws std::invalid_argument naming the step and the problem (a transfer to a DPU the plan does not have,
 /// a bad DPU kernel, ...).
-PlanRun simulatePlan(const DpuConfig& cfg, const HostRates& rates, const HostPlan& plan);
+PlanRun simulatePlan(const DpuConfig& cfg, const HostRates& rates, const HostPlan& plan,
+                     KernelTiming timing = KernelTiming::Sliced);
 
 }  // namespace pim::sim::dpu

@@ -109,8 +109,11 @@ class UpmemTarget final : public ITarget {
   Baseline vendor(const Problem& p, const EvalOptions& o) const override {
     UpmemCodegenOptions prim = paramsOf(p).codegen;
     prim.primOutputAssignment = true;
-    return primBaseline(*this, p,
-                        [&](const Draft& d) { return evaluation(p, lowerUpmem(p, d, prim), d.id, o); });
+    const std::string choices =
+        std::to_string(prim.tasklets) + " tasklets, " + std::to_string(prim.blockBytes) + "-B blocks";
+    return primBaseline(
+        *this, p, [&](const Draft& d) { return evaluation(p, lowerUpmem(p, d, prim), d.id, o); }, choices,
+        o.vendorUnits);
   }
   Baseline gpu(const Problem&) const override {
     return {"gpu", false, "UPMEM DIMMs sit beside a CPU host, not a GPU", "", {}, {}};
@@ -144,7 +147,9 @@ class UpmemTarget final : public ITarget {
 Evaluation UpmemTarget::evaluation(const Problem& p, const UpmemProgram& prog, std::uint64_t draft,
                                    const EvalOptions& o) const {
   const UpmemParams& up = paramsOf(p);
-  const sim::dpu::PlanRun run = sim::dpu::simulatePlan(up.dpu, up.rates, prog.plan);
+  const sim::dpu::PlanRun run = sim::dpu::simulatePlan(
+      up.dpu, up.rates, prog.plan,
+      o.sim.extrapolate ? sim::dpu::KernelTiming::Sliced : sim::dpu::KernelTiming::Full);
   Evaluation e;
   e.draft = draft;
   e.tCKns = 1000.0 / up.dpu.clockMHz;

@@ -46,10 +46,24 @@ std::optional<Split> primSplit(const Problem& p) {
   return std::nullopt;
 }
 
+// The draft that puts PrIM's split on `dpus` DPUs, filling ranks first; nullopt when no ranks x DPUs per
+// rank makes that count.
+std::optional<Draft> primDraft(const Problem& p, const Split& split, std::int64_t dpus) {
+  const Resources& res = p.space().resources();
+  std::vector<PartChoice> parts(static_cast<std::size_t>(p.space().partCount()));
+  PartChoice& c = parts[static_cast<std::size_t>(split.part)];
+  c = split.choice;
+  c.cores = static_cast<int>(std::min<std::int64_t>(dpus, res.coresPerGroup));
+  c.groups = static_cast<int>(dpus / c.cores);
+  if (std::int64_t{c.groups} * c.cores != dpus || c.groups > res.groups) return std::nullopt;
+  return p.space().draft(p.space().idOf(parts));
+}
+
 }  // namespace
 
 Baseline primBaseline(const ITarget& self, const Problem& p,
-                      const std::function<Evaluation(const Draft&)>& evaluate) {
+                      const std::function<Evaluation(const Draft&)>& evaluate, const std::string& choices,
+                      int dpus) {
   Baseline v;
   v.name = "vendor";
   if (const auto why = self.check(p); !why.empty()) {
@@ -62,26 +76,41 @@ Baseline primBaseline(const ITarget& self, const Problem& p,
     return v;
   }
   const Resources& res = p.space().resources();
-  std::string lastError;
-  for (std::int64_t dpus = 1; dpus <= std::int64_t{res.groups} * res.coresPerGroup && dpus <= split->extent;
-       dpus *= 2) {
-    std::vector<PartChoice> parts(static_cast<std::size_t>(p.space().partCount()));
-    PartChoice& c = parts[static_cast<std::size_t>(split->part)];
-    c = split->choice;
-    c.cores = static_cast<int>(std::min<std::int64_t>(dpus, res.coresPerGroup));
-    c.groups = static_cast<int>(dpus / c.cores);
-    if (c.groups > res.groups) break;
-    try {
-      const Draft d = p.space().draft(p.space().idOf(parts));
-      Evaluation e = evaluate(d);
-      if (!v.available || e.totalCycles < v.eval.totalCycles) {
-        v.available = true;
-        v.eval = std::move(e);
-        v.draft = d;
-        v.summary = "PrIM: " + split->what + " over " + std::to_string(dpus) +
-                    " DPUs (the fastest power of two), PrIM's tasklets, block and output assignment: " +
-                    p.space().label(d);
+  const std::int64_t available = std::int64_t{res.groups} * res.coresPerGroup;
+  auto keep = [&](const Draft& d, std::int64_t n, const char* how) {
+    Evaluation e = evaluate(d);
+    if (v.available && e.totalCycles >= v.eval.totalCycles) return;
+    v.available = true;
+    v.eval = std::move(e);
+    v.draft = d;
+    v.summary = "PrIM: " + split->what + " over " + std::to_string(n) + " DPUs (" + how + "), " + choices +
+                ", PrIM's output assignment: " + p.space().label(d);
+  };
+  if (dpus > 0) {  // PrIM's NR_DPUS, as given
+    const std::string lead = "no PrIM schedule on " + std::to_string(dpus) + " DPUs: ";
+    if (dpus > available) {
+      v.reason = lead + "the backend has " + std::to_string(available) + " (" + std::to_string(res.groups) +
+                 " ranks x " + std::to_string(res.coresPerGroup) + ")";
+    } else if (dpus > split->extent) {
+      v.reason = lead + split->what + " has only " + std::to_string(split->extent) + " indices to split";
+    } else if (const auto d = primDraft(p, *split, dpus); !d) {
+      v.reason = lead + "every rank takes the same number of DPUs, at most " +
+                 std::to_string(res.coresPerGroup) + ", so a count above that must be a multiple of it";
+    } else {
+      try {
+        keep(*d, dpus, "as given");
+      } catch (const InputError& e) {
+        v.reason = lead + e.what();
       }
+    }
+    return v;
+  }
+  std::string lastError;
+  for (std::int64_t n = 1; n <= available && n <= split->extent; n *= 2) {
+    try {
+      const auto d = primDraft(p, *split, n);
+      if (!d) break;
+      keep(*d, n, "the fastest power of two");
     } catch (const InputError& e) {
       lastError = e.what();  // this DPU count does not fit (MRAM); more DPUs may
     }

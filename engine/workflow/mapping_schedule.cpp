@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/workflow/mapping_schedule.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+#include "engine/common/error.h"
+#include "engine/target/registry.h"
+
+namespace pim {
+namespace {
+
+// The backend parameter that carries level 3 when the family has one (UPMEM's tasklets).
+constexpr const char* kTaskletParam = "pim.tasklets";
+constexpr const char* kBlockParam = "pim.blockBytes";
+
+struct Levels {
+  std::string names[3];
+  bool threads = false;  // level 3 is a kernel-level choice (tasklets), not lanes
+  std::string list() const { return names[0] + ", " + names[1] + ", " + names[2]; }
+};
+
+Levels levelsOf(const Backend& b) {
+  Levels l;
+  l.threads = b.param(kTaskletParam) != nullptr;
+  if (l.threads) {
+    const UnitGeometry g = targetOf(b).geometry(b);
+    l.names[0] = g.outerName + "s";
+    l.names[1] = g.innerName + "s per " + g.outerName;
+    l.names[2] = "tasklets per " + g.innerName;
+  } else {
+    l.names[0] = "PIM groups";
+    l.names[1] = "PIM cores per group";
+    l.names[2] = "lanes";
+  }
+  return l;
+}
+
+std::string lettersOf(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(c));
+  return out;
+}
+
+// One map of K+1 = 4 tuples, written for this backend.
+const MappingMap& checkedMap(const MappingSpec& m, const Backend& b, const Levels& levels) {
+  if (!m.target.empty() && lettersOf(m.target) != lettersOf(b.name) &&
+      lettersOf(m.target) != lettersOf(targetOf(b).family()))
+    throw InputError((m.maps.empty() ? m.file : m.maps.front().at.str()) + ": a mapping for '" + m.target +
+                     "', not for backend " + b.name);
+  if (m.maps.size() > 1)
+    throw InputError(m.maps[1].at.str() + ": a second map (" + m.maps[1].name +
+                     "): sub-maps run one after another over parts of the space, which one PIMScope draft "
+                     "cannot say; give one map over the whole iteration space");
+  const MappingMap& map = m.maps.front();
+  if (map.tuples.size() != 4)
+    throw InputError(map.at.str() + ": " + map.name + " has " + std::to_string(map.tuples.size()) +
+                     " tuples; a map on " + b.name + "'s 3 levels (" + levels.list() +
+                     ") has 4: one per level, then each leaf's share");
+  return map;
+}
+
+// The product of a tuple's entries, or of one entry over several tuples; nullopt past 2^62.
+std::optional<std::int64_t> product(const std::vector<std::int64_t>& xs) {
+  std::int64_t p = 1;
+  for (std::int64_t x : xs) {
+    if (x > (std::int64_t{1} << 62) / p) return std::nullopt;
+    p *= x;
+  }
+  return p;
+}
+
+std::string timesText(const std::vector<std::int64_t>& xs) {
+  std::string s;
+  for (std::int64_t x : xs) s += (s.empty() ? "" : " x ") + std::to_string(x);
+  return s;
+}
+
+std::string tupleText(const MappingTuple& t) {
+  std::string s;
+  for (std::int64_t x : t.entries) s += (s.empty() ? "(" : ", ") + std::to_string(x);
+  return s + ")";
+}
+
+// Units one level uses, refused above `limit` (a level of the machine or a parameter's range).
+std::int64_t levelUnits(const MappingTuple& t, const std::string& level, std::int64_t limit,
+                        const std::string& limitText) {
+  const auto n = product(t.entries);
+  if (!n || *n > limit)
+    throw InputError(t.at.str() + ": level " + level + " " + tupleText(t) + " uses " +
+                     (n ? std::to_string(*n) : "over 2^62") + " units, above " + limitText);
+  return *n;
+}
+
+// Every dimension's entries multiply to its extent (CoMoNM's invariant).
+void checkProducts(const MappingMap& map, const Kernel& k, const DimensionSets& sets) {
+  const std::size_t n = k.loops.size();
+  if (map.tuples.front().entries.size() != n) {
+    std::string vars;
+    for (const Loop& l : k.loops) vars += (vars.empty() ? "" : ", ") + l.var;
+    throw InputError(map.tuples.front().at.str() + ": the tuples have " +
+                     std::to_string(map.tuples.front().entries.size()) + " entries; " + k.name +
+                     "'s iteration space has " + std::to_string(n) + " dimensions (" + vars + ")");
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    std::vector<std::int64_t> column;
+    for (const MappingTuple& t : map.tuples) column.push_back(t.entries[j]);
+    const std::int64_t extent = sets.loopHi[j] - sets.loopLo[j];
+    const auto p = product(column);
+    if (!p || *p != extent)
+      throw InputError(map.at.str() + ": dimension " + std::to_string(j + 1) + " (" + k.loops[j].var +
+                       "): " + timesText(column) + " = " + (p ? std::to_string(*p) : "over 2^62") +
+                       ", but its extent is " + std::to_string(extent) +
+                       " (the entries of a dimension multiply to its extent)");
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, double>> mappingSettings(const MappingSpec& m, const Backend& b) {
+  const Levels levels = levelsOf(b);
+  const MappingMap& map = checkedMap(m, b, levels);
+  std::vector<std::pair<std::string, double>> out;
+  auto inRange = [&](const char* key, std::int64_t v, const MappingTuple* t, const std::string& what) {
+    const Parameter& p = *b.param(key);
+    if (static_cast<double>(v) < p.min || static_cast<double>(v) > p.max)
+      throw InputError((t ? t->at.str() : m.file + ": block_bytes") + ": " + what + " " + std::to_string(v) +
+                       " is outside " + key + "'s range " + std::to_string(static_cast<std::int64_t>(p.min)) +
+                       " to " + std::to_string(static_cast<std::int64_t>(p.max)) + " (" + p.source + ")");
+    out.emplace_back(key, static_cast<double>(v));
+  };
+  if (levels.threads) {
+    const auto n = product(map.tuples[2].entries);
+    inRange(kTaskletParam, n.value_or(std::numeric_limits<std::int64_t>::max()), &map.tuples[2],
+            "level 3 (" + levels.names[2] + ") " + tupleText(map.tuples[2]) + ":");
+  }
+  if (m.blockBytes) {
+    if (!b.param(kBlockParam))
+      throw InputError(m.file + ": block_bytes: backend " + b.name + " has no WRAM block (" + kBlockParam +
+                       ")");
+    inRange(kBlockParam, *m.blockBytes, nullptr, "block of");
+  }
+  return out;
+}
+
+MappedSchedule mappedSchedule(const MappingSpec& m, const Problem& p) {
+  const Backend& b = p.backend();
+  const Levels levels = levelsOf(b);
+  const MappingMap& map = checkedMap(m, b, levels);
+  const Kernel& k = p.kernel();
+  const DimensionSets& sets = p.space().sets();
+  const Resources& res = p.space().resources();
+  checkProducts(map, k, sets);
+  for (int level = 0; level < 2; ++level) {
+    const int limit = level == 0 ? res.groups : res.coresPerGroup;
+    levelUnits(map.tuples[static_cast<std::size_t>(level)],
+               std::to_string(level + 1) + " (" + levels.names[level] + ")", limit,
+               "the " + std::to_string(limit) + " " + levels.names[level] + " of " + b.name);
+  }
+
+  std::vector<PartChoice> parts(sets.sets.size());
+  std::vector<bool> placed(k.loops.size(), false);
+  for (std::size_t s = 0; s < sets.sets.size(); ++s) {
+    const DimensionSet& set = sets.sets[s];
+    int split = -1;
+    for (int v : set.vars) {
+      placed[static_cast<std::size_t>(v)] = true;
+      const auto u = static_cast<std::size_t>(v);
+      if (map.tuples[0].entries[u] * map.tuples[1].entries[u] == 1) continue;
+      if (split >= 0)
+        throw InputError(map.at.str() + ": loops " + k.loops[static_cast<std::size_t>(split)].var + " and " +
+                         k.loops[u].var + " index the same tensor dimensions (" + dimensionSetLabel(k, set) +
+                         "); a draft splits such a set along one of them");
+      split = v;
+      parts[s].groups = static_cast<int>(map.tuples[0].entries[u]);
+      parts[s].cores = static_cast<int>(map.tuples[1].entries[u]);
+    }
+    for (std::size_t c = 0; c < set.candidates.size() && split >= 0; ++c)
+      if (set.candidates[c].var == split) {
+        parts[s].rep = static_cast<int>(c);
+        break;
+      }
+  }
+  for (std::size_t v = 0; v < k.loops.size(); ++v)
+    if (!placed[v] && map.tuples[0].entries[v] * map.tuples[1].entries[v] > 1)
+      throw InputError(map.at.str() + ": loop " + k.loops[v].var +
+                       " indexes no tensor dimension a draft can split; give it 1 at levels 1 and 2");
+
+  MappedSchedule out;
+  out.draft = p.space().draft(p.space().idOf(parts));
+  const MappingTuple& third = map.tuples[2];
+  const std::int64_t thirdUnits = product(third.entries).value_or(0);
+  out.notes.push_back(
+      levels.threads
+          ? "level 3 (" + levels.names[2] + ") " + tupleText(third) + ": " + std::to_string(thirdUnits) +
+                " tasklets; the code generator gives them outputs when a DPU holds at least as many, else "
+                "splits the reduction (docs/simulator.md), whatever this tuple splits"
+          : "level 3 (" + levels.names[2] + ") " + tupleText(third) +
+                ": the code generator lays the lanes along the contiguous dimension itself; this tuple is "
+                "taken as part of each core's share");
+  out.notes.push_back("leaf " + tupleText(map.tuples[3]) + ": each " +
+                      (levels.threads ? std::string("tasklet") : std::string("lane")) + "'s share");
+  return out;
+}
+
+}  // namespace pim

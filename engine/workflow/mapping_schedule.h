@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// A CoMoNM mapping specification (engine/mapping/mapping_spec.h) as a PIMScope schedule: levels 1 and 2
+// (UPMEM: ranks and DPUs per rank; the DRAM-PIM families: PIM groups and cores per group) become a draft's
+// groups and cores per dimension set, level 3 the kernel-level choice beside it (UPMEM: tasklets per DPU; the
+// DRAM-PIM families: lanes, which their code generators lay along the contiguous dimension themselves), and
+// the last tuple is each leaf's share. Every rule a mapping breaks is refused with its place in the file.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/core/problem.h"
+#include "engine/mapping/mapping_spec.h"
+
+namespace pim {
+
+/// The backend parameters a mapping sets beside its draft, as (name, value) to apply before the problem is
+/// built: UPMEM's pim.tasklets (level 3) and pim.blockBytes (block_bytes); none for a family without them.
+/// Throws InputError naming the place when the map's shape or level 3 breaks a rule the backend states.
+std::vector<std::pair<std::string, double>> mappingSettings(const MappingSpec& m, const Backend& b);
+
+struct MappedSchedule {
+  Draft draft;
+  std::vector<std::string> notes;  // what the conversion decided, one line each
+};
+
+/// The draft of `m` on `p` (built with mappingSettings applied). Throws InputError naming the place in the
+/// file and the rule: one map only (sub-maps run one after another, which a draft cannot say), K+1 tuples,
+/// one entry per loop of the kernel, every dimension's product equal to its extent, no more units than a
+/// level has, at most one split loop per dimension set.
+MappedSchedule mappedSchedule(const MappingSpec& m, const Problem& p);
+
+}  // namespace pim

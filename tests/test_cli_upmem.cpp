@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+// `simulate` on upmem as PrIM's and CoMoNM's experiments are run: PrIM's NR_DPUS (--dpus), tasklets
+// (--tasklets), every instruction simulated (--no-extrapolation) and CoMoNM's mapping files (mapping:FILE);
+// each refused with one line and exit code 2 where it does not apply.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/cli_run.h"
+#include "tests/test_util.h"
+
+namespace {
+
+#ifdef PIMSCOPE_CLI
+using pim::test::cli;
+using pim::test::CliRun;
+
+const std::string kVa = "simulate -b upmem -k va --dims n=2621440 --dtype i32 ";
+
+nlohmann::json jsonOf(const std::string& args) { return pim::test::cliJson(args + " --json"); }
+using pim::test::expectCliRefused;
+
+std::string mappingFile(const std::string& name, const std::string& text) {
+  const std::string path = pim::test::cliScratch().file(name);
+  pim::test::writeBytes(path, text);
+  return path;
+}
+
+// PrIM's strong-scaling runs: 1, 4, 16 and 64 DPUs of one rank; more DPUs never slow the DPU kernel down.
+TEST(CliUpmem, DpusRunsPrimOnThatManyDpus) {
+  double previous = 0;
+  for (int dpus : {1, 4, 16, 64}) {
+    const auto j = jsonOf(kVa + "--dpus " + std::to_string(dpus));
+    EXPECT_EQ(j["upmem"]["dpus"], dpus);
+    EXPECT_EQ(j["upmem"]["tasklets"], 16);
+    const double kernel = j["upmem"]["dpu_kernel_ms"].get<double>();
+    if (previous > 0) {
+      EXPECT_LT(kernel, previous) << dpus;
+    }
+    previous = kernel;
+  }
+  expectCliRefused(kVa + "--dpus 100", {"--schedule vendor", "100 DPUs", "multiple"});
+  expectCliRefused(kVa + "--dpus 0", {"--dpus: 0"});
+  expectCliRefused(kVa + "--dpus 4 -s draft:0", {"--dpus", "draft:0"});
+  expectCliRefused("simulate -b hbm-pim -k va --dpus 4", {"--dpus", "only upmem"});
+}
+
+TEST(CliUpmem, TaskletsIsTheParameterShorthand) {
+  const auto j = jsonOf(kVa + "--dpus 1 --tasklets 8");
+  EXPECT_EQ(j["upmem"]["tasklets"], 8);
+  EXPECT_EQ(j["what_if"]["pim.tasklets"]["value"], 8);
+  EXPECT_NE(j["schedule"]["summary"].get<std::string>().find("8 tasklets"), std::string::npos);
+  EXPECT_EQ(jsonOf(kVa + "--dpus 1 --tasklets 8 --set pim.tasklets=8")["cycles"],
+            j["cycles"]);  // the same value twice is no conflict
+  expectCliRefused(kVa + "--tasklets 8 --set pim.tasklets=4",
+                   {"--tasklets", "conflicts with --set pim.tasklets=4"});
+  expectCliRefused(kVa + "--tasklets 25", {"pim.tasklets"});
+  expectCliRefused("simulate -b attacc -k va --tasklets 8", {"--tasklets", "only upmem"});
+}
+
+TEST(CliUpmem, NoExtrapolationSimulatesEveryInstruction) {
+  const auto sliced = jsonOf(kVa + "--dpus 4");
+  const auto full = jsonOf(kVa + "--dpus 4 --no-extrapolation");
+  EXPECT_EQ(sliced["upmem"]["extrapolated"], 1);
+  EXPECT_EQ(full["upmem"]["extrapolated"], 0);
+  EXPECT_NEAR(sliced["upmem"]["dpu_kernel_ms"].get<double>() / full["upmem"]["dpu_kernel_ms"].get<double>(),
+              1.0, 0.01);
+  expectCliRefused("simulate -b hbm-pim -k va --no-extrapolation", {"--no-extrapolation", "only upmem"});
+}
+
+TEST(CliUpmem, MappingFileIsASchedule) {
+  const std::string text = mappingFile("va.map",
+                                       "# VA on 4 DPUs, 8 tasklets (CoMoNM's notation)\n"
+                                       "Upmem_map: [ M1: {(1, 1), (1, 4), (1, 8), (1, 81920)} ]\n");
+  const auto j = jsonOf(kVa + "-s mapping:" + text);
+  EXPECT_EQ(j["schedule"]["kind"], "mapping");
+  EXPECT_EQ(j["upmem"]["dpus"], 4);
+  EXPECT_EQ(j["upmem"]["tasklets"], 8);
+  // The same draft as PrIM's on 4 DPUs with 8 tasklets: the same host plan and DPU programs, except PrIM's
+  // output assignment, which element-wise kernels do not have.
+  EXPECT_EQ(j["cycles"], jsonOf(kVa + "--dpus 4 --tasklets 8")["cycles"]);
+  const std::string json = mappingFile(
+      "va.json", R"({"target": "upmem", "maps": [{"levels": [[1, 1], [1, 4], [1, 8], [1, 81920]]}],
+                     "block_bytes": 512})");
+  const auto jj = jsonOf(kVa + "-s mapping:" + json);
+  EXPECT_EQ(jj["what_if"]["pim.blockBytes"]["value"], 512);
+
+  const std::string bad =
+      mappingFile("bad.map", "Upmem_map: [\n  M1: {(1, 1), (1, 4), (1, 8), (1, 8192)}\n]\n");
+  expectCliRefused(kVa + "-s mapping:" + bad,
+                   {"bad.map:2:3", "dimension 2 (i)", "4 x 8 x 8192 = 262144", "2621440"});
+  expectCliRefused(kVa + "--tasklets 4 -s mapping:" + text,
+                   {"--tasklets", "the mapping file gives the tasklets"});
+  expectCliRefused(kVa + "--set pim.tasklets=4 -s mapping:" + text, {"mapping file", "conflicts with --set"});
+  expectCliRefused(kVa + "-s mapping:" + pim::test::cliScratch().path(), {"is a directory"});
+}
+#endif
+
+}  // namespace

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// CoMoNM's mapping specification (engine/mapping/mapping_spec.cpp) and its conversion to a draft
+// (engine/workflow/mapping_schedule.cpp): the paper's own examples (Fig. 8), every rule broken with its
+// place, and the drafts they give, derived by hand.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+
+#include "engine/common/error.h"
+#include "engine/mapping/mapping_spec.h"
+#include "engine/search/evaluate.h"
+#include "engine/workflow/mapping_schedule.h"
+#include "tests/test_util.h"
+
+namespace {
+
+using namespace pim;
+using pim::test::expectInputError;
+
+std::unique_ptr<Problem> problem(const std::string& backend, const std::string& kernel,
+                                 const std::string& dims, std::optional<DType> t = std::nullopt,
+                                 const Backend* edited = nullptr) {
+  Kernel k = KernelLibrary::builtin().get(kernel);
+  if (t) k = retyped(std::move(k), *t);
+  const Backend& b = edited ? *edited : builtinBackends().get(backend);
+  return std::make_unique<Problem>(b, k, parseShape(k, dims));
+}
+
+// CoMoNM's Fig. 8b, read as written (a comment and a trailing comma added): four sub-maps in their order.
+TEST(MappingSpec, ReadsCoMoNMsNotation) {
+  const MappingSpec s = parseMappingText(
+      "# GEMV, CoMoNM Fig. 8b\n"
+      "Upmem_map: [\n"
+      "    M2: {(4, 1), (8, 8), (1, 4), (16, 20)},\n"
+      "    M3: {(1, 4), (2, 4), (8, 1), (12, 32)},\n"
+      "    M1: {(4, 4), (5, 5), (1, 1), (16, 16)},\n"
+      "    M4: {(1, 1), (5, 16), (16, 1), (4, 12)},\n"
+      "]\n",
+      "fig8b.txt");
+  EXPECT_EQ(s.target, "Upmem");
+  ASSERT_EQ(s.maps.size(), 4u);
+  EXPECT_EQ(s.maps[1].name, "M3");
+  EXPECT_EQ(s.maps[1].index, 3);
+  ASSERT_EQ(s.maps[1].tuples.size(), 4u);
+  EXPECT_EQ(s.maps[1].tuples[1].entries, (std::vector<std::int64_t>{2, 4}));
+  EXPECT_EQ(s.maps[1].at.str(), "fig8b.txt:4:5");
+  EXPECT_EQ(s.maps[1].tuples[2].at.str(), "fig8b.txt:4:26");
+}
+
+TEST(MappingSpec, JsonFormIsTheSameMap) {
+  const MappingSpec t = parseMappingText("Upmem_map: [ M1: {(2, 9), (64, 1), (2, 4), (2, 32)} ]", "a.txt");
+  const MappingSpec j = parseMappingJson(
+      R"({"target": "Upmem", "maps": [{"name": "M1", "levels": [[2, 9], [64, 1], [2, 4], [2, 32]]}],
+          "block_bytes": 256})",
+      "a.json");
+  ASSERT_EQ(j.maps.size(), 1u);
+  EXPECT_EQ(j.target, t.target);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(j.maps[0].tuples[i].entries, t.maps[0].tuples[i].entries);
+  EXPECT_EQ(j.blockBytes, 256);
+  EXPECT_FALSE(t.blockBytes);
+}
+
+TEST(MappingSpec, MalformedTextNamesLineAndColumn) {
+  auto text = [](const std::string& s) { return [s] { parseMappingText(s, "m.txt"); }; };
+  expectInputError(text("Upmem: [ M1: {(1)} ]"), {"m.txt:1:1", "_map"});
+  expectInputError(text("Upmem_map: [ M1: {(1, 2)\n  (3, 4)} ]"), {"m.txt:2:3", "',' or '}'"});
+  expectInputError(text("Upmem_map: [ M1: {(1, 0)} ]"), {"m.txt:1:23", ">= 1", "'0'"});
+  expectInputError(text("Upmem_map: [ M1: {(1, -2)} ]"), {"m.txt:1:23", "whole number"});
+  expectInputError(text("Upmem_map: [ X1: {(1)} ]"), {"m.txt:1:14", "M<n>"});
+  expectInputError(text("Upmem_map: [ M1: {(1, 2), (3)} ]"),
+                   {"m.txt:1:27", "as many entries as its first (2)"});
+  expectInputError(text("Upmem_map: [ M1: {(99999999999999999999)} ]"), {"m.txt:1:20", "below 2^63"});
+  expectInputError(text("Upmem_map: [ M1: {(1)} ] extra"), {"m.txt:1:26", "end of the file"});
+  expectInputError(text("Upmem_map: [ M1: {(1)}"), {"m.txt:1:23", "the end of the file"});
+}
+
+TEST(MappingSpec, MalformedJsonNamesTheKey) {
+  auto json = [](const std::string& s) { return [s] { parseMappingJson(s, "m.json"); }; };
+  expectInputError(json(R"({"maps": [{"levels": [[1, 0]]}]})"), {"m.json: maps[0].levels[0][1]", ">= 1"});
+  expectInputError(json(R"({"maps": [{"levels": [[1, 2], [3]]}]})"),
+                   {"m.json: maps[0].levels[1]", "entries"});
+  expectInputError(json(R"({"maps": [], "x": 1})"), {"m.json: x", "unknown key"});
+  expectInputError(json(R"({"maps": []})"), {"m.json: maps", "non-empty"});
+  expectInputError(json(R"({"maps": [{"name": "M0", "levels": [[1]]}]})"), {"maps[0].name", "M<n>"});
+  expectInputError(json(R"({"maps": [{"levels": [[1]]}], "block_bytes": 1.5})"), {"block_bytes"});
+  expectInputError(json(R"({"maps": [{"levels": [[1]], "levels": [[2]]}]})"), {"duplicate key"});
+}
+
+// CoMoNM's single-DPU experiments: 1 DPU, T tasklets, each tasklet's extent the rest. VA has loops b and i;
+// (1, 4096) on one DPU with 8 tasklets of 512 elements: the draft gives every part one group and one core,
+// and the mapping sets pim.tasklets to 8.
+TEST(MappingSchedule, SingleDpuExperimentIsOneDpuWithItsTasklets) {
+  const MappingSpec m =
+      parseMappingText("Upmem_map: [ M1: {(1, 1), (1, 1), (1, 8), (1, 512)} ]", "single.txt");
+  const Backend& shipped = builtinBackends().get("upmem");
+  const auto settings = mappingSettings(m, shipped);
+  ASSERT_EQ(settings.size(), 1u);
+  EXPECT_EQ(settings[0], (std::pair<std::string, double>{"pim.tasklets", 8}));
+  Backend b = shipped;
+  b.setParameter("pim.tasklets", 8);
+  const auto p = problem("upmem", "va", "b=1,n=4096", DType::I32, &b);
+  const MappedSchedule s = mappedSchedule(m, *p);
+  for (const PartChoice& c : s.draft.parts) EXPECT_EQ(c.groups * c.cores, 1);
+  const Evaluation e = evaluateDraft(*p, s.draft);
+  EXPECT_EQ(e.unitsUsed, 1);
+  const auto f =
+      std::find_if(e.facts.begin(), e.facts.end(), [](const auto& x) { return x.first == "tasklets"; });
+  ASSERT_NE(f, e.facts.end());
+  EXPECT_EQ(f->second, 8);
+}
+
+// GEMV b=1, out=512, in=1152 (CoMoNM Fig. 8a's space with the batch loop first): ranks (1,2,9) and DPUs
+// (1,64,1) give W's rows 2 groups x 64 cores and its columns 9 groups: 18 ranks, 1,152 DPUs.
+TEST(MappingSchedule, Fig8aBecomesRanksAndDpusPerDimensionSet) {
+  const auto p = problem("upmem", "gemv", "b=1,out=512,in=1152", DType::I32);
+  const MappedSchedule s = mappedSchedule(
+      parseMappingText("Upmem_map: [ M1: {(1, 2, 9), (1, 64, 1), (1, 2, 8), (1, 2, 16)} ]", "8a.txt"), *p);
+  const auto& sets = p->space().sets().sets;
+  std::map<std::string, std::pair<int, int>> byLoop;  // loop split -> (groups, cores)
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    const PartChoice& c = s.draft.parts[i];
+    const int var = sets[i].candidates[static_cast<std::size_t>(c.rep)].var;
+    if (c.groups * c.cores > 1)
+      byLoop[p->kernel().loops[static_cast<std::size_t>(var)].var] = {c.groups, c.cores};
+  }
+  EXPECT_EQ(byLoop, (std::map<std::string, std::pair<int, int>>{{"o", {2, 64}}, {"i", {9, 1}}}));
+}
+
+TEST(MappingSchedule, BrokenRulesAreRefusedWithTheirPlace) {
+  const auto p = problem("upmem", "gemv", "b=1,out=512,in=1152", DType::I32);
+  auto conv = [&](const std::string& text) {
+    return [&p, text] { mappedSchedule(parseMappingText(text, "m.txt"), *p); };
+  };
+  // A product that misses the extent, naming the dimension and both numbers.
+  expectInputError(conv("Upmem_map: [ M1: {(1, 2, 9), (1, 64, 1), (1, 2, 4), (1, 2, 16)} ]"),
+                   {"m.txt:1:14", "dimension 3 (i)", "9 x 1 x 4 x 16 = 576", "extent is 1152"});
+  expectInputError(conv("Upmem_map: [ M1: {(1, 2), (1, 64), (1, 2), (1, 2)} ]"),
+                   {"2 entries", "3 dimensions (b, o, i)"});
+  expectInputError(conv("Upmem_map: [ M1: {(1, 2, 9), (1, 64, 1), (1, 4, 128)} ]"), {"3 tuples", "has 4"});
+  // More units than a level has: 128 DPUs per rank, 2,560 / 64 = 40 ranks.
+  expectInputError(conv("Upmem_map: [ M1: {(1, 1, 9), (1, 128, 1), (1, 4, 4), (1, 1, 32)} ]"),
+                   {"m.txt:1:30", "level 2 (DPUs per rank)", "128 units", "64 DPUs per rank"});
+  expectInputError(conv("Upmem_map: [ M1: {(1, 4, 18), (1, 1, 1), (1, 4, 2), (1, 32, 32)} ]"),
+                   {"level 1 (ranks)", "72 units", "the 40 ranks"});
+  expectInputError(conv("Upmem_map: [ M1: {(1, 2, 9), (1, 64, 1), (1, 2, 4), (1, 2, 32)}, "
+                        "M2: {(1, 2, 9), (1, 64, 1), (1, 2, 4), (1, 2, 32)} ]"),
+                   {"a second map (M2)", "one map"});
+  expectInputError(conv("Hbmpim_map: [ M1: {(1, 2, 9), (1, 64, 1), (1, 2, 4), (1, 2, 32)} ]"),
+                   {"a mapping for 'Hbmpim', not for backend upmem"});
+  // Tasklets beyond a DPU's 24, refused from the parameter's declared range.
+  expectInputError(
+      [] {
+        mappingSettings(
+            parseMappingText("Upmem_map: [ M1: {(1, 2, 9), (1, 64, 1), (1, 2, 16), (1, 2, 8)} ]", "m.txt"),
+            builtinBackends().get("upmem"));
+      },
+      {"m.txt:1:42", "level 3 (tasklets per DPU)", "32", "1 to 24"});
+}
+
+// On a DRAM-PIM backend the levels are PIM groups and cores; the third (lanes) is the code generator's.
+TEST(MappingSchedule, HbmPimMappingBecomesTheEquivalentDraft) {
+  const auto p = problem("hbm-pim", "gemv", "b=1,out=512,in=1152");
+  const MappingSpec m =
+      parseMappingText("Hbmpim_map: [ M1: {(1, 4, 1), (1, 8, 1), (1, 1, 16), (1, 16, 72)} ]", "h.txt");
+  EXPECT_TRUE(mappingSettings(m, p->backend()).empty());
+  const MappedSchedule s = mappedSchedule(m, *p);
+  int groups = 1, cores = 1;
+  for (const PartChoice& c : s.draft.parts) groups *= c.groups, cores *= c.cores;
+  EXPECT_EQ(groups, 4);
+  EXPECT_EQ(cores, 8);
+  ASSERT_FALSE(s.notes.empty());
+  EXPECT_NE(s.notes[0].find("lanes"), std::string::npos);
+  expectInputError(
+      [&] {
+        mappingSettings(parseMappingJson(R"({"maps": [{"levels": [[1,4,1],[1,8,1],[1,1,16],[1,16,72]]}],
+                                                        "block_bytes": 64})",
+                                         "h.json"),
+                        p->backend());
+      },
+      {"h.json: block_bytes", "no WRAM block"});
+}
+
+}  // namespace
