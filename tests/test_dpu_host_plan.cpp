@@ -29,7 +29,7 @@ TEST(DpuHostPlan, AParallelTransferPadsEachRankToItsLargestShare) {
   // Rank 0's four DPUs take 1,000, 1,000, 1,000 and 996 B: one length per rank, 1,000 B each (the last is
   // padded); rank 1 is not addressed. Four DPUs take at most 4 x 1.16 GB/s (the one-DPU rate), below the
   // rank's 6.68: 16,200 ns of setup + 4,000 B / 4.64 GB/s = 862.07 ns.
-  p.steps.push_back({HostStep::Kind::Parallel, true, {1000, 1000, 1000, 996}, {}, 0, UpmemPhase::Host});
+  p.steps.push_back({HostStep::Kind::Parallel, true, {1000, 1000, 1000, 996}, {}, {}, 0, UpmemPhase::Host});
   const PlanRun r = simulatePlan({}, {}, p);
   EXPECT_NEAR(phase(r, UpmemPhase::CpuToDpu), (16200 + 4000 / 4.64) * kCyclesPerNs, 1e-6);
   EXPECT_EQ(r.perDpu[3].hostBytesIn, 1000);
@@ -42,9 +42,9 @@ TEST(DpuHostPlan, RanksTransferConcurrentlyUnderTheAggregateCeiling) {
   // 6.68), the two at once (16,384 B at the 46.2 GB/s ceiling would take 354.6 ns). Reading back: 8,192 B at
   // 4 x 0.24 = 0.96 GB/s per rank (below 4.74), after 20,100 ns of setup.
   p.steps.push_back(
-      {HostStep::Kind::Parallel, true, std::vector<std::int64_t>(8, 2048), {}, 0, UpmemPhase::Host});
+      {HostStep::Kind::Parallel, true, std::vector<std::int64_t>(8, 2048), {}, {}, 0, UpmemPhase::Host});
   p.steps.push_back(
-      {HostStep::Kind::Parallel, false, std::vector<std::int64_t>(8, 2048), {}, 0, UpmemPhase::Host});
+      {HostStep::Kind::Parallel, false, std::vector<std::int64_t>(8, 2048), {}, {}, 0, UpmemPhase::Host});
   const PlanRun r = simulatePlan({}, {}, p);
   EXPECT_NEAR(phase(r, UpmemPhase::CpuToDpu), (16200 + 8192 / 4.64) * kCyclesPerNs, 1e-6);
   EXPECT_NEAR(phase(r, UpmemPhase::DpuToCpu), (20100 + 8192 / 0.96) * kCyclesPerNs, 1e-6);
@@ -53,7 +53,7 @@ TEST(DpuHostPlan, RanksTransferConcurrentlyUnderTheAggregateCeiling) {
   HostPlan full;
   full.dpus = 2560;
   full.steps.push_back(
-      {HostStep::Kind::Parallel, true, std::vector<std::int64_t>(2560, 2048), {}, 0, UpmemPhase::Host});
+      {HostStep::Kind::Parallel, true, std::vector<std::int64_t>(2560, 2048), {}, {}, 0, UpmemPhase::Host});
   EXPECT_NEAR(phase(simulatePlan({}, {}, full), UpmemPhase::CpuToDpu),
               (16200 + 2560.0 * 2048 / 46.2) * kCyclesPerNs, 1e-6);
 }
@@ -62,9 +62,9 @@ TEST(DpuHostPlan, BroadcastAndSerialTransfers) {
   HostPlan p = twoRanksOfFour();
   // A 100-B buffer (104 with alignment) to all 8 DPUs: 416 B per rank at 4 x 1.16 GB/s (below 16.88).
   p.steps.push_back(
-      {HostStep::Kind::Broadcast, true, std::vector<std::int64_t>(8, 100), {}, 0, UpmemPhase::Host});
+      {HostStep::Kind::Broadcast, true, std::vector<std::int64_t>(8, 100), {}, {}, 0, UpmemPhase::Host});
   // Two DPUs read back 16 B each, one call each: 2 x (20,100 + 16 / 0.24) ns.
-  p.steps.push_back({HostStep::Kind::Serial, false, {16, 0, 16}, {}, 0, UpmemPhase::Host});
+  p.steps.push_back({HostStep::Kind::Serial, false, {16, 0, 16}, {}, {}, 0, UpmemPhase::Host});
   const PlanRun r = simulatePlan({}, {}, p);
   EXPECT_NEAR(phase(r, UpmemPhase::CpuToDpu), (16200 + 416 / 4.64) * kCyclesPerNs, 1e-6);
   EXPECT_NEAR(phase(r, UpmemPhase::DpuToCpu), 2 * (20100 + 16 / 0.24) * kCyclesPerNs, 1e-6);
@@ -77,10 +77,9 @@ TEST(DpuHostPlan, ALaunchFoldsIdenticalDpusAndEndsWithTheSlowest) {
   HostPlan p = twoRanksOfFour();
   const DpuKernel shortK{{{Step::issue(10)}}};                   // 110 cycles
   const DpuKernel longK{{{Step::issue(20)}, {Step::issue(5)}}};  // 20 x 11 = 220 cycles
-  HostStep launch{HostStep::Kind::Launch, true, {}, {shortK, shortK, DpuKernel{}, longK, shortK}, 0,
-                  UpmemPhase::Host};
+  HostStep launch{HostStep::Kind::Launch, true, {}, {shortK, longK}, {0, 0, -1, 1, 0}, 0, UpmemPhase::Host};
   p.steps.push_back(launch);
-  p.steps.push_back({HostStep::Kind::HostWork, true, {}, {}, 1000, UpmemPhase::Host});
+  p.steps.push_back({HostStep::Kind::HostWork, true, {}, {}, {}, 1000, UpmemPhase::Host});
   const PlanRun r = simulatePlan({}, {}, p);
   // 0.066011 ms of launch overhead, then the slowest DPU's 220 cycles; two distinct kernels simulated.
   EXPECT_NEAR(phase(r, UpmemPhase::DpuKernel), 66011 * kCyclesPerNs + 220, 1e-6);
@@ -98,7 +97,7 @@ TEST(DpuHostPlan, ALaunchFoldsIdenticalDpusAndEndsWithTheSlowest) {
 TEST(DpuHostPlan, RefusesStepsBeyondItsDpus) {
   HostPlan p = twoRanksOfFour();
   p.steps.push_back(
-      {HostStep::Kind::Parallel, true, std::vector<std::int64_t>(9, 8), {}, 0, UpmemPhase::Host});
+      {HostStep::Kind::Parallel, true, std::vector<std::int64_t>(9, 8), {}, {}, 0, UpmemPhase::Host});
   EXPECT_THROW(simulatePlan({}, {}, p), std::invalid_argument);
   HostPlan none;
   none.dpus = 0;
@@ -106,7 +105,7 @@ TEST(DpuHostPlan, RefusesStepsBeyondItsDpus) {
   // A DPU kernel the engine refuses is reported with the step it is in.
   HostPlan bad = twoRanksOfFour();
   bad.steps.push_back(
-      {HostStep::Kind::Launch, true, {}, {DpuKernel{{{Step::mramRead(12)}}}}, 0, UpmemPhase::Host});
+      {HostStep::Kind::Launch, true, {}, {DpuKernel{{{Step::mramRead(12)}}}}, {0}, 0, UpmemPhase::Host});
   try {
     simulatePlan({}, {}, bad);
     ADD_FAILURE() << "a 12-B DMA was accepted";

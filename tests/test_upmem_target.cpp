@@ -50,7 +50,7 @@ int partOf(const Problem& p, const std::string& tensor, int axis) {
 
 const sim::dpu::DpuKernel& launchedOn(const UpmemProgram& prog, std::size_t dpu) {
   for (const HostStep& s : prog.plan.steps)
-    if (s.kind == HostStep::Kind::Launch) return s.kernels.at(dpu);
+    if (s.kind == HostStep::Kind::Launch) return s.kernels.at(static_cast<std::size_t>(s.kernelOf.at(dpu)));
   throw std::logic_error("no launch");
 }
 

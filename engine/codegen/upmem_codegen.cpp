@@ -2,7 +2,10 @@
 #include "engine/codegen/upmem_codegen.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "engine/common/error.h"
 #include "engine/mapping/tile_mapping.h"
@@ -290,13 +293,15 @@ namespace {
 using TileBytes = std::vector<std::vector<std::int64_t>>;
 
 /// The launch: every busy DPU's per-tasklet program, statement after statement; fills the tiles each DPU
-/// holds and the largest MRAM share.
+/// holds and the largest MRAM share. A DPU's program depends only on how many outputs and reduction steps
+/// each statement gives it, so DPUs with the same counts share one kernel.
 HostStep launchStep(const Kernel& k, const TileMapping& m, const std::vector<StatementShape>& shapes,
                     const UpmemCodegenOptions& o, UpmemProgram& prog, TileBytes& tileBytes) {
   HostStep launch;
   launch.kind = HostStep::Kind::Launch;
-  launch.kernels.resize(static_cast<std::size_t>(prog.plan.dpus));
+  launch.kernelOf.assign(static_cast<std::size_t>(prog.plan.dpus), -1);
   tileBytes.assign(k.tensors.size(), std::vector<std::int64_t>(static_cast<std::size_t>(prog.plan.dpus)));
+  std::map<std::vector<std::pair<std::int64_t, std::int64_t>>, std::int32_t> kernelOfCounts;
   for (const CoreTile& core : m.cores) {
     if (core.idle) continue;
     const auto dpu = static_cast<std::size_t>(core.group * o.dpusPerRank + core.core);
@@ -308,18 +313,25 @@ HostStep launchStep(const Kernel& k, const TileMapping& m, const std::vector<Sta
       mram += roundUp8(tileBytes[t][dpu]);
     }
     prog.mramBytes = std::max(prog.mramBytes, mram);
-    DpuKernel& kernel = launch.kernels[dpu];
-    kernel.tasklets.resize(static_cast<std::size_t>(o.tasklets));
     auto count = [&](const std::vector<int>& loops) {
       std::int64_t n = 1;
       for (int l : loops) n *= core.computeTile[static_cast<std::size_t>(l)].count;
       return n;
     };
+    std::vector<std::pair<std::int64_t, std::int64_t>> counts;  // per statement: outputs, reduction steps
+    for (const StatementShape& shape : shapes)
+      counts.emplace_back(count(shape.outLoops), count(shape.reduceLoops));
+    const auto [it, added] =
+        kernelOfCounts.try_emplace(counts, static_cast<std::int32_t>(launch.kernels.size()));
+    launch.kernelOf[dpu] = it->second;
+    if (!added) continue;
+    DpuKernel& kernel = launch.kernels.emplace_back();
+    kernel.tasklets.resize(static_cast<std::size_t>(o.tasklets));
     for (std::size_t s = 0; s < shapes.size(); ++s) {
       if (s > 0 && o.tasklets > 1)
         for (auto& tp : kernel.tasklets) tp.push_back(Step::barrier());  // the next reads what this wrote
       KernelBuilder(shapes[s], o.tasklets, o.dmaMaxBytes, o.primOutputAssignment)
-          .append(kernel.tasklets, count(shapes[s].outLoops), count(shapes[s].reduceLoops));
+          .append(kernel.tasklets, counts[s].first, counts[s].second);
     }
   }
   return launch;
@@ -429,16 +441,18 @@ std::string upmemListing(const UpmemProgram& prog, std::size_t maxLines) {
   for (const HostStep& s : prog.plan.steps) {
     if (s.kind != HostStep::Kind::Launch) continue;
     std::size_t busiest = 0, most = 0;
-    for (std::size_t i = 0; i < s.kernels.size(); ++i) {
+    for (std::size_t i = 0; i < s.kernelOf.size(); ++i) {
+      if (s.kernelOf[i] < 0) continue;
       std::size_t size = 0;
-      for (const auto& tp : s.kernels[i].tasklets) size += tp.size();
+      for (const auto& tp : s.kernels[static_cast<std::size_t>(s.kernelOf[i])].tasklets) size += tp.size();
       if (size > most) most = size, busiest = i;
     }
     if (most == 0 || lines >= maxLines) continue;
     os << "DPU " << busiest % static_cast<std::size_t>(prog.plan.dpusPerRank) << " of rank "
        << busiest / static_cast<std::size_t>(prog.plan.dpusPerRank) << ", tasklet 0:\n";
     ++lines;
-    listSteps(os, s.kernels[busiest].tasklets.front(), 1, lines, maxLines);
+    listSteps(os, s.kernels[static_cast<std::size_t>(s.kernelOf[busiest])].tasklets.front(), 1, lines,
+              maxLines);
   }
   return os.str();
 }

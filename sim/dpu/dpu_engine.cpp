@@ -6,11 +6,14 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace pim::sim::dpu {
 namespace {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
+constexpr std::int64_t kMinSparseRounds = 8;
 
 // Where a tasklet is in its program: a stack of (sequence, position, trips left) from the outermost loop in.
 struct Frame {
@@ -113,7 +116,8 @@ class Engine {
       // Rounds are tried with a back-off: a failed try costs a scan of the tasklets (when it is tried only
       // changes how fast the simulation runs, never its result).
       if (m_cfg.batchRounds && --m_untilTry <= 0) {
-        if (takeRounds(now, next)) {
+        const Rounds r = takeRounds(now, next);
+        if (r == Rounds::Taken || (r == Rounds::TooFewIssuing && takeSparseRounds(now, next))) {
           m_backoff = 1;
           m_untilTry = 0;
           continue;
@@ -150,7 +154,8 @@ class Engine {
   // per round, in the same order, until one nears the end of its run or another tasklet (blocked on a DMA, or
   // not yet ready) could be picked: those rounds are taken at once. Tasklets at a barrier stay there, as only
   // an arrival releases them. The last instruction of the shortest run is left to the loop above.
-  bool takeRounds(double& now, std::size_t& next) {
+  enum class Rounds : std::uint8_t { Taken, TooFewIssuing, None };
+  Rounds takeRounds(double& now, std::size_t& next) {
     const std::size_t n = m_tasklets.size();
     m_order.clear();
     std::int64_t rounds = std::numeric_limits<std::int64_t>::max();
@@ -168,9 +173,9 @@ class Engine {
       }
     }
     const auto live = static_cast<std::int64_t>(m_order.size());
-    if (live < m_cfg.sameTaskletGap) return false;
+    if (live < m_cfg.sameTaskletGap) return Rounds::TooFewIssuing;
     if (others < kNever) rounds = std::min(rounds, static_cast<std::int64_t>((others - now) / live));
-    if (rounds < 1) return false;
+    if (rounds < 1) return Rounds::None;
     for (std::size_t j = 0; j < m_order.size(); ++j) {
       Tasklet& tk = m_tasklets[m_order[j]];
       tk.issueLeft -= rounds;
@@ -180,6 +185,57 @@ class Engine {
     m_run.instructions += rounds * live;
     now += static_cast<double>(rounds * live);
     next = m_order.back() + 1;
+    return Rounds::Taken;
+  }
+
+  // Fewer tasklets issuing than the gap: the pipeline idles between them, and each issues once every gap
+  // cycles at its own slot. When their next slots are distinct and within one gap of the earliest, and every
+  // other tasklet (blocked on a DMA, at a barrier, or later) stays out until the rounds end, the pattern
+  // repeats exactly: those rounds are taken at once.
+  bool takeSparseRounds(double& now, std::size_t& next) {
+    const auto gap = static_cast<std::int64_t>(m_cfg.sameTaskletGap);
+    m_slots.clear();
+    double earliest = kNever, others = kNever;
+    for (std::size_t t = 0; t < m_tasklets.size(); ++t) {
+      Tasklet& tk = m_tasklets[t];
+      if (tk.done || tk.waiting) continue;
+      const Step* s = tk.current();
+      const double slot = std::max(now, std::ceil(tk.readyAt));
+      if (s->kind == Step::Kind::Issue) {
+        m_slots.push_back({slot, t});
+        earliest = std::min(earliest, slot);
+      } else {
+        others = std::min(others, tk.readyAt);
+      }
+    }
+    if (m_slots.size() < 2) return false;
+    std::int64_t rounds = std::numeric_limits<std::int64_t>::max();
+    std::size_t kept = 0;
+    for (const auto& [slot, t] : m_slots) {  // a slot outside the first period is another competitor
+      if (slot >= earliest + static_cast<double>(gap)) {
+        others = std::min(others, slot);
+        continue;
+      }
+      rounds = std::min(rounds, m_tasklets[t].issueLeft - 1);
+      m_slots[kept++] = {slot, t};
+    }
+    m_slots.resize(kept);
+    std::sort(m_slots.begin(), m_slots.end());
+    for (std::size_t i = 1; i < m_slots.size(); ++i)
+      if (m_slots[i].first == m_slots[i - 1].first) return false;  // a tie: round robin decides
+    const double last = m_slots.back().first;
+    if (others < kNever) {
+      if (others <= last) return false;
+      rounds = std::min(rounds, static_cast<std::int64_t>(std::floor((others - last - 1) / gap)) + 1);
+    }
+    if (rounds < kMinSparseRounds) return false;  // fewer are cheaper one by one
+    for (const auto& [slot, t] : m_slots) {
+      m_tasklets[t].issueLeft -= rounds;
+      m_tasklets[t].readyAt = slot + static_cast<double>(rounds * gap);
+    }
+    m_run.instructions += rounds * static_cast<std::int64_t>(m_slots.size());
+    now = last + static_cast<double>((rounds - 1) * gap) + 1;
+    next = m_slots.back().second + 1;
     return true;
   }
 
@@ -244,7 +300,8 @@ class Engine {
   std::vector<Tasklet> m_tasklets;
   std::size_t m_live = m_tasklets.size();
   std::vector<std::size_t> m_arrived;
-  std::vector<std::size_t> m_order;  // scratch of takeRounds
+  std::vector<std::size_t> m_order;                     // scratch of takeRounds
+  std::vector<std::pair<double, std::size_t>> m_slots;  // scratch of takeSparseRounds: (slot, tasklet)
   int m_backoff = 1, m_untilTry = 0;
   double m_lastArrival = 0;
   double m_queueFree = 0;

@@ -2,10 +2,9 @@
 #include "sim/dpu/host_plan.h"
 
 #include <algorithm>
-#include <functional>
 #include <numeric>
 #include <stdexcept>
-#include <unordered_map>
+#include <string>
 
 #include "sim/dpu/dpu_slice.h"
 
@@ -13,24 +12,6 @@ namespace pim::sim::dpu {
 namespace {
 
 std::int64_t roundUp8(std::int64_t b) { return (b + 7) / 8 * 8; }
-
-std::size_t hashSteps(const std::vector<Step>& seq) {
-  std::size_t h = seq.size();
-  auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
-  for (const Step& s : seq) {
-    mix(static_cast<std::size_t>(s.kind));
-    mix(static_cast<std::size_t>(s.count));
-    mix(static_cast<std::size_t>(s.bytes) * 2 + (s.toMram ? 1 : 0));
-    if (s.kind == Step::Kind::Loop) mix(hashSteps(s.body));
-  }
-  return h;
-}
-
-std::size_t hashKernel(const DpuKernel& k) {
-  std::size_t h = k.tasklets.size();
-  for (const TaskletProgram& p : k.tasklets) h = h * 1000003ULL ^ hashSteps(p);
-  return h;
-}
 
 class PlanSimulator {
  public:
@@ -43,7 +24,7 @@ class PlanSimulator {
   PlanRun run() {
     for (std::size_t i = 0; i < m_plan.steps.size(); ++i) {
       const HostStep& s = m_plan.steps[i];
-      const std::size_t given = s.kind == HostStep::Kind::Launch ? s.kernels.size() : s.bytesPerDpu.size();
+      const std::size_t given = s.kind == HostStep::Kind::Launch ? s.kernelOf.size() : s.bytesPerDpu.size();
       if (given > m_run.perDpu.size())
         throw std::invalid_argument("host plan step " + std::to_string(i + 1) + ": " + std::to_string(given) +
                                     " DPUs, the plan has " + std::to_string(m_run.perDpu.size()));
@@ -127,42 +108,46 @@ class PlanSimulator {
     return cyclesOfNs(ns);
   }
 
-  // The launch overhead, then the slowest DPU; DPUs with equal kernels are simulated once.
+  // The launch overhead, then the slowest DPU; each distinct kernel is simulated once, whatever the number
+  // of DPUs that run it.
   double launch(const HostStep& s) {
-    std::unordered_multimap<std::size_t, std::size_t> byHash;  // kernel hash -> index into `distinct`
-    std::vector<std::pair<const DpuKernel*, DpuRun>> distinct;
+    std::vector<const DpuRun*> runOf(s.kernels.size(), nullptr);
+    std::vector<DpuRun> runs;
+    runs.reserve(s.kernels.size());
     double slowest = 0;
     std::vector<bool> ranks;
-    for (std::size_t i = 0; i < s.kernels.size(); ++i) {
-      const DpuKernel& k = s.kernels[i];
+    for (std::size_t i = 0; i < s.kernelOf.size(); ++i) {
+      const std::int32_t which = s.kernelOf[i];
+      if (which < 0) continue;
+      const auto w = static_cast<std::size_t>(which);
+      if (w >= s.kernels.size())
+        throw std::invalid_argument("DPU " + std::to_string(i) + " runs kernel " + std::to_string(which) +
+                                    " of " + std::to_string(s.kernels.size()));
+      const DpuKernel& k = s.kernels[w];
       if (k.tasklets.empty()) continue;
       const std::size_t rank = i / static_cast<std::size_t>(m_plan.dpusPerRank);
       if (ranks.size() <= rank) ranks.resize(rank + 1, false);
       ranks[rank] = true;
-      const std::size_t h = hashKernel(k);
-      const DpuRun* run = nullptr;
-      for (auto [it, end] = byHash.equal_range(h); it != end && !run; ++it)
-        if (*distinct[it->second].first == k) run = &distinct[it->second].second;
-      if (!run) {
-        byHash.emplace(h, distinct.size());
+      if (!runOf[w]) {
         if (m_timing == KernelTiming::Full) {
-          distinct.emplace_back(&k, simulateDpu(m_cfg, k));
+          runs.push_back(simulateDpu(m_cfg, k));
         } else {
           SlicedRun sliced = simulateDpuSliced(m_cfg, k);
           m_run.extrapolated = m_run.extrapolated || sliced.sliced;
-          distinct.emplace_back(&k, std::move(sliced.run));
+          runs.push_back(std::move(sliced.run));
         }
-        run = &distinct.back().second;
+        runOf[w] = &runs.back();
       }
+      const DpuRun& run = *runOf[w];
       DpuTotals& d = m_run.perDpu[i];
-      d.kernelCycles += run->cycles;
-      d.instructions += run->instructions;
-      d.dmaRequests += run->dmaRequests;
-      d.dmaBytes += run->dmaBytes;
-      slowest = std::max(slowest, run->cycles);
+      d.kernelCycles += run.cycles;
+      d.instructions += run.instructions;
+      d.dmaRequests += run.dmaRequests;
+      d.dmaBytes += run.dmaBytes;
+      slowest = std::max(slowest, run.cycles);
     }
     ++m_run.launches;
-    m_run.distinctKernels += static_cast<int>(distinct.size());
+    m_run.distinctKernels += static_cast<int>(runs.size());
     const auto ranksUsed = static_cast<double>(std::count(ranks.begin(), ranks.end(), true));
     return cyclesOfNs((m_rates.launchMs + m_rates.launchPerRankMs * ranksUsed) * 1e6) + slowest;
   }

@@ -2,9 +2,9 @@
 #pragma once
 // What the host does around UPMEM DPU launches, and its timing (upmem.md, "Host<->DPU transfers", "Launch
 // overhead"): transfers (parallel, one length per rank padded to its largest DPU share; broadcast, the same
-// buffer to every DPU of the set; serial, one DPU at a time), launches (one kernel per DPU; DPUs with equal
-// kernels are simulated once and a launch ends with its slowest DPU), and host work (merging partial results,
-// inter-DPU exchanges through the host). Times are in DPU cycles.
+// buffer to every DPU of the set; serial, one DPU at a time), launches (one kernel per DPU, DPUs with equal
+// work sharing one, which is simulated once; a launch ends with its slowest DPU), and host work (merging
+// partial results, inter-DPU exchanges through the host). Times are in DPU cycles.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -42,7 +42,8 @@ struct HostStep {
   Kind kind = Kind::Parallel;
   bool toDpu = true;                        // transfers: host -> DPUs (else DPUs -> host)
   std::vector<std::int64_t> bytesPerDpu;    // transfers: per DPU of the set, rank-major (0: not addressed)
-  std::vector<DpuKernel> kernels;           // Launch: per DPU, rank-major (no tasklet: idle)
+  std::vector<DpuKernel> kernels;           // Launch: the distinct kernels (no tasklet: idle)
+  std::vector<std::int32_t> kernelOf;       // Launch: per DPU, rank-major: its index in kernels; -1: idle
   double hostNs = 0;                        // HostWork: time on the host
   UpmemPhase hostPhase = UpmemPhase::Host;  // HostWork: Host (merges) or InterDpu (exchanges)
 };
