@@ -96,6 +96,16 @@ TEST(CliUpmem, MappingFileIsASchedule) {
   expectCliRefused(kVa + "--set pim.tasklets=4 -s mapping:" + text, {"mapping file", "conflicts with --set"});
   expectCliRefused(kVa + "-s mapping:" + pim::test::cliScratch().path(), {"is a directory"});
 }
+TEST(CliUpmem, PrimSearchIsAScheduleAndAnExploreBaseline) {
+  const auto j = jsonOf(kVa + "-s prim-search");
+  EXPECT_EQ(j["schedule"]["kind"], "prim-search");
+  EXPECT_NE(j["schedule"]["summary"].get<std::string>().find("PrIM+search"), std::string::npos);
+  EXPECT_LE(j["cycles"]["total"].get<double>(), jsonOf(kVa + "-s vendor")["cycles"]["total"].get<double>());
+  const auto e = jsonOf("explore -b upmem -k va --dims n=16384 --dtype i32");
+  ASSERT_TRUE(e["baselines"]["prim_search"].is_object()) << e.dump();
+  EXPECT_TRUE(e["speedup"]["vs_prim_search"].is_number());
+  expectCliRefused("simulate -b hbm-pim -k va -s prim-search", {"'prim-search' is not vendor, gpu, draft"});
+}
 #endif
 
 }  // namespace

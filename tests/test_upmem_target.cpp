@@ -9,6 +9,7 @@
 #include <functional>
 #include <numeric>
 #include <set>
+#include <tuple>
 
 #include "engine/codegen/upmem_codegen.h"
 #include "engine/common/error.h"
@@ -291,6 +292,26 @@ TEST(UpmemTarget, ExtrapolationAgreesWithFullSimulation) {
     EXPECT_EQ(fact(exact), 0) << c.kernel;
     EXPECT_EQ(fact(sliced), 1) << c.kernel;
   }
+}
+
+// IMTP's "PrIM+search": PrIM's split with DPUs, tasklets and block grid-searched. PrIM's own choices (16
+// tasklets, 1,024-B blocks, the fastest power of two of DPUs) are in the grid, so it is never slower than the
+// vendor schedule; WRAM refuses 16 tasklets of three 2,048-B blocks (16 x (3 x 2,048 + 256) > 65,536 B).
+TEST(UpmemTarget, PrimSearchIsNeverSlowerThanPrim) {
+  for (const auto& [kernel, dims, type] : std::vector<std::tuple<std::string, std::string, DType>>{
+           {"va", "b=1,n=2621440", DType::I32}, {"gemv", "b=1,out=8192,in=1024", DType::I32}}) {
+    const auto p = upmem(kernel, dims, type);
+    const Baseline vendor = vendorBaseline(*p);
+    const auto family = familyBaselines(*p);
+    ASSERT_EQ(family.size(), 1u);
+    const Baseline& search = family.front();
+    EXPECT_EQ(search.name, "prim-search");
+    ASSERT_TRUE(search.available) << search.reason;
+    EXPECT_LE(search.eval.totalCycles, vendor.eval.totalCycles) << kernel;
+    EXPECT_NE(search.summary.find("choices refused by a limit"), std::string::npos) << search.summary;
+    EXPECT_EQ(search.summary.find(" 0 choices refused"), std::string::npos) << search.summary;
+  }
+  EXPECT_TRUE(familyBaselines(*pim::test::problem("hbm-pim", "va", "b=1,n=4096")).empty());
 }
 
 }  // namespace

@@ -37,6 +37,12 @@ std::vector<BreakdownBar> breakdownBars(const DraftTableModel& model, const QLis
       bars.back().draft.reset();
     }
   }
+  for (const pim::Baseline& b : baselines) {  // the family's own baselines (upmem: prim-search)
+    if (b.available && b.name != "vendor" && b.name != "compute-centric" && b.name != "gpu") {
+      bars.push_back(barOf(QString::fromStdString(b.name), b.eval));
+      bars.back().draft.reset();
+    }
+  }
   auto addDraft = [&](quint64 id, const QString& prefix) {
     const int r = model.rowOf(id);
     if (r < 0 || !model.row(r).simulated) return;

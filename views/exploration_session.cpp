@@ -274,6 +274,15 @@ bool ExplorationSession::start(const SessionConfig& config) {
         b.reason = e.what();
         baselines.push_back(std::move(b));
       }
+      // The family's own (upmem: PrIM+search, a grid of about 240 PrIM runs).
+      try {
+        for (pim::Baseline& b : pim::familyBaselines(*problem, eval)) baselines.push_back(std::move(b));
+      } catch (const std::exception& e) {
+        pim::Baseline b;
+        b.name = "family baselines";
+        b.reason = e.what();
+        baselines.push_back(std::move(b));
+      }
     }
     pim::ExploreProgress last = explorer->progress();
     QMetaObject::invokeMethod(

@@ -3,6 +3,7 @@
 // the baselines, and report it as text or JSON. It reports progress on a terminal and stops cleanly on
 // Ctrl-C.
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <thread>
@@ -110,6 +111,7 @@ struct SearchOutcome {
 struct Comparison {
   Baseline vendor, gpu;
   std::optional<DraftRecord> computeCentric;
+  std::vector<Baseline> family;  // the family's further baselines (upmem: prim-search)
   bool ccOk() const { return computeCentric && computeCentric->simulated; }
 };
 
@@ -172,7 +174,8 @@ SearchOutcome search(const ExploreCmd& o, const Problem& problem, const ExploreO
 }
 
 Comparison compare(const Problem& problem, const ExploreOptions& eo) {
-  Comparison c{vendorBaseline(problem, eo.eval), gpuBaseline(problem), std::nullopt};
+  Comparison c{vendorBaseline(problem, eo.eval), gpuBaseline(problem), std::nullopt,
+               familyBaselines(problem, eo.eval)};
   ExploreOptions cc = eo;
   cc.strategy = "compute-centric";
   cc.maxSimulations = 0;
@@ -239,6 +242,13 @@ void printExploreJson(const ExploreCmd& o, const Problem& problem, LabelModel la
       {"seconds", r.seconds},
       {"stage_seconds", stagesJson},
       {"interrupted", interrupted().load()}};
+  for (const Baseline& b : c.family) {  // "prim-search" -> baselines.prim_search, speedup.vs_prim_search
+    std::string key = b.name;
+    std::replace(key.begin(), key.end(), '-', '_');
+    out["baselines"][key] = b.available ? baselineJson(b) : nlohmann::json(nullptr);
+    if (!b.available) out["baselines"][key + "_reason"] = b.reason;
+    out["speedup"]["vs_" + key] = speedup(b.available, b.eval.timeNs);
+  }
   if (labelModel != LabelModel::PimScope)
     out["label_model"] = labelModelName(labelModel);  // default output unchanged ("model": the predictor)
   o.problem.whatIf.annotate(out, problem.backend());
@@ -275,6 +285,7 @@ void printExploreText(const ExploreCmd& o, const Problem& problem, LabelModel la
   };
   row("vendor default", c.vendor.available, c.vendor.eval.timeNs, c.vendor.reason);
   row("compute-centric", c.ccOk(), c.ccOk() ? c.computeCentric->simulated->timeNs : 0, "n/a");
+  for (const Baseline& fb : c.family) row(fb.name, fb.available, fb.eval.timeNs, fb.reason);
   row("GPU only", c.gpu.available, c.gpu.eval.timeNs, c.gpu.reason);
   std::cout << tb.str() << "explored in " << r.seconds << " s";
   const char* sep = " (";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `simulate`: the bank-level simulation of one schedule — a draft, the vendor default, or GPU-only execution.
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -60,12 +61,7 @@ ProblemOptions problemOptions(const SimulateOptions& o, const MappingSpec* mappi
   return po;
 }
 
-void run(const SimulateOptions& o) {
-  std::optional<MappingSpec> mapping;
-  if (o.schedule.starts_with(kMappingPrefix))
-    mapping = readMappingFile(o.schedule.substr(kMappingPrefix.size()));
-  const ProblemOptions po = problemOptions(o, mapping ? &*mapping : nullptr);
-  const auto problem = po.build();
+EvalOptions evalOptions(const SimulateOptions& o) {
   if (o.refresh != "on" && o.refresh != "off")
     throw InputError("--refresh: '" + o.refresh + "' is not on or off");
   if (o.indexing != "exact" && o.indexing != "expand") {
@@ -80,75 +76,100 @@ void run(const SimulateOptions& o) {
   eo.vendorUnits = std::max(0, o.dpus);
   eo.sim.extrapolate = !o.noExtrapolation;
   eo.model = modelOption(o.model);
-  // Refuse up front what the artifact does not cover (other families would label with their own model).
-  if (eo.model != LabelModel::PimScope) dcc::artifactKernel(*problem);
   if (!o.trace.empty()) {
     eo.trace.enabled = true;
     eo.trace.maxEvents = 200000;
   }
+  return eo;
+}
 
+/// The schedule --schedule names, evaluated: its evaluation, its JSON and a one-line summary.
+struct Scheduled {
   Evaluation e;
-  nlohmann::json scheduleJson;
+  nlohmann::json json;
   std::string summary;
-  if (o.schedule == "vendor" || o.schedule == "gpu") {
-    const Baseline b = o.schedule == "vendor" ? vendorBaseline(*problem, eo) : gpuBaseline(*problem);
-    if (!b.available) throw InputError("--schedule " + o.schedule + ": " + b.reason);
-    e = b.eval;
-    summary = b.summary;
-    scheduleJson = {{"kind", o.schedule}, {"summary", b.summary}};
-    if (b.draft) scheduleJson["draft"] = draftJson(problem->space(), *b.draft);
-  } else if (o.schedule.rfind("draft:", 0) == 0) {
+};
+
+Scheduled ofDraft(const Problem& p, const Draft& d, const EvalOptions& eo, const std::string& lead) {
+  return {evaluateDraft(p, d, eo),
+          {{"kind", "draft"}, {"draft", draftJson(p.space(), d)}},
+          lead + std::to_string(d.id) + " " + targetOf(p.backend()).candidates(p)->label(d)};
+}
+
+// The vendor's and the GPU's schedules, and the family's further baselines by name (upmem: prim-search).
+std::optional<Scheduled> ofBaseline(const std::string& name, const Problem& p, const EvalOptions& eo) {
+  std::optional<Baseline> baseline;
+  if (name == "vendor" || name == "gpu") {
+    baseline = name == "vendor" ? vendorBaseline(p, eo) : gpuBaseline(p);
+  } else if (!name.empty() && std::isalpha(static_cast<unsigned char>(name[0])) &&
+             name.find(':') == std::string::npos) {
+    for (Baseline& b : familyBaselines(p, eo))
+      if (b.name == name) baseline = std::move(b);
+  }
+  if (!baseline) return std::nullopt;
+  const Baseline& b = *baseline;
+  if (!b.available) throw InputError("--schedule " + name + ": " + b.reason);
+  Scheduled s{b.eval, {{"kind", name}, {"summary", b.summary}}, b.summary};
+  if (b.draft) s.json["draft"] = draftJson(p.space(), *b.draft);
+  return s;
+}
+
+Scheduled scheduled(const SimulateOptions& o, const Problem& problem, const EvalOptions& eo,
+                    const MappingSpec* mapping) {
+  if (auto b = ofBaseline(o.schedule, problem, eo)) return std::move(*b);
+  if (o.schedule.rfind("draft:", 0) == 0) {
     const std::uint64_t id = parseDraftId(o.schedule.substr(6), "--schedule draft:<id>");
-    const Draft d = problem->space().draft(id);
-    e = evaluateDraft(*problem, d, eo);
-    summary =
-        "draft " + std::to_string(id) + " " + targetOf(problem->backend()).candidates(*problem)->label(d);
-    scheduleJson = {{"kind", "draft"}, {"draft", draftJson(problem->space(), d)}};
-  } else if (o.schedule.rfind("parts:", 0) == 0) {
+    return ofDraft(problem, problem.space().draft(id), eo, "draft ");
+  }
+  if (o.schedule.rfind("parts:", 0) == 0) {
     const std::vector<PartTriple> parts = parsePartsText(o.schedule);
-    if (eo.model == LabelModel::PimScope) {
-      const Draft d = draftFromParts(problem->space(), parts);
-      e = evaluateDraft(*problem, d, eo);
-      summary =
-          "draft " + std::to_string(d.id) + " " + targetOf(problem->backend()).candidates(*problem)->label(d);
-      scheduleJson = {{"kind", "draft"}, {"draft", draftJson(problem->space(), d)}};
-    } else {  // DCC's (groups, cores, tile) form, in the artifact's dimension order
-      dcc::Tiling t;
-      for (const PartTriple& p : parts) t.push_back({p[0], p[1], p[2]});
-      e = dcc::evaluateTiling(*problem, t, eo);
-      summary = "DCC artifact draft " + dcc::tilingLabel(t);
-      scheduleJson = {{"kind", "dcc-parts"}, {"parts", parts}};
-    }
-  } else if (mapping) {
+    if (eo.model == LabelModel::PimScope)
+      return ofDraft(problem, draftFromParts(problem.space(), parts), eo, "draft ");
+    dcc::Tiling t;  // DCC's (groups, cores, tile) form, in the artifact's dimension order
+    for (const PartTriple& p : parts) t.push_back({p[0], p[1], p[2]});
+    return {dcc::evaluateTiling(problem, t, eo),
+            {{"kind", "dcc-parts"}, {"parts", parts}},
+            "DCC artifact draft " + dcc::tilingLabel(t)};
+  }
+  if (mapping) {
     if (eo.model != LabelModel::PimScope)
       throw InputError("--schedule mapping: labels with PIMScope's model; --model " + o.model +
                        " takes parts:[[g,c,tile],...]");
-    const MappedSchedule m = mappedSchedule(*mapping, *problem);
-    e = evaluateDraft(*problem, m.draft, eo);
-    summary = "mapping " + mapping->file + " as draft " + std::to_string(m.draft.id) + " " +
-              targetOf(problem->backend()).candidates(*problem)->label(m.draft);
-    for (const std::string& n : m.notes) summary += "\n  " + n;
-    scheduleJson = {{"kind", "mapping"},
-                    {"file", mapping->file},
-                    {"draft", draftJson(problem->space(), m.draft)},
-                    {"notes", m.notes}};
-  } else {
-    throw InputError("--schedule: '" + o.schedule +
-                     "' is not vendor, gpu, draft:<id>, parts:[[g,c,n],...] or mapping:FILE");
+    const MappedSchedule m = mappedSchedule(*mapping, problem);
+    Scheduled s = ofDraft(problem, m.draft, eo, "mapping " + mapping->file + " as draft ");
+    for (const std::string& n : m.notes) s.summary += "\n  " + n;
+    s.json = {{"kind", "mapping"}, {"file", mapping->file}, {"draft", s.json["draft"]}, {"notes", m.notes}};
+    return s;
   }
+  std::string more;
+  for (const Baseline& b : familyBaselines(problem, eo)) more += ", " + b.name;
+  throw InputError("--schedule: '" + o.schedule + "' is not vendor, gpu" + more +
+                   ", draft:<id>, parts:[[g,c,n],...] or mapping:FILE");
+}
+
+void run(const SimulateOptions& o) {
+  std::optional<MappingSpec> mapping;
+  if (o.schedule.starts_with(kMappingPrefix))
+    mapping = readMappingFile(o.schedule.substr(kMappingPrefix.size()));
+  const ProblemOptions po = problemOptions(o, mapping ? &*mapping : nullptr);
+  const auto problem = po.build();
+  const EvalOptions eo = evalOptions(o);
+  // Refuse up front what the artifact does not cover (other families would label with their own model).
+  if (eo.model != LabelModel::PimScope) dcc::artifactKernel(*problem);
+  const Scheduled s = scheduled(o, *problem, eo, mapping ? &*mapping : nullptr);
   if (!o.trace.empty()) {
-    if (e.traceJson.empty())
+    if (s.e.traceJson.empty())
       throw InputError("--trace: this schedule has no command timeline (" + o.schedule + ")");
     std::ofstream f(o.trace);
-    if (!(f << e.traceJson)) throw InputError("--trace: cannot write '" + o.trace + "'");
+    if (!(f << s.e.traceJson)) throw InputError("--trace: cannot write '" + o.trace + "'");
   }
   if (o.json) {
-    nlohmann::json out = evaluationJson(e, &problem->backend());
+    nlohmann::json out = evaluationJson(s.e, &problem->backend());
     out["backend"] = problem->backend().name;
     out["kernel"] = problem->kernel().name;
     out["shape"] = shapeString(problem->kernel(), problem->shape());
     out["resident"] = residentNames(problem->kernel(), problem->residency());
-    out["schedule"] = scheduleJson;
+    out["schedule"] = s.json;
     out["refresh"] = eo.sim.refresh;
     if (eo.model != LabelModel::PimScope)
       out["model"] = labelModelName(eo.model);  // default output unchanged
@@ -158,8 +179,8 @@ void run(const SimulateOptions& o) {
     printJson(out);
     return;
   }
-  std::cout << po.whatIf.line(problem->backend()) << problem->title() << ", " << summary << "\n"
-            << evaluationText(e, problem->backend());
+  std::cout << po.whatIf.line(problem->backend()) << problem->title() << ", " << s.summary << "\n"
+            << evaluationText(s.e, problem->backend());
 }
 
 }  // namespace
@@ -169,10 +190,12 @@ void registerSimulateCommands(CLI::App& app) {
   auto* cmd = app.add_subcommand("simulate", "simulate one schedule bank by bank");
   o->problem.addTo(cmd);
   o->problem.addChannelsTo(cmd);
-  cmd->add_option("--schedule,-s", o->schedule,
-                  "vendor | gpu | draft:<id> | parts:[[groups,cores,n],...] (n: PIMScope's representative "
-                  "index; with a --model dcc-*: DCC's per-core tile, in the artifact's dimension order) | "
-                  "mapping:FILE (CoMoNM's mapping specification, text or JSON)");
+  cmd->add_option(
+      "--schedule,-s", o->schedule,
+      "vendor | gpu | draft:<id> | parts:[[groups,cores,n],...] (n: PIMScope's representative "
+      "index; with a --model dcc-*: DCC's per-core tile, in the artifact's dimension order) | "
+      "mapping:FILE (CoMoNM's mapping specification, text or JSON) | upmem: prim-search (PrIM with "
+      "its DPUs, tasklets and block grid-searched)");
   cmd->add_option("--dpus", o->dpus,
                   "upmem: run the vendor schedule (PrIM) on exactly this many DPUs (PrIM's NR_DPUS; "
                   "default: the fastest power of two)")

@@ -371,6 +371,7 @@ UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOpti
   std::vector<StatementShape> shapes;
   for (const Statement& s : k.statements) shapes.push_back(shapeOf(k, s, o));
   UpmemProgram prog;
+  prog.tasklets = o.tasklets;
   checkLimits(o, shapes, prog);
 
   const TileMapping m = mapDraft(p.space(), d, IndexingStrategy::Exact);

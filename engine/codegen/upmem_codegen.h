@@ -48,6 +48,7 @@ struct UpmemCodegenOptions {
 struct UpmemProgram {
   sim::dpu::HostPlan plan;
   int dpusUsed = 0;                 // DPUs given work
+  int tasklets = 0;                 // launched per DPU
   std::int64_t wramBytes = 0;       // per DPU: blocks and stacks
   std::int64_t mramBytes = 0;       // largest per-DPU share of every tensor
   std::int64_t tileBytes = 0;       // bytes the host moves without padding (the tensors' tiles)

@@ -9,4 +9,8 @@ Baseline vendorBaseline(const Problem& p, const EvalOptions& o) { return targetO
 
 Baseline gpuBaseline(const Problem& p) { return targetOf(p.backend()).gpu(p); }
 
+std::vector<Baseline> familyBaselines(const Problem& p, const EvalOptions& o) {
+  return targetOf(p.backend()).familyBaselines(p, o);
+}
+
 }  // namespace pim

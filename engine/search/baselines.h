@@ -13,4 +13,7 @@ Baseline vendorBaseline(const Problem& p, const EvalOptions& o = {});
 /// GPU-only execution on the host, or unavailable with the reason.
 Baseline gpuBaseline(const Problem& p);
 
+/// The family's further baselines (ITarget::familyBaselines), each named.
+std::vector<Baseline> familyBaselines(const Problem& p, const EvalOptions& o = {});
+
 }  // namespace pim

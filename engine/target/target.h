@@ -158,6 +158,9 @@ class ITarget {
   /// unavailable with the reason otherwise.
   virtual Baseline vendor(const Problem& p, const EvalOptions& o) const = 0;
   virtual Baseline gpu(const Problem& p) const = 0;
+  /// Baselines of the family beyond the vendor's and the GPU's, each with its name (UPMEM: "prim-search",
+  /// PrIM's schedule with its DPUs, tasklets and block grid-searched, IMTP's "PrIM+search"); none by default.
+  virtual std::vector<Baseline> familyBaselines(const Problem&, const EvalOptions&) const { return {}; }
 
   /// The declared parameters of `b` that no result (draft counts, baselines, evaluations, estimates) reads
   /// with `b`'s values as they are (a spacing used only when another flag is off is unread while it is on);

@@ -115,6 +115,12 @@ class UpmemTarget final : public ITarget {
         *this, p, [&](const Draft& d) { return evaluation(p, lowerUpmem(p, d, prim), d.id, o); }, choices,
         o.vendorUnits);
   }
+  std::vector<Baseline> familyBaselines(const Problem& p, const EvalOptions& o) const override {
+    return {primSearchBaseline(*this, p, paramsOf(p).codegen,
+                               [&](const Draft& d, const UpmemCodegenOptions& choices) {
+                                 return evaluation(p, lowerUpmem(p, d, choices), d.id, o);
+                               })};
+  }
   Baseline gpu(const Problem&) const override {
     return {"gpu", false, "UPMEM DIMMs sit beside a CPU host, not a GPU", "", {}, {}};
   }
@@ -199,7 +205,7 @@ Evaluation UpmemTarget::evaluation(const Problem& p, const UpmemProgram& prog, s
   e.energyPj = e.energy.total_pJ();
   e.facts = {{"launches", run.launches},
              {"dpus", prog.dpusUsed},
-             {"tasklets", up.codegen.tasklets},
+             {"tasklets", prog.tasklets},
              {"simulated_kernels", run.distinctKernels},
              {"extrapolated", run.extrapolated ? 1 : 0}};
   e.placedBytes = static_cast<std::int64_t>(hostBytes);

@@ -59,6 +59,18 @@ std::optional<Draft> primDraft(const Problem& p, const Split& split, std::int64_
   return p.space().draft(p.space().idOf(parts));
 }
 
+// PrIM's split of a problem the target can run; nullopt with `v.reason` saying why not.
+std::optional<Split> primSplitOrReason(const ITarget& self, const Problem& p, Baseline& v) {
+  if (const auto why = self.check(p); !why.empty()) {
+    v.reason = why.front();
+    return std::nullopt;
+  }
+  auto split = primSplit(p);
+  if (!split)
+    v.reason = "no PrIM schedule: no axis of " + p.kernel().name + "'s largest tensor can be split over DPUs";
+  return split;
+}
+
 }  // namespace
 
 Baseline primBaseline(const ITarget& self, const Problem& p,
@@ -66,15 +78,8 @@ Baseline primBaseline(const ITarget& self, const Problem& p,
                       int dpus) {
   Baseline v;
   v.name = "vendor";
-  if (const auto why = self.check(p); !why.empty()) {
-    v.reason = why.front();
-    return v;
-  }
-  const auto split = primSplit(p);
-  if (!split) {
-    v.reason = "no PrIM schedule: no axis of " + p.kernel().name + "'s largest tensor can be split over DPUs";
-    return v;
-  }
+  const auto split = primSplitOrReason(self, p, v);
+  if (!split) return v;
   const Resources& res = p.space().resources();
   const std::int64_t available = std::int64_t{res.groups} * res.coresPerGroup;
   auto keep = [&](const Draft& d, std::int64_t n, const char* how) {
@@ -116,6 +121,51 @@ Baseline primBaseline(const ITarget& self, const Problem& p,
     }
   }
   if (!v.available) v.reason = "no PrIM schedule fits: " + lastError;
+  return v;
+}
+
+Baseline primSearchBaseline(
+    const ITarget& self, const Problem& p, const UpmemCodegenOptions& base,
+    const std::function<Evaluation(const Draft&, const UpmemCodegenOptions&)>& evaluate) {
+  Baseline v;
+  v.name = "prim-search";
+  const auto split = primSplitOrReason(self, p, v);
+  if (!split) return v;
+  const Resources& res = p.space().resources();
+  int tried = 0, refused = 0;
+  std::string lastError, best;
+  for (std::int64_t n = 1; n <= std::int64_t{res.groups} * res.coresPerGroup && n <= split->extent; n *= 2) {
+    const auto d = primDraft(p, *split, n);
+    if (!d) break;
+    for (int tasklets : {1, 2, 4, 8, 16}) {
+      for (int block : {256, 512, 1024, 2048}) {
+        UpmemCodegenOptions o = base;
+        o.tasklets = tasklets;
+        o.blockBytes = block;
+        o.primOutputAssignment = true;
+        ++tried;
+        try {
+          Evaluation e = evaluate(*d, o);
+          if (v.available && e.totalCycles >= v.eval.totalCycles) continue;
+          v.available = true;
+          v.eval = std::move(e);
+          v.draft = *d;
+          best = split->what + " over " + std::to_string(n) + " DPUs, " + std::to_string(tasklets) +
+                 " tasklets, " + std::to_string(block) + "-B blocks";
+        } catch (const InputError& e) {
+          ++refused;  // a limit (WRAM, MRAM, DMA size) refuses these choices
+          lastError = e.what();
+        }
+      }
+    }
+  }
+  if (!v.available) {
+    v.reason = "no PrIM schedule fits: " + lastError;
+    return v;
+  }
+  v.summary = "PrIM+search: " + best + " (the fastest of " + std::to_string(tried - refused) + " runs; " +
+              std::to_string(refused) +
+              " choices refused by a limit), PrIM's output assignment: " + p.space().label(*v.draft);
   return v;
 }
 

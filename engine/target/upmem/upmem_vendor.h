@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "engine/codegen/upmem_codegen.h"
 #include "engine/target/target.h"
 
 namespace pim {
@@ -18,5 +19,12 @@ namespace pim {
 Baseline primBaseline(const ITarget& self, const Problem& p,
                       const std::function<Evaluation(const Draft&)>& evaluate, const std::string& choices,
                       int dpus = 0);
+
+/// IMTP's "PrIM+search": PrIM's split, with its DPU count (powers of two), tasklets (PrIM's sweep: 1, 2, 4,
+/// 8, 16) and block (2^8 to 2^11 B) grid-searched; `evaluate` times a draft under given choices. Choices a
+/// limit refuses (WRAM, DMA size, MRAM) are skipped and counted in the summary.
+Baseline primSearchBaseline(
+    const ITarget& self, const Problem& p, const UpmemCodegenOptions& base,
+    const std::function<Evaluation(const Draft&, const UpmemCodegenOptions&)>& evaluate);
 
 }  // namespace pim
