@@ -68,5 +68,10 @@ TEST(FuzzCorpus, StoreSeedsAreReadOrRefused) {
   EXPECT_EQ(ok, (std::set<std::string>{"v1.db", "v3.db"}));
 }
 
+TEST(FuzzCorpus, MappingSeedsAreReadOrRefused) {
+  const auto ok = replay("mapping", fuzz::mapping);
+  EXPECT_EQ(ok, (std::set<std::string>{"fig8a.json", "fig8a.map", "single_dpu.map"}));
+}
+
 }  // namespace
 }  // namespace pim

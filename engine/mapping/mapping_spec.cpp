@@ -258,11 +258,14 @@ MappingSpec parseMappingJson(std::string_view text, const std::string& file) {
   return s;
 }
 
-MappingSpec readMappingFile(const std::string& path) {
-  const std::string text = readInputFile(path, "mapping file");
+MappingSpec parseMapping(std::string_view text, const std::string& file) {
   const auto first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '{') return parseMappingJson(text, path);
-  return parseMappingText(text, path);
+  if (first != std::string_view::npos && text[first] == '{') return parseMappingJson(text, file);
+  return parseMappingText(text, file);
+}
+
+MappingSpec readMappingFile(const std::string& path) {
+  return parseMapping(readInputFile(path, "mapping file"), path);
 }
 
 }  // namespace pim

@@ -51,7 +51,9 @@ struct MappingSpec {
 MappingSpec parseMappingText(std::string_view text, const std::string& file);
 /// Throws InputError "<file>: <path>: <problem>" (and parseJsonInput's errors for malformed JSON).
 MappingSpec parseMappingJson(std::string_view text, const std::string& file);
-/// Reads a regular file (readInputFile) and parses it as JSON when its first non-blank character is '{'.
+/// The JSON form when the first non-blank character is '{', CoMoNM's notation otherwise.
+MappingSpec parseMapping(std::string_view text, const std::string& file);
+/// Reads a regular file (readInputFile) and parses it (parseMapping).
 MappingSpec readMappingFile(const std::string& path);
 
 }  // namespace pim

@@ -19,6 +19,7 @@
 #include "engine/search/schedule_file.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
+#include "engine/workflow/mapping_schedule.h"
 #include "engine/workflow/session_file.h"
 
 namespace pim::fuzz {
@@ -112,6 +113,21 @@ inline bool store(std::string_view bytes) {
     (void)st.results(1);
     (void)st.countResults(1);
     (void)st.predictions(1, 1);
+  });
+}
+
+/// The mapping reader (CoMoNM's notation or JSON), then its settings and its draft on upmem's GEMV of 512 x
+/// 1,152 int32 (CoMoNM's Fig. 8 space), as `simulate --schedule mapping:FILE` does before it evaluates.
+inline bool mapping(std::string_view bytes) {
+  static const Problem& gemv = *[] {
+    Kernel k = retyped(KernelLibrary::builtin().get("gemv"), DType::I32);
+    Shape s = parseShape(k, "b=1,out=512,in=1152");
+    return new Problem(builtinBackends().get("upmem"), std::move(k), std::move(s));  // kept for the run
+  }();
+  return accepted([&] {
+    const MappingSpec m = parseMapping(bytes, "fuzz.map");
+    (void)mappingSettings(m, gemv.backend());
+    (void)mappedSchedule(m, gemv);
   });
 }
 
