@@ -98,12 +98,13 @@ Baseline primBaseline(const ITarget& self, const Problem& p,
                  " ranks x " + std::to_string(res.coresPerGroup) + ")";
     } else if (dpus > split->extent) {
       v.reason = lead + split->what + " has only " + std::to_string(split->extent) + " indices to split";
-    } else if (const auto d = primDraft(p, *split, dpus); !d) {
-      v.reason = lead + "every rank takes the same number of DPUs, at most " +
-                 std::to_string(res.coresPerGroup) + ", so a count above that must be a multiple of it";
     } else {
       try {
-        keep(*d, dpus, "as given");
+        if (const auto d = primDraft(p, *split, dpus))
+          keep(*d, dpus, "as given");
+        else
+          v.reason = lead + "every rank takes the same number of DPUs, at most " +
+                     std::to_string(res.coresPerGroup) + ", so a count above that must be a multiple of it";
       } catch (const InputError& e) {
         v.reason = lead + e.what();
       }
@@ -135,7 +136,13 @@ Baseline primSearchBaseline(
   int tried = 0, refused = 0;
   std::string lastError, best;
   for (std::int64_t n = 1; n <= std::int64_t{res.groups} * res.coresPerGroup && n <= split->extent; n *= 2) {
-    const auto d = primDraft(p, *split, n);
+    std::optional<Draft> d;
+    try {
+      d = primDraft(p, *split, n);
+    } catch (const InputError& e) {
+      lastError = e.what();
+      continue;
+    }
     if (!d) break;
     for (int tasklets : {1, 2, 4, 8, 16}) {
       for (int block : {256, 512, 1024, 2048}) {
