@@ -314,4 +314,29 @@ TEST(UpmemTarget, PrimSearchIsNeverSlowerThanPrim) {
   EXPECT_TRUE(familyBaselines(*pim::test::problem("hbm-pim", "va", "b=1,n=4096")).empty());
 }
 
+// The verifier returns every limit a schedule breaks, with its value, and lowerUpmem refuses the same list:
+// VA of 8,388,608 int32 on one DPU takes 3 x 32 MiB of MRAM, and 24 tasklets of three 2,048-B blocks take 24
+// x (3 x 2,048 + 256) = 153,600 B of WRAM.
+TEST(UpmemTarget, VerifierListsEveryBrokenLimit) {
+  const auto p = upmem("va", "b=1,n=8388608", DType::I32);
+  const Draft one = splitOver(*p, partOf(*p, "x", 1), 1, 1);
+  UpmemCodegenOptions o = options(*p);
+  o.tasklets = 24;
+  o.blockBytes = 2048;
+  const auto v = upmemViolations(*p, one, o);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].limit, "WRAM");
+  EXPECT_NE(v[0].message.find("153,600 B"), std::string::npos) << v[0].message;
+  EXPECT_EQ(v[1].limit, "MRAM");
+  EXPECT_NE(v[1].message.find("100,663,296 B"), std::string::npos) << v[1].message;
+  try {
+    lowerUpmem(*p, one, o);
+    ADD_FAILURE() << "lowered";
+  } catch (const UpmemLimitError& e) {
+    ASSERT_EQ(e.violations().size(), 2u);
+    EXPECT_EQ(e.violations()[1].limit, "MRAM");
+  }
+  EXPECT_TRUE(upmemViolations(*p, splitOver(*p, partOf(*p, "x", 1), 1, 64), options(*p)).empty());
+}
+
 }  // namespace

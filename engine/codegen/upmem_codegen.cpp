@@ -253,24 +253,74 @@ std::string bytesText(std::int64_t b) {
   return s + " B";
 }
 
-void checkLimits(const UpmemCodegenOptions& o, const std::vector<StatementShape>& shapes,
-                 UpmemProgram& prog) {
+// The limits that do not depend on the mapping; fills prog.wramBytes.
+void checkLimits(const UpmemCodegenOptions& o, const std::vector<StatementShape>& shapes, UpmemProgram& prog,
+                 std::vector<UpmemViolation>& out) {
   if (o.tasklets < 1 || o.tasklets > o.maxTasklets)
-    throw InputError("tasklets: " + std::to_string(o.tasklets) + " is outside 1.." +
-                     std::to_string(o.maxTasklets) + " tasklets per DPU (core.threads)");
+    out.push_back({"tasklets", "tasklets: " + std::to_string(o.tasklets) + " is outside 1.." +
+                                   std::to_string(o.maxTasklets) + " tasklets per DPU (core.threads)"});
   if (o.blockBytes < 8 || o.blockBytes % 8 != 0 || o.blockBytes > o.dmaMaxBytes)
-    throw InputError("block: " + bytesText(o.blockBytes) +
-                     " is not a DMA size (a multiple of 8 B from 8 to " + bytesText(o.dmaMaxBytes) + ")");
+    out.push_back({"block", "block: " + bytesText(o.blockBytes) +
+                                " is not a DMA size (a multiple of 8 B from 8 to " +
+                                bytesText(o.dmaMaxBytes) + ")"});
   int buffers = 0;
   for (const auto& sh : shapes) buffers = std::max(buffers, sh.buffers());
   prog.wramBytes = std::int64_t{o.tasklets} * (std::int64_t{buffers} * o.blockBytes + o.stackBytes);
   if (prog.wramBytes > o.wramBytes)
-    throw InputError("WRAM: " + std::to_string(o.tasklets) + " tasklets x (" + std::to_string(buffers) +
-                     " blocks of " + bytesText(o.blockBytes) + " + a stack of " + bytesText(o.stackBytes) +
-                     ") = " + bytesText(prog.wramBytes) + " exceed the DPU's " + bytesText(o.wramBytes));
+    out.push_back({"WRAM", "WRAM: " + std::to_string(o.tasklets) + " tasklets x (" + std::to_string(buffers) +
+                               " blocks of " + bytesText(o.blockBytes) + " + a stack of " +
+                               bytesText(o.stackBytes) + ") = " + bytesText(prog.wramBytes) +
+                               " exceed the DPU's " + bytesText(o.wramBytes)});
+}
+
+// A DPU's MRAM share: its tile of every tensor, each padded to 8 B.
+std::int64_t mramOf(const Kernel& k, const CoreTile& core) {
+  std::int64_t mram = 0;
+  for (std::size_t t = 0; t < k.tensors.size(); ++t)
+    mram += roundUp8(core.tensors[t].elements * static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype)));
+  return mram;
+}
+
+void checkMram(const UpmemCodegenOptions& o, std::int64_t mram, std::vector<UpmemViolation>& out) {
+  if (mram > o.mramBytes)
+    out.push_back({"MRAM", "MRAM: a DPU's tiles take " + bytesText(mram) + ", above its " +
+                               bytesText(o.mramBytes) + " (pim.MRAM_bytes)"});
+}
+
+std::vector<StatementShape> shapesOf(const Kernel& k, const UpmemCodegenOptions& o) {
+  std::vector<StatementShape> shapes;
+  for (const Statement& s : k.statements) shapes.push_back(shapeOf(k, s, o));
+  return shapes;
+}
+
+// Every limit the schedule breaks, given its statement shapes and mapping; fills prog's WRAM and MRAM shares.
+std::vector<UpmemViolation> violationsOf(const Kernel& k, const std::vector<StatementShape>& shapes,
+                                         const TileMapping& m, const UpmemCodegenOptions& o,
+                                         UpmemProgram& prog) {
+  std::vector<UpmemViolation> out;
+  checkLimits(o, shapes, prog, out);
+  for (const CoreTile& core : m.cores)
+    if (!core.idle) prog.mramBytes = std::max(prog.mramBytes, mramOf(k, core));
+  checkMram(o, prog.mramBytes, out);
+  return out;
+}
+
+std::string joined(const std::vector<UpmemViolation>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : "; ") + x.message;
+  return s;
 }
 
 }  // namespace
+
+UpmemLimitError::UpmemLimitError(std::vector<UpmemViolation> v)
+    : InputError(joined(v)), m_violations(std::move(v)) {}
+
+std::vector<UpmemViolation> upmemViolations(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
+  UpmemProgram scratch;
+  return violationsOf(p.kernel(), shapesOf(p.kernel(), o), mapDraft(p.space(), d, IndexingStrategy::Exact), o,
+                      scratch);
+}
 
 std::string upmemUnsupportedReason(const Kernel& k) {
   // The operation first: no element type makes a kernel without a template run.
@@ -293,7 +343,7 @@ namespace {
 using TileBytes = std::vector<std::vector<std::int64_t>>;
 
 /// The launch: every busy DPU's per-tasklet program, statement after statement; fills the tiles each DPU
-/// holds and the largest MRAM share. A DPU's program depends only on how many outputs and reduction steps
+/// holds. A DPU's program depends only on how many outputs and reduction steps
 /// each statement gives it, so DPUs with the same counts share one kernel.
 HostStep launchStep(const Kernel& k, const TileMapping& m, const std::vector<StatementShape>& shapes,
                     const UpmemCodegenOptions& o, UpmemProgram& prog, TileBytes& tileBytes) {
@@ -306,13 +356,9 @@ HostStep launchStep(const Kernel& k, const TileMapping& m, const std::vector<Sta
     if (core.idle) continue;
     const auto dpu = static_cast<std::size_t>(core.group * o.dpusPerRank + core.core);
     ++prog.dpusUsed;
-    std::int64_t mram = 0;
-    for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+    for (std::size_t t = 0; t < k.tensors.size(); ++t)
       tileBytes[t][dpu] =
           core.tensors[t].elements * static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype));
-      mram += roundUp8(tileBytes[t][dpu]);
-    }
-    prog.mramBytes = std::max(prog.mramBytes, mram);
     auto count = [&](const std::vector<int>& loops) {
       std::int64_t n = 1;
       for (int l : loops) n *= core.computeTile[static_cast<std::size_t>(l)].count;
@@ -368,20 +414,16 @@ std::int64_t addTransfer(const Problem& p, std::size_t t, bool toDpu, const std:
 UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
   const Kernel& k = p.kernel();
   if (const std::string why = upmemUnsupportedReason(k); !why.empty()) throw InputError(why);
-  std::vector<StatementShape> shapes;
-  for (const Statement& s : k.statements) shapes.push_back(shapeOf(k, s, o));
+  const std::vector<StatementShape> shapes = shapesOf(k, o);
   UpmemProgram prog;
   prog.tasklets = o.tasklets;
-  checkLimits(o, shapes, prog);
-
   const TileMapping m = mapDraft(p.space(), d, IndexingStrategy::Exact);
+  if (auto violations = violationsOf(k, shapes, m, o, prog); !violations.empty())
+    throw UpmemLimitError(std::move(violations));
   prog.plan.dpusPerRank = o.dpusPerRank;
   prog.plan.dpus = m.groupsUsed * o.dpusPerRank;
   TileBytes tiles;
   HostStep launch = launchStep(k, m, shapes, o, prog, tiles);
-  if (prog.mramBytes > o.mramBytes)
-    throw InputError("MRAM: a DPU's tiles take " + bytesText(prog.mramBytes) + ", above its " +
-                     bytesText(o.mramBytes) + " (pim.MRAM_bytes)");
   for (std::size_t t = 0; t < k.tensors.size(); ++t)
     if (k.tensors[t].role == TensorRole::Input && !p.isResident(static_cast<int>(t)))
       addTransfer(p, t, true, tiles[t], prog);

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/error.h"
 #include "engine/core/problem.h"
 #include "sim/dpu/host_plan.h"
 
@@ -56,11 +57,32 @@ struct UpmemProgram {
   std::vector<std::string> notes;   // one line per step of the plan, in order
 };
 
+/// One UPMEM limit a schedule breaks: which ("tasklets", "block", "WRAM", "MRAM"), for counts by reason, and
+/// the message with the value and the bound.
+struct UpmemViolation {
+  std::string limit, message;
+};
+
+/// What lowerUpmem throws when a schedule breaks limits: all of them (what() joins their messages).
+class UpmemLimitError : public InputError {
+ public:
+  explicit UpmemLimitError(std::vector<UpmemViolation> v);
+  const std::vector<UpmemViolation>& violations() const { return m_violations; }
+
+ private:
+  std::vector<UpmemViolation> m_violations;
+};
+
+/// The verifier (upmem.md, "Limits a mapping must respect"): every limit draft `d` of `p` breaks under `o`
+/// (tasklets, DMA size of the block, WRAM, MRAM per DPU), each with its value; empty when it can run. It maps
+/// the draft but builds no program; lowerUpmem refuses the same list.
+std::vector<UpmemViolation> upmemViolations(const Problem& p, const Draft& d, const UpmemCodegenOptions& o);
+
 /// Why `k` has no UPMEM program (an operation without a template, a 16-bit float type), empty if it has one.
 std::string upmemUnsupportedReason(const Kernel& k);
 
-/// The program of draft `d` of `p`. Throws InputError naming the limit and its value when the schedule
-/// breaks one (tasklets, WRAM, MRAM, DMA size).
+/// The program of draft `d` of `p`. Throws UpmemLimitError with every limit the schedule breaks (tasklets,
+/// WRAM, MRAM, DMA size), InputError when the kernel has no UPMEM program.
 UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOptions& o);
 
 /// The host plan and the program of the busiest DPU's tasklet 0, readable; at most `maxLines` lines.

@@ -2,6 +2,7 @@
 #include "engine/target/upmem/upmem_vendor.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "engine/common/error.h"
@@ -134,6 +135,7 @@ Baseline primSearchBaseline(
   if (!split) return v;
   const Resources& res = p.space().resources();
   int tried = 0, refused = 0;
+  std::map<std::string, int> refusedBy;
   std::string lastError, best;
   for (std::int64_t n = 1; n <= std::int64_t{res.groups} * res.coresPerGroup && n <= split->extent; n *= 2) {
     std::optional<Draft> d;
@@ -159,8 +161,13 @@ Baseline primSearchBaseline(
           v.draft = *d;
           best = split->what + " over " + std::to_string(n) + " DPUs, " + std::to_string(tasklets) +
                  " tasklets, " + std::to_string(block) + "-B blocks";
+        } catch (const UpmemLimitError& e) {
+          ++refused;  // the verifier refuses these choices: counted by the limits they break
+          for (const UpmemViolation& v : e.violations()) ++refusedBy[v.limit];
+          lastError = e.what();
         } catch (const InputError& e) {
-          ++refused;  // a limit (WRAM, MRAM, DMA size) refuses these choices
+          ++refused;  // refused otherwise (the space, the host plan)
+          ++refusedBy["other"];
           lastError = e.what();
         }
       }
@@ -170,9 +177,11 @@ Baseline primSearchBaseline(
     v.reason = "no PrIM schedule fits: " + lastError;
     return v;
   }
+  std::string why;
+  for (const auto& [limit, n] : refusedBy) why += (why.empty() ? "" : ", ") + limit + " " + std::to_string(n);
   v.summary = "PrIM+search: " + best + " (the fastest of " + std::to_string(tried - refused) + " runs; " +
-              std::to_string(refused) +
-              " choices refused by a limit), PrIM's output assignment: " + p.space().label(*v.draft);
+              std::to_string(refused) + " choices refused by a limit" + (why.empty() ? "" : ": " + why) +
+              "), PrIM's output assignment: " + p.space().label(*v.draft);
   return v;
 }
 
