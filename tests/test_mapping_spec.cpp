@@ -181,4 +181,37 @@ TEST(MappingSchedule, HbmPimMappingBecomesTheEquivalentDraft) {
       {"h.json: block_bytes", "no WRAM block"});
 }
 
+// A draft written in CoMoNM's notation reads back to the same draft and tasklets; a split with unequal tiles
+// has no such text and says why.
+TEST(MappingSchedule, DraftsRoundTripThroughTheNotation) {
+  const auto gemv = problem("upmem", "gemv", "b=1,out=512,in=1152", DType::I32);
+  const MappingSpec fig8a =
+      parseMappingText("Upmem_map: [ M1: {(1, 2, 9), (1, 64, 1), (1, 2, 4), (1, 2, 32)} ]", "8a.txt");
+  const Draft d = mappedSchedule(fig8a, *gemv).draft;
+  const MappingText text = mappingTextOf(*gemv, d, 8);
+  ASSERT_FALSE(text.text.empty()) << text.reason;
+  // 512 / (2 x 64) = 4 rows and 1,152 / 9 = 128 columns per DPU; 8 tasklets as 2 x 2 x 2 on the larger share.
+  EXPECT_EQ(text.text, "Upmem_map: [ M1: {(1, 2, 9), (1, 64, 1), (1, 1, 8), (1, 4, 16)} ]");
+  const MappingSpec back = parseMappingText(text.text, "back.txt");
+  EXPECT_EQ(mappedSchedule(back, *gemv).draft, d);
+  EXPECT_EQ(mappingSettings(back, gemv->backend()).front().second, 8);
+
+  const auto hbm = problem("hbm-pim", "gemv", "b=1,out=512,in=1152");
+  const Draft h =
+      mappedSchedule(
+          parseMappingText("Hbmpim_map: [ M1: {(1, 4, 1), (1, 8, 1), (1, 1, 16), (1, 16, 72)} ]", "h.txt"),
+          *hbm)
+          .draft;
+  const MappingText ht = mappingTextOf(*hbm, h, 1);
+  EXPECT_EQ(ht.text, "Hbmpim_map: [ M1: {(1, 4, 1), (1, 8, 1), (1, 1, 1), (1, 16, 1152)} ]");
+  EXPECT_EQ(mappedSchedule(parseMappingText(ht.text, "h2.txt"), *hbm).draft, h);
+
+  const auto va = problem("upmem", "va", "b=1,n=1000", DType::I32);
+  std::vector<PartChoice> parts(static_cast<std::size_t>(va->space().partCount()));
+  parts.back() = {1, 3, 0};  // 1,000 over 3 DPUs: 334, 334, 332
+  const MappingText uneven = mappingTextOf(*va, va->space().draft(va->space().idOf(parts)), 1);
+  EXPECT_TRUE(uneven.text.empty());
+  EXPECT_NE(uneven.reason.find("exact divisions"), std::string::npos) << uneven.reason;
+}
+
 }  // namespace

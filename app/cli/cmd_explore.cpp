@@ -16,6 +16,7 @@
 #include "engine/store/store.h"
 #include "engine/target/dram_pim/dcc_artifact/artifact_model.h"
 #include "engine/target/registry.h"
+#include "engine/workflow/mapping_schedule.h"
 #include "engine/workflow/training.h"
 #include "sim/simulator.h"
 
@@ -186,6 +187,13 @@ Comparison compare(const Problem& problem, const ExploreOptions& eo) {
   return c;
 }
 
+// Level 3 of a mapping: the tasklets the evaluation ran (UPMEM), 1 for a family without them.
+int threadsOf(const Evaluation& e) {
+  for (const auto& [key, value] : e.facts)
+    if (key == "tasklets") return static_cast<int>(value);
+  return 1;
+}
+
 nlohmann::json bestJson(const Problem& problem, const DraftRecord& best) {
   nlohmann::json j =
       best.draft.id == kNoDraft ? nlohmann::json::object() : draftJson(problem.space(), best.draft);
@@ -196,6 +204,11 @@ nlohmann::json bestJson(const Problem& problem, const DraftRecord& best) {
   j["time_ns_breakdown"] = ev["time_ns"];
   j["energy_pj"] = ev["energy_pj"];
   j["predicted_time_ns"] = best.predictedNs ? nlohmann::json(*best.predictedNs) : nlohmann::json(nullptr);
+  if (best.draft.id != kNoDraft) {  // CoMoNM's notation, for `simulate --schedule mapping:FILE`
+    const MappingText m = mappingTextOf(problem, best.draft, threadsOf(*best.simulated));
+    j["mapping"] = m.text.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.text);
+    if (m.text.empty()) j["mapping_reason"] = m.reason;
+  }
   return j;
 }
 
@@ -268,9 +281,12 @@ void printExploreText(const ExploreCmd& o, const Problem& problem, LabelModel la
                     ? ""
                     : ", labelled by " + std::string(labelModelName(labelModel)))
             << "\n";
-  if (best.draft.id != kNoDraft)
+  if (best.draft.id != kNoDraft) {
     std::cout << "draft " << best.draft.id << " " << targetOf(b).candidates(problem)->label(best.draft)
               << "\n";
+    const MappingText m = mappingTextOf(problem, best.draft, threadsOf(*best.simulated));
+    std::cout << "mapping: " << (m.text.empty() ? "none in CoMoNM's notation: " + m.reason : m.text) << "\n";
+  }
   std::cout << evaluationText(*best.simulated, b);
   if (r.last.modelUsed && r.model) {
     std::cout << "predictions: " << predictionAccuracyText(r.last.predictionError, r.last.outOfDistribution)

@@ -205,4 +205,56 @@ MappedSchedule mappedSchedule(const MappingSpec& m, const Problem& p) {
   return out;
 }
 
+MappingText mappingTextOf(const Problem& p, const Draft& d, int threads) {
+  const Kernel& k = p.kernel();
+  const DimensionSets& sets = p.space().sets();
+  const std::size_t n = k.loops.size();
+  std::vector<std::int64_t> level1(n, 1), level2(n, 1), level3(n, 1), leaf(n);
+  for (std::size_t j = 0; j < n; ++j) leaf[j] = sets.loopHi[j] - sets.loopLo[j];
+  MappingText out;
+  for (std::size_t s = 0; s < d.parts.size() && s < sets.sets.size(); ++s) {
+    const PartChoice& c = d.parts[s];
+    if (c.groups * c.cores == 1) continue;
+    const RepresentativeMapping& rep = sets.sets[s].candidates[static_cast<std::size_t>(c.rep)];
+    const auto j = static_cast<std::size_t>(rep.var);
+    const std::int64_t units = std::int64_t{c.groups} * c.cores;
+    if (rep.extent != leaf[j] || leaf[j] % units != 0) {
+      out.reason = "loop " + k.loops[j].var + " (" + std::to_string(leaf[j]) + ") over " +
+                   std::to_string(units) + " units leaves unequal tiles or indexes " + mappingLabel(k, rep) +
+                   " other than one to one; CoMoNM's notation needs exact divisions";
+      return out;
+    }
+    level1[j] = c.groups;
+    level2[j] = c.cores;
+    leaf[j] /= units;
+  }
+  // Level 3: each factor of `threads` on the loop with the largest share it divides.
+  for (int t = threads, f = 2; t > 1;) {
+    if (t % f != 0) {
+      ++f;
+      continue;
+    }
+    std::size_t best = n;
+    for (std::size_t j = 0; j < n; ++j)
+      if (leaf[j] % f == 0 && (best == n || leaf[j] > leaf[best])) best = j;
+    if (best == n) {
+      out.reason = std::to_string(threads) + " tasklets do not divide the DPUs' shares exactly";
+      return out;
+    }
+    level3[best] *= f;
+    leaf[best] /= f;
+    t /= f;
+  }
+  auto tuple = [](const std::vector<std::int64_t>& xs) {
+    MappingTuple t;
+    t.entries = xs;
+    return tupleText(t);
+  };
+  std::string name = lettersOf(p.backend().name);
+  if (!name.empty()) name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+  out.text = name + "_map: [ M1: {" + tuple(level1) + ", " + tuple(level2) + ", " + tuple(level3) + ", " +
+             tuple(leaf) + "} ]";
+  return out;
+}
+
 }  // namespace pim

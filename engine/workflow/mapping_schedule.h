@@ -30,4 +30,14 @@ struct MappedSchedule {
 /// level has, at most one split loop per dimension set.
 MappedSchedule mappedSchedule(const MappingSpec& m, const Problem& p);
 
+/// Draft `d` of `p` with `threads` at level 3 (UPMEM: tasklets; 1 for the DRAM-PIM families' lanes) in
+/// CoMoNM's notation, one map: "Upmem_map: [ M1: {(1, 2, 9), (1, 64, 1), (1, 2, 4), (1, 2, 32)} ]", which
+/// mappedSchedule reads back to the same draft. `text` is empty and `reason` says why when the notation
+/// cannot say the draft exactly (a split that leaves unequal tiles, a dimension indexed other than by its
+/// loop).
+struct MappingText {
+  std::string text, reason;
+};
+MappingText mappingTextOf(const Problem& p, const Draft& d, int threads);
+
 }  // namespace pim
