@@ -339,4 +339,28 @@ TEST(UpmemTarget, VerifierListsEveryBrokenLimit) {
   EXPECT_TRUE(upmemViolations(*p, splitOver(*p, partOf(*p, "x", 1), 1, 64), options(*p)).empty());
 }
 
+// CoMoNM's Fig. 15 what-ifs (upmem.md, "What-if directions"; 16 tasklets, PrIM's schedule) that the backend's
+// parameters can express: a DMA engine without contention (pim.dmaService* = 0, standing in for CoMoNM's
+// multi-port constant-time DMA) leaves VA of 2^32 int32 within 1%; a 4-cycle pipeline with 4 tasklets and
+// 2,048-B blocks makes MV of 2^15 x 2^14 faster by 1.7x +- 25%. (The 128-KB-WRAM RED, the hardware-multiplier
+// MM and the 128-MB-MRAM HST are not reproduced: README, Limitations.)
+TEST(UpmemTarget, CoMoNMWhatIfsWithinTolerance) {
+  auto vendorNs = [](const std::string& kernel, const std::string& dims,
+                     const std::vector<std::pair<std::string, double>>& set) {
+    Backend b = builtinBackends().get("upmem");
+    for (const auto& [key, value] : set) b.setParameter(key, value);
+    const Baseline v = vendorBaseline(*upmem(kernel, dims, DType::I32, b));
+    EXPECT_TRUE(v.available) << v.reason;
+    return v.eval.timeNs;
+  };
+  const double va = vendorNs("va", "b=1,n=4294967296", {});
+  const double vaNoContention =
+      vendorNs("va", "b=1,n=4294967296", {{"pim.dmaServiceBase", 0}, {"pim.dmaServicePerByte", 0}});
+  EXPECT_NEAR(vaNoContention / va, 1.0, 0.01);
+  const double mv = vendorNs("gemv", "b=1,out=32768,in=16384", {});
+  const double mvCpi4 = vendorNs("gemv", "b=1,out=32768,in=16384",
+                                 {{"pim.minTaskletCPI", 4}, {"pim.tasklets", 4}, {"pim.blockBytes", 2048}});
+  EXPECT_NEAR(mv / mvCpi4, 1.7, 1.7 * 0.25);
+}
+
 }  // namespace
