@@ -88,6 +88,9 @@ class MainWindow : public QMainWindow {
   /// Reads and re-simulates a schedule file (refusing one that no longer reproduces its cycles), explores its
   /// problem and selects its draft. False with the reason, naming the file, in `error`.
   bool importSchedule(const QString& path, QString* error = nullptr);
+  /// A CoMoNM mapping file on the problem in the controls: its settings (upmem: tasklets) as a what-if, its
+  /// draft selected in a new session.
+  bool importMapping(const QString& path, QString* error = nullptr);
   /// The file the window shows ("" before the first save or open).
   QString sessionPath() const { return m_sessionPath; }
   /// Steering actions (control panel, what-if edits); Edit > Undo/Redo.

@@ -49,6 +49,14 @@ void MainWindow::addScheduleActions(QMenu* file) {
     QString error;
     if (!importSchedule(path, &error)) QMessageBox::warning(this, tr("Import failed"), error);
   });
+  file->addAction(tr("Import &mapping…"), this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Import a CoMoNM mapping for the problem in the controls"),
+                                     QString(), tr("Mapping file (*.map *.txt *.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!importMapping(path, &error)) QMessageBox::warning(this, tr("Import failed"), error);
+  });
 }
 
 bool MainWindow::exportSelectedSchedule(const QString& path, QString* error) const {
@@ -69,6 +77,24 @@ bool MainWindow::exportSelectedSchedule(const QString& path, QString* error) con
   }
   if (error) *error = why;
   return why.isEmpty();
+}
+
+bool MainWindow::importMapping(const QString& path, QString* error) {
+  try {
+    const ImportedScheduleView v = importMappingForWindow(path, requestedConfig());
+    showConfig(v.config);  // the what-if form shows the mapping's settings, so the run is not stale
+    if (!startSession(v.config)) {
+      if (error) *error = tr("%1: the problem in the controls cannot be explored").arg(path);
+      return false;
+    }
+    m_selection->set({v.draft});
+    statusBar()->showMessage(v.summary);
+    m_importNote = v.summary;
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
 }
 
 bool MainWindow::importSchedule(const QString& path, QString* error) {

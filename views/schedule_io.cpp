@@ -8,7 +8,10 @@
 #include "engine/common/error.h"
 #include "engine/kernel/library.h"
 #include "engine/search/schedule_file.h"
+#include "engine/target/registry.h"
+#include "engine/workflow/mapping_schedule.h"
 #include "views/draft_analysis.h"
+#include "views/exploration_session.h"
 
 namespace pimgui {
 
@@ -108,6 +111,38 @@ ImportedScheduleView importScheduleForWindow(const QString& path, const QString&
                                  : QObject::tr("; the file's %1 parameters differ from the shipped ones "
                                                "and are used")
                                        .arg(QString::fromStdString(p.backend().name)));
+  return v;
+}
+
+ImportedScheduleView importMappingForWindow(const QString& path, const SessionConfig& current) {
+  const pim::MappingSpec m = pim::readMappingFile(path.toStdString());
+  ImportedScheduleView v;
+  v.config = current;
+  const pim::Backend& base =
+      current.backendOverride ? *current.backendOverride : pim::builtinBackends().get(current.backend);
+  QString settings;
+  const auto values = pim::mappingSettings(m, base);
+  if (!values.empty()) {
+    auto edited = std::make_shared<pim::Backend>(base);
+    for (const auto& [key, value] : values) {
+      settings += QObject::tr("; %1 = %2 (was %3)")
+                      .arg(QString::fromStdString(key))
+                      .arg(value)
+                      .arg(base.param(key)->value);
+      edited->setParameter(key, value);
+    }
+    v.config.backendOverride = std::move(edited);
+  }
+  const auto problem = makeProblem(v.config);
+  const pim::MappedSchedule s = pim::mappedSchedule(m, *problem);
+  v.draft = s.draft.id;
+  v.summary =
+      QObject::tr("Imported mapping %1: draft %2 %3 of %4%5")
+          .arg(QFileInfo(path).fileName())
+          .arg(v.draft)
+          .arg(QString::fromStdString(pim::targetOf(problem->backend()).candidates(*problem)->label(s.draft)))
+          .arg(QString::fromStdString(problem->title()))
+          .arg(settings);
   return v;
 }
 

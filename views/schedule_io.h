@@ -41,4 +41,9 @@ struct ImportedScheduleView {
 /// next to `kernelDir` so the session can open it. Throws pim::InputError naming the file and the problem.
 ImportedScheduleView importScheduleForWindow(const QString& path, const QString& kernelDir);
 
+/// A CoMoNM mapping file (text or JSON) applied to the controls' problem `current`: the settings it carries
+/// (upmem: tasklets, block) on a copy of the backend, and its draft. Throws pim::InputError naming the place
+/// in the file and the rule it breaks.
+ImportedScheduleView importMappingForWindow(const QString& path, const SessionConfig& current);
+
 }  // namespace pimgui

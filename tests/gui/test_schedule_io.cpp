@@ -32,6 +32,14 @@ std::shared_ptr<const pim::Problem> redProblem(const pim::Backend& b) {
   return std::make_shared<const pim::Problem>(b, k, pim::parseShape(k, "b=1,n=4096"));
 }
 
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& bytes) {
+  const QString path = dir.filePath(name);
+  QFile f(path);
+  EXPECT_TRUE(f.open(QIODevice::WriteOnly)) << path.toStdString();
+  f.write(bytes);
+  return path;
+}
+
 DraftAnalysis firstKept(std::shared_ptr<const pim::Problem> p) {
   pim::Draft d;
   pim::Pruner(p->space()).forEachKept([&](const pim::Draft& x) {
@@ -105,11 +113,7 @@ TEST(ScheduleIo, ModifiedBackendAndDslKernelComeBackFromTheFile) {
 
 TEST(ScheduleIo, RefusesWhatIsNotAScheduleAndReportsWriteErrors) {
   QTemporaryDir dir;
-  const QString bad = dir.filePath("bad.json");
-  QFile f(bad);
-  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-  f.write("{\"hello\": 1}");
-  f.close();
+  const QString bad = writeFile(dir, "bad.json", "{\"hello\": 1}");
   EXPECT_THROW(importScheduleForWindow(bad, dir.path()), pim::InputError);
   const auto p = redProblem(pim::builtinBackends().get("hbm-pim"));
   const QString err = exportAnalysedDraft(firstKept(p), {}, std::nullopt, ScheduleExport::Schedule,
@@ -163,3 +167,37 @@ TEST(ScheduleIo, WindowExportsTheSelectedDraftAndAnotherWindowImportsIt) {
 }
 
 }  // namespace
+
+// A CoMoNM mapping on the controls' problem: its tasklets on a copy of the backend, its draft; a mapping for
+// another backend or one that breaks a rule is refused with its place in the file.
+TEST(ScheduleIo, MappingFileBecomesTheSessionsDraftAndTasklets) {
+  QTemporaryDir dir;
+  const QString path = writeFile(dir, "va.map", "Upmem_map: [ M1: {(1, 16), (1, 64), (1, 8), (1, 128)} ]\n");
+  SessionConfig c;
+  c.backend = "upmem";
+  c.kernel = "va";
+  c.dtype = "i32";
+  c.shape = "b=1,n=1048576";
+  const ImportedScheduleView v = importMappingForWindow(path, c);
+  ASSERT_TRUE(v.config.backendOverride);
+  EXPECT_EQ(v.config.backendOverride->param("pim.tasklets")->value, 8);
+  const auto p = makeProblem(v.config);
+  const pim::Draft d = p->space().draft(v.draft);
+  int dpus = 1;
+  for (const auto& part : d.parts) dpus *= part.groups * part.cores;
+  EXPECT_EQ(dpus, 1024);
+  EXPECT_TRUE(v.summary.contains("pim.tasklets = 8 (was 16)")) << v.summary.toStdString();
+
+  c.backend = "hbm-pim";
+  c.dtype.clear();
+  EXPECT_THROW(importMappingForWindow(path, c), pim::InputError);
+  c.backend = "upmem";
+  c.dtype = "i32";
+  c.shape = "b=1,n=4096";  // 16 x 64 x 8 x 128 is not 4,096
+  try {
+    importMappingForWindow(path, c);
+    ADD_FAILURE() << "accepted";
+  } catch (const pim::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("va.map:1:14"), std::string::npos) << e.what();
+  }
+}
