@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <functional>
 
 #include "engine/common/error.h"
 #include "engine/core/problem.h"
@@ -143,6 +144,52 @@ std::uint64_t ExplorationSession::requestSnapshot() {
   return ticket;
 }
 
+namespace {
+
+// The schedules a run is compared with: the vendor's, the compute-centric two-step choice, GPU-only
+// execution and the family's own; each that fails is kept, unavailable, with the reason. The vendor's is one
+// simulation and the GPU's an analytic model, cheap next to the search; the caller skips all of them on
+// cancel so Cancel stays prompt, and a cancel during the compute-centric search stops it.
+std::vector<pim::Baseline> baselinesOf(const pim::Problem& p, const pim::EvalOptions& eval,
+                                       const std::atomic<bool>& cancel) {
+  std::vector<pim::Baseline> baselines;
+  auto guarded = [&](const char* name, const std::function<std::vector<pim::Baseline>()>& make) {
+    try {
+      for (pim::Baseline& b : make()) baselines.push_back(std::move(b));
+    } catch (const std::exception& e) {
+      pim::Baseline b;
+      b.name = name;
+      b.reason = e.what();
+      baselines.push_back(std::move(b));
+    }
+  };
+  guarded("vendor", [&] { return std::vector<pim::Baseline>{pim::vendorBaseline(p, eval)}; });
+  // The compute-centric two-step choice (DCC Fig. 2 and 13): a cost-model screen, compute-only runs, then
+  // the rearrangement of the few it keeps.
+  guarded("compute-centric", [&] {
+    pim::Baseline cc;
+    cc.name = "compute-centric";
+    pim::ExploreOptions ccOptions;
+    ccOptions.strategy = "compute-centric";
+    ccOptions.eval = eval;
+    if (const auto best = pim::exploreBest(p, ccOptions, cancel); best && best->simulated) {
+      cc.available = true;
+      cc.draft = best->draft;
+      cc.eval = *best->simulated;
+      cc.summary = "best of the drafts with the shortest compute phase";
+    } else {
+      cc.reason = "no draft could be simulated";
+    }
+    return std::vector<pim::Baseline>{cc};
+  });
+  guarded("gpu", [&] { return std::vector<pim::Baseline>{pim::gpuBaseline(p)}; });
+  // The family's own (upmem: PrIM+search, a grid of about 240 PrIM runs).
+  guarded("family baselines", [&] { return pim::familyBaselines(p, eval); });
+  return baselines;
+}
+
+}  // namespace
+
 bool ExplorationSession::start(const SessionConfig& config) {
   cancel();                                  // a running worker is retired, not waited for
   if (m_worker.joinable()) m_worker.join();  // finished already (its last report is queued), so this is quick
@@ -235,55 +282,7 @@ bool ExplorationSession::start(const SessionConfig& config) {
     returnedAt->store(nowNs());
     const bool cancelled = cancel->load();
     std::vector<pim::Baseline> baselines;
-    if (!cancelled) {
-      // Baselines are one simulation (vendor) and an analytic model (GPU): cheap next to the search, and
-      // skipped on cancel so Cancel stays prompt.
-      try {
-        baselines.push_back(pim::vendorBaseline(*problem, eval));
-      } catch (const std::exception& e) {
-        pim::Baseline b;
-        b.name = "vendor";
-        b.reason = e.what();
-        baselines.push_back(std::move(b));
-      }
-      // The compute-centric two-step choice (DCC Fig. 2 and 13): a cost-model screen, compute-only runs, then
-      // the rearrangement of the few it keeps.
-      pim::Baseline cc;
-      cc.name = "compute-centric";
-      try {
-        pim::ExploreOptions ccOptions;
-        ccOptions.strategy = "compute-centric";
-        ccOptions.eval = eval;
-        if (const auto best = pim::exploreBest(*problem, ccOptions, *cancel); best && best->simulated) {
-          cc.available = true;
-          cc.draft = best->draft;
-          cc.eval = *best->simulated;
-          cc.summary = "best of the drafts with the shortest compute phase";
-        } else {
-          cc.reason = "no draft could be simulated";
-        }
-      } catch (const std::exception& e) {
-        cc.reason = e.what();
-      }
-      baselines.push_back(std::move(cc));
-      try {
-        baselines.push_back(pim::gpuBaseline(*problem));
-      } catch (const std::exception& e) {
-        pim::Baseline b;
-        b.name = "gpu";
-        b.reason = e.what();
-        baselines.push_back(std::move(b));
-      }
-      // The family's own (upmem: PrIM+search, a grid of about 240 PrIM runs).
-      try {
-        for (pim::Baseline& b : pim::familyBaselines(*problem, eval)) baselines.push_back(std::move(b));
-      } catch (const std::exception& e) {
-        pim::Baseline b;
-        b.name = "family baselines";
-        b.reason = e.what();
-        baselines.push_back(std::move(b));
-      }
-    }
+    if (!cancelled) baselines = baselinesOf(*problem, eval, *cancel);
     pim::ExploreProgress last = explorer->progress();
     QMetaObject::invokeMethod(
         this,
