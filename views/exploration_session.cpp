@@ -183,8 +183,8 @@ std::vector<pim::Baseline> baselinesOf(const pim::Problem& p, const pim::EvalOpt
     return std::vector<pim::Baseline>{cc};
   });
   guarded("gpu", [&] { return std::vector<pim::Baseline>{pim::gpuBaseline(p)}; });
-  // The family's own (upmem: PrIM+search, a grid of about 240 PrIM runs).
-  guarded("family baselines", [&] { return pim::familyBaselines(p, eval); });
+  // The family's own (upmem: PrIM+search, a grid of about 240 PrIM runs), unless Cancel came meanwhile.
+  if (!cancel.load()) guarded("family baselines", [&] { return pim::familyBaselines(p, eval); });
   return baselines;
 }
 

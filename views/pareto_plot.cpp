@@ -22,6 +22,15 @@ namespace pimgui {
 namespace {
 // Log-axis ticks at 1-2-5 x 10^k (1-2-3-5 or 1..9 x 10^k when the range is narrower, every decade when wide):
 // QCustomPlot's log ticker labels only the decades, which leaves a plot spanning 0.2-0.9 us without numbers.
+// Every tick of 1..9 x 10^k crowds the low end of a log axis (70,000 80,000 90,000 100,000 ran into one
+// another over 70,000-500,000): keep only ticks at least a sixth of the range's decades apart.
+QVector<double> spreadOut(const QVector<double>& ticks, double decades) {
+  QVector<double> kept;
+  for (double t : ticks)
+    if (kept.isEmpty() || std::log10(t / kept.back()) >= decades / 6) kept << t;
+  return kept;
+}
+
 class ReadableLogTicker : public QCPAxisTickerLog {
  public:
   explicit ReadableLogTicker(bool integral) : m_integral(integral) {}
@@ -42,6 +51,7 @@ class ReadableLogTicker : public QCPAxisTickerLog {
       }
       if (m_integral)
         ticks.erase(std::remove_if(ticks.begin(), ticks.end(), [](double t) { return t < 1; }), ticks.end());
+      if (mantissas.size() == 9) ticks = spreadOut(ticks, std::log10(hi / lo));
       if (ticks.size() >= 5 || wide) return ticks;
     }
     // Less than a tenth of a decade: plain steps, whole ones on a count axis.
