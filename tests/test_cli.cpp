@@ -142,7 +142,7 @@ TEST(Cli, BadInputGetsOneLineAndExitCode2) {
   expectInputError("simulate -b hbm2-pim -k gemv -s draft:x", "draft:<id>");
   // Built from the strategy registry; the same words as when the list was written out by hand.
   expectInputError("explore -b hbm-pim -k red -d b=1,n=64 --strategy nope",
-                   "--strategy: 'nope' is not predictor, exhaustive, compute-centric, vendor or gpu");
+                   "--strategy: 'nope' is not predictor, exhaustive, compute-centric, imtp, vendor or gpu");
   expectInputError("explore -b gddr6-aim -k red -d b=1,n=64 --strategy vendor",
                    "vendor strategy: no vendor schedule is modelled for gddr6-aim");
   const std::string bad = scratch().file("bad.pim");

@@ -193,6 +193,7 @@ TEST(StrategyRegistry, EveryRegisteredStrategyExploresASmallProblem) {
     o.strategy = s.name;
     o.predictor = &*pred;
     o.maxSimulations = 16;
+    o.sampling.trials = 16;
     Explorer ex(*p, o);
     const std::atomic<bool> never{false};
     ex.run(never);
@@ -201,7 +202,7 @@ TEST(StrategyRegistry, EveryRegisteredStrategyExploresASmallProblem) {
     EXPECT_GT(ex.best()->simulated->timeNs, 0) << s.name;
     EXPECT_EQ(ex.progress().predicted > 0, s.predictions != PredictionUse::None) << s.name;
   }
-  EXPECT_EQ(registry.names(", ", " or "), "predictor, exhaustive, compute-centric, vendor or gpu");
+  EXPECT_EQ(registry.names(", ", " or "), "predictor, exhaustive, compute-centric, imtp, vendor or gpu");
   StrategyRegistry twice;
   registerBuiltinStrategies(twice);
   EXPECT_THROW(registerBuiltinStrategies(twice), InputError);

@@ -89,12 +89,12 @@ TEST(UpmemCodegen, GemvGivesTaskletsRowPairs) {
 TEST(UpmemCodegen, PrimsOutputAssignmentLeavesTaskletsIdle) {
   const auto p = upmem("gemv", "b=1,out=4,in=1024", DType::I32);
   UpmemCodegenOptions o = options(*p);
-  o.primOutputAssignment = true;
+  o.split = TaskletSplit::Outputs;
   const UpmemProgram primProgram = lowerUpmem(*p, p->space().draft(0), o);
   const auto& prim = launchedOn(primProgram, 0);
   EXPECT_FALSE(prim.tasklets[1].empty());
   EXPECT_TRUE(prim.tasklets[2].empty());
-  o.primOutputAssignment = false;
+  o.split = TaskletSplit::Auto;
   const UpmemProgram splitProgram = lowerUpmem(*p, p->space().draft(0), o);
   const auto& split = launchedOn(splitProgram, 0);
   EXPECT_EQ(split.tasklets[3].back(), Step::barrier());
@@ -332,7 +332,7 @@ TEST(UpmemTarget, VerifierListsEveryBrokenLimit) {
   try {
     lowerUpmem(*p, one, o);
     ADD_FAILURE() << "lowered";
-  } catch (const UpmemLimitError& e) {
+  } catch (const LimitError& e) {
     ASSERT_EQ(e.violations().size(), 2u);
     EXPECT_EQ(e.violations()[1].limit, "MRAM");
   }

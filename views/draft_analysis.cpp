@@ -64,7 +64,7 @@ void DraftAnalysisRunner::request(std::shared_ptr<const pim::Problem> problem, s
   m_tasks.start([this, ticket, problem, draftId, rules = std::move(rules), options] {
     auto result = std::make_shared<DraftAnalysis>();
     try {
-      *result = analyseDraft(problem, problem->space().draft(draftId), rules, options);
+      *result = analyseDraft(problem, pim::candidateOf(*problem, draftId), rules, options);
     } catch (const std::exception& e) {
       result->problem = problem;
       result->draft.id = draftId;

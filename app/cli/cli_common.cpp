@@ -58,6 +58,17 @@ CLI::Validator unsignedInteger() {
       "WHOLE NUMBER >= 0", "UNSIGNED");
 }
 
+CLI::Validator wholeNumberIn(std::uint64_t lo, std::uint64_t hi) {
+  const std::string range = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        if (!isUint64(text)) return "'" + text + "' is not " + range;
+        const std::uint64_t v = std::strtoull(text.c_str(), nullptr, 10);
+        return v >= lo && v <= hi ? std::string() : "'" + text + "' is not " + range;
+      },
+      "WHOLE NUMBER " + std::to_string(lo) + ".." + std::to_string(hi), "RANGE");
+}
+
 std::uint64_t parseDraftId(const std::string& text, const std::string& option) {
   // std::stoull alone accepts "-1" (as 2^64-1), leading blanks and a sign.
   if (isUint64(text)) return std::strtoull(text.c_str(), nullptr, 10);
@@ -406,7 +417,8 @@ std::string EtaMeter::operator()(const std::string& key, double done, double tot
   return *left < 1 ? ", under a second left" : ", about " + durationText(*left) + " left";
 }
 
-nlohmann::json draftJson(const DraftSpace& space, const Draft& d) {
+nlohmann::json draftJson(const Problem& problem, const Draft& d) {
+  const DraftSpace& space = problem.space();
   nlohmann::json parts = nlohmann::json::array();
   for (int i = 0; i < space.partCount(); ++i) {
     const auto& p = d.parts[i];
@@ -415,7 +427,21 @@ nlohmann::json draftJson(const DraftSpace& space, const Draft& d) {
                      {"representative", mappingLabel(space.kernel(), space.representative(i, p))},
                      {"per_core", space.perCoreSize(i, p)}});
   }
-  return {{"id", d.id}, {"label", space.label(d)}, {"parts", parts}};
+  nlohmann::json j = {{"id", d.id}, {"label", space.label(d)}, {"parts", parts}};
+  // Kernel-level choices other than the backend's (engine/core/kernel_choices.h), by axis.
+  const CandidateIds ids = targetOf(problem.backend()).candidateIds(problem);
+  if (d.id >= ids.drafts()) {
+    const std::vector<int> c = ids.choiceOf(d.id);
+    nlohmann::json choices = nlohmann::json::object();
+    for (std::size_t a = 0; a < ids.axes().size(); ++a) {
+      const ChoiceAxis& axis = ids.axes()[a];
+      choices[axis.key] = axis.values[static_cast<std::size_t>(c[a])];
+    }
+    j["label"] = space.label(d) + " {" + ids.label(d.id) + "}";
+    j["draft"] = ids.draftOf(d.id);
+    j["choices"] = choices;
+  }
+  return j;
 }
 
 void printJson(const nlohmann::json& j) { std::cout << dumpJson(j, 2) << "\n"; }

@@ -75,6 +75,8 @@ CLI::Validator nonNegative();
 /// The same for ids and counts that must be whole: "--draft: '-1' is not a whole number >= 0", and
 /// "'99999999999999999999' is above 2^64-1" (an option of a narrower type says "Could not convert").
 CLI::Validator unsignedInteger();
+/// A whole number in [lo, hi]: "--trials: '0' is not a whole number from 1 to 10000000".
+CLI::Validator wholeNumberIn(std::uint64_t lo, std::uint64_t hi);
 /// A draft id given as text (`--schedule draft:<id>`, `export --draft <id>`): decimal digits only, at most
 /// 2^64-1. Throws InputError "<option>: '<text>' is not a draft id (a whole number >= 0)".
 std::uint64_t parseDraftId(const std::string& text, const std::string& option);
@@ -111,7 +113,7 @@ class EtaMeter {
  private:
   TimeLeftMeter m_meter;
 };
-nlohmann::json draftJson(const DraftSpace& space, const Draft& d);
+nlohmann::json draftJson(const Problem& problem, const Draft& d);
 /// cycles / time_ns / energy_pj of an evaluation, as `simulate --json` prints them; with `unitsOf`, also its
 /// per-unit statistics as that backend's target declares them (key: the inner unit's plural, e.g. "banks").
 nlohmann::json evaluationJson(const Evaluation& e, const Backend* unitsOf = nullptr);

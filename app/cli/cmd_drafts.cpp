@@ -71,7 +71,7 @@ void runDrafts(const DraftsOptions& o) {
     o.problem.whatIf.annotate(out, problem->backend());
     if (o.limit > 0) {
       nlohmann::json drafts = nlohmann::json::array();
-      for (const auto& d : first) drafts.push_back(draftJson(space, d));
+      for (const auto& d : first) drafts.push_back(draftJson(*problem, d));
       out["drafts"] = drafts;
     }
     printJson(out);
@@ -101,12 +101,11 @@ void runDrafts(const DraftsOptions& o) {
 
 void runWhy(const DraftOptions& o) {
   const auto problem = o.problem.build();
-  const DraftSpace& space = problem->space();
   const auto candidates = targetOf(problem->backend()).candidates(*problem);
   const Verdict v = candidates->why(o.draft);
   const Draft d = candidates->candidate(o.draft);
   if (o.json) {
-    nlohmann::json out = draftJson(space, d);
+    nlohmann::json out = draftJson(*problem, d);
     out["kept"] = v.kept;
     out["rule"] = v.rule;
     out["rule_name"] = v.ruleName;

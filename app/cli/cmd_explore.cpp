@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <thread>
 
@@ -85,6 +86,24 @@ std::optional<DraftRecord> verifiedLookup(const Problem& p, ResultsStore& store,
   return r;
 }
 
+/// Wall time of stage `stage` of a run, 0 when it did not finish.
+double stageSeconds(const ExploreProgress& p, const std::string& stage) {
+  for (const auto& [name, sec] : p.stageSeconds)
+    if (name == stage) return sec;
+  return 0;
+}
+
+/// The best time after each record, in record order; infinity until one ran.
+std::vector<double> bestSoFar(const std::vector<DraftRecord>& records) {
+  std::vector<double> curve;
+  double best = INFINITY;
+  for (const DraftRecord& r : records) {
+    if (r.simulated && !r.simulated->lowerBound) best = std::min(best, r.simulated->timeNs);
+    curve.push_back(best);
+  }
+  return curve;
+}
+
 struct ExploreCmd {
   ProblemOptions problem;
   std::string strategy = "predictor";
@@ -94,6 +113,7 @@ struct ExploreCmd {
   double band = kDefaultBandErrors;
   std::size_t predictLimit = ExploreOptions{}.predictLimit;
   std::size_t maxSimulations = 0;
+  SamplingOptions sampling;  // imtp
   unsigned threads = 0;
   bool json = false;
   bool estimate = false;  // print how long the run would take (the window's estimate) and stop
@@ -102,6 +122,8 @@ struct ExploreCmd {
 /// What a search found: the best record, the run's progress, where the pick came from and how long it took.
 struct SearchOutcome {
   std::optional<DraftRecord> best;
+  /// A sampling search (imtp): the best time after each trial, in trial order (its best-so-far curve).
+  std::vector<double> bestSoFarNs;
   ExploreProgress last;
   std::string servedFrom = "search";
   double seconds = 0;
@@ -125,6 +147,7 @@ ExploreOptions exploreOptions(const ExploreCmd& o, LabelModel labelModel, Shippe
   eo.maxConfirm = o.maxConfirm;
   eo.predictLimit = o.predictLimit;
   eo.maxSimulations = o.maxSimulations;
+  eo.sampling = o.sampling;
   eo.threads = cappedThreads(o.threads);
   eo.predictorSource = [&loader] { return loader.get(); };
   // Every confirmation is simulated to the end (no branch and bound): the error measured on them is the
@@ -159,6 +182,7 @@ SearchOutcome search(const ExploreCmd& o, const Problem& problem, const ExploreO
     if (stderrIsTerminal()) std::cerr << "\r\033[K";
     r.best = ex.best();
     r.last = ex.progress();
+    if (!StrategyRegistry::builtin().get(o.strategy).listsKept) r.bestSoFarNs = bestSoFar(ex.records());
     const Predictor* ranker = eo.predictorSource();
     if (r.best && r.best->simulated && ranker && r.best->draft.id != kNoDraft)
       r.best->predictedNs = ranker->predictNs(problem, std::vector{r.best->draft})[0];
@@ -195,8 +219,7 @@ int threadsOf(const Evaluation& e) {
 }
 
 nlohmann::json bestJson(const Problem& problem, const DraftRecord& best) {
-  nlohmann::json j =
-      best.draft.id == kNoDraft ? nlohmann::json::object() : draftJson(problem.space(), best.draft);
+  nlohmann::json j = best.draft.id == kNoDraft ? nlohmann::json::object() : draftJson(problem, best.draft);
   const nlohmann::json ev = evaluationJson(*best.simulated);
   j["draft"] = best.draft.id == kNoDraft ? nlohmann::json(nullptr) : nlohmann::json(best.draft.id);
   j["cycles"] = ev["cycles"];
@@ -210,6 +233,20 @@ nlohmann::json bestJson(const Problem& problem, const DraftRecord& best) {
     if (m.text.empty()) j["mapping_reason"] = m.reason;
   }
   return j;
+}
+
+/// What a sampling search did: trials, their rate, its knobs, and its best-so-far curve.
+nlohmann::json trialsJson(const SamplingOptions& s, const SearchOutcome& r) {
+  nlohmann::json curve = nlohmann::json::array();
+  for (double ns : r.bestSoFarNs) curve.push_back(std::isfinite(ns) ? nlohmann::json(ns) : nlohmann::json());
+  const double simulating = stageSeconds(r.last, "simulating");
+  return {
+      {"trials", r.bestSoFarNs.size()},
+      {"seed", s.seed},
+      {"batch", s.batch},
+      {"population", s.population},
+      {"per_second", simulating > 0 ? nlohmann::json(r.bestSoFarNs.size() / simulating) : nlohmann::json()},
+      {"best_so_far_ns", curve}};
 }
 
 void printExploreJson(const ExploreCmd& o, const Problem& problem, LabelModel labelModel,
@@ -254,6 +291,7 @@ void printExploreJson(const ExploreCmd& o, const Problem& problem, LabelModel la
         {"vs_gpu", speedup(c.gpu.available, c.gpu.eval.timeNs)}}},
       {"seconds", r.seconds},
       {"stage_seconds", stagesJson},
+      {"refused", last.refused},
       {"interrupted", interrupted().load()}};
   for (const Baseline& b : c.family) {  // "prim-search" -> baselines.prim_search, speedup.vs_prim_search
     std::string key = b.name;
@@ -264,8 +302,30 @@ void printExploreJson(const ExploreCmd& o, const Problem& problem, LabelModel la
   }
   if (labelModel != LabelModel::PimScope)
     out["label_model"] = labelModelName(labelModel);  // default output unchanged ("model": the predictor)
+  if (!r.bestSoFarNs.empty()) {
+    out["search"] = trialsJson(o.sampling, r);
+    out["trials_per_second"] = out["search"]["per_second"];
+  }
   o.problem.whatIf.annotate(out, problem.backend());
   printJson(out);
+}
+
+/// "trials: 1,000 at 131.2 per second; best after 10%: ..., 40%: ..., 100%: ... ns".
+std::string trialsText(const SearchOutcome& r) {
+  const std::size_t n = r.bestSoFarNs.size();
+  const double simulating = stageSeconds(r.last, "simulating");
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f", simulating > 0 ? static_cast<double>(n) / simulating : 0.0);
+  std::string s = "trials: " + grouped(n) + " at " + buf + " per second; best after";
+  const char* sep = " ";
+  for (const double share : {0.1, 0.4, 1.0}) {
+    const auto at =
+        std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(share * static_cast<double>(n))));
+    std::snprintf(buf, sizeof buf, "%s%.0f%%: %.1f", sep, share * 100, r.bestSoFarNs[at - 1]);
+    s += buf;
+    sep = ", ";
+  }
+  return s + " ns\n";
 }
 
 void printExploreText(const ExploreCmd& o, const Problem& problem, LabelModel labelModel,
@@ -273,10 +333,12 @@ void printExploreText(const ExploreCmd& o, const Problem& problem, LabelModel la
   const Backend& b = problem.backend();
   const DraftRecord& best = *r.best;
   const double t = best.simulated->timeNs;
-  std::cout << o.problem.whatIf.line(b) << problem.title() << ": best "
-            << (r.servedFrom == "search" ? "of " + grouped(r.last.remaining) + " kept drafts "
-                                         : std::string())
-            << "by " << o.strategy << " (" << r.servedFrom << ")"
+  const std::string of = r.servedFrom != "search" ? std::string()
+                         : r.bestSoFarNs.empty()  ? "of " + grouped(r.last.remaining) + " kept drafts "
+                                                  : "of " + grouped(r.bestSoFarNs.size()) + " trials (seed " +
+                                                       std::to_string(o.sampling.seed) + ") ";
+  std::cout << o.problem.whatIf.line(b) << problem.title() << ": best " << of << "by " << o.strategy << " ("
+            << r.servedFrom << ")"
             << (labelModel == LabelModel::PimScope
                     ? ""
                     : ", labelled by " + std::string(labelModelName(labelModel)))
@@ -303,7 +365,15 @@ void printExploreText(const ExploreCmd& o, const Problem& problem, LabelModel la
   row("compute-centric", c.ccOk(), c.ccOk() ? c.computeCentric->simulated->timeNs : 0, "n/a");
   for (const Baseline& fb : c.family) row(fb.name, fb.available, fb.eval.timeNs, fb.reason);
   row("GPU only", c.gpu.available, c.gpu.eval.timeNs, c.gpu.reason);
-  std::cout << tb.str() << "explored in " << r.seconds << " s";
+  std::cout << tb.str();
+  if (!r.bestSoFarNs.empty()) std::cout << trialsText(r);
+  if (!r.last.refused.empty()) {
+    std::string refused;
+    for (const auto& [limit, n] : r.last.refused)
+      refused += (refused.empty() ? "" : ", ") + limit + " " + grouped(n);
+    std::cout << "refused by the verifier: " << refused << "\n";
+  }
+  std::cout << "explored in " << r.seconds << " s";
   const char* sep = " (";
   for (const auto& [stage, sec] : r.last.stageSeconds) {
     std::cout << sep << stage << " " << sec << " s";
@@ -382,6 +452,13 @@ void registerExploreCommands(CLI::App& app) {
       ->check(unsignedInteger());
   cmd->add_option("--max-simulations", e->maxSimulations, "cap on simulations (exhaustive samples evenly)")
       ->check(unsignedInteger());
+  cmd->add_option("--trials", e->sampling.trials, "imtp: candidates evaluated in all (default 1000)")
+      ->check(wholeNumberIn(1, 10'000'000));
+  cmd->add_option("--seed", e->sampling.seed, "imtp: random seed; the same seed gives the same trials")
+      ->check(unsignedInteger());
+  cmd->add_option("--batch", e->sampling.batch,
+                  "imtp: candidates evaluated between two updates of its cost model (default 64)")
+      ->check(wholeNumberIn(1, 100'000));
   addThreadsOption(cmd, e->threads);
   cmd->add_flag("--json", e->json, "machine-readable output");
   cmd->add_flag("--estimate", e->estimate,

@@ -92,7 +92,7 @@ struct Scheduled {
 
 Scheduled ofDraft(const Problem& p, const Draft& d, const EvalOptions& eo, const std::string& lead) {
   return {evaluateDraft(p, d, eo),
-          {{"kind", "draft"}, {"draft", draftJson(p.space(), d)}},
+          {{"kind", "draft"}, {"draft", draftJson(p, d)}},
           lead + std::to_string(d.id) + " " + targetOf(p.backend()).candidates(p)->label(d)};
 }
 
@@ -110,7 +110,7 @@ std::optional<Scheduled> ofBaseline(const std::string& name, const Problem& p, c
   const Baseline& b = *baseline;
   if (!b.available) throw InputError("--schedule " + name + ": " + b.reason);
   Scheduled s{b.eval, {{"kind", name}, {"summary", b.summary}}, b.summary};
-  if (b.draft) s.json["draft"] = draftJson(p.space(), *b.draft);
+  if (b.draft) s.json["draft"] = draftJson(p, *b.draft);
   return s;
 }
 
@@ -119,7 +119,7 @@ Scheduled scheduled(const SimulateOptions& o, const Problem& problem, const Eval
   if (auto b = ofBaseline(o.schedule, problem, eo)) return std::move(*b);
   if (o.schedule.rfind("draft:", 0) == 0) {
     const std::uint64_t id = parseDraftId(o.schedule.substr(6), "--schedule draft:<id>");
-    return ofDraft(problem, problem.space().draft(id), eo, "draft ");
+    return ofDraft(problem, candidateOf(problem, id), eo, "draft ");
   }
   if (o.schedule.rfind("parts:", 0) == 0) {
     const std::vector<PartTriple> parts = parsePartsText(o.schedule);

@@ -260,9 +260,9 @@ void runExport(const ExportCmd& o) {
       predicted = best.record->predictedNs;
       summary["strategy"] = best.strategy;
     } else {
-      d = p.space().draft(parseDraftId(o.draft, "--draft (an id or best)"));
+      d = candidateOf(p, parseDraftId(o.draft, "--draft (an id or best)"));
     }
-    summary["draft"] = draftJson(p.space(), d);
+    summary["draft"] = draftJson(p, d);
     if (o.format == "ir") {
       writeFileAtomically(o.out, draftIr(p, d, eo));
     } else if (o.format == "commands") {
@@ -315,7 +315,7 @@ void runImport(const ImportCmd& o) {
     out["backend"] = p.backend().name;
     out["kernel"] = p.kernel().name;
     out["shape"] = shapeString(p.kernel(), p.shape());
-    out["schedule"] = {{"kind", "draft"}, {"draft", draftJson(p.space(), s.draft)}};
+    out["schedule"] = {{"kind", "draft"}, {"draft", draftJson(p, s.draft)}};
     out["refresh"] = s.options.sim.refresh;
     out["optimizer"] = {{"staged_rearrangement", s.options.optimizer.stagedRearrangement},
                         {"group_commands", s.options.optimizer.groupCommands}};

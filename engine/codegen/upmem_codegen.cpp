@@ -105,12 +105,7 @@ StatementShape shapeOf(const Kernel& k, const Statement& s, const UpmemCodegenOp
   const Tensor& target = k.tensors[static_cast<std::size_t>(s.target.tensor)];
   const DpuType t = dpuType(target.dtype);
   sh.targetBytes = static_cast<int>(dtypeBytes(target.dtype));
-  for (int l : s.loops) {
-    const bool used = std::any_of(s.target.index.begin(), s.target.index.end(), [&](const AffineExpr& e) {
-      return std::any_of(e.terms.begin(), e.terms.end(), [&](const auto& term) { return term.first == l; });
-    });
-    (used ? sh.outLoops : sh.reduceLoops).push_back(l);
-  }
+  for (int l : s.loops) (s.targetUses(l) ? sh.outLoops : sh.reduceLoops).push_back(l);
   std::vector<const TensorRef*> refs;
   collectRefs(s.value, refs);
   if (s.op != AssignOp::Set && !sh.reduces()) refs.push_back(&s.target);  // y += x reads y
@@ -161,8 +156,8 @@ std::pair<std::int64_t, std::int64_t> blocksOf(std::int64_t elements, std::int64
 
 class KernelBuilder {
  public:
-  KernelBuilder(const StatementShape& sh, int tasklets, int dmaMax, bool primOutputs)
-      : m_sh(sh), m_T(tasklets), m_dmaMax(dmaMax), m_primOutputs(primOutputs) {}
+  KernelBuilder(const StatementShape& sh, int tasklets, int dmaMax, TaskletSplit split)
+      : m_sh(sh), m_T(tasklets), m_dmaMax(dmaMax), m_split(split) {}
 
   /// Appends the statement's work for one DPU (`outs` outputs, `reduced` elements each) to every tasklet.
   void append(std::vector<TaskletProgram>& tasklets, std::int64_t outs, std::int64_t reduced) const {
@@ -195,7 +190,17 @@ class KernelBuilder {
   }
 
  private:
-  bool byOutputs(std::int64_t outs) const { return outs >= m_T || (m_primOutputs && outs > 1); }
+  bool byOutputs(std::int64_t outs) const {
+    switch (m_split) {
+      case TaskletSplit::Outputs:
+        return outs > 1;
+      case TaskletSplit::Reduction:
+        return false;
+      case TaskletSplit::Auto:
+        break;
+    }
+    return outs >= m_T;
+  }
   std::vector<Step> block(std::int64_t n, bool writes) const {
     std::vector<Step> b{Step::issue(kBlockInstructions)};
     for (int bytes : m_sh.streamedBytes)
@@ -244,7 +249,7 @@ class KernelBuilder {
   const StatementShape& m_sh;
   int m_T;
   int m_dmaMax;
-  bool m_primOutputs;
+  TaskletSplit m_split;
 };
 
 std::string bytesText(std::int64_t b) {
@@ -255,7 +260,7 @@ std::string bytesText(std::int64_t b) {
 
 // The limits that do not depend on the mapping; fills prog.wramBytes.
 void checkLimits(const UpmemCodegenOptions& o, const std::vector<StatementShape>& shapes, UpmemProgram& prog,
-                 std::vector<UpmemViolation>& out) {
+                 std::vector<LimitViolation>& out) {
   if (o.tasklets < 1 || o.tasklets > o.maxTasklets)
     out.push_back({"tasklets", "tasklets: " + std::to_string(o.tasklets) + " is outside 1.." +
                                    std::to_string(o.maxTasklets) + " tasklets per DPU (core.threads)"});
@@ -281,7 +286,7 @@ std::int64_t mramOf(const Kernel& k, const CoreTile& core) {
   return mram;
 }
 
-void checkMram(const UpmemCodegenOptions& o, std::int64_t mram, std::vector<UpmemViolation>& out) {
+void checkMram(const UpmemCodegenOptions& o, std::int64_t mram, std::vector<LimitViolation>& out) {
   if (mram > o.mramBytes)
     out.push_back({"MRAM", "MRAM: a DPU's tiles take " + bytesText(mram) + ", above its " +
                                bytesText(o.mramBytes) + " (pim.MRAM_bytes)"});
@@ -294,10 +299,10 @@ std::vector<StatementShape> shapesOf(const Kernel& k, const UpmemCodegenOptions&
 }
 
 // Every limit the schedule breaks, given its statement shapes and mapping; fills prog's WRAM and MRAM shares.
-std::vector<UpmemViolation> violationsOf(const Kernel& k, const std::vector<StatementShape>& shapes,
+std::vector<LimitViolation> violationsOf(const Kernel& k, const std::vector<StatementShape>& shapes,
                                          const TileMapping& m, const UpmemCodegenOptions& o,
                                          UpmemProgram& prog) {
-  std::vector<UpmemViolation> out;
+  std::vector<LimitViolation> out;
   checkLimits(o, shapes, prog, out);
   for (const CoreTile& core : m.cores)
     if (!core.idle) prog.mramBytes = std::max(prog.mramBytes, mramOf(k, core));
@@ -305,18 +310,9 @@ std::vector<UpmemViolation> violationsOf(const Kernel& k, const std::vector<Stat
   return out;
 }
 
-std::string joined(const std::vector<UpmemViolation>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : "; ") + x.message;
-  return s;
-}
-
 }  // namespace
 
-UpmemLimitError::UpmemLimitError(std::vector<UpmemViolation> v)
-    : InputError(joined(v)), m_violations(std::move(v)) {}
-
-std::vector<UpmemViolation> upmemViolations(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
+std::vector<LimitViolation> upmemViolations(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
   UpmemProgram scratch;
   return violationsOf(p.kernel(), shapesOf(p.kernel(), o), mapDraft(p.space(), d, IndexingStrategy::Exact), o,
                       scratch);
@@ -376,7 +372,7 @@ HostStep launchStep(const Kernel& k, const TileMapping& m, const std::vector<Sta
     for (std::size_t s = 0; s < shapes.size(); ++s) {
       if (s > 0 && o.tasklets > 1)
         for (auto& tp : kernel.tasklets) tp.push_back(Step::barrier());  // the next reads what this wrote
-      KernelBuilder(shapes[s], o.tasklets, o.dmaMaxBytes, o.primOutputAssignment)
+      KernelBuilder(shapes[s], o.tasklets, o.dmaMaxBytes, o.split)
           .append(kernel.tasklets, counts[s].first, counts[s].second);
     }
   }
@@ -419,7 +415,7 @@ UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOpti
   prog.tasklets = o.tasklets;
   const TileMapping m = mapDraft(p.space(), d, IndexingStrategy::Exact);
   if (auto violations = violationsOf(k, shapes, m, o, prog); !violations.empty())
-    throw UpmemLimitError(std::move(violations));
+    throw LimitError(std::move(violations));
   prog.plan.dpusPerRank = o.dpusPerRank;
   prog.plan.dpus = m.groupsUsed * o.dpusPerRank;
   TileBytes tiles;

@@ -27,6 +27,19 @@
 
 namespace pim {
 
+/// How a DPU's tasklets share the work of a statement that reduces (IMTP's choice of where to rfactor).
+enum class TaskletSplit : std::uint8_t {
+  /// Tasklets take outputs where a DPU holds at least as many outputs as tasklets; otherwise they split
+  /// each reduction, meet at a barrier and tasklet 0 adds their partial sums.
+  Auto,
+  /// PrIM's GEMV: tasklets take outputs whenever a DPU holds more than one, even fewer than tasklets (the
+  /// rest idle); only a single output is split over tasklets (PrIM's RED).
+  Outputs,
+  /// Every reduction is split over the tasklets (a barrier and tasklet 0's sum per DPU), however many
+  /// outputs a DPU holds.
+  Reduction,
+};
+
 /// The kernel-level choices of a schedule beside its draft, and the limits they must respect.
 struct UpmemCodegenOptions {
   int tasklets = 16;        // launched per DPU (PrIM: NR_TASKLETS)
@@ -34,10 +47,8 @@ struct UpmemCodegenOptions {
   int mulOperandBits = 31;  // significant bits of a 32-bit multiply's smaller operand
   std::int64_t stackBytes = 256;
   double hostMergeGops = 1;  // host additions of partial results per ns
-  /// PrIM's GEMV: tasklets take outputs whenever a DPU holds more than one, even fewer than tasklets (the
-  /// rest idle); only a single output is split over tasklets (PrIM's RED). Off: a DPU with fewer outputs
-  /// than tasklets splits each reduction over them.
-  bool primOutputAssignment = false;
+  /// How a DPU's tasklets share a reduction kernel's work (element-wise kernels always deal blocks).
+  TaskletSplit split = TaskletSplit::Auto;
   // Limits (the verifier's, upmem.md).
   int maxTasklets = 24;
   std::int64_t wramBytes = 65536, mramBytes = std::int64_t{64} << 20;
@@ -57,31 +68,15 @@ struct UpmemProgram {
   std::vector<std::string> notes;   // one line per step of the plan, in order
 };
 
-/// One UPMEM limit a schedule breaks: which ("tasklets", "block", "WRAM", "MRAM"), for counts by reason, and
-/// the message with the value and the bound.
-struct UpmemViolation {
-  std::string limit, message;
-};
-
-/// What lowerUpmem throws when a schedule breaks limits: all of them (what() joins their messages).
-class UpmemLimitError : public InputError {
- public:
-  explicit UpmemLimitError(std::vector<UpmemViolation> v);
-  const std::vector<UpmemViolation>& violations() const { return m_violations; }
-
- private:
-  std::vector<UpmemViolation> m_violations;
-};
-
 /// The verifier (upmem.md, "Limits a mapping must respect"): every limit draft `d` of `p` breaks under `o`
 /// (tasklets, DMA size of the block, WRAM, MRAM per DPU), each with its value; empty when it can run. It maps
 /// the draft but builds no program; lowerUpmem refuses the same list.
-std::vector<UpmemViolation> upmemViolations(const Problem& p, const Draft& d, const UpmemCodegenOptions& o);
+std::vector<LimitViolation> upmemViolations(const Problem& p, const Draft& d, const UpmemCodegenOptions& o);
 
 /// Why `k` has no UPMEM program (an operation without a template, a 16-bit float type), empty if it has one.
 std::string upmemUnsupportedReason(const Kernel& k);
 
-/// The program of draft `d` of `p`. Throws UpmemLimitError with every limit the schedule breaks (tasklets,
+/// The program of draft `d` of `p`. Throws LimitError with every limit the schedule breaks (tasklets,
 /// WRAM, MRAM, DMA size), InputError when the kernel has no UPMEM program.
 UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOptions& o);
 

@@ -5,6 +5,8 @@
 #include <queue>
 #include <utility>
 
+#include "engine/common/error.h"
+
 namespace pim {
 
 std::vector<Draft> firstKept(const ICandidateSpace& space, std::size_t limit) {
@@ -29,5 +31,38 @@ std::vector<Draft> firstKept(const ICandidateSpace& space, std::size_t limit) {
 DraftCandidateSpace::DraftCandidateSpace(const DraftSpace& space, std::vector<bool> enabled,
                                          const PruneRuleRegistry& rules)
     : m_space(space), m_pruner(space, std::move(enabled), rules) {}
+
+ChoiceCandidateSpace::ChoiceCandidateSpace(std::unique_ptr<ICandidateSpace> drafts, CandidateIds ids)
+    : m_drafts(std::move(drafts)), m_ids(std::move(ids)) {}
+
+void ChoiceCandidateSpace::checkRange(std::uint64_t id) const {
+  if (id >= m_ids.count())
+    throw InputError("candidate " + std::to_string(id) + " is outside 0.." +
+                     std::to_string(m_ids.count() - 1) + " (" + std::to_string(m_ids.drafts()) +
+                     " drafts x " + std::to_string(m_ids.choices()) + " kernel-level choices)");
+}
+
+Draft ChoiceCandidateSpace::candidate(std::uint64_t id) const {
+  checkRange(id);
+  Draft d = m_drafts->candidate(m_ids.draftOf(id));
+  d.id = id;
+  return d;
+}
+
+std::string ChoiceCandidateSpace::label(const Draft& d) const {
+  const std::string choices = m_ids.label(d.id);
+  return m_drafts->label(d) + (choices.empty() ? "" : " {" + choices + "}");
+}
+
+Verdict ChoiceCandidateSpace::why(std::uint64_t id) const {
+  checkRange(id);
+  Verdict v = m_drafts->why(m_ids.draftOf(id));
+  // The twins are drafts with the same choices.
+  const std::vector<int> choice = m_ids.choiceOf(id);
+  v.draft = id;
+  if (v.twin) v.twin = m_ids.id(*v.twin, choice);
+  if (v.keptTwin) v.keptTwin = m_ids.id(*v.keptTwin, choice);
+  return v;
+}
 
 }  // namespace pim

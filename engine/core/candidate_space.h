@@ -7,9 +7,11 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/core/kernel_choices.h"
 #include "engine/prune/pruner.h"
 
 namespace pim {
@@ -22,6 +24,10 @@ class ICandidateSpace {
   virtual ~ICandidateSpace() = default;
   /// Candidates before any rule: ids are [0, size()) (saturates at UINT64_MAX).
   virtual std::uint64_t size() const = 0;
+  /// Ids candidate(), label() and why() accept: size(), and beyond it, in a family with kernel-level choices
+  /// (kernel_choices.h), the same candidates with choices other than the backend's, which are searched
+  /// (the imtp strategy) but not enumerated by counts() and forEachKept().
+  virtual std::uint64_t addressable() const { return size(); }
   /// The candidate with id `id`; throws InputError naming the valid range when it is out of range.
   virtual Draft candidate(std::uint64_t id) const = 0;
   /// One printable line: "[[1, 4, C0^b], [2, 1, A1^i*2]]".
@@ -54,6 +60,27 @@ class DraftCandidateSpace final : public ICandidateSpace {
  private:
   const DraftSpace& m_space;
   Pruner m_pruner;
+};
+
+/// A space of drafts and the kernel-level choices beside them (kernel_choices.h): `drafts` enumerates and
+/// prunes the drafts at the backend's own choices; ids up to ids.count() name every draft with every
+/// choice. A candidate with other choices has the draft's parts, its own id, and the draft's verdict.
+class ChoiceCandidateSpace final : public ICandidateSpace {
+ public:
+  ChoiceCandidateSpace(std::unique_ptr<ICandidateSpace> drafts, CandidateIds ids);
+  std::uint64_t size() const override { return m_drafts->size(); }
+  std::uint64_t addressable() const override { return m_ids.count(); }
+  Draft candidate(std::uint64_t id) const override;
+  std::string label(const Draft& d) const override;
+  PruneCounts counts() const override { return m_drafts->counts(); }
+  void forEachKept(const std::function<bool(const Draft&)>& fn) const override { m_drafts->forEachKept(fn); }
+  Verdict why(std::uint64_t id) const override;
+  const CandidateIds& ids() const { return m_ids; }
+
+ private:
+  void checkRange(std::uint64_t id) const;
+  std::unique_ptr<ICandidateSpace> m_drafts;
+  CandidateIds m_ids;
 };
 
 }  // namespace pim

@@ -127,6 +127,19 @@ AffineExpr& AffineExpr::addScaled(const AffineExpr& other, std::int64_t k) {
 // ---------------------------------------------------------------------------------------------------------
 // Kernel
 
+bool Statement::targetUses(int loop) const {
+  return std::any_of(target.index.begin(), target.index.end(), [&](const AffineExpr& e) {
+    return std::any_of(e.terms.begin(), e.terms.end(), [&](const auto& t) { return t.first == loop; });
+  });
+}
+
+std::vector<int> Statement::reducedLoops() const {
+  std::vector<int> out;
+  for (int l : loops)
+    if (!targetUses(l)) out.push_back(l);
+  return out;
+}
+
 int Kernel::tensorIndex(std::string_view n) const {
   for (std::size_t i = 0; i < tensors.size(); ++i)
     if (tensors[i].name == n) return static_cast<int>(i);

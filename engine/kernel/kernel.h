@@ -107,6 +107,11 @@ struct Statement {
   /// Where each index expression starts: one entry per reference of the statement in references() order
   /// (the target, then the value's references left to right), one position per index. Empty when unknown.
   std::vector<std::vector<SourcePos>> indexPos;
+
+  /// Whether loop `loop` indexes the target: a loop of the statement that does not is reduced over.
+  bool targetUses(int loop) const;
+  /// The loops it reduces over (in `loops` order): in its loops, in no index of its target.
+  std::vector<int> reducedLoops() const;
 };
 
 struct Kernel {

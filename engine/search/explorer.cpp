@@ -123,7 +123,7 @@ void Explorer::run(const std::atomic<bool>& cancel,
   const StrategyInfo* strategy = &registry.get(m_options.strategy);  // an unknown name fails before any work
   Reporter report(*this, onProgress);
   report.setStage("generating");
-  if (!generate(cancel)) return report.setStage("cancelled");
+  if (!generate(cancel, strategy->listsKept)) return report.setStage("cancelled");
   const Predictor* predictor = nullptr;
   if (strategy->predictions != PredictionUse::None && !predict(cancel, report, predictor))
     return report.setStage("cancelled");
@@ -150,7 +150,7 @@ void Explorer::run(const std::atomic<bool>& cancel,
   report.setStage(cancel.load() ? "cancelled" : "done");
 }
 
-bool Explorer::generate(const std::atomic<bool>& cancel) {
+bool Explorer::generate(const std::atomic<bool>& cancel, bool listKept) {
   const std::unique_ptr<ICandidateSpace> space =
       targetOf(m_problem.backend())
           .candidates(m_problem, m_options.rules,
@@ -162,6 +162,7 @@ bool Explorer::generate(const std::atomic<bool>& cancel) {
     m_progress.pruned = counts.rules;
     m_progress.remaining = counts.remaining;
   }
+  if (!listKept) return !cancel.load();
   std::vector<DraftRecord> records;
   records.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(counts.remaining, 1u << 22)));
   bool cancelled = false;
@@ -234,13 +235,14 @@ void Explorer::work(Workers& w) {
       Draft draft;
       std::optional<Proposal> prop = ask(w, draft);
       if (!prop) return;
-      const DraftRecord result = evaluate(*prop, draft, cache, w);
+      const Outcome result = evaluate(*prop, draft, cache, w);
       if (!keep(*prop, result, w.cancel)) return;
       {
         std::lock_guard lock(w.askMutex);
-        w.search.report(*prop, result);
+        w.search.report(*prop, result.record);
         std::lock_guard records(m_mutex);  // a strategy may plan more once it has seen the results
         m_progress.toSimulate = std::max<std::uint64_t>(m_progress.toSimulate, w.search.planned());
+        countRefusals(w.search);
       }
       w.reported.notify_all();
       w.report.publish(false);
@@ -274,14 +276,15 @@ std::optional<Proposal> Explorer::ask(Workers& w, Draft& draft) {
   return prop;
 }
 
-DraftRecord Explorer::evaluate(const Proposal& p, const Draft& draft, sim::ChannelRunCache& cache,
-                               Workers& w) const {
-  if (p.evaluate) return p.evaluate();  // the strategy's own code: what it throws ends the run
+Explorer::Outcome Explorer::evaluate(const Proposal& p, const Draft& draft, sim::ChannelRunCache& cache,
+                                     Workers& w) const {
+  if (p.evaluate) return {p.evaluate(), {}};  // the strategy's own code: what it throws ends the run
   EvalOptions eo = m_options.eval;
   eo.computeOnly = p.computeOnly;
   eo.cache = &cache;
   if (p.bounded) eo.stopAfterCycles = w.incumbentCycles.load();
-  DraftRecord result;
+  Outcome out;
+  DraftRecord& result = out.record;
   try {
     Evaluation e = evaluateDraft(m_problem, draft, eo);
     if (p.computeOnly) {
@@ -290,17 +293,28 @@ DraftRecord Explorer::evaluate(const Proposal& p, const Draft& draft, sim::Chann
       if (p.bounded) lowerIncumbent(w.incumbentCycles, e);
       result.simulated = std::make_shared<const Evaluation>(std::move(e));
     }
+  } catch (const LimitError& err) {
+    result.error = err.what();
+    for (const LimitViolation& v : err.violations()) out.refusedBy.push_back(v.limit);
   } catch (const InputError& err) {
     result.error = err.what();
   }
-  return result;
+  return out;
 }
 
-bool Explorer::keep(Proposal& p, const DraftRecord& result, const std::atomic<bool>& cancel) {
+void Explorer::countRefusals(const ISearchStrategy& search) {
+  std::map<std::string, std::uint64_t> all = search.refusals();
+  for (const auto& [limit, n] : m_refusedByEvaluation) all[limit] += n;
+  m_progress.refused = std::move(all);
+}
+
+bool Explorer::keep(Proposal& p, const Outcome& outcome, const std::atomic<bool>& cancel) {
   std::lock_guard lock(m_mutex);
   // A result that finishes after the cancel is dropped, so the records and progress stay exactly what a
   // canceller reads after setting the flag (the window shows them as what the run finished).
   if (cancel.load()) return false;
+  const DraftRecord& result = outcome.record;
+  for (const std::string& limit : outcome.refusedBy) ++m_refusedByEvaluation[limit];
   if (p.evaluate) {
     m_records.push_back(result);
     p.index = m_records.size() - 1;

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -25,6 +26,19 @@ namespace pim {
 class StrategyRegistry;
 struct Proposal;
 class ISearchStrategy;
+
+/// A sampling search's knobs (the imtp strategy, IMTP section 5.2.3, on TVM MetaSchedule's evolutionary
+/// search defaults).
+struct SamplingOptions {
+  std::size_t trials = 1000;  // candidates evaluated in all
+  std::size_t batch = 64;     // evaluated between two updates of the cost model
+  std::uint64_t seed = 1;     // the same seed gives the same trials on any thread count
+  std::size_t population = 2048;
+  int generations = 4;          // genetic iterations per batch
+  double mutation = 0.85;       // probability that a child is a mutated parent (else the parent itself)
+  bool balanced = true;         // equal rfactor and non-rfactor picks over the first 40% of the trials
+  bool adaptiveEpsilon = true;  // epsilon from 0.5 down to 0.05 over the first 40% (else 0.05 throughout)
+};
 
 struct ExploreOptions {
   /// A name in `strategies` (engine/search/strategy.h): predictor, exhaustive, compute-centric, vendor, gpu.
@@ -46,6 +60,7 @@ struct ExploreOptions {
   bool boundConfirmations = false;
   int computeCentricTemplates = 8;  // compute-centric: drafts kept after the compute-only ranking
   std::size_t maxSimulations = 0;   // exhaustive: 0 = all; compute-centric: compute-only runs (0 = 64)
+  SamplingOptions sampling;         // imtp
   /// The model; a strategy that ranks by predictions (predictor) runs its fallback (exhaustive) without one.
   const Predictor* predictor = nullptr;
   /// Instead of `predictor` while the model is still loading: called once, on the exploring thread, when
@@ -92,6 +107,9 @@ struct ExploreProgress {
   std::vector<std::string> outOfDistribution;
   /// The model's error measured on this run's confirmations (predicted against complete simulations).
   MeasuredError predictionError;
+  /// Candidates the target's verifier refused (ITarget::violations), by the limit they break: those the
+  /// strategy never proposed and those refused when evaluated. A candidate breaking two limits counts twice.
+  std::map<std::string, std::uint64_t> refused;
 };
 
 /// What the explorer's workers simulate with: `o.eval` without per-unit statistics (nothing a search reads).
@@ -121,8 +139,9 @@ class Explorer {
  private:
   class Reporter;  // stage times and the progress callback of one run
   struct Workers;  // what the simulation workers of one run share
-  /// Generation and pruning into the records; false when cancelled.
-  bool generate(const std::atomic<bool>& cancel);
+  /// Generation and pruning into the records (only the counts when `listKept` is false); false when
+  /// cancelled.
+  bool generate(const std::atomic<bool>& cancel, bool listKept);
   /// The analytic screen, the model (loaded if deferred) and its predictions; false when cancelled.
   bool predict(const std::atomic<bool>& cancel, Reporter& report, const Predictor*& predictor);
   /// Runs the strategy's proposals on the worker threads; rethrows the first exception of the strategy's own
@@ -130,16 +149,24 @@ class Explorer {
   void simulate(const std::atomic<bool>& cancel, Reporter& report, ISearchStrategy& search);
   void work(Workers& w);  // one worker: ask, evaluate, keep, tell, until the strategy has nothing more
   std::optional<Proposal> ask(Workers& w, Draft& draft);
-  DraftRecord evaluate(const Proposal& p, const Draft& draft, sim::ChannelRunCache& cache, Workers& w) const;
+  /// The record of one evaluation, and the limits the verifier refused it for (LimitError).
+  struct Outcome {
+    DraftRecord record;
+    std::vector<std::string> refusedBy;
+  };
+  Outcome evaluate(const Proposal& p, const Draft& draft, sim::ChannelRunCache& cache, Workers& w) const;
   /// Into its record (a new one for a self-evaluated schedule), and the best so far; false (and nothing
   /// kept) once `cancel` is set.
-  bool keep(Proposal& p, const DraftRecord& result, const std::atomic<bool>& cancel);
+  bool keep(Proposal& p, const Outcome& result, const std::atomic<bool>& cancel);
+  /// The refusals counted so far: the explorer's and `search`'s own. Under m_mutex.
+  void countRefusals(const ISearchStrategy& search);
 
   const Problem& m_problem;
   ExploreOptions m_options;
   mutable std::mutex m_mutex;
   ExploreProgress m_progress;
   std::vector<DraftRecord> m_records;
+  std::map<std::string, std::uint64_t> m_refusedByEvaluation;
 };
 
 /// The prediction error measured on `records`' confirmations: those with a prediction and a complete

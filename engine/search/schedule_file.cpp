@@ -122,7 +122,8 @@ json scheduleJson(const Problem& p, const Draft& d, const EvalOptions& o, const 
           {"kernel", {{"name", p.kernel().name}, {"source", p.kernel().source}}},
           {"shape", shapeString(p.kernel(), p.shape())},
           {"resident", residentNames(p.kernel(), p.residency())},
-          {"draft", {{"id", d.id}, {"label", space.label(d)}, {"parts", partsJson(space, d)}}},
+          {"draft",
+           {{"id", d.id}, {"label", targetOf(b).candidates(p)->label(d)}, {"parts", partsJson(space, d)}}},
           {"options",
            {{"indexing", indexingName(o.indexing)},
             {"staged_rearrangement", o.optimizer.stagedRearrangement},
@@ -235,7 +236,7 @@ ImportedSchedule readSchedule(const std::string& path) {
   if (!idj.is_number_unsigned() && !(idj.is_number_integer() && idj.get<std::int64_t>() >= 0))
     r.fail("draft.id", "must be a non-negative integer");
   try {
-    s.draft = p.space().draft(idj.get<std::uint64_t>());
+    s.draft = candidateOf(p, idj.get<std::uint64_t>());
   } catch (const InputError& e) {
     r.fail("draft.id", e.what());
   }

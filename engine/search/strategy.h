@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,6 +70,8 @@ class ISearchStrategy {
   /// After next() returned nothing: whether it may propose more once the evaluations in flight are reported
   /// (a worker then waits instead of leaving).
   virtual bool awaitingReports() const { return false; }
+  /// Candidates it dropped because the target's verifier refused them, by limit (ITarget::violations).
+  virtual std::map<std::string, std::uint64_t> refusals() const { return {}; }
 };
 
 /// What a strategy does with the model's predictions.
@@ -87,6 +90,9 @@ struct StrategyInfo {
   /// At most how many evaluations it will ask for among `kept` candidates under `o`, known before any is
   /// generated (the window's up-front time estimate, estimateRun); empty: all `kept`.
   std::function<std::size_t(std::uint64_t kept, const ExploreOptions& o)> plan;
+  /// False for a strategy that samples the space itself (imtp): the explorer counts the candidates but
+  /// does not list the kept ones, and the records are the strategy's proposals in the order it made them.
+  bool listsKept = true;
 };
 
 class StrategyRegistry {

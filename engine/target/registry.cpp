@@ -144,6 +144,10 @@ void requireRunnable(const Problem& p) {
     throw InputError(p.kernel().name + " cannot run on " + p.backend().name + ": " + why);
 }
 
+Draft candidateOf(const Problem& p, std::uint64_t id) {
+  return targetOf(p.backend()).candidates(p)->candidate(id);
+}
+
 std::string unsupportedReason(const Backend& b, const Kernel& k) { return joined(targetOf(b).check(b, k)); }
 
 }  // namespace pim

@@ -59,6 +59,10 @@ Backend loadBackendFile(const std::string& path);
 /// every command, the window and the targets' own evaluate() say before running anything.
 void requireRunnable(const Problem& p);
 
+/// Candidate `id` of `p` in its target's space: a draft, or in a family with kernel-level choices a draft
+/// with its choices (engine/core/kernel_choices.h). Throws InputError naming the valid range.
+Draft candidateOf(const Problem& p, std::uint64_t id);
+
 /// Every reason `k` cannot run on `b` (the target's check), joined with "; "; empty when it can.
 std::string unsupportedReason(const Backend& b, const Kernel& k);
 

@@ -10,7 +10,10 @@ namespace pim {
 
 std::unique_ptr<ICandidateSpace> ITarget::candidates(const Problem& p, std::vector<bool> enabled,
                                                      const PruneRuleRegistry& rules) const {
-  return std::make_unique<DraftCandidateSpace>(p.space(), std::move(enabled), rules);
+  auto drafts = std::make_unique<DraftCandidateSpace>(p.space(), std::move(enabled), rules);
+  CandidateIds ids = candidateIds(p);
+  if (ids.choices() == 1) return drafts;
+  return std::make_unique<ChoiceCandidateSpace>(std::move(drafts), std::move(ids));
 }
 
 const std::vector<SubPhaseDecl>& ITarget::subPhases() const {

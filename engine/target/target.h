@@ -13,9 +13,11 @@
 #include <utility>
 #include <vector>
 
+#include "engine/common/error.h"
 #include "engine/core/candidate_space.h"
 #include "engine/core/estimator.h"
 #include "engine/core/evaluation.h"
+#include "engine/core/kernel_choices.h"
 #include "engine/core/problem.h"
 #include "engine/hw/schema.h"
 #include "engine/mapping/bank_layout.h"
@@ -130,15 +132,29 @@ class ITarget {
   virtual std::vector<std::string> check(const Problem& p) const { return check(p.backend(), p.kernel()); }
 
   /// The candidates of `p` a search walks, with `enabled` switching the rules of `rules` (empty: all on).
-  /// Default: DCC's tiling drafts and prune rules (DraftCandidateSpace). A family with a space of its own
-  /// overrides it; its candidates are Drafts whose id is dense in that space, which its evaluate() and
-  /// listing() decode. The space memoises: one per thread.
+  /// Default: DCC's tiling drafts and prune rules (DraftCandidateSpace), with the family's choiceAxes()
+  /// beside them when it has any (ChoiceCandidateSpace). A family with a space of its own overrides it; its
+  /// candidates are Drafts whose id is dense in that space, which its evaluate() and listing() decode. The
+  /// space memoises: one per thread.
   virtual std::unique_ptr<ICandidateSpace> candidates(
       const Problem& p, std::vector<bool> enabled = {},
       const PruneRuleRegistry& rules = PruneRuleRegistry::builtin()) const;
 
-  /// Cost of one draft. Throws InputError when the draft cannot run (tiles that do not fit, ...). Callers
-  /// check() the problem first.
+  /// The kernel-level choices this family makes beside a draft for `p` (UPMEM: tasklets, caching tile, how
+  /// tasklets share a reduction), each axis starting with the backend's own value; none by default. With
+  /// axes, candidates() addresses every draft with every choice (kernel_choices.h) and evaluate(),
+  /// listing() and violations() read the choices from the candidate's id.
+  virtual ChoiceAxes choiceAxes(const Problem&) const { return {}; }
+  /// The candidate ids of `p`: its drafts and choiceAxes().
+  CandidateIds candidateIds(const Problem& p) const { return CandidateIds(p.space().size(), choiceAxes(p)); }
+
+  /// The verifier: every hardware limit the candidate breaks (tasklets, memories, transfer sizes), each
+  /// with its value, without evaluating it; empty when it can run (and by default). evaluate() refuses the
+  /// same list with a LimitError, so strategies and the explorer count refusals by limit.
+  virtual std::vector<LimitViolation> violations(const Problem&, const Draft&) const { return {}; }
+
+  /// Cost of one draft. Throws InputError when the draft cannot run (tiles that do not fit, ...), LimitError
+  /// when it breaks a limit of violations(). Callers check() the problem first.
   virtual Evaluation evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const = 0;
   /// What the family's hardware executes for the draft, readable (commands, instructions), for the details
   /// pane and export; at most `maxLines` lines.

@@ -2,6 +2,7 @@
 // Session files on SQLite's C API: prepared statements, one transaction per save into a temporary file that
 // is renamed over the target, and a read-only, validated load.
 #include "engine/workflow/session_file.h"
+#include "engine/target/registry.h"
 
 #include <sqlite3.h>
 
@@ -561,9 +562,10 @@ SessionData SessionFile::load(const std::string& path) {
 std::span<const std::string_view> format1RuleNames() { return kFormat1Rules; }
 
 void resolveDrafts(SessionData& data, const Problem& problem) {
-  for (DraftRecord& r : data.records) r.draft = problem.space().draft(r.draft.id);
+  const auto space = targetOf(problem.backend()).candidates(problem);
+  for (DraftRecord& r : data.records) r.draft = space->candidate(r.draft.id);
   for (Baseline& b : data.baselines) {
-    if (b.draft) b.draft = problem.space().draft(b.draft->id);
+    if (b.draft) b.draft = space->candidate(b.draft->id);
   }
 }
 

@@ -9,11 +9,13 @@ StrategyInfo exhaustiveStrategy();
 StrategyInfo computeCentricStrategy();
 StrategyInfo vendorStrategy();
 StrategyInfo gpuStrategy();
+StrategyInfo imtpStrategy();
 
 void registerBuiltinStrategies(StrategyRegistry& r) {
   r.add(predictorStrategy());
   r.add(exhaustiveStrategy());
   r.add(computeCentricStrategy());
+  r.add(imtpStrategy());
   r.add(vendorStrategy());
   r.add(gpuStrategy());
 }

@@ -7,23 +7,33 @@
 #include "engine/codegen/upmem_codegen.h"
 #include "engine/common/error.h"
 #include "engine/hw/backend.h"
+#include "engine/target/upmem/upmem_choices.h"
 #include "engine/target/upmem/upmem_params.h"
 #include "engine/target/upmem/upmem_vendor.h"
 
 namespace pim {
 namespace {
 
-// The parameters, read once per problem (what-if edits make a new problem).
+// The parameters and the kernel-level choices, read once per problem (what-if edits make a new problem).
 class UpmemContext final : public ITargetContext {
  public:
-  explicit UpmemContext(const Backend& b) : params(upmemParams(b)) {}
+  explicit UpmemContext(const Problem& p)
+      : params(upmemParams(p.backend())),
+        ids(p.space().size(), upmemChoiceAxes(p.kernel(), params.codegen)) {}
   UpmemParams params;
+  CandidateIds ids;
 };
 
-const UpmemParams& paramsOf(const Problem& p) {
-  return static_cast<const UpmemContext&>(
-             p.targetContext([&] { return std::make_unique<UpmemContext>(p.backend()); }))
-      .params;
+const UpmemContext& contextOf(const Problem& p) {
+  return static_cast<const UpmemContext&>(p.targetContext([&] { return std::make_unique<UpmemContext>(p); }));
+}
+
+const UpmemParams& paramsOf(const Problem& p) { return contextOf(p).params; }
+
+// The code generator's options for candidate `id`: the backend's, with the candidate's choices.
+UpmemCodegenOptions optionsOf(const Problem& p, std::uint64_t id) {
+  const UpmemContext& c = contextOf(p);
+  return upmemChoicesOf(c.ids, id, c.params.codegen);
 }
 
 // Statistics per DPU, in DpuTotals' terms.
@@ -97,29 +107,24 @@ class UpmemTarget final : public ITarget {
     return reasons;
   }
 
+  ChoiceAxes choiceAxes(const Problem& p) const override { return contextOf(p).ids.axes(); }
+  std::vector<LimitViolation> violations(const Problem& p, const Draft& d) const override {
+    return upmemViolations(p, d, optionsOf(p, d.id));
+  }
   Evaluation evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const override {
-    const UpmemParams& up = paramsOf(p);
-    const UpmemProgram prog = lowerUpmem(p, d, up.codegen);
-    return evaluation(p, prog, d.id, o);
+    return evaluation(p, lowerUpmem(p, d, optionsOf(p, d.id)), d.id, o);
   }
   std::string listing(const Problem& p, const Draft& d, const EvalOptions&,
                       std::size_t maxLines) const override {
-    return upmemListing(lowerUpmem(p, d, paramsOf(p).codegen), maxLines);
+    return upmemListing(lowerUpmem(p, d, optionsOf(p, d.id)), maxLines);
   }
   Baseline vendor(const Problem& p, const EvalOptions& o) const override {
     UpmemCodegenOptions prim = paramsOf(p).codegen;
-    prim.primOutputAssignment = true;
-    const std::string choices =
-        std::to_string(prim.tasklets) + " tasklets, " + std::to_string(prim.blockBytes) + "-B blocks";
-    return primBaseline(
-        *this, p, [&](const Draft& d) { return evaluation(p, lowerUpmem(p, d, prim), d.id, o); }, choices,
-        o.vendorUnits);
+    prim.split = TaskletSplit::Outputs;
+    return primBaseline(*this, p, contextOf(p).ids, prim, runner(p, o), o.vendorUnits);
   }
   std::vector<Baseline> familyBaselines(const Problem& p, const EvalOptions& o) const override {
-    return {primSearchBaseline(*this, p, paramsOf(p).codegen,
-                               [&](const Draft& d, const UpmemCodegenOptions& choices) {
-                                 return evaluation(p, lowerUpmem(p, d, choices), d.id, o);
-                               })};
+    return {primSearchBaseline(*this, p, contextOf(p).ids, paramsOf(p).codegen, runner(p, o))};
   }
   Baseline gpu(const Problem&) const override {
     return {"gpu", false, "UPMEM DIMMs sit beside a CPU host, not a GPU", "", {}, {}};
@@ -147,6 +152,12 @@ class UpmemTarget final : public ITarget {
  private:
   Evaluation evaluation(const Problem& p, const UpmemProgram& prog, std::uint64_t draft,
                         const EvalOptions& o) const;
+  // A candidate run with explicitly given choices (the PrIM baselines), reported under `d`'s id.
+  UpmemRunner runner(const Problem& p, const EvalOptions& o) const {
+    return [this, &p, &o](const Draft& d, const UpmemCodegenOptions& choices) {
+      return evaluation(p, lowerUpmem(p, d, choices), d.id, o);
+    };
+  }
   BackendSchema m_schema;
 };
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "engine/common/error.h"
+#include "engine/target/upmem/upmem_choices.h"
 
 namespace pim {
 namespace {
@@ -72,19 +73,27 @@ std::optional<Split> primSplitOrReason(const ITarget& self, const Problem& p, Ba
   return split;
 }
 
+// `d` as the candidate run with `o`'s choices (its own id when the axes cannot say them).
+Draft withChoices(const CandidateIds& ids, Draft d, const UpmemCodegenOptions& o) {
+  if (const auto id = upmemCandidateId(ids, d.id, o)) d.id = *id;
+  return d;
+}
+
 }  // namespace
 
-Baseline primBaseline(const ITarget& self, const Problem& p,
-                      const std::function<Evaluation(const Draft&)>& evaluate, const std::string& choices,
-                      int dpus) {
+Baseline primBaseline(const ITarget& self, const Problem& p, const CandidateIds& ids,
+                      const UpmemCodegenOptions& prim, const UpmemRunner& run, int dpus) {
+  const std::string choices =
+      std::to_string(prim.tasklets) + " tasklets, " + std::to_string(prim.blockBytes) + "-B blocks";
   Baseline v;
   v.name = "vendor";
   const auto split = primSplitOrReason(self, p, v);
   if (!split) return v;
   const Resources& res = p.space().resources();
   const std::int64_t available = std::int64_t{res.groups} * res.coresPerGroup;
-  auto keep = [&](const Draft& d, std::int64_t n, const char* how) {
-    Evaluation e = evaluate(d);
+  auto keep = [&](const Draft& draft, std::int64_t n, const char* how) {
+    const Draft d = withChoices(ids, draft, prim);
+    Evaluation e = run(d, prim);
     if (v.available && e.totalCycles >= v.eval.totalCycles) return;
     v.available = true;
     v.eval = std::move(e);
@@ -126,9 +135,8 @@ Baseline primBaseline(const ITarget& self, const Problem& p,
   return v;
 }
 
-Baseline primSearchBaseline(
-    const ITarget& self, const Problem& p, const UpmemCodegenOptions& base,
-    const std::function<Evaluation(const Draft&, const UpmemCodegenOptions&)>& evaluate) {
+Baseline primSearchBaseline(const ITarget& self, const Problem& p, const CandidateIds& ids,
+                            const UpmemCodegenOptions& base, const UpmemRunner& run) {
   Baseline v;
   v.name = "prim-search";
   const auto split = primSplitOrReason(self, p, v);
@@ -151,19 +159,20 @@ Baseline primSearchBaseline(
         UpmemCodegenOptions o = base;
         o.tasklets = tasklets;
         o.blockBytes = block;
-        o.primOutputAssignment = true;
+        o.split = TaskletSplit::Outputs;
         ++tried;
         try {
-          Evaluation e = evaluate(*d, o);
+          const Draft c = withChoices(ids, *d, o);
+          Evaluation e = run(c, o);
           if (v.available && e.totalCycles >= v.eval.totalCycles) continue;
           v.available = true;
           v.eval = std::move(e);
-          v.draft = *d;
+          v.draft = c;
           best = split->what + " over " + std::to_string(n) + " DPUs, " + std::to_string(tasklets) +
                  " tasklets, " + std::to_string(block) + "-B blocks";
-        } catch (const UpmemLimitError& e) {
+        } catch (const LimitError& e) {
           ++refused;  // the verifier refuses these choices: counted by the limits they break
-          for (const UpmemViolation& v : e.violations()) ++refusedBy[v.limit];
+          for (const LimitViolation& v : e.violations()) ++refusedBy[v.limit];
           lastError = e.what();
         } catch (const InputError& e) {
           ++refused;  // refused otherwise (the space, the host plan)

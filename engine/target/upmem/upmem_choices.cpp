@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/target/upmem/upmem_choices.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+namespace pim {
+namespace {
+
+constexpr const char* kTasklets = "tasklets";
+constexpr const char* kTile = "tile_bytes";
+constexpr const char* kSplit = "tasklet_split";
+
+// `own` first, then the others in order, each once.
+ChoiceAxis axisOf(const char* key, const char* label, std::int64_t own, const std::vector<std::int64_t>& all,
+                  const std::string& unit) {
+  ChoiceAxis a{key, label, {own}, {}};
+  for (std::int64_t v : all)
+    if (v != own) a.values.push_back(v);
+  for (std::int64_t v : a.values) a.texts.push_back(std::to_string(v) + unit);
+  return a;
+}
+
+bool reduces(const Kernel& k) {
+  return std::any_of(k.statements.begin(), k.statements.end(),
+                     [](const Statement& s) { return !s.reducedLoops().empty(); });
+}
+
+}  // namespace
+
+ChoiceAxes upmemChoiceAxes(const Kernel& k, const UpmemCodegenOptions& own) {
+  std::vector<std::int64_t> tasklets, tiles;
+  for (std::int64_t t : {1, 2, 4, 8, 12, 16, 20, 24})
+    if (t <= own.maxTasklets) tasklets.push_back(t);
+  for (std::int64_t b = 32; b <= own.dmaMaxBytes; b *= 2) tiles.push_back(b);
+  ChoiceAxes axes = {axisOf(kTasklets, "tasklets", own.tasklets, tasklets, " tasklets"),
+                     axisOf(kTile, "tile (B)", own.blockBytes, tiles, "-B tiles")};
+  if (reduces(k)) {
+    ChoiceAxis split{kSplit, "tasklet split", {}, {}};
+    const std::pair<TaskletSplit, const char*> all[] = {
+        {TaskletSplit::Auto, "tasklets by output count"},
+        {TaskletSplit::Outputs, "tasklets take outputs"},
+        {TaskletSplit::Reduction, "tasklets split reductions"}};
+    // The backend's own split first.
+    split.values.push_back(static_cast<std::int64_t>(own.split));
+    for (const auto& [s, text] : all)
+      if (s != own.split) split.values.push_back(static_cast<std::int64_t>(s));
+    for (std::int64_t v : split.values) split.texts.push_back(all[v].second);
+    axes.push_back(std::move(split));
+  }
+  return axes;
+}
+
+UpmemCodegenOptions upmemChoicesOf(const CandidateIds& ids, std::uint64_t id, UpmemCodegenOptions own) {
+  own.tasklets = static_cast<int>(ids.value(id, kTasklets, own.tasklets));
+  own.blockBytes = static_cast<int>(ids.value(id, kTile, own.blockBytes));
+  own.split = static_cast<TaskletSplit>(ids.value(id, kSplit, static_cast<std::int64_t>(own.split)));
+  return own;
+}
+
+std::optional<std::uint64_t> upmemCandidateId(const CandidateIds& ids, std::uint64_t draft,
+                                              const UpmemCodegenOptions& o) {
+  if (ids.axes().empty()) return std::nullopt;  // no choices addressable (ids would overflow)
+  std::vector<int> choice;
+  for (const ChoiceAxis& a : ids.axes()) {
+    const std::int64_t want = a.key == kTasklets ? o.tasklets
+                              : a.key == kTile   ? o.blockBytes
+                                                 : static_cast<std::int64_t>(o.split);
+    const auto it = std::find(a.values.begin(), a.values.end(), want);
+    if (it == a.values.end()) return std::nullopt;
+    choice.push_back(static_cast<int>(it - a.values.begin()));
+  }
+  return ids.id(draft, choice);
+}
+
+}  // namespace pim

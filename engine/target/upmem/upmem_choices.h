@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// UPMEM's kernel-level choices beside a draft (IMTP's joint space, section 5.2.1): tasklets per DPU, the
+// WRAM caching tile per streamed operand, and for kernels that reduce, how tasklets share the reduction
+// (IMTP's rfactor within a DPU). Each axis starts with the backend's own value (pim.tasklets,
+// pim.blockBytes, the automatic split), so draft ids keep their meaning (engine/core/kernel_choices.h).
+#pragma once
+#include <cstdint>
+#include <optional>
+
+#include "engine/codegen/upmem_codegen.h"
+#include "engine/core/kernel_choices.h"
+
+namespace pim {
+
+/// The axes for `p` given the backend's own choices `own`: tasklets 1, 2, 4, 8, 12, 16, 20, 24 (up to
+/// own.maxTasklets), tiles of 32 to 2,048 B (up to own.dmaMaxBytes), and the split where a statement
+/// reduces.
+ChoiceAxes upmemChoiceAxes(const Kernel& k, const UpmemCodegenOptions& own);
+
+/// `own` with the choices candidate `id` makes.
+UpmemCodegenOptions upmemChoicesOf(const CandidateIds& ids, std::uint64_t id, UpmemCodegenOptions own);
+
+/// The id of draft `draft` run with `o`'s tasklets, tile and split; nullopt when an axis lacks one of
+/// them (a value the axes do not offer).
+std::optional<std::uint64_t> upmemCandidateId(const CandidateIds& ids, std::uint64_t draft,
+                                              const UpmemCodegenOptions& o);
+
+}  // namespace pim
