@@ -21,6 +21,8 @@ void DraftTableModel::reset(std::shared_ptr<const pim::Problem> problem) {
   beginResetModel();
   m_problem = std::move(problem);
   m_candidates = m_problem ? pim::targetOf(m_problem->backend()).candidates(*m_problem) : nullptr;
+  m_ids.reset();
+  if (m_problem) m_ids.emplace(pim::targetOf(m_problem->backend()).candidateIds(*m_problem));
   m_predictedText = QStringLiteral("predicted");
   m_rows.clear();
   m_labels.clear();
@@ -40,6 +42,17 @@ void DraftTableModel::setPredictionAccuracy(const pim::MeasuredError& measured, 
   if (text == m_predictedText) return;
   m_predictedText = text;
   if (!m_rows.empty()) emit dataChanged(index(0, Source), index(static_cast<int>(m_rows.size()) - 1, Source));
+}
+
+bool DraftTableModel::isTextColumn(int column) const {
+  if (const pim::ChoiceAxis* a = choiceAxis(column)) return !a->numeric;
+  return column == Parts || column == Source;
+}
+
+const pim::ChoiceAxis* DraftTableModel::choiceAxis(int column) const {
+  const int a = column - ColumnCount;
+  if (!m_ids || a < 0 || a >= static_cast<int>(m_ids->axes().size())) return nullptr;
+  return &m_ids->axes()[static_cast<std::size_t>(a)];
 }
 
 std::optional<double> DraftTableModel::sortValue(int r, int column) const {
@@ -72,7 +85,7 @@ bool DraftTableModel::updateRecords(const std::vector<pim::DraftRecord>& records
     if (firstChanged < 0) firstChanged = r;
     lastChanged = r;
   }
-  if (firstChanged >= 0) emit dataChanged(index(firstChanged, 0), index(lastChanged, ColumnCount - 1));
+  if (firstChanged >= 0) emit dataChanged(index(firstChanged, 0), index(lastChanged, columnCount() - 1));
   if (fresh > known) {
     beginInsertRows({}, known, fresh - 1);
     std::vector<DraftRow> added;
@@ -114,7 +127,8 @@ int DraftTableModel::rowCount(const QModelIndex& parent) const {
 }
 
 int DraftTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
+  if (parent.isValid()) return 0;
+  return ColumnCount + (m_ids ? static_cast<int>(m_ids->axes().size()) : 0);
 }
 
 QString DraftTableModel::label(int r) const {
@@ -136,6 +150,11 @@ QString DraftTableModel::source(const DraftRow& row) const {
 }
 
 std::optional<double> DraftTableModel::number(const DraftRow& row, int column) const {
+  if (const pim::ChoiceAxis* a = choiceAxis(column)) {
+    if (row.draft.id >= m_ids->count()) return std::nullopt;  // a baseline's record (no draft)
+    const auto c = m_ids->choiceOf(row.draft.id)[static_cast<std::size_t>(column - ColumnCount)];
+    return static_cast<double>(a->values[static_cast<std::size_t>(c)]);
+  }
   switch (column) {
     case Id:
       return static_cast<double>(row.draft.id);
@@ -175,6 +194,11 @@ QVariant DraftTableModel::display(const DraftRow& row, int r, int column) const 
   if (column == Source) return source(row);
   const std::optional<double> v = number(row, column);
   if (!v) return QStringLiteral("–");
+  if (const pim::ChoiceAxis* a = choiceAxis(column)) {
+    if (a->numeric) return QString::number(static_cast<qlonglong>(*v));
+    const auto c = m_ids->choiceOf(row.draft.id)[static_cast<std::size_t>(column - ColumnCount)];
+    return QString::fromStdString(a->texts[static_cast<std::size_t>(c)]);
+  }
   switch (column) {
     case Id:
       return QString::number(row.draft.id);
@@ -190,7 +214,7 @@ QVariant DraftTableModel::display(const DraftRow& row, int r, int column) const 
 }
 
 QVariant DraftTableModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
+  if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
   const DraftRow& row = m_rows[static_cast<std::size_t>(index.row())];
   switch (role) {
     case Qt::DisplayRole:
@@ -202,15 +226,14 @@ QVariant DraftTableModel::data(const QModelIndex& index, int role) const {
       if (index.column() == Source && row.predictedNs && !row.simulated) return m_predictedText;
       return {};
     case Qt::TextAlignmentRole:
-      if (index.column() == Parts || index.column() == Source) return int(Qt::AlignLeft | Qt::AlignVCenter);
+      if (isTextColumn(index.column())) return int(Qt::AlignLeft | Qt::AlignVCenter);
       return int(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ForegroundRole:
       if (row.pruned) return QBrush(QColor(140, 140, 140));
       if (!row.error.empty()) return QBrush(QColor(170, 40, 40));
       return {};
     case SortRole: {
-      if (index.column() == Parts) return label(index.row());
-      if (index.column() == Source) return source(row);
+      if (isTextColumn(index.column())) return display(row, index.row(), index.column());
       // Unknown values sort after every known one in ascending order.
       return number(row, index.column()).value_or(std::numeric_limits<double>::infinity());
     }
@@ -253,6 +276,13 @@ QVariant DraftTableModel::headerData(int section, Qt::Orientation o, int role) c
                                           "",  // unitName()
                                           "Bytes added so every core of a group shares address offsets",
                                           "Where the numbers come from"};
+  if (const pim::ChoiceAxis* a = choiceAxis(section)) {
+    if (role == Qt::DisplayRole) return QString::fromStdString(a->label);
+    if (role == Qt::ToolTipRole)
+      return tr("Kernel-level choice beside the draft (the backend's own: %1)")
+          .arg(QString::fromStdString(a->texts.front()));
+    return {};
+  }
   if (section < 0 || section >= ColumnCount) return {};
   if (section == UnitsUsed) {
     QString units = unitName() + QStringLiteral("s");

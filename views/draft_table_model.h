@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/core/candidate_space.h"
+#include "engine/core/kernel_choices.h"
 #include "views/draft_row.h"
 
 namespace pimgui {
@@ -56,7 +57,10 @@ class DraftTableModel : public QAbstractTableModel {
   /// Numeric sort key of a cell (+inf when unknown), for the proxy's fast comparisons; nullopt for text
   /// columns.
   std::optional<double> sortValue(int row, int column) const;
-  bool isTextColumn(int column) const { return column == Parts || column == Source; }
+  bool isTextColumn(int column) const;
+  /// Columns past ColumnCount are the target's kernel-level choices (ITarget::choiceAxes), one per axis;
+  /// the axis of such a column, nullptr for the fixed ones.
+  const pim::ChoiceAxis* choiceAxis(int column) const;
   /// Appends pruned drafts (listed off the GUI thread).
   void appendPruned(std::vector<DraftRow> rows);
   int keptRows() const { return m_kept; }
@@ -85,6 +89,7 @@ class DraftTableModel : public QAbstractTableModel {
 
   std::shared_ptr<const pim::Problem> m_problem;
   std::unique_ptr<pim::ICandidateSpace> m_candidates;     // of m_problem's target: labels the rows
+  std::optional<pim::CandidateIds> m_ids;                 // its candidate ids: the choice columns
   QString m_predictedText = QStringLiteral("predicted");  // provenance of rows with a prediction only
   std::vector<DraftRow> m_rows;                           // kept rows [0, m_kept), then pruned rows
   int m_kept = 0;

@@ -120,7 +120,7 @@ void DraftTablePanel::pullSelection() {
     const QModelIndex p = m_proxy->mapFromSource(m_model->index(r, 0));
     if (!p.isValid()) continue;
     if (!first.isValid()) first = p;
-    sel.select(p, p.siblingAtColumn(DraftTableModel::ColumnCount - 1));
+    sel.select(p, p.siblingAtColumn(m_proxy->columnCount() - 1));
   }
   m_view->selectionModel()->select(sel, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   if (first.isValid()) {

@@ -18,6 +18,7 @@ struct ChoiceAxis {
   std::string label;                 // "tasklets", the column header
   std::vector<std::int64_t> values;  // values[0] is the backend's own; no value twice
   std::vector<std::string> texts;    // per value, how a label says it: "16 tasklets", "256-B tiles"
+  bool numeric = true;               // false: the values are codes, shown by their texts (a split kind)
 };
 using ChoiceAxes = std::vector<ChoiceAxis>;
 

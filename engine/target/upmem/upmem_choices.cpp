@@ -37,7 +37,7 @@ ChoiceAxes upmemChoiceAxes(const Kernel& k, const UpmemCodegenOptions& own) {
   ChoiceAxes axes = {axisOf(kTasklets, "tasklets", own.tasklets, tasklets, " tasklets"),
                      axisOf(kTile, "tile (B)", own.blockBytes, tiles, "-B tiles")};
   if (reduces(k)) {
-    ChoiceAxis split{kSplit, "tasklet split", {}, {}};
+    ChoiceAxis split{kSplit, "tasklet split", {}, {}, false};
     const std::pair<TaskletSplit, const char*> all[] = {
         {TaskletSplit::Auto, "tasklets by output count"},
         {TaskletSplit::Outputs, "tasklets take outputs"},

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""IMTP's comparison on PIMScope's UPMEM model: `explore --strategy imtp` against PrIM (the vendor schedule,
+DPUs grid-searched over powers of two) and PrIM+search (DPUs, tasklets and block grid-searched), for the
+seven kernels of IMTP section 6 at PrIM's one-rank sizes and GPT-J shapes. Prints a Markdown table; the
+README's table comes from it.
+
+    scripts/imtp_speedups.py [--cli build/release/app/pimscope-cli] [--trials 1000] [--seed 1]
+"""
+import argparse
+import json
+import subprocess
+import sys
+
+CASES = [
+    ("va", "b=1,n=2621440", "i32", "PrIM VA, one rank"),
+    ("geva", "b=1,n=2621440", "i32", "PrIM-style GEVA"),
+    ("red", "b=1,n=6553600", "i64", "PrIM RED, one rank"),
+    ("gemv", "b=1,out=8192,in=1024", "i32", "PrIM GEMV (MTV), one rank"),
+    ("gemv", "b=1,out=4096,in=16384", "i32", "GPT-J FC-projection-shaped MTV"),
+    ("ttv", "i=256,j=256,k=256", "i32", "TTV"),
+    ("mmtv", "i=16,j=256,k=256", "i32", "GPT-J 6B attention MMTV (16 heads, 256 tokens)"),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", default="build/release/app/pimscope-cli")
+    ap.add_argument("--trials", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    print("| kernel | shape | PrIM (ms) | PrIM+search (ms) | imtp (ms) | vs PrIM | vs PrIM+search | trials/s | best |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for kernel, dims, dtype, what in CASES:
+        cmd = [a.cli, "explore", "-b", "upmem", "-k", kernel, "-d", dims, "--dtype", dtype, "--strategy", "imtp",
+               "--trials", str(a.trials), "--seed", str(a.seed), "--json"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"| {kernel} | {dims} | failed: {r.stderr.strip()} |||||||")
+            continue
+        j = json.loads(r.stdout)
+        ms = lambda ns: f"{ns / 1e6:.3f}" if ns else "-"
+        prim = j["baselines"]["vendor"]["time_ns"]["total"] if j["baselines"]["vendor"] else None
+        search = j["baselines"]["prim_search"]["time_ns"]["total"] if j["baselines"]["prim_search"] else None
+        best = j["best"]["time_ns"]
+        sx = lambda base: f"{base / best:.2f}x" if base else "-"
+        print(f"| {kernel} ({what}) | {dims} {dtype} | {ms(prim)} | {ms(search)} | {ms(best)} | {sx(prim)} | "
+              f"{sx(search)} | {j['trials_per_second']:.0f} | `{j['best']['label']}` |")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
