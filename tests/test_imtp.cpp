@@ -63,7 +63,7 @@ TEST(UpmemChoices, SpaceAddressesDraftsWithChoices) {
   const ITarget& t = targetOf(p->backend());
   const auto space = t.candidates(*p);
   const CandidateIds ids = t.candidateIds(*p);
-  ASSERT_EQ(ids.axes().size(), 3u);  // tasklets, tile, tasklet split (GEMV reduces)
+  ASSERT_EQ(ids.axes().size(), 4u);  // tasklets, tile, tasklet split (GEMV reduces), loops
   EXPECT_EQ(ids.axes()[0].values.front(), 16);
   EXPECT_EQ(ids.axes()[1].values.front(), 1024);
   EXPECT_EQ(space->size(), p->space().size());
@@ -72,13 +72,14 @@ TEST(UpmemChoices, SpaceAddressesDraftsWithChoices) {
   const Draft d = space->candidate(id);
   EXPECT_EQ(d.id, id);
   EXPECT_EQ(d.parts, p->space().draft(5).parts);
-  EXPECT_NE(space->label(d).find("{8 tasklets, 64-B tiles, tasklets take outputs}"), std::string::npos)
+  EXPECT_NE(space->label(d).find("{8 tasklets, 64-B tiles, tasklets take outputs, generated loops}"),
+            std::string::npos)
       << space->label(d);
   EXPECT_EQ(space->why(id).kept, space->why(5).kept);
   EXPECT_THROW(space->candidate(space->addressable()), InputError);
   // No reduction, no split axis.
   const auto va = upmem("va", "b=1,n=4096", DType::I32);
-  EXPECT_EQ(targetOf(va->backend()).choiceAxes(*va).size(), 2u);
+  EXPECT_EQ(targetOf(va->backend()).choiceAxes(*va).size(), 3u);
 }
 
 // A candidate's choices are what the code generator runs: the same program as the backend's own choices

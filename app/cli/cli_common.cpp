@@ -58,6 +58,22 @@ CLI::Validator unsignedInteger() {
       "WHOLE NUMBER >= 0", "UNSIGNED");
 }
 
+void BoundaryPassFlags::addTo(CLI::App* cmd) {
+  cmd->add_flag("--no-dma-guard-elimination", noDmaGuards,
+                "upmem: keep the guards of WRAM copy loops (element-by-element copies; IMTP 5.3.1 off)");
+  cmd->add_flag("--no-loop-tightening", noTightening,
+                "upmem: keep guards on loop variables in the loop bodies (IMTP 5.3.2 off)");
+  cmd->add_flag("--no-branch-hoisting", noHoisting,
+                "upmem: keep loop-invariant row guards inside the loops (IMTP 5.3.3 off)");
+}
+
+nlohmann::json BoundaryPassFlags::json() const {
+  if (!noDmaGuards && !noTightening && !noHoisting) return nullptr;
+  return {{"dma_guard_elimination", !noDmaGuards},
+          {"loop_tightening", !noTightening},
+          {"branch_hoisting", !noHoisting}};
+}
+
 CLI::Validator wholeNumberIn(std::uint64_t lo, std::uint64_t hi) {
   const std::string range = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
   return CLI::Validator(

@@ -92,6 +92,16 @@ void addThreadsOption(CLI::App* cmd, unsigned& threads);
 unsigned cappedThreads(unsigned requested);
 
 /// A plain text table with right-aligned numeric columns.
+/// --no-dma-guard-elimination, --no-loop-tightening, --no-branch-hoisting: IMTP's boundary-check passes on
+/// UPMEM's generated kernels (BoundaryPasses), on the commands that evaluate (simulate, explore, export).
+struct BoundaryPassFlags {
+  bool noDmaGuards = false, noTightening = false, noHoisting = false;
+  void addTo(CLI::App* cmd);
+  BoundaryPasses passes() const { return {!noDmaGuards, !noTightening, !noHoisting}; }
+  /// The passes as JSON when one is off (null when all are on: default outputs stay as they were).
+  nlohmann::json json() const;
+};
+
 class TextTable {
  public:
   explicit TextTable(std::vector<std::string> header) : m_rows{std::move(header)} {}

@@ -114,6 +114,7 @@ struct ExploreCmd {
   std::size_t predictLimit = ExploreOptions{}.predictLimit;
   std::size_t maxSimulations = 0;
   SamplingOptions sampling;  // imtp
+  BoundaryPassFlags boundary;
   unsigned threads = 0;
   bool json = false;
   bool estimate = false;  // print how long the run would take (the window's estimate) and stop
@@ -148,6 +149,7 @@ ExploreOptions exploreOptions(const ExploreCmd& o, LabelModel labelModel, Shippe
   eo.predictLimit = o.predictLimit;
   eo.maxSimulations = o.maxSimulations;
   eo.sampling = o.sampling;
+  eo.eval.optimizer.boundary = o.boundary.passes();
   eo.threads = cappedThreads(o.threads);
   eo.predictorSource = [&loader] { return loader.get(); };
   // Every confirmation is simulated to the end (no branch and bound): the error measured on them is the
@@ -413,7 +415,9 @@ void runExplore(const ExploreCmd& o) {
   // Refuse up front what the artifact does not cover (other families would label with their own model).
   if (labelModel != LabelModel::PimScope) dcc::artifactKernel(*problem);
   // The lookup table holds the predictor strategy's picks under PIMScope's model (its key has neither).
-  const bool lookupPick = o.strategy == "predictor" && labelModel == LabelModel::PimScope;
+  // ... and with every optimizer pass on.
+  const bool lookupPick =
+      o.strategy == "predictor" && labelModel == LabelModel::PimScope && o.boundary.json().is_null();
   requireRunnable(*problem);
   // Loading the shipped model overlaps generation and the screen; the explorer waits for it to predict.
   ShippedModelLoader loader(b.name);
@@ -459,6 +463,7 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--batch", e->sampling.batch,
                   "imtp: candidates evaluated between two updates of its cost model (default 64)")
       ->check(wholeNumberIn(1, 100'000));
+  e->boundary.addTo(cmd);
   addThreadsOption(cmd, e->threads);
   cmd->add_flag("--json", e->json, "machine-readable output");
   cmd->add_flag("--estimate", e->estimate,

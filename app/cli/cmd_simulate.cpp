@@ -25,6 +25,7 @@ struct SimulateOptions {
   std::string indexing = "exact";
   std::string model = "pimscope";
   bool noStaged = false, noGroupCommands = false;
+  BoundaryPassFlags boundary;
   int dpus = -1,
       tasklets = -1;  // upmem: PrIM's NR_DPUS for the vendor schedule; tasklets per DPU (-1: not given)
   bool noExtrapolation = false;
@@ -71,6 +72,7 @@ EvalOptions evalOptions(const SimulateOptions& o) {
   eo.sim.refresh = o.refresh == "on";
   eo.optimizer.stagedRearrangement = !o.noStaged;
   eo.optimizer.groupCommands = !o.noGroupCommands;
+  eo.optimizer.boundary = o.boundary.passes();
   eo.indexing = o.indexing == "exact" ? IndexingStrategy::Exact : IndexingStrategy::Expand;
   eo.preload = true;
   eo.vendorUnits = std::max(0, o.dpus);
@@ -175,6 +177,8 @@ void run(const SimulateOptions& o) {
       out["model"] = labelModelName(eo.model);  // default output unchanged
     out["optimizer"] = {{"staged_rearrangement", eo.optimizer.stagedRearrangement},
                         {"group_commands", eo.optimizer.groupCommands}};
+    if (const auto passes = o.boundary.json(); !passes.is_null())
+      out["optimizer"]["boundary_passes"] = passes;
     po.whatIf.annotate(out, problem->backend());
     printJson(out);
     return;
@@ -209,6 +213,7 @@ void registerSimulateCommands(CLI::App& app) {
   cmd->add_option("--trace", o->trace, "write the command timeline as Chrome-trace JSON");
   cmd->add_option("--indexing", o->indexing, "exact (DCC ii) | expand (DCC i)");
   cmd->add_flag("--no-staged", o->noStaged, "naive rearrangement (switch off DCC's staged copies)");
+  o->boundary.addTo(cmd);
   cmd->add_flag("--no-group-commands", o->noGroupCommands, "bank-level commands instead of group broadcasts");
   cmd->add_flag("--json", o->json, "machine-readable output");
   cmd->callback([o] { run(*o); });

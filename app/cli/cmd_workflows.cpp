@@ -47,11 +47,13 @@ struct EvalFlags {
   std::string refresh = "on";
   std::string indexing = "exact";
   bool noStaged = false, noGroupCommands = false;
+  BoundaryPassFlags boundary;
   void addTo(CLI::App* cmd) {
     cmd->add_option("--refresh", refresh, "on | off");
     cmd->add_option("--indexing", indexing, "exact (DCC ii) | expand (DCC i)");
     cmd->add_flag("--no-staged", noStaged, "naive rearrangement (switch off DCC's staged copies)");
     cmd->add_flag("--no-group-commands", noGroupCommands, "bank-level commands instead of group broadcasts");
+    boundary.addTo(cmd);
   }
   EvalOptions build() const {
     if (refresh != "on" && refresh != "off")
@@ -62,6 +64,7 @@ struct EvalFlags {
     eo.sim.refresh = refresh == "on";
     eo.optimizer.stagedRearrangement = !noStaged;
     eo.optimizer.groupCommands = !noGroupCommands;
+    eo.optimizer.boundary = boundary.passes();
     eo.indexing = indexing == "exact" ? IndexingStrategy::Exact : IndexingStrategy::Expand;
     return eo;
   }

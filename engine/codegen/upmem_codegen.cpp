@@ -22,14 +22,9 @@ using sim::dpu::instructionsOf;
 using sim::dpu::Step;
 using sim::dpu::TaskletProgram;
 
-constexpr std::int64_t kBlockInstructions = 13;  // per block: mram_read/_write calls, addresses (VectorOp.py)
 constexpr std::int64_t kStoreInstructions = 2;   // element-wise: shift and store
 constexpr std::int64_t kIndexInstructions = 2;   // element-wise: index add and branch
 constexpr std::int64_t kBranchInstructions = 1;  // reduction: compare-branch on the streamed pointer
-constexpr std::int64_t kOperandInstructions = 2;  // per streamed operand: address and load
-// Assumed (no trace): clearing and storing an accumulator per output; loading a scalar operand.
-constexpr std::int64_t kOutputInstructions = 2;
-constexpr std::int64_t kScalarInstructions = 2;
 
 std::int64_t roundUp8(std::int64_t b) { return (b + 7) / 8 * 8; }
 
@@ -87,19 +82,6 @@ void collectRefs(const Expr& e, std::vector<const TensorRef*>& out) {
   for (const Expr& a : e.args) collectRefs(a, out);
 }
 
-/// One statement as its template sees it.
-struct StatementShape {
-  std::vector<int> outLoops, reduceLoops;  // loop indices the target uses / does not use
-  std::vector<int> streamedBytes;          // per operand read per element (the target's when it accumulates)
-  int scalars = 0;                         // operands without a loop variable: loaded once
-  int targetBytes = 4;
-  std::int64_t perElement = 0;  // instructions per element
-  std::int64_t accumulate = 0;  // instructions adding one partial result into another
-  std::int64_t blockElements = 1;
-  bool reduces() const { return !reduceLoops.empty(); }
-  int buffers() const { return static_cast<int>(streamedBytes.size()) + (reduces() ? 0 : 1); }
-};
-
 StatementShape shapeOf(const Kernel& k, const Statement& s, const UpmemCodegenOptions& o) {
   StatementShape sh;
   const Tensor& target = k.tensors[static_cast<std::size_t>(s.target.tensor)];
@@ -117,7 +99,8 @@ StatementShape shapeOf(const Kernel& k, const Statement& s, const UpmemCodegenOp
     sh.streamedBytes.push_back(
         static_cast<int>(dtypeBytes(k.tensors[static_cast<std::size_t>(r->tensor)].dtype)));
   }
-  const std::int64_t operands = kOperandInstructions * static_cast<std::int64_t>(sh.streamedBytes.size());
+  const std::int64_t operands =
+      kUpmemOperandInstructions * static_cast<std::int64_t>(sh.streamedBytes.size());
   const std::int64_t op = exprInstructions(s.value, t, o.mulOperandBits);
   // upmem.md: an int64 sum carried across iterations costs about 3 more 32-bit adds per element.
   const std::int64_t carry = t == DpuType::Int64 ? 3 : 0;
@@ -133,124 +116,6 @@ StatementShape shapeOf(const Kernel& k, const Statement& s, const UpmemCodegenOp
   sh.blockElements = std::max(1, o.blockBytes / widest);
   return sh;
 }
-
-/// `steps` once per trip (inline when once).
-void appendRepeated(TaskletProgram& p, std::int64_t trips, std::vector<Step> steps) {
-  if (trips <= 0 || steps.empty()) return;
-  if (trips == 1) {
-    p.insert(p.end(), steps.begin(), steps.end());
-    return;
-  }
-  p.push_back(Step::loop(trips, std::move(steps)));
-}
-
-/// Blocks `first`.. of `count` blocks of `elements` (the last may be short) taken by tasklet `t` of `T`:
-/// blocks t, t + T, ...; returns (full blocks, elements of its short last block or 0).
-std::pair<std::int64_t, std::int64_t> blocksOf(std::int64_t elements, std::int64_t perBlock, int t, int T) {
-  const std::int64_t blocks = (elements + perBlock - 1) / perBlock;
-  std::int64_t mine = blocks / T + (t < blocks % T ? 1 : 0);
-  const std::int64_t tail = elements - (blocks - 1) * perBlock;
-  if (blocks > 0 && tail < perBlock && (blocks - 1) % T == t) return {mine - 1, tail};
-  return {mine, 0};
-}
-
-class KernelBuilder {
- public:
-  KernelBuilder(const StatementShape& sh, int tasklets, int dmaMax, TaskletSplit split)
-      : m_sh(sh), m_T(tasklets), m_dmaMax(dmaMax), m_split(split) {}
-
-  /// Appends the statement's work for one DPU (`outs` outputs, `reduced` elements each) to every tasklet.
-  void append(std::vector<TaskletProgram>& tasklets, std::int64_t outs, std::int64_t reduced) const {
-    for (int t = 0; t < m_T; ++t) {
-      TaskletProgram& p = tasklets[static_cast<std::size_t>(t)];
-      if (m_sh.scalars > 0) {
-        p.push_back(Step::mramRead(8 * m_sh.scalars));
-        p.push_back(Step::issue(kScalarInstructions * m_sh.scalars));
-      }
-      if (!m_sh.reduces()) {
-        streamBlocks(p, outs, t, m_T, true);
-      } else if (byOutputs(outs)) {
-        outputGroups(p, outs, reduced, t);
-      } else {
-        std::vector<Step> row;
-        row.push_back(Step::issue(kOutputInstructions));
-        streamBlocks(row, reduced, t, m_T, false);
-        appendRepeated(p, outs, std::move(row));
-      }
-    }
-    if (m_sh.reduces() && !byOutputs(outs)) {
-      // PrIM's RED: barrier, then tasklet 0 adds every tasklet's partial sums and writes them.
-      if (m_T > 1)
-        for (auto& p : tasklets) p.push_back(Step::barrier());
-      TaskletProgram& p0 = tasklets.front();
-      p0.push_back(
-          Step::issue(outs * (m_T * (kOperandInstructions + m_sh.accumulate) + kOutputInstructions)));
-      write(p0, outs * m_sh.targetBytes);
-    }
-  }
-
- private:
-  bool byOutputs(std::int64_t outs) const {
-    switch (m_split) {
-      case TaskletSplit::Outputs:
-        return outs > 1;
-      case TaskletSplit::Reduction:
-        return false;
-      case TaskletSplit::Auto:
-        break;
-    }
-    return outs >= m_T;
-  }
-  std::vector<Step> block(std::int64_t n, bool writes) const {
-    std::vector<Step> b{Step::issue(kBlockInstructions)};
-    for (int bytes : m_sh.streamedBytes)
-      b.push_back(Step::mramRead(static_cast<std::int32_t>(roundUp8(n * bytes))));
-    b.push_back(Step::issue(n * m_sh.perElement));
-    if (writes) b.push_back(Step::mramWrite(static_cast<std::int32_t>(roundUp8(n * m_sh.targetBytes))));
-    return b;
-  }
-  template <class Program>
-  void streamBlocks(Program& p, std::int64_t elements, int t, int T, bool writes) const {
-    const auto [full, tail] = blocksOf(elements, m_sh.blockElements, t, T);
-    TaskletProgram tp;
-    appendRepeated(tp, full, block(m_sh.blockElements, writes));
-    if (tail > 0) {
-      auto b = block(tail, writes);
-      tp.insert(tp.end(), b.begin(), b.end());
-    }
-    p.insert(p.end(), tp.begin(), tp.end());
-  }
-  void write(TaskletProgram& p, std::int64_t bytes) const {
-    for (std::int64_t left = roundUp8(bytes); left > 0; left -= m_dmaMax)
-      p.push_back(Step::mramWrite(static_cast<std::int32_t>(std::min<std::int64_t>(left, m_dmaMax))));
-  }
-  // Outputs in groups of 8 B (PrIM's GEMV: rows in pairs), groups dealt to tasklets in turn; each output
-  // streams its whole reduction.
-  void outputGroups(TaskletProgram& p, std::int64_t outs, std::int64_t reduced, int t) const {
-    const std::int64_t perGroup = std::max(1, 8 / m_sh.targetBytes);
-    std::vector<Step> row{Step::issue(kOutputInstructions)};
-    streamBlocks(row, reduced, 0, 1, false);
-    const auto [full, tail] = blocksOf(outs, perGroup, t, m_T);
-    auto group = [&](std::int64_t rows) {
-      std::vector<Step> g;
-      TaskletProgram rowsProg;
-      appendRepeated(rowsProg, rows, row);
-      g.insert(g.end(), rowsProg.begin(), rowsProg.end());
-      g.push_back(Step::mramWrite(static_cast<std::int32_t>(roundUp8(rows * m_sh.targetBytes))));
-      return g;
-    };
-    appendRepeated(p, full, group(perGroup));
-    if (tail > 0) {
-      auto g = group(tail);
-      p.insert(p.end(), g.begin(), g.end());
-    }
-  }
-
-  const StatementShape& m_sh;
-  int m_T;
-  int m_dmaMax;
-  TaskletSplit m_split;
-};
 
 std::string bytesText(std::int64_t b) {
   std::string s = std::to_string(b);
@@ -368,12 +233,13 @@ HostStep launchStep(const Kernel& k, const TileMapping& m, const std::vector<Sta
     launch.kernelOf[dpu] = it->second;
     if (!added) continue;
     DpuKernel& kernel = launch.kernels.emplace_back();
+    LoopCounts& loops = prog.kernelLoops.emplace_back();
     kernel.tasklets.resize(static_cast<std::size_t>(o.tasklets));
     for (std::size_t s = 0; s < shapes.size(); ++s) {
       if (s > 0 && o.tasklets > 1)
         for (auto& tp : kernel.tasklets) tp.push_back(Step::barrier());  // the next reads what this wrote
-      KernelBuilder(shapes[s], o.tasklets, o.dmaMaxBytes, o.split)
-          .append(kernel.tasklets, counts[s].first, counts[s].second);
+      loops += KernelBuilder(shapes[s], o.tasklets, o.dmaMaxBytes, o.split, o.style)
+                   .append(kernel.tasklets, counts[s].first, counts[s].second);
     }
   }
   return launch;

@@ -21,24 +21,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/codegen/upmem_kernel_builder.h"
 #include "engine/common/error.h"
 #include "engine/core/problem.h"
 #include "sim/dpu/host_plan.h"
 
 namespace pim {
-
-/// How a DPU's tasklets share the work of a statement that reduces (IMTP's choice of where to rfactor).
-enum class TaskletSplit : std::uint8_t {
-  /// Tasklets take outputs where a DPU holds at least as many outputs as tasklets; otherwise they split
-  /// each reduction, meet at a barrier and tasklet 0 adds their partial sums.
-  Auto,
-  /// PrIM's GEMV: tasklets take outputs whenever a DPU holds more than one, even fewer than tasklets (the
-  /// rest idle); only a single output is split over tasklets (PrIM's RED).
-  Outputs,
-  /// Every reduction is split over the tasklets (a barrier and tasklet 0's sum per DPU), however many
-  /// outputs a DPU holds.
-  Reduction,
-};
 
 /// The kernel-level choices of a schedule beside its draft, and the limits they must respect.
 struct UpmemCodegenOptions {
@@ -49,6 +37,8 @@ struct UpmemCodegenOptions {
   double hostMergeGops = 1;  // host additions of partial results per ns
   /// How a DPU's tasklets share a reduction kernel's work (element-wise kernels always deal blocks).
   TaskletSplit split = TaskletSplit::Auto;
+  /// PrIM's hand-written loops (the vendor baselines), or generated ones with IMTP's passes.
+  KernelStyle style;
   // Limits (the verifier's, upmem.md).
   int maxTasklets = 24;
   std::int64_t wramBytes = 65536, mramBytes = std::int64_t{64} << 20;
@@ -65,7 +55,9 @@ struct UpmemProgram {
   std::int64_t mramBytes = 0;       // largest per-DPU share of every tensor
   std::int64_t tileBytes = 0;       // bytes the host moves without padding (the tensors' tiles)
   std::int64_t mergedPartials = 0;  // partial results the host adds
-  std::vector<std::string> notes;   // one line per step of the plan, in order
+  /// Per distinct kernel of the launch (its Launch step's `kernels`, in order): what its loops do.
+  std::vector<LoopCounts> kernelLoops;
+  std::vector<std::string> notes;  // one line per step of the plan, in order
 };
 
 /// The verifier (upmem.md, "Limits a mapping must respect"): every limit draft `d` of `p` breaks under `o`

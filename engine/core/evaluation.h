@@ -19,13 +19,24 @@
 
 namespace pim {
 
-/// DCC's PIM-specific optimizer passes (section 4.3), each switchable.
+/// IMTP's boundary-check passes on generated UPMEM kernels (section 5.3;
+/// engine/codegen/upmem_kernel_builder.h), each switchable; all on by default.
+struct BoundaryPasses {
+  bool dmaGuardElimination = true;  // 5.3.1: guard-free WRAM copies, each one DMA of a whole padded tile
+  bool loopTightening = true;       // 5.3.2: a guard on the loop variable becomes the loop's bound
+  bool branchHoisting = true;  // 5.3.3: a loop-invariant guard checked once, dead DMAs and computes with it
+  bool operator==(const BoundaryPasses&) const = default;
+};
+
+/// The compiler's optimizer passes, each switchable: DCC's PIM-specific ones (section 4.3) for the DRAM-PIM
+/// families, IMTP's boundary-check passes for UPMEM.
 struct OptimizerOptions {
   /// I: stage host<->PIM copies through on-chip memory in blocks B = on-chip bytes / N channels, so reads and
   /// writes both use every channel; off: the host copies core by core, one PIM channel written at a time.
   bool stagedRearrangement = true;
   /// II: one broadcast command per group over tiles padded to the group's largest; off: bank-level commands.
   bool groupCommands = true;
+  BoundaryPasses boundary;
   /// Not an optimizer pass: lower the compute phase alone (what a compute-centric tuner looks at).
   bool computeOnly = false;
   /// Not an optimizer pass: lower the host's copies alone, with no compute phase between them (a vendor

@@ -11,6 +11,7 @@ namespace {
 constexpr const char* kTasklets = "tasklets";
 constexpr const char* kTile = "tile_bytes";
 constexpr const char* kSplit = "tasklet_split";
+constexpr const char* kLoops = "loops";
 
 // `own` first, then the others in order, each once.
 ChoiceAxis axisOf(const char* key, const char* label, std::int64_t own, const std::vector<std::int64_t>& all,
@@ -49,6 +50,11 @@ ChoiceAxes upmemChoiceAxes(const Kernel& k, const UpmemCodegenOptions& own) {
     for (std::int64_t v : split.values) split.texts.push_back(all[v].second);
     axes.push_back(std::move(split));
   }
+  // Whose loops: generated ones (IMTP's passes decide their guards) or PrIM's hand-written ones.
+  axes.push_back(
+      {kLoops, "loops", {own.style.handWritten ? 1 : 0, own.style.handWritten ? 0 : 1}, {}, false});
+  for (std::int64_t v : axes.back().values)
+    axes.back().texts.push_back(v ? "PrIM's loops" : "generated loops");
   return axes;
 }
 
@@ -56,6 +62,7 @@ UpmemCodegenOptions upmemChoicesOf(const CandidateIds& ids, std::uint64_t id, Up
   own.tasklets = static_cast<int>(ids.value(id, kTasklets, own.tasklets));
   own.blockBytes = static_cast<int>(ids.value(id, kTile, own.blockBytes));
   own.split = static_cast<TaskletSplit>(ids.value(id, kSplit, static_cast<std::int64_t>(own.split)));
+  own.style.handWritten = ids.value(id, kLoops, own.style.handWritten ? 1 : 0) != 0;
   return own;
 }
 
@@ -66,7 +73,8 @@ std::optional<std::uint64_t> upmemCandidateId(const CandidateIds& ids, std::uint
   for (const ChoiceAxis& a : ids.axes()) {
     const std::int64_t want = a.key == kTasklets ? o.tasklets
                               : a.key == kTile   ? o.blockBytes
-                                                 : static_cast<std::int64_t>(o.split);
+                              : a.key == kSplit  ? static_cast<std::int64_t>(o.split)
+                                                 : (o.style.handWritten ? 1 : 0);
     const auto it = std::find(a.values.begin(), a.values.end(), want);
     if (it == a.values.end()) return std::nullopt;
     choice.push_back(static_cast<int>(it - a.values.begin()));

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // UPMEM's kernel-level choices beside a draft (IMTP's joint space, section 5.2.1): tasklets per DPU, the
 // WRAM caching tile per streamed operand, and for kernels that reduce, how tasklets share the reduction
-// (IMTP's rfactor within a DPU). Each axis starts with the backend's own value (pim.tasklets,
-// pim.blockBytes, the automatic split), so draft ids keep their meaning (engine/core/kernel_choices.h).
+// (IMTP's rfactor within a DPU), and whose loops run (generated ones with IMTP's boundary-check passes, or
+// PrIM's hand-written ones). Each axis starts with the backend's own value (pim.tasklets, pim.blockBytes, the
+// automatic split), so draft ids keep their meaning (engine/core/kernel_choices.h).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -17,10 +18,10 @@ namespace pim {
 /// reduces.
 ChoiceAxes upmemChoiceAxes(const Kernel& k, const UpmemCodegenOptions& own);
 
-/// `own` with the choices candidate `id` makes.
+/// `own` with the choices candidate `id` makes (the boundary-check passes stay `own`'s).
 UpmemCodegenOptions upmemChoicesOf(const CandidateIds& ids, std::uint64_t id, UpmemCodegenOptions own);
 
-/// The id of draft `draft` run with `o`'s tasklets, tile and split; nullopt when an axis lacks one of
+/// The id of draft `draft` run with `o`'s tasklets, tile, split and loops; nullopt when an axis lacks one of
 /// them (a value the axes do not offer).
 std::optional<std::uint64_t> upmemCandidateId(const CandidateIds& ids, std::uint64_t draft,
                                               const UpmemCodegenOptions& o);

@@ -30,10 +30,20 @@ const UpmemContext& contextOf(const Problem& p) {
 
 const UpmemParams& paramsOf(const Problem& p) { return contextOf(p).params; }
 
-// The code generator's options for candidate `id`: the backend's, with the candidate's choices.
-UpmemCodegenOptions optionsOf(const Problem& p, std::uint64_t id) {
+// The code generator's options for candidate `id`: the backend's, with the candidate's choices and the
+// boundary-check passes `o` switches.
+UpmemCodegenOptions optionsOf(const Problem& p, std::uint64_t id, const OptimizerOptions& o = {}) {
   const UpmemContext& c = contextOf(p);
-  return upmemChoicesOf(c.ids, id, c.params.codegen);
+  UpmemCodegenOptions options = upmemChoicesOf(c.ids, id, c.params.codegen);
+  options.style.passes = o.boundary;
+  return options;
+}
+
+// PrIM's own kernels (the vendor baselines): hand-written loops.
+UpmemCodegenOptions primOptions(const Problem& p) {
+  UpmemCodegenOptions prim = paramsOf(p).codegen;
+  prim.style.handWritten = true;
+  return prim;
 }
 
 // Statistics per DPU, in DpuTotals' terms.
@@ -46,8 +56,20 @@ const std::vector<StatDecl>& dpuStatistics() {
       {"host_bytes_in", "host bytes in", "bytes", "bytes the host wrote to the DPU's MRAM, padding included"},
       {"host_bytes_out", "host bytes out", "bytes",
        "bytes the host read from the DPU's MRAM, padding included"},
+      {"guards", "boundary checks", "count",
+       "dynamic boundary checks its tasklets executed (IMTP's guards; each one issue slot)"},
   };
   return s;
+}
+
+// Boundary checks per DPU of the plan: its launch's kernel's (UpmemProgram::kernelLoops).
+std::vector<std::int64_t> guardsPerDpu(const UpmemProgram& prog) {
+  std::vector<std::int64_t> out(static_cast<std::size_t>(prog.plan.dpus), 0);
+  for (const sim::dpu::HostStep& s : prog.plan.steps)
+    if (s.kind == sim::dpu::HostStep::Kind::Launch)
+      for (std::size_t u = 0; u < s.kernelOf.size() && u < out.size(); ++u)
+        if (s.kernelOf[u] >= 0) out[u] += prog.kernelLoops.at(static_cast<std::size_t>(s.kernelOf[u])).guards;
+  return out;
 }
 
 // The five UPMEM phases, in UpmemPhase order, as sub-phases of the three fixed ones.
@@ -112,19 +134,19 @@ class UpmemTarget final : public ITarget {
     return upmemViolations(p, d, optionsOf(p, d.id));
   }
   Evaluation evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const override {
-    return evaluation(p, lowerUpmem(p, d, optionsOf(p, d.id)), d.id, o);
+    return evaluation(p, lowerUpmem(p, d, optionsOf(p, d.id, o.optimizer)), d.id, o);
   }
-  std::string listing(const Problem& p, const Draft& d, const EvalOptions&,
+  std::string listing(const Problem& p, const Draft& d, const EvalOptions& o,
                       std::size_t maxLines) const override {
-    return upmemListing(lowerUpmem(p, d, optionsOf(p, d.id)), maxLines);
+    return upmemListing(lowerUpmem(p, d, optionsOf(p, d.id, o.optimizer)), maxLines);
   }
   Baseline vendor(const Problem& p, const EvalOptions& o) const override {
-    UpmemCodegenOptions prim = paramsOf(p).codegen;
+    UpmemCodegenOptions prim = primOptions(p);
     prim.split = TaskletSplit::Outputs;
     return primBaseline(*this, p, contextOf(p).ids, prim, runner(p, o), o.vendorUnits);
   }
   std::vector<Baseline> familyBaselines(const Problem& p, const EvalOptions& o) const override {
-    return {primSearchBaseline(*this, p, contextOf(p).ids, paramsOf(p).codegen, runner(p, o))};
+    return {primSearchBaseline(*this, p, contextOf(p).ids, primOptions(p), runner(p, o))};
   }
   Baseline gpu(const Problem&) const override {
     return {"gpu", false, "UPMEM DIMMs sit beside a CPU host, not a GPU", "", {}, {}};
@@ -147,7 +169,7 @@ class UpmemTarget final : public ITarget {
   }
   const std::vector<StatDecl>& statistics() const override { return dpuStatistics(); }
   const std::vector<SubPhaseDecl>& subPhases() const override { return upmemPhases(); }
-  int modelVersion() const override { return 2; }
+  int modelVersion() const override { return 3; }  // 3: generated loops at tile edges (IMTP 5.3)
 
  private:
   Evaluation evaluation(const Problem& p, const UpmemProgram& prog, std::uint64_t draft,
@@ -185,6 +207,7 @@ Evaluation UpmemTarget::evaluation(const Problem& p, const UpmemProgram& prog, s
     e.unitStats.statCount = stats.size();
     e.unitStats.values.assign(static_cast<std::size_t>(g.units()) * stats.size(), 0.0);
   }
+  const std::vector<std::int64_t> guards = guardsPerDpu(prog);
   double kernelCycles = 0, dmaBytes = 0, hostBytes = 0;
   for (std::size_t u = 0; u < run.perDpu.size(); ++u) {
     const auto& d = run.perDpu[u];
@@ -193,7 +216,8 @@ Evaluation UpmemTarget::evaluation(const Problem& p, const UpmemProgram& prog, s
                           static_cast<double>(d.dmaRequests),
                           static_cast<double>(d.dmaBytes),
                           static_cast<double>(d.hostBytesIn),
-                          static_cast<double>(d.hostBytesOut)};
+                          static_cast<double>(d.hostBytesOut),
+                          static_cast<double>(u < guards.size() ? guards[u] : 0)};
     if (o.keepUnitStats && u < static_cast<std::size_t>(g.units()))
       std::copy(std::begin(row), std::end(row),
                 e.unitStats.values.begin() + static_cast<std::ptrdiff_t>(u * stats.size()));

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/codegen/upmem_kernel_builder.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace pim {
+namespace {
+
+using sim::dpu::Step;
+using sim::dpu::TaskletProgram;
+
+// The templates' instruction counts (upmem.md, "Traced loop bodies"; upmem_codegen.h).
+constexpr std::int64_t kBlockInstructions = 13;  // per block: mram_read/_write calls, addresses (VectorOp.py)
+// Assumed (no trace): clearing and storing an accumulator per output; loading a scalar operand; copying
+// one element between WRAM and an MRAM access (address and store) when a copy loop is not one DMA.
+constexpr std::int64_t kOutputInstructions = 2;
+constexpr std::int64_t kScalarInstructions = 2;
+constexpr std::int64_t kCopyInstructions = 2;
+constexpr std::int32_t kMramAccessBytes = 8;  // the smallest MRAM access (upmem.md, MRAM internals)
+
+std::int64_t roundUp8(std::int64_t b) { return (b + 7) / 8 * 8; }
+
+/// Blocks of `perBlock` of `elements` (the last may be short) taken by tasklet `t` of `T`: blocks t, t + T,
+/// ...; returns (full blocks, elements of its short last block or 0).
+std::pair<std::int64_t, std::int64_t> blocksOf(std::int64_t elements, std::int64_t perBlock, int t, int T) {
+  const std::int64_t blocks = (elements + perBlock - 1) / perBlock;
+  std::int64_t mine = blocks / T + (t < blocks % T ? 1 : 0);
+  const std::int64_t tail = elements - (blocks - 1) * perBlock;
+  if (blocks > 0 && tail < perBlock && (blocks - 1) % T == t) return {mine - 1, tail};
+  return {mine, 0};
+}
+
+}  // namespace
+
+LoopCounts& LoopCounts::operator+=(const LoopCounts& o) {
+  iterations += o.iterations;
+  guards += o.guards;
+  dmaReads += o.dmaReads;
+  dmaWrites += o.dmaWrites;
+  return *this;
+}
+
+LoopCounts LoopCounts::times(std::int64_t n) const {
+  return {iterations * n, guards * n, dmaReads * n, dmaWrites * n};
+}
+
+/// Steps with what they count.
+struct KernelBuilder::Emitted {
+  std::vector<Step> steps;
+  LoopCounts counts;
+
+  void add(const Emitted& e) {
+    steps.insert(steps.end(), e.steps.begin(), e.steps.end());
+    counts += e.counts;
+  }
+  void issue(std::int64_t n) {
+    if (n > 0) steps.push_back(Step::issue(n));
+  }
+  void guards(std::int64_t n) {
+    issue(n);
+    counts.guards += n;
+  }
+  void dma(std::int64_t bytes, bool toMram) {
+    const auto b = static_cast<std::int32_t>(bytes);
+    steps.push_back(toMram ? Step::mramWrite(b) : Step::mramRead(b));
+    ++(toMram ? counts.dmaWrites : counts.dmaReads);
+  }
+  /// `body` once per trip (inline when once).
+  static Emitted repeated(std::int64_t trips, const Emitted& body) {
+    if (trips <= 0 || body.steps.empty()) return {};
+    if (trips == 1) return body;
+    return {{Step::loop(trips, body.steps)}, body.counts.times(trips)};
+  }
+};
+
+bool KernelBuilder::byOutputs(std::int64_t outs) const {
+  switch (m_split) {
+    case TaskletSplit::Outputs:
+      return outs > 1;
+    case TaskletSplit::Reduction:
+      return false;
+    case TaskletSplit::Auto:
+      break;
+  }
+  return outs >= m_T;
+}
+
+// Operand `bytes` per element between MRAM and WRAM for `n` valid elements of a tile; `tail`: the tile does
+// not divide its dimension.
+KernelBuilder::Emitted KernelBuilder::copy(std::int64_t n, int bytes, bool tail, bool toMram) const {
+  Emitted e;
+  const BoundaryPasses& p = m_style.passes;
+  if (m_style.handWritten) {
+    e.dma(roundUp8(n * bytes), toMram);  // PrIM: the DMA sized to what is left
+  } else if (p.dmaGuardElimination) {
+    e.dma(roundUp8(m_sh.blockElements * bytes), toMram);  // one static DMA of the whole (padded) tile
+  } else {
+    Emitted one;
+    one.issue(kCopyInstructions);
+    one.dma(kMramAccessBytes, toMram);
+    e.add(Emitted::repeated(n, one));
+    if (tail && !p.loopTightening) e.guards(m_sh.blockElements);  // every iteration checks the element
+  }
+  return e;
+}
+
+// One block of `n` valid elements. `rowGuard`: every compute iteration also checks an output row (generated
+// code whose rows have a tail, unhoisted); `dead`: that row lies past the extent (its computes are skipped).
+KernelBuilder::Emitted KernelBuilder::block(std::int64_t n, bool writes, bool tail, bool rowGuard,
+                                            bool dead) const {
+  Emitted e;
+  e.issue(kBlockInstructions);
+  for (int bytes : m_sh.streamedBytes) e.add(copy(n, bytes, tail, false));
+  const bool colGuard = !m_style.handWritten && tail && !m_style.passes.loopTightening;
+  const std::int64_t iterations = colGuard ? m_sh.blockElements : n;
+  const std::int64_t guards = colGuard || rowGuard ? iterations : 0;
+  e.issue(guards + (dead ? 0 : n * m_sh.perElement));
+  e.counts.guards += guards;
+  e.counts.iterations += iterations;
+  if (writes) e.add(copy(n, m_sh.targetBytes, tail, true));
+  return e;
+}
+
+KernelBuilder::Emitted KernelBuilder::streamBlocks(std::int64_t elements, int t, int T, bool writes,
+                                                   bool rowGuard, bool dead) const {
+  const std::int64_t c = m_sh.blockElements;
+  const auto [full, last] = blocksOf(elements, c, t, T);
+  const bool tail = elements % c != 0;
+  Emitted e = Emitted::repeated(full, block(c, writes, tail, rowGuard, dead));
+  if (last > 0) e.add(block(last, writes, tail, rowGuard, dead));
+  return e;
+}
+
+KernelBuilder::Emitted KernelBuilder::write(std::int64_t bytes) const {
+  Emitted e;
+  for (std::int64_t left = roundUp8(bytes); left > 0; left -= m_dmaMax)
+    e.dma(std::min<std::int64_t>(left, m_dmaMax), true);
+  return e;
+}
+
+// Outputs in groups of 8 B (PrIM's GEMV: rows in pairs), groups dealt to tasklets in turn; each output
+// streams its whole reduction. Generated code runs whole groups: the last may hold rows past the extent.
+KernelBuilder::Emitted KernelBuilder::outputGroups(std::int64_t outs, std::int64_t reduced, int t) const {
+  const std::int64_t perGroup = std::max(1, 8 / m_sh.targetBytes);
+  const bool rowTail = !m_style.handWritten && outs % perGroup != 0;
+  const bool hoisted = m_style.passes.branchHoisting;
+  auto row = [&](bool dead) {
+    Emitted r;
+    r.issue(kOutputInstructions);
+    r.add(streamBlocks(reduced, 0, 1, false, rowTail && !hoisted, dead));
+    return r;
+  };
+  auto group = [&](std::int64_t valid) {
+    Emitted g;
+    if (rowTail && hoisted) g.guards(perGroup);  // the row guard, once per row outside its loops
+    g.add(Emitted::repeated(valid, row(false)));
+    if (rowTail && !hoisted) g.add(Emitted::repeated(perGroup - valid, row(true)));
+    const std::int64_t rows = m_style.handWritten ? valid : perGroup;
+    g.add(write(rows * m_sh.targetBytes));
+    return g;
+  };
+  const auto [full, last] = blocksOf(outs, perGroup, t, m_T);
+  Emitted e = Emitted::repeated(full, group(perGroup));
+  if (last > 0) e.add(group(last));
+  return e;
+}
+
+LoopCounts KernelBuilder::append(std::vector<TaskletProgram>& tasklets, std::int64_t outs,
+                                 std::int64_t reduced) const {
+  LoopCounts total;
+  for (int t = 0; t < m_T; ++t) {
+    Emitted e;
+    if (m_sh.scalars > 0) {
+      e.dma(8 * m_sh.scalars, false);
+      e.issue(kScalarInstructions * m_sh.scalars);
+    }
+    if (!m_sh.reduces()) {
+      e.add(streamBlocks(outs, t, m_T, true, false, false));
+    } else if (byOutputs(outs)) {
+      e.add(outputGroups(outs, reduced, t));
+    } else {
+      Emitted row;
+      row.issue(kOutputInstructions);
+      row.add(streamBlocks(reduced, t, m_T, false, false, false));
+      e.add(Emitted::repeated(outs, row));
+    }
+    TaskletProgram& p = tasklets[static_cast<std::size_t>(t)];
+    p.insert(p.end(), e.steps.begin(), e.steps.end());
+    total += e.counts;
+  }
+  if (m_sh.reduces() && !byOutputs(outs)) {
+    // PrIM's RED: barrier, then tasklet 0 adds every tasklet's partial sums and writes them.
+    if (m_T > 1)
+      for (auto& p : tasklets) p.push_back(Step::barrier());
+    Emitted merge;
+    merge.issue(outs * (m_T * (kUpmemOperandInstructions + m_sh.accumulate) + kOutputInstructions));
+    merge.add(write(outs * m_sh.targetBytes));
+    TaskletProgram& p0 = tasklets.front();
+    p0.insert(p0.end(), merge.steps.begin(), merge.steps.end());
+    total += merge.counts;
+  }
+  return total;
+}
+
+}  // namespace pim

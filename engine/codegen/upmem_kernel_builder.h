@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+// The per-tasklet loops of one UPMEM statement on one DPU (engine/codegen/upmem_codegen.h has the templates'
+// sources), and how they meet the edges of their tiles.
+//
+// PrIM's hand-written kernels size each block's DMA and loop to what is left, with no guard. Generated
+// tensor programs (IMTP section 5.3) tile every loop by a fixed size and put a boundary check (a guard) in
+// every loop whose extent the tile does not divide; three passes, each switchable, then remove or hoist them:
+// - DMA-aware guard elimination (5.3.1): WRAM copy loops lose their guards (MRAM is padded to whole tiles),
+//   so each becomes one DMA of a whole tile; off, operands are copied element by element, one 8-B MRAM
+//   access each;
+// - loop-bound tightening (5.3.2): a guard on the loop's own variable becomes its bound, so the last tile
+//   runs only its valid iterations; off, every iteration of every tile checks it;
+// - invariant branch hoisting with partial dead-code elimination (5.3.3): the guard on an output row that
+//   may lie past the extent (rows go in groups that keep the 8-B aligned write) is checked once per row,
+//   outside its loops, and a dead row skips its DMAs and computes; off, every compute iteration checks it
+//   and a dead row runs its copies and loop anyway.
+// A guard is one dynamic branch, one issue slot (upmem.md; IMTP section 3).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "engine/core/evaluation.h"
+#include "sim/dpu/dpu_program.h"
+
+namespace pim {
+
+/// Per streamed operand and element: its address and its load (upmem.md, "Traced loop bodies").
+inline constexpr std::int64_t kUpmemOperandInstructions = 2;
+
+/// What a kernel's loops do, as IMTP counts it (Fig. 8): compute-loop iterations (those whose guard fails
+/// included), dynamic guards, MRAM<->WRAM transfers.
+struct LoopCounts {
+  std::int64_t iterations = 0, guards = 0, dmaReads = 0, dmaWrites = 0;
+  LoopCounts& operator+=(const LoopCounts& o);
+  LoopCounts times(std::int64_t n) const;
+  bool operator==(const LoopCounts&) const = default;
+};
+
+/// One statement as its template sees it.
+struct StatementShape {
+  std::vector<int> outLoops, reduceLoops;  // loop indices the target uses / does not use
+  std::vector<int> streamedBytes;          // per operand read per element (the target's when it accumulates)
+  int scalars = 0;                         // operands without a loop variable: loaded once
+  int targetBytes = 4;
+  std::int64_t perElement = 0;  // instructions per element
+  std::int64_t accumulate = 0;  // instructions adding one partial result into another
+  std::int64_t blockElements = 1;
+  bool reduces() const { return !reduceLoops.empty(); }
+  int buffers() const { return static_cast<int>(streamedBytes.size()) + (reduces() ? 0 : 1); }
+};
+
+/// How a DPU's tasklets share the work of a statement that reduces (IMTP's choice of where to rfactor).
+enum class TaskletSplit : std::uint8_t {
+  /// Tasklets take outputs where a DPU holds at least as many outputs as tasklets; otherwise they split
+  /// each reduction, meet at a barrier and tasklet 0 adds their partial sums.
+  Auto,
+  /// PrIM's GEMV: tasklets take outputs whenever a DPU holds more than one, even fewer than tasklets (the
+  /// rest idle); only a single output is split over tasklets (PrIM's RED).
+  Outputs,
+  /// Every reduction is split over the tasklets (a barrier and tasklet 0's sum per DPU), however many
+  /// outputs a DPU holds.
+  Reduction,
+};
+
+struct KernelStyle {
+  bool handWritten = false;  // PrIM's loops (blocks sized to what is left); else generated with `passes`
+  BoundaryPasses passes;
+};
+
+class KernelBuilder {
+ public:
+  KernelBuilder(const StatementShape& sh, int tasklets, int dmaMax, TaskletSplit split, KernelStyle style)
+      : m_sh(sh), m_T(tasklets), m_dmaMax(dmaMax), m_split(split), m_style(style) {}
+
+  /// Appends the statement's work for one DPU (`outs` outputs, `reduced` elements each) to every tasklet;
+  /// returns what every tasklet's loops do together.
+  LoopCounts append(std::vector<sim::dpu::TaskletProgram>& tasklets, std::int64_t outs,
+                    std::int64_t reduced) const;
+
+ private:
+  struct Emitted;
+  bool byOutputs(std::int64_t outs) const;
+  Emitted copy(std::int64_t n, int bytes, bool tail, bool toMram) const;
+  Emitted block(std::int64_t n, bool writes, bool tail, bool rowGuard, bool dead) const;
+  Emitted streamBlocks(std::int64_t elements, int t, int T, bool writes, bool rowGuard, bool dead) const;
+  Emitted outputGroups(std::int64_t outs, std::int64_t reduced, int t) const;
+  Emitted write(std::int64_t bytes) const;
+
+  const StatementShape& m_sh;
+  int m_T;
+  int m_dmaMax;
+  TaskletSplit m_split;
+  KernelStyle m_style;
+};
+
+}  // namespace pim
