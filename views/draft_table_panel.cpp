@@ -78,9 +78,27 @@ DraftTablePanel::DraftTablePanel(DraftTableModel* model, DraftSelection* selecti
     if (!m_selection->ids().isEmpty() && !m_view->selectionModel()->hasSelection()) pullSelection();
   });
   connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, [this] { updateCount(); });
-  connect(m_proxy, &QAbstractItemModel::modelReset, this, [this] { updateCount(); });
+  connect(m_proxy, &QAbstractItemModel::modelReset, this, [this] {
+    updateCount();
+    sizeChoiceColumns();
+  });
   connect(m_proxy, &QAbstractItemModel::layoutChanged, this, [this] { updateCount(); });
   updateCount();
+}
+
+void DraftTablePanel::sizeChoiceColumns() {
+  // A choice column is as wide as its header or its longest value's text, whichever is wider.
+  const QFontMetrics fm = m_view->fontMetrics();
+  for (int c = DraftTableModel::ColumnCount; c < m_model->columnCount(); ++c) {
+    const pim::ChoiceAxis* axis = m_model->choiceAxis(c);
+    if (!axis) continue;
+    int width = m_view->horizontalHeader()->fontMetrics().horizontalAdvance(
+        m_model->headerData(c, Qt::Horizontal).toString());
+    if (!axis->numeric)
+      for (const std::string& t : axis->texts)
+        width = std::max(width, fm.horizontalAdvance(QString::fromStdString(t)));
+    m_view->setColumnWidth(c, width + 28);
+  }
 }
 
 void DraftTablePanel::setPrunedNote(const QString& note) {

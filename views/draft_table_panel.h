@@ -31,6 +31,8 @@ class DraftTablePanel : public QWidget {
  private:
   void pushSelection();  // table -> shared selection
   void pullSelection();  // shared selection -> table
+  /// Widths of the target's choice columns (DraftTableModel::choiceAxis), after each reset.
+  void sizeChoiceColumns();
   void updateCount();
 
   DraftTableModel* m_model;

@@ -10,6 +10,7 @@
 #include "engine/core/problem.h"
 #include "engine/hw/backend.h"
 #include "engine/kernel/kernel.h"
+#include "engine/kernel/library.h"
 #include "engine/target/registry.h"
 #include "gui_test_util.h"
 #include "views/draft_filter_proxy.h"
@@ -80,6 +81,49 @@ TEST(DraftTableModel, PassesModelTesterWhileGrowingAndWithPrunedRows) {
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(proxy.index(0, 0).data(DraftTableModel::DraftIdRole).value<quint64>(), best->draft.id);
   for (int c = 0; c < DraftTableModel::ColumnCount; ++c) proxy.sort(c, Qt::DescendingOrder);
+}
+
+// A target with kernel-level choices (upmem) adds one column per choice, filled from each candidate's id, and
+// the model stays valid when a reset changes the column count.
+TEST(DraftTableModel, ChoiceColumnsShowEachCandidatesChoices) {
+  const pim::Kernel k = pim::retyped(pim::KernelLibrary::builtin().get("va"), pim::DType::I32);
+  auto problem = std::make_shared<const pim::Problem>(pim::builtinBackends().get("upmem"), k,
+                                                      pim::parseShape(k, "b=1,n=8192"));
+  pim::ExploreOptions o;
+  o.strategy = "imtp";
+  o.sampling.trials = 24;
+  o.sampling.batch = 8;
+  pim::Explorer explorer(*problem, o);
+  std::atomic<bool> cancel{false};
+  explorer.run(cancel);
+  const auto records = explorer.records();
+  ASSERT_EQ(records.size(), 24u);
+
+  DraftTableModel model;
+  DraftFilterProxy proxy;
+  proxy.setSourceModel(&model);
+  QAbstractItemModelTester t1(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  QAbstractItemModelTester t2(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  model.reset(smallProblem());
+  EXPECT_EQ(model.columnCount(), DraftTableModel::ColumnCount);
+  model.reset(problem);
+  const pim::CandidateIds ids = pim::targetOf(problem->backend()).candidateIds(*problem);
+  ASSERT_EQ(model.columnCount(), DraftTableModel::ColumnCount + static_cast<int>(ids.axes().size()));
+  EXPECT_EQ(model.headerData(DraftTableModel::ColumnCount, Qt::Horizontal).toString(),
+            QStringLiteral("tasklets"));
+  model.updateRecords(records);
+  for (int r = 0; r < model.rowCount(); ++r) {
+    const std::vector<int> c = ids.choiceOf(records[static_cast<std::size_t>(r)].draft.id);
+    for (std::size_t a = 0; a < ids.axes().size(); ++a) {
+      const pim::ChoiceAxis& axis = ids.axes()[a];
+      const QString cell =
+          model.index(r, DraftTableModel::ColumnCount + static_cast<int>(a)).data().toString();
+      const auto v = static_cast<std::size_t>(c[a]);
+      EXPECT_EQ(cell.toStdString(), axis.numeric ? std::to_string(axis.values[v]) : axis.texts[v])
+          << axis.key;
+    }
+  }
+  for (int c = 0; c < model.columnCount(); ++c) proxy.sort(c, Qt::AscendingOrder);
 }
 
 TEST(DraftTableModel, HundredThousandRowsStayFast) {
