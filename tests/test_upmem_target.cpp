@@ -276,7 +276,7 @@ TEST(UpmemTarget, ExtrapolationAgreesWithFullSimulation) {
   };
   for (const Case& c :
        {Case{"va", "b=1,n=4194304", DType::I32, "x", 1}, Case{"red", "b=1,n=1048576", DType::I64, "x", 1},
-        Case{"gemv", "b=1,out=4096,in=512", DType::I32, "W", 0}}) {
+        Case{"gemv", "b=1,out=16384,in=512", DType::I32, "W", 0}}) {
     const auto p = upmem(c.kernel, c.dims, c.type);
     const Draft d = splitOver(*p, partOf(*p, c.tensor, c.axis), 1, 4);
     EvalOptions full;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // UPMEM DPU engine speed: one DPU running PrIM's VA (16 tasklets, 1,024-B blocks, 400 blocks per tasklet:
-// 14.8 M instructions), simulated in full and by slices (sim/dpu/dpu_slice.h).
+// 14.8 M instructions), simulated in full and by slices (sim/dpu/dpu_slice.h); the upmem target end to end;
+// the imtp search's trials per second.
 #include <benchmark/benchmark.h>
 
 #include "engine/kernel/library.h"
 #include "engine/search/evaluate.h"
+#include "engine/search/explorer.h"
 #include "engine/target/registry.h"
 #include "sim/dpu/dpu_engine.h"
 #include "sim/dpu/dpu_slice.h"
@@ -70,3 +72,39 @@ static void BM_UpmemEvaluateGemv2048(benchmark::State& st) {
   evaluateOn2048(st, "gemv", "b=1,out=163840,in=4096", pim::DType::I32);
 }
 BENCHMARK(BM_UpmemEvaluateGemv2048)->Unit(benchmark::kMillisecond);
+
+// The same draft simulated instruction by instruction (SimSettings::extrapolate off): what the slices save.
+static void BM_UpmemEvaluateVa2048Full(benchmark::State& st) {
+  const auto p = upmemProblem("va", "b=1,n=167772160", pim::DType::I32);
+  std::vector<pim::PartChoice> parts(static_cast<std::size_t>(p->space().partCount()));
+  parts[1] = {32, 64, 0};
+  const pim::Draft d = p->space().draft(p->space().idOf(parts));
+  pim::EvalOptions eo;
+  eo.sim.extrapolate = false;
+  for (auto _ : st) benchmark::DoNotOptimize(pim::evaluateDraft(*p, d, eo).totalCycles);
+}
+BENCHMARK(BM_UpmemEvaluateVa2048Full)->Unit(benchmark::kMillisecond);
+
+// The imtp strategy: 256 trials (4 batches of 64, the cost model retrained after each) on PrIM's one-rank
+// VA and GEMV, one worker; the counter is trials per second, search and evaluation together.
+static void imtpTrials(benchmark::State& st, const char* kernel, const char* dims) {
+  const auto p = upmemProblem(kernel, dims, pim::DType::I32);
+  pim::ExploreOptions o;
+  o.strategy = "imtp";
+  o.sampling.trials = 256;
+  o.threads = 1;
+  std::size_t trials = 0;
+  for (auto _ : st) {
+    pim::Explorer ex(*p, o);
+    const std::atomic<bool> never{false};
+    ex.run(never);
+    trials += ex.records().size();
+  }
+  st.counters["trials_per_s"] = benchmark::Counter(static_cast<double>(trials), benchmark::Counter::kIsRate);
+}
+
+static void BM_ImtpTrialsVa(benchmark::State& st) { imtpTrials(st, "va", "b=1,n=2621440"); }
+BENCHMARK(BM_ImtpTrialsVa)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+static void BM_ImtpTrialsGemv(benchmark::State& st) { imtpTrials(st, "gemv", "b=1,out=8192,in=1024"); }
+BENCHMARK(BM_ImtpTrialsGemv)->Unit(benchmark::kMillisecond)->Iterations(2);

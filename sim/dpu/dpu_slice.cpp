@@ -9,6 +9,8 @@
 namespace pim::sim::dpu {
 namespace {
 
+constexpr std::int64_t kMinSlicedTrips = 64;
+
 bool hasBarrier(const std::vector<Step>& seq) {
   return std::any_of(seq.begin(), seq.end(), [](const Step& s) {
     return s.kind == Step::Kind::Barrier || (s.kind == Step::Kind::Loop && hasBarrier(s.body));
@@ -81,7 +83,9 @@ SlicedRun simulateDpuSliced(const DpuConfig& cfg, const DpuKernel& kernel, doubl
   // the one before. CoMoNM asks that doubling the slice double the cycles; on PrIM-like loops the tasklets'
   // DMAs start in step and take many iterations to spread out, a transient that ratio keeps counting, so the
   // test here is on the added cycles per added iteration. The growth is geometric: log(n) simulations.
-  if (longest >= 8) {
+  // Slices pay only when they converge well before the loop ends: they take at least 1 + 2 + 4 + 8 trips
+  // before extrapolating, so a shorter loop is simulated whole (faster, and exact).
+  if (longest >= kMinSlicedTrips) {
     DpuRun prev = simulateDpu(cfg, slice(kernel, 1, longest));
     DpuRun cur = simulateDpu(cfg, slice(kernel, 2, longest));
     double prevPerTrip = cur.cycles - prev.cycles;
