@@ -208,7 +208,7 @@ class Engine {
         others = std::min(others, tk.readyAt);
       }
     }
-    if (m_slots.size() < 2) return false;
+    if (m_slots.empty()) return false;
     std::int64_t rounds = std::numeric_limits<std::int64_t>::max();
     std::size_t kept = 0;
     for (const auto& [slot, t] : m_slots) {  // a slot outside the first period is another competitor
@@ -256,6 +256,8 @@ class Engine {
         ++m_run.dmaRequests;
         m_run.dmaBytes += s.bytes;
         tk.advance();
+        m_untilTry = 0;  // it may have been the one keeping the others from whole rounds: try them again
+        m_backoff = 1;
         break;
       }
       case Step::Kind::Barrier:
