@@ -72,7 +72,7 @@ TEST(UpmemChoices, SpaceAddressesDraftsWithChoices) {
   const Draft d = space->candidate(id);
   EXPECT_EQ(d.id, id);
   EXPECT_EQ(d.parts, p->space().draft(5).parts);
-  EXPECT_NE(space->label(d).find("{8 tasklets, 64-B tiles, tasklets take outputs, generated loops}"),
+  EXPECT_NE(space->label(d).find("{8 tasklets, 64-B tiles, tasklets take outputs, generated code}"),
             std::string::npos)
       << space->label(d);
   EXPECT_EQ(space->why(id).kept, space->why(5).kept);

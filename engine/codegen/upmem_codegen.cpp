@@ -271,6 +271,30 @@ std::int64_t addTransfer(const Problem& p, std::size_t t, bool toDpu, const std:
   return (sum - whole) / elementBytes;
 }
 
+bool reducedBySomeStatement(const Kernel& k, const std::vector<StatementShape>& shapes, std::size_t t) {
+  for (std::size_t s = 0; s < shapes.size(); ++s)
+    if (k.statements[s].target.tensor == static_cast<int>(t) && shapes[s].reduces()) return true;
+  return false;
+}
+
+/// PrIM's RED (upmem.md): a DPU whose output is one sum read back as every tasklet's result record
+/// (o.taskletResultBytes each), which the host adds. Changes the last transfer (the output's); returns the
+/// partial results this adds beyond one per DPU.
+std::int64_t readTaskletRecords(const Tensor& output, const UpmemCodegenOptions& o, UpmemProgram& prog) {
+  if (o.taskletResultBytes <= 0) return 0;
+  const auto elementBytes = static_cast<std::int64_t>(dtypeBytes(output.dtype));
+  std::int64_t extra = 0;
+  for (std::int64_t& b : prog.plan.steps.back().bytesPerDpu)
+    if (b == elementBytes) {
+      b = std::int64_t{o.tasklets} * o.taskletResultBytes;
+      extra += o.tasklets - 1;
+    }
+  if (extra > 0)
+    prog.notes.push_back("DPU->CPU " + output.name + " as PrIM reads it: every tasklet's " +
+                         std::to_string(o.taskletResultBytes) + "-B result record");
+  return extra;
+}
+
 }  // namespace
 
 UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
@@ -294,7 +318,8 @@ UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOpti
                        std::to_string(prog.dpusUsed) + " DPUs");
   for (std::size_t t = 0; t < k.tensors.size(); ++t) {
     if (k.tensors[t].role != TensorRole::Output) continue;
-    const std::int64_t partials = addTransfer(p, t, false, tiles[t], prog);
+    std::int64_t partials = addTransfer(p, t, false, tiles[t], prog);
+    if (reducedBySomeStatement(k, shapes, t)) partials += readTaskletRecords(k.tensors[t], o, prog);
     if (partials <= 0) continue;
     prog.mergedPartials += partials;
     HostStep merge;

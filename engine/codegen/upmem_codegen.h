@@ -39,6 +39,9 @@ struct UpmemCodegenOptions {
   TaskletSplit split = TaskletSplit::Auto;
   /// PrIM's hand-written loops (the vendor baselines), or generated ones with IMTP's passes.
   KernelStyle style;
+  /// PrIM's RED reads back every tasklet's result record (dpu_results_t, 16 B), not only the DPU's sum, and
+  /// the host adds them (upmem.md, PrIM's configurations); 0: a DPU's outputs only.
+  int taskletResultBytes = 0;
   // Limits (the verifier's, upmem.md).
   int maxTasklets = 24;
   std::int64_t wramBytes = 65536, mramBytes = std::int64_t{64} << 20;

@@ -11,7 +11,9 @@ namespace {
 constexpr const char* kTasklets = "tasklets";
 constexpr const char* kTile = "tile_bytes";
 constexpr const char* kSplit = "tasklet_split";
-constexpr const char* kLoops = "loops";
+constexpr const char* kCode = "code";
+// PrIM's RED: dpu_results_t, one 64-bit sum and a 64-bit cycle count per tasklet (upmem.md).
+constexpr int kPrimResultRecordBytes = 16;
 
 // `own` first, then the others in order, each once.
 ChoiceAxis axisOf(const char* key, const char* label, std::int64_t own, const std::vector<std::int64_t>& all,
@@ -50,19 +52,25 @@ ChoiceAxes upmemChoiceAxes(const Kernel& k, const UpmemCodegenOptions& own) {
     for (std::int64_t v : split.values) split.texts.push_back(all[v].second);
     axes.push_back(std::move(split));
   }
-  // Whose loops: generated ones (IMTP's passes decide their guards) or PrIM's hand-written ones.
-  axes.push_back(
-      {kLoops, "loops", {own.style.handWritten ? 1 : 0, own.style.handWritten ? 0 : 1}, {}, false});
-  for (std::int64_t v : axes.back().values)
-    axes.back().texts.push_back(v ? "PrIM's loops" : "generated loops");
+  // Whose code: generated (IMTP's passes decide its guards) or PrIM's hand-written kernels and host code.
+  axes.push_back({kCode, "code", {own.style.handWritten ? 1 : 0, own.style.handWritten ? 0 : 1}, {}, false});
+  for (std::int64_t v : axes.back().values) axes.back().texts.push_back(v ? "PrIM's code" : "generated code");
   return axes;
+}
+
+UpmemCodegenOptions withPrimCode(UpmemCodegenOptions o) {
+  o.style.handWritten = true;
+  o.taskletResultBytes = kPrimResultRecordBytes;
+  return o;
 }
 
 UpmemCodegenOptions upmemChoicesOf(const CandidateIds& ids, std::uint64_t id, UpmemCodegenOptions own) {
   own.tasklets = static_cast<int>(ids.value(id, kTasklets, own.tasklets));
   own.blockBytes = static_cast<int>(ids.value(id, kTile, own.blockBytes));
   own.split = static_cast<TaskletSplit>(ids.value(id, kSplit, static_cast<std::int64_t>(own.split)));
-  own.style.handWritten = ids.value(id, kLoops, own.style.handWritten ? 1 : 0) != 0;
+  if (ids.value(id, kCode, own.style.handWritten ? 1 : 0) != 0) return withPrimCode(own);
+  own.style.handWritten = false;
+  own.taskletResultBytes = 0;
   return own;
 }
 
@@ -74,7 +82,7 @@ std::optional<std::uint64_t> upmemCandidateId(const CandidateIds& ids, std::uint
     const std::int64_t want = a.key == kTasklets ? o.tasklets
                               : a.key == kTile   ? o.blockBytes
                               : a.key == kSplit  ? static_cast<std::int64_t>(o.split)
-                                                 : (o.style.handWritten ? 1 : 0);
+                                                 : (o.style.handWritten ? 1 : 0);  // code
     const auto it = std::find(a.values.begin(), a.values.end(), want);
     if (it == a.values.end()) return std::nullopt;
     choice.push_back(static_cast<int>(it - a.values.begin()));

@@ -18,6 +18,10 @@ namespace pim {
 /// reduces.
 ChoiceAxes upmemChoiceAxes(const Kernel& k, const UpmemCodegenOptions& own);
 
+/// `o` running PrIM's code: its hand-written loops (blocks sized to what is left) and host code (RED reads
+/// back every tasklet's 16-B result record).
+UpmemCodegenOptions withPrimCode(UpmemCodegenOptions o);
+
 /// `own` with the choices candidate `id` makes (the boundary-check passes stay `own`'s).
 UpmemCodegenOptions upmemChoicesOf(const CandidateIds& ids, std::uint64_t id, UpmemCodegenOptions own);
 

@@ -39,12 +39,8 @@ UpmemCodegenOptions optionsOf(const Problem& p, std::uint64_t id, const Optimize
   return options;
 }
 
-// PrIM's own kernels (the vendor baselines): hand-written loops.
-UpmemCodegenOptions primOptions(const Problem& p) {
-  UpmemCodegenOptions prim = paramsOf(p).codegen;
-  prim.style.handWritten = true;
-  return prim;
-}
+// PrIM's own code (the vendor baselines).
+UpmemCodegenOptions primOptions(const Problem& p) { return withPrimCode(paramsOf(p).codegen); }
 
 // Statistics per DPU, in DpuTotals' terms.
 const std::vector<StatDecl>& dpuStatistics() {
