@@ -28,7 +28,8 @@ LoopCounts loopsOf(const Problem& p, BoundaryPasses on, bool handWritten = false
   o.style.passes = on;
   const UpmemProgram prog = lowerUpmem(p, p.space().draft(0), o);
   EXPECT_EQ(prog.kernelLoops.size(), 1u);
-  return prog.kernelLoops.at(0);
+  EXPECT_EQ(prog.kernelLoops.at(0).size(), 1u);
+  return prog.kernelLoops.at(0).at(0);
 }
 
 constexpr BoundaryPasses kNone{false, false, false};

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/codegen/upmem_codegen.h"
 
+#include "engine/codegen/upmem_launches.h"
+
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -203,43 +205,52 @@ namespace {
 /// Per-DPU tile bytes, by tensor (rank-major DPUs of the plan).
 using TileBytes = std::vector<std::vector<std::int64_t>>;
 
-/// The launch: every busy DPU's per-tasklet program, statement after statement; fills the tiles each DPU
-/// holds. A DPU's program depends only on how many outputs and reduction steps
-/// each statement gives it, so DPUs with the same counts share one kernel.
-HostStep launchStep(const Kernel& k, const TileMapping& m, const std::vector<StatementShape>& shapes,
-                    const UpmemCodegenOptions& o, UpmemProgram& prog, TileBytes& tileBytes) {
+/// What each busy DPU holds of every tensor (the union of its references), in bytes; counts the busy DPUs.
+TileBytes tilesOf(const Kernel& k, const TileMapping& m, const UpmemCodegenOptions& o, UpmemProgram& prog) {
+  TileBytes tiles(k.tensors.size(), std::vector<std::int64_t>(static_cast<std::size_t>(prog.plan.dpus)));
+  for (const CoreTile& core : m.cores) {
+    if (core.idle) continue;
+    ++prog.dpusUsed;
+    const auto dpu = static_cast<std::size_t>(core.group * o.dpusPerRank + core.core);
+    for (std::size_t t = 0; t < k.tensors.size(); ++t)
+      tiles[t][dpu] = core.tensors[t].elements * static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype));
+  }
+  return tiles;
+}
+
+/// One launch: statements [g.first, g.last) on every busy DPU, a per-tasklet program each. A DPU's program
+/// depends only on how many outputs and reduction steps each statement gives it, so DPUs with the same
+/// counts share one kernel.
+HostStep launchStep(const TileMapping& m, const std::vector<StatementShape>& shapes, const LaunchGroup& g,
+                    const UpmemCodegenOptions& o, UpmemProgram& prog) {
   HostStep launch;
   launch.kind = HostStep::Kind::Launch;
   launch.kernelOf.assign(static_cast<std::size_t>(prog.plan.dpus), -1);
-  tileBytes.assign(k.tensors.size(), std::vector<std::int64_t>(static_cast<std::size_t>(prog.plan.dpus)));
+  std::vector<LoopCounts>& loopsOf = prog.kernelLoops.emplace_back();
   std::map<std::vector<std::pair<std::int64_t, std::int64_t>>, std::int32_t> kernelOfCounts;
   for (const CoreTile& core : m.cores) {
     if (core.idle) continue;
     const auto dpu = static_cast<std::size_t>(core.group * o.dpusPerRank + core.core);
-    ++prog.dpusUsed;
-    for (std::size_t t = 0; t < k.tensors.size(); ++t)
-      tileBytes[t][dpu] =
-          core.tensors[t].elements * static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype));
     auto count = [&](const std::vector<int>& loops) {
       std::int64_t n = 1;
       for (int l : loops) n *= core.computeTile[static_cast<std::size_t>(l)].count;
       return n;
     };
     std::vector<std::pair<std::int64_t, std::int64_t>> counts;  // per statement: outputs, reduction steps
-    for (const StatementShape& shape : shapes)
-      counts.emplace_back(count(shape.outLoops), count(shape.reduceLoops));
+    for (std::size_t s = g.first; s < g.last; ++s)
+      counts.emplace_back(count(shapes[s].outLoops), count(shapes[s].reduceLoops));
     const auto [it, added] =
         kernelOfCounts.try_emplace(counts, static_cast<std::int32_t>(launch.kernels.size()));
     launch.kernelOf[dpu] = it->second;
     if (!added) continue;
     DpuKernel& kernel = launch.kernels.emplace_back();
-    LoopCounts& loops = prog.kernelLoops.emplace_back();
+    LoopCounts& loops = loopsOf.emplace_back();
     kernel.tasklets.resize(static_cast<std::size_t>(o.tasklets));
-    for (std::size_t s = 0; s < shapes.size(); ++s) {
-      if (s > 0 && o.tasklets > 1)
+    for (std::size_t s = g.first; s < g.last; ++s) {
+      if (s > g.first && o.tasklets > 1)
         for (auto& tp : kernel.tasklets) tp.push_back(Step::barrier());  // the next reads what this wrote
       loops += KernelBuilder(shapes[s], o.tasklets, o.dmaMaxBytes, o.split, o.style)
-                   .append(kernel.tasklets, counts[s].first, counts[s].second);
+                   .append(kernel.tasklets, counts[s - g.first].first, counts[s - g.first].second);
     }
   }
   return launch;
@@ -248,13 +259,14 @@ HostStep launchStep(const Kernel& k, const TileMapping& m, const std::vector<Sta
 /// Adds the transfer of tensor `t`'s tiles (a broadcast where every DPU holds all of an input) and returns
 /// the elements held more than once: an output's partial results, for the host to add.
 std::int64_t addTransfer(const Problem& p, std::size_t t, bool toDpu, const std::vector<std::int64_t>& tiles,
-                         UpmemProgram& prog) {
+                         UpmemProgram& prog, bool exchange = false) {
   const Tensor& tensor = p.kernel().tensors[t];
   const auto elementBytes = static_cast<std::int64_t>(dtypeBytes(tensor.dtype));
   std::int64_t whole = elementBytes;
   for (const auto e : tensorExtents(p.kernel(), static_cast<int>(t), p.shape())) whole *= e;
   HostStep s;
   s.toDpu = toDpu;
+  s.exchange = exchange;
   s.bytesPerDpu = tiles;
   const bool everyoneWhole =
       std::all_of(tiles.begin(), tiles.end(), [&](std::int64_t b) { return b == 0 || b == whole; });
@@ -263,10 +275,11 @@ std::int64_t addTransfer(const Problem& p, std::size_t t, bool toDpu, const std:
   std::int64_t sum = 0;
   for (auto b : tiles) sum += b;
   prog.tileBytes += broadcast ? whole * prog.dpusUsed : sum;
-  prog.notes.push_back(
-      std::string(toDpu ? "CPU->DPU " : "DPU->CPU ") + (broadcast ? "broadcast " : "parallel ") +
-      tensor.name + ": " + bytesText(*std::max_element(tiles.begin(), tiles.end())) + " to each of " +
-      std::to_string(prog.dpusUsed) + " DPUs" + (broadcast ? "" : " (each rank padded to its largest)"));
+  prog.notes.push_back(std::string(exchange ? "inter-DPU " : "") + (toDpu ? "CPU->DPU " : "DPU->CPU ") +
+                       (broadcast ? "broadcast " : "parallel ") + tensor.name + ": " +
+                       bytesText(*std::max_element(tiles.begin(), tiles.end())) + " to each of " +
+                       std::to_string(prog.dpusUsed) + " DPUs" +
+                       (broadcast ? "" : " (each rank padded to its largest)"));
   prog.plan.steps.push_back(std::move(s));
   return (sum - whole) / elementBytes;
 }
@@ -295,6 +308,42 @@ std::int64_t readTaskletRecords(const Tensor& output, const UpmemCodegenOptions&
   return extra;
 }
 
+/// The host adding `partials` partial results of `t` (nothing when there are none).
+void addMerge(const Tensor& t, std::int64_t partials, sim::dpu::UpmemPhase phase,
+              const UpmemCodegenOptions& o, UpmemProgram& prog) {
+  if (partials <= 0) return;
+  prog.mergedPartials += partials;
+  HostStep merge;
+  merge.kind = HostStep::Kind::HostWork;
+  merge.hostPhase = phase;
+  merge.hostNs = static_cast<double>(partials) / o.hostMergeGops;
+  prog.plan.steps.push_back(merge);
+  prog.notes.push_back(std::string(phase == sim::dpu::UpmemPhase::InterDpu ? "inter-DPU: " : "") +
+                       "host adds " + std::to_string(partials) + " partial results of " + t.name);
+}
+
+/// Tensor `t` moved through the host before launch `g`: every DPU's tile of its last write read back (and
+/// partial results added), then each DPU sent the largest tile a statement of `g` reads of it.
+void exchange(const Problem& p, const TileMapping& m, std::size_t t, const LaunchGroup& g,
+              const UpmemCodegenOptions& o, UpmemProgram& prog) {
+  const Kernel& k = p.kernel();
+  std::size_t writer = 0;
+  for (std::size_t s = 0; s < g.first; ++s)
+    if (k.statements[s].target.tensor == static_cast<int>(t)) writer = s;
+  const auto bytes = static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype));
+  std::vector<std::int64_t> written(static_cast<std::size_t>(prog.plan.dpus)), read(written.size());
+  for (const CoreTile& core : m.cores) {
+    const auto dpu = static_cast<std::size_t>(core.group * o.dpusPerRank + core.core);
+    written[dpu] = referenceElements(core, targetReference(k, writer)) * bytes;
+    for (std::size_t s = g.first; s < g.last; ++s)
+      for (std::size_t r : readsOf(k, s, static_cast<int>(t)))
+        read[dpu] = std::max(read[dpu], referenceElements(core, r) * bytes);
+  }
+  const std::int64_t partials = addTransfer(p, t, false, written, prog, true);
+  addMerge(k.tensors[t], partials, sim::dpu::UpmemPhase::InterDpu, o, prog);
+  addTransfer(p, t, true, read, prog, true);
+}
+
 }  // namespace
 
 UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
@@ -308,26 +357,25 @@ UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOpti
     throw LimitError(std::move(violations));
   prog.plan.dpusPerRank = o.dpusPerRank;
   prog.plan.dpus = m.groupsUsed * o.dpusPerRank;
-  TileBytes tiles;
-  HostStep launch = launchStep(k, m, shapes, o, prog, tiles);
+  const TileBytes tiles = tilesOf(k, m, o, prog);
   for (std::size_t t = 0; t < k.tensors.size(); ++t)
     if (k.tensors[t].role == TensorRole::Input && !p.isResident(static_cast<int>(t)))
       addTransfer(p, t, true, tiles[t], prog);
-  prog.plan.steps.push_back(std::move(launch));
-  prog.notes.push_back("launch " + std::to_string(o.tasklets) + " tasklets on " +
-                       std::to_string(prog.dpusUsed) + " DPUs");
+  const std::vector<LaunchGroup> groups = launchGroups(k, m);
+  for (const LaunchGroup& g : groups) {
+    for (int t : g.exchanged) exchange(p, m, static_cast<std::size_t>(t), g, o, prog);
+    prog.plan.steps.push_back(launchStep(m, shapes, g, o, prog));
+    prog.notes.push_back(
+        "launch " + std::to_string(o.tasklets) + " tasklets on " + std::to_string(prog.dpusUsed) + " DPUs" +
+        (groups.size() > 1
+             ? " (statements " + std::to_string(g.first + 1) + " to " + std::to_string(g.last) + ")"
+             : std::string()));
+  }
   for (std::size_t t = 0; t < k.tensors.size(); ++t) {
     if (k.tensors[t].role != TensorRole::Output) continue;
     std::int64_t partials = addTransfer(p, t, false, tiles[t], prog);
     if (reducedBySomeStatement(k, shapes, t)) partials += readTaskletRecords(k.tensors[t], o, prog);
-    if (partials <= 0) continue;
-    prog.mergedPartials += partials;
-    HostStep merge;
-    merge.kind = HostStep::Kind::HostWork;
-    merge.hostNs = static_cast<double>(partials) / o.hostMergeGops;
-    prog.plan.steps.push_back(merge);
-    prog.notes.push_back("host adds " + std::to_string(partials) + " partial results of " +
-                         k.tensors[t].name);
+    addMerge(k.tensors[t], partials, sim::dpu::UpmemPhase::Host, o, prog);
   }
   return prog;
 }

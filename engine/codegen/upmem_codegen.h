@@ -58,8 +58,8 @@ struct UpmemProgram {
   std::int64_t mramBytes = 0;       // largest per-DPU share of every tensor
   std::int64_t tileBytes = 0;       // bytes the host moves without padding (the tensors' tiles)
   std::int64_t mergedPartials = 0;  // partial results the host adds
-  /// Per distinct kernel of the launch (its Launch step's `kernels`, in order): what its loops do.
-  std::vector<LoopCounts> kernelLoops;
+  /// Per Launch step of the plan, in order, per distinct kernel of it (its `kernels`): what its loops do.
+  std::vector<std::vector<LoopCounts>> kernelLoops;
   std::vector<std::string> notes;  // one line per step of the plan, in order
 };
 

@@ -31,10 +31,10 @@ class PlanSimulator {
       switch (s.kind) {
         case HostStep::Kind::Parallel:
         case HostStep::Kind::Broadcast:
-          add(s.toDpu ? UpmemPhase::CpuToDpu : UpmemPhase::DpuToCpu, rankTransfer(s));
+          add(transferPhase(s), rankTransfer(s));
           break;
         case HostStep::Kind::Serial:
-          add(s.toDpu ? UpmemPhase::CpuToDpu : UpmemPhase::DpuToCpu, serialTransfer(s));
+          add(transferPhase(s), serialTransfer(s));
           break;
         case HostStep::Kind::Launch:
           try {
@@ -53,6 +53,10 @@ class PlanSimulator {
 
  private:
   double cyclesOfNs(double ns) const { return ns * m_cfg.clockMHz / 1000; }
+  static UpmemPhase transferPhase(const HostStep& s) {
+    if (s.exchange) return UpmemPhase::InterDpu;
+    return s.toDpu ? UpmemPhase::CpuToDpu : UpmemPhase::DpuToCpu;
+  }
   void add(UpmemPhase p, double cycles) { m_run.cycles[static_cast<std::size_t>(p)] += cycles; }
 
   // Parallel: each rank moves its largest share (8-B aligned) to every DPU it addresses; broadcast: the one

@@ -46,6 +46,9 @@ struct HostStep {
   std::vector<std::int32_t> kernelOf;       // Launch: per DPU, rank-major: its index in kernels; -1: idle
   double hostNs = 0;                        // HostWork: time on the host
   UpmemPhase hostPhase = UpmemPhase::Host;  // HostWork: Host (merges) or InterDpu (exchanges)
+  /// Transfers: data moving between two launches through the host (DPUs cannot reach each other), timed as
+  /// a transfer but counted in the InterDpu phase.
+  bool exchange = false;
 };
 
 struct HostPlan {

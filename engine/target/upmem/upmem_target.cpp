@@ -58,13 +58,16 @@ const std::vector<StatDecl>& dpuStatistics() {
   return s;
 }
 
-// Boundary checks per DPU of the plan: its launch's kernel's (UpmemProgram::kernelLoops).
+// Boundary checks per DPU of the plan: its kernels' in every launch (UpmemProgram::kernelLoops).
 std::vector<std::int64_t> guardsPerDpu(const UpmemProgram& prog) {
   std::vector<std::int64_t> out(static_cast<std::size_t>(prog.plan.dpus), 0);
-  for (const sim::dpu::HostStep& s : prog.plan.steps)
-    if (s.kind == sim::dpu::HostStep::Kind::Launch)
-      for (std::size_t u = 0; u < s.kernelOf.size() && u < out.size(); ++u)
-        if (s.kernelOf[u] >= 0) out[u] += prog.kernelLoops.at(static_cast<std::size_t>(s.kernelOf[u])).guards;
+  std::size_t launch = 0;
+  for (const sim::dpu::HostStep& s : prog.plan.steps) {
+    if (s.kind != sim::dpu::HostStep::Kind::Launch) continue;
+    const auto& loops = prog.kernelLoops.at(launch++);
+    for (std::size_t u = 0; u < s.kernelOf.size() && u < out.size(); ++u)
+      if (s.kernelOf[u] >= 0) out[u] += loops.at(static_cast<std::size_t>(s.kernelOf[u])).guards;
+  }
   return out;
 }
 
@@ -165,7 +168,7 @@ class UpmemTarget final : public ITarget {
   }
   const std::vector<StatDecl>& statistics() const override { return dpuStatistics(); }
   const std::vector<SubPhaseDecl>& subPhases() const override { return upmemPhases(); }
-  int modelVersion() const override { return 3; }  // 3: generated loops at tile edges (IMTP 5.3)
+  int modelVersion() const override { return 4; }  // 4: launches split where a statement reads another DPU
 
  private:
   Evaluation evaluation(const Problem& p, const UpmemProgram& prog, std::uint64_t draft,
