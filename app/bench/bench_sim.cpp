@@ -5,6 +5,7 @@
 #include "engine/target/dram_pim/device_config.h"
 #include "engine/target/registry.h"
 #include "sim/simulator.h"
+#include "sim/vector_proc.h"
 #include "sim/vendor_attacc.h"
 #include "sim/vendor_hbm2pim.h"
 
@@ -27,6 +28,22 @@ static void BM_SimHbm2PimAdd1M(benchmark::State& st) {
   }
 }
 BENCHMARK(BM_SimHbm2PimAdd1M)->Unit(benchmark::kMillisecond);
+
+// CoMoNM's VECTOR_PROC estimate of the same two programs (sim/vector_proc.h): one blocking stream per
+// channel, the program built once outside the loop (the engine's figures above include building it).
+static void vectorProc(benchmark::State& st, const Program& p, const DeviceConfig& c) {
+  for (auto _ : st) benchmark::DoNotOptimize(vectorProcCycles(c, p, Phase::Compute));
+}
+static void BM_VectorProcHbm2PimGemv4096(benchmark::State& st) {
+  const DeviceConfig c = pim::deviceConfigFor(pim::builtinBackends().get("hbm2-pim"));
+  vectorProc(st, hbm2pimGemv(c, 64, 4096, 4096), c);
+}
+BENCHMARK(BM_VectorProcHbm2PimGemv4096)->Unit(benchmark::kMicrosecond);
+static void BM_VectorProcHbm2PimAdd1M(benchmark::State& st) {
+  const DeviceConfig c = pim::deviceConfigFor(pim::builtinBackends().get("hbm2-pim"));
+  vectorProc(st, hbm2pimAdd(c, 64, 1 << 20), c);
+}
+BENCHMARK(BM_VectorProcHbm2PimAdd1M)->Unit(benchmark::kMicrosecond);
 
 // Long regular streams as the DCC lowering emits them (refresh on).
 namespace {
