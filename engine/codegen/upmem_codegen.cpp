@@ -185,6 +185,10 @@ std::vector<LimitViolation> upmemViolations(const Problem& p, const Draft& d, co
                       scratch);
 }
 
+std::vector<StatementShape> upmemStatementShapes(const Kernel& k, const UpmemCodegenOptions& o) {
+  return shapesOf(k, o);
+}
+
 std::string upmemUnsupportedReason(const Kernel& k) {
   // The operation first: no element type makes a kernel without a template run.
   for (const std::string& op : k.requiredOps())

@@ -68,6 +68,10 @@ struct UpmemProgram {
 /// the draft but builds no program; lowerUpmem refuses the same list.
 std::vector<LimitViolation> upmemViolations(const Problem& p, const Draft& d, const UpmemCodegenOptions& o);
 
+/// Each statement of `k` as the templates see it under `o` (its loops, streamed operands, instructions per
+/// element, block): what lowerUpmem builds programs from, for estimates that build none.
+std::vector<StatementShape> upmemStatementShapes(const Kernel& k, const UpmemCodegenOptions& o);
+
 /// Why `k` has no UPMEM program (an operation without a template, a 16-bit float type), empty if it has one.
 std::string upmemUnsupportedReason(const Kernel& k);
 

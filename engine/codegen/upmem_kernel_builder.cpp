@@ -11,10 +11,8 @@ using sim::dpu::Step;
 using sim::dpu::TaskletProgram;
 
 // The templates' instruction counts (upmem.md, "Traced loop bodies"; upmem_codegen.h).
-constexpr std::int64_t kBlockInstructions = 13;  // per block: mram_read/_write calls, addresses (VectorOp.py)
-// Assumed (no trace): clearing and storing an accumulator per output; loading a scalar operand; copying
-// one element between WRAM and an MRAM access (address and store) when a copy loop is not one DMA.
-constexpr std::int64_t kOutputInstructions = 2;
+// Assumed (no trace): loading a scalar operand; copying one element between WRAM and an MRAM access (address
+// and store) when a copy loop is not one DMA.
 constexpr std::int64_t kScalarInstructions = 2;
 constexpr std::int64_t kCopyInstructions = 2;
 constexpr std::int32_t kMramAccessBytes = 8;  // the smallest MRAM access (upmem.md, MRAM internals)
@@ -110,7 +108,7 @@ KernelBuilder::Emitted KernelBuilder::copy(std::int64_t n, int bytes, bool tail,
 KernelBuilder::Emitted KernelBuilder::block(std::int64_t n, bool writes, bool tail, bool rowGuard,
                                             bool dead) const {
   Emitted e;
-  e.issue(kBlockInstructions);
+  e.issue(kUpmemBlockInstructions);
   for (int bytes : m_sh.streamedBytes) e.add(copy(n, bytes, tail, false));
   const bool colGuard = !m_style.handWritten && tail && !m_style.passes.loopTightening;
   const std::int64_t iterations = colGuard ? m_sh.blockElements : n;
@@ -147,7 +145,7 @@ KernelBuilder::Emitted KernelBuilder::outputGroups(std::int64_t outs, std::int64
   const bool hoisted = m_style.passes.branchHoisting;
   auto row = [&](bool dead) {
     Emitted r;
-    r.issue(kOutputInstructions);
+    r.issue(kUpmemOutputInstructions);
     r.add(streamBlocks(reduced, 0, 1, false, rowTail && !hoisted, dead));
     return r;
   };
@@ -181,7 +179,7 @@ LoopCounts KernelBuilder::append(std::vector<TaskletProgram>& tasklets, std::int
       e.add(outputGroups(outs, reduced, t));
     } else {
       Emitted row;
-      row.issue(kOutputInstructions);
+      row.issue(kUpmemOutputInstructions);
       row.add(streamBlocks(reduced, t, m_T, false, false, false));
       e.add(Emitted::repeated(outs, row));
     }
@@ -194,7 +192,7 @@ LoopCounts KernelBuilder::append(std::vector<TaskletProgram>& tasklets, std::int
     if (m_T > 1)
       for (auto& p : tasklets) p.push_back(Step::barrier());
     Emitted merge;
-    merge.issue(outs * (m_T * (kUpmemOperandInstructions + m_sh.accumulate) + kOutputInstructions));
+    merge.issue(outs * (m_T * (kUpmemOperandInstructions + m_sh.accumulate) + kUpmemOutputInstructions));
     merge.add(write(outs * m_sh.targetBytes));
     TaskletProgram& p0 = tasklets.front();
     p0.insert(p0.end(), merge.steps.begin(), merge.steps.end());

@@ -26,6 +26,10 @@ namespace pim {
 
 /// Per streamed operand and element: its address and its load (upmem.md, "Traced loop bodies").
 inline constexpr std::int64_t kUpmemOperandInstructions = 2;
+/// Per block: the mram_read/_write calls and their addresses (upmem.md, VectorOp.py).
+inline constexpr std::int64_t kUpmemBlockInstructions = 13;
+/// Per output of a reduction: clearing and storing its accumulator (assumed: no trace).
+inline constexpr std::int64_t kUpmemOutputInstructions = 2;
 
 /// What a kernel's loops do, as IMTP counts it (Fig. 8): compute-loop iterations (those whose guard fails
 /// included), dynamic guards, MRAM<->WRAM transfers.

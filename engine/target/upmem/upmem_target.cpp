@@ -8,6 +8,7 @@
 #include "engine/common/error.h"
 #include "engine/hw/backend.h"
 #include "engine/target/upmem/upmem_choices.h"
+#include "engine/target/upmem/upmem_estimate.h"
 #include "engine/target/upmem/upmem_params.h"
 #include "engine/target/upmem/upmem_vendor.h"
 
@@ -168,6 +169,10 @@ class UpmemTarget final : public ITarget {
   }
   const std::vector<StatDecl>& statistics() const override { return dpuStatistics(); }
   const std::vector<SubPhaseDecl>& subPhases() const override { return upmemPhases(); }
+  const std::vector<std::string>& featureNames() const override { return upmemFeatureNames(); }
+  std::unique_ptr<ICandidateEstimator> estimator(const Problem& p, const OptimizerOptions& o) const override {
+    return makeUpmemEstimator(p, paramsOf(p), [&p, o](std::uint64_t id) { return optionsOf(p, id, o); });
+  }
   int modelVersion() const override { return 4; }  // 4: launches split where a statement reads another DPU
 
  private:

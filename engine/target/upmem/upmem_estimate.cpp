@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/target/upmem/upmem_estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "engine/codegen/upmem_codegen.h"
+#include "engine/core/problem.h"
+#include "engine/kernel/shape_check.h"
+
+namespace pim {
+namespace {
+
+double ceilDiv(double a, double b) { return std::ceil(a / std::max(1.0, b)); }
+
+bool uses(const AffineExpr& e, int var) {
+  return std::any_of(e.terms.begin(), e.terms.end(), [&](const auto& t) { return t.first == var; });
+}
+
+// The candidate's layout as the estimate reads it: per loop variable its extent on one DPU; per tensor the
+// number of DPUs sharing it out (1: every DPU holds all of it); DPUs and ranks used.
+struct Layout {
+  std::vector<double> loopExtent;
+  std::vector<double> tensorSplit;
+  double dpus = 1, ranks = 1, dpusPerRank = 1;
+};
+
+Layout layoutOf(const Problem& p, const Draft& d) {
+  const DraftSpace& ds = p.space();
+  const DimensionSets& sets = ds.sets();
+  const Kernel& k = p.kernel();
+  Layout l;
+  for (std::size_t v = 0; v < sets.loopHi.size(); ++v)
+    l.loopExtent.push_back(static_cast<double>(sets.loopHi[v] - sets.loopLo[v]));
+  l.tensorSplit.assign(k.tensors.size(), 1);
+  for (int s = 0; s < ds.partCount(); ++s) {
+    const PartChoice& c = d.parts[static_cast<std::size_t>(s)];
+    // Units past the extent get no tile and stay idle; busy units fill groups first (unit = group x cores
+    // + core).
+    const double perCore = static_cast<double>(ds.perCoreSize(s, c));
+    const double units = std::min(static_cast<double>(c.groups) * c.cores,
+                                  ceilDiv(static_cast<double>(ds.representative(s, c).extent), perCore));
+    l.ranks *= ceilDiv(units, c.cores);
+    l.dpusPerRank *= std::min<double>(c.cores, units);
+    l.dpus *= units;
+    const int var = ds.representative(s, c).var;
+    if (var >= 0) l.loopExtent[static_cast<std::size_t>(var)] = perCore;
+    for (const TensorDim& dim : sets.sets[static_cast<std::size_t>(s)].dims)
+      if (std::any_of(dim.references.begin(), dim.references.end(),
+                      [&](const AffineExpr& e) { return uses(e, var); }))
+        l.tensorSplit[static_cast<std::size_t>(dim.tensor)] =
+            std::max(l.tensorSplit[static_cast<std::size_t>(dim.tensor)], units);
+  }
+  return l;
+}
+
+class UpmemEstimator final : public ICandidateEstimator {
+ public:
+  UpmemEstimator(const Problem& p, const UpmemParams& params,
+                 std::function<UpmemCodegenOptions(std::uint64_t)> optionsOf)
+      : m_p(p), m_params(params), m_optionsOf(std::move(optionsOf)) {
+    const Kernel& k = p.kernel();
+    for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+      double n = static_cast<double>(dtypeBytes(k.tensors[t].dtype));
+      for (auto e : tensorExtents(k, static_cast<int>(t), p.shape())) n *= static_cast<double>(e);
+      m_tensorBytes.push_back(n);
+    }
+  }
+
+  void features(const Draft& d, std::vector<float>& out) const override {
+    const Parts e = parts(d);
+    for (double v : {e.totalNs(), e.kernelCycles, e.transferNs, e.dpus, e.ranks, e.tasklets, e.tile,
+                     e.instructions, e.dmas})
+      out.push_back(static_cast<float>(v));
+  }
+  CandidateEstimate estimate(const Draft& d) const override {
+    const Parts e = parts(d);
+    return {static_cast<float>(e.totalNs()), static_cast<float>(e.kernelCycles)};
+  }
+
+ private:
+  struct Parts {
+    double kernelCycles = 0, transferNs = 0, mergeNs = 0, nsPerCycle = 1;
+    double dpus = 1, ranks = 1, tasklets = 1, tile = 0, instructions = 0, dmas = 0;
+    double totalNs() const { return kernelCycles * nsPerCycle + transferNs + mergeNs; }
+  };
+
+  // One host transfer of `perDpu` bytes to or from each of the layout's DPUs (`broadcast`: one buffer).
+  double transferNs(const Layout& l, double perDpu, bool toDpu, bool broadcast) const {
+    const sim::dpu::HostRates& r = m_params.rates;
+    const double rank = broadcast ? r.broadcastRankGBps : toDpu ? r.toRankGBps : r.fromRankGBps;
+    const double all = broadcast ? r.broadcastAllGBps : toDpu ? r.toAllGBps : r.fromAllGBps;
+    const double one = toDpu ? r.serialToDpuGBps : r.serialFromDpuGBps;
+    const double perRank = std::ceil(perDpu / 8) * 8 * l.dpusPerRank;
+    const double ns = std::max(perRank / std::min(rank, l.dpusPerRank * one), perRank * l.ranks / all);
+    return (toDpu ? r.toDpuSetupMs : r.fromDpuSetupMs) * 1e6 + ns;
+  }
+
+  // The busiest DPU's kernel: instructions and DMAs of every statement's template.
+  void kernel(const Layout& l, const UpmemCodegenOptions& o, Parts& e) const {
+    const auto shapes = upmemStatementShapes(m_p.kernel(), o);
+    double issue = 0, dmaCycles = 0;
+    const double gap = m_params.dpu.sameTaskletGap;
+    for (const StatementShape& sh : shapes) {
+      auto product = [&](const std::vector<int>& loops) {
+        double n = 1;
+        for (int v : loops) n *= l.loopExtent[static_cast<std::size_t>(v)];
+        return n;
+      };
+      const double outs = product(sh.outLoops), red = product(sh.reduceLoops);
+      const double c = static_cast<double>(sh.blockElements);
+      double instructions = 0, dmas = 0, busy = 1;
+      if (!sh.reduces()) {
+        const double blocks = ceilDiv(outs, c);
+        instructions = outs * static_cast<double>(sh.perElement) + blocks * kUpmemBlockInstructions;
+        dmas = blocks * (static_cast<double>(sh.streamedBytes.size()) + 1);
+        busy = std::min<double>(o.tasklets, blocks);
+      } else {
+        const double blocks = ceilDiv(red, c);
+        instructions = outs * (kUpmemOutputInstructions + red * static_cast<double>(sh.perElement) +
+                               blocks * kUpmemBlockInstructions);
+        dmas = outs * blocks * static_cast<double>(sh.streamedBytes.size());
+        const bool byOutputs = o.split == TaskletSplit::Outputs     ? outs > 1
+                               : o.split == TaskletSplit::Reduction ? false
+                                                                    : outs >= o.tasklets;
+        busy =
+            std::min<double>(o.tasklets, byOutputs ? ceilDiv(outs, std::max(1, 8 / sh.targetBytes)) : blocks);
+      }
+      // One instruction a cycle with at least `gap` tasklets busy; else each busy one every `gap` cycles.
+      issue += busy >= gap ? instructions : instructions / std::max(1.0, busy) * gap;
+      const double bytes = c * *std::max_element(sh.streamedBytes.begin(), sh.streamedBytes.end());
+      dmaCycles += dmas * (m_params.dpu.dma.serviceBase + m_params.dpu.dma.servicePerByte * bytes);
+      e.instructions += instructions;
+      e.dmas += dmas;
+    }
+    e.kernelCycles = std::max(issue, dmaCycles) + m_params.rates.launchMs * 1e6 / e.nsPerCycle;
+  }
+
+  Parts parts(const Draft& d) const {
+    const UpmemCodegenOptions o = m_optionsOf(d.id);
+    const Layout l = layoutOf(m_p, d);
+    Parts e;
+    e.nsPerCycle = 1000.0 / m_params.dpu.clockMHz;
+    e.dpus = l.dpus;
+    e.ranks = l.ranks;
+    e.tasklets = o.tasklets;
+    e.tile = o.blockBytes;
+    kernel(l, o, e);
+    const Kernel& k = m_p.kernel();
+    for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+      const double perDpu = m_tensorBytes[t] / l.tensorSplit[t];
+      if (k.tensors[t].role == TensorRole::Input && !m_p.isResident(static_cast<int>(t)))
+        e.transferNs += transferNs(l, perDpu, true, l.tensorSplit[t] == 1 && l.dpus > 1);
+      if (k.tensors[t].role != TensorRole::Output) continue;
+      e.transferNs += transferNs(l, perDpu, false, false);
+      // DPUs beyond the output's split hold partial sums of the same outputs, which the host adds.
+      const double holders = l.dpus / l.tensorSplit[t];
+      const double partials = (holders - 1) * m_tensorBytes[t] / dtypeBytes(k.tensors[t].dtype);
+      e.mergeNs += std::max(0.0, partials) / o.hostMergeGops;
+    }
+    return e;
+  }
+
+  const Problem& m_p;
+  const UpmemParams& m_params;
+  std::function<UpmemCodegenOptions(std::uint64_t)> m_optionsOf;
+  std::vector<double> m_tensorBytes;
+};
+
+}  // namespace
+
+std::unique_ptr<ICandidateEstimator> makeUpmemEstimator(
+    const Problem& p, const UpmemParams& params,
+    std::function<UpmemCodegenOptions(std::uint64_t)> optionsOf) {
+  return std::make_unique<UpmemEstimator>(p, params, std::move(optionsOf));
+}
+
+const std::vector<std::string>& upmemFeatureNames() {
+  static const std::vector<std::string> names = {
+      "est_total_ns", "est_kernel_cycles", "est_transfer_ns",      "dpus",        "ranks",
+      "tasklets",     "tile_bytes",        "instructions_per_dpu", "dmas_per_dpu"};
+  return names;
+}
+
+}  // namespace pim
