@@ -143,6 +143,27 @@ TEST(MalformedSuite, NumberOverflowIsNamed) {
   expectSuiteRefused(dir, R"({"kernels": {}, "seed": 1e400})", {"suite.json: line 1,", "number overflow"});
 }
 
+TEST(MalformedSuite, UnknownElementTypeIsNamed) {
+  const TempDir dir;
+  expectSuiteRefused(dir, R"({"types": {"red": "i128"}, "kernels": {"red": ["b=1,n=64"]}})",
+                     {"suite.json: types.red: 'i128' is not an element type"});
+}
+
+TEST(MalformedSuite, TypeOfAKernelNotInTheSuiteIsRefused) {
+  const TempDir dir;
+  expectSuiteRefused(dir, R"({"types": {"va": "i32"}, "kernels": {"red": ["b=1,n=64"]}})",
+                     {"suite.json: types.va: the suite has no such kernel"});
+}
+
+TEST(MalformedSuite, ParameterNotANumberIsNamed) {
+  const TempDir dir;
+  expectSuiteRefused(dir,
+                     R"({"parameters": {"red": {"pim.tasklets": "8"}}, "kernels": {"red": ["b=1,n=64"]}})",
+                     {"suite.json: parameters.red.pim.tasklets: not a finite number"});
+  expectSuiteRefused(dir, R"({"parameters": {"red": 4}, "kernels": {"red": ["b=1,n=64"]}})",
+                     {"suite.json: parameters.red: not an object of parameter values"});
+}
+
 TEST(MalformedSuite, ShapesNotAListStaysClear) {
   const TempDir dir;
   expectSuiteRefused(dir, R"({"kernels": {"red": "b=1"}})",

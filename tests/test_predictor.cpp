@@ -435,6 +435,25 @@ TEST(Suites, UnionKeepsFirstSeenOrderAndEachShapeOnce) {
   EXPECT_EQ(u.kernels[1].second, std::vector<std::string>{"b=1,n=2048"});
 }
 
+// A suite's types retype its kernels and its parameters edit the backends that declare them (PrIM's GEMV
+// operands below 50 on upmem); a backend without the parameter runs unchanged.
+TEST(Suites, TypesAndParametersApplyPerKernel) {
+  const Suite s = loadSuite(dataDir() + "/suites/prim.json");
+  EXPECT_EQ(s.kernel("red").tensors[0].dtype, DType::I64);
+  EXPECT_EQ(s.kernel("gemv").tensors[0].dtype, DType::I32);
+  const Backend& upmem = builtinBackends().get("upmem");
+  EXPECT_DOUBLE_EQ(s.backendFor(upmem, "gemv").param("pim.mulOperandBits")->value, 4.03);
+  EXPECT_EQ(s.backendFor(upmem, "va").hash(), upmem.hash());
+  const Backend& hbm = builtinBackends().get("hbm-pim");
+  EXPECT_EQ(s.backendFor(hbm, "gemv").hash(), hbm.hash());
+  for (const auto& [kernel, shapes] : s.kernels)
+    for (const std::string& shape : shapes) {
+      const Kernel k = s.kernel(kernel);
+      const Problem p(s.backendFor(upmem, kernel), k, parseShape(k, shape));
+      EXPECT_TRUE(targetOf(upmem).check(p).empty()) << kernel << " " << shape;
+    }
+}
+
 TEST(Suites, BadFilesAreNamedWithTheEntry) {
   const test::TempDir scratch;
   auto message = [&](const std::string& text) {

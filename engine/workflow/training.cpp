@@ -227,6 +227,53 @@ double secondsPerFullSimulation(const Problem& p, const std::vector<Draft>& draf
 
 }  // namespace
 
+Kernel Suite::kernel(const std::string& name) const {
+  const Kernel k = KernelLibrary::builtin().get(name);
+  const auto t = types.find(name);
+  return t == types.end() ? k : retyped(k, t->second);
+}
+
+Backend Suite::backendFor(const Backend& b, const std::string& name) const {
+  const auto it = parameters.find(name);
+  if (it == parameters.end()) return b;
+  Backend edited = b;
+  std::vector<std::pair<std::string, double>> declared;
+  for (const auto& [key, value] : it->second)
+    if (b.param(key)) declared.emplace_back(key, value);
+  if (!declared.empty()) edited.setParameters(declared);
+  return edited;
+}
+
+namespace {
+
+// "types": {"red": "i64"}: an element type per kernel of the suite.
+void readTypes(const nlohmann::json& j, const std::string& path, Suite& s) {
+  if (!j.is_object()) throw InputError(path + ": types: not an object of kernel names");
+  for (const auto& [kernel, type] : j.items()) {
+    const std::string where = path + ": types." + kernel;
+    if (!type.is_string()) throw InputError(where + ": not an element type name");
+    const auto t = parseDType(type.get<std::string>());
+    if (!t) throw InputError(where + ": '" + type.get<std::string>() + "' is not an element type");
+    s.types[kernel] = *t;
+  }
+}
+
+// "parameters": {"gemv": {"pim.mulOperandBits": 4.03}}: backend parameters per kernel.
+void readParameters(const nlohmann::json& j, const std::string& path, Suite& s) {
+  if (!j.is_object()) throw InputError(path + ": parameters: not an object of kernel names");
+  for (const auto& [kernel, params] : j.items()) {
+    const std::string where = path + ": parameters." + kernel;
+    if (!params.is_object()) throw InputError(where + ": not an object of parameter values");
+    for (const auto& [key, value] : params.items()) {
+      if (!value.is_number() || !std::isfinite(value.get<double>()))
+        throw InputError(where + "." + key + ": not a finite number");
+      s.parameters[kernel].emplace_back(key, value.get<double>());
+    }
+  }
+}
+
+}  // namespace
+
 Suite loadSuite(const std::string& path) {
   const nlohmann::json j = readJsonFile(path, "suite file");
   if (!j.is_object()) throw InputError(path + ": expected a JSON object at top level, got " + j.type_name());
@@ -238,12 +285,14 @@ Suite loadSuite(const std::string& path) {
   }
   if (!j.contains("kernels") || !j.at("kernels").is_object())
     throw InputError(path + ": kernels: missing or not an object");
+  if (auto it = j.find("types"); it != j.end()) readTypes(*it, path, s);
+  if (auto it = j.find("parameters"); it != j.end()) readParameters(*it, path, s);
   for (const auto& [kernel, shapes] : j.at("kernels").items()) {
     if (!shapes.is_array()) throw InputError(path + ": kernels." + kernel + ": not a list of shapes");
     std::vector<std::string> list;
     Kernel k;
     try {
-      k = KernelLibrary::builtin().get(kernel);
+      k = s.kernel(kernel);
     } catch (const InputError& e) {
       throw InputError(path + ": kernels." + kernel + ": " + e.what());
     }
@@ -258,6 +307,12 @@ Suite loadSuite(const std::string& path) {
     }
     s.kernels.emplace_back(kernel, std::move(list));
   }
+  for (const auto& [kernel, t] : s.types)
+    if (std::none_of(s.kernels.begin(), s.kernels.end(), [&](const auto& e) { return e.first == kernel; }))
+      throw InputError(path + ": types." + kernel + ": the suite has no such kernel");
+  for (const auto& [kernel, p] : s.parameters)
+    if (std::none_of(s.kernels.begin(), s.kernels.end(), [&](const auto& e) { return e.first == kernel; }))
+      throw InputError(path + ": parameters." + kernel + ": the suite has no such kernel");
   return s;
 }
 
@@ -267,6 +322,13 @@ Suite loadSuites(const std::vector<std::string>& paths) {
   for (const std::string& path : paths) {
     const Suite s = loadSuite(path);
     all.name += (all.name.empty() ? "" : "+") + s.name;
+    for (const auto& [kernel, t] : s.types) {
+      const auto [it, added] = all.types.emplace(kernel, t);
+      if (!added && it->second != t)
+        throw InputError(path + ": types." + kernel + ": " + std::string(dtypeName(t)) +
+                         ", another suite says " + std::string(dtypeName(it->second)));
+    }
+    for (const auto& [kernel, p] : s.parameters) all.parameters[kernel] = p;
     for (const auto& entry : s.kernels) {
       // Not a structured binding: clang before 16 cannot capture one in the lambda (the fuzz preset).
       const auto& kernel = entry.first;
@@ -314,15 +376,16 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
   std::size_t shapesTotal = 0, shapesDone = 0;
   for (const auto& [kernel, shapes] : suite.kernels) shapesTotal += shapes.size();
   for (const auto& [kernel, shapes] : suite.kernels) {
-    const Kernel k = KernelLibrary::builtin().get(kernel);
-    if (!runsOn(b, k)) {
+    const Kernel k = suite.kernel(kernel);
+    const Backend kb = suite.backendFor(b, kernel);
+    if (!runsOn(kb, k)) {
       shapesDone += shapes.size();
       continue;
     }
     meta.kernels.push_back(kernel);
     for (const std::string& shape : shapes) {
       if (o.cancel && o.cancel->load()) break;
-      const Problem p(b, k, parseShape(k, shape));
+      const Problem p(kb, k, parseShape(k, shape));
       recordShape(meta, k, p.shape());
       std::vector<Draft> drafts = keptDrafts(p);
       if (o.screenLimit > 0 && drafts.size() > o.screenLimit) {
@@ -403,8 +466,9 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
   EvaluationReport r;
   r.backend = b.name;
   r.kernel = kernel;
-  const Kernel k = KernelLibrary::builtin().get(kernel);
-  if (!runsOn(b, k)) throw InputError("evaluate: " + kernel + " cannot run on " + b.name);
+  const Kernel k = suite.kernel(kernel);
+  const Backend kb = suite.backendFor(b, kernel);
+  if (!runsOn(kb, k)) throw InputError("evaluate: " + kernel + " cannot run on " + b.name);
   EvalOptions sim = o.eval;
   sim.keepUnitStats = false;
   auto simulate = [&](const Problem& p, const Draft& d) -> std::optional<Evaluation> {
@@ -422,7 +486,7 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
         r.interrupted = true;
         break;
       }
-      const Problem p(b, k, parseShape(k, shape));
+      const Problem p(kb, k, parseShape(k, shape));
       const auto tPredict = Clock::now();
       const std::vector<Draft> drafts = keptDrafts(p);
       // As the explorer does: the analytic screen, then the model on what it keeps (the rest ranks last).
