@@ -6,6 +6,8 @@
 # keeps for the model (as explore does). Labels go to a results store and are reused on the next run.
 # Trees: learning rate 0.25, depth 6, at most 1,050 rounds, so that each shipped model stays under 5 MB
 # (the default depth-8 recipe gave 24.7 MB for hbm-pim at 0.59% validation error, this one 4.8 MB at 0.88%).
+# upmem trains on its own suites (the library kernels in PrIM's element types, and PrIM's sizes), at most 1,500
+# drafts a shape.
 #   scripts/train_models.sh [STORE] [backend ...]     (default: every backend the simulator times)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,10 +16,14 @@ OUT=${OUT:-datasets/models}
 STORE=${1:-labels.db}
 shift || true
 BACKENDS=("$@")
-if [ ${#BACKENDS[@]} -eq 0 ]; then BACKENDS=(hbm-pim attacc hbm2-pim gddr6-aim); fi
+if [ ${#BACKENDS[@]} -eq 0 ]; then BACKENDS=(hbm-pim attacc hbm2-pim gddr6-aim upmem); fi
 for b in "${BACKENDS[@]}"; do
-  "$CLI" train --backend "$b" --suite datasets/suites/dcc_single_kernels.json --suite datasets/suites/dcc_coverage.json \
-    --suite datasets/suites/dcc_random_train.json \
-    --db "$STORE" --max-samples 20000 --screen-limit 20000 --seed 42 --out "$OUT" \
+  if [ "$b" = upmem ]; then
+    suites=(--suite datasets/suites/upmem_train.json --suite datasets/suites/prim.json --max-samples 1500)
+  else
+    suites=(--suite datasets/suites/dcc_single_kernels.json --suite datasets/suites/dcc_coverage.json
+      --suite datasets/suites/dcc_random_train.json --max-samples 20000)
+  fi
+  "$CLI" train --backend "$b" "${suites[@]}" --db "$STORE" --screen-limit 20000 --seed 42 --out "$OUT" \
     --learning-rate 0.25 --max-depth 6 --max-rounds 1050
 done

@@ -95,6 +95,24 @@ std::unique_ptr<Problem> exampleOnHbmPim() {
 // On the DSL example the rows said "predicted ±0.6%" (the model's validation error on its training kernels)
 // while its confirmations were off by 27% on average, and nothing said the kernel was outside the training
 // data.
+// A retyped library kernel is still that kernel; in a type the model never saw it is out of distribution
+// (UPMEM emulates floats: an f32 VA costs nothing like an int32 one). Models without recorded types do not judge.
+TEST(ModelFit, ElementTypesTheModelNeverSawAreFlagged) {
+  const Backend& b = builtinBackends().get("upmem");
+  const Kernel va = KernelLibrary::builtin().get("va");
+  auto fitOf = [&](const TrainingMetadata& m, DType t) {
+    const Kernel k = retyped(va, t);
+    return modelFit(Problem(b, k, parseShape(k, "b=1,n=4096")), m);
+  };
+  TrainingMetadata m;
+  m.kernels = {"va"};
+  m.backendHash = b.hash();
+  EXPECT_FALSE(fitOf(m, DType::F32).outOfDistribution()) << fitOf(m, DType::F32).text();
+  m.kernelTypes["va"] = {"i32"};
+  EXPECT_FALSE(fitOf(m, DType::I32).outOfDistribution()) << fitOf(m, DType::I32).text();
+  EXPECT_EQ(fitOf(m, DType::F32).text(), "kernel va is f32; the model saw it in i32");
+}
+
 TEST(ModelFit, OutOfDistributionKernelIsFlaggedMeasuredAndConfirmedTwice) {
   const ShippedRun run = exploreWithShippedModel(*exampleOnHbmPim());
   const ExploreProgress& done = run.done;

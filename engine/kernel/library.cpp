@@ -168,8 +168,10 @@ std::string libraryKernelOf(const Kernel& k) {
       v.push_back(KernelLibrary::builtin().get(e.name));
     return v;
   }();
+  // A library kernel retyped (--dtype, a suite's types) is still that kernel: compared in k's element type.
+  const std::optional<DType> type = k.tensors.empty() ? std::nullopt : std::optional(k.tensors.front().dtype);
   for (const Kernel& lib : parsed)
-    if (sameComputation(lib, k)) return lib.name;
+    if (sameComputation(lib, k) || (type && sameComputation(retyped(lib, *type), k))) return lib.name;
   return "";
 }
 

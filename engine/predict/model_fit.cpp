@@ -37,6 +37,14 @@ ModelFit modelFit(const Problem& p, const TrainingMetadata& m) {
                                 : "kernel " + k.name + " is not among the model's training kernels (" +
                                       joined(m.kernels, ", ") + ")");
   }
+  if (!trained.empty() && !k.tensors.empty()) {  // another element type costs otherwise (UPMEM emulates floats)
+    const auto types = m.kernelTypes.find(trained);
+    const std::string type(dtypeName(k.tensors.front().dtype));
+    if (types != m.kernelTypes.end() &&
+        std::find(types->second.begin(), types->second.end(), type) == types->second.end())
+      fit.reasons.push_back("kernel " + k.name + " is " + type + "; the model saw it in " +
+                            joined(types->second, ", "));
+  }
   if (m.backendHash != p.backend().hash())
     fit.reasons.push_back("the model was trained on other parameters of " + p.backend().name);
   const auto ranges = m.shapeRanges.find(trained);

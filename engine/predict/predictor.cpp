@@ -64,6 +64,7 @@ std::optional<Predictor> Predictor::loadShipped(const std::string& backend, cons
   m.backendHash = r.get("backend_hash", std::string());
   m.kernels = r.get("kernels", std::vector<std::string>{});
   m.shapeRanges = r.get("shape_ranges", m.shapeRanges);
+  m.kernelTypes = r.get("kernel_types", m.kernelTypes);
   m.samples = r.get("samples", std::size_t{0});
   m.validationSamples = r.get("validation_samples", std::size_t{0});
   m.sampleFraction = r.get("sample_fraction", 0.15);
@@ -111,6 +112,7 @@ void Predictor::save(const std::string& dir) const {
                             {"backend_hash", m_meta.backendHash},
                             {"kernels", m_meta.kernels},
                             {"shape_ranges", m_meta.shapeRanges},
+                            {"kernel_types", m_meta.kernelTypes},
                             {"samples", m_meta.samples},
                             {"validation_samples", m_meta.validationSamples},
                             {"sample_fraction", m_meta.sampleFraction},

@@ -25,6 +25,8 @@ struct TrainingMetadata {
   /// Per kernel, per dimension, the smallest and largest size it was trained on ("shape_ranges"; empty in
   /// models trained before it was recorded).
   std::map<std::string, std::map<std::string, std::pair<std::int64_t, std::int64_t>>> shapeRanges;
+  /// Per kernel, the element types it was trained in ("kernel_types"; empty in models trained before).
+  std::map<std::string, std::vector<std::string>> kernelTypes;
   std::size_t samples = 0, validationSamples = 0;
   double sampleFraction = 0.15;
   std::size_t screenLimit = 0;  // sampled from the analytic screen's best N drafts of a shape; 0: from all

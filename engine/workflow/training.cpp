@@ -345,6 +345,14 @@ Suite loadSuites(const std::vector<std::string>& paths) {
 }
 
 namespace {
+/// Adds `k`'s element type (its first tensor's) to those the model saw `name` in.
+void recordType(TrainingMetadata& meta, const std::string& name, const Kernel& k) {
+  if (k.tensors.empty()) return;
+  auto& types = meta.kernelTypes[name];
+  const std::string t(dtypeName(k.tensors.front().dtype));
+  if (std::find(types.begin(), types.end(), t) == types.end()) types.push_back(t);
+}
+
 /// Widens the model's recorded training range of each of `k`'s dimensions to `shape` (ModelFit reads it).
 void recordShape(TrainingMetadata& meta, const Kernel& k, const Shape& shape) {
   auto& ranges = meta.shapeRanges[k.name];
@@ -387,6 +395,7 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
       if (o.cancel && o.cancel->load()) break;
       const Problem p(kb, k, parseShape(k, shape));
       recordShape(meta, k, p.shape());
+      recordType(meta, kernel, k);
       std::vector<Draft> drafts = keptDrafts(p);
       if (o.screenLimit > 0 && drafts.size() > o.screenLimit) {
         // Only the drafts the analytic screen passes to the model are ever ranked by it: sample those.
