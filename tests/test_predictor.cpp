@@ -376,7 +376,7 @@ TEST(Predictor, SharedShippedModelIsLoadedOnce) {
 
 // Every shipped model was trained on its backend as shipped, so its validation error applies there.
 TEST(Predictor, ShippedModelsAreTrainedOnTheShippedBackends) {
-  for (const char* name : {"hbm-pim", "hbm2-pim", "attacc", "gddr6-aim"}) {
+  for (const char* name : {"hbm-pim", "hbm2-pim", "attacc", "gddr6-aim", "upmem"}) {
     const Backend& b = builtinBackends().get(name);
     const ShippedModel m = sharedShippedModel(b);
     ASSERT_NE(m.model, nullptr) << name;

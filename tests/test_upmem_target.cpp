@@ -361,6 +361,10 @@ TEST(UpmemTarget, CoMoNMWhatIfsWithinTolerance) {
   const double mvCpi4 = vendorNs("gemv", "b=1,out=32768,in=16384",
                                  {{"pim.minTaskletCPI", 4}, {"pim.tasklets", 4}, {"pim.blockBytes", 2048}});
   EXPECT_NEAR(mv / mvCpi4, 1.7, 1.7 * 0.25);
+  // A 44-cycle hardware multiplier instead of the __mulsi3 call (full-width operands): mm 2^10 x 2^10, 2.18x.
+  const double mm = vendorNs("gemm", "m=1024,n=1024,k=1024", {});
+  const double mmHwMul = vendorNs("gemm", "m=1024,n=1024,k=1024", {{"pim.hwMulCycles", 44}});
+  EXPECT_NEAR(mm / mmHwMul, 2.18, 2.18 * 0.25);
 }
 
 }  // namespace

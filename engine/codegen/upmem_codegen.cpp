@@ -58,9 +58,9 @@ std::int64_t compareInstructions(DpuType t) {
   return t == DpuType::Float || t == DpuType::Double ? instructionsOf(DpuOp::Sub, t) : 2;
 }
 
-std::int64_t exprInstructions(const Expr& e, DpuType t, int bits) {
+std::int64_t exprInstructions(const Expr& e, DpuType t, const UpmemCodegenOptions& o) {
   std::int64_t n = 0;
-  for (const Expr& a : e.args) n += exprInstructions(a, t, bits);
+  for (const Expr& a : e.args) n += exprInstructions(a, t, o);
   switch (e.kind) {
     case Expr::Kind::Const:
     case Expr::Kind::Ref:
@@ -70,7 +70,10 @@ std::int64_t exprInstructions(const Expr& e, DpuType t, int bits) {
     case Expr::Kind::Binary:
       if (e.op == "+") return n + instructionsOf(DpuOp::Add, t);
       if (e.op == "-") return n + instructionsOf(DpuOp::Sub, t);
-      if (e.op == "*") return n + instructionsOf(DpuOp::Mul, t, bits);
+      if (e.op == "*") {
+        const bool hardware = o.hwMulInstructions > 0 && (t == DpuType::Int32 || t == DpuType::Int8or16);
+        return n + (hardware ? o.hwMulInstructions : instructionsOf(DpuOp::Mul, t, o.mulOperandBits));
+      }
       if (e.op == "/") return n + instructionsOf(DpuOp::Div, t);
       return n + compareInstructions(t);  // max, min
     case Expr::Kind::Call:
@@ -103,7 +106,7 @@ StatementShape shapeOf(const Kernel& k, const Statement& s, const UpmemCodegenOp
   }
   const std::int64_t operands =
       kUpmemOperandInstructions * static_cast<std::int64_t>(sh.streamedBytes.size());
-  const std::int64_t op = exprInstructions(s.value, t, o.mulOperandBits);
+  const std::int64_t op = exprInstructions(s.value, t, o);
   // upmem.md: an int64 sum carried across iterations costs about 3 more 32-bit adds per element.
   const std::int64_t carry = t == DpuType::Int64 ? 3 : 0;
   sh.accumulate = s.op == AssignOp::Max ? compareInstructions(t) : instructionsOf(DpuOp::Add, t);

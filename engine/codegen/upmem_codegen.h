@@ -33,6 +33,8 @@ struct UpmemCodegenOptions {
   int tasklets = 16;        // launched per DPU (PrIM: NR_TASKLETS)
   int blockBytes = 1024;    // WRAM block per streamed operand and tasklet, one DMA (PrIM: 2^BL)
   int mulOperandBits = 31;  // significant bits of a 32-bit multiply's smaller operand
+  int hwMulInstructions =
+      0;  // > 0: integer multiplies (up to 32 bits) on a hardware multiplier, this many slots
   std::int64_t stackBytes = 256;
   double hostMergeGops = 1;  // host additions of partial results per ns
   /// How a DPU's tasklets share a reduction kernel's work (element-wise kernels always deal blocks).
