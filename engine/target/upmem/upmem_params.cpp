@@ -25,7 +25,7 @@ const std::vector<ParamDecl>& decls() {
       {"pim.dmaServicePerByte", K::Real, 0}, {"pim.mulOperandBits", K::Real, 1},
       {"pim.tasklets", K::Integer, 1},       {"pim.blockBytes", K::Integer, 8},
       {"pim.stackBytes", K::Integer, 0},     {"pim.hostMergeGops", K::Real, 0},
-      {"pim.hwMulCycles", K::Real, 0},
+      {"pim.hwMulCycles", K::Real, 0, false},  // a what-if; files written before it have none (0)
   };
   return d;
 }
@@ -65,7 +65,8 @@ UpmemParams upmemParams(const Backend& b) {
   c.blockBytes = static_cast<int>(value(b, "pim.blockBytes"));
   c.mulOperandBits = static_cast<int>(std::lround(value(b, "pim.mulOperandBits")));
   // A hardware multiplier's cycles of one tasklet as issue slots (each slot is one same-tasklet gap).
-  const double hwMul = value(b, "pim.hwMulCycles");
+  const Parameter* hw = b.param("pim.hwMulCycles");
+  const double hwMul = hw ? hw->value : 0;
   c.hwMulInstructions = hwMul > 0 ? static_cast<int>(std::ceil(hwMul / p.dpu.sameTaskletGap)) : 0;
   c.stackBytes = static_cast<std::int64_t>(value(b, "pim.stackBytes"));
   c.hostMergeGops = value(b, "pim.hostMergeGops");
