@@ -96,7 +96,8 @@ std::unique_ptr<Problem> exampleOnHbmPim() {
 // while its confirmations were off by 27% on average, and nothing said the kernel was outside the training
 // data.
 // A retyped library kernel is still that kernel; in a type the model never saw it is out of distribution
-// (UPMEM emulates floats: an f32 VA costs nothing like an int32 one). Models without recorded types do not judge.
+// (UPMEM emulates floats: an f32 VA costs nothing like an int32 one). Models without recorded types do not
+// judge.
 TEST(ModelFit, ElementTypesTheModelNeverSawAreFlagged) {
   const Backend& b = builtinBackends().get("upmem");
   const Kernel va = KernelLibrary::builtin().get("va");

@@ -10,40 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/what_if_options.h"
 #include "engine/common/time_left.h"
 #include "engine/core/problem.h"
 #include "engine/predict/predictor.h"
 #include "engine/search/evaluate.h"
 
 namespace pim::cli {
-
-/// --set name=value (repeatable): what-if changes to the backend's declared parameters, applied by the same
-/// engine call as the window's what-if panel (Backend::setParameters: schema, range, integrality and the
-/// family's cross-checks). Nothing is rounded or clamped: a refused value is an InputError naming the
-/// parameter, and so are malformed text, a repeated name and an unknown name (with the close names).
-struct WhatIfOptions {
-  std::vector<std::string> settings;  // "name=value", as given
-  /// `applies`: what the parameters change, for --help.
-  void addTo(CLI::App* cmd, const std::string& applies = "of the backend");
-  bool empty() const { return settings.empty(); }
-  /// The parameters and values, in the order given (throws InputError on malformed text).
-  std::vector<std::pair<std::string, double>> values() const;
-  /// Adds `name`=`value` for a shorthand (`--tasklets 8`, a mapping file's tasklets), named `by` in the
-  /// error when a --set already gives `name` another value; nothing when it gives the same one.
-  void addShorthand(const std::string& by, const std::string& name, double value);
-  /// `b` with every setting applied; each name must be one `b` declares. Throws InputError "--set ...".
-  Backend applyTo(const Backend& b) const;
-  /// For compare: each of `backends` with the settings it declares; a name none of them declares is refused.
-  std::vector<Backend> applyToEach(const std::vector<Backend>& backends) const;
-  /// "<lead>: system.devices=1 (was 5)", the settings `edited` declares against the shipped backend of its
-  /// name ("; dram.x not declared, left out" for the others), and a newline; "" without --set.
-  std::string line(const Backend& edited, const std::string& lead = "what-if") const;
-  /// {"system.devices": {"value": 1, "was": 5}}, as line().
-  nlohmann::json json(const Backend& edited) const;
-  /// Adds json() to a command's --json output as "what_if"; nothing without --set, so that output is
-  /// unchanged.
-  void annotate(nlohmann::json& out, const Backend& edited) const;
-};
 
 /// --backend, --kernel / --kernel-file, --dims and --resident / --streamed, resolved into a Problem.
 struct ProblemOptions {
@@ -67,6 +40,9 @@ struct ProblemOptions {
 Kernel kernelOption(const std::string& kernel, const std::string& kernelFile, const std::string& dtype);
 /// Adds --dtype to a command.
 void addDTypeOption(CLI::App* cmd, std::string& dtype);
+
+/// A number as the CLI prints it: %.12g ("1", "0.066011", "1e+20").
+std::string num(double v);
 
 /// A check of a numeric option's text, run before CLI11 converts it: a finite number >= 0. CLI11's own
 /// NonNegativeNumber lets "nan" through, and an unsigned option would take "-1" as 2^64-1. The error echoes

@@ -37,7 +37,8 @@ ModelFit modelFit(const Problem& p, const TrainingMetadata& m) {
                                 : "kernel " + k.name + " is not among the model's training kernels (" +
                                       joined(m.kernels, ", ") + ")");
   }
-  if (!trained.empty() && !k.tensors.empty()) {  // another element type costs otherwise (UPMEM emulates floats)
+  if (!trained.empty() &&
+      !k.tensors.empty()) {  // another element type costs otherwise (UPMEM emulates floats)
     const auto types = m.kernelTypes.find(trained);
     const std::string type(dtypeName(k.tensors.front().dtype));
     if (types != m.kernelTypes.end() &&

@@ -13,18 +13,18 @@ using K = ParamDecl::Kind;
 // Key, kind, physical lower bound. One list: the schema declares these and upmemParams reads these.
 const std::vector<ParamDecl>& decls() {
   static const std::vector<ParamDecl> d = {
-      {"pim.minTaskletCPI", K::Integer, 1},  {"pim.MRAM_bytes", K::Integer, 8},
-      {"pim.dmaMaxBytes", K::Integer, 8},    {"pim.hostToRankGBps", K::Real, 0},
-      {"pim.rankToHostGBps", K::Real, 0},    {"pim.broadcastRankGBps", K::Real, 0},
-      {"pim.hostToAllGBps", K::Real, 0},     {"pim.allToHostGBps", K::Real, 0},
-      {"pim.broadcastAllGBps", K::Real, 0},  {"pim.toDpuSetupMs", K::Real, 0},
-      {"pim.fromDpuSetupMs", K::Real, 0},    {"pim.serialToDpuGBps", K::Real, 0},
-      {"pim.serialFromDpuGBps", K::Real, 0}, {"pim.launchMs", K::Real, 0},
-      {"pim.launchPerRankMs", K::Real, 0},   {"pim.barrierCoeff", K::Real, 0},
-      {"pim.barrierExp", K::Real, 0},        {"pim.dmaServiceBase", K::Real, 0},
-      {"pim.dmaServicePerByte", K::Real, 0}, {"pim.mulOperandBits", K::Real, 1},
-      {"pim.tasklets", K::Integer, 1},       {"pim.blockBytes", K::Integer, 8},
-      {"pim.stackBytes", K::Integer, 0},     {"pim.hostMergeGops", K::Real, 0},
+      {"pim.minTaskletCPI", K::Integer, 1},   {"pim.MRAM_bytes", K::Integer, 8},
+      {"pim.dmaMaxBytes", K::Integer, 8},     {"pim.hostToRankGBps", K::Real, 0},
+      {"pim.rankToHostGBps", K::Real, 0},     {"pim.broadcastRankGBps", K::Real, 0},
+      {"pim.hostToAllGBps", K::Real, 0},      {"pim.allToHostGBps", K::Real, 0},
+      {"pim.broadcastAllGBps", K::Real, 0},   {"pim.toDpuSetupMs", K::Real, 0},
+      {"pim.fromDpuSetupMs", K::Real, 0},     {"pim.serialToDpuGBps", K::Real, 0},
+      {"pim.serialFromDpuGBps", K::Real, 0},  {"pim.launchMs", K::Real, 0},
+      {"pim.launchPerRankMs", K::Real, 0},    {"pim.barrierCoeff", K::Real, 0},
+      {"pim.barrierExp", K::Real, 0},         {"pim.dmaServiceBase", K::Real, 0},
+      {"pim.dmaServicePerByte", K::Real, 0},  {"pim.mulOperandBits", K::Real, 1},
+      {"pim.tasklets", K::Integer, 1},        {"pim.blockBytes", K::Integer, 8},
+      {"pim.stackBytes", K::Integer, 0},      {"pim.hostMergeGops", K::Real, 0},
       {"pim.hwMulCycles", K::Real, 0, false},  // a what-if; files written before it have none (0)
   };
   return d;
