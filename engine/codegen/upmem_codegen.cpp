@@ -338,13 +338,15 @@ void exchange(const Problem& p, const TileMapping& m, std::size_t t, const Launc
   for (std::size_t s = 0; s < g.first; ++s)
     if (k.statements[s].target.tensor == static_cast<int>(t)) writer = s;
   const auto bytes = static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype));
+  const std::size_t writeRef = targetReference(k, writer);
+  std::vector<std::size_t> readRefs;  // every read of t in launch g
+  for (std::size_t s = g.first; s < g.last; ++s)
+    for (std::size_t r : readsOf(k, s, static_cast<int>(t))) readRefs.push_back(r);
   std::vector<std::int64_t> written(static_cast<std::size_t>(prog.plan.dpus)), read(written.size());
   for (const CoreTile& core : m.cores) {
     const auto dpu = static_cast<std::size_t>(core.group * o.dpusPerRank + core.core);
-    written[dpu] = referenceElements(core, targetReference(k, writer)) * bytes;
-    for (std::size_t s = g.first; s < g.last; ++s)
-      for (std::size_t r : readsOf(k, s, static_cast<int>(t)))
-        read[dpu] = std::max(read[dpu], referenceElements(core, r) * bytes);
+    written[dpu] = referenceElements(core, writeRef) * bytes;
+    for (std::size_t r : readRefs) read[dpu] = std::max(read[dpu], referenceElements(core, r) * bytes);
   }
   const std::int64_t partials = addTransfer(p, t, false, written, prog, true);
   addMerge(k.tensors[t], partials, sim::dpu::UpmemPhase::InterDpu, o, prog);

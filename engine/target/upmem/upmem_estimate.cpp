@@ -129,7 +129,10 @@ class UpmemEstimator final : public ICandidateEstimator {
       }
       // One instruction a cycle with at least `gap` tasklets busy; else each busy one every `gap` cycles.
       issue += busy >= gap ? instructions : instructions / std::max(1.0, busy) * gap;
-      const double bytes = c * *std::max_element(sh.streamedBytes.begin(), sh.streamedBytes.end());
+      // The widest streamed operand; the target's when a statement streams none (scalars only).
+      int widest = sh.streamedBytes.empty() ? sh.targetBytes : 0;
+      for (int b : sh.streamedBytes) widest = std::max(widest, b);
+      const double bytes = c * widest;
       dmaCycles += dmas * (m_params.dpu.dma.serviceBase + m_params.dpu.dma.servicePerByte * bytes);
       e.instructions += instructions;
       e.dmas += dmas;
