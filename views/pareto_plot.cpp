@@ -248,9 +248,12 @@ void ParetoPlot::refresh() {
   const auto oy = static_cast<Objective>(m_y->currentData().toInt());
   m_points.clear();
   std::vector<std::pair<double, double>> xy;
+  bool anyX = false, anyY = false;  // whether some draft has a value on that axis alone
   for (int r = 0; r < m_model->keptRows(); ++r) {
     const DraftRow& row = m_model->row(r);
     const auto vx = objectiveValue(row, ox), vy = objectiveValue(row, oy);
+    anyX = anyX || vx;
+    anyY = anyY || vy;
     if (!vx || !vy) continue;
     m_points.push_back({*vx, *vy, row.draft.id, r, false});
     xy.emplace_back(*vx, *vy);
@@ -285,8 +288,13 @@ void ParetoPlot::refresh() {
   m_summary->setToolTip(m_summary->text());
   refreshPruned(ox, oy);
   refreshGhost(ox, oy);
+  // Why the plot is empty: nothing evaluated, or an axis this run gives no draft a value on (a predicted
+  // time without a model).
+  QString why = tr("nothing evaluated");
+  if (anyX != anyY)
+    why = tr("no draft has a value for %1 in this run").arg(objectiveTitle(anyX ? oy : ox, unit));
   m_emptyNote->setText(m_points.empty() && m_prunedPoints.empty()
-                           ? tr("No drafts with a value on both axes yet\n(nothing evaluated)")
+                           ? tr("No drafts with a value on both axes yet\n(%1)").arg(why)
                            : QString());
   m_emptyNote->setVisible(!m_emptyNote->text().isEmpty());
   if (!m_userZoomed) resetView();

@@ -14,6 +14,7 @@
 #include "engine/target/registry.h"
 #include "gui_test_util.h"
 #include "views/draft_filter_proxy.h"
+#include "views/draft_selection.h"
 #include "views/draft_table_model.h"
 #include "views/pareto_plot.h"
 #include "views/pruned_lister.h"
@@ -124,6 +125,31 @@ TEST(DraftTableModel, ChoiceColumnsShowEachCandidatesChoices) {
     }
   }
   for (int c = 0; c < model.columnCount(); ++c) proxy.sort(c, Qt::AscendingOrder);
+}
+
+// An empty Pareto plot says why: nothing evaluated, or no draft with a value on one axis (a predicted time in
+// a run without predictions).
+TEST(ParetoPlot, AnEmptyPlotNamesTheAxisWithoutValues) {
+  auto problem = smallProblem();
+  pim::ExploreOptions o;
+  o.strategy = "exhaustive";
+  o.maxSimulations = 6;
+  o.predictorSource = [] { return static_cast<const pim::Predictor*>(nullptr); };
+  pim::Explorer explorer(*problem, o);
+  std::atomic<bool> cancel{false};
+  explorer.run(cancel);
+  DraftTableModel model;
+  DraftSelection selection;
+  ParetoPlot plot(&model, &selection);
+  model.reset(problem);
+  EXPECT_TRUE(plot.emptyNote().contains(QStringLiteral("nothing evaluated")))
+      << plot.emptyNote().toStdString();
+  model.updateRecords(explorer.records());
+  plot.setObjectives(Objective::PredictedTime, Objective::Energy);
+  EXPECT_TRUE(plot.emptyNote().contains(QStringLiteral("no draft has a value for Predicted time")))
+      << plot.emptyNote().toStdString();
+  plot.setObjectives(Objective::SimulatedTime, Objective::Energy);
+  EXPECT_TRUE(plot.emptyNote().isEmpty());
 }
 
 TEST(DraftTableModel, HundredThousandRowsStayFast) {
