@@ -45,6 +45,9 @@ std::string smallShape(const std::string& kernel) {
   if (kernel == "attn") return "b=1,h=4,l=256,d=64";
   if (kernel == "ttv" || kernel == "mmtv") return "i=8,j=32,k=64";
   if (kernel == "gemm") return "m=32,n=32,k=64";
+  if (kernel == "sel" || kernel == "uni" || kernel == "scan") return "n=2048";
+  if (kernel == "hst") return "n=2048,bins=64";
+  if (kernel == "bs") return "q=64,n=2048";
   return "b=2,n=2048";
 }
 

@@ -204,8 +204,8 @@ TEST(KernelIR, IndexHelpersAndReferences) {
 
 TEST(KernelLibrary, EveryKernelParsesAndMatchesItsFile) {
   const auto& lib = KernelLibrary::builtin();
-  const std::vector<std::string> expected = {"gemv", "red",  "va",  "mul",  "geva",
-                                             "relu", "attn", "ttv", "mmtv", "gemm"};
+  const std::vector<std::string> expected = {"gemv", "red",  "va",  "mul", "geva", "relu", "attn", "ttv",
+                                             "mmtv", "gemm", "sel", "uni", "hst",  "scan", "bs"};
   ASSERT_EQ(lib.entries().size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const LibraryKernel& e = lib.entries()[i];

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/codegen/codegen_common.h"
 
+#include "engine/kernel/intrinsics.h"
+
 namespace pim::codegen {
 
 std::int64_t burstsPerBank(const LoweringInput& in, int t, std::int64_t elems) {
@@ -23,6 +25,12 @@ bool useGroupCommands(const LoweringInput& in) {
 
 std::string firstUnsupported(const Kernel& k, bool elementwise, bool softmax,
                              const std::string& elementwiseWhy, const std::string& softmaxWhy) {
+  // A data-dependent intrinsic places its results (or picks the counter it increments) by the data, which
+  // no broadcast command to a group of banks can address.
+  for (const Statement& st : k.statements)
+    if (const auto id = intrinsicOf(st))
+      return "'" + st.value.op + "' (" + std::string(intrinsicNamed(st.value.op)->meaning) +
+             ") depends on the data, which DRAM-PIM commands cannot: it has no PIM command template here";
   // Classify statements with an empty tile: only the kinds matter here.
   for (const StatementWork& w : statementKinds(k)) {
     if (!elementwise && w.kind == StatementWork::Kind::Elementwise) return elementwiseWhy;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/codegen/upmem_codegen.h"
 
+#include "engine/codegen/upmem_intrinsics.h"
 #include "engine/codegen/upmem_launches.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -104,6 +106,14 @@ StatementShape shapeOf(const Kernel& k, const Statement& s, const UpmemCodegenOp
     sh.streamedBytes.push_back(
         static_cast<int>(dtypeBytes(k.tensors[static_cast<std::size_t>(r->tensor)].dtype)));
   }
+  int widest = sh.targetBytes;
+  for (int b : sh.streamedBytes) widest = std::max(widest, b);
+  sh.blockElements = std::max(1, o.blockBytes / widest);
+  if ((sh.intrinsic = intrinsicOf(s))) {
+    sh.perElement = intrinsicPerElement(*sh.intrinsic, t, o.keptFraction, o.mulOperandBits);
+    sh.accumulate = instructionsOf(DpuOp::Add, t);
+    return sh;
+  }
   const std::int64_t operands =
       kUpmemOperandInstructions * static_cast<std::int64_t>(sh.streamedBytes.size());
   const std::int64_t op = exprInstructions(s.value, t, o);
@@ -116,9 +126,6 @@ StatementShape shapeOf(const Kernel& k, const Statement& s, const UpmemCodegenOp
   else
     sh.perElement = operands + op + (s.op == AssignOp::Set ? 0 : sh.accumulate) + kStoreInstructions +
                     kIndexInstructions + guards;
-  int widest = sh.targetBytes;
-  for (int b : sh.streamedBytes) widest = std::max(widest, b);
-  sh.blockElements = std::max(1, o.blockBytes / widest);
   return sh;
 }
 
@@ -174,13 +181,34 @@ std::vector<LimitViolation> violationsOf(const Kernel& k, const std::vector<Stat
                                          UpmemProgram& prog) {
   std::vector<LimitViolation> out;
   checkLimits(o, shapes, prog, out);
-  for (const CoreTile& core : m.cores)
-    if (!core.idle) prog.mramBytes = std::max(prog.mramBytes, mramOf(k, core));
+  std::int64_t histogram = 0;  // the largest private histogram a tasklet keeps in WRAM (hist)
+  for (const CoreTile& core : m.cores) {
+    if (core.idle) continue;
+    prog.mramBytes = std::max(prog.mramBytes, mramOf(k, core));
+    for (const StatementShape& sh : shapes) {
+      if (!sh.intrinsic) continue;
+      std::int64_t outs = 1;
+      for (int l : sh.outLoops) outs *= core.computeTile[static_cast<std::size_t>(l)].count;
+      histogram = std::max(histogram, intrinsicWramPerTasklet(*sh.intrinsic, sh, outs));
+    }
+  }
+  if (histogram > 0 && out.empty()) {
+    prog.wramBytes += std::int64_t{o.tasklets} * histogram;
+    if (prog.wramBytes > o.wramBytes)
+      out.push_back({"WRAM", "WRAM: " + std::to_string(o.tasklets) +
+                                 " tasklets x (their blocks, a stack and a " + bytesText(histogram) +
+                                 " private histogram) = " + bytesText(prog.wramBytes) + " exceed the DPU's " +
+                                 bytesText(o.wramBytes)});
+  }
   checkMram(o, prog.mramBytes, out);
   return out;
 }
 
 }  // namespace
+
+IntrinsicCodegen intrinsicCodegen(const UpmemCodegenOptions& o) {
+  return {o.tasklets, o.dmaMaxBytes, o.keptFraction, o.style.handWritten};
+}
 
 std::vector<LimitViolation> upmemViolations(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
   UpmemProgram scratch;
@@ -196,9 +224,11 @@ std::string upmemUnsupportedReason(const Kernel& k) {
   // The operation first: no element type makes a kernel without a template run.
   for (const std::string& op : k.requiredOps())
     if (op != "mac" && op != "add" && op != "mul" && op != "max" && op != "relu" && op != "div" &&
-        op != "reduce")
+        op != "reduce" && !intrinsicNamed(op))
       return "operation '" + op +
-             "' has no UPMEM instruction template (add, mul, mac, max, relu, div, reduce)";
+             "' has no UPMEM instruction template (add, mul, mac, max, relu, div, reduce, select, unique, "
+             "prefix, "
+             "hist, search)";
   for (const Tensor& t : k.tensors)
     if (t.dtype == DType::F16 || t.dtype == DType::BF16)
       return "tensor " + t.name + " is " + std::string(dtypeName(t.dtype)) +
@@ -256,8 +286,12 @@ HostStep launchStep(const TileMapping& m, const std::vector<StatementShape>& sha
     for (std::size_t s = g.first; s < g.last; ++s) {
       if (s > g.first && o.tasklets > 1)
         for (auto& tp : kernel.tasklets) tp.push_back(Step::barrier());  // the next reads what this wrote
-      loops += KernelBuilder(shapes[s], o.tasklets, o.dmaMaxBytes, o.split, o.style)
-                   .append(kernel.tasklets, counts[s - g.first].first, counts[s - g.first].second);
+      const auto [outs, reduced] = counts[s - g.first];
+      if (const auto id = shapes[s].intrinsic)
+        loops += appendIntrinsic(*id, shapes[s], intrinsicCodegen(o), kernel.tasklets, outs, reduced);
+      else
+        loops += KernelBuilder(shapes[s], o.tasklets, o.dmaMaxBytes, o.split, o.style)
+                     .append(kernel.tasklets, outs, reduced);
     }
   }
   return launch;
@@ -315,6 +349,31 @@ std::int64_t readTaskletRecords(const Tensor& output, const UpmemCodegenOptions&
   return extra;
 }
 
+/// select and unique (PrIM's SEL, UNI): every tasklet's count read in parallel, then each DPU's kept values,
+/// a different number per DPU, read serially. Changes the last transfer (the output's).
+void readKeptSerially(const Tensor& output, const UpmemCodegenOptions& o, UpmemProgram& prog) {
+  HostStep& kept = prog.plan.steps.back();
+  const auto elementBytes = static_cast<std::int64_t>(dtypeBytes(output.dtype));
+  HostStep counts;
+  counts.toDpu = false;
+  counts.bytesPerDpu.assign(kept.bytesPerDpu.size(), 0);
+  for (std::size_t d = 0; d < kept.bytesPerDpu.size(); ++d) {
+    std::int64_t& b = kept.bytesPerDpu[d];
+    if (b == 0) continue;
+    counts.bytesPerDpu[d] = std::int64_t{o.tasklets} * 8;
+    const auto values =
+        static_cast<std::int64_t>(std::ceil(static_cast<double>(b / elementBytes) * o.keptFraction));
+    prog.tileBytes -= b - values * elementBytes;
+    b = roundUp8(values * elementBytes);
+  }
+  kept.kind = HostStep::Kind::Serial;
+  prog.plan.steps.insert(prog.plan.steps.end() - 1, counts);
+  prog.notes.push_back("DPU->CPU " + output.name + " as PrIM's SEL reads it: every tasklet's count (" +
+                       std::to_string(o.tasklets * 8) +
+                       " B per DPU) in parallel, then each DPU's kept values (" +
+                       std::to_string(static_cast<int>(o.keptFraction * 100)) + "% of its tile) serially");
+}
+
 /// The host adding `partials` partial results of `t` (nothing when there are none).
 void addMerge(const Tensor& t, std::int64_t partials, sim::dpu::UpmemPhase phase,
               const UpmemCodegenOptions& o, UpmemProgram& prog) {
@@ -353,6 +412,74 @@ void exchange(const Problem& p, const TileMapping& m, std::size_t t, const Launc
   addTransfer(p, t, true, read, prog, true);
 }
 
+/// Whether prefix statement `s` needs SCAN-SSA's offsets and second kernel: its loop is split over DPUs, or
+/// the code is PrIM's, which runs them always.
+bool needsScanOffsets(const Problem& p, const TileMapping& m, std::size_t s, const UpmemCodegenOptions& o) {
+  if (o.style.handWritten) return true;
+  const int along = p.kernel().statements[s].value.reduceVar;
+  const auto [lo, hi] = loopBounds(p.kernel(), along, p.shape());
+  return std::any_of(m.cores.begin(), m.cores.end(), [&](const CoreTile& c) {
+    return !c.idle && c.computeTile[static_cast<std::size_t>(along)].count < hi - lo;
+  });
+}
+
+/// SCAN-SSA after its first kernel: the host reads each DPU's total, scans them, sends each DPU its offset,
+/// and a second kernel adds it to every value.
+void addScanOffsets(const Problem& p, const TileMapping& m, const StatementShape& scan, std::size_t s,
+                    const UpmemCodegenOptions& o, UpmemProgram& prog) {
+  const Kernel& k = p.kernel();
+  std::vector<std::int64_t> totals(static_cast<std::size_t>(prog.plan.dpus), 0);
+  for (const CoreTile& core : m.cores)
+    if (!core.idle) totals[static_cast<std::size_t>(core.group * o.dpusPerRank + core.core)] = 8;
+  for (const bool toDpu : {false, true}) {
+    HostStep step;
+    step.toDpu = toDpu;
+    step.exchange = true;
+    step.bytesPerDpu = totals;
+    prog.plan.steps.push_back(step);
+    if (toDpu) continue;
+    HostStep scanTotals;
+    scanTotals.kind = HostStep::Kind::HostWork;
+    scanTotals.hostPhase = sim::dpu::UpmemPhase::InterDpu;
+    scanTotals.hostNs = static_cast<double>(prog.dpusUsed) / o.hostMergeGops;
+    prog.plan.steps.push_back(scanTotals);
+  }
+  prog.notes.push_back("inter-DPU: the host reads each DPU's total (8 B), scans the " +
+                       std::to_string(prog.dpusUsed) + " totals and sends each DPU its offset (8 B)");
+  const StatementShape add = prefixOffsetShape(
+      scan, dpuType(k.tensors[static_cast<std::size_t>(k.statements[s].target.tensor)].dtype));
+  HostStep launch;
+  launch.kind = HostStep::Kind::Launch;
+  launch.kernelOf.assign(static_cast<std::size_t>(prog.plan.dpus), -1);
+  std::vector<LoopCounts>& loopsOf = prog.kernelLoops.emplace_back();
+  std::map<std::int64_t, std::int32_t> kernelOfValues;
+  for (const CoreTile& core : m.cores) {
+    if (core.idle) continue;
+    std::int64_t values = 1;
+    for (int l : add.outLoops) values *= core.computeTile[static_cast<std::size_t>(l)].count;
+    const auto [it, added] =
+        kernelOfValues.try_emplace(values, static_cast<std::int32_t>(launch.kernels.size()));
+    launch.kernelOf[static_cast<std::size_t>(core.group * o.dpusPerRank + core.core)] = it->second;
+    if (!added) continue;
+    auto& kernel = launch.kernels.emplace_back();
+    kernel.tasklets.resize(static_cast<std::size_t>(o.tasklets));
+    loopsOf.push_back(
+        KernelBuilder(add, o.tasklets, o.dmaMaxBytes, o.split, o.style).append(kernel.tasklets, values, 1));
+  }
+  prog.plan.steps.push_back(std::move(launch));
+  prog.notes.push_back("launch " + std::to_string(o.tasklets) + " tasklets on " +
+                       std::to_string(prog.dpusUsed) +
+                       " DPUs: each value plus its DPU's offset (SCAN-SSA's second kernel)");
+}
+
+bool writtenBySelection(const Kernel& k, const std::vector<StatementShape>& shapes, std::size_t t) {
+  for (std::size_t s = 0; s < shapes.size(); ++s)
+    if (k.statements[s].target.tensor == static_cast<int>(t) &&
+        (shapes[s].intrinsic == Intrinsic::Select || shapes[s].intrinsic == Intrinsic::Unique))
+      return true;
+  return false;
+}
+
 }  // namespace
 
 UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
@@ -379,11 +506,15 @@ UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOpti
         (groups.size() > 1
              ? " (statements " + std::to_string(g.first + 1) + " to " + std::to_string(g.last) + ")"
              : std::string()));
+    for (std::size_t s = g.first; s < g.last; ++s)
+      if (shapes[s].intrinsic == Intrinsic::Prefix && needsScanOffsets(p, m, s, o))
+        addScanOffsets(p, m, shapes[s], s, o, prog);
   }
   for (std::size_t t = 0; t < k.tensors.size(); ++t) {
     if (k.tensors[t].role != TensorRole::Output) continue;
     std::int64_t partials = addTransfer(p, t, false, tiles[t], prog);
     if (reducedBySomeStatement(k, shapes, t)) partials += readTaskletRecords(k.tensors[t], o, prog);
+    if (writtenBySelection(k, shapes, t)) readKeptSerially(k.tensors[t], o, prog);
     addMerge(k.tensors[t], partials, sim::dpu::UpmemPhase::Host, o, prog);
   }
   return prog;
@@ -405,6 +536,9 @@ void listSteps(std::ostream& os, const std::vector<Step>& steps, int depth, std:
         break;
       case Step::Kind::Barrier:
         os << "barrier_wait\n";
+        break;
+      case Step::Kind::Handshake:
+        os << "handshake_wait_for(tasklet - 1); handshake_notify()\n";
         break;
       case Step::Kind::Loop:
         os << "loop " << s.count << " times:\n";

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/codegen/upmem_intrinsics.h"
 #include "engine/codegen/upmem_kernel_builder.h"
 #include "engine/common/error.h"
 #include "engine/core/problem.h"
@@ -44,6 +45,9 @@ struct UpmemCodegenOptions {
   /// PrIM's RED reads back every tasklet's result record (dpu_results_t, 16 B), not only the DPU's sum, and
   /// the host adds them (upmem.md, PrIM's configurations); 0: a DPU's outputs only.
   int taskletResultBytes = 0;
+  /// select and unique: the fraction of the values kept (data dependent; PrIM's SEL and UNI inputs keep half,
+  /// upmem.md).
+  double keptFraction = 0.5;
   // Limits (the verifier's, upmem.md).
   int maxTasklets = 24;
   std::int64_t wramBytes = 65536, mramBytes = std::int64_t{64} << 20;
@@ -64,6 +68,9 @@ struct UpmemProgram {
   std::vector<std::vector<LoopCounts>> kernelLoops;
   std::vector<std::string> notes;  // one line per step of the plan, in order
 };
+
+/// The options of the data-dependent intrinsics' templates under `o`.
+IntrinsicCodegen intrinsicCodegen(const UpmemCodegenOptions& o);
 
 /// The verifier (upmem.md, "Limits a mapping must respect"): every limit draft `d` of `p` breaks under `o`
 /// (tasklets, DMA size of the block, WRAM, MRAM per DPU), each with its value; empty when it can run. It maps

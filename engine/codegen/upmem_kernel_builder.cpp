@@ -19,16 +19,6 @@ constexpr std::int32_t kMramAccessBytes = 8;  // the smallest MRAM access (upmem
 
 std::int64_t roundUp8(std::int64_t b) { return (b + 7) / 8 * 8; }
 
-/// Blocks of `perBlock` of `elements` (the last may be short) taken by tasklet `t` of `T`: blocks t, t + T,
-/// ...; returns (full blocks, elements of its short last block or 0).
-std::pair<std::int64_t, std::int64_t> blocksOf(std::int64_t elements, std::int64_t perBlock, int t, int T) {
-  const std::int64_t blocks = (elements + perBlock - 1) / perBlock;
-  std::int64_t mine = blocks / T + (t < blocks % T ? 1 : 0);
-  const std::int64_t tail = elements - (blocks - 1) * perBlock;
-  if (blocks > 0 && tail < perBlock && (blocks - 1) % T == t) return {mine - 1, tail};
-  return {mine, 0};
-}
-
 }  // namespace
 
 LoopCounts& LoopCounts::operator+=(const LoopCounts& o) {
@@ -43,34 +33,44 @@ LoopCounts LoopCounts::times(std::int64_t n) const {
   return {iterations * n, guards * n, dmaReads * n, dmaWrites * n};
 }
 
-/// Steps with what they count.
-struct KernelBuilder::Emitted {
-  std::vector<Step> steps;
-  LoopCounts counts;
+std::pair<std::int64_t, std::int64_t> taskletBlocks(std::int64_t elements, std::int64_t perBlock, int t,
+                                                    int T) {
+  const std::int64_t blocks = (elements + perBlock - 1) / perBlock;
+  std::int64_t mine = blocks / T + (t < blocks % T ? 1 : 0);
+  const std::int64_t tail = elements - (blocks - 1) * perBlock;
+  if (blocks > 0 && tail < perBlock && (blocks - 1) % T == t) return {mine - 1, tail};
+  return {mine, 0};
+}
 
-  void add(const Emitted& e) {
-    steps.insert(steps.end(), e.steps.begin(), e.steps.end());
-    counts += e.counts;
-  }
-  void issue(std::int64_t n) {
-    if (n > 0) steps.push_back(Step::issue(n));
-  }
-  void guards(std::int64_t n) {
-    issue(n);
-    counts.guards += n;
-  }
-  void dma(std::int64_t bytes, bool toMram) {
-    const auto b = static_cast<std::int32_t>(bytes);
-    steps.push_back(toMram ? Step::mramWrite(b) : Step::mramRead(b));
-    ++(toMram ? counts.dmaWrites : counts.dmaReads);
-  }
-  /// `body` once per trip (inline when once).
-  static Emitted repeated(std::int64_t trips, const Emitted& body) {
-    if (trips <= 0 || body.steps.empty()) return {};
-    if (trips == 1) return body;
-    return {{Step::loop(trips, body.steps)}, body.counts.times(trips)};
-  }
-};
+void EmittedSteps::add(const EmittedSteps& e) {
+  steps.insert(steps.end(), e.steps.begin(), e.steps.end());
+  counts += e.counts;
+}
+
+void EmittedSteps::issue(std::int64_t n) {
+  if (n > 0) steps.push_back(sim::dpu::Step::issue(n));
+}
+
+void EmittedSteps::guards(std::int64_t n) {
+  issue(n);
+  counts.guards += n;
+}
+
+void EmittedSteps::dma(std::int64_t bytes, bool toMram) {
+  const auto b = static_cast<std::int32_t>(bytes);
+  steps.push_back(toMram ? sim::dpu::Step::mramWrite(b) : sim::dpu::Step::mramRead(b));
+  ++(toMram ? counts.dmaWrites : counts.dmaReads);
+}
+
+void EmittedSteps::dmaSplit(std::int64_t bytes, bool toMram, std::int64_t dmaMax) {
+  for (std::int64_t left = roundUp8(bytes); left > 0; left -= dmaMax) dma(std::min(left, dmaMax), toMram);
+}
+
+EmittedSteps EmittedSteps::repeated(std::int64_t trips, const EmittedSteps& body) {
+  if (trips <= 0 || body.steps.empty()) return {};
+  if (trips == 1) return body;
+  return {{sim::dpu::Step::loop(trips, body.steps)}, body.counts.times(trips)};
+}
 
 bool KernelBuilder::byOutputs(std::int64_t outs) const {
   switch (m_split) {
@@ -123,7 +123,7 @@ KernelBuilder::Emitted KernelBuilder::block(std::int64_t n, bool writes, bool ta
 KernelBuilder::Emitted KernelBuilder::streamBlocks(std::int64_t elements, int t, int T, bool writes,
                                                    bool rowGuard, bool dead) const {
   const std::int64_t c = m_sh.blockElements;
-  const auto [full, last] = blocksOf(elements, c, t, T);
+  const auto [full, last] = taskletBlocks(elements, c, t, T);
   const bool tail = elements % c != 0;
   Emitted e = Emitted::repeated(full, block(c, writes, tail, rowGuard, dead));
   if (last > 0) e.add(block(last, writes, tail, rowGuard, dead));
@@ -132,8 +132,7 @@ KernelBuilder::Emitted KernelBuilder::streamBlocks(std::int64_t elements, int t,
 
 KernelBuilder::Emitted KernelBuilder::write(std::int64_t bytes) const {
   Emitted e;
-  for (std::int64_t left = roundUp8(bytes); left > 0; left -= m_dmaMax)
-    e.dma(std::min<std::int64_t>(left, m_dmaMax), true);
+  e.dmaSplit(bytes, true, m_dmaMax);
   return e;
 }
 
@@ -158,7 +157,7 @@ KernelBuilder::Emitted KernelBuilder::outputGroups(std::int64_t outs, std::int64
     g.add(write(rows * m_sh.targetBytes));
     return g;
   };
-  const auto [full, last] = blocksOf(outs, perGroup, t, m_T);
+  const auto [full, last] = taskletBlocks(outs, perGroup, t, m_T);
   Emitted e = Emitted::repeated(full, group(perGroup));
   if (last > 0) e.add(group(last));
   return e;

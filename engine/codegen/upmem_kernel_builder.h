@@ -17,9 +17,12 @@
 // A guard is one dynamic branch, one issue slot (upmem.md; IMTP section 3).
 #pragma once
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "engine/core/evaluation.h"
+#include "engine/kernel/intrinsics.h"
 #include "sim/dpu/dpu_program.h"
 
 namespace pim {
@@ -40,6 +43,26 @@ struct LoopCounts {
   bool operator==(const LoopCounts&) const = default;
 };
 
+/// Tasklet `t` of `T` taking blocks t, t + T, ... of `perBlock` of `elements` (the last may be short): its
+/// (full blocks, elements of its short last block or 0).
+std::pair<std::int64_t, std::int64_t> taskletBlocks(std::int64_t elements, std::int64_t perBlock, int t,
+                                                    int T);
+
+/// Steps of a tasklet's program with what they count, as the templates build them.
+struct EmittedSteps {
+  std::vector<sim::dpu::Step> steps;
+  LoopCounts counts;
+
+  void add(const EmittedSteps& e);
+  void issue(std::int64_t n);   // n instructions (none when n <= 0)
+  void guards(std::int64_t n);  // n dynamic guards, one instruction each
+  void dma(std::int64_t bytes, bool toMram);
+  /// `bytes` (rounded up to 8) in DMAs of at most `dmaMax`.
+  void dmaSplit(std::int64_t bytes, bool toMram, std::int64_t dmaMax);
+  /// `body` once per trip (inline when once).
+  static EmittedSteps repeated(std::int64_t trips, const EmittedSteps& body);
+};
+
 /// One statement as its template sees it.
 struct StatementShape {
   std::vector<int> outLoops, reduceLoops;  // loop indices the target uses / does not use
@@ -49,6 +72,7 @@ struct StatementShape {
   std::int64_t perElement = 0;  // instructions per element
   std::int64_t accumulate = 0;  // instructions adding one partial result into another
   std::int64_t blockElements = 1;
+  std::optional<Intrinsic> intrinsic;  // a data-dependent call (upmem_intrinsics.h builds it)
   bool reduces() const { return !reduceLoops.empty(); }
   int buffers() const { return static_cast<int>(streamedBytes.size()) + (reduces() ? 0 : 1); }
 };
@@ -82,7 +106,7 @@ class KernelBuilder {
                     std::int64_t reduced) const;
 
  private:
-  struct Emitted;
+  using Emitted = EmittedSteps;
   bool byOutputs(std::int64_t outs) const;
   Emitted copy(std::int64_t n, int bytes, bool tail, bool toMram) const;
   Emitted block(std::int64_t n, bool writes, bool tail, bool rowGuard, bool dead) const;

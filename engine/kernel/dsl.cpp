@@ -12,6 +12,7 @@
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
 #include "engine/common/json_output.h"
+#include "engine/kernel/intrinsics.h"
 
 namespace pim {
 namespace {
@@ -705,11 +706,14 @@ class Parser {
     } else {
       fail(peek(), "expected '=', '+=' or 'max=' after the target, found " + describe(peek()));
     }
+    const Token& valueTok = peek();
     st.value = parseValue(k, nest).e;
     expectEnd();
     st.indexPos = std::move(m_indexPos);
 
     for (auto& l : newLoops) k.loops.push_back(std::move(l));
+    // The whole kernel is dropped on an error, so the loops committed above need no undoing.
+    if (const std::string why = intrinsicMisuse(k, st); !why.empty()) fail(valueTok, why);
     k.statements.push_back(std::move(st));
   }
 
@@ -861,21 +865,56 @@ class Parser {
     }
     fail(t, "expected a value (number, tensor reference, function call or '('), found " + describe(t));
   }
+  // A call that names the loop it runs along after its value operands: softmax (the loop it normalises
+  // over) and the data-dependent intrinsics (intrinsics.h), hist with its value range after the loop.
+  struct AlongForm {
+    int valueArgs = 1;
+    bool constantAfterLoop = false;
+    std::string signature;
+  };
+  static std::optional<AlongForm> alongForm(const std::string& fn) {
+    if (fn == "softmax") return AlongForm{1, false, "softmax(value, loop)"};
+    if (const auto i = intrinsicNamed(fn))
+      return AlongForm{i->valueArgs, i->constantAfterLoop, std::string(i->signature)};
+    return std::nullopt;
+  }
+  void expectComma(const std::string& signature) {
+    if (!isPunct(",")) fail(peek(), signature + " takes more arguments, found " + describe(peek()));
+    next();
+  }
   Value parseCall(const Kernel& k, const Nest& nest, const Token& fn) {
     static const std::pair<const char*, int> kFns[] = {
         {"relu", 1}, {"exp", 1}, {"max", 2}, {"min", 2}, {"softmax", 2}};
     int arity = -1;
     for (const auto& [name, n] : kFns)
       if (fn.text == name) arity = n;
-    if (arity < 0) fail(fn, "unknown function '" + fn.text + "' (known: relu, exp, max, min, softmax)");
+    const std::optional<AlongForm> along = alongForm(fn.text);
+    if (arity < 0 && !along)
+      fail(fn, "unknown function '" + fn.text +
+                   "' (known: relu, exp, max, min, softmax, select, unique, prefix, hist, search)");
     const Nested n(*this, expectPunct("(", "after the function name"));
     std::vector<Value> args = vec(parseValue(k, nest));
     int reduceVar = -1;
-    if (fn.text == "softmax") {
-      if (!isPunct(",")) fail(peek(), "softmax takes (value, loop variable), found " + describe(peek()));
-      next();
-      const Token& var = expectIdent("the loop variable softmax normalises over");
+    if (along) {
+      for (int a = 1; a < along->valueArgs; ++a) {
+        expectComma(along->signature);
+        args.push_back(parseValue(k, nest));
+      }
+      expectComma(along->signature);
+      const Token& var = expectIdent("the loop variable of " + along->signature);
       reduceVar = *loopVar(k, nest, var);
+      if (along->constantAfterLoop) {
+        expectComma(along->signature);
+        const Token& c = peek();
+        if (c.kind != Tok::Int || c.ival < 1)
+          fail(c, along->signature + ": the value range must be a positive integer, found " + describe(c));
+        next();
+        Value range;
+        range.e.kind = Expr::Kind::Const;
+        range.e.value = c.fval;
+        args.push_back(std::move(range));
+      }
+      arity = static_cast<int>(args.size()) + 1;
     } else {
       for (int a = 1; a < arity; ++a) {
         if (!isPunct(","))
@@ -886,8 +925,9 @@ class Parser {
       }
     }
     if (isPunct(","))
-      fail(peek(),
-           "'" + fn.text + "' takes " + std::to_string(arity) + " argument" + (arity == 1 ? "" : "s"));
+      fail(peek(), along ? along->signature + " takes no more arguments"
+                         : "'" + fn.text + "' takes " + std::to_string(arity) + " argument" +
+                               (arity == 1 ? "" : "s"));
     expectPunct(")", "to close the call");
     Value call = node((fn.text == "max" || fn.text == "min") ? Expr::Kind::Binary : Expr::Kind::Call, fn.text,
                       std::move(args), fn);

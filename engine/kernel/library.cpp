@@ -120,6 +120,56 @@ kernel gemm(m = 512, n = 512, k = 512)
 end
 )pim";
 
+constexpr const char* kSel =
+    R"pim(# SEL (PrIM): keeps the odd values of x, packed in order at the start of y (a filtered append)
+kernel sel(n = 4096)
+  doc "y = the odd values of x, in order"
+  input  x: i64[n]
+  output y: i64[n]
+  for i < n: y[i] = select(x[i], i)
+end
+)pim";
+
+constexpr const char* kUni =
+    R"pim(# UNI (PrIM): drops the values equal to the one before them, packed in order at the start of y
+kernel uni(n = 4096)
+  doc "y = x without consecutive duplicates"
+  input  x: i64[n]
+  output y: i64[n]
+  for i < n: y[i] = unique(x[i], i)
+end
+)pim";
+
+constexpr const char* kHst =
+    R"pim(# HST (PrIM HST-S): histogram of 12-bit values into `bins` bins (one counter incremented per value)
+kernel hst(n = 4096, bins = 256)
+  doc "h[k] = number of x[i] with x[i] * bins / 4096 = k"
+  input  x: i32[n]
+  output h: i32[bins]
+  for i < n, k < bins: h[k] += hist(x[i], k, 4096)
+end
+)pim";
+
+constexpr const char* kScan = R"pim(# SCAN (PrIM SCAN-SSA): inclusive prefix sum
+kernel scan(n = 4096)
+  doc "y[i] = x[0] + ... + x[i]"
+  input  x: i64[n]
+  output y: i64[n]
+  for i < n: y[i] = prefix(x[i], i)
+end
+)pim";
+
+constexpr const char* kBs =
+    R"pim(# BS (PrIM): the position of each key in the sorted array a (-1 where absent), by bisection
+kernel bs(q = 256, n = 4096)
+  doc "y[x] = j where a[j] = keys[x], else -1 (a sorted)"
+  input  a: i64[n]
+  input  keys: i64[q]
+  output y: i64[q]
+  for x < q, j < n: y[x] max= search(a[j], keys[x], j)
+end
+)pim";
+
 }  // namespace
 
 void registerBuiltinKernels(KernelLibrary& lib) {
@@ -133,6 +183,12 @@ void registerBuiltinKernels(KernelLibrary& lib) {
   lib.add({"ttv", "tensor-times-vector y[i][j] = sum_k A[i][j][k] x[k]", kTtv});
   lib.add({"mmtv", "batched matrix-times-vector y[i][j] = sum_k A[i][j][k] x[i][k]", kMmtv});
   lib.add({"gemm", "matrix-matrix product C = A B", kGemm});
+  // PrIM's data-dependent kernels (intrinsics.h): UPMEM only.
+  lib.add({"sel", "select (PrIM SEL): the odd values of x, packed in order", kSel});
+  lib.add({"uni", "unique (PrIM UNI): x without consecutive duplicates", kUni});
+  lib.add({"hst", "histogram (PrIM HST-S) of 12-bit values", kHst});
+  lib.add({"scan", "inclusive prefix sum (PrIM SCAN-SSA)", kScan});
+  lib.add({"bs", "binary search (PrIM BS) of keys in a sorted array", kBs});
 }
 
 const KernelLibrary& KernelLibrary::builtin() {

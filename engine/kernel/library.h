@@ -18,7 +18,7 @@ struct LibraryKernel {
 class KernelLibrary {
  public:
   /// The library with every built-in kernel registered (gemv, red, va, mul, geva, relu, attn, ttv, mmtv,
-  /// gemm).
+  /// gemm; PrIM's sel, uni, hst, scan, bs).
   static const KernelLibrary& builtin();
   void add(LibraryKernel k);
   const std::vector<LibraryKernel>& entries() const { return m_entries; }

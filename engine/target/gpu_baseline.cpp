@@ -2,8 +2,10 @@
 #include "engine/target/gpu_baseline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
+#include "engine/kernel/intrinsics.h"
 #include "engine/kernel/library.h"
 
 namespace pim {
@@ -79,9 +81,15 @@ Baseline a100Baseline(const Problem& p) {
     }
     for (const Statement& st : k.statements) {
       double iters = 1;
+      const auto intrinsic = intrinsicOf(st);
       for (int l : st.loops) {
         const auto [lo, hi] = loopBounds(k, l, p.shape());
-        iters *= static_cast<double>(hi - lo);
+        const auto n = static_cast<double>(hi - lo);
+        // hist picks one bin per value and search bisects: neither visits its loop's every index.
+        if (intrinsic && l == st.value.reduceVar && *intrinsic == Intrinsic::Hist) continue;
+        iters *= intrinsic && l == st.value.reduceVar && *intrinsic == Intrinsic::Search
+                     ? std::max(1.0, std::ceil(std::log2(n)))
+                     : n;
       }
       gk.flops += (st.op == AssignOp::Add ? 2 : 1) * iters;
     }

@@ -188,7 +188,12 @@ Comparison compareBackends(const Kernel& k, const std::string& dims, const Compa
     const auto any =
         std::find_if(problems.begin(), problems.end(), [](const auto& p) { return p != nullptr; });
     if (any == problems.end()) throw InputError(k.name + "[" + c.shape + "]: " + c.results.front().reason);
-    const Baseline g = gpuBaseline(**any);
+    // The GPU a backend sits beside (UPMEM's DIMMs sit beside a CPU, so the first backend may have none).
+    Baseline g = gpuBaseline(**any);
+    for (const auto& p : problems)
+      if (p && !g.available) g = gpuBaseline(*p);
+    if (!g.available)
+      throw InputError("--baseline gpu: no compared backend sits beside a GPU (" + g.reason + ")");
     c.baselineNs = g.eval.timeNs;
     c.baselineSummary = g.summary;
     baselineName = "the GPU";

@@ -26,8 +26,10 @@ struct Tasklet {
   std::vector<Frame> stack;
   std::int64_t issueLeft = 0;  // instructions left of the current Issue step
   double readyAt = 0;          // earliest cycle of its next instruction
-  bool waiting = false;        // at a barrier
+  bool waiting = false;        // at a barrier, or at a handshake its predecessor has not passed
   bool done = false;
+  bool atHandshake = false;     // waiting at a handshake (not a barrier)
+  std::int64_t handshakes = 0;  // handshakes passed
 
   // The step to execute, after entering loops and leaving finished ones; nullptr at the program's end.
   const Step* current() {
@@ -138,6 +140,9 @@ class Engine {
         soonest = std::min(soonest, tk.readyAt);
       }
       if (pick == n) {
+        if (soonest == kNever)
+          throw std::logic_error(
+              "DPU kernel: every live tasklet waits (a barrier or handshake no one reaches)");
         now = std::ceil(soonest);  // the pipeline idles until a tasklet is ready
         continue;
       }
@@ -267,10 +272,38 @@ class Engine {
         tk.advance();
         releaseIfAllArrived();
         return;
+      case Step::Kind::Handshake:
+        if (!handshakeOpen(t)) {
+          tk.waiting = tk.atHandshake = true;  // released when its predecessor passes or ends
+          --m_run.instructions;
+          return;
+        }
+        ++tk.handshakes;
+        tk.advance();
+        releaseSuccessor(t, now);
+        break;
       case Step::Kind::Loop:
         break;  // current() never stops at a loop
     }
     settle(t, tk.readyAt);
+  }
+
+  // Tasklet t may pass its next handshake: it is the first, or its predecessor passed as many or ended.
+  bool handshakeOpen(std::size_t t) const {
+    if (t == 0) return true;
+    const Tasklet& pred = m_tasklets[t - 1];
+    return pred.done || pred.handshakes > m_tasklets[t].handshakes;
+  }
+
+  // The tasklet after t, if it waits at a handshake that t has now opened, issues from the next cycle.
+  void releaseSuccessor(std::size_t t, double now) {
+    if (t + 1 >= m_tasklets.size()) return;
+    Tasklet& next = m_tasklets[t + 1];
+    if (next.done || !next.atHandshake || !handshakeOpen(t + 1)) return;
+    next.waiting = next.atHandshake = false;
+    next.readyAt = now + 1;
+    m_untilTry = 0;
+    m_backoff = 1;
   }
 
   // A tasklet whose program has ended leaves; a barrier then waits for one tasklet fewer.
@@ -280,6 +313,7 @@ class Engine {
     tk.done = true;
     --m_live;
     m_run.taskletEnd[t] = end;
+    releaseSuccessor(t, end);
     releaseIfAllArrived();
   }
 

@@ -13,7 +13,8 @@ constexpr std::int64_t kMinSlicedTrips = 64;
 
 bool hasBarrier(const std::vector<Step>& seq) {
   return std::any_of(seq.begin(), seq.end(), [](const Step& s) {
-    return s.kind == Step::Kind::Barrier || (s.kind == Step::Kind::Loop && hasBarrier(s.body));
+    return s.kind == Step::Kind::Barrier || s.kind == Step::Kind::Handshake ||
+           (s.kind == Step::Kind::Loop && hasBarrier(s.body));
   });
 }
 
@@ -38,7 +39,8 @@ DpuKernel slice(const DpuKernel& k, std::int64_t trips, std::int64_t longest) {
   return out;
 }
 
-// Instructions, DMA requests and bytes of a program, counted from its steps and trip counts.
+}  // namespace
+
 void countSteps(const std::vector<Step>& seq, std::int64_t times, DpuRun& r) {
   for (const Step& s : seq) {
     switch (s.kind) {
@@ -51,6 +53,7 @@ void countSteps(const std::vector<Step>& seq, std::int64_t times, DpuRun& r) {
         r.dmaBytes += times * s.bytes;
         break;
       case Step::Kind::Barrier:
+      case Step::Kind::Handshake:
         r.instructions += times;
         break;
       case Step::Kind::Loop:
@@ -60,14 +63,13 @@ void countSteps(const std::vector<Step>& seq, std::int64_t times, DpuRun& r) {
   }
 }
 
-}  // namespace
-
 std::string sliceRefusal(const DpuKernel& kernel) {
   for (std::size_t t = 0; t < kernel.tasklets.size(); ++t) {
     const TaskletProgram& p = kernel.tasklets[t];
     const auto at = mainLoop(p);
     if (!at) return "tasklet " + std::to_string(t) + " has no single main loop";
-    if (hasBarrier(p[*at].body)) return "tasklet " + std::to_string(t) + "'s main loop contains a barrier";
+    if (hasBarrier(p[*at].body))
+      return "tasklet " + std::to_string(t) + "'s main loop contains a barrier or a handshake";
   }
   return {};
 }

@@ -7,6 +7,7 @@
 // full.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/dpu/dpu_engine.h"
 
@@ -18,6 +19,10 @@ struct SlicedRun {
   std::int64_t sliceTrips = 0;  // iterations of the longest main loop in the larger slice simulated
   std::int64_t fullTrips = 0;
 };
+
+/// Adds to `r` the instructions, DMA requests and bytes of `seq` run `times` times, counted from its steps
+/// and trip counts (no timing).
+void countSteps(const std::vector<Step>& seq, std::int64_t times, DpuRun& r);
 
 /// Where a tasklet's program cannot be sliced, the reason (for the listing); empty when it can.
 std::string sliceRefusal(const DpuKernel& kernel);

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "engine/codegen/upmem_codegen.h"
+#include "engine/codegen/upmem_intrinsics.h"
 #include "engine/core/problem.h"
 #include "engine/kernel/shape_check.h"
 
@@ -111,7 +112,14 @@ class UpmemEstimator final : public ICandidateEstimator {
       const double outs = product(sh.outLoops), red = product(sh.reduceLoops);
       const double c = static_cast<double>(sh.blockElements);
       double instructions = 0, dmas = 0, busy = 1;
-      if (!sh.reduces()) {
+      if (sh.intrinsic) {  // its template's own count (handshakes and barriers not timed here)
+        const IntrinsicWork w =
+            intrinsicWork(*sh.intrinsic, sh, intrinsicCodegen(o), static_cast<std::int64_t>(outs),
+                          static_cast<std::int64_t>(red));
+        instructions = w.instructions;
+        dmas = w.dmas;
+        busy = o.tasklets;
+      } else if (!sh.reduces()) {
         const double blocks = ceilDiv(outs, c);
         instructions = outs * static_cast<double>(sh.perElement) + blocks * kUpmemBlockInstructions;
         dmas = blocks * (static_cast<double>(sh.streamedBytes.size()) + 1);

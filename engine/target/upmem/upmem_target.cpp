@@ -7,6 +7,7 @@
 #include "engine/codegen/upmem_codegen.h"
 #include "engine/common/error.h"
 #include "engine/hw/backend.h"
+#include "engine/kernel/intrinsics.h"
 #include "engine/target/upmem/upmem_choices.h"
 #include "engine/target/upmem/upmem_estimate.h"
 #include "engine/target/upmem/upmem_params.h"
@@ -41,7 +42,13 @@ UpmemCodegenOptions optionsOf(const Problem& p, std::uint64_t id, const Optimize
 }
 
 // PrIM's own code (the vendor baselines).
-UpmemCodegenOptions primOptions(const Problem& p) { return withPrimCode(paramsOf(p).codegen); }
+UpmemCodegenOptions primOptions(const Problem& p) {
+  UpmemCodegenOptions o = withPrimCode(paramsOf(p).codegen);
+  // PrIM's BS Makefile passes no BL, so its header default of 2^8 B holds (upmem.md, PrIM's configurations).
+  for (const Statement& st : p.kernel().statements)
+    if (intrinsicOf(st) == Intrinsic::Search) o.blockBytes = 256;
+  return o;
+}
 
 // Statistics per DPU, in DpuTotals' terms.
 const std::vector<StatDecl>& dpuStatistics() {

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "engine/common/error.h"
+#include "engine/kernel/intrinsics.h"
 #include "engine/target/upmem/upmem_choices.h"
 
 namespace pim {
@@ -18,7 +19,8 @@ struct Split {
   std::string what;  // "W's axis 0"
 };
 
-// The part and representative that split the outermost axis (longer than 1) of the largest tensor.
+// The part and representative that split the outermost axis (longer than 1) of the largest tensor (of a
+// search's keys).
 std::optional<Split> primSplit(const Problem& p) {
   const Kernel& k = p.kernel();
   int largest = -1;
@@ -28,6 +30,9 @@ std::optional<Split> primSplit(const Problem& p) {
     for (auto e : tensorExtents(k, static_cast<int>(t), p.shape())) n *= e;
     if (n > most) most = n, largest = static_cast<int>(t);
   }
+  // PrIM's BS splits the keys and copies the sorted array whole to every DPU: its output is what is split.
+  for (const Statement& st : k.statements)
+    if (intrinsicOf(st) == Intrinsic::Search) largest = st.target.tensor;
   if (largest < 0) return std::nullopt;
   const auto extents = tensorExtents(k, largest, p.shape());
   const auto& sets = p.space().sets().sets;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // UPMEM's vendor schedule: PrIM's implementation (upmem.md, "PrIM's configurations"). PrIM splits the
-// outermost axis of its largest tensor (GEMV's rows, VA's and RED's elements) evenly over the DPUs, with
-// its default tasklets and block; as in IMTP's "PrIM" baseline, the DPU count is given (PrIM's NR_DPUS) or
-// grid-searched over powers of two.
+// outermost axis of its largest tensor (GEMV's rows, VA's and RED's elements; BS's keys) evenly over the
+// DPUs, with its default tasklets and block; as in IMTP's "PrIM" baseline, the DPU count is given (PrIM's
+// NR_DPUS) or grid-searched over powers of two.
 #pragma once
 #include <functional>
 #include <string>
