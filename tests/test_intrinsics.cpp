@@ -163,7 +163,8 @@ TEST(Intrinsics, AScanSplitOverDpusAddsTheHostsOffsetsInASecondKernel) {
   EXPECT_EQ(kinds(split), (std::vector<K>{K::Parallel, K::Launch, K::Parallel, K::HostWork, K::Parallel,
                                           K::Launch, K::Parallel}));
   EXPECT_TRUE(split.plan.steps[2].exchange);
-  EXPECT_EQ(split.plan.steps[2].bytesPerDpu[3], 8);
+  EXPECT_EQ(split.plan.steps[2].bytesPerDpu[3], 16 * 8);  // every tasklet's record
+  EXPECT_EQ(split.plan.steps[4].bytesPerDpu[3], 16);      // the offset, in the kernel's arguments
 }
 
 TEST(Intrinsics, PrivateHistogramsMustFitWram) {

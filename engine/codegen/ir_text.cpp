@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include "engine/kernel/intrinsics.h"
+
 namespace pim {
 namespace {
 
@@ -67,9 +69,14 @@ std::string exprText(const Kernel& k, const Expr& e, const std::string& suffix) 
       }
       return "(" + exprText(k, e.args[0], suffix) + " " + e.op + " " + exprText(k, e.args[1], suffix) + ")";
     case Expr::Kind::Call: {
+      // As the DSL writes it: the value operands, the loop it runs along, then a constant (hist's range).
       std::string out = e.op + "(";
-      for (std::size_t i = 0; i < e.args.size(); ++i) out += (i ? ", " : "") + exprText(k, e.args[i], suffix);
+      const auto intrinsic = intrinsicNamed(e.op);
+      const std::size_t values = intrinsic ? static_cast<std::size_t>(intrinsic->valueArgs) : e.args.size();
+      std::size_t i = 0;
+      for (; i < e.args.size() && i < values; ++i) out += (i ? ", " : "") + exprText(k, e.args[i], suffix);
       if (e.reduceVar >= 0) out += ", " + k.loops[e.reduceVar].var;
+      for (; i < e.args.size(); ++i) out += ", " + exprText(k, e.args[i], suffix);
       return out + ")";
     }
   }

@@ -32,24 +32,6 @@ constexpr std::int64_t kBranchInstructions = 1;  // reduction: compare-branch on
 
 std::int64_t roundUp8(std::int64_t b) { return (b + 7) / 8 * 8; }
 
-DpuType dpuType(DType t) {
-  switch (t) {
-    case DType::I8:
-      return DpuType::Int8or16;
-    case DType::I32:
-      return DpuType::Int32;
-    case DType::I64:
-      return DpuType::Int64;
-    case DType::F64:
-      return DpuType::Double;
-    case DType::F32:
-    case DType::F16:
-    case DType::BF16:
-      return DpuType::Float;
-  }
-  return DpuType::Int32;
-}
-
 bool usesLoopVar(const TensorRef& r) {
   return std::any_of(r.index.begin(), r.index.end(), [](const AffineExpr& e) { return !e.isConstant(); });
 }
@@ -92,7 +74,7 @@ void collectRefs(const Expr& e, std::vector<const TensorRef*>& out) {
 StatementShape shapeOf(const Kernel& k, const Statement& s, const UpmemCodegenOptions& o) {
   StatementShape sh;
   const Tensor& target = k.tensors[static_cast<std::size_t>(s.target.tensor)];
-  const DpuType t = dpuType(target.dtype);
+  const DpuType t = upmemDpuType(target.dtype);
   sh.targetBytes = static_cast<int>(dtypeBytes(target.dtype));
   for (int l : s.loops) (s.targetUses(l) ? sh.outLoops : sh.reduceLoops).push_back(l);
   std::vector<const TensorRef*> refs;
@@ -205,6 +187,25 @@ std::vector<LimitViolation> violationsOf(const Kernel& k, const std::vector<Stat
 }
 
 }  // namespace
+
+sim::dpu::DpuType upmemDpuType(DType t) {
+  using sim::dpu::DpuType;
+  switch (t) {
+    case DType::I8:
+      return DpuType::Int8or16;
+    case DType::I32:
+      return DpuType::Int32;
+    case DType::I64:
+      return DpuType::Int64;
+    case DType::F64:
+      return DpuType::Double;
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16:
+      return DpuType::Float;
+  }
+  return DpuType::Int32;
+}
 
 IntrinsicCodegen intrinsicCodegen(const UpmemCodegenOptions& o) {
   return {o.tasklets, o.dmaMaxBytes, o.keptFraction, o.style.handWritten};
@@ -354,8 +355,9 @@ std::int64_t readTaskletRecords(const Tensor& output, const UpmemCodegenOptions&
 void readKeptSerially(const Tensor& output, const UpmemCodegenOptions& o, UpmemProgram& prog) {
   HostStep& kept = prog.plan.steps.back();
   const auto elementBytes = static_cast<std::int64_t>(dtypeBytes(output.dtype));
-  HostStep counts;
+  HostStep counts;  // PrIM times it as Inter-DPU (its host then scans the counts)
   counts.toDpu = false;
+  counts.exchange = true;
   counts.bytesPerDpu.assign(kept.bytesPerDpu.size(), 0);
   for (std::size_t d = 0; d < kept.bytesPerDpu.size(); ++d) {
     std::int64_t& b = kept.bytesPerDpu[d];
@@ -428,14 +430,20 @@ bool needsScanOffsets(const Problem& p, const TileMapping& m, std::size_t s, con
 void addScanOffsets(const Problem& p, const TileMapping& m, const StatementShape& scan, std::size_t s,
                     const UpmemCodegenOptions& o, UpmemProgram& prog) {
   const Kernel& k = p.kernel();
-  std::vector<std::int64_t> totals(static_cast<std::size_t>(prog.plan.dpus), 0);
-  for (const CoreTile& core : m.cores)
-    if (!core.idle) totals[static_cast<std::size_t>(core.group * o.dpusPerRank + core.core)] = 8;
+  // PrIM reads every tasklet's 8-B record (the last holds the DPU's total) and sends each DPU its offset
+  // in its 16-B arguments.
+  std::vector<std::int64_t> records(static_cast<std::size_t>(prog.plan.dpus), 0), offsets(records.size(), 0);
+  for (const CoreTile& core : m.cores) {
+    if (core.idle) continue;
+    const auto dpu = static_cast<std::size_t>(core.group * o.dpusPerRank + core.core);
+    records[dpu] = std::int64_t{o.tasklets} * 8;
+    offsets[dpu] = 16;
+  }
   for (const bool toDpu : {false, true}) {
     HostStep step;
     step.toDpu = toDpu;
     step.exchange = true;
-    step.bytesPerDpu = totals;
+    step.bytesPerDpu = toDpu ? offsets : records;
     prog.plan.steps.push_back(step);
     if (toDpu) continue;
     HostStep scanTotals;
@@ -444,10 +452,11 @@ void addScanOffsets(const Problem& p, const TileMapping& m, const StatementShape
     scanTotals.hostNs = static_cast<double>(prog.dpusUsed) / o.hostMergeGops;
     prog.plan.steps.push_back(scanTotals);
   }
-  prog.notes.push_back("inter-DPU: the host reads each DPU's total (8 B), scans the " +
-                       std::to_string(prog.dpusUsed) + " totals and sends each DPU its offset (8 B)");
+  prog.notes.push_back("inter-DPU: the host reads each DPU's tasklet records (" +
+                       std::to_string(o.tasklets * 8) + " B), scans the " + std::to_string(prog.dpusUsed) +
+                       " totals and sends each DPU its offset (16 B of arguments)");
   const StatementShape add = prefixOffsetShape(
-      scan, dpuType(k.tensors[static_cast<std::size_t>(k.statements[s].target.tensor)].dtype));
+      scan, upmemDpuType(k.tensors[static_cast<std::size_t>(k.statements[s].target.tensor)].dtype));
   HostStep launch;
   launch.kind = HostStep::Kind::Launch;
   launch.kernelOf.assign(static_cast<std::size_t>(prog.plan.dpus), -1);

@@ -69,6 +69,9 @@ struct UpmemProgram {
   std::vector<std::string> notes;  // one line per step of the plan, in order
 };
 
+/// The DPU's arithmetic for an element type (16-bit floats are refused before this is asked).
+sim::dpu::DpuType upmemDpuType(DType t);
+
 /// The options of the data-dependent intrinsics' templates under `o`.
 IntrinsicCodegen intrinsicCodegen(const UpmemCodegenOptions& o);
 

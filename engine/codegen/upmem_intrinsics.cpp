@@ -18,18 +18,21 @@ using Code = EmittedSteps;
 
 // Assumed (no trace; upmem.md leaves handshake costs open): handshake_wait_for and handshake_notify with the
 // running count or sum passed between them.
-constexpr std::int64_t kHandshakeInstructions = 10;
-// Per value: its address and load (2, as every template), the index add and loop branch (2).
-constexpr std::int64_t kLoadInstructions = kUpmemOperandInstructions;
-constexpr std::int64_t kLoopInstructions = 2;
-// select: test the lowest bit and branch; unique: compare with the previous value, branch, keep it.
+constexpr auto kHandshakeInstructions = static_cast<std::int64_t>(IntrinsicWork::kChainInstructions);
+// PrIM unrolls the block loops of SEL, UNI and SCAN (#pragma unroll over a block's values): a value is one
+// load and one store at a constant offset, with no index or branch of its own (assumed: no trace).
+constexpr std::int64_t kUnrolledLoad = 1, kUnrolledStore = 1;
+// select: test the lowest bit and branch; unique: a 64-bit compare with the value kept last and its branch.
 constexpr std::int64_t kSelectTest = 2, kUniqueTest = 3;
-constexpr std::int64_t kKeepInstructions = 2;  // a kept value: store into the output block, count it
-constexpr std::int64_t kStoreInstructions = 2;
-// hist: the shift after the multiply; the counter's load, add and store.
-constexpr std::int64_t kShift = 1, kCounter = 3;
-// search: a probe's midpoint (add, shift, address) and the comparison of the key with the block's ends.
-constexpr std::int64_t kMidpoint = 4, kProbeCompare = 4;
+constexpr std::int64_t kKeepInstructions = 2;  // a kept value: its store and the count's increment
+// hist's loop is not unrolled: a value's address and load (2, as every template), the shift after the
+// multiply, the counter's address, load, add and store, the loop's index and branch.
+constexpr std::int64_t kShift = 1, kCounter = 4, kLoopInstructions = 2;
+// hist's merge: per bin and tasklet, the tasklet's histogram pointer, the counter's load, the add, the loop.
+constexpr std::int64_t kMergeInstructions = 6;
+// search (PrIM's BS): a probe's midpoint (add, shift, mask, address) and the scan of a block for the key,
+// per value a load, a 64-bit compare, its branch and the loop's index and branch (assumed: no trace).
+constexpr std::int64_t kMidpoint = 4, kScanPerValue = 6;
 
 std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 std::int64_t log2Ceil(std::int64_t n) {
@@ -84,7 +87,7 @@ Code chained(const StatementShape& sh, Intrinsic id, const IntrinsicCodegen& o, 
 Code histogram(const StatementShape& sh, const IntrinsicCodegen& o, std::int64_t bins, std::int64_t values,
                int t) {
   Code e;
-  e.issue(bins * kStoreInstructions);  // clear the tasklet's own histogram
+  e.issue(bins * (kUnrolledStore + kLoopInstructions));  // clear the tasklet's own histogram
   const std::int64_t c = sh.blockElements;
   const int bytes = elementBytes(sh);
   // The multiply by the bins steps over the bin count's bits (the smaller operand), so it is priced here.
@@ -104,41 +107,44 @@ Code histogram(const StatementShape& sh, const IntrinsicCodegen& o, std::int64_t
   return e;
 }
 
-// After the barrier: tasklet t adds its share of the bins over every tasklet's histogram and writes it.
-Code histogramMerge(const StatementShape& sh, const IntrinsicCodegen& o, std::int64_t bins, int t) {
+// After the barrier: tasklet t adds bins t, t + T, ... over every tasklet's histogram into tasklet 0's.
+Code histogramMerge(const IntrinsicCodegen& o, std::int64_t bins, int t) {
   Code e;
   const auto [full, last] = taskletBlocks(bins, 1, t, o.tasklets);
-  const std::int64_t mine = full + (last > 0 ? 1 : 0);
-  e.issue(mine * (o.tasklets * (kLoadInstructions + 1) + kStoreInstructions));
-  if (mine > 0) e.dmaSplit(mine * sh.targetBytes, true, o.dmaMax);
+  e.issue((full + (last > 0 ? 1 : 0)) * (o.tasklets * kMergeInstructions + kUnrolledStore));
   return e;
 }
 
+// PrIM's BS per key: the key read alone (8 B), the tile's first and last blocks, then a bisection over the
+// tile's blocks, each probe reading one block and, when the block starts at or below the key (half of them),
+// scanning it; the key's own block is scanned to the key (half a block); the position written alone (8 B;
+// PrIM keeps only each tasklet's last). Tasklets take consecutive shares of the keys, as PrIM's slices.
 Code searches(const StatementShape& sh, const IntrinsicCodegen& o, std::int64_t keys, std::int64_t tile,
               int t) {
-  const std::int64_t c = sh.blockElements;
-  const int bytes = elementBytes(sh);
+  const std::int64_t c = std::min(sh.blockElements, tile);
+  const std::int64_t block = c * elementBytes(sh);
   Code probe;
   probe.issue(kMidpoint);
-  probe.dma(std::min<std::int64_t>(c, tile) * bytes, false);
-  probe.issue(kProbeCompare);
+  probe.dma(block, false);
+  probe.issue(c * kScanPerValue / 2);
   Code key;
-  key.issue(kLoadInstructions + 2);  // the key and the bisection's bounds
+  key.dma(8, false);
+  key.dma(block, false);
+  key.dma(block, false);
   key.add(Code::repeated(log2Ceil(ceilDiv(tile, c)) + 1, probe));
-  key.issue(log2Ceil(std::min(c, tile)) * kProbeCompare + kStoreInstructions);  // within the block, in WRAM
+  key.issue(c * kScanPerValue / 2 + kUnrolledStore);
+  key.dma(8, true);
   ++key.counts.iterations;
-  auto block = [&](std::int64_t n) {
-    Code b;
-    b.issue(kUpmemBlockInstructions);
-    b.dma((n * bytes + 7) / 8 * 8, false);
-    b.add(Code::repeated(n, key));
-    b.dmaSplit(n * sh.targetBytes, true, o.dmaMax);
-    return b;
-  };
-  const auto [full, last] = taskletBlocks(keys, c, t, o.tasklets);
-  Code e = Code::repeated(full, block(c));
-  if (last > 0) e.add(block(last));
-  return e;
+  const auto [full, last] = taskletBlocks(keys, 1, t, o.tasklets);
+  return Code::repeated(full + (last > 0 ? 1 : 0), key);
+}
+
+void countSyncs(const std::vector<Step>& seq, double times, IntrinsicWork& w) {
+  for (const Step& s : seq) {
+    if (s.kind == Step::Kind::Barrier) w.barriers += times;
+    if (s.kind == Step::Kind::Handshake) w.handshakes += times;
+    if (s.kind == Step::Kind::Loop) countSyncs(s.body, times * static_cast<double>(s.count), w);
+  }
 }
 
 }  // namespace
@@ -148,16 +154,16 @@ int histMultiplyBits(std::int64_t bins) {
 }
 
 std::int64_t intrinsicPerElement(Intrinsic id, DpuType t, double kept, int mulOperandBits) {
-  const std::int64_t add = instructionsOf(DpuOp::Add, t) + (t == DpuType::Int64 ? 3 : 0);
+  const auto keep = static_cast<std::int64_t>(std::ceil(kKeepInstructions * kept));
   switch (id) {
     case Intrinsic::Select:
+      return kUnrolledLoad + kSelectTest + keep;
     case Intrinsic::Unique:
-      return kLoadInstructions + (id == Intrinsic::Select ? kSelectTest : kUniqueTest) +
-             static_cast<std::int64_t>(std::ceil(kKeepInstructions * kept)) + kLoopInstructions;
-    case Intrinsic::Prefix:
-      return kLoadInstructions + add + kStoreInstructions + kLoopInstructions;
+      return kUnrolledLoad + kUniqueTest + keep;
+    case Intrinsic::Prefix:  // the running sum stays in registers
+      return kUnrolledLoad + instructionsOf(DpuOp::Add, t) + kUnrolledStore;
     case Intrinsic::Hist:
-      return kLoadInstructions + instructionsOf(DpuOp::Mul, DpuType::Int32, mulOperandBits) + kShift +
+      return kUpmemOperandInstructions + instructionsOf(DpuOp::Mul, DpuType::Int32, mulOperandBits) + kShift +
              kCounter + kLoopInstructions;
     case Intrinsic::Search:
       return 0;  // per key, not per value: searches() builds it
@@ -168,7 +174,8 @@ std::int64_t intrinsicPerElement(Intrinsic id, DpuType t, double kept, int mulOp
 LoopCounts appendIntrinsic(Intrinsic id, const StatementShape& sh, const IntrinsicCodegen& o,
                            std::vector<TaskletProgram>& tasklets, std::int64_t outs, std::int64_t reduced) {
   LoopCounts total;
-  const std::int64_t addPerValue = kLoadInstructions + 1 + kStoreInstructions;
+  // SCAN's second pass over a block: the sum of the tasklets before it added to every value.
+  const std::int64_t addPerValue = kUnrolledLoad + sh.accumulate + kUnrolledStore;
   std::vector<Code> code(tasklets.size());
   for (int t = 0; t < o.tasklets; ++t) {
     Code& e = code[static_cast<std::size_t>(t)];
@@ -187,12 +194,14 @@ LoopCounts appendIntrinsic(Intrinsic id, const StatementShape& sh, const Intrins
         break;
     }
   }
-  if (id == Intrinsic::Hist) {
+  if (id == Intrinsic::Hist) {  // merged, then written by tasklet 0 in DMAs of at most 2,048 B
     for (int t = 0; t < o.tasklets; ++t) {
       Code& e = code[static_cast<std::size_t>(t)];
       if (o.tasklets > 1) e.steps.push_back(Step::barrier());
-      e.add(histogramMerge(sh, o, outs, t));
+      e.add(histogramMerge(o, outs, t));
+      if (o.tasklets > 1) e.steps.push_back(Step::barrier());
     }
+    code.front().dmaSplit(outs * sh.targetBytes, true, o.dmaMax);
   }
   for (std::size_t t = 0; t < tasklets.size(); ++t) {
     tasklets[t].insert(tasklets[t].end(), code[t].steps.begin(), code[t].steps.end());
@@ -206,9 +215,17 @@ IntrinsicWork intrinsicWork(Intrinsic id, const StatementShape& sh, const Intrin
   std::vector<TaskletProgram> tasklets(static_cast<std::size_t>(o.tasklets));
   appendIntrinsic(id, sh, o, tasklets, outs, reduced);
   sim::dpu::DpuRun r;
-  for (const TaskletProgram& p : tasklets) sim::dpu::countSteps(p, 1, r);
-  return {static_cast<double>(r.instructions), static_cast<double>(r.dmaRequests),
-          static_cast<double>(r.dmaBytes)};
+  double busiest = 0;
+  for (const TaskletProgram& p : tasklets) {
+    const std::int64_t before = r.instructions;
+    sim::dpu::countSteps(p, 1, r);
+    busiest = std::max(busiest, static_cast<double>(r.instructions - before));
+  }
+  IntrinsicWork w{static_cast<double>(r.instructions), static_cast<double>(r.dmaRequests),
+                  static_cast<double>(r.dmaBytes)};
+  w.busiestTasklet = busiest;
+  countSyncs(tasklets.front(), 1, w);
+  return w;
 }
 
 std::int64_t intrinsicWramPerTasklet(Intrinsic id, const StatementShape& sh, std::int64_t outs) {
@@ -221,7 +238,7 @@ StatementShape prefixOffsetShape(const StatementShape& scan, DpuType t) {
   sh.streamedBytes = {elementBytes(scan)};
   sh.scalars = 1;  // the offset
   sh.targetBytes = scan.targetBytes;
-  sh.perElement = kLoadInstructions + instructionsOf(DpuOp::Add, t) + kStoreInstructions + kLoopInstructions;
+  sh.perElement = kUnrolledLoad + instructionsOf(DpuOp::Add, t) + kUnrolledStore;  // PrIM's add(), unrolled
   sh.accumulate = instructionsOf(DpuOp::Add, t);
   sh.blockElements = scan.blockElements;
   return sh;

@@ -10,10 +10,12 @@
 //   and sends each DPU its offset; kernel 2 adds it to every element. A scan held whole by one DPU needs no
 //   second kernel, except in PrIM's own code, which always runs it.
 // - hist (HST-S): a private histogram per tasklet in WRAM, cleared, then one counter incremented per value
-//   (the bin is (value * bins) >> depth: a multiply and a shift); a barrier; each tasklet adds its share of
-//   bins over every tasklet's histogram and writes it; the host adds the DPUs' histograms.
-// - search (BS): tasklets stride over blocks of keys; per key a bisection over the DPU's sorted tile that
-//   reads one block per probe until the key's block is found, then bisects within it in WRAM.
+//   (the bin is (value * bins) >> depth: a multiply and a shift); a barrier; each tasklet adds bins t,
+//   t + T, ... over every tasklet's histogram; a barrier; tasklet 0 writes the DPU's histogram in DMAs of at
+//   most 2,048 B; the host adds the DPUs' histograms.
+// - search (BS): tasklets stride over blocks of keys; per key PrIM's bisection over the DPU's sorted tile:
+//   the key read alone, the tile's first and last blocks, then one block read per probe, scanned when it
+//   starts at or below the key, until the key's block is found.
 // Instruction counts without a trace are assumptions, named where they are declared.
 #pragma once
 #include <cstdint>
@@ -50,6 +52,10 @@ LoopCounts appendIntrinsic(Intrinsic id, const StatementShape& sh, const Intrins
 /// Per-DPU instructions and DMAs of the same, summed over tasklets, without building it (the estimate).
 struct IntrinsicWork {
   double instructions = 0, dmas = 0, dmaBytes = 0;
+  double barriers = 0, handshakes = 0;  // met by each tasklet (tasklet 0's program)
+  double busiestTasklet = 0;            // instructions of the tasklet with the most
+  /// The handshake chain's instructions per pass (each tasklet's, one after another).
+  static constexpr double kChainInstructions = 10;
 };
 IntrinsicWork intrinsicWork(Intrinsic id, const StatementShape& sh, const IntrinsicCodegen& o,
                             std::int64_t outs, std::int64_t reduced);

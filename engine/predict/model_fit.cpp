@@ -31,6 +31,7 @@ ModelFit modelFit(const Problem& p, const TrainingMetadata& m) {
   const Kernel& k = p.kernel();
   const std::string trained = trainedKernel(p, m);
   if (trained.empty()) {
+    fit.kernelUnknown = true;
     const bool named = std::find(m.kernels.begin(), m.kernels.end(), k.name) != m.kernels.end();
     fit.reasons.push_back(named ? "kernel " + k.name + " computes something else than the " + k.name +
                                       " the model was trained on"

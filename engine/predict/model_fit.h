@@ -24,6 +24,9 @@ struct ModelFit {
   /// The metadata records the training shapes (models trained before it did have no shape range, so a
   /// shape outside it cannot be told).
   bool shapesKnown = false;
+  /// The model saw no kernel computing this one (by name or computation): its features then come from
+  /// templates it never learned, so a family's analytic estimate ranks the drafts instead (Explorer).
+  bool kernelUnknown = false;
   bool outOfDistribution() const { return !reasons.empty(); }
   std::string text() const;  // the reasons joined with "; "
 };

@@ -133,6 +133,9 @@ void Explorer::run(const std::atomic<bool>& cancel,
     std::lock_guard lock(m_mutex);
     m_progress.modelUsed = true;
     m_progress.outOfDistribution = modelFit(m_problem, predictor->metadata()).reasons;
+    if (m_rankedByEstimate)
+      m_progress.outOfDistribution.push_back("the drafts are ranked by " + m_problem.backend().family +
+                                             "'s analytic estimate, not the model");
   }
   const std::unique_ptr<ISearchStrategy> search =
       strategy->make(StrategyContext{m_problem, m_records, m_options, predictor});
@@ -198,6 +201,19 @@ bool Explorer::predict(const std::atomic<bool>& cancel, Reporter& report, const 
   }
   if (!predictor) return true;
   report.setStage("predicting");
+  const ITarget& target = targetOf(m_problem.backend());
+  if (target.estimateRanksUnseenKernels() && modelFit(m_problem, predictor->metadata()).kernelUnknown) {
+    // A model that never saw the kernel reads features of templates it never learned (98% off on PrIM's SEL,
+    // whose time is its serial read-back): the family's analytic estimate ranks the drafts instead.
+    if (const auto estimator = target.estimator(m_problem, m_options.eval.optimizer)) {
+      std::lock_guard lock(m_mutex);
+      if (cancel.load()) return false;
+      for (std::size_t i : chosen) m_records[i].predictedNs = estimator->estimate(m_records[i].draft).totalNs;
+      m_progress.predicted = chosen.size();
+      m_rankedByEstimate = true;
+      return true;
+    }
+  }
   // One call: the coarse-to-fine shortlist is chosen over the whole screened set, as the Table-4 evaluation
   // does, so both make the same pick.
   std::vector<Draft> batch;

@@ -166,6 +166,7 @@ class Explorer {
   mutable std::mutex m_mutex;
   ExploreProgress m_progress;
   std::vector<DraftRecord> m_records;
+  bool m_rankedByEstimate = false;  // the model never saw the kernel (predict())
   std::map<std::string, std::uint64_t> m_refusedByEvaluation;
 };
 

@@ -197,6 +197,10 @@ class ITarget {
   /// The family's analytic estimate for `p` under `o`, or nullptr when it has none (then nothing screens its
   /// spaces, no predictor can be trained for it and the compute-centric search refuses it).
   virtual std::unique_ptr<ICandidateEstimator> estimator(const Problem& p, const OptimizerOptions& o) const;
+  /// Whether the estimate sums the very templates evaluate() runs, closely enough to rank drafts of a kernel
+  /// no trained model has seen (then explore ranks by it, not by the model). False by default: the DRAM-PIM
+  /// estimates only screen (ranked by them, hbm-pim's GEMM pick was 1.7x slower than the model's).
+  virtual bool estimateRanksUnseenKernels() const { return false; }
 
   /// Version of this family's cost model: stored labels and lookup entries are keyed by it, so a change to
   /// one family's model invalidates only that family's labels.

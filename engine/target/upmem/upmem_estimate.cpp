@@ -67,6 +67,12 @@ class UpmemEstimator final : public ICandidateEstimator {
       for (auto e : tensorExtents(k, static_cast<int>(t), p.shape())) n *= static_cast<double>(e);
       m_tensorBytes.push_back(n);
     }
+    m_keptSerially.assign(k.tensors.size(), false);
+    for (const Statement& st : k.statements) {
+      const auto id = intrinsicOf(st);
+      if (id == Intrinsic::Select || id == Intrinsic::Unique)
+        m_keptSerially[static_cast<std::size_t>(st.target.tensor)] = true;
+    }
   }
 
   void features(const Draft& d, std::vector<float>& out) const override {
@@ -98,10 +104,48 @@ class UpmemEstimator final : public ICandidateEstimator {
     return (toDpu ? r.toDpuSetupMs : r.fromDpuSetupMs) * 1e6 + ns;
   }
 
+  // An element-wise statement's template over `outs` values: tasklets stride over blocks.
+  struct Streamed {
+    double instructions = 0, dmas = 0, busy = 1;
+  };
+  static Streamed streamed(const StatementShape& sh, double outs, const UpmemCodegenOptions& o) {
+    const double blocks = ceilDiv(outs, static_cast<double>(sh.blockElements));
+    return {outs * static_cast<double>(sh.perElement) + blocks * kUpmemBlockInstructions,
+            blocks * (static_cast<double>(sh.streamedBytes.size()) + 1),
+            std::min<double>(o.tasklets, blocks)};
+  }
+
+  // SCAN-SSA's second half where the codegen runs it (a scan split over DPUs, or PrIM's code): the host
+  // reads every tasklet's record, scans the totals, sends the offsets; a second kernel adds them.
+  void scanOffsets(const Layout& l, const UpmemCodegenOptions& o, Parts& e) const {
+    const auto shapes = upmemStatementShapes(m_p.kernel(), o);
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      const StatementShape& sh = shapes[s];
+      if (sh.intrinsic != Intrinsic::Prefix) continue;
+      const int along = m_p.kernel().statements[s].value.reduceVar;
+      const auto [lo, hi] = loopBounds(m_p.kernel(), along, m_p.shape());
+      if (!o.style.handWritten &&
+          l.loopExtent[static_cast<std::size_t>(along)] >= static_cast<double>(hi - lo))
+        continue;
+      double outs = 1;
+      for (int v : sh.outLoops) outs *= l.loopExtent[static_cast<std::size_t>(v)];
+      const DType type =
+          m_p.kernel().tensors[static_cast<std::size_t>(m_p.kernel().statements[s].target.tensor)].dtype;
+      const Streamed w = streamed(prefixOffsetShape(sh, upmemDpuType(type)), outs, o);
+      const double gap = m_params.dpu.sameTaskletGap;
+      e.kernelCycles += (w.busy >= gap ? w.instructions : w.instructions / std::max(1.0, w.busy) * gap) +
+                        m_params.rates.launchMs * 1e6 / e.nsPerCycle;
+      e.instructions += w.instructions;
+      e.dmas += w.dmas;
+      e.transferNs += transferNs(l, 8.0 * o.tasklets, false, false) + transferNs(l, 16, true, false);
+      e.mergeNs += l.dpus / o.hostMergeGops;
+    }
+  }
+
   // The busiest DPU's kernel: instructions and DMAs of every statement's template.
   void kernel(const Layout& l, const UpmemCodegenOptions& o, Parts& e) const {
     const auto shapes = upmemStatementShapes(m_p.kernel(), o);
-    double issue = 0, dmaCycles = 0;
+    double issue = 0, dmaCycles = 0, sync = 0;
     const double gap = m_params.dpu.sameTaskletGap;
     for (const StatementShape& sh : shapes) {
       auto product = [&](const std::vector<int>& loops) {
@@ -111,19 +155,23 @@ class UpmemEstimator final : public ICandidateEstimator {
       };
       const double outs = product(sh.outLoops), red = product(sh.reduceLoops);
       const double c = static_cast<double>(sh.blockElements);
-      double instructions = 0, dmas = 0, busy = 1;
-      if (sh.intrinsic) {  // its template's own count (handshakes and barriers not timed here)
+      double instructions = 0, dmas = 0, busy = 1, busiestTasklet = 0;
+      if (sh.intrinsic) {  // its template's own count, and its synchronisation
         const IntrinsicWork w =
             intrinsicWork(*sh.intrinsic, sh, intrinsicCodegen(o), static_cast<std::int64_t>(outs),
                           static_cast<std::int64_t>(red));
         instructions = w.instructions;
         dmas = w.dmas;
         busy = o.tasklets;
+        busiestTasklet = w.busiestTasklet;
+        // A barrier as the DPU engine prices it; a chain pass as each tasklet's share issued alone, in turn.
+        sync += w.barriers * m_params.dpu.barrierCoeff * std::pow(o.tasklets, m_params.dpu.barrierExp) +
+                w.handshakes * o.tasklets * IntrinsicWork::kChainInstructions * gap;
       } else if (!sh.reduces()) {
-        const double blocks = ceilDiv(outs, c);
-        instructions = outs * static_cast<double>(sh.perElement) + blocks * kUpmemBlockInstructions;
-        dmas = blocks * (static_cast<double>(sh.streamedBytes.size()) + 1);
-        busy = std::min<double>(o.tasklets, blocks);
+        const Streamed w = streamed(sh, outs, o);
+        instructions = w.instructions;
+        dmas = w.dmas;
+        busy = w.busy;
       } else {
         const double blocks = ceilDiv(red, c);
         instructions = outs * (kUpmemOutputInstructions + red * static_cast<double>(sh.perElement) +
@@ -137,6 +185,8 @@ class UpmemEstimator final : public ICandidateEstimator {
       }
       // One instruction a cycle with at least `gap` tasklets busy; else each busy one every `gap` cycles.
       issue += busy >= gap ? instructions : instructions / std::max(1.0, busy) * gap;
+      if (sh.intrinsic)  // its busiest tasklet issues at most once every `gap` cycles
+        issue = std::max(issue, busiestTasklet * gap);
       // The widest streamed operand; the target's when a statement streams none (scalars only).
       int widest = sh.streamedBytes.empty() ? sh.targetBytes : 0;
       for (int b : sh.streamedBytes) widest = std::max(widest, b);
@@ -145,7 +195,7 @@ class UpmemEstimator final : public ICandidateEstimator {
       e.instructions += instructions;
       e.dmas += dmas;
     }
-    e.kernelCycles = std::max(issue, dmaCycles) + m_params.rates.launchMs * 1e6 / e.nsPerCycle;
+    e.kernelCycles = std::max(issue, dmaCycles) + sync + m_params.rates.launchMs * 1e6 / e.nsPerCycle;
   }
 
   Parts parts(const Draft& d) const {
@@ -158,12 +208,18 @@ class UpmemEstimator final : public ICandidateEstimator {
     e.tasklets = o.tasklets;
     e.tile = o.blockBytes;
     kernel(l, o, e);
+    scanOffsets(l, o, e);
     const Kernel& k = m_p.kernel();
     for (std::size_t t = 0; t < k.tensors.size(); ++t) {
       const double perDpu = m_tensorBytes[t] / l.tensorSplit[t];
       if (k.tensors[t].role == TensorRole::Input && !m_p.isResident(static_cast<int>(t)))
         e.transferNs += transferNs(l, perDpu, true, l.tensorSplit[t] == 1 && l.dpus > 1);
       if (k.tensors[t].role != TensorRole::Output) continue;
+      if (m_keptSerially[t]) {  // select, unique: each DPU's kept values read one DPU after another
+        const sim::dpu::HostRates& r = m_params.rates;
+        e.transferNs += l.dpus * (r.fromDpuSetupMs * 1e6 + perDpu * o.keptFraction / r.serialFromDpuGBps);
+        continue;
+      }
       e.transferNs += transferNs(l, perDpu, false, false);
       // DPUs beyond the output's split hold partial sums of the same outputs, which the host adds.
       const double holders = l.dpus / l.tensorSplit[t];
@@ -177,6 +233,7 @@ class UpmemEstimator final : public ICandidateEstimator {
   const UpmemParams& m_params;
   std::function<UpmemCodegenOptions(std::uint64_t)> m_optionsOf;
   std::vector<double> m_tensorBytes;
+  std::vector<bool> m_keptSerially;  // per tensor: written by select or unique
 };
 
 }  // namespace
