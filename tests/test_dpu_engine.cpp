@@ -152,7 +152,7 @@ TEST(DpuSlice, WorstDisagreementOnPrimVaShapes) {
 TEST(DpuSlice, LoopsWithABarrierAndOtherShapesAreSimulatedInFull) {
   const DpuKernel withBarrier =
       same(4, {Step::loop(100, {Step::mramRead(256), Step::issue(50), Step::barrier()})});
-  EXPECT_EQ(sliceRefusal(withBarrier), "tasklet 0's main loop contains a barrier or a handshake");
+  EXPECT_EQ(sliceRefusal(withBarrier), "tasklet 0's main loop contains a barrier, a handshake or a mutex");
   const SlicedRun s = simulateDpuSliced({}, withBarrier);
   EXPECT_FALSE(s.sliced);
   EXPECT_DOUBLE_EQ(s.run.cycles, simulateDpu({}, withBarrier).cycles);

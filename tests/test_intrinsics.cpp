@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <random>
 
@@ -126,6 +127,22 @@ TEST(Intrinsics, AHandshakeChainPassesInTaskletOrder) {
   EXPECT_LT(sim::dpu::simulateDpu(cfg, k).taskletEnd[1], 40);
 }
 
+// Two tasklets lock one mutex around 20 instructions: the second enters only after the first unlocks, so
+// the two critical sections run one after the other (each instruction 11 cycles after the last of its
+// tasklet), where without the mutex they interleave.
+TEST(Intrinsics, AMutexSerialisesItsCriticalSections) {
+  sim::dpu::DpuConfig cfg;
+  sim::dpu::DpuKernel k;
+  const sim::dpu::TaskletProgram locked = {Step::lock(0), Step::issue(20), Step::unlock(0)};
+  k.tasklets = {locked, locked};
+  const sim::dpu::DpuRun r = sim::dpu::simulateDpu(cfg, k);
+  EXPECT_GE(r.taskletEnd[1] - r.taskletEnd[0], 20 * 11);
+  k.tasklets = {{Step::issue(22)}, {Step::issue(22)}};
+  const sim::dpu::DpuRun free = sim::dpu::simulateDpu(cfg, k);
+  EXPECT_LT(free.taskletEnd[1] - free.taskletEnd[0], 11);
+  EXPECT_EQ(r.instructions, free.instructions);  // lock and unlock issue one instruction each
+}
+
 std::unique_ptr<Problem> upmemProblem(const std::string& kernel, const std::string& dims) {
   const Kernel k = KernelLibrary::builtin().get(kernel);
   return std::make_unique<Problem>(builtinBackends().get("upmem"), k, parseShape(k, dims));
@@ -165,6 +182,53 @@ TEST(Intrinsics, AScanSplitOverDpusAddsTheHostsOffsetsInASecondKernel) {
   EXPECT_TRUE(split.plan.steps[2].exchange);
   EXPECT_EQ(split.plan.steps[2].bytesPerDpu[3], 16 * 8);  // every tasklet's record
   EXPECT_EQ(split.plan.steps[4].bytesPerDpu[3], 16);      // the offset, in the kernel's arguments
+}
+
+// PrIM's HST-L shares one histogram per DPU (so 4,096 bins fit where 16 private ones do not) and locks a
+// mutex per value: slower than HST-S at 256 bins.
+TEST(Intrinsics, PrimsHstLSharesOneHistogramUnderAMutex) {
+  const auto p = upmemProblem("hst", "n=65536,bins=4096");
+  UpmemCodegenOptions o = upmemParams(p->backend()).codegen;
+  o.sharedHistogram = true;
+  EXPECT_TRUE(upmemViolations(*p, onDpus(*p, 1), o).empty());
+  const auto q = upmemProblem("hst", "n=65536,bins=256");
+  EvalOptions eo;
+  eo.vendorUnits = 4;
+  const auto baselines = targetOf(q->backend()).familyBaselines(*q, eo);
+  const auto hstL = std::find_if(baselines.begin(), baselines.end(),
+                                 [](const Baseline& b) { return b.name == "prim-hst-l"; });
+  ASSERT_NE(hstL, baselines.end());
+  ASSERT_TRUE(hstL->available) << hstL->reason;
+  EXPECT_GT(hstL->eval.timeNs, targetOf(q->backend()).vendor(*q, eo).eval.timeNs);
+}
+
+// PrIM's SCAN-RSS: the first launch only sums each DPU's values (no handshake, no write), the second scans
+// from the host's offsets: fewer MRAM writes than SSA, so faster.
+TEST(Intrinsics, PrimsScanRssReducesFirstAndScansSecond) {
+  const auto p = upmemProblem("scan", "n=65536");
+  UpmemCodegenOptions o = upmemParams(p->backend()).codegen;
+  o.scanReducesFirst = true;
+  const UpmemProgram rss = lowerUpmem(*p, onDpus(*p, 4), o);
+  using K = HostStep::Kind;
+  ASSERT_EQ(kinds(rss), (std::vector<K>{K::Parallel, K::Launch, K::Parallel, K::HostWork, K::Parallel,
+                                        K::Launch, K::Parallel}));
+  auto has = [](const HostStep& launch, Step::Kind kind) {
+    const auto& steps = launch.kernels.front().tasklets.front();
+    std::function<bool(const std::vector<Step>&)> any = [&](const std::vector<Step>& seq) {
+      return std::any_of(seq.begin(), seq.end(),
+                         [&](const Step& s) { return s.kind == kind || any(s.body); });
+    };
+    return any(steps);
+  };
+  EXPECT_FALSE(has(rss.plan.steps[1], Step::Kind::Handshake));
+  EXPECT_TRUE(has(rss.plan.steps[5], Step::Kind::Handshake));
+  EvalOptions eo;
+  eo.vendorUnits = 4;
+  const auto baselines = targetOf(p->backend()).familyBaselines(*p, eo);
+  const auto it = std::find_if(baselines.begin(), baselines.end(),
+                               [](const Baseline& b) { return b.name == "prim-scan-rss"; });
+  ASSERT_NE(it, baselines.end());
+  EXPECT_LT(it->eval.timeNs, targetOf(p->backend()).vendor(*p, eo).eval.timeNs);
 }
 
 TEST(Intrinsics, PrivateHistogramsMustFitWram) {

@@ -48,10 +48,10 @@ std::unique_ptr<pim::Problem> upmemProblem(const char* kernel, const char* dims,
 
 void evaluateOn2048(benchmark::State& st, const char* kernel, const char* dims, pim::DType t) {
   const auto p = upmemProblem(kernel, dims, t);
-  // PrIM's split: the largest tensor's outer axis over 32 ranks x 64 DPUs (part 1 for VA and RED, 0 for
-  // GEMV).
+  // PrIM's split: the largest tensor's outer axis over 32 ranks x 64 DPUs (part 1 for VA and RED, whose
+  // batch is part 0; part 0 for GEMV and SCAN).
   std::vector<pim::PartChoice> parts(static_cast<std::size_t>(p->space().partCount()));
-  parts[std::string(kernel) == "gemv" ? 0 : 1] = {32, 64, 0};
+  parts[std::string(kernel) == "va" || std::string(kernel) == "red" ? 1 : 0] = {32, 64, 0};
   const pim::Draft d = p->space().draft(p->space().idOf(parts));
   for (auto _ : st) benchmark::DoNotOptimize(pim::evaluateDraft(*p, d).totalCycles);
 }
@@ -72,6 +72,12 @@ static void BM_UpmemEvaluateGemv2048(benchmark::State& st) {
   evaluateOn2048(st, "gemv", "b=1,out=163840,in=4096", pim::DType::I32);
 }
 BENCHMARK(BM_UpmemEvaluateGemv2048)->Unit(benchmark::kMillisecond);
+
+// PrIM's SCAN-SSA: two launches, a handshake chain per block (simulated in full, not by slices).
+static void BM_UpmemEvaluateScan2048(benchmark::State& st) {
+  evaluateOn2048(st, "scan", "n=251658240", pim::DType::I64);
+}
+BENCHMARK(BM_UpmemEvaluateScan2048)->Unit(benchmark::kMillisecond);
 
 // The same draft simulated instruction by instruction (SimSettings::extrapolate off): what the slices save.
 static void BM_UpmemEvaluateVa2048Full(benchmark::State& st) {

@@ -50,9 +50,9 @@ ProblemOptions problemOptions(const SimulateOptions& o, const MappingSpec* mappi
   upmemOnly(o.noExtrapolation, "--no-extrapolation");
   if (o.dpus == 0 || o.tasklets == 0)
     throw InputError(std::string(o.dpus == 0 ? "--dpus" : "--tasklets") + ": 0; give at least 1");
-  if (o.dpus > 0 && o.schedule != "vendor")
-    throw InputError("--dpus: gives the vendor schedule's (PrIM's) DPU count; " + o.schedule +
-                     " names its own DPUs");
+  if (o.dpus > 0 && o.schedule != "vendor" && o.schedule != "prim-hst-l" && o.schedule != "prim-scan-rss")
+    throw InputError("--dpus: gives PrIM's DPU count (--schedule vendor, prim-hst-l or prim-scan-rss); " +
+                     o.schedule + " names its own DPUs");
   if (mapping) {
     if (o.tasklets >= 0) throw InputError("--tasklets: the mapping file gives the tasklets (its level 3)");
     for (const auto& [name, value] : mappingSettings(*mapping, shipped))
@@ -200,9 +200,10 @@ void registerSimulateCommands(CLI::App& app) {
       "index; with a --model dcc-*: DCC's per-core tile, in the artifact's dimension order) | "
       "mapping:FILE (CoMoNM's mapping specification, text or JSON) | upmem: prim-search (PrIM with "
       "its DPUs, tasklets and block grid-searched)");
-  cmd->add_option("--dpus", o->dpus,
-                  "upmem: run the vendor schedule (PrIM) on exactly this many DPUs (PrIM's NR_DPUS; "
-                  "default: the fastest power of two)")
+  cmd->add_option(
+         "--dpus", o->dpus,
+         "upmem: run PrIM's schedule (vendor, prim-hst-l, prim-scan-rss) on exactly this many DPUs (PrIM's "
+         "NR_DPUS; default: the fastest power of two)")
       ->check(unsignedInteger());
   cmd->add_option("--tasklets", o->tasklets, "upmem: tasklets per DPU (a shorthand for --set pim.tasklets=T)")
       ->check(unsignedInteger());

@@ -171,16 +171,17 @@ std::vector<LimitViolation> violationsOf(const Kernel& k, const std::vector<Stat
       if (!sh.intrinsic) continue;
       std::int64_t outs = 1;
       for (int l : sh.outLoops) outs *= core.computeTile[static_cast<std::size_t>(l)].count;
-      histogram = std::max(histogram, intrinsicWramPerTasklet(*sh.intrinsic, sh, outs));
+      histogram = std::max(histogram, intrinsicWramPerTasklet(*sh.intrinsic, sh, intrinsicCodegen(o), outs));
     }
   }
   if (histogram > 0 && out.empty()) {
     prog.wramBytes += std::int64_t{o.tasklets} * histogram;
     if (prog.wramBytes > o.wramBytes)
-      out.push_back({"WRAM", "WRAM: " + std::to_string(o.tasklets) +
-                                 " tasklets x (their blocks, a stack and a " + bytesText(histogram) +
-                                 " private histogram) = " + bytesText(prog.wramBytes) + " exceed the DPU's " +
-                                 bytesText(o.wramBytes)});
+      out.push_back(
+          {"WRAM", "WRAM: " + std::to_string(o.tasklets) + " tasklets x (their blocks, a stack and a " +
+                       bytesText(histogram) +
+                       (o.sharedHistogram ? " share of the shared histogram) = " : " private histogram) = ") +
+                       bytesText(prog.wramBytes) + " exceed the DPU's " + bytesText(o.wramBytes)});
   }
   checkMram(o, prog.mramBytes, out);
   return out;
@@ -208,7 +209,7 @@ sim::dpu::DpuType upmemDpuType(DType t) {
 }
 
 IntrinsicCodegen intrinsicCodegen(const UpmemCodegenOptions& o) {
-  return {o.tasklets, o.dmaMaxBytes, o.keptFraction, o.style.handWritten};
+  return {o.tasklets, o.dmaMaxBytes, o.keptFraction, o.style.handWritten, o.sharedHistogram};
 }
 
 std::vector<LimitViolation> upmemViolations(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
@@ -455,6 +456,9 @@ void addScanOffsets(const Problem& p, const TileMapping& m, const StatementShape
   prog.notes.push_back("inter-DPU: the host reads each DPU's tasklet records (" +
                        std::to_string(o.tasklets * 8) + " B), scans the " + std::to_string(prog.dpusUsed) +
                        " totals and sends each DPU its offset (16 B of arguments)");
+  // SSA adds the offsets in its second kernel; RSS scans there, starting from them.
+  StatementShape scanned = scan;
+  scanned.scanReducesFirst = false;
   const StatementShape add = prefixOffsetShape(
       scan, upmemDpuType(k.tensors[static_cast<std::size_t>(k.statements[s].target.tensor)].dtype));
   HostStep launch;
@@ -472,8 +476,10 @@ void addScanOffsets(const Problem& p, const TileMapping& m, const StatementShape
     if (!added) continue;
     auto& kernel = launch.kernels.emplace_back();
     kernel.tasklets.resize(static_cast<std::size_t>(o.tasklets));
-    loopsOf.push_back(
-        KernelBuilder(add, o.tasklets, o.dmaMaxBytes, o.split, o.style).append(kernel.tasklets, values, 1));
+    loopsOf.push_back(o.scanReducesFirst ? appendIntrinsic(Intrinsic::Prefix, scanned, intrinsicCodegen(o),
+                                                           kernel.tasklets, values, 1)
+                                         : KernelBuilder(add, o.tasklets, o.dmaMaxBytes, o.split, o.style)
+                                               .append(kernel.tasklets, values, 1));
   }
   prog.plan.steps.push_back(std::move(launch));
   prog.notes.push_back("launch " + std::to_string(o.tasklets) + " tasklets on " +
@@ -494,7 +500,7 @@ bool writtenBySelection(const Kernel& k, const std::vector<StatementShape>& shap
 UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
   const Kernel& k = p.kernel();
   if (const std::string why = upmemUnsupportedReason(k); !why.empty()) throw InputError(why);
-  const std::vector<StatementShape> shapes = shapesOf(k, o);
+  std::vector<StatementShape> shapes = shapesOf(k, o);
   UpmemProgram prog;
   prog.tasklets = o.tasklets;
   const TileMapping m = mapDraft(p.space(), d, IndexingStrategy::Exact);
@@ -507,6 +513,9 @@ UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOpti
     if (k.tensors[t].role == TensorRole::Input && !p.isResident(static_cast<int>(t)))
       addTransfer(p, t, true, tiles[t], prog);
   const std::vector<LaunchGroup> groups = launchGroups(k, m);
+  for (std::size_t s = 0; s < shapes.size(); ++s)  // SCAN-RSS: reduce first where offsets are needed
+    shapes[s].scanReducesFirst =
+        o.scanReducesFirst && shapes[s].intrinsic == Intrinsic::Prefix && needsScanOffsets(p, m, s, o);
   for (const LaunchGroup& g : groups) {
     for (int t : g.exchanged) exchange(p, m, static_cast<std::size_t>(t), g, o, prog);
     prog.plan.steps.push_back(launchStep(m, shapes, g, o, prog));
@@ -548,6 +557,12 @@ void listSteps(std::ostream& os, const std::vector<Step>& steps, int depth, std:
         break;
       case Step::Kind::Handshake:
         os << "handshake_wait_for(tasklet - 1); handshake_notify()\n";
+        break;
+      case Step::Kind::Lock:
+        os << "mutex_lock(" << s.mutex << ")\n";
+        break;
+      case Step::Kind::Unlock:
+        os << "mutex_unlock(" << s.mutex << ")\n";
         break;
       case Step::Kind::Loop:
         os << "loop " << s.count << " times:\n";

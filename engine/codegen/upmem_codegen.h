@@ -48,6 +48,12 @@ struct UpmemCodegenOptions {
   /// select and unique: the fraction of the values kept (data dependent; PrIM's SEL and UNI inputs keep half,
   /// upmem.md).
   double keptFraction = 0.5;
+  /// hist: one histogram per DPU, each increment under a mutex (PrIM's HST-L), instead of one per tasklet
+  /// merged after a barrier (HST-S).
+  bool sharedHistogram = false;
+  /// prefix split over DPUs: reduce first, then scan with the host's offsets (PrIM's SCAN-RSS), instead of
+  /// scan first, then add them (SCAN-SSA).
+  bool scanReducesFirst = false;
   // Limits (the verifier's, upmem.md).
   int maxTasklets = 24;
   std::int64_t wramBytes = 65536, mramBytes = std::int64_t{64} << 20;

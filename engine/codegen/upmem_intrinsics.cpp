@@ -84,21 +84,59 @@ Code chained(const StatementShape& sh, Intrinsic id, const IntrinsicCodegen& o, 
   return e;
 }
 
+// SCAN-RSS's first kernel: tasklets stride over blocks summing them (unrolled: load, add), meet at a
+// barrier, and tasklet 0 adds their sums into the DPU's record for the host.
+Code scanReduce(const StatementShape& sh, const IntrinsicCodegen& o, std::int64_t values, int t) {
+  const std::int64_t c = sh.blockElements;
+  const int bytes = elementBytes(sh);
+  auto block = [&](std::int64_t n) {
+    Code b;
+    b.issue(kUpmemBlockInstructions);
+    b.dma((n * bytes + 7) / 8 * 8, false);
+    b.issue(n * (kUnrolledLoad + sh.accumulate));
+    b.counts.iterations += n;
+    return b;
+  };
+  const auto [full, last] = taskletBlocks(values, c, t, o.tasklets);
+  Code e = Code::repeated(full, block(c));
+  if (last > 0) e.add(block(last));
+  if (o.tasklets > 1) e.steps.push_back(Step::barrier());
+  if (t == 0) e.issue(o.tasklets * (kUpmemOperandInstructions + sh.accumulate));
+  return e;
+}
+
 Code histogram(const StatementShape& sh, const IntrinsicCodegen& o, std::int64_t bins, std::int64_t values,
                int t) {
   Code e;
-  e.issue(bins * (kUnrolledStore + kLoopInstructions));  // clear the tasklet's own histogram
+  if (o.sharedHistogram) {  // HST-L: the tasklets clear the one histogram together
+    const auto [full, last] = taskletBlocks(bins, 1, t, o.tasklets);
+    e.issue((full + (last > 0 ? 1 : 0)) * (kUnrolledStore + kLoopInstructions));
+    if (o.tasklets > 1) e.steps.push_back(Step::barrier());
+  } else {
+    e.issue(bins * (kUnrolledStore + kLoopInstructions));  // clear the tasklet's own histogram
+  }
   const std::int64_t c = sh.blockElements;
   const int bytes = elementBytes(sh);
   // The multiply by the bins steps over the bin count's bits (the smaller operand), so it is priced here.
   const std::int64_t perValue =
       intrinsicPerElement(Intrinsic::Hist, DpuType::Int32, 0, histMultiplyBits(bins));
+  Code value;  // HST-L: the counter's update between mutex_lock and mutex_unlock
+  value.issue(perValue - kCounter - kLoopInstructions);
+  value.steps.push_back(Step::lock(0));
+  value.issue(kCounter);
+  value.steps.push_back(Step::unlock(0));
+  value.issue(kLoopInstructions);
+  ++value.counts.iterations;
   auto block = [&](std::int64_t n) {
     Code b;
     b.issue(kUpmemBlockInstructions);
     b.dma((n * bytes + 7) / 8 * 8, false);
-    b.issue(n * perValue);
-    b.counts.iterations += n;
+    if (o.sharedHistogram) {
+      b.add(Code::repeated(n, value));
+    } else {
+      b.issue(n * perValue);
+      b.counts.iterations += n;
+    }
     return b;
   };
   const auto [full, last] = taskletBlocks(values, c, t, o.tasklets);
@@ -107,11 +145,13 @@ Code histogram(const StatementShape& sh, const IntrinsicCodegen& o, std::int64_t
   return e;
 }
 
-// After the barrier: tasklet t adds bins t, t + T, ... over every tasklet's histogram into tasklet 0's.
+// After the barrier: tasklet t adds bins t, t + T, ... over every histogram (one per tasklet, or HST-L's
+// one) into the DPU's.
 Code histogramMerge(const IntrinsicCodegen& o, std::int64_t bins, int t) {
   Code e;
   const auto [full, last] = taskletBlocks(bins, 1, t, o.tasklets);
-  e.issue((full + (last > 0 ? 1 : 0)) * (o.tasklets * kMergeInstructions + kUnrolledStore));
+  const std::int64_t histograms = o.sharedHistogram ? 1 : o.tasklets;
+  e.issue((full + (last > 0 ? 1 : 0)) * (histograms * kMergeInstructions + kUnrolledStore));
   return e;
 }
 
@@ -139,11 +179,15 @@ Code searches(const StatementShape& sh, const IntrinsicCodegen& o, std::int64_t 
   return Code::repeated(full + (last > 0 ? 1 : 0), key);
 }
 
-void countSyncs(const std::vector<Step>& seq, double times, IntrinsicWork& w) {
+// Barriers and handshakes of one tasklet's program; instructions under a mutex (`locked`: inside one).
+void countSyncs(const std::vector<Step>& seq, double times, IntrinsicWork& w, bool& locked) {
   for (const Step& s : seq) {
     if (s.kind == Step::Kind::Barrier) w.barriers += times;
     if (s.kind == Step::Kind::Handshake) w.handshakes += times;
-    if (s.kind == Step::Kind::Loop) countSyncs(s.body, times * static_cast<double>(s.count), w);
+    if (s.kind == Step::Kind::Lock) locked = true;
+    if (s.kind == Step::Kind::Unlock) locked = false;
+    if (s.kind == Step::Kind::Issue && locked) w.critical += times * static_cast<double>(s.count);
+    if (s.kind == Step::Kind::Loop) countSyncs(s.body, times * static_cast<double>(s.count), w, locked);
   }
 }
 
@@ -183,6 +227,10 @@ LoopCounts appendIntrinsic(Intrinsic id, const StatementShape& sh, const Intrins
       case Intrinsic::Select:
       case Intrinsic::Unique:
       case Intrinsic::Prefix:
+        if (sh.scanReducesFirst) {
+          e = scanReduce(sh, o, outs, t);
+          break;
+        }
         e = chained(sh, id, o, outs, t, addPerValue);
         if (id == Intrinsic::Prefix && t == o.tasklets - 1) e.dma(8, true);  // the DPU's total, for the host
         break;
@@ -224,12 +272,16 @@ IntrinsicWork intrinsicWork(Intrinsic id, const StatementShape& sh, const Intrin
   IntrinsicWork w{static_cast<double>(r.instructions), static_cast<double>(r.dmaRequests),
                   static_cast<double>(r.dmaBytes)};
   w.busiestTasklet = busiest;
-  countSyncs(tasklets.front(), 1, w);
+  bool locked = false;
+  countSyncs(tasklets.front(), 1, w, locked);
+  w.critical *= o.tasklets;  // every tasklet's increments pass through the one mutex
   return w;
 }
 
-std::int64_t intrinsicWramPerTasklet(Intrinsic id, const StatementShape& sh, std::int64_t outs) {
-  return id == Intrinsic::Hist ? outs * sh.targetBytes : 0;
+std::int64_t intrinsicWramPerTasklet(Intrinsic id, const StatementShape& sh, const IntrinsicCodegen& o,
+                                     std::int64_t outs) {
+  if (id != Intrinsic::Hist) return 0;
+  return o.sharedHistogram ? ceilDiv(outs * sh.targetBytes, o.tasklets) : outs * sh.targetBytes;
 }
 
 StatementShape prefixOffsetShape(const StatementShape& scan, DpuType t) {

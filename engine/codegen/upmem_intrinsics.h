@@ -12,7 +12,8 @@
 // - hist (HST-S): a private histogram per tasklet in WRAM, cleared, then one counter incremented per value
 //   (the bin is (value * bins) >> depth: a multiply and a shift); a barrier; each tasklet adds bins t,
 //   t + T, ... over every tasklet's histogram; a barrier; tasklet 0 writes the DPU's histogram in DMAs of at
-//   most 2,048 B; the host adds the DPUs' histograms.
+//   most 2,048 B; the host adds the DPUs' histograms. PrIM's HST-L instead shares one histogram per DPU:
+//   tasklets clear it together, lock a mutex around each increment, and copy it out after the barrier.
 // - search (BS): tasklets stride over blocks of keys; per key PrIM's bisection over the DPU's sorted tile:
 //   the key read alone, the tile's first and last blocks, then one block read per probe, scanned when it
 //   starts at or below the key, until the key's block is found.
@@ -40,6 +41,7 @@ struct IntrinsicCodegen {
   int dmaMax = 2048;
   double kept = 0.5;  // select, unique: fraction of the values kept (PrIM's inputs: half)
   bool handWritten = false;
+  bool sharedHistogram = false;  // hist: PrIM's HST-L (one histogram, a mutex per increment)
 };
 
 /// Appends statement `sh` (it calls intrinsic `id`) on one DPU to every tasklet: `outs` outputs (select,
@@ -53,6 +55,7 @@ LoopCounts appendIntrinsic(Intrinsic id, const StatementShape& sh, const Intrins
 struct IntrinsicWork {
   double instructions = 0, dmas = 0, dmaBytes = 0;
   double barriers = 0, handshakes = 0;  // met by each tasklet (tasklet 0's program)
+  double critical = 0;                  // instructions under a mutex, all tasklets together
   double busiestTasklet = 0;            // instructions of the tasklet with the most
   /// The handshake chain's instructions per pass (each tasklet's, one after another).
   static constexpr double kChainInstructions = 10;
@@ -60,8 +63,10 @@ struct IntrinsicWork {
 IntrinsicWork intrinsicWork(Intrinsic id, const StatementShape& sh, const IntrinsicCodegen& o,
                             std::int64_t outs, std::int64_t reduced);
 
-/// Extra WRAM per tasklet (hist's private histogram of `outs` bins), beyond the blocks and the stack.
-std::int64_t intrinsicWramPerTasklet(Intrinsic id, const StatementShape& sh, std::int64_t outs);
+/// Extra WRAM per tasklet (hist's private histogram of `outs` bins, or its share of the shared one), beyond
+/// the blocks and the stack.
+std::int64_t intrinsicWramPerTasklet(Intrinsic id, const StatementShape& sh, const IntrinsicCodegen& o,
+                                     std::int64_t outs);
 
 /// The statement of SCAN-SSA's second kernel: every value plus the DPU's offset (an element-wise add of a
 /// scalar), as the element-wise template builds it.

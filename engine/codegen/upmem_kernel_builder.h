@@ -73,6 +73,7 @@ struct StatementShape {
   std::int64_t accumulate = 0;  // instructions adding one partial result into another
   std::int64_t blockElements = 1;
   std::optional<Intrinsic> intrinsic;  // a data-dependent call (upmem_intrinsics.h builds it)
+  bool scanReducesFirst = false;       // prefix: this launch only sums each DPU's values (SCAN-RSS's first)
   bool reduces() const { return !reduceLoops.empty(); }
   int buffers() const { return static_cast<int>(streamedBytes.size()) + (reduces() ? 0 : 1); }
 };

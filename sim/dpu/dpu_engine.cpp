@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -282,6 +285,36 @@ class Engine {
         tk.advance();
         releaseSuccessor(t, now);
         break;
+      case Step::Kind::Lock: {
+        std::optional<std::size_t>& holder = m_mutexHolder[s.mutex];
+        if (holder) {
+          tk.waiting = true;  // handed the mutex by the holder's unlock, in arrival order
+          m_mutexWaiters[s.mutex].push_back(t);
+          --m_run.instructions;  // the lock issues when it is handed over
+          return;
+        }
+        holder = t;
+        tk.advance();
+        break;
+      }
+      case Step::Kind::Unlock: {
+        std::deque<std::size_t>& waiters = m_mutexWaiters[s.mutex];
+        m_mutexHolder[s.mutex].reset();
+        tk.advance();
+        if (!waiters.empty()) {
+          const std::size_t next = waiters.front();
+          waiters.pop_front();
+          m_mutexHolder[s.mutex] = next;
+          Tasklet& w = m_tasklets[next];
+          w.waiting = false;
+          w.advance();  // past its lock, now held
+          ++m_run.instructions;
+          w.readyAt = now + 1;
+          m_untilTry = 0;
+          m_backoff = 1;
+        }
+        break;
+      }
       case Step::Kind::Loop:
         break;  // current() never stops at a loop
     }
@@ -336,6 +369,8 @@ class Engine {
   std::vector<Tasklet> m_tasklets;
   std::size_t m_live = m_tasklets.size();
   std::vector<std::size_t> m_arrived;
+  std::map<std::int32_t, std::optional<std::size_t>> m_mutexHolder;
+  std::map<std::int32_t, std::deque<std::size_t>> m_mutexWaiters;
   std::vector<std::size_t> m_order;                     // scratch of takeRounds
   std::vector<std::pair<double, std::size_t>> m_slots;  // scratch of takeSparseRounds: (slot, tasklet)
   int m_backoff = 1, m_untilTry = 0;

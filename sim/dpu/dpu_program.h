@@ -13,12 +13,13 @@
 namespace pim::sim::dpu {
 
 struct Step {
-  enum class Kind : std::uint8_t { Issue, Dma, Barrier, Loop, Handshake };
+  enum class Kind : std::uint8_t { Issue, Dma, Barrier, Loop, Handshake, Lock, Unlock };
   Kind kind = Kind::Issue;
   std::int64_t count = 1;  // Issue: instructions; Loop: trips
   std::int32_t bytes = 0;  // Dma: bytes moved (8..2,048, a multiple of 8)
   bool toMram = false;     // Dma: a write WRAM -> MRAM (else a read MRAM -> WRAM)
   std::vector<Step> body;  // Loop
+  std::int32_t mutex = 0;  // Lock, Unlock: which mutex of the DPU
   bool operator==(const Step&) const = default;
 
   static Step issue(std::int64_t instructions) { return {Kind::Issue, instructions, 0, false, {}}; }
@@ -26,6 +27,8 @@ struct Step {
   static Step mramWrite(std::int32_t bytes) { return {Kind::Dma, 1, bytes, true, {}}; }
   static Step barrier() { return {Kind::Barrier, 1, 0, false, {}}; }
   static Step handshake() { return {Kind::Handshake, 1, 0, false, {}}; }
+  static Step lock(std::int32_t mutex) { return {Kind::Lock, 1, 0, false, {}, mutex}; }
+  static Step unlock(std::int32_t mutex) { return {Kind::Unlock, 1, 0, false, {}, mutex}; }
   static Step loop(std::int64_t trips, std::vector<Step> body) {
     return {Kind::Loop, trips, 0, false, std::move(body)};
   }

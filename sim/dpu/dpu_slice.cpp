@@ -13,7 +13,7 @@ constexpr std::int64_t kMinSlicedTrips = 64;
 
 bool hasBarrier(const std::vector<Step>& seq) {
   return std::any_of(seq.begin(), seq.end(), [](const Step& s) {
-    return s.kind == Step::Kind::Barrier || s.kind == Step::Kind::Handshake ||
+    return s.kind == Step::Kind::Barrier || s.kind == Step::Kind::Handshake || s.kind == Step::Kind::Lock ||
            (s.kind == Step::Kind::Loop && hasBarrier(s.body));
   });
 }
@@ -54,6 +54,8 @@ void countSteps(const std::vector<Step>& seq, std::int64_t times, DpuRun& r) {
         break;
       case Step::Kind::Barrier:
       case Step::Kind::Handshake:
+      case Step::Kind::Lock:
+      case Step::Kind::Unlock:
         r.instructions += times;
         break;
       case Step::Kind::Loop:
@@ -69,7 +71,7 @@ std::string sliceRefusal(const DpuKernel& kernel) {
     const auto at = mainLoop(p);
     if (!at) return "tasklet " + std::to_string(t) + " has no single main loop";
     if (hasBarrier(p[*at].body))
-      return "tasklet " + std::to_string(t) + "'s main loop contains a barrier or a handshake";
+      return "tasklet " + std::to_string(t) + "'s main loop contains a barrier, a handshake or a mutex";
   }
   return {};
 }

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "engine/kernel/intrinsics.h"
+
 namespace pim {
 namespace {
 
@@ -12,6 +14,8 @@ constexpr const char* kTasklets = "tasklets";
 constexpr const char* kTile = "tile_bytes";
 constexpr const char* kSplit = "tasklet_split";
 constexpr const char* kCode = "code";
+constexpr const char* kHistogram = "histogram";
+constexpr const char* kScan = "scan";
 // PrIM's RED: dpu_results_t, one 64-bit sum and a 64-bit cycle count per tasklet (upmem.md).
 constexpr int kPrimResultRecordBytes = 16;
 
@@ -22,6 +26,18 @@ ChoiceAxis axisOf(const char* key, const char* label, std::int64_t own, const st
   for (std::int64_t v : all)
     if (v != own) a.values.push_back(v);
   for (std::int64_t v : a.values) a.texts.push_back(std::to_string(v) + unit);
+  return a;
+}
+
+bool calls(const Kernel& k, Intrinsic id) {
+  return std::any_of(k.statements.begin(), k.statements.end(),
+                     [id](const Statement& s) { return intrinsicOf(s) == id; });
+}
+
+// A two-valued axis with the backend's own value first.
+ChoiceAxis twoWays(const char* key, const char* label, bool own, const char* no, const char* yes) {
+  ChoiceAxis a{key, label, {own ? 1 : 0, own ? 0 : 1}, {}, false};
+  for (std::int64_t v : a.values) a.texts.push_back(v ? yes : no);
   return a;
 }
 
@@ -55,6 +71,13 @@ ChoiceAxes upmemChoiceAxes(const Kernel& k, const UpmemCodegenOptions& own) {
   // Whose code: generated (IMTP's passes decide its guards) or PrIM's hand-written kernels and host code.
   axes.push_back({kCode, "code", {own.style.handWritten ? 1 : 0, own.style.handWritten ? 0 : 1}, {}, false});
   for (std::int64_t v : axes.back().values) axes.back().texts.push_back(v ? "PrIM's code" : "generated code");
+  // PrIM's two histograms (HST-S, HST-L) and two scans (SCAN-SSA, SCAN-RSS).
+  if (calls(k, Intrinsic::Hist))
+    axes.push_back(twoWays(kHistogram, "histogram", own.sharedHistogram, "a histogram per tasklet (HST-S)",
+                           "one shared histogram (HST-L)"));
+  if (calls(k, Intrinsic::Prefix))
+    axes.push_back(
+        twoWays(kScan, "scan", own.scanReducesFirst, "scan, then add (SSA)", "reduce, then scan (RSS)"));
   return axes;
 }
 
@@ -68,6 +91,8 @@ UpmemCodegenOptions upmemChoicesOf(const CandidateIds& ids, std::uint64_t id, Up
   own.tasklets = static_cast<int>(ids.value(id, kTasklets, own.tasklets));
   own.blockBytes = static_cast<int>(ids.value(id, kTile, own.blockBytes));
   own.split = static_cast<TaskletSplit>(ids.value(id, kSplit, static_cast<std::int64_t>(own.split)));
+  own.sharedHistogram = ids.value(id, kHistogram, own.sharedHistogram ? 1 : 0) != 0;
+  own.scanReducesFirst = ids.value(id, kScan, own.scanReducesFirst ? 1 : 0) != 0;
   if (ids.value(id, kCode, own.style.handWritten ? 1 : 0) != 0) return withPrimCode(own);
   own.style.handWritten = false;
   own.taskletResultBytes = 0;
@@ -79,10 +104,12 @@ std::optional<std::uint64_t> upmemCandidateId(const CandidateIds& ids, std::uint
   if (ids.axes().empty()) return std::nullopt;  // no choices addressable (ids would overflow)
   std::vector<int> choice;
   for (const ChoiceAxis& a : ids.axes()) {
-    const std::int64_t want = a.key == kTasklets ? o.tasklets
-                              : a.key == kTile   ? o.blockBytes
-                              : a.key == kSplit  ? static_cast<std::int64_t>(o.split)
-                                                 : (o.style.handWritten ? 1 : 0);  // code
+    const std::int64_t want = a.key == kTasklets    ? o.tasklets
+                              : a.key == kTile      ? o.blockBytes
+                              : a.key == kSplit     ? static_cast<std::int64_t>(o.split)
+                              : a.key == kHistogram ? (o.sharedHistogram ? 1 : 0)
+                              : a.key == kScan      ? (o.scanReducesFirst ? 1 : 0)
+                                                    : (o.style.handWritten ? 1 : 0);  // code
     const auto it = std::find(a.values.begin(), a.values.end(), want);
     if (it == a.values.end()) return std::nullopt;
     choice.push_back(static_cast<int>(it - a.values.begin()));

@@ -2,7 +2,8 @@
 // UPMEM's kernel-level choices beside a draft (IMTP's joint space, section 5.2.1): tasklets per DPU, the
 // WRAM caching tile per streamed operand, and for kernels that reduce, how tasklets share the reduction
 // (IMTP's rfactor within a DPU), and whose loops run (generated ones with IMTP's boundary-check passes, or
-// PrIM's hand-written ones). Each axis starts with the backend's own value (pim.tasklets, pim.blockBytes, the
+// PrIM's hand-written ones), and for a histogram or a scan PrIM's two ways (HST-S or HST-L, SCAN-SSA or
+// SCAN-RSS). Each axis starts with the backend's own value (pim.tasklets, pim.blockBytes, the
 // automatic split), so draft ids keep their meaning (engine/core/kernel_choices.h).
 #pragma once
 #include <cstdint>

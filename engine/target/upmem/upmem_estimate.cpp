@@ -131,7 +131,14 @@ class UpmemEstimator final : public ICandidateEstimator {
       for (int v : sh.outLoops) outs *= l.loopExtent[static_cast<std::size_t>(v)];
       const DType type =
           m_p.kernel().tensors[static_cast<std::size_t>(m_p.kernel().statements[s].target.tensor)].dtype;
-      const Streamed w = streamed(prefixOffsetShape(sh, upmemDpuType(type)), outs, o);
+      Streamed w = streamed(prefixOffsetShape(sh, upmemDpuType(type)), outs, o);
+      if (o.scanReducesFirst) {  // RSS: kernel() counted the scan; the other kernel is the reduction
+        StatementShape reduce = sh;
+        reduce.scanReducesFirst = true;
+        const IntrinsicWork r =
+            intrinsicWork(Intrinsic::Prefix, reduce, intrinsicCodegen(o), static_cast<std::int64_t>(outs), 1);
+        w = {r.instructions, r.dmas, static_cast<double>(o.tasklets)};
+      }
       const double gap = m_params.dpu.sameTaskletGap;
       e.kernelCycles += (w.busy >= gap ? w.instructions : w.instructions / std::max(1.0, w.busy) * gap) +
                         m_params.rates.launchMs * 1e6 / e.nsPerCycle;
@@ -155,7 +162,7 @@ class UpmemEstimator final : public ICandidateEstimator {
       };
       const double outs = product(sh.outLoops), red = product(sh.reduceLoops);
       const double c = static_cast<double>(sh.blockElements);
-      double instructions = 0, dmas = 0, busy = 1, busiestTasklet = 0;
+      double instructions = 0, dmas = 0, busy = 1, busiestTasklet = 0, critical = 0;
       if (sh.intrinsic) {  // its template's own count, and its synchronisation
         const IntrinsicWork w =
             intrinsicWork(*sh.intrinsic, sh, intrinsicCodegen(o), static_cast<std::int64_t>(outs),
@@ -164,6 +171,7 @@ class UpmemEstimator final : public ICandidateEstimator {
         dmas = w.dmas;
         busy = o.tasklets;
         busiestTasklet = w.busiestTasklet;
+        critical = w.critical;
         // A barrier as the DPU engine prices it; a chain pass as each tasklet's share issued alone, in turn.
         sync += w.barriers * m_params.dpu.barrierCoeff * std::pow(o.tasklets, m_params.dpu.barrierExp) +
                 w.handshakes * o.tasklets * IntrinsicWork::kChainInstructions * gap;
@@ -185,8 +193,8 @@ class UpmemEstimator final : public ICandidateEstimator {
       }
       // One instruction a cycle with at least `gap` tasklets busy; else each busy one every `gap` cycles.
       issue += busy >= gap ? instructions : instructions / std::max(1.0, busy) * gap;
-      if (sh.intrinsic)  // its busiest tasklet issues at most once every `gap` cycles
-        issue = std::max(issue, busiestTasklet * gap);
+      if (sh.intrinsic)  // its busiest tasklet, and the holder of a mutex, issue at most once every `gap`
+        issue = std::max({issue, busiestTasklet * gap, critical * gap});
       // The widest streamed operand; the target's when a statement streams none (scalars only).
       int widest = sh.streamedBytes.empty() ? sh.targetBytes : 0;
       for (int b : sh.streamedBytes) widest = std::max(widest, b);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/target/upmem/upmem_target.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -42,6 +43,34 @@ UpmemCodegenOptions optionsOf(const Problem& p, std::uint64_t id, const Optimize
 }
 
 // PrIM's own code (the vendor baselines).
+// PrIM's other implementation of a kernel, beside the vendor's: a family baseline of its own.
+struct PrimVariant {
+  std::string name;
+  UpmemCodegenOptions options;
+};
+
+UpmemCodegenOptions primOptions(const Problem& p);
+
+std::vector<PrimVariant> primVariants(const Problem& p) {
+  auto calls = [&](Intrinsic id) {
+    return std::any_of(p.kernel().statements.begin(), p.kernel().statements.end(),
+                       [id](const Statement& s) { return intrinsicOf(s) == id; });
+  };
+  std::vector<PrimVariant> out;
+  if (calls(Intrinsic::Hist)) {  // HST-L: one histogram per DPU under a mutex; its Makefile passes BL=8
+    PrimVariant v{"prim-hst-l", primOptions(p)};
+    v.options.sharedHistogram = true;
+    v.options.blockBytes = 256;
+    out.push_back(std::move(v));
+  }
+  if (calls(Intrinsic::Prefix)) {  // SCAN-RSS: reduce, host scan, scan
+    PrimVariant v{"prim-scan-rss", primOptions(p)};
+    v.options.scanReducesFirst = true;
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 UpmemCodegenOptions primOptions(const Problem& p) {
   UpmemCodegenOptions o = withPrimCode(paramsOf(p).codegen);
   // PrIM's BS Makefile passes no BL, so its header default of 2^8 B holds (upmem.md, PrIM's configurations).
@@ -153,7 +182,14 @@ class UpmemTarget final : public ITarget {
     return primBaseline(*this, p, contextOf(p).ids, prim, runner(p, o), o.vendorUnits);
   }
   std::vector<Baseline> familyBaselines(const Problem& p, const EvalOptions& o) const override {
-    return {primSearchBaseline(*this, p, contextOf(p).ids, primOptions(p), runner(p, o))};
+    std::vector<Baseline> out = {
+        primSearchBaseline(*this, p, contextOf(p).ids, primOptions(p), runner(p, o))};
+    for (const PrimVariant& v : primVariants(p)) {
+      Baseline b = primBaseline(*this, p, contextOf(p).ids, v.options, runner(p, o), o.vendorUnits);
+      b.name = v.name;
+      out.push_back(std::move(b));
+    }
+    return out;
   }
   Baseline gpu(const Problem&) const override {
     return {"gpu", false, "UPMEM DIMMs sit beside a CPU host, not a GPU", "", {}, {}};
