@@ -420,9 +420,10 @@ void exchange(const Problem& p, const TileMapping& m, std::size_t t, const Launc
 bool needsScanOffsets(const Problem& p, const TileMapping& m, std::size_t s, const UpmemCodegenOptions& o) {
   if (o.style.handWritten) return true;
   const int along = p.kernel().statements[s].value.reduceVar;
-  const auto [lo, hi] = loopBounds(p.kernel(), along, p.shape());
+  const auto bounds = loopBounds(p.kernel(), along, p.shape());
+  const std::int64_t extent = bounds.second - bounds.first;
   return std::any_of(m.cores.begin(), m.cores.end(), [&](const CoreTile& c) {
-    return !c.idle && c.computeTile[static_cast<std::size_t>(along)].count < hi - lo;
+    return !c.idle && c.computeTile[static_cast<std::size_t>(along)].count < extent;
   });
 }
 

@@ -91,12 +91,16 @@ Suite loadSuite(const std::string& path) {
     }
     s.kernels.emplace_back(kernel, std::move(list));
   }
-  for (const auto& [kernel, t] : s.types)
-    if (std::none_of(s.kernels.begin(), s.kernels.end(), [&](const auto& e) { return e.first == kernel; }))
-      throw InputError(path + ": types." + kernel + ": the suite has no such kernel");
-  for (const auto& [kernel, p] : s.parameters)
-    if (std::none_of(s.kernels.begin(), s.kernels.end(), [&](const auto& e) { return e.first == kernel; }))
-      throw InputError(path + ": parameters." + kernel + ": the suite has no such kernel");
+  // Named, not structured bindings: clang (the fuzz build) does not capture those in lambdas.
+  auto listed = [&](const std::string& kernel) {
+    return std::any_of(s.kernels.begin(), s.kernels.end(), [&](const auto& e) { return e.first == kernel; });
+  };
+  for (const auto& entry : s.types)
+    if (!listed(entry.first))
+      throw InputError(path + ": types." + entry.first + ": the suite has no such kernel");
+  for (const auto& entry : s.parameters)
+    if (!listed(entry.first))
+      throw InputError(path + ": parameters." + entry.first + ": the suite has no such kernel");
   return s;
 }
 

@@ -2,6 +2,7 @@
 #include "engine/target/upmem/upmem_vendor.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -23,32 +24,38 @@ struct Split {
 // search's keys).
 std::optional<Split> primSplit(const Problem& p) {
   const Kernel& k = p.kernel();
-  int largest = -1;
-  std::int64_t most = 0;
+  // Tensors largest first; PrIM's BS splits the keys and copies the sorted array whole to every DPU, so a
+  // search's output comes first.
+  std::vector<std::pair<std::int64_t, int>> bySize;
   for (std::size_t t = 0; t < k.tensors.size(); ++t) {
     std::int64_t n = 1;
     for (auto e : tensorExtents(k, static_cast<int>(t), p.shape())) n *= e;
-    if (n > most) most = n, largest = static_cast<int>(t);
+    bySize.emplace_back(-n, static_cast<int>(t));
   }
-  // PrIM's BS splits the keys and copies the sorted array whole to every DPU: its output is what is split.
   for (const Statement& st : k.statements)
-    if (intrinsicOf(st) == Intrinsic::Search) largest = st.target.tensor;
-  if (largest < 0) return std::nullopt;
-  const auto extents = tensorExtents(k, largest, p.shape());
+    if (intrinsicOf(st) == Intrinsic::Search)
+      for (auto& [n, t] : bySize)
+        if (t == st.target.tensor) n = std::numeric_limits<std::int64_t>::min();
+  std::stable_sort(bySize.begin(), bySize.end());
   const auto& sets = p.space().sets().sets;
-  for (std::size_t axis = 0; axis < extents.size(); ++axis) {
-    if (extents[axis] <= 1) continue;
-    for (std::size_t s = 0; s < sets.size(); ++s)
-      for (std::size_t c = 0; c < sets[s].candidates.size(); ++c) {
-        const auto& cand = sets[s].candidates[c];
-        if (cand.tensor != largest || cand.axis != static_cast<int>(axis)) continue;
-        Split sp;
-        sp.part = static_cast<int>(s);
-        sp.choice.rep = static_cast<int>(c);
-        sp.extent = extents[axis];
-        sp.what = k.tensors[static_cast<std::size_t>(largest)].name + "'s axis " + std::to_string(axis);
-        return sp;
-      }
+  // The first tensor with an axis the drafts can split (a sliding window's input, indexed by i + j, has
+  // none: PrIM's TS then splits its windows, the output's axis).
+  for (const auto& [negSize, t] : bySize) {
+    const auto extents = tensorExtents(k, t, p.shape());
+    for (std::size_t axis = 0; axis < extents.size(); ++axis) {
+      if (extents[axis] <= 1) continue;
+      for (std::size_t s = 0; s < sets.size(); ++s)
+        for (std::size_t c = 0; c < sets[s].candidates.size(); ++c) {
+          const auto& cand = sets[s].candidates[c];
+          if (cand.tensor != t || cand.axis != static_cast<int>(axis)) continue;
+          Split sp;
+          sp.part = static_cast<int>(s);
+          sp.choice.rep = static_cast<int>(c);
+          sp.extent = extents[axis];
+          sp.what = k.tensors[static_cast<std::size_t>(t)].name + "'s axis " + std::to_string(axis);
+          return sp;
+        }
+    }
   }
   return std::nullopt;
 }
@@ -74,7 +81,7 @@ std::optional<Split> primSplitOrReason(const ITarget& self, const Problem& p, Ba
   }
   auto split = primSplit(p);
   if (!split)
-    v.reason = "no PrIM schedule: no axis of " + p.kernel().name + "'s largest tensor can be split over DPUs";
+    v.reason = "no PrIM schedule: no axis of " + p.kernel().name + "'s tensors can be split over DPUs";
   return split;
 }
 
