@@ -15,6 +15,7 @@
 #include "engine/kernel/intrinsics.h"
 #include "engine/kernel/library.h"
 #include "engine/kernel/reference_run.h"
+#include "engine/search/evaluate.h"
 #include "engine/target/registry.h"
 #include "engine/target/upmem/upmem_params.h"
 #include "sim/dpu/dpu_engine.h"
@@ -229,6 +230,46 @@ TEST(Intrinsics, PrimsScanRssReducesFirstAndScansSecond) {
                                [](const Baseline& b) { return b.name == "prim-scan-rss"; });
   ASSERT_NE(it, baselines.end());
   EXPECT_LT(it->eval.timeNs, targetOf(p->backend()).vendor(*p, eo).eval.timeNs);
+}
+
+// Odd, tiny and uneven shapes in every element type, every kernel-level choice at random: each candidate the
+// verifier lets through runs (a DMA below 8 B or not a multiple of 8 is padded, never refused by the engine).
+TEST(Intrinsics, EveryVerifiedCandidateOfOddShapesRuns) {
+  struct Case {
+    const char* kernel;
+    const char* dims;
+  };
+  std::mt19937_64 rng(3);
+  int evaluated = 0;
+  for (const Case& c :
+       {Case{"sel", "n=1"}, Case{"uni", "n=33"}, Case{"scan", "n=1001"}, Case{"hst", "n=7,bins=3"},
+        Case{"hst", "n=999,bins=100"}, Case{"bs", "q=7,n=1"}, Case{"bs", "q=3,n=1000"}}) {
+    for (DType type : {DType::I32, DType::I64, DType::F32, DType::F64}) {
+      const Kernel k = retyped(KernelLibrary::builtin().get(c.kernel), type);
+      const Problem p(builtinBackends().get("upmem"), k, parseShape(k, c.dims));
+      const ITarget& t = targetOf(p.backend());
+      const auto space = t.candidates(p);
+      const CandidateIds ids = t.candidateIds(p);
+      std::vector<std::uint64_t> kept;
+      space->forEachKept([&](const Draft& d) {
+        kept.push_back(d.id);
+        return kept.size() < 4096;
+      });
+      for (int i = 0; i < 12; ++i) {
+        std::vector<int> choice;
+        for (const ChoiceAxis& a : ids.axes())
+          choice.push_back(std::uniform_int_distribution<int>(0, static_cast<int>(a.values.size()) - 1)(rng));
+        const Draft d = space->candidate(
+            ids.id(kept[std::uniform_int_distribution<std::size_t>(0, kept.size() - 1)(rng)], choice));
+        if (!t.violations(p, d).empty()) continue;
+        SCOPED_TRACE(std::string(c.kernel) + " " + c.dims + " " + std::string(dtypeName(type)) + " " +
+                     std::to_string(d.id));
+        EXPECT_NO_THROW(EXPECT_GT(evaluateDraft(p, d).totalCycles, 0));
+        ++evaluated;
+      }
+    }
+  }
+  EXPECT_GT(evaluated, 200);
 }
 
 TEST(Intrinsics, PrivateHistogramsMustFitWram) {

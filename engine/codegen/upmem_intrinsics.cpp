@@ -56,7 +56,7 @@ Code chained(const StatementShape& sh, Intrinsic id, const IntrinsicCodegen& o, 
     Code e;
     if (n > 0) {
       e.issue(kUpmemBlockInstructions);
-      e.dma(static_cast<std::int64_t>(n * bytes + 7) / 8 * 8, false);
+      e.dma(n * bytes, false);
       e.issue(n * sh.perElement);
       e.counts.iterations += n;
     }
@@ -92,7 +92,7 @@ Code scanReduce(const StatementShape& sh, const IntrinsicCodegen& o, std::int64_
   auto block = [&](std::int64_t n) {
     Code b;
     b.issue(kUpmemBlockInstructions);
-    b.dma((n * bytes + 7) / 8 * 8, false);
+    b.dma(n * bytes, false);
     b.issue(n * (kUnrolledLoad + sh.accumulate));
     b.counts.iterations += n;
     return b;
@@ -130,7 +130,7 @@ Code histogram(const StatementShape& sh, const IntrinsicCodegen& o, std::int64_t
   auto block = [&](std::int64_t n) {
     Code b;
     b.issue(kUpmemBlockInstructions);
-    b.dma((n * bytes + 7) / 8 * 8, false);
+    b.dma(n * bytes, false);
     if (o.sharedHistogram) {
       b.add(Code::repeated(n, value));
     } else {

@@ -57,7 +57,7 @@ void EmittedSteps::guards(std::int64_t n) {
 }
 
 void EmittedSteps::dma(std::int64_t bytes, bool toMram) {
-  const auto b = static_cast<std::int32_t>(bytes);
+  const auto b = static_cast<std::int32_t>(roundUp8(bytes));  // the SDK moves multiples of 8 B
   steps.push_back(toMram ? sim::dpu::Step::mramWrite(b) : sim::dpu::Step::mramRead(b));
   ++(toMram ? counts.dmaWrites : counts.dmaReads);
 }

@@ -54,9 +54,9 @@ struct EmittedSteps {
   LoopCounts counts;
 
   void add(const EmittedSteps& e);
-  void issue(std::int64_t n);   // n instructions (none when n <= 0)
-  void guards(std::int64_t n);  // n dynamic guards, one instruction each
-  void dma(std::int64_t bytes, bool toMram);
+  void issue(std::int64_t n);                 // n instructions (none when n <= 0)
+  void guards(std::int64_t n);                // n dynamic guards, one instruction each
+  void dma(std::int64_t bytes, bool toMram);  // `bytes` rounded up to 8 (the SDK's unit)
   /// `bytes` (rounded up to 8) in DMAs of at most `dmaMax`.
   void dmaSplit(std::int64_t bytes, bool toMram, std::int64_t dmaMax);
   /// `body` once per trip (inline when once).
