@@ -19,6 +19,7 @@
 #include "engine/target/registry.h"
 #include "engine/target/upmem/upmem_params.h"
 #include "sim/dpu/dpu_engine.h"
+#include "tests/random_candidates.h"
 #include "tests/test_util.h"
 
 namespace {
@@ -239,7 +240,6 @@ TEST(Intrinsics, EveryVerifiedCandidateOfOddShapesRuns) {
     const char* kernel;
     const char* dims;
   };
-  std::mt19937_64 rng(3);
   int evaluated = 0;
   for (const Case& c :
        {Case{"sel", "n=1"}, Case{"uni", "n=33"}, Case{"scan", "n=1001"}, Case{"hst", "n=7,bins=3"},
@@ -248,19 +248,9 @@ TEST(Intrinsics, EveryVerifiedCandidateOfOddShapesRuns) {
       const Kernel k = retyped(KernelLibrary::builtin().get(c.kernel), type);
       const Problem p(builtinBackends().get("upmem"), k, parseShape(k, c.dims));
       const ITarget& t = targetOf(p.backend());
-      const auto space = t.candidates(p);
-      const CandidateIds ids = t.candidateIds(p);
-      std::vector<std::uint64_t> kept;
-      space->forEachKept([&](const Draft& d) {
-        kept.push_back(d.id);
-        return kept.size() < 4096;
-      });
+      test::RandomCandidates candidates(p, 3 + evaluated, 4096);
       for (int i = 0; i < 12; ++i) {
-        std::vector<int> choice;
-        for (const ChoiceAxis& a : ids.axes())
-          choice.push_back(std::uniform_int_distribution<int>(0, static_cast<int>(a.values.size()) - 1)(rng));
-        const Draft d = space->candidate(
-            ids.id(kept[std::uniform_int_distribution<std::size_t>(0, kept.size() - 1)(rng)], choice));
+        const Draft d = candidates.next();
         if (!t.violations(p, d).empty()) continue;
         SCOPED_TRACE(std::string(c.kernel) + " " + c.dims + " " + std::string(dtypeName(type)) + " " +
                      std::to_string(d.id));

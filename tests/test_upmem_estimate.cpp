@@ -10,6 +10,7 @@
 #include <random>
 
 #include "engine/search/evaluate.h"
+#include "tests/random_candidates.h"
 #include "tests/test_util.h"
 
 namespace {
@@ -50,23 +51,12 @@ TEST(UpmemEstimate, RanksCandidatesAsTheModelDoes) {
     const Kernel k = retyped(KernelLibrary::builtin().get(c.kernel), c.type);
     const Problem p(builtinBackends().get("upmem"), k, parseShape(k, c.dims));
     const ITarget& t = targetOf(p.backend());
-    const auto space = t.candidates(p);
-    const CandidateIds ids = t.candidateIds(p);
     const auto est = t.estimator(p, {});
     ASSERT_TRUE(est);
-    std::vector<std::uint64_t> kept;
-    space->forEachKept([&](const Draft& d) {
-      kept.push_back(d.id);
-      return true;
-    });
-    std::mt19937_64 rng(7);
+    test::RandomCandidates candidates(p, 7);
     std::vector<double> model, estimate, ratio;
     while (model.size() < 120) {
-      std::vector<int> choice;
-      for (const ChoiceAxis& a : ids.axes())
-        choice.push_back(std::uniform_int_distribution<int>(0, static_cast<int>(a.values.size()) - 1)(rng));
-      const Draft d = space->candidate(
-          ids.id(kept[std::uniform_int_distribution<std::size_t>(0, kept.size() - 1)(rng)], choice));
+      const Draft d = candidates.next();
       if (!t.violations(p, d).empty()) continue;
       const double ns = evaluateDraft(p, d).timeNs;
       model.push_back(ns);

@@ -117,8 +117,8 @@ class UpmemEstimator final : public ICandidateEstimator {
 
   // SCAN-SSA's second half where the codegen runs it (a scan split over DPUs, or PrIM's code): the host
   // reads every tasklet's record, scans the totals, sends the offsets; a second kernel adds them.
-  void scanOffsets(const Layout& l, const UpmemCodegenOptions& o, Parts& e) const {
-    const auto shapes = upmemStatementShapes(m_p.kernel(), o);
+  void scanOffsets(const Layout& l, const UpmemCodegenOptions& o, const std::vector<StatementShape>& shapes,
+                   Parts& e) const {
     for (std::size_t s = 0; s < shapes.size(); ++s) {
       const StatementShape& sh = shapes[s];
       if (sh.intrinsic != Intrinsic::Prefix) continue;
@@ -150,8 +150,8 @@ class UpmemEstimator final : public ICandidateEstimator {
   }
 
   // The busiest DPU's kernel: instructions and DMAs of every statement's template.
-  void kernel(const Layout& l, const UpmemCodegenOptions& o, Parts& e) const {
-    const auto shapes = upmemStatementShapes(m_p.kernel(), o);
+  void kernel(const Layout& l, const UpmemCodegenOptions& o, const std::vector<StatementShape>& shapes,
+              Parts& e) const {
     double issue = 0, dmaCycles = 0, sync = 0;
     const double gap = m_params.dpu.sameTaskletGap;
     for (const StatementShape& sh : shapes) {
@@ -215,8 +215,9 @@ class UpmemEstimator final : public ICandidateEstimator {
     e.ranks = l.ranks;
     e.tasklets = o.tasklets;
     e.tile = o.blockBytes;
-    kernel(l, o, e);
-    scanOffsets(l, o, e);
+    const auto shapes = upmemStatementShapes(m_p.kernel(), o);
+    kernel(l, o, shapes, e);
+    scanOffsets(l, o, shapes, e);
     const Kernel& k = m_p.kernel();
     for (std::size_t t = 0; t < k.tensors.size(); ++t) {
       const double perDpu = m_tensorBytes[t] / l.tensorSplit[t];
