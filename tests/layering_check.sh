@@ -21,7 +21,9 @@ declare -A below=(
   [engine/predict]="engine/common engine/kernel engine/hw engine/schedule engine/prune engine/mapping engine/core engine/codegen engine/target sim"
   [engine/search]="engine/common engine/kernel engine/hw engine/schedule engine/prune engine/mapping engine/core engine/codegen engine/target engine/predict sim"
   [engine/store]="engine/common"
-  [engine/workflow]="engine/common engine/kernel engine/hw engine/schedule engine/prune engine/mapping engine/core engine/codegen engine/target engine/predict engine/search engine/store sim"
+  [engine/milp]="engine/common"
+  [engine/convmap]="engine/common engine/kernel engine/hw engine/milp sim"
+  [engine/workflow]="engine/common engine/kernel engine/hw engine/schedule engine/prune engine/mapping engine/core engine/codegen engine/target engine/predict engine/search engine/store engine/milp engine/convmap sim"
   [views]="engine sim"
   [app]="engine sim views app"
 )
