@@ -504,11 +504,6 @@ std::string Backend::toJson() const {
   return dumpJson(root, 2) + "\n";
 }
 
-std::string dataDir() {
-  if (const char* env = std::getenv("PIMSCOPE_DATA"); env && *env) return env;
-  return PIMSCOPE_DATA_DIR;
-}
-
 void BackendRegistry::add(Backend b) {
   for (const auto& x : m_backends)
     if (x.name == b.name)

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/common/data_dir.h"
 #include "engine/hw/schema.h"
 #include "engine/kernel/kernel.h"
 
@@ -133,9 +134,6 @@ class Backend {
 /// family. engine/target/registry.h has the forms that use the registered targets.
 Backend parseBackend(std::string_view jsonText, std::string_view origin, const ISchemaCatalog& catalog);
 Backend loadBackendFile(const std::string& path, const ISchemaCatalog& catalog);
-
-/// Directory of shipped data: $PIMSCOPE_DATA if set, else the source tree's datasets/ compiled in.
-std::string dataDir();
 
 /// Backends by name. The shipped ones: builtinBackends() (engine/target/registry.h).
 class BackendRegistry {
