@@ -126,5 +126,6 @@ void registerExploreCommands(CLI::App& app);
 void registerTrainCommands(CLI::App& app);
 void registerWorkflowCommands(CLI::App& app);
 void registerDccCommands(CLI::App& app);
+void registerMapCommands(CLI::App& app);
 
 }  // namespace pim::cli

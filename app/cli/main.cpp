@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   pim::cli::registerTrainCommands(app);
   pim::cli::registerWorkflowCommands(app);
   pim::cli::registerDccCommands(app);
+  pim::cli::registerMapCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

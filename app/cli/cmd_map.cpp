@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: Apache-2.0
+// `hierarchies` and `map`: conv layers on a DRAM-PIM memory hierarchy (docs/convmap.md).
+#include <iostream>
+#include <optional>
+
+#include "app/cli/cli_common.h"
+#include "engine/common/json_input.h"
+#include "engine/common/output_file.h"
+#include "engine/convmap/mapper.h"
+#include "engine/convmap/mapping_io.h"
+#include "engine/convmap/network_layers.h"
+#include "engine/convmap/trace_bridge.h"
+
+namespace pim::cli {
+
+namespace {
+
+using namespace pim::convmap;
+
+/// A hierarchy by shipped name, or a path to a hierarchy file (anything with a '/' or ending in .json).
+Hierarchy hierarchyOption(const std::string& text) {
+  if (text.find('/') != std::string::npos || text.ends_with(".json")) return loadHierarchyFile(text);
+  return builtinHierarchy(text);
+}
+
+ConvLayer layerOption(const std::string& kernel, const std::string& dims) {
+  if (kernel != "conv2d" && kernel != "fc")
+    throw InputError("--kernel: '" + kernel + "' is not a conv-mapping kernel (conv2d, fc)");
+  if (dims.empty())
+    throw InputError("--dims: required with --kernel " + kernel + " (e.g. R=3,S=3,P=56,Q=56,C=64,K=64)");
+  auto layer = parseLayerDims(dims, kernel);
+  if (kernel == "fc")
+    for (int d : {R, S, P, Q})
+      if (layer.bound[d] != 1)
+        throw InputError("--dims: an FC layer has R = S = P = Q = 1 (got " + std::string(kDimNames[d]) + "=" +
+                         std::to_string(layer.bound[d]) + "); give C (inputs), K (outputs) and N (batch)");
+  return layer;
+}
+
+ObjectiveSpec objectiveOption(const std::string& text, double alpha) {
+  if (text == "latency") return {Objective::Latency};
+  if (text == "energy") return {Objective::Energy};
+  if (text == "blended") return {Objective::Blended, alpha};
+  throw InputError("--objective: '" + text + "' (latency, energy or blended)");
+}
+
+void printResult(const ConvLayer& layer, const Hierarchy& h, const MapResult& r) {
+  const auto& c = r.cost;
+  std::cout << "layer " << layer.name << " (" << shapeText(layer) << ") on " << h.name << "\n"
+            << "mapper " << r.mapper << ": " << r.status
+            << (r.gap ? ", gap " + num(*r.gap * 100) + " %" : std::string(", gap unknown")) << ", "
+            << r.evaluated << " proposals (" << r.valid << " valid) in " << num(r.seconds) << " s\n"
+            << "mapping  " << mappingLabel(h, r.mapping) << "\n"
+            << "layout   input " << layoutName(r.mapping.layout[Input])
+            << (r.mapping.layout[Input] == Layout::RowAligned
+                    ? " (block " + std::to_string(r.mapping.blockH) + " x " +
+                          std::to_string(r.mapping.blockW) + ")"
+                    : std::string())
+            << ", weight " << layoutName(r.mapping.layout[Weight]) << ", output "
+            << layoutName(r.mapping.layout[Output]) << "\n"
+            << "latency  " << c.latencyCycles << " cycles (bound by " << c.boundBy << "; compute "
+            << c.computeCycles << ")\n"
+            << "energy   " << num(c.energyPj / 1000) << " nJ (MACs " << num(c.macEnergyPj / 1000) << " nJ)\n"
+            << "row activations  input " << c.rowActs.count[Input] << " (" << c.rowActs.regime[Input]
+            << "), weight " << c.rowActs.count[Weight] << " (" << c.rowActs.regime[Weight] << "), output "
+            << c.rowActs.count[Output] << " (" << c.rowActs.regime[Output] << "), total " << c.rowActs.total()
+            << "\n";
+  TextTable t(
+      {"level", "cycles", "energy nJ", "read B (i/w/o)", "written B (i/w/o)", "MAC operands B (i/w/o)"});
+  for (std::size_t lv = 0; lv < c.levels.size(); ++lv) {
+    const auto& l = c.levels[lv];
+    auto triple = [](const std::array<std::int64_t, 3>& a) {
+      return std::to_string(a[0]) + "/" + std::to_string(a[1]) + "/" + std::to_string(a[2]);
+    };
+    auto operands = l.operandRead;
+    operands[Output] += l.operandWritten[Output];
+    t.add({h.levels[lv].name, std::to_string(l.cycles), num(l.energyPj / 1000), triple(l.bytesRead),
+           triple(l.bytesWritten), triple(operands)});
+  }
+  std::cout << t.str() << "loop nest:\n" << loopNestText(h, r.mapping);
+}
+
+nlohmann::json resultJson(const ConvLayer& layer, const Hierarchy& h, const MapResult& r) {
+  auto j = costJson(h, r.cost);
+  j["layer"] = layer.name;
+  j["shape"] = layerJson(layer);
+  j["hierarchy"] = h.name;
+  j["mapping"] = mappingJson(h, r.mapping);
+  j["label"] = mappingLabel(h, r.mapping);
+  j["trace"] = nullptr;
+  j["solver"] = {{"name", r.mapper},
+                 {"status", r.status},
+                 {"objective", r.objective},
+                 {"bound", r.bound ? nlohmann::json(*r.bound) : nlohmann::json()},
+                 {"gap", r.gap ? nlohmann::json(*r.gap) : nlohmann::json()},
+                 {"nodes", nullptr},
+                 {"evaluated", r.evaluated},
+                 {"seconds", r.seconds},
+                 {"best_so_far", r.bestSoFar}};
+  return j;
+}
+
+nlohmann::json traceJson(const TraceCheck& t) {
+  return {{"row_activations",
+           {{"input", t.trace[Input]},
+            {"weight", t.trace[Weight]},
+            {"output", t.trace[Output]},
+            {"total", t.traceTotal()}}},
+          {"row_hits",
+           {{"input", t.result.tensors[Input].rowHits},
+            {"weight", t.result.tensors[Weight].rowHits},
+            {"output", t.result.tensors[Output].rowHits}}},
+          {"fills", t.result.fills},
+          {"iterations", t.result.iterations},
+          {"error_pct", t.errorPercent()}};
+}
+
+void printTrace(const TraceCheck& t) {
+  std::cout << "trace    row activations input " << t.trace[Input] << ", weight " << t.trace[Weight]
+            << ", output " << t.trace[Output] << ", total " << t.traceTotal() << "; model " << t.modelTotal()
+            << " (" << (t.errorPercent() >= 0 ? "+" : "") << num(t.errorPercent()) << " %)\n";
+}
+
+}  // namespace
+
+void registerMapCommands(CLI::App& app) {
+  auto json = std::make_shared<bool>(false);
+  auto* list = app.add_subcommand("hierarchies", "list the shipped DRAM-PIM hierarchies for conv mapping");
+  list->add_flag("--json", *json, "machine-readable output");
+  list->callback([json] {
+    nlohmann::json out = nlohmann::json::array();
+    TextTable t({"hierarchy", "PEs", "levels", "description"});
+    for (const auto& name : builtinHierarchyNames()) {
+      const auto h = builtinHierarchy(name);
+      std::string levels;
+      for (const auto& l : h.levels) levels += (levels.empty() ? "" : " < ") + l.name;
+      t.add({h.name,
+             std::to_string(h.pe.height) + "x" + std::to_string(h.pe.width) + "x" +
+                 std::to_string(h.pe.internal),
+             levels, h.description});
+      out.push_back({{"name", h.name}, {"file", h.file}, {"description", h.description}, {"levels", levels}});
+    }
+    if (*json)
+      printJson(out);
+    else
+      std::cout << t.str();
+  });
+
+  struct MapArgs {
+    std::string backend, kernel, dims, network, layer = "all", objective = "latency", mapper = "heuristic",
+                                                out;
+    double alpha = 0.5, timeLimit = 10;
+    std::uint64_t seed = 1, maxEvaluations = 200000;
+    bool json = false, trace = false;
+  };
+  auto a = std::make_shared<MapArgs>();
+  auto* map = app.add_subcommand("map", "map a conv or FC layer onto a DRAM-PIM hierarchy (docs/convmap.md)");
+  map->add_option("--backend,-b", a->backend, "hierarchy name (see `pimscope-cli hierarchies`) or file")
+      ->required();
+  auto* kernelOpt = map->add_option("--kernel,-k", a->kernel, "conv2d or fc (with --dims)");
+  map->add_option("--dims", a->dims,
+                  "R=3,S=3,P=56,Q=56,C=64,K=64,N=1,stride=1 (fc: C=inputs,K=outputs,N=batch)");
+  auto* networkOpt =
+      map->add_option("--network", a->network,
+                      "a shipped network (resnet18, resnet50, vgg16, mobilenet_v1) or a node-list file");
+  map->add_option("--layer", a->layer, "with --network: one layer by name, or all")->capture_default_str();
+  kernelOpt->excludes(networkOpt);
+  map->add_option("--objective", a->objective, "latency, energy or blended")->capture_default_str();
+  map->add_option("--alpha", a->alpha, "blended: weight of latency (energy gets 1 - alpha)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  map->add_option("--mapper", a->mapper, "mapper (heuristic)")->capture_default_str();
+  map->add_option("--time-limit", a->timeLimit, "seconds the mapper may search")
+      ->check(nonNegative())
+      ->capture_default_str();
+  map->add_option("--seed", a->seed, "the heuristic's seed")->check(unsignedInteger())->capture_default_str();
+  map->add_option("--max-evaluations", a->maxEvaluations, "the heuristic's proposals at most")
+      ->check(wholeNumberIn(1, 100000000))
+      ->capture_default_str();
+  map->add_option("--out", a->out, "write the mapping and its cost as JSON to this file");
+  map->add_flag("--trace", a->trace, "also walk the mapping address by address (sim/row_trace) and compare");
+  map->add_flag("--json", a->json, "machine-readable output");
+  map->callback([a] {
+    if (a->timeLimit <= 0) throw InputError("--time-limit: must be above 0 seconds");
+    if (a->kernel.empty() == a->network.empty())
+      throw InputError("map: give --kernel with --dims, or --network");
+    const auto h = hierarchyOption(a->backend);
+    MapOptions o;
+    o.objective = objectiveOption(a->objective, a->alpha);
+    o.timeLimitSeconds = a->timeLimit;
+    o.seed = a->seed;
+    o.maxEvaluations = static_cast<std::int64_t>(a->maxEvaluations);
+    o.cancel = &interrupted();
+    const auto mapper = makeMapper(a->mapper);
+    if (!a->out.empty()) requireWritableOutput(a->out, "--out");
+    std::vector<NetworkLayer> layers;
+    std::string networkName;
+    if (!a->kernel.empty()) {
+      layers.push_back({a->kernel, layerOption(a->kernel, a->dims)});
+    } else {
+      const auto net = networkOption(a->network);
+      networkName = net.origin;
+      for (auto& l : networkLayers(net))
+        if (a->layer == "all" || l.name == a->layer) layers.push_back(std::move(l));
+      if (layers.empty())
+        throw InputError("--layer: '" + a->layer + "' is not a conv or FC layer of " + net.origin);
+    }
+    installInterruptHandler();  // Ctrl-C stops the search and keeps its incumbent
+    nlohmann::json results = nlohmann::json::array();
+    TextTable summary({"layer", "shape", "latency cycles", "energy nJ", "row acts", "bound by", "mapper"});
+    std::int64_t latency = 0, acts = 0;
+    double energy = 0;
+    for (const auto& nl : layers) {
+      if (const auto* why = std::get_if<std::string>(&nl.layer)) {
+        results.push_back({{"layer", nl.name}, {"refused", *why}});
+        summary.add({nl.name, "-", "-", "-", "-", "refused: " + *why, "-"});
+        continue;
+      }
+      const auto& layer = std::get<ConvLayer>(nl.layer);
+      const auto r = mapper->solve(layer, h, o, [&](const MapProgress& p) {
+        progressLine("mapping " + layer.name + ": " + std::to_string(p.evaluated) + " proposals, best " +
+                     (p.incumbent ? num(*p.incumbent) : std::string("-")) + ", " + num(p.seconds) + " s");
+      });
+      progressLine("");
+      auto j = resultJson(layer, h, r);
+      std::optional<TraceCheck> trace;
+      if (a->trace) {
+        trace = checkAgainstTrace(layer, h, r.mapping);
+        j["trace"] = traceJson(*trace);
+      }
+      results.push_back(j);
+      latency += r.cost.latencyCycles;
+      energy += r.cost.energyPj;
+      acts += r.cost.rowActs.total();
+      summary.add({layer.name, shapeText(layer), std::to_string(r.cost.latencyCycles),
+                   num(r.cost.energyPj / 1000), std::to_string(r.cost.rowActs.total()), r.cost.boundBy,
+                   r.mapper + " " + r.status});
+      if (layers.size() == 1 && !a->json) {
+        printResult(layer, h, r);
+        if (trace) printTrace(*trace);
+      }
+      if (interrupted()) break;
+    }
+    nlohmann::json out =
+        results.size() == 1 && a->network.empty()
+            ? results[0]
+            : nlohmann::json{
+                  {"network", networkName},
+                  {"hierarchy", h.name},
+                  {"layers", results},
+                  {"totals",
+                   {{"latency_cycles", latency}, {"energy_pj", energy}, {"row_activations", acts}}}};
+    if (!a->out.empty()) writeFileAtomically(a->out, out.dump(1) + "\n");
+    if (a->json)
+      printJson(out);
+    else if (layers.size() > 1 || !a->network.empty())
+      std::cout << "network " << networkName << " on " << h.name << " (" << a->objective
+                << ", layers mapped one by one, "
+                << "batch as given, no inter-layer reuse)\n"
+                << summary.str() << "total: " << latency << " cycles, " << num(energy / 1000) << " nJ, "
+                << acts << " row activations\n";
+  });
+
+  struct TraceArgs {
+    std::string backend, mapping;
+    bool json = false;
+    int slices = 1;
+  };
+  auto ta = std::make_shared<TraceArgs>();
+  auto* rowtrace = app.add_subcommand(
+      "rowtrace",
+      "walk a saved mapping (map --out) address by address and count DRAM row activations per bank");
+  rowtrace->add_option("--backend,-b", ta->backend, "hierarchy name or file (as the mapping was made on)")
+      ->required();
+  rowtrace->add_option("--mapping", ta->mapping, "a file written by `map --out`")->required();
+  rowtrace->add_option("--slices", ta->slices, "time slices of the walk per bank")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  rowtrace->add_flag("--json", ta->json, "machine-readable output");
+  rowtrace->callback([ta] {
+    const auto h = hierarchyOption(ta->backend);
+    const auto j = readJsonFile(ta->mapping, "mapping file");
+    if (!j.is_object() || !j.contains("shape") || !j.contains("mapping"))
+      throw InputError(ta->mapping + ": needs \"shape\" and \"mapping\" (a file written by `map --out`)");
+    const auto layer = parseLayerJson(j["shape"], ta->mapping);
+    const auto m = parseMappingJson(j["mapping"], h, ta->mapping);
+    if (const auto v = violations(layer, h, m); !v.empty())
+      throw InputError(ta->mapping + ": the mapping is not valid on " + h.name + ": " + LimitError(v).what());
+    const auto t = checkAgainstTrace(layer, h, m, ta->slices);
+    if (ta->json) {
+      auto out = traceJson(t);
+      out["model"] = {{"input", t.model[Input]},
+                      {"weight", t.model[Weight]},
+                      {"output", t.model[Output]},
+                      {"total", t.modelTotal()}};
+      nlohmann::json banks = nlohmann::json::array();
+      for (const auto& b : t.result.banks)
+        banks.push_back({{"activations", b.activations},
+                         {"row_hits", b.rowHits},
+                         {"bytes_read", b.bytesRead},
+                         {"bytes_written", b.bytesWritten}});
+      out["banks"] = banks;
+      nlohmann::json slices = nlohmann::json::array();
+      for (const auto& s : t.result.slices) {
+        nlohmann::json acts = nlohmann::json::array();
+        for (const auto& b : s.banks) acts.push_back(b.activations);
+        slices.push_back({{"first_iteration", s.firstIteration},
+                          {"last_iteration", s.lastIteration},
+                          {"activations_per_bank", acts}});
+      }
+      out["slices"] = slices;
+      printJson(out);
+      return;
+    }
+    std::cout << "layer " << layer.name << " (" << shapeText(layer) << ") on " << h.name << "\n"
+              << "mapping  " << mappingLabel(h, m) << "\n";
+    printTrace(t);
+    TextTable tab({"bank", "activations", "row hits", "bytes read", "bytes written"});
+    for (std::size_t b = 0; b < t.result.banks.size(); ++b) {
+      const auto& s = t.result.banks[b];
+      tab.add({std::to_string(b), std::to_string(s.activations), std::to_string(s.rowHits),
+               std::to_string(s.bytesRead), std::to_string(s.bytesWritten)});
+    }
+    std::cout << tab.str();
+  });
+}
+
+}  // namespace pim::cli

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/convmap/mapper.h"
+
+#include <algorithm>
+#include <mutex>
+
+namespace pim::convmap {
+
+std::unique_ptr<IConvMapper> makeHeuristicMapper();
+
+namespace {
+using Factory = std::unique_ptr<IConvMapper> (*)();
+std::vector<std::pair<std::string, Factory>>& registry() {
+  static std::vector<std::pair<std::string, Factory>> r;
+  return r;
+}
+}  // namespace
+
+void registerBuiltinMappers() {
+  static std::once_flag once;
+  std::call_once(once, [] { registry().push_back({"heuristic", &makeHeuristicMapper}); });
+}
+
+std::vector<std::string> mapperNames() {
+  registerBuiltinMappers();
+  std::vector<std::string> names;
+  for (const auto& [n, f] : registry()) names.push_back(n);
+  return names;
+}
+
+std::unique_ptr<IConvMapper> makeMapper(const std::string& name) {
+  registerBuiltinMappers();
+  for (const auto& [n, f] : registry())
+    if (n == name) return f();
+  std::string known;
+  for (const auto& n : mapperNames()) known += (known.empty() ? "" : ", ") + n;
+  throw InputError("mapper '" + name + "': unknown (built in: " + known + ")");
+}
+
+void requireFits(const ConvLayer& layer, const Hierarchy& h) {
+  // The trivial mapping keeps one element of each stored tensor per level: if it breaks a limit, so does
+  // every mapping (tiles only grow), so say which.
+  const auto v = violations(layer, h, trivialMapping(layer, h));
+  if (!v.empty())
+    throw InputError("layer " + layer.name + " (" + shapeText(layer) + ") fits no mapping on " + h.name +
+                     ": " + LimitError(v).what());
+}
+
+}  // namespace pim::convmap

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// Conv mappers (docs/convmap.md "Mappers"): each searches the mapspace of one layer on one hierarchy for the
+// mapping with the least objective, within a time limit, reporting its incumbent as it goes. One registry,
+// filled by registerBuiltinMappers().
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/convmap/evaluator.h"
+
+namespace pim::convmap {
+
+struct MapOptions {
+  ObjectiveSpec objective;
+  double timeLimitSeconds = 10;
+  std::uint64_t seed = 1;
+  std::int64_t maxEvaluations = 200000;  // heuristic: proposals evaluated at most
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct MapProgress {
+  std::int64_t evaluated = 0, valid = 0;
+  std::optional<double> incumbent;  // best objective so far
+  double seconds = 0;
+};
+
+struct MapResult {
+  std::string mapper;
+  std::string status;                // "optimal", "feasible", "no mapping" (as a solver reports it)
+  std::optional<double> bound, gap;  // proven bound and relative gap; none: "gap unknown"
+  ConvMapping mapping;
+  ConvCost cost;
+  double objective = 0, seconds = 0;
+  std::int64_t evaluated = 0, valid = 0;
+  std::vector<double> bestSoFar;  // the incumbent after each improvement
+};
+
+class IConvMapper {
+ public:
+  virtual ~IConvMapper() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  /// InputError when no valid mapping exists (naming the level and sizes that refuse the layer).
+  virtual MapResult solve(const ConvLayer& layer, const Hierarchy& h, const MapOptions& options,
+                          const std::function<void(const MapProgress&)>& progress) const = 0;
+};
+
+void registerBuiltinMappers();
+std::vector<std::string> mapperNames();
+/// InputError naming the unknown mapper and the built-in ones.
+std::unique_ptr<IConvMapper> makeMapper(const std::string& name);
+
+/// Refuses a layer no mapping can fit, naming the level and sizes (the smallest tiles: one element of every
+/// tensor at each level that must keep it). Called by every mapper before it searches.
+void requireFits(const ConvLayer& layer, const Hierarchy& h);
+
+}  // namespace pim::convmap

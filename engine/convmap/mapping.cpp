@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/convmap/mapping.h"
+
+#include <algorithm>
+
+namespace pim::convmap {
+
+std::string_view layoutName(Layout l) { return l == Layout::Sequential ? "sequential" : "row-aligned"; }
+
+ConvMapping trivialMapping(const ConvLayer& layer, const Hierarchy& h) {
+  ConvMapping m;
+  m.levels.resize(h.levels.size());
+  for (std::size_t lv = 0; lv < h.levels.size(); ++lv) {
+    for (auto& f : m.levels[lv].factor) f.fill(1);
+    m.levels[lv].keep = h.levels[lv].stores;
+  }
+  auto& dram = m.levels.back();
+  for (int d = 0; d < kDims; ++d) {
+    dram.factor[SlotTemporal][d] = layer.bound[d];
+    if (layer.bound[d] > 1) dram.order.push_back(d);
+  }
+  return m;
+}
+
+std::vector<NestLoop> temporalLoops(const ConvMapping& m, int aboveLevel) {
+  std::vector<NestLoop> loops;
+  for (int lv = static_cast<int>(m.levels.size()) - 1; lv >= aboveLevel; --lv) {
+    const auto& l = m.levels[lv];
+    for (auto it = l.order.rbegin(); it != l.order.rend(); ++it)
+      loops.push_back({*it, lv, l.factor[SlotTemporal][*it]});
+  }
+  return loops;
+}
+
+DimFactors tileExtents(const ConvMapping& m, int level, bool perPe) {
+  DimFactors e;
+  e.fill(1);
+  for (int lv = 0; lv <= level; ++lv)
+    for (int s = 0; s < kSlots; ++s) {
+      if (perPe && lv == 0 && (s == SlotH || s == SlotW)) continue;
+      for (int d = 0; d < kDims; ++d) e[d] *= m.levels[lv].factor[s][d];
+    }
+  return e;
+}
+
+std::int64_t tileElements(const ConvLayer& layer, const DimFactors& e, int tensor) {
+  switch (tensor) {
+    case Input:
+      return e[N] * e[C] * ConvLayer::windowExtent(e[Q], e[S], layer.strideH, layer.dilH) *
+             ConvLayer::windowExtent(e[P], e[R], layer.strideW, layer.dilW);
+    case Weight:
+      return e[K] * e[C] * e[S] * e[R];
+    default:
+      return e[N] * e[K] * e[Q] * e[P];
+  }
+}
+
+std::int64_t fills(const ConvMapping& m, int level, int tensor) {
+  const auto loops = temporalLoops(m, level + 1);  // outermost first
+  std::int64_t f = 1;
+  bool moved = false;  // walking inner to outer: has a relevant loop of bound > 1 been passed?
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+    if (!moved && it->bound > 1 && relevant(it->dim, tensor)) moved = true;
+    if (moved) f *= it->bound;
+  }
+  return f;
+}
+
+std::int64_t distinctTiles(const ConvMapping& m, int level, int tensor) {
+  std::int64_t n = 1;
+  for (const auto& l : temporalLoops(m, level + 1))
+    if (relevant(l.dim, tensor)) n *= l.bound;
+  return n;
+}
+
+std::int64_t spatialProduct(const ConvMapping& m, int slot) {
+  std::int64_t p = 1;
+  for (auto f : m.levels.front().factor[slot]) p *= f;
+  return p;
+}
+
+namespace {
+
+std::string at(const Hierarchy& h, int lv) { return h.levels[lv].name; }
+
+void checkFactors(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m,
+                  std::vector<LimitViolation>& out) {
+  for (int d = 0; d < kDims; ++d) {
+    std::int64_t product = 1;
+    bool bad = false;
+    for (std::size_t lv = 0; lv < m.levels.size(); ++lv)
+      for (int s = 0; s < kSlots; ++s) {
+        const auto f = m.levels[lv].factor[s][d];
+        if (f < 1 || f > layer.bound[d]) bad = true;
+        if (lv > 0 && s != SlotTemporal && f != 1)
+          out.push_back({"spatial", at(h, static_cast<int>(lv)) + ": dimension " + std::string(kDimNames[d]) +
+                                        " has a spatial factor " + std::to_string(f) +
+                                        " above the PE level (only level 0 unrolls)"});
+        if (!bad) product *= f;
+      }
+    if (bad || product != layer.bound[d])
+      out.push_back(
+          {"factorisation", "dimension " + std::string(kDimNames[d]) + ": factors multiply to " +
+                                (bad ? std::string("an invalid product") : std::to_string(product)) +
+                                ", not its bound " + std::to_string(layer.bound[d])});
+  }
+}
+
+void checkSpatial(const Hierarchy& h, const ConvMapping& m, std::vector<LimitViolation>& out) {
+  const auto& pe = m.levels.front();
+  for (int d = 0; d < kDims; ++d) {
+    int spatial = 0;
+    for (int s : {SlotH, SlotW, SlotInternal}) spatial += pe.factor[s][d] > 1;
+    if (spatial > 1)
+      out.push_back({"spatial", "dimension " + std::string(kDimNames[d]) +
+                                    " is unrolled in more than one of H, W and Internal (pimopt eq. 13)"});
+  }
+  const std::array<std::int64_t, 3> limit = {h.pe.height, h.pe.width, h.pe.internal};
+  for (int s : {SlotH, SlotW, SlotInternal}) {
+    const auto p = spatialProduct(m, s);
+    if (p > limit[s])
+      out.push_back({"PE array", std::string(kSlotNames[s]) + " unrolls " + std::to_string(p) +
+                                     " but the array has " + std::to_string(limit[s])});
+  }
+}
+
+void checkOrderAndKeep(const Hierarchy& h, const ConvMapping& m, std::vector<LimitViolation>& out) {
+  for (std::size_t lv = 0; lv < m.levels.size(); ++lv) {
+    const auto& l = m.levels[lv];
+    std::vector<int> expected, got = l.order;
+    for (int d = 0; d < kDims; ++d)
+      if (l.factor[SlotTemporal][d] > 1) expected.push_back(d);
+    std::sort(got.begin(), got.end());
+    if (got != expected)
+      out.push_back(
+          {"order", at(h, static_cast<int>(lv)) +
+                        ": the loop order must list each temporal loop with a factor above 1 once"});
+    const auto& decl = h.levels[lv];
+    for (int t = 0; t < kTensors; ++t) {
+      const bool isDram = lv + 1 == m.levels.size();
+      if (l.keep[t] && !decl.stores[t])
+        out.push_back(
+            {"bypass", at(h, static_cast<int>(lv)) + " cannot store the " + std::string(kTensorNames[t])});
+      else if (!l.keep[t] && (isDram || decl.bypassFixed) && decl.stores[t])
+        out.push_back({"bypass", at(h, static_cast<int>(lv)) + " must keep the " +
+                                     std::string(kTensorNames[t]) +
+                                     (isDram ? " (DRAM holds every tensor)" : " (its bypass is fixed)")});
+    }
+  }
+}
+
+/// The PE array reads its operands from a buffer, never from DRAM directly.
+void checkKeptBelowDram(const Hierarchy& h, const ConvMapping& m, std::vector<LimitViolation>& out) {
+  for (int t = 0; t < kTensors; ++t) {
+    bool kept = false;
+    for (int lv = 0; lv < h.dramLevel(); ++lv) kept = kept || m.levels[lv].keep[t];
+    if (!kept)
+      out.push_back({"bypass", "no level below " + h.dram().name + " keeps the " +
+                                   std::string(kTensorNames[t]) + " (the PEs read operands from a buffer)"});
+  }
+}
+
+void checkCapacity(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m,
+                   std::vector<LimitViolation>& out) {
+  for (int lv = 0; lv < h.dramLevel(); ++lv) {
+    const auto e = tileExtents(m, lv, lv == 0);
+    std::int64_t bytes = 0;
+    std::string parts;
+    for (int t = 0; t < kTensors; ++t)
+      if (m.levels[lv].keep[t]) {
+        const auto b = tileElements(layer, e, t) * layer.elementBytes[t];
+        bytes += b;
+        parts += (parts.empty() ? "" : " + ") + std::string(kTensorNames[t]) + " " + std::to_string(b);
+      }
+    const auto cap = h.levels[lv].capacityBytes(h.elementBytes);
+    if (bytes > cap)
+      out.push_back({"capacity", at(h, lv) + " holds " + std::to_string(bytes) + " B (" + parts + ") of " +
+                                     std::to_string(cap) + " B" + (lv == 0 ? " per PE" : "")});
+  }
+}
+
+void checkLayout(const ConvLayer& layer, const ConvMapping& m, std::vector<LimitViolation>& out) {
+  if (m.layout[Input] == Layout::RowAligned) {
+    const auto w = layer.inputWidth(), hgt = layer.inputHeight();
+    if (m.blockH < 1 || m.blockW < 1 || hgt % m.blockH || w % m.blockW)
+      out.push_back({"layout", "a row-aligned input needs a block dividing its " + std::to_string(hgt) +
+                                   " x " + std::to_string(w) + " plane (got " + std::to_string(m.blockH) +
+                                   " x " + std::to_string(m.blockW) + ")"});
+  } else if (m.blockH || m.blockW) {
+    out.push_back({"layout", "a block is given for a sequential input"});
+  }
+}
+
+}  // namespace
+
+std::vector<LimitViolation> violations(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m) {
+  std::vector<LimitViolation> out;
+  if (m.levels.size() != h.levels.size()) {
+    out.push_back({"levels", "the mapping has " + std::to_string(m.levels.size()) + " levels, " + h.name +
+                                 " has " + std::to_string(h.levels.size())});
+    return out;
+  }
+  checkFactors(layer, h, m, out);
+  if (!out.empty()) return out;  // the rest assumes a factorisation
+  checkSpatial(h, m, out);
+  checkOrderAndKeep(h, m, out);
+  checkKeptBelowDram(h, m, out);
+  checkCapacity(layer, h, m, out);
+  checkLayout(layer, m, out);
+  return out;
+}
+
+namespace {
+std::string factorList(const DimFactors& f, const std::vector<int>& dims) {
+  std::string s;
+  for (int d : dims)
+    if (f[d] > 1) s += (s.empty() ? "" : ",") + std::string(kDimNames[d]) + std::to_string(f[d]);
+  return s;
+}
+std::vector<int> allDims() { return {R, S, P, Q, C, K, N}; }
+}  // namespace
+
+std::string mappingLabel(const Hierarchy& h, const ConvMapping& m) {
+  std::string s;
+  for (int lv = 0; lv < static_cast<int>(m.levels.size()); ++lv) {
+    const auto& l = m.levels[lv];
+    std::string part;
+    if (lv == 0)
+      for (int sl : {SlotH, SlotW, SlotInternal}) {
+        const auto f = factorList(l.factor[sl], allDims());
+        if (!f.empty()) part += std::string(kSlotNames[sl].substr(0, 1)) + " " + f + " ";
+      }
+    std::vector<int> outer(l.order.rbegin(), l.order.rend());
+    const auto t = factorList(l.factor[SlotTemporal], outer);
+    if (!t.empty()) part += (lv == 0 && !part.empty() ? "T " : "") + t;
+    if (part.empty()) continue;
+    if (part.back() == ' ') part.pop_back();
+    s += (s.empty() ? "" : " | ") + h.levels[lv].name + ": " + part;
+  }
+  return s.empty() ? "(one iteration)" : s;
+}
+
+std::string loopNestText(const Hierarchy& h, const ConvMapping& m) {
+  std::string s, indent;
+  for (const auto& l : temporalLoops(m, 1)) {
+    s += indent + "for " + std::string(kDimNames[l.dim]) + " in [0, " + std::to_string(l.bound) + ")  # " +
+         h.levels[l.level].name + "\n";
+    indent += "  ";
+  }
+  const auto& pe = m.levels.front();
+  for (int sl : {SlotH, SlotW, SlotInternal}) {
+    const auto f = factorList(pe.factor[sl], allDims());
+    if (!f.empty()) s += indent + "parallel-for " + f + "  # PE " + std::string(kSlotNames[sl]) + "\n";
+  }
+  for (const auto& l : temporalLoops(m, 0))
+    if (l.level == 0) {
+      s += indent + "for " + std::string(kDimNames[l.dim]) + " in [0, " + std::to_string(l.bound) + ")  # " +
+           h.levels[0].name + "\n";
+      indent += "  ";
+    }
+  return s + indent + "MAC\n";
+}
+
+}  // namespace pim::convmap

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// The mapspace's moves and enumerations, shared by the mappers: prime factors, divisors, and one random
+// local change of a mapping that keeps its factorisation and loop orders consistent.
+#pragma once
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "engine/convmap/mapping.h"
+
+namespace pim::convmap {
+
+std::vector<std::int64_t> primeFactors(std::int64_t n);  // with multiplicity, ascending
+std::vector<std::int64_t> divisors(std::int64_t n);      // ascending
+
+/// Applies one random move to `m` (a prime factor moved between places, two loops of a level swapped, a
+/// bypass toggled where the hierarchy allows, a layout or the input's block changed). The result keeps the
+/// factorisation and the orders consistent; the caller checks the rest with violations(). False when the
+/// drawn move is impossible (nothing changed).
+bool randomMove(const ConvLayer& layer, const Hierarchy& h, ConvMapping& m, std::mt19937_64& rng);
+
+/// Sets factor[level][slot][dim] to `value`, keeping `order[level]` listing exactly the temporal loops above
+/// 1 (a new loop goes innermost).
+void setFactor(ConvMapping& m, int level, int slot, int dim, std::int64_t value);
+
+}  // namespace pim::convmap
