@@ -224,9 +224,15 @@ void registerMapCommands(CLI::App& app) {
       progressLine("");
       auto j = resultJson(layer, h, r);
       std::optional<TraceCheck> trace;
+      std::string traceRefused;  // the mapping stands; only its check could not run
       if (a->trace) {
-        trace = checkAgainstTrace(layer, h, r.mapping);
-        j["trace"] = traceJson(*trace);
+        try {
+          trace = checkAgainstTrace(layer, h, r.mapping);
+          j["trace"] = traceJson(*trace);
+        } catch (const InputError& e) {
+          traceRefused = e.what();
+          j["trace"] = {{"error", traceRefused}};
+        }
       }
       results.push_back(j);
       latency += r.cost.latencyCycles;
@@ -238,6 +244,7 @@ void registerMapCommands(CLI::App& app) {
       if (layers.size() == 1 && !a->json) {
         printResult(layer, h, r);
         if (trace) printTrace(*trace);
+        if (!traceRefused.empty()) std::cout << "trace    not run: " << traceRefused << "\n";
       }
       if (interrupted()) break;
     }

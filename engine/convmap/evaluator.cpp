@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "engine/common/checked.h"
+
 namespace pim::convmap {
 
 namespace {
@@ -23,13 +25,16 @@ void addFillTraffic(const ConvLayer& layer, const ConvMapping& m, int t, int chi
   const auto copies = pe ? spatialProduct(m, SlotH) * spatialProduct(m, SlotW) : 1;
   const auto f = fills(m, child, t);
   const auto refills = t == Output ? f - distinctTiles(m, child, t) : f;
+  // A strided window's tile can hold far more than its MACs touch: the products are checked.
+  const std::string what = "layer " + layer.name + ": bytes moved into level " + std::to_string(child);
+  auto mul = [&](std::int64_t a, std::int64_t b) { return checkedMul(a, b, what); };
   lv[child].fills[t] = f;
   lv[child].tileBytes[t] = perInstance;
-  lv[parent].bytesRead[t] += refills * whole;
-  lv[child].bytesWritten[t] += refills * perInstance * copies;
+  lv[parent].bytesRead[t] += mul(refills, whole);
+  lv[child].bytesWritten[t] += mul(mul(refills, perInstance), copies);
   if (t == Output) {
-    lv[child].bytesRead[t] += f * perInstance * copies;
-    lv[parent].bytesWritten[t] += f * whole;
+    lv[child].bytesRead[t] += mul(mul(f, perInstance), copies);
+    lv[parent].bytesWritten[t] += mul(f, whole);
   }
 }
 

@@ -35,8 +35,12 @@ class HeuristicMapper final : public IConvMapper {
       ++r.evaluated;
       if (!violations(layer, h, m).empty()) return std::nullopt;
       ++r.valid;
-      auto c = evaluate(layer, h, m);
-      return std::pair{objectiveValue(o.objective, c), std::move(c)};
+      try {
+        auto c = evaluate(layer, h, m);
+        return std::pair{objectiveValue(o.objective, c), std::move(c)};
+      } catch (const InputError&) {  // a count past int64 (an absurd tile): not a mapping to keep
+        return std::nullopt;
+      }
     };
     ConvMapping current = trivialMapping(layer, h);
     auto first = score(current);

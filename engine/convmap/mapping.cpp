@@ -73,6 +73,19 @@ std::int64_t distinctTiles(const ConvMapping& m, int level, int tensor) {
   return n;
 }
 
+int dramChild(const ConvMapping& m, int tensor) {
+  for (int lv = static_cast<int>(m.levels.size()) - 2; lv >= 0; --lv)
+    if (m.levels[lv].keep[tensor]) return lv;
+  return -1;
+}
+
+std::int64_t inputWindowPositions(const ConvLayer& layer, const ConvMapping& m) {
+  const auto e = tileExtents(m, std::max(dramChild(m, Input), 0));
+  std::int64_t n = 1;
+  for (int d : {P, Q, R, S}) n *= layer.bound[d] / e[d];
+  return n;
+}
+
 std::int64_t spatialProduct(const ConvMapping& m, int slot) {
   std::int64_t p = 1;
   for (auto f : m.levels.front().factor[slot]) p *= f;
@@ -180,6 +193,12 @@ void checkCapacity(const ConvLayer& layer, const Hierarchy& h, const ConvMapping
 }
 
 void checkLayout(const ConvLayer& layer, const ConvMapping& m, std::vector<LimitViolation>& out) {
+  if (m.layout[Input] == Layout::RowAligned && dramChild(m, Input) >= 0 &&
+      inputWindowPositions(layer, m) > kMaxWindowPositions)
+    out.push_back({"model", "a row-aligned input with " + std::to_string(inputWindowPositions(layer, m)) +
+                                " tile positions (the model walks at most " +
+                                std::to_string(kMaxWindowPositions) +
+                                "; larger DRAM tiles or a sequential input)"});
   if (m.layout[Input] == Layout::RowAligned) {
     const auto w = layer.inputWidth(), hgt = layer.inputHeight();
     if (m.blockH < 1 || m.blockW < 1 || hgt % m.blockH || w % m.blockW)

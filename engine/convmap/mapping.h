@@ -65,6 +65,14 @@ std::int64_t fills(const ConvMapping& m, int level, int tensor);
 /// Distinct tiles of t at `level` over the whole layer (the product of relevant loops above it).
 std::int64_t distinctTiles(const ConvMapping& m, int level, int tensor);
 
+/// The highest level below DRAM that keeps the tensor (its DRAM child), or -1 when none does.
+int dramChild(const ConvMapping& m, int tensor);
+
+/// Window positions of a row-aligned input's DRAM tiles the model walks: (Q/eQ)(S/eS)(P/eP)(R/eR).
+std::int64_t inputWindowPositions(const ConvLayer& layer, const ConvMapping& m);
+/// The most the model walks (10^7, docs/knobs.md): a mapping above it is refused with the "model" limit.
+inline constexpr std::int64_t kMaxWindowPositions = 10'000'000;
+
 /// Product of the spatial factors in slot s at level 0.
 std::int64_t spatialProduct(const ConvMapping& m, int slot);
 

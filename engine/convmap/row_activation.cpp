@@ -311,12 +311,6 @@ std::int64_t rowAlignedInput(const ConvLayer& layer, const ConvMapping& m, int c
 
 }  // namespace
 
-int dramChild(const ConvMapping& m, int tensor) {
-  for (int lv = static_cast<int>(m.levels.size()) - 2; lv >= 0; --lv)
-    if (m.levels[lv].keep[tensor]) return lv;
-  return -1;
-}
-
 RowActivations rowActivations(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m) {
   RowActivations r;
   const auto row = h.dram().rowBytes;

@@ -21,9 +21,6 @@ struct RowActivations {
 
 RowActivations rowActivations(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m);
 
-/// The highest level below DRAM that keeps the tensor (its DRAM child), or -1 when none does.
-int dramChild(const ConvMapping& m, int tensor);
-
 /// Tiles of extent `extent` starting every `step` elements (n of them, from 0) that straddle a boundary of
 /// blocks of `block` elements: pimopt 5.5.4's GCD analysis, exact (whole periods plus the remainder's offsets
 /// counted one by one). extent > block crosses always.

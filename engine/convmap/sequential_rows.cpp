@@ -35,8 +35,18 @@ class OffsetDistribution {
       for (std::int64_t r = 0; r < M; ++r) coset[r % d] += m_bins[r];
       for (std::int64_t r = 0; r < M; ++r) out[r] = static_cast<double>(whole) * coset[r % d];
     }
-    for (std::int64_t k = 0; k < count % period; ++k)
-      for (std::int64_t r = 0; r < M; ++r) out[(r + k * s) % M] += m_bins[r];
+    // The remaining steps: along each cycle r, r + s, r + 2s, ... (d cycles of `period` bins) every bin
+    // receives the sum of the `rest` bins before it, a circular sliding window: O(bins) in all.
+    if (const auto rest = count % period; rest > 0)
+      for (std::int64_t c = 0; c < d; ++c) {
+        double window = 0;
+        for (std::int64_t k = 0; k < rest; ++k) window += m_bins[mod(c - k * s, M)];
+        for (std::int64_t i = 0; i < period; ++i) {
+          const auto at = (c + i * s) % M;
+          out[at] += window;
+          window += m_bins[(at + s) % M] - m_bins[mod(at + s - rest * s, M)];
+        }
+      }
     m_bins.swap(out);
   }
   void shift(std::int64_t bytes) {

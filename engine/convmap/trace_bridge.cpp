@@ -40,6 +40,12 @@ double TraceCheck::errorPercent() const {
 }
 
 TraceCheck checkAgainstTrace(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m, int slices) {
+  double iterations = 1;
+  for (const auto& l : temporalLoops(m, 1)) iterations *= static_cast<double>(l.bound);
+  if (iterations > static_cast<double>(kMaxTraceIterations))
+    throw InputError("layer " + layer.name + ": the trace would walk " +
+                     std::to_string(static_cast<std::int64_t>(iterations)) + " tile iterations (at most " +
+                     std::to_string(kMaxTraceIterations) + "); larger tiles below DRAM shorten it");
   TraceCheck c;
   const auto acts = rowActivations(layer, h, m);
   c.result = sim::traceConv(traceSpec(layer, h, m, slices));

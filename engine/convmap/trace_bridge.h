@@ -24,6 +24,9 @@ struct TraceCheck {
   double errorPercent() const;
 };
 
+/// The most tile iterations the trace walks (10^9, docs/knobs.md); InputError naming the count past it.
+inline constexpr std::int64_t kMaxTraceIterations = 1'000'000'000;
+
 TraceCheck checkAgainstTrace(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m,
                              int slices = 1);
 
