@@ -73,5 +73,21 @@ TEST(FuzzCorpus, MappingSeedsAreReadOrRefused) {
   EXPECT_EQ(ok, (std::set<std::string>{"fig8a.json", "fig8a.map", "single_dpu.map"}));
 }
 
+TEST(FuzzCorpus, NetworkSeedsAreReadOrRefused) {
+  const auto ok = replay("network", fuzz::network);
+  EXPECT_EQ(ok, (std::set<std::string>{"mobilenet_v1.json", "resnet18.json"}));
+}
+
+TEST(FuzzCorpus, HierarchySeedsAreReadOrRefused) {
+  const auto ok = replay("hierarchy", fuzz::hierarchy);
+  EXPECT_EQ(ok, (std::set<std::string>{"pimopt-default.json", "pimopt-doc.json", "pimopt-small.json"}));
+}
+
+TEST(FuzzCorpus, ConvMappingSeedsAreReadOrRefused) {
+  const auto ok = replay("convmap", fuzz::convMapping);
+  // An invalid mapping is read (its verdict lists what it breaks); an absurd layer is refused.
+  EXPECT_EQ(ok, (std::set<std::string>{"conv_strided.json", "fc.json", "invalid_factors.json"}));
+}
+
 }  // namespace
 }  // namespace pim

@@ -13,6 +13,11 @@
 #include <string_view>
 
 #include "engine/common/error.h"
+#include "engine/common/json_input.h"
+#include "engine/convmap/evaluator.h"
+#include "engine/convmap/mapping_io.h"
+#include "engine/convmap/network_layers.h"
+#include "engine/convmap/trace_bridge.h"
 #include "engine/core/problem.h"
 #include "engine/kernel/dsl.h"
 #include "engine/kernel/library.h"
@@ -128,6 +133,34 @@ inline bool mapping(std::string_view bytes) {
     const MappingSpec m = parseMapping(bytes, "fuzz.map");
     (void)mappingSettings(m, gemv.backend());
     (void)mappedSchedule(m, gemv);
+  });
+}
+
+/// A network node list (PIMCOMP-NN's format), then its conv and FC layers as the conv mapper takes them.
+inline bool network(std::string_view bytes) {
+  return accepted([&] { (void)convmap::networkLayers(parseNetworkJson(bytes, "fuzz.json")); });
+}
+
+/// A conv-mapping hierarchy file.
+inline bool hierarchy(std::string_view bytes) {
+  return accepted([&] { (void)convmap::parseHierarchyJson(bytes, "fuzz.json"); });
+}
+
+/// A saved conv mapping (`map --out`) on pimopt-small, as `rowtrace` reads it: the layer, the mapping, its
+/// verdict; a valid one is evaluated and traced when its walk is short (the fuzzer's timeout is 10 s).
+inline bool convMapping(std::string_view bytes) {
+  static const convmap::Hierarchy h = convmap::builtinHierarchy("pimopt-small");
+  return accepted([&] {
+    const auto j = parseJsonInput(bytes, "fuzz.json");
+    if (!j.is_object() || !j.contains("shape") || !j.contains("mapping"))
+      throw InputError("fuzz.json: no mapping");
+    const auto layer = convmap::parseLayerJson(j["shape"], "fuzz.json");
+    const auto m = convmap::parseMappingJson(j["mapping"], h, "fuzz.json");
+    if (!convmap::violations(layer, h, m).empty()) return;
+    (void)convmap::evaluate(layer, h, m);
+    double iterations = 1;
+    for (const auto& l : convmap::temporalLoops(m, 1)) iterations *= static_cast<double>(l.bound);
+    if (iterations <= 1e5) (void)convmap::checkAgainstTrace(layer, h, m);
   });
 }
 
