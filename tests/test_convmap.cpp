@@ -290,6 +290,8 @@ TEST(ConvMap, ModelRowActivationsEqualTheTraceOnRandomMappings) {
   expectModelEqualsTrace("R=1,S=1,P=14,Q=14,C=64,K=32,stride=2", "pimopt-small", 2);
   expectModelEqualsTrace("C=512,K=250,N=2", "pimopt-doc", 3);
   expectModelEqualsTrace("R=5,S=3,P=12,Q=10,C=6,K=8,stride_w=2,dilation_h=2", "pimopt-small", 4);
+  expectModelEqualsTrace("C=512,K=256,bytes=2", "hbm2-pim", 5);
+  expectModelEqualsTrace("R=3,S=3,P=14,Q=14,C=32,K=32,bytes=2", "hbm-pim", 6);
 }
 
 TEST(ConvMap, OperandsServedByASharedLevelAreMulticastAcrossTheArray) {

@@ -196,11 +196,14 @@ void registerMapCommands(CLI::App& app) {
     std::vector<NetworkLayer> layers;
     std::string networkName;
     if (!a->kernel.empty()) {
-      layers.push_back({a->kernel, layerOption(a->kernel, a->dims)});
+      auto layer = layerOption(a->kernel, a->dims);
+      // Elements are the hierarchy's (FP16 on the DRAM-PIM ones) unless --dims says bytes=.
+      if (a->dims.find("bytes=") == std::string::npos) layer.elementBytes.fill(h.elementBytes);
+      layers.push_back({a->kernel, layer});
     } else {
       const auto net = networkOption(a->network);
       networkName = net.origin;
-      for (auto& l : networkLayers(net))
+      for (auto& l : networkLayers(net, h.elementBytes))
         if (a->layer == "all" || l.name == a->layer) layers.push_back(std::move(l));
       if (layers.empty())
         throw InputError("--layer: '" + a->layer + "' is not a conv or FC layer of " + net.origin);

@@ -3,7 +3,7 @@
 
 namespace pim::convmap {
 
-std::vector<NetworkLayer> networkLayers(const Network& net) {
+std::vector<NetworkLayer> networkLayers(const Network& net, std::int64_t elementBytes) {
   std::vector<NetworkLayer> out;
   for (const auto& s : convLayers(net)) {
     if (s.group > 1) {
@@ -20,6 +20,7 @@ std::vector<NetworkLayer> networkLayers(const Network& net) {
     l.strideH = s.stride_h;
     l.dilW = s.dil_w;
     l.dilH = s.dil_h;
+    l.elementBytes.fill(elementBytes);
     validate(l, net.origin + ": node '" + s.name + "'");
     out.push_back({s.name, l});
   }

@@ -16,8 +16,8 @@ struct NetworkLayer {
   std::variant<ConvLayer, std::string> layer;  // the layer, or why it cannot be mapped
 };
 
-/// Every CONV and FC node in node order (1 byte per element, as the shipped hierarchies count).
-std::vector<NetworkLayer> networkLayers(const Network& net);
+/// Every CONV and FC node in node order, each tensor's element of `elementBytes` (the hierarchy's).
+std::vector<NetworkLayer> networkLayers(const Network& net, std::int64_t elementBytes = 1);
 
 /// A shipped network by name, or a node-list file by path (anything with a '/' or ending in .json).
 Network networkOption(const std::string& text);
