@@ -12,7 +12,8 @@ namespace {
 
 TEST(CliMap, MapsALayerAndItsTraceAgrees) {
   const auto j = cliJson(
-      "map -b pimopt-small -k conv2d --dims R=3,S=3,P=14,Q=14,C=16,K=16 --max-evaluations 3000 --trace "
+      "map -b pimopt-small -k conv2d --dims R=3,S=3,P=14,Q=14,C=16,K=16 --mapper heuristic --max-evaluations "
+      "3000 --trace "
       "--json");
   ASSERT_TRUE(j.is_object());
   for (const char* key :
@@ -23,6 +24,14 @@ TEST(CliMap, MapsALayerAndItsTraceAgrees) {
   EXPECT_EQ(j["row_activations"]["total"], j["trace"]["row_activations"]["total"]);
   EXPECT_EQ(j["trace"]["error_pct"], 0.0);
   EXPECT_GE(j["latency_cycles"].get<std::int64_t>(), 3 * 3 * 14 * 14 * 16 * 16 / 64);  // 64 PEs at best
+}
+
+TEST(CliMap, AutoWalksASmallSpaceWholeAndSaysItIsOptimal) {
+  const auto j = cliJson("map -b pimopt-small -k fc --dims C=4,K=4 --json");
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["solver"]["name"], "auto (exhaustive)");
+  EXPECT_EQ(j["solver"]["status"], "optimal");
+  EXPECT_EQ(j["solver"]["gap"], 0.0);
 }
 
 TEST(CliMap, ASavedMappingIsTracedAgainPerBank) {
@@ -58,7 +67,10 @@ TEST(CliMap, BadInputGetsOneClearLine) {
                    {"--kernel: 'gemv' is not a conv-mapping kernel"});
   expectCliRefused("map -b pimopt-small -k fc --dims R=3,C=8,K=8", {"an FC layer has R = S = P = Q = 1"});
   expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --time-limit 0", {"--time-limit"});
-  expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper ilp", {"mapper 'ilp'", "heuristic"});
+  expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper ilp",
+                   {"mapper 'ilp'", "auto, exhaustive, heuristic"});
+  expectCliRefused("map -b pimopt-small -k conv2d --dims R=3,S=3,P=56,Q=56,C=64,K=64 --mapper exhaustive",
+                   {"has more than 5000000 mappings to walk on pimopt-small"});
   expectCliRefused("map -b pimopt-small --network resnet18 --layer nope", {"--layer: 'nope'"});
   expectCliRefused("map -b pimopt-small --network alexnet", {"alexnet"});
   const auto bad = cliScratch().file("bad_mapping.json");

@@ -294,6 +294,49 @@ TEST(ConvMap, ModelRowActivationsEqualTheTraceOnRandomMappings) {
   expectModelEqualsTrace("R=3,S=3,P=14,Q=14,C=32,K=32,bytes=2", "hbm-pim", 6);
 }
 
+TEST(ConvMap, ExhaustiveIsOptimalAgainstTheHeuristicAndRandomMappings) {
+  auto h = tinyHierarchy();
+  h.levels[1].bypassFixed = true;  // a space of about 10^5 mappings: the GB keeps every tensor
+  auto layer = layerKCP();
+  layer.bound[P] = 2;
+  layer.bound[K] = 2;
+  for (auto objective : {Objective::Latency, Objective::Energy}) {
+    MapOptions o;
+    o.objective.kind = objective;
+    o.maxEvaluations = 20000;
+    const auto best = makeMapper("exhaustive")->solve(layer, h, o, nullptr);
+    EXPECT_EQ(best.status, "optimal");
+    EXPECT_EQ(best.gap, 0.0);
+    EXPECT_EQ(best.objective, objectiveValue(o.objective, evaluate(layer, h, best.mapping)));
+    EXPECT_LE(best.objective, makeMapper("heuristic")->solve(layer, h, o, nullptr).objective);
+    // No mapping a random walk reaches (layouts included) beats it.
+    std::mt19937_64 rng(11);
+    ConvMapping m = trivialMapping(layer, h);
+    for (int i = 0; i < 5000; ++i) {
+      ConvMapping next = m;
+      if (!randomMove(layer, h, next, rng) || !violations(layer, h, next).empty()) continue;
+      m = next;
+      EXPECT_GE(objectiveValue(o.objective, evaluate(layer, h, m)), best.objective);
+    }
+    const auto viaAuto = makeMapper("auto")->solve(layer, h, o, nullptr);
+    EXPECT_EQ(viaAuto.mapper, "auto (exhaustive)");
+    EXPECT_EQ(viaAuto.objective, best.objective);
+  }
+  EXPECT_GT(exhaustiveSize(layer, h), 1000.0);
+}
+
+TEST(ConvMap, ExhaustiveRefusesASpaceTooLargeByItsSize) {
+  const auto layer = parseLayerDims("R=3,S=3,P=56,Q=56,C=64,K=64", "big");
+  try {
+    makeMapper("exhaustive")->solve(layer, builtinHierarchy("pimopt-default"), {}, nullptr);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("has more than 5000000 mappings to walk on pimopt-default"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ConvMap, OperandsServedByASharedLevelAreMulticastAcrossTheArray) {
   // The PE buffers bypass the weight: the GB serves every MAC's weight, once for the PEs of the W slot that
   // unrolls P (irrelevant to the weight).

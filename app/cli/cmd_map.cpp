@@ -147,8 +147,7 @@ void registerMapCommands(CLI::App& app) {
   });
 
   struct MapArgs {
-    std::string backend, kernel, dims, network, layer = "all", objective = "latency", mapper = "heuristic",
-                                                out;
+    std::string backend, kernel, dims, network, layer = "all", objective = "latency", mapper = "auto", out;
     double alpha = 0.5, timeLimit = 10;
     std::uint64_t seed = 1, maxEvaluations = 200000;
     bool json = false, trace = false;
@@ -169,7 +168,9 @@ void registerMapCommands(CLI::App& app) {
   map->add_option("--alpha", a->alpha, "blended: weight of latency (energy gets 1 - alpha)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  map->add_option("--mapper", a->mapper, "mapper (heuristic)")->capture_default_str();
+  map->add_option("--mapper", a->mapper,
+                  "auto (exhaustive when small, else heuristic), exhaustive or heuristic")
+      ->capture_default_str();
   map->add_option("--time-limit", a->timeLimit, "seconds the mapper may search")
       ->check(nonNegative())
       ->capture_default_str();

@@ -7,6 +7,31 @@
 namespace pim::convmap {
 
 std::unique_ptr<IConvMapper> makeHeuristicMapper();
+std::unique_ptr<IConvMapper> makeExhaustiveMapper();
+
+namespace {
+
+/// `auto`: the exhaustive walk when the space is small enough, else the heuristic (the MILP is not built
+/// yet).
+class AutoMapper final : public IConvMapper {
+ public:
+  std::string name() const override { return "auto"; }
+  std::string description() const override {
+    return "exhaustive up to " + std::to_string(kMaxExhaustiveMappings) + " mappings, else heuristic";
+  }
+  MapResult solve(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
+                  const std::function<void(const MapProgress&)>& progress) const override {
+    const auto cap = static_cast<double>(kMaxExhaustiveMappings);
+    const bool small = exhaustiveSize(layer, h, cap) <= cap;
+    auto r = (small ? makeExhaustiveMapper() : makeHeuristicMapper())->solve(layer, h, o, progress);
+    r.mapper = "auto (" + r.mapper + ")";
+    return r;
+  }
+};
+
+std::unique_ptr<IConvMapper> makeAutoMapper() { return std::make_unique<AutoMapper>(); }
+
+}  // namespace
 
 namespace {
 using Factory = std::unique_ptr<IConvMapper> (*)();
@@ -18,7 +43,11 @@ std::vector<std::pair<std::string, Factory>>& registry() {
 
 void registerBuiltinMappers() {
   static std::once_flag once;
-  std::call_once(once, [] { registry().push_back({"heuristic", &makeHeuristicMapper}); });
+  std::call_once(once, [] {
+    registry().push_back({"auto", &makeAutoMapper});
+    registry().push_back({"exhaustive", &makeExhaustiveMapper});
+    registry().push_back({"heuristic", &makeHeuristicMapper});
+  });
 }
 
 std::vector<std::string> mapperNames() {

@@ -55,6 +55,13 @@ std::vector<std::string> mapperNames();
 /// InputError naming the unknown mapper and the built-in ones.
 std::unique_ptr<IConvMapper> makeMapper(const std::string& name);
 
+/// The most mappings the exhaustive mapper walks (5 * 10^6, docs/knobs.md); `auto` walks a space up to it
+/// and searches a larger one heuristically.
+inline constexpr std::int64_t kMaxExhaustiveMappings = 5'000'000;
+/// The mappings the exhaustive mapper would walk for a layer (factor choices x orders x bypass choices), or
+/// a count above `limit` as soon as it passes it.
+double exhaustiveSize(const ConvLayer& layer, const Hierarchy& h, double limit = 1e18);
+
 /// Refuses a layer no mapping can fit, naming the level and sizes (the smallest tiles: one element of every
 /// tensor at each level that must keep it). Called by every mapper before it searches.
 void requireFits(const ConvLayer& layer, const Hierarchy& h);
