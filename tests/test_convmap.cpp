@@ -325,6 +325,31 @@ TEST(ConvMap, ExhaustiveIsOptimalAgainstTheHeuristicAndRandomMappings) {
   EXPECT_GT(exhaustiveSize(layer, h), 1000.0);
 }
 
+TEST(ConvMap, TheExhaustiveFrontHoldsBothOptimaAndNoMappingDominatesIt) {
+  auto h = tinyHierarchy();
+  h.levels[1].bypassFixed = true;
+  auto layer = layerKCP();
+  layer.bound[P] = 2;
+  layer.bound[K] = 2;
+  MapOptions o;
+  o.collectFront = true;
+  const auto walk = makeMapper("exhaustive")->solve(layer, h, o, nullptr);
+  const auto front = walk.front.points();
+  ASSERT_FALSE(front.empty());
+  EXPECT_EQ(front.front().latencyCycles, walk.cost.latencyCycles);  // the latency optimum is on it
+  o.objective.kind = Objective::Energy;
+  const auto energy = makeMapper("exhaustive")->solve(layer, h, o, nullptr);
+  EXPECT_TRUE(std::any_of(front.begin(), front.end(),
+                          [&](const FrontPoint& p) { return p.energyPj == energy.cost.energyPj; }));
+  for (std::size_t i = 0; i < front.size(); ++i)
+    for (std::size_t j = 0; j < front.size(); ++j) EXPECT_FALSE(front[i].dominates(front[j]));
+  for (const auto& m : randomValidMappings(layer, h, 200, 5, 1e9)) {
+    const auto c = evaluate(layer, h, m);
+    const FrontPoint p{c.latencyCycles, c.energyPj, c.rowActs.total(), m};
+    for (const auto& q : front) EXPECT_FALSE(p.dominates(q));
+  }
+}
+
 TEST(ConvMap, ExhaustiveRefusesASpaceTooLargeByItsSize) {
   const auto layer = parseLayerDims("R=3,S=3,P=56,Q=56,C=64,K=64", "big");
   try {

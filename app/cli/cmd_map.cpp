@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `hierarchies` and `map`: conv layers on a DRAM-PIM memory hierarchy (docs/convmap.md).
+#include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <optional>
 
@@ -8,6 +10,7 @@
 #include "engine/common/output_file.h"
 #include "engine/convmap/mapper.h"
 #include "engine/convmap/mapping_io.h"
+#include "engine/convmap/mapspace.h"
 #include "engine/convmap/network_layers.h"
 #include "engine/convmap/trace_bridge.h"
 
@@ -100,6 +103,30 @@ nlohmann::json resultJson(const ConvLayer& layer, const Hierarchy& h, const MapR
   return j;
 }
 
+nlohmann::json frontJson(const Hierarchy& h, const MapResult& r) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : r.front.points())
+    points.push_back({{"latency_cycles", p.latencyCycles},
+                      {"energy_pj", p.energyPj},
+                      {"row_activations", p.rowActivations},
+                      {"label", mappingLabel(h, p.mapping)},
+                      {"mapping", mappingJson(h, p.mapping)}});
+  return {{"exact", r.status == "optimal"}, {"points", points}};
+}
+
+void printFront(const Hierarchy& h, const MapResult& r) {
+  std::cout << "pareto   " << r.front.size()
+            << " non-dominated mappings over latency, energy and row activations ("
+            << (r.status == "optimal" ? "exact: the whole space walked"
+                                      : "among those the search saw; not proven")
+            << "):\n";
+  TextTable t({"latency cycles", "energy nJ", "row acts", "mapping"});
+  for (const auto& p : r.front.points())
+    t.add({std::to_string(p.latencyCycles), num(p.energyPj / 1000), std::to_string(p.rowActivations),
+           mappingLabel(h, p.mapping)});
+  std::cout << t.str();
+}
+
 nlohmann::json traceJson(const TraceCheck& t) {
   return {{"row_activations",
            {{"input", t.trace[Input]},
@@ -113,6 +140,20 @@ nlohmann::json traceJson(const TraceCheck& t) {
           {"fills", t.result.fills},
           {"iterations", t.result.iterations},
           {"error_pct", t.errorPercent()}};
+}
+
+/// The model against the trace on `n` random valid mappings of the layer (the validation's sample).
+nlohmann::json randomCheck(const ConvLayer& layer, const Hierarchy& h, int n, std::uint64_t seed) {
+  const auto sample = randomValidMappings(layer, h, n, seed, 1e6);
+  double worst = 0, sum = 0;
+  for (const auto& m : sample) {
+    const double e = std::abs(checkAgainstTrace(layer, h, m).errorPercent());
+    worst = std::max(worst, e);
+    sum += e;
+  }
+  return {{"mappings", sample.size()},
+          {"max_abs_error_pct", worst},
+          {"mean_abs_error_pct", sample.empty() ? 0.0 : sum / static_cast<double>(sample.size())}};
 }
 
 void printTrace(const TraceCheck& t) {
@@ -150,7 +191,8 @@ void registerMapCommands(CLI::App& app) {
     std::string backend, kernel, dims, network, layer = "all", objective = "latency", mapper = "auto", out;
     double alpha = 0.5, timeLimit = 10;
     std::uint64_t seed = 1, maxEvaluations = 200000;
-    bool json = false, trace = false;
+    bool json = false, trace = false, pareto = false;
+    int randomChecks = 0;
   };
   auto a = std::make_shared<MapArgs>();
   auto* map = app.add_subcommand("map", "map a conv or FC layer onto a DRAM-PIM hierarchy (docs/convmap.md)");
@@ -179,7 +221,16 @@ void registerMapCommands(CLI::App& app) {
       ->check(wholeNumberIn(1, 100000000))
       ->capture_default_str();
   map->add_option("--out", a->out, "write the mapping and its cost as JSON to this file");
+  map->add_flag(
+      "--pareto", a->pareto,
+      "also give the non-dominated mappings over latency, energy and row activations the mapper saw "
+      "(exact when the exhaustive walk completes)");
   map->add_flag("--trace", a->trace, "also walk the mapping address by address (sim/row_trace) and compare");
+  map->add_option(
+         "--random-check", a->randomChecks,
+         "also trace N random valid mappings of each layer (a seeded walk; those of at most 10^6 tile "
+         "iterations) and report the model's largest error")
+      ->check(CLI::Range(0, 100000));
   map->add_flag("--json", a->json, "machine-readable output");
   map->callback([a] {
     if (a->timeLimit <= 0) throw InputError("--time-limit: must be above 0 seconds");
@@ -192,6 +243,7 @@ void registerMapCommands(CLI::App& app) {
     o.seed = a->seed;
     o.maxEvaluations = static_cast<std::int64_t>(a->maxEvaluations);
     o.cancel = &interrupted();
+    o.collectFront = a->pareto;
     const auto mapper = makeMapper(a->mapper);
     if (!a->out.empty()) requireWritableOutput(a->out, "--out");
     std::vector<NetworkLayer> layers;
@@ -221,7 +273,9 @@ void registerMapCommands(CLI::App& app) {
         continue;
       }
       const auto& layer = std::get<ConvLayer>(nl.layer);
-      const auto r = mapper->solve(layer, h, o, [&](const MapProgress& p) {
+      MapOptions layerOptions = o;
+      layerOptions.objective = normalised(o.objective, layer, h);
+      const auto r = mapper->solve(layer, h, layerOptions, [&](const MapProgress& p) {
         progressLine("mapping " + layer.name + ": " + std::to_string(p.evaluated) + " proposals, best " +
                      (p.incumbent ? num(*p.incumbent) : std::string("-")) + ", " + num(p.seconds) + " s");
       });
@@ -238,6 +292,10 @@ void registerMapCommands(CLI::App& app) {
           j["trace"] = {{"error", traceRefused}};
         }
       }
+      if (a->pareto) j["pareto"] = frontJson(h, r);
+      if (a->randomChecks > 0) {
+        j["random_check"] = randomCheck(layer, h, a->randomChecks, a->seed);
+      }
       results.push_back(j);
       latency += r.cost.latencyCycles;
       energy += r.cost.energyPj;
@@ -249,6 +307,11 @@ void registerMapCommands(CLI::App& app) {
         printResult(layer, h, r);
         if (trace) printTrace(*trace);
         if (!traceRefused.empty()) std::cout << "trace    not run: " << traceRefused << "\n";
+        if (a->pareto) printFront(h, r);
+        if (j.contains("random_check"))
+          std::cout << "random   " << j["random_check"]["mappings"].get<std::size_t>()
+                    << " valid mappings traced: largest model error "
+                    << num(j["random_check"]["max_abs_error_pct"].get<double>()) << " %\n";
       }
       if (interrupted()) break;
     }

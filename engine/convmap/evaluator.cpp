@@ -133,6 +133,14 @@ double objectiveValue(const ObjectiveSpec& o, const ConvCost& c) {
   }
 }
 
+ObjectiveSpec normalised(ObjectiveSpec o, const ConvLayer& layer, const Hierarchy& h) {
+  if (o.kind != Objective::Blended) return o;
+  const auto c = evaluate(layer, h, trivialMapping(layer, h));
+  o.latencyRef = std::max(1.0, static_cast<double>(c.latencyCycles));
+  o.energyRef = std::max(1e-9, c.energyPj);
+  return o;
+}
+
 std::string_view objectiveName(Objective o) {
   return o == Objective::Latency ? "latency" : o == Objective::Energy ? "energy" : "blended";
 }

@@ -46,6 +46,9 @@ struct ObjectiveSpec {
   double alpha = 0.5, latencyRef = 1, energyRef = 1;
 };
 double objectiveValue(const ObjectiveSpec& o, const ConvCost& c);
+/// A blended objective normalised by the trivial mapping's latency and energy (every loop in DRAM), so that
+/// alpha weighs the two relative to a fixed point of the layer; others unchanged.
+ObjectiveSpec normalised(ObjectiveSpec o, const ConvLayer& layer, const Hierarchy& h);
 std::string_view objectiveName(Objective o);
 
 }  // namespace pim::convmap

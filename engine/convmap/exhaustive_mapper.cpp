@@ -183,6 +183,7 @@ class Walk {
       return;
     }
     ++m_result.valid;
+    if (m_o.collectFront) m_result.front.add({c.latencyCycles, c.energyPj, c.rowActs.total(), m});
     const double obj = objectiveValue(m_o.objective, c);
     if (!m_best || obj < *m_best) {
       m_best = obj;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/convmap/evaluator.h"
+#include "engine/convmap/pareto.h"
 
 namespace pim::convmap {
 
@@ -21,6 +22,7 @@ struct MapOptions {
   std::uint64_t seed = 1;
   std::int64_t maxEvaluations = 200000;  // heuristic: proposals evaluated at most
   const std::atomic<bool>* cancel = nullptr;
+  bool collectFront = false;  // keep the non-dominated mappings seen (latency, energy, row activations)
 };
 
 struct MapProgress {
@@ -38,6 +40,7 @@ struct MapResult {
   double objective = 0, seconds = 0;
   std::int64_t evaluated = 0, valid = 0;
   std::vector<double> bestSoFar;  // the incumbent after each improvement
+  ParetoFront front;              // when MapOptions::collectFront: exact if status is "optimal" (exhaustive)
 };
 
 class IConvMapper {

@@ -104,6 +104,25 @@ bool changeLayout(const ConvLayer& layer, ConvMapping& m, std::mt19937_64& rng) 
 
 }  // namespace
 
+std::vector<ConvMapping> randomValidMappings(const ConvLayer& layer, const Hierarchy& h, int count,
+                                             std::uint64_t seed, double maxIterations) {
+  std::mt19937_64 rng(seed);
+  std::vector<ConvMapping> out;
+  ConvMapping m = trivialMapping(layer, h);
+  std::int64_t validSteps = 0;
+  for (std::int64_t step = 0; step < 200 * std::int64_t{count} && static_cast<int>(out.size()) < count;
+       ++step) {
+    ConvMapping next = m;
+    if (!randomMove(layer, h, next, rng) || !violations(layer, h, next).empty()) continue;
+    m = std::move(next);
+    if (++validSteps % 25) continue;
+    double iterations = 1;
+    for (const auto& l : temporalLoops(m, 1)) iterations *= static_cast<double>(l.bound);
+    if (iterations <= maxIterations) out.push_back(m);
+  }
+  return out;
+}
+
 bool randomMove(const ConvLayer& layer, const Hierarchy& h, ConvMapping& m, std::mt19937_64& rng) {
   const int kind = pick(0, 9, rng);  // factor moves most often: they shape everything else
   if (kind < 6) return moveFactor(layer, m, rng);

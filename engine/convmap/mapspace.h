@@ -19,6 +19,13 @@ std::vector<std::int64_t> divisors(std::int64_t n);      // ascending
 /// drawn move is impossible (nothing changed).
 bool randomMove(const ConvLayer& layer, const Hierarchy& h, ConvMapping& m, std::mt19937_64& rng);
 
+/// `count` valid mappings spread along a seeded random walk of valid moves from the trivial mapping (every
+/// 25th valid step), keeping only those whose loops above level 0 iterate at most `maxIterations` times (what
+/// a trace walks); fewer when 200 x `count` steps find fewer. The validation's random sample
+/// (docs/convmap.md).
+std::vector<ConvMapping> randomValidMappings(const ConvLayer& layer, const Hierarchy& h, int count,
+                                             std::uint64_t seed, double maxIterations);
+
 /// Sets factor[level][slot][dim] to `value`, keeping `order[level]` listing exactly the temporal loops above
 /// 1 (a new loop goes innermost).
 void setFactor(ConvMapping& m, int level, int slot, int dim, std::int64_t value);
