@@ -162,6 +162,84 @@ void printTrace(const TraceCheck& t) {
             << " (" << (t.errorPercent() >= 0 ? "+" : "") << num(t.errorPercent()) << " %)\n";
 }
 
+struct MapArgs {
+  std::string backend, kernel, dims, network, layer = "all", objective = "latency", mapper = "auto", out;
+  double alpha = 0.5, timeLimit = 10;
+  std::uint64_t seed = 1, maxEvaluations = 200000;
+  bool json = false, trace = false, pareto = false;
+  int randomChecks = 0;
+};
+
+MapOptions mapOptionsOf(const MapArgs& a) {
+  if (a.timeLimit <= 0) throw InputError("--time-limit: must be above 0 seconds");
+  MapOptions o;
+  o.objective = objectiveOption(a.objective, a.alpha);
+  o.timeLimitSeconds = a.timeLimit;
+  o.seed = a.seed;
+  o.maxEvaluations = static_cast<std::int64_t>(a.maxEvaluations);
+  o.cancel = &interrupted();
+  o.collectFront = a.pareto;
+  return o;
+}
+
+/// The layers `map` maps: the one of --kernel/--dims, or --network's (one by --layer, or all).
+std::vector<NetworkLayer> layersOf(const MapArgs& a, const Hierarchy& h, std::string& networkName) {
+  if (a.kernel.empty() == a.network.empty()) throw InputError("map: give --kernel with --dims, or --network");
+  std::vector<NetworkLayer> layers;
+  if (!a.kernel.empty()) {
+    auto layer = layerOption(a.kernel, a.dims);
+    // Elements are the hierarchy's (FP16 on the DRAM-PIM ones) unless --dims says bytes=.
+    if (a.dims.find("bytes=") == std::string::npos) layer.elementBytes.fill(h.elementBytes);
+    layers.push_back({a.kernel, layer});
+    return layers;
+  }
+  const auto net = networkOption(a.network);
+  networkName = net.origin;
+  for (auto& l : networkLayers(net, h.elementBytes))
+    if (a.layer == "all" || l.name == a.layer) layers.push_back(std::move(l));
+  if (layers.empty())
+    throw InputError("--layer: '" + a.layer + "' is not a conv or FC layer of " + net.origin);
+  return layers;
+}
+
+/// Maps one layer and adds what was asked (the trace check, the front, the random check); prints the
+/// details when `details`.
+std::pair<nlohmann::json, MapResult> mapLayer(const MapArgs& a, const Hierarchy& h, const IConvMapper& mapper,
+                                              const MapOptions& o, const ConvLayer& layer, bool details) {
+  MapOptions layerOptions = o;
+  layerOptions.objective = normalised(o.objective, layer, h);
+  auto r = mapper.solve(layer, h, layerOptions, [&](const MapProgress& p) {
+    progressLine("mapping " + layer.name + ": " + std::to_string(p.evaluated) + " proposals, best " +
+                 (p.incumbent ? num(*p.incumbent) : std::string("-")) + ", " + num(p.seconds) + " s");
+  });
+  progressLine("");
+  auto j = resultJson(layer, h, r);
+  std::optional<TraceCheck> trace;
+  std::string traceRefused;  // the mapping stands; only its check could not run
+  if (a.trace) {
+    try {
+      trace = checkAgainstTrace(layer, h, r.mapping);
+      j["trace"] = traceJson(*trace);
+    } catch (const InputError& e) {
+      traceRefused = e.what();
+      j["trace"] = {{"error", traceRefused}};
+    }
+  }
+  if (a.pareto) j["pareto"] = frontJson(h, r);
+  if (a.randomChecks > 0) j["random_check"] = randomCheck(layer, h, a.randomChecks, a.seed);
+  if (details) {
+    printResult(layer, h, r);
+    if (trace) printTrace(*trace);
+    if (!traceRefused.empty()) std::cout << "trace    not run: " << traceRefused << "\n";
+    if (a.pareto) printFront(h, r);
+    if (j.contains("random_check"))
+      std::cout << "random   " << j["random_check"]["mappings"].get<std::size_t>()
+                << " valid mappings traced: largest model error "
+                << num(j["random_check"]["max_abs_error_pct"].get<double>()) << " %\n";
+  }
+  return {std::move(j), std::move(r)};
+}
+
 }  // namespace
 
 void registerMapCommands(CLI::App& app) {
@@ -187,13 +265,6 @@ void registerMapCommands(CLI::App& app) {
       std::cout << t.str();
   });
 
-  struct MapArgs {
-    std::string backend, kernel, dims, network, layer = "all", objective = "latency", mapper = "auto", out;
-    double alpha = 0.5, timeLimit = 10;
-    std::uint64_t seed = 1, maxEvaluations = 200000;
-    bool json = false, trace = false, pareto = false;
-    int randomChecks = 0;
-  };
   auto a = std::make_shared<MapArgs>();
   auto* map = app.add_subcommand("map", "map a conv or FC layer onto a DRAM-PIM hierarchy (docs/convmap.md)");
   map->add_option("--backend,-b", a->backend, "hierarchy name (see `pimscope-cli hierarchies`) or file")
@@ -233,34 +304,12 @@ void registerMapCommands(CLI::App& app) {
       ->check(CLI::Range(0, 100000));
   map->add_flag("--json", a->json, "machine-readable output");
   map->callback([a] {
-    if (a->timeLimit <= 0) throw InputError("--time-limit: must be above 0 seconds");
-    if (a->kernel.empty() == a->network.empty())
-      throw InputError("map: give --kernel with --dims, or --network");
+    const auto o = mapOptionsOf(*a);
     const auto h = hierarchyOption(a->backend);
-    MapOptions o;
-    o.objective = objectiveOption(a->objective, a->alpha);
-    o.timeLimitSeconds = a->timeLimit;
-    o.seed = a->seed;
-    o.maxEvaluations = static_cast<std::int64_t>(a->maxEvaluations);
-    o.cancel = &interrupted();
-    o.collectFront = a->pareto;
     const auto mapper = makeMapper(a->mapper);
     if (!a->out.empty()) requireWritableOutput(a->out, "--out");
-    std::vector<NetworkLayer> layers;
     std::string networkName;
-    if (!a->kernel.empty()) {
-      auto layer = layerOption(a->kernel, a->dims);
-      // Elements are the hierarchy's (FP16 on the DRAM-PIM ones) unless --dims says bytes=.
-      if (a->dims.find("bytes=") == std::string::npos) layer.elementBytes.fill(h.elementBytes);
-      layers.push_back({a->kernel, layer});
-    } else {
-      const auto net = networkOption(a->network);
-      networkName = net.origin;
-      for (auto& l : networkLayers(net, h.elementBytes))
-        if (a->layer == "all" || l.name == a->layer) layers.push_back(std::move(l));
-      if (layers.empty())
-        throw InputError("--layer: '" + a->layer + "' is not a conv or FC layer of " + net.origin);
-    }
+    const auto layers = layersOf(*a, h, networkName);
     installInterruptHandler();  // Ctrl-C stops the search and keeps its incumbent
     nlohmann::json results = nlohmann::json::array();
     TextTable summary({"layer", "shape", "latency cycles", "energy nJ", "row acts", "bound by", "mapper"});
@@ -273,64 +322,31 @@ void registerMapCommands(CLI::App& app) {
         continue;
       }
       const auto& layer = std::get<ConvLayer>(nl.layer);
-      MapOptions layerOptions = o;
-      layerOptions.objective = normalised(o.objective, layer, h);
-      const auto r = mapper->solve(layer, h, layerOptions, [&](const MapProgress& p) {
-        progressLine("mapping " + layer.name + ": " + std::to_string(p.evaluated) + " proposals, best " +
-                     (p.incumbent ? num(*p.incumbent) : std::string("-")) + ", " + num(p.seconds) + " s");
-      });
-      progressLine("");
-      auto j = resultJson(layer, h, r);
-      std::optional<TraceCheck> trace;
-      std::string traceRefused;  // the mapping stands; only its check could not run
-      if (a->trace) {
-        try {
-          trace = checkAgainstTrace(layer, h, r.mapping);
-          j["trace"] = traceJson(*trace);
-        } catch (const InputError& e) {
-          traceRefused = e.what();
-          j["trace"] = {{"error", traceRefused}};
-        }
-      }
-      if (a->pareto) j["pareto"] = frontJson(h, r);
-      if (a->randomChecks > 0) {
-        j["random_check"] = randomCheck(layer, h, a->randomChecks, a->seed);
-      }
-      results.push_back(j);
+      auto [j, r] = mapLayer(*a, h, *mapper, o, layer, layers.size() == 1 && !a->json);
+      results.push_back(std::move(j));
       latency += r.cost.latencyCycles;
       energy += r.cost.energyPj;
       acts += r.cost.rowActs.total();
       summary.add({layer.name, shapeText(layer), std::to_string(r.cost.latencyCycles),
                    num(r.cost.energyPj / 1000), std::to_string(r.cost.rowActs.total()), r.cost.boundBy,
                    r.mapper + " " + r.status});
-      if (layers.size() == 1 && !a->json) {
-        printResult(layer, h, r);
-        if (trace) printTrace(*trace);
-        if (!traceRefused.empty()) std::cout << "trace    not run: " << traceRefused << "\n";
-        if (a->pareto) printFront(h, r);
-        if (j.contains("random_check"))
-          std::cout << "random   " << j["random_check"]["mappings"].get<std::size_t>()
-                    << " valid mappings traced: largest model error "
-                    << num(j["random_check"]["max_abs_error_pct"].get<double>()) << " %\n";
-      }
       if (interrupted()) break;
     }
-    nlohmann::json out =
-        results.size() == 1 && a->network.empty()
-            ? results[0]
-            : nlohmann::json{
-                  {"network", networkName},
-                  {"hierarchy", h.name},
-                  {"layers", results},
-                  {"totals",
-                   {{"latency_cycles", latency}, {"energy_pj", energy}, {"row_activations", acts}}}};
+    const bool single = results.size() == 1 && a->network.empty();
+    const nlohmann::json out =
+        single ? results[0]
+               : nlohmann::json{
+                     {"network", networkName},
+                     {"hierarchy", h.name},
+                     {"layers", results},
+                     {"totals",
+                      {{"latency_cycles", latency}, {"energy_pj", energy}, {"row_activations", acts}}}};
     if (!a->out.empty()) writeFileAtomically(a->out, out.dump(1) + "\n");
     if (a->json)
       printJson(out);
-    else if (layers.size() > 1 || !a->network.empty())
+    else if (!single)
       std::cout << "network " << networkName << " on " << h.name << " (" << a->objective
-                << ", layers mapped one by one, "
-                << "batch as given, no inter-layer reuse)\n"
+                << ", layers mapped one by one, batch as given, no inter-layer reuse)\n"
                 << summary.str() << "total: " << latency << " cycles, " << num(energy / 1000) << " nJ, "
                 << acts << " row activations\n";
   });
