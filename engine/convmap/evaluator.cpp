@@ -69,6 +69,10 @@ std::int64_t bufferCycles(const MemoryLevel& decl, const LevelCost& c, std::int6
 
 ConvCost evaluate(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m) {
   if (auto v = violations(layer, h, m); !v.empty()) throw LimitError(std::move(v));
+  return evaluateValid(layer, h, m);
+}
+
+ConvCost evaluateValid(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m) {
   ConvCost c;
   c.macs = layer.macs();
   const auto pes = spatialProduct(m, SlotH) * spatialProduct(m, SlotW);

@@ -34,8 +34,11 @@ struct ConvCost {
   double macEnergyPj = 0, energyPj = 0;
 };
 
-/// Evaluates a mapping the caller has checked with violations() (InputError listing them otherwise).
+/// Evaluates a mapping; LimitError listing its violations() when it is not valid.
 ConvCost evaluate(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m);
+/// The same for a mapping whose violations() the caller found empty (the mappers' inner loop: the verdict is
+/// not computed twice).
+ConvCost evaluateValid(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m);
 
 /// The scalar an objective minimises: latency (cycles), energy (pJ) or alpha * latency / latencyRef + (1 -
 /// alpha)

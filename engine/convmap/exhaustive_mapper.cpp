@@ -178,7 +178,7 @@ class Walk {
     chooseLayouts(m);
     ConvCost c;
     try {
-      c = evaluate(m_layer, m_h, m);
+      c = evaluateValid(m_layer, m_h, m);
     } catch (const InputError&) {  // a count past int64: not a mapping to keep
       return;
     }

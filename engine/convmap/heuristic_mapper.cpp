@@ -36,7 +36,7 @@ class HeuristicMapper final : public IConvMapper {
       if (!violations(layer, h, m).empty()) return std::nullopt;
       ++r.valid;
       try {
-        auto c = evaluate(layer, h, m);
+        auto c = evaluateValid(layer, h, m);
         if (o.collectFront) r.front.add({c.latencyCycles, c.energyPj, c.rowActs.total(), m});
         return std::pair{objectiveValue(o.objective, c), std::move(c)};
       } catch (const InputError&) {  // a count past int64 (an absurd tile): not a mapping to keep

@@ -86,6 +86,12 @@ std::int64_t inputWindowPositions(const ConvLayer& layer, const ConvMapping& m) 
   return n;
 }
 
+double traceIterations(const ConvMapping& m) {
+  double n = 1;
+  for (const auto& l : temporalLoops(m, 1)) n *= static_cast<double>(l.bound);
+  return n;
+}
+
 std::int64_t spatialProduct(const ConvMapping& m, int slot) {
   std::int64_t p = 1;
   for (auto f : m.levels.front().factor[slot]) p *= f;

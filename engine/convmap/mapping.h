@@ -73,6 +73,10 @@ std::int64_t inputWindowPositions(const ConvLayer& layer, const ConvMapping& m);
 /// The most the model walks (10^7, docs/knobs.md): a mapping above it is refused with the "model" limit.
 inline constexpr std::int64_t kMaxWindowPositions = 10'000'000;
 
+/// Iterations of the temporal loops of levels >= 1: what the trace simulator walks (as a double: it may pass
+/// int64 on absurd mappings, which callers refuse by it).
+double traceIterations(const ConvMapping& m);
+
 /// Product of the spatial factors in slot s at level 0.
 std::int64_t spatialProduct(const ConvMapping& m, int slot);
 

@@ -116,9 +116,7 @@ std::vector<ConvMapping> randomValidMappings(const ConvLayer& layer, const Hiera
     if (!randomMove(layer, h, next, rng) || !violations(layer, h, next).empty()) continue;
     m = std::move(next);
     if (++validSteps % 25) continue;
-    double iterations = 1;
-    for (const auto& l : temporalLoops(m, 1)) iterations *= static_cast<double>(l.bound);
-    if (iterations <= maxIterations) out.push_back(m);
+    if (traceIterations(m) <= maxIterations) out.push_back(m);
   }
   return out;
 }

@@ -40,8 +40,7 @@ double TraceCheck::errorPercent() const {
 }
 
 TraceCheck checkAgainstTrace(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m, int slices) {
-  double iterations = 1;
-  for (const auto& l : temporalLoops(m, 1)) iterations *= static_cast<double>(l.bound);
+  const double iterations = traceIterations(m);
   if (iterations > static_cast<double>(kMaxTraceIterations))
     throw InputError("layer " + layer.name + ": the trace would walk " +
                      std::to_string(static_cast<std::int64_t>(iterations)) + " tile iterations (at most " +
