@@ -127,5 +127,6 @@ void registerTrainCommands(CLI::App& app);
 void registerWorkflowCommands(CLI::App& app);
 void registerDccCommands(CLI::App& app);
 void registerMapCommands(CLI::App& app);
+void registerMappingStoreCommands(CLI::App& app);
 
 }  // namespace pim::cli

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/map_store.h"
 #include "engine/common/json_input.h"
 #include "engine/common/output_file.h"
 #include "engine/convmap/mapper.h"
@@ -51,8 +52,9 @@ void printResult(const ConvLayer& layer, const Hierarchy& h, const MapResult& r)
   const auto& c = r.cost;
   std::cout << "layer " << layer.name << " (" << shapeText(layer) << ") on " << h.name << "\n"
             << "mapper " << r.mapper << ": " << r.status
-            << (r.gap ? ", gap " + num(*r.gap * 100) + " %" : std::string(", gap unknown")) << ", "
-            << r.evaluated << " proposals (" << r.valid << " valid) in " << num(r.seconds) << " s\n"
+            << (r.gap ? ", gap " + num(*r.gap * 100) + " % (bound: " + r.boundSource + ")"
+                      : std::string(", gap unknown"))
+            << ", " << r.evaluated << " proposals (" << r.valid << " valid) in " << num(r.seconds) << " s\n"
             << "mapping  " << mappingLabel(h, r.mapping) << "\n"
             << "layout   input " << layoutName(r.mapping.layout[Input])
             << (r.mapping.layout[Input] == Layout::RowAligned
@@ -96,6 +98,7 @@ nlohmann::json resultJson(const ConvLayer& layer, const Hierarchy& h, const MapR
                  {"objective", r.objective},
                  {"bound", r.bound ? nlohmann::json(*r.bound) : nlohmann::json()},
                  {"gap", r.gap ? nlohmann::json(*r.gap) : nlohmann::json()},
+                 {"bound_source", r.boundSource.empty() ? nlohmann::json() : nlohmann::json(r.boundSource)},
                  {"nodes", nullptr},
                  {"evaluated", r.evaluated},
                  {"seconds", r.seconds},
@@ -162,11 +165,20 @@ void printTrace(const TraceCheck& t) {
             << " (" << (t.errorPercent() >= 0 ? "+" : "") << num(t.errorPercent()) << " %)\n";
 }
 
+void printStoreLine(const nlohmann::json& s) {
+  if (s.value("served", false))
+    std::cout << "store    served from " << s["file"].get<std::string>()
+              << " (proven optimal before; re-evaluated under today's model)\n";
+  else
+    std::cout << "store    " << (s.value("stored", false) ? "written to " : "kept the better row of ")
+              << s["file"].get<std::string>() << "\n";
+}
+
 struct MapArgs {
-  std::string backend, kernel, dims, network, layer = "all", objective = "latency", mapper = "auto", out;
+  std::string backend, kernel, dims, network, layer = "all", objective = "latency", mapper = "auto", out, db;
   double alpha = 0.5, timeLimit = 10;
   std::uint64_t seed = 1, maxEvaluations = 200000;
-  bool json = false, trace = false, pareto = false;
+  bool json = false, trace = false, pareto = false, fresh = false;
   int randomChecks = 0;
 };
 
@@ -202,18 +214,44 @@ std::vector<NetworkLayer> layersOf(const MapArgs& a, const Hierarchy& h, std::st
   return layers;
 }
 
-/// Maps one layer and adds what was asked (the trace check, the front, the random check); prints the
-/// details when `details`.
-std::pair<nlohmann::json, MapResult> mapLayer(const MapArgs& a, const Hierarchy& h, const IConvMapper& mapper,
-                                              const MapOptions& o, const ConvLayer& layer, bool details) {
-  MapOptions layerOptions = o;
-  layerOptions.objective = normalised(o.objective, layer, h);
-  auto r = mapper.solve(layer, h, layerOptions, [&](const MapProgress& p) {
+/// The layer's result: a proven optimum from the store (`--db`, unless --fresh or a front is asked for,
+/// which the store does not keep), else the mapper's, stored when it is better than the store's row.
+MapResult solveLayer(const MapArgs& a, const Hierarchy& h, const IConvMapper& mapper, const MapOptions& o,
+                     const ConvLayer& layer, ResultsStore* store, nlohmann::json& storeJson) {
+  StoredCheck stored;
+  if (store && !a.fresh && !a.pareto) {
+    stored = checkStored(*store, layer, h, o.objective, mapper.name());
+    if (stored.served) {
+      storeJson = {{"served", true}, {"file", store->path()}};
+      return *stored.served;
+    }
+  }
+  if (!stored.note.empty() && !a.json)
+    std::cerr << "note: layer " << layer.name << ": " << stored.note << "\n";
+  auto r = mapper.solve(layer, h, o, [&](const MapProgress& p) {
     progressLine("mapping " + layer.name + ": " + std::to_string(p.evaluated) + " proposals, best " +
                  (p.incumbent ? num(*p.incumbent) : std::string("-")) + ", " + num(p.seconds) + " s");
   });
   progressLine("");
+  if (store)
+    storeJson = {{"served", false},
+                 {"file", store->path()},
+                 {"stored", storeMapping(*store, layer, h, o.objective, mapper.name(), r, stored.invalid)}};
+  if (!stored.note.empty()) storeJson["note"] = stored.note;
+  return r;
+}
+
+/// Maps one layer and adds what was asked (the trace check, the front, the random check); prints the
+/// details when `details`.
+std::pair<nlohmann::json, MapResult> mapLayer(const MapArgs& a, const Hierarchy& h, const IConvMapper& mapper,
+                                              const MapOptions& o, const ConvLayer& layer,
+                                              ResultsStore* store, bool details) {
+  MapOptions layerOptions = o;
+  layerOptions.objective = normalised(o.objective, layer, h);
+  nlohmann::json storeJson;
+  auto r = solveLayer(a, h, mapper, layerOptions, layer, store, storeJson);
   auto j = resultJson(layer, h, r);
+  if (store) j["store"] = storeJson;
   std::optional<TraceCheck> trace;
   std::string traceRefused;  // the mapping stands; only its check could not run
   if (a.trace) {
@@ -229,6 +267,7 @@ std::pair<nlohmann::json, MapResult> mapLayer(const MapArgs& a, const Hierarchy&
   if (a.randomChecks > 0) j["random_check"] = randomCheck(layer, h, a.randomChecks, a.seed);
   if (details) {
     printResult(layer, h, r);
+    if (store) printStoreLine(storeJson);
     if (trace) printTrace(*trace);
     if (!traceRefused.empty()) std::cout << "trace    not run: " << traceRefused << "\n";
     if (a.pareto) printFront(h, r);
@@ -302,12 +341,19 @@ void registerMapCommands(CLI::App& app) {
          "also trace N random valid mappings of each layer (a seeded walk; those of at most 10^6 tile "
          "iterations) and report the model's largest error")
       ->check(CLI::Range(0, 100000));
+  map->add_option(
+      "--db", a->db,
+      "results store (SQLite): each solved mapping is kept there (the better one per hierarchy, "
+      "layer, objective and mapper), and a proven optimum stored before is served without solving");
+  map->add_flag("--fresh", a->fresh, "with --db: solve even when the store holds a proven optimum");
   map->add_flag("--json", a->json, "machine-readable output");
   map->callback([a] {
     const auto o = mapOptionsOf(*a);
     const auto h = hierarchyOption(a->backend);
     const auto mapper = makeMapper(a->mapper);
     if (!a->out.empty()) requireWritableOutput(a->out, "--out");
+    std::optional<ResultsStore> store;
+    if (!a->db.empty()) store.emplace(ResultsStore::open(a->db));
     std::string networkName;
     const auto layers = layersOf(*a, h, networkName);
     installInterruptHandler();  // Ctrl-C stops the search and keeps its incumbent
@@ -322,7 +368,8 @@ void registerMapCommands(CLI::App& app) {
         continue;
       }
       const auto& layer = std::get<ConvLayer>(nl.layer);
-      auto [j, r] = mapLayer(*a, h, *mapper, o, layer, layers.size() == 1 && !a->json);
+      auto [j, r] =
+          mapLayer(*a, h, *mapper, o, layer, store ? &*store : nullptr, layers.size() == 1 && !a->json);
       results.push_back(std::move(j));
       latency += r.cost.latencyCycles;
       energy += r.cost.energyPj;

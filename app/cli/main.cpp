@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   pim::cli::registerWorkflowCommands(app);
   pim::cli::registerDccCommands(app);
   pim::cli::registerMapCommands(app);
+  pim::cli::registerMappingStoreCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -93,6 +93,9 @@ class Walk {
     if (!stopped()) {
       m_result.bound = m_result.objective;
       m_result.gap = 0.0;
+      m_result.boundSource = "exhaustive walk";
+    } else {
+      applyAnalyticBound(m_result, m_layer, m_h, m_o.objective);
     }
     return m_result;
   }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "engine/convmap/lower_bound.h"
+
 namespace pim::convmap {
 
 std::unique_ptr<IConvMapper> makeHeuristicMapper();
@@ -64,6 +66,14 @@ std::unique_ptr<IConvMapper> makeMapper(const std::string& name) {
   std::string known;
   for (const auto& n : mapperNames()) known += (known.empty() ? "" : ", ") + n;
   throw InputError("mapper '" + name + "': unknown (built in: " + known + ")");
+}
+
+void applyAnalyticBound(MapResult& r, const ConvLayer& layer, const Hierarchy& h, const ObjectiveSpec& o) {
+  if (r.gap) return;
+  r.bound = objectiveBound(o, lowerBound(layer, h));
+  r.boundSource = "analytic lower bound";
+  r.gap = r.objective > 0 ? std::max(0.0, (r.objective - *r.bound) / r.objective) : 0.0;
+  if (*r.gap < 1e-12) r.status = "optimal";  // the mapping meets a bound no mapping can beat
 }
 
 void requireFits(const ConvLayer& layer, const Hierarchy& h) {

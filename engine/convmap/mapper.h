@@ -34,7 +34,8 @@ struct MapProgress {
 struct MapResult {
   std::string mapper;
   std::string status;                // "optimal", "feasible", "no mapping" (as a solver reports it)
-  std::optional<double> bound, gap;  // proven bound and relative gap; none: "gap unknown"
+  std::optional<double> bound, gap;  // proven bound and relative gap (objective - bound) / objective
+  std::string boundSource;           // what proves the bound: "exhaustive walk", "analytic lower bound"
   ConvMapping mapping;
   ConvCost cost;
   double objective = 0, seconds = 0;
@@ -64,6 +65,10 @@ inline constexpr std::int64_t kMaxExhaustiveMappings = 5'000'000;
 /// The mappings the exhaustive mapper would walk for a layer (factor choices x orders x bypass choices), or
 /// a count above `limit` as soon as it passes it.
 double exhaustiveSize(const ConvLayer& layer, const Hierarchy& h, double limit = 1e18);
+
+/// Gives a result that proves nothing itself (a heuristic, a walk stopped early) the analytic lower bound
+/// (lower_bound.h) and the gap to it.
+void applyAnalyticBound(MapResult& r, const ConvLayer& layer, const Hierarchy& h, const ObjectiveSpec& o);
 
 /// Refuses a layer no mapping can fit, naming the level and sizes (the smallest tiles: one element of every
 /// tensor at each level that must keep it). Called by every mapper before it searches.

@@ -131,10 +131,36 @@ DROP TABLE lookup;
 ALTER TABLE lookup_v3 RENAME TO lookup;
 )sql";
 
+// v4: conv mappings (docs/convmap.md, `map --db`), keyed by what they were solved for; a new table, no
+// existing row changes.
+constexpr std::string_view kV4 = R"sql(
+CREATE TABLE mappings(
+  hierarchy_hash  TEXT NOT NULL,
+  hierarchy       TEXT NOT NULL,
+  layer_key       TEXT NOT NULL,
+  layer           TEXT NOT NULL,
+  objective       TEXT NOT NULL,
+  mapper          TEXT NOT NULL,
+  mapping_json    TEXT NOT NULL,
+  objective_value REAL NOT NULL,
+  latency_cycles  INTEGER NOT NULL,
+  energy_pj       REAL NOT NULL,
+  row_activations INTEGER NOT NULL,
+  status          TEXT NOT NULL,
+  bound           REAL,
+  gap             REAL,
+  bound_source    TEXT NOT NULL,
+  seconds         REAL NOT NULL,
+  created_at      INTEGER NOT NULL,
+  PRIMARY KEY(hierarchy_hash, layer_key, objective, mapper)
+) STRICT, WITHOUT ROWID;
+)sql";
+
 constexpr std::array kMigrations = {
     StoreMigration{1, "initial schema", kV1},
     StoreMigration{2, "lookup.source", kV2},
     StoreMigration{3, "problems and lookup keyed by kernel_hash", kV3},
+    StoreMigration{4, "conv mappings", kV4},
 };
 
 }  // namespace

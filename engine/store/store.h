@@ -66,6 +66,25 @@ struct LookupEntry {
   std::string source;
 };
 
+/// A conv layer's mapping as one mapper found it (docs/convmap.md), keyed by (hierarchyHash, layerKey,
+/// objective, mapper): the hash of the hierarchy's numbers, the layer's canonical shape, the objective with
+/// its weight ("blended(alpha=0.5)") and the mapper. The costs are the evaluator's for `mappingJson`.
+struct StoredMapping {
+  std::string hierarchyHash, hierarchy;  // hash, and the name for display
+  std::string layerKey, layer;           // canonical shape, and the layer's name for display
+  std::string objective, mapper;
+  std::string mappingJson;
+  double objectiveValue = 0;
+  std::int64_t latencyCycles = 0;
+  double energyPj = 0;
+  std::int64_t rowActivations = 0;
+  std::string status;                // "optimal", "feasible"
+  std::optional<double> bound, gap;  // none: gap unknown
+  std::string boundSource;           // what proves the bound ("exhaustive walk", "analytic lower bound")
+  double seconds = 0;
+  std::int64_t createdAt = 0;  // unix seconds; set by the store on write
+};
+
 /// A PIMScope results store. Not thread-safe: use one ResultsStore per thread (several processes may share a
 /// file; writers wait up to 5 s for each other). Every failure throws InputError naming the path and the
 /// operation ("runs.db: putResults: disk full (database or disk is full)").
@@ -164,6 +183,17 @@ class ResultsStore {
   /// The entry as stored: callers verify it (the draft exists and is kept) before serving it.
   std::optional<LookupEntry> lookup(std::string_view backendHash, std::string_view kernelHash,
                                     std::string_view shape);
+
+  // --- Conv mappings
+  // ------------------------------------------------------------------------------------------
+  /// Stores `m` unless the store holds a better one for its key: one with a lower objective, or an equal
+  /// objective with a gap at least as small (a known gap beats an unknown one); with `replace`, whatever the
+  /// stored row (one the caller found unusable). Returns whether `m` was written.
+  bool putMapping(const StoredMapping& m, bool replace = false);
+  std::optional<StoredMapping> mapping(std::string_view hierarchyHash, std::string_view layerKey,
+                                       std::string_view objective, std::string_view mapper);
+  /// Every stored mapping, by hierarchy, layer, objective and mapper.
+  std::vector<StoredMapping> mappings();
 
   // --- Limits
   // -------------------------------------------------------------------------------------------------

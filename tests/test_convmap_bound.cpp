@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+// The analytic lower bound (engine/convmap/lower_bound): a hand-counted case, never above any valid
+// mapping's cost (random walks on every shipped hierarchy, the exhaustive optimum), and the gap it gives a
+// heuristic result.
+#include <gtest/gtest.h>
+
+#include "engine/convmap/lower_bound.h"
+#include "engine/convmap/mapper.h"
+#include "engine/convmap/mapping_io.h"
+#include "engine/convmap/mapspace.h"
+#include "tests/convmap_fixtures.h"
+
+namespace pim::convmap {
+namespace {
+
+using test::tinyHierarchy;
+
+TEST(ConvMapBound, AHandCountedCase) {
+  ConvLayer l;  // K = C = 4, P = 2: 32 MACs
+  l.bound = {1, 1, 2, 1, 4, 4, 1};
+  const auto b = lowerBound(l, tinyHierarchy());
+  // Compute 32 / 4 PEs = 8; DRAM per tensor: input N*C*P*Q = 8 B, weight 16 B, output 8 B, each in one row:
+  // the weight's 16 transfer cycles + 20 for its row.
+  EXPECT_EQ(b.latencyCycles, 36);
+  EXPECT_EQ(b.latencyBy, "DRAM (weight)");
+  // MACs 32; DRAM 8 + 16 + 8 = 32; the global buffer (4 lanes share operands) is the cheapest keeper of each:
+  // input 8 B + 32 / min(4, K=4) = 16, weight 16 + 32 / min(4, P=2) = 32, output 8 + 2 * 32 / min(4, C=4) =
+  // 24.
+  EXPECT_DOUBLE_EQ(b.energyPj, 32 + 32 + 16 + 32 + 24);
+  ObjectiveSpec o{Objective::Blended, 0.25, 36, 136};
+  EXPECT_DOUBLE_EQ(objectiveBound(o, b), 1.0);
+}
+
+void expectBelowEveryMapping(const std::string& dims, const Hierarchy& h, std::uint64_t seed) {
+  const auto layer = parseLayerDims(dims, "bound");
+  const auto b = lowerBound(layer, h);
+  const auto sample = randomValidMappings(layer, h, 150, seed, 1e18);
+  ASSERT_GT(sample.size(), 20u) << dims;
+  for (const auto& m : sample) {
+    const auto c = evaluate(layer, h, m);
+    EXPECT_GE(c.latencyCycles, b.latencyCycles) << dims << " on " << h.name << ": " << mappingLabel(h, m);
+    EXPECT_GE(c.energyPj * (1 + 1e-12), b.energyPj) << dims << " on " << h.name << ": " << mappingLabel(h, m);
+  }
+}
+
+TEST(ConvMapBound, NoValidMappingCostsLess) {
+  for (const auto& name : builtinHierarchyNames()) {
+    const auto h = builtinHierarchy(name);
+    expectBelowEveryMapping("R=3,S=3,P=28,Q=28,C=16,K=32", h, 1);
+    expectBelowEveryMapping("R=1,S=1,P=14,Q=14,C=64,K=32,stride=2", h, 2);
+    expectBelowEveryMapping("C=512,K=250,N=2", h, 3);
+    expectBelowEveryMapping("R=5,S=3,P=12,Q=10,C=6,K=8,stride_w=2,dilation_h=2", h, 4);
+    expectBelowEveryMapping("R=7,S=7,P=16,Q=16,C=3,K=16,stride=2", h, 5);
+  }
+}
+
+TEST(ConvMapBound, TheExhaustiveOptimumIsAboveItAndAHeuristicReportsItsGap) {
+  auto h = tinyHierarchy();
+  h.levels[1].bypassFixed = true;
+  ConvLayer l;
+  l.bound = {1, 1, 2, 1, 4, 2, 1};
+  for (auto kind : {Objective::Latency, Objective::Energy}) {
+    MapOptions o;
+    o.objective.kind = kind;
+    const auto best = makeMapper("exhaustive")->solve(l, h, o, nullptr);
+    ASSERT_EQ(best.status, "optimal");
+    EXPECT_EQ(best.boundSource, "exhaustive walk");
+    const double bound = objectiveBound(o.objective, lowerBound(l, h));
+    EXPECT_LE(bound, best.objective * (1 + 1e-12));
+    o.maxEvaluations = 300;
+    const auto r = makeMapper("heuristic")->solve(l, h, o, nullptr);
+    ASSERT_TRUE(r.bound && r.gap);
+    EXPECT_EQ(r.boundSource, "analytic lower bound");
+    EXPECT_DOUBLE_EQ(*r.bound, bound);
+    EXPECT_NEAR(*r.gap, (r.objective - bound) / r.objective, 1e-12);
+  }
+}
+
+}  // namespace
+}  // namespace pim::convmap
