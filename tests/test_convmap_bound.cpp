@@ -62,11 +62,21 @@ TEST(ConvMapBound, TheExhaustiveOptimumIsAboveItAndAHeuristicReportsItsGap) {
   for (auto kind : {Objective::Latency, Objective::Energy}) {
     MapOptions o;
     o.objective.kind = kind;
-    const auto best = makeMapper("exhaustive")->solve(l, h, o, nullptr);
-    ASSERT_EQ(best.status, "optimal");
-    EXPECT_EQ(best.boundSource, "exhaustive walk");
     const double bound = objectiveBound(o.objective, lowerBound(l, h));
-    EXPECT_LE(bound, best.objective * (1 + 1e-12));
+    o.collectFront = true;  // the whole walk, no early stop
+    const auto whole = makeMapper("exhaustive")->solve(l, h, o, nullptr);
+    ASSERT_EQ(whole.status, "optimal");
+    EXPECT_EQ(whole.boundSource, "exhaustive walk");
+    EXPECT_LE(bound, whole.objective * (1 + 1e-12));
+    // Stopping at the bound loses nothing: it stops only on a mapping no other can beat.
+    o.collectFront = false;
+    const auto early = makeMapper("exhaustive")->solve(l, h, o, nullptr);
+    EXPECT_EQ(early.status, "optimal");
+    EXPECT_EQ(early.objective, whole.objective);
+    EXPECT_LE(early.evaluated, whole.evaluated);
+    if (early.boundSource == "analytic lower bound") {
+      EXPECT_DOUBLE_EQ(early.objective, bound);
+    }
     o.maxEvaluations = 300;
     const auto r = makeMapper("heuristic")->solve(l, h, o, nullptr);
     ASSERT_TRUE(r.bound && r.gap);
@@ -74,6 +84,24 @@ TEST(ConvMapBound, TheExhaustiveOptimumIsAboveItAndAHeuristicReportsItsGap) {
     EXPECT_DOUBLE_EQ(*r.bound, bound);
     EXPECT_NEAR(*r.gap, (r.objective - bound) / r.objective, 1e-12);
   }
+}
+
+// --gap: a search stops as soon as its incumbent is proven within the gap, and says how close it is.
+TEST(ConvMapBound, ASearchStopsOnceProvenWithinTheGap) {
+  const auto h = builtinHierarchy("pimopt-default");
+  const auto layer = parseLayerDims("R=3,S=3,P=28,Q=28,C=64,K=64", "gap");
+  MapOptions o;
+  o.maxEvaluations = 100000;
+  o.timeLimitSeconds = 60;
+  o.gap = 0.5;
+  const auto r = makeMapper("heuristic")->solve(layer, h, o, nullptr);
+  ASSERT_TRUE(r.gap);
+  EXPECT_LE(*r.gap, 0.5 + 1e-12);
+  EXPECT_LT(r.evaluated, o.maxEvaluations);
+  o.gap = 0;
+  const auto full = makeMapper("heuristic")->solve(layer, h, o, nullptr);
+  EXPECT_GT(full.evaluated, r.evaluated);
+  EXPECT_LE(full.objective, r.objective);
 }
 
 }  // namespace

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// Conv mapping (issue 20) per ResNet-18 layer on pimopt-default: the model's evaluation of one mapping, the
-// trace simulator's walk of it (the mapping the heuristic picks with 3,000 proposals, seed 1), and the
-// heuristic mapper itself at 3,000 proposals with its gap to the analytic bound. Arg = the layer's index
-// among ResNet-18's conv and FC layers.
+// Conv mapping (issue 20) per layer on pimopt-default (ResNet-18 unless named): the model's evaluation of one
+// mapping, the trace simulator's walk of it (the mapping the heuristic picks with 3,000 proposals, seed 1),
+// and the heuristic mapper itself at 3,000 proposals with its gap to the analytic bound; VGG-16 and
+// MobileNet-v1 for the trace and the heuristic; the exhaustive walk on small layers. Layers are indexed among
+// a network's mappable (conv and FC, not depthwise) layers.
 #include <benchmark/benchmark.h>
 
 #include <map>
 
 #include "engine/convmap/mapper.h"
+#include "engine/convmap/mapping_io.h"
 #include "engine/convmap/network_layers.h"
 #include "engine/convmap/trace_bridge.h"
 
@@ -28,16 +30,21 @@ MapOptions benchOptions() {
   return o;
 }
 
-const Case& resnet18Layer(std::int64_t index) {
-  static std::map<std::int64_t, Case> cache;
-  if (auto it = cache.find(index); it != cache.end()) return it->second;
-  const auto layers = networkLayers(networkOption("resnet18"));
-  Case c{std::get<ConvLayer>(layers.at(static_cast<std::size_t>(index)).layer),
-         builtinHierarchy("pimopt-default"),
-         {}};
+constexpr const char* kNetworks[] = {"resnet18", "vgg16", "mobilenet_v1"};
+
+/// The index-th mappable layer (depthwise ones skipped) of a shipped network on pimopt-default, with the
+/// mapping the heuristic picks at 3,000 proposals.
+const Case& networkLayer(std::int64_t network, std::int64_t index) {
+  static std::map<std::pair<std::int64_t, std::int64_t>, Case> cache;
+  if (auto it = cache.find({network, index}); it != cache.end()) return it->second;
+  std::vector<ConvLayer> mappable;
+  for (const auto& l : networkLayers(networkOption(kNetworks[network])))
+    if (const auto* layer = std::get_if<ConvLayer>(&l.layer)) mappable.push_back(*layer);
+  Case c{mappable.at(static_cast<std::size_t>(index)), builtinHierarchy("pimopt-default"), {}};
   c.mapping = makeMapper("heuristic")->solve(c.layer, c.h, benchOptions(), nullptr).mapping;
-  return cache.emplace(index, std::move(c)).first->second;
+  return cache.emplace(std::pair{network, index}, std::move(c)).first->second;
 }
+const Case& resnet18Layer(std::int64_t index) { return networkLayer(0, index); }
 
 void labelled(benchmark::State& st, const Case& c) { st.SetLabel(c.layer.name + " " + shapeText(c.layer)); }
 
@@ -50,12 +57,17 @@ static void BM_ConvMapEvaluate(benchmark::State& st) {
 }
 BENCHMARK(BM_ConvMapEvaluate)->DenseRange(0, 20, 4)->Unit(benchmark::kMicrosecond);
 
+// Args: network (0 ResNet-18, 1 VGG-16, 2 MobileNet-v1), layer among its mappable ones.
 static void BM_ConvMapTrace(benchmark::State& st) {
-  const auto& c = resnet18Layer(st.range(0));
+  const auto& c = networkLayer(st.range(0), st.range(1));
   for (auto _ : st) benchmark::DoNotOptimize(checkAgainstTrace(c.layer, c.h, c.mapping).traceTotal());
   labelled(st, c);
 }
-BENCHMARK(BM_ConvMapTrace)->DenseRange(0, 20, 4)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ConvMapTrace)
+    ->ArgsProduct({{0}, {0, 4, 8, 12, 16, 20}})
+    ->ArgsProduct({{1}, {0, 6, 12, 15}})
+    ->ArgsProduct({{2}, {0, 7, 14}})
+    ->Unit(benchmark::kMillisecond);
 
 // Second arg: the objective (0 latency, 1 energy); the counter is the result's gap to the analytic lower
 // bound (lower_bound.h), in percent.
@@ -73,3 +85,34 @@ BENCHMARK(BM_ConvMapHeuristic)
     ->ArgsProduct({{0, 8, 20}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
+
+// VGG-16 (13 convs, 3 FCs) and MobileNet-v1's mappable layers (the first conv, 13 pointwise, the FC):
+// args network (1 VGG-16, 2 MobileNet), layer among the mappable ones; latency; the gap as above.
+static void BM_ConvMapHeuristicNetworks(benchmark::State& st) {
+  const auto& c = networkLayer(st.range(0), st.range(1));
+  const auto mapper = makeMapper("heuristic");
+  double gap = 0;
+  for (auto _ : st) gap = mapper->solve(c.layer, c.h, benchOptions(), nullptr).gap.value_or(-1);
+  st.counters["gap_pct"] = gap * 100;
+  labelled(st, c);
+}
+BENCHMARK(BM_ConvMapHeuristicNetworks)
+    ->ArgsProduct({{1}, {0, 6, 12, 15}})
+    ->ArgsProduct({{2}, {0, 7, 14}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
+
+// The exhaustive walk to its proven optimum on small layers of pimopt-small (arg 0: FC 8 x 8, 1: a 1-D conv
+// R3 P4 C2 K2); the counter is the mappings walked.
+static void BM_ConvMapExhaustive(benchmark::State& st) {
+  const auto h = builtinHierarchy("pimopt-small");
+  const auto layer = parseLayerDims(st.range(0) == 0 ? "C=8,K=8" : "R=3,P=4,C=2,K=2", "small");
+  MapOptions o;
+  o.timeLimitSeconds = 600;
+  double walked = 0;
+  for (auto _ : st)
+    walked = static_cast<double>(makeMapper("exhaustive")->solve(layer, h, o, nullptr).evaluated);
+  st.counters["mappings"] = walked;
+  st.SetLabel(shapeText(layer));
+}
+BENCHMARK(BM_ConvMapExhaustive)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);

@@ -176,7 +176,7 @@ void printStoreLine(const nlohmann::json& s) {
 
 struct MapArgs {
   std::string backend, kernel, dims, network, layer = "all", objective = "latency", mapper = "auto", out, db;
-  double alpha = 0.5, timeLimit = 10;
+  double alpha = 0.5, timeLimit = 10, gap = 0;
   std::uint64_t seed = 1, maxEvaluations = 200000;
   bool json = false, trace = false, pareto = false, fresh = false;
   int randomChecks = 0;
@@ -191,6 +191,7 @@ MapOptions mapOptionsOf(const MapArgs& a) {
   o.maxEvaluations = static_cast<std::int64_t>(a.maxEvaluations);
   o.cancel = &interrupted();
   o.collectFront = a.pareto;
+  o.gap = a.gap;
   return o;
 }
 
@@ -325,6 +326,11 @@ void registerMapCommands(CLI::App& app) {
       ->capture_default_str();
   map->add_option("--time-limit", a->timeLimit, "seconds the mapper may search")
       ->check(nonNegative())
+      ->capture_default_str();
+  map->add_option("--gap", a->gap,
+                  "stop once the mapping is proven within this relative gap of the lower bound (0.01 = 1 %; "
+                  "0: only when it meets the bound)")
+      ->check(CLI::Range(0.0, 0.999))
       ->capture_default_str();
   map->add_option("--seed", a->seed, "the heuristic's seed")->check(unsignedInteger())->capture_default_str();
   map->add_option("--max-evaluations", a->maxEvaluations, "the heuristic's proposals at most")

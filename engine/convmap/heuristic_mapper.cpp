@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "engine/convmap/lower_bound.h"
 #include "engine/convmap/mapper.h"
 #include "engine/convmap/mapspace.h"
 
@@ -18,7 +19,8 @@ class HeuristicMapper final : public IConvMapper {
  public:
   std::string name() const override { return "heuristic"; }
   std::string description() const override {
-    return "seeded simulated annealing over factors, loop orders, bypass and layout (its gap is to the analytic lower bound)";
+    return "seeded simulated annealing over factors, loop orders, bypass and layout (its gap is to the "
+           "analytic lower bound)";
   }
 
   MapResult solve(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
@@ -52,9 +54,10 @@ class HeuristicMapper final : public IConvMapper {
     r.objective = currentObj;
     r.bestSoFar.push_back(currentObj);
     const std::int64_t sweep = 4000;  // proposals per temperature schedule, then restart from the best
+    const double bound = objectiveBound(o.objective, lowerBound(layer, h));
     double lastReport = 0;
     while (r.evaluated < o.maxEvaluations && elapsed() < o.timeLimitSeconds &&
-           !(o.cancel && o.cancel->load())) {
+           !(o.cancel && o.cancel->load()) && !withinGap(o, r.objective, bound)) {
       const double progressInSweep = static_cast<double>(r.evaluated % sweep) / sweep;
       if (r.evaluated % sweep == 0) {
         current = r.mapping;

@@ -68,6 +68,11 @@ std::unique_ptr<IConvMapper> makeMapper(const std::string& name) {
   throw InputError("mapper '" + name + "': unknown (built in: " + known + ")");
 }
 
+bool withinGap(const MapOptions& o, double objective, double bound) {
+  if (o.collectFront) return false;
+  return objective <= 0 || (objective - bound) / objective <= o.gap + 1e-12;
+}
+
 void applyAnalyticBound(MapResult& r, const ConvLayer& layer, const Hierarchy& h, const ObjectiveSpec& o) {
   if (r.gap) return;
   r.bound = objectiveBound(o, lowerBound(layer, h));

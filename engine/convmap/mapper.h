@@ -23,6 +23,9 @@ struct MapOptions {
   std::int64_t maxEvaluations = 200000;  // heuristic: proposals evaluated at most
   const std::atomic<bool>* cancel = nullptr;
   bool collectFront = false;  // keep the non-dominated mappings seen (latency, energy, row activations)
+  /// Stop once the incumbent is proven within this relative gap of the analytic lower bound (0: only when it
+  /// meets it). Not while collecting a front, which needs the whole search.
+  double gap = 0;
 };
 
 struct MapProgress {
@@ -65,6 +68,10 @@ inline constexpr std::int64_t kMaxExhaustiveMappings = 5'000'000;
 /// The mappings the exhaustive mapper would walk for a layer (factor choices x orders x bypass choices), or
 /// a count above `limit` as soon as it passes it.
 double exhaustiveSize(const ConvLayer& layer, const Hierarchy& h, double limit = 1e18);
+
+/// True when `objective` is within `o.gap` of `bound` and the search may stop (never while collecting a
+/// front).
+bool withinGap(const MapOptions& o, double objective, double bound);
 
 /// Gives a result that proves nothing itself (a heuristic, a walk stopped early) the analytic lower bound
 /// (lower_bound.h) and the gap to it.

@@ -104,7 +104,7 @@ inline bool session(std::string_view bytes) {
 }
 
 /// The results store opener (read-only preflight with SQLite's quick_check, application id, schema version,
-/// migration of older stores), then the reads a rerun of `explore --db` makes, with the keys of the seed
+/// migration of older stores), then the reads a rerun of `explore --db` and `map --db` makes, with the keys of the seed
 /// stores (tests/fuzz/make_sqlite_seeds.sh) so that mutated rows are decoded.
 inline bool store(std::string_view bytes) {
   const InputFile file(bytes, ".db");
@@ -118,6 +118,8 @@ inline bool store(std::string_view bytes) {
     (void)st.results(1);
     (void)st.countResults(1);
     (void)st.predictions(1, 1);
+    (void)st.mapping("h1", "K=8", "latency", "auto");
+    (void)st.mappings();
   });
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Writes the seed stores of fuzz_store (tests/fuzz/corpus/store) and the seed sessions of fuzz_session with the sqlite3 shell: a current (v3) store
+# Writes the seed stores of fuzz_store (tests/fuzz/corpus/store) and the seed sessions of fuzz_session with the sqlite3 shell: v3 and v4 stores
 # and a v1 store left for the migration, each with one row in every table, keyed as fuzz_store.cpp reads
 # them, in 512-byte pages so a seed is a few KB; and the refused kinds: a newer schema, another application's
 # database, a foreign-key violation the migration must catch, a truncated file. The schema is taken from
@@ -32,6 +32,11 @@ make_store() {  # file, schema version, extra SQL
 make_store "$out/v3.db" 3 "
 INSERT INTO problems VALUES (1, 1, 'k', 'ir1:k', 'kernel k(n = 8) end', 'n=8');
 INSERT INTO lookup VALUES ('b1', 'ir1:k', 'k', 'n=8', 0, 45.5, 1, 'simulated');"
+make_store "$out/v4.db" 4 "
+INSERT INTO problems VALUES (1, 1, 'k', 'ir1:k', 'kernel k(n = 8) end', 'n=8');
+INSERT INTO lookup VALUES ('b1', 'ir1:k', 'k', 'n=8', 0, 45.5, 1, 'simulated');
+INSERT INTO mappings VALUES ('h1', 'tiny', 'K=8', 'fc', 'latency', 'auto', '{\"levels\": []}', 10.0, 10, 2.5, 3,
+  'optimal', 10.0, 0.0, 'exhaustive walk', 0.5, 5);"
 make_store "$out/v1.db" 1 "
 INSERT INTO problems VALUES (1, 1, 'k', 'kernel k(n = 8) end', 'n=8');
 INSERT INTO lookup VALUES ('b1', 'k', 'n=8', 0, 45.5, 1);"
