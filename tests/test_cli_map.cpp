@@ -115,6 +115,31 @@ TEST(CliMap, APlantedStoredMappingIsCheckedNotServed) {
   EXPECT_EQ(j["latency_cycles"], first["latency_cycles"]);
 }
 
+// --pareto alone keeps the front the search saw; --pareto N sweeps N latency bounds, each point solved with
+// its own status and gap.
+TEST(CliMap, ParetoSweepsLatencyBoundsWithAStatusPerPoint) {
+  const auto seen = cliJson("map -b pimopt-small -k fc --dims C=4,K=4 --pareto --json");
+  ASSERT_TRUE(seen.is_object());
+  EXPECT_EQ(seen["pareto"]["method"], "seen");
+  EXPECT_EQ(seen["pareto"]["exact"], true);
+  const auto j = cliJson(
+      "map -b pimopt-default -k conv2d --dims R=3,S=3,P=28,Q=28,C=32,K=32 --mapper heuristic "
+      "--max-evaluations 1500 --pareto 4 --json");
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["pareto"]["method"], "epsilon-constraint");
+  const auto& points = j["pareto"]["points"];
+  ASSERT_GE(points.size(), 1u);
+  for (const auto& p : points) {
+    for (const char* key : {"latency_bound", "latency_cycles", "energy_pj", "row_activations", "status",
+                            "gap", "dominated", "mapping"})
+      EXPECT_TRUE(p.contains(key)) << key;
+    if (!p["latency_bound"].is_null()) {
+      EXPECT_LE(p["latency_cycles"].get<std::int64_t>(), p["latency_bound"].get<std::int64_t>());
+    }
+  }
+  expectCliRefused("map -b pimopt-small -k fc --dims C=4,K=4 --pareto 1", {"--pareto", "at least 2 points"});
+}
+
 TEST(CliMap, BadInputGetsOneClearLine) {
   expectCliRefused("map -b pimopt-small -k conv2d --dims R=3,P=0", {"--dims: P: 0 is not a valid size"});
   expectCliRefused("map -b nowhere -k fc --dims C=8,K=8", {"hierarchy 'nowhere'", "pimopt-default"});

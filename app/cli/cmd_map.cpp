@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/map_fronts.h"
 #include "app/cli/map_store.h"
 #include "engine/common/json_input.h"
 #include "engine/common/output_file.h"
@@ -106,30 +107,6 @@ nlohmann::json resultJson(const ConvLayer& layer, const Hierarchy& h, const MapR
   return j;
 }
 
-nlohmann::json frontJson(const Hierarchy& h, const MapResult& r) {
-  nlohmann::json points = nlohmann::json::array();
-  for (const auto& p : r.front.points())
-    points.push_back({{"latency_cycles", p.latencyCycles},
-                      {"energy_pj", p.energyPj},
-                      {"row_activations", p.rowActivations},
-                      {"label", mappingLabel(h, p.mapping)},
-                      {"mapping", mappingJson(h, p.mapping)}});
-  return {{"exact", r.status == "optimal"}, {"points", points}};
-}
-
-void printFront(const Hierarchy& h, const MapResult& r) {
-  std::cout << "pareto   " << r.front.size()
-            << " non-dominated mappings over latency, energy and row activations ("
-            << (r.status == "optimal" ? "exact: the whole space walked"
-                                      : "among those the search saw; not proven")
-            << "):\n";
-  TextTable t({"latency cycles", "energy nJ", "row acts", "mapping"});
-  for (const auto& p : r.front.points())
-    t.add({std::to_string(p.latencyCycles), num(p.energyPj / 1000), std::to_string(p.rowActivations),
-           mappingLabel(h, p.mapping)});
-  std::cout << t.str();
-}
-
 nlohmann::json traceJson(const TraceCheck& t) {
   return {{"row_activations",
            {{"input", t.trace[Input]},
@@ -179,6 +156,7 @@ struct MapArgs {
   double alpha = 0.5, timeLimit = 10, gap = 0;
   std::uint64_t seed = 1, maxEvaluations = 200000;
   bool json = false, trace = false, pareto = false, fresh = false;
+  int paretoPoints = 0;  // --pareto N: an epsilon-constraint sweep of N points; 0: the front the search saw
   int randomChecks = 0;
 };
 
@@ -190,7 +168,7 @@ MapOptions mapOptionsOf(const MapArgs& a) {
   o.seed = a.seed;
   o.maxEvaluations = static_cast<std::int64_t>(a.maxEvaluations);
   o.cancel = &interrupted();
-  o.collectFront = a.pareto;
+  o.collectFront = a.pareto && a.paretoPoints == 0;
   o.gap = a.gap;
   return o;
 }
@@ -264,14 +242,27 @@ std::pair<nlohmann::json, MapResult> mapLayer(const MapArgs& a, const Hierarchy&
       j["trace"] = {{"error", traceRefused}};
     }
   }
-  if (a.pareto) j["pareto"] = frontJson(h, r);
+  std::vector<SweepPoint> sweep;
+  if (a.pareto && a.paretoPoints > 0) {
+    sweep = epsilonSweep(layer, h, mapper, o, a.paretoPoints, [&](int done, int total) {
+      progressLine("pareto " + layer.name + ": " + std::to_string(done) + " of " + std::to_string(total) +
+                   " points solved");
+    });
+    progressLine("");
+    j["pareto"] = sweepJson(h, sweep);
+  } else if (a.pareto) {
+    j["pareto"] = frontJson(h, r);
+  }
   if (a.randomChecks > 0) j["random_check"] = randomCheck(layer, h, a.randomChecks, a.seed);
   if (details) {
     printResult(layer, h, r);
     if (store) printStoreLine(storeJson);
     if (trace) printTrace(*trace);
     if (!traceRefused.empty()) std::cout << "trace    not run: " << traceRefused << "\n";
-    if (a.pareto) printFront(h, r);
+    if (!sweep.empty())
+      printSweep(h, sweep);
+    else if (a.pareto)
+      printFront(h, r);
     if (j.contains("random_check"))
       std::cout << "random   " << j["random_check"]["mappings"].get<std::size_t>()
                 << " valid mappings traced: largest model error "
@@ -337,10 +328,15 @@ void registerMapCommands(CLI::App& app) {
       ->check(wholeNumberIn(1, 100000000))
       ->capture_default_str();
   map->add_option("--out", a->out, "write the mapping and its cost as JSON to this file");
-  map->add_flag(
-      "--pareto", a->pareto,
-      "also give the non-dominated mappings over latency, energy and row activations the mapper saw "
-      "(exact when the exhaustive walk completes)");
+  auto* paretoOpt =
+      map->add_option(
+             "--pareto", a->paretoPoints,
+             "also give the latency-energy front: alone, the non-dominated mappings (latency, energy, "
+             "row activations) the mapper saw (exact when the exhaustive walk completes); with N, an "
+             "epsilon-constraint sweep of N points, each solved with its own status and gap")
+          ->expected(0, 1)
+          ->default_str("0")
+          ->check(CLI::Range(0, 1000));
   map->add_flag("--trace", a->trace, "also walk the mapping address by address (sim/row_trace) and compare");
   map->add_option(
          "--random-check", a->randomChecks,
@@ -353,7 +349,8 @@ void registerMapCommands(CLI::App& app) {
       "layer, objective and mapper), and a proven optimum stored before is served without solving");
   map->add_flag("--fresh", a->fresh, "with --db: solve even when the store holds a proven optimum");
   map->add_flag("--json", a->json, "machine-readable output");
-  map->callback([a] {
+  map->callback([a, paretoOpt] {
+    a->pareto = paretoOpt->count() > 0;
     const auto o = mapOptionsOf(*a);
     const auto h = hierarchyOption(a->backend);
     const auto mapper = makeMapper(a->mapper);

@@ -87,11 +87,15 @@ class Walk {
   MapResult run(const std::string& name) {
     m_result.mapper = name;
     m_bound = objectiveBound(m_o.objective, lowerBound(m_layer, m_h));
+    if (m_o.start && violations(m_layer, m_h, *m_o.start).empty()) offer(*m_o.start);
     forEachFactorChoice([&](ConvMapping& m) {
       if (!stopped()) forEachOrder(m, 1);
     });
     m_result.seconds = seconds();
     if (m_result.valid == 0) throw InputError("layer " + m_layer.name + ": no valid mapping on " + m_h.name);
+    if (!m_best)
+      throw InputError("layer " + m_layer.name + ": no valid mapping on " + m_h.name + " within " +
+                       std::to_string(m_o.maxLatencyCycles.value_or(0)) + " cycles");
     m_result.status = stopped() ? "feasible" : "optimal";
     if (!stopped()) {
       m_result.bound = m_result.objective;
@@ -182,6 +186,11 @@ class Walk {
     }
     if (!violations(m_layer, m_h, m).empty()) return;
     chooseLayouts(m);
+    offer(m);
+  }
+
+  /// Evaluates a valid mapping and keeps it when it is feasible and the best so far.
+  void offer(const ConvMapping& m) {
     ConvCost c;
     try {
       c = evaluateValid(m_layer, m_h, m);
@@ -190,6 +199,7 @@ class Walk {
     }
     ++m_result.valid;
     if (m_o.collectFront) m_result.front.add({c.latencyCycles, c.energyPj, c.rowActs.total(), m});
+    if (!feasible(m_o, c)) return;
     const double obj = objectiveValue(m_o.objective, c);
     if (!m_best || obj < *m_best) {
       m_best = obj;

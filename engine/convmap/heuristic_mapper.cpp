@@ -40,14 +40,20 @@ class HeuristicMapper final : public IConvMapper {
       try {
         auto c = evaluateValid(layer, h, m);
         if (o.collectFront) r.front.add({c.latencyCycles, c.energyPj, c.rowActs.total(), m});
+        if (!feasible(o, c)) return std::nullopt;  // outside the epsilon-constraint: never an incumbent
         return std::pair{objectiveValue(o.objective, c), std::move(c)};
       } catch (const InputError&) {  // a count past int64 (an absurd tile): not a mapping to keep
         return std::nullopt;
       }
     };
-    ConvMapping current = trivialMapping(layer, h);
+    // The walk stays among feasible mappings: it starts from the warm start when that one is feasible.
+    ConvMapping current = o.start ? *o.start : trivialMapping(layer, h);
     auto first = score(current);
-    if (!first) throw std::logic_error("heuristic mapper: the trivial mapping is invalid");
+    if (!first && o.start) first = score(current = trivialMapping(layer, h));
+    if (!first)
+      throw InputError("layer " + layer.name + ": no start mapping within " +
+                       (o.maxLatencyCycles ? std::to_string(*o.maxLatencyCycles) + " cycles" : "the limits") +
+                       " (give a feasible start mapping)");
     double currentObj = first->first;
     r.mapping = current;
     r.cost = first->second;

@@ -68,6 +68,10 @@ std::unique_ptr<IConvMapper> makeMapper(const std::string& name) {
   throw InputError("mapper '" + name + "': unknown (built in: " + known + ")");
 }
 
+bool feasible(const MapOptions& o, const ConvCost& c) {
+  return !o.maxLatencyCycles || c.latencyCycles <= *o.maxLatencyCycles;
+}
+
 bool withinGap(const MapOptions& o, double objective, double bound) {
   if (o.collectFront) return false;
   return objective <= 0 || (objective - bound) / objective <= o.gap + 1e-12;

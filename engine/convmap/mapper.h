@@ -26,6 +26,11 @@ struct MapOptions {
   /// Stop once the incumbent is proven within this relative gap of the analytic lower bound (0: only when it
   /// meets it). Not while collecting a front, which needs the whole search.
   double gap = 0;
+  /// Only mappings of at most this latency count (an epsilon-constraint); none: any.
+  std::optional<std::int64_t> maxLatencyCycles;
+  /// A warm start: a valid mapping the heuristic anneals from and the exhaustive walk takes as its first
+  /// incumbent (ignored when invalid or over maxLatencyCycles); none: the trivial mapping.
+  std::optional<ConvMapping> start;
 };
 
 struct MapProgress {
@@ -68,6 +73,9 @@ inline constexpr std::int64_t kMaxExhaustiveMappings = 5'000'000;
 /// The mappings the exhaustive mapper would walk for a layer (factor choices x orders x bypass choices), or
 /// a count above `limit` as soon as it passes it.
 double exhaustiveSize(const ConvLayer& layer, const Hierarchy& h, double limit = 1e18);
+
+/// True when `c` satisfies the options' constraints (maxLatencyCycles).
+bool feasible(const MapOptions& o, const ConvCost& c);
 
 /// True when `objective` is within `o.gap` of `bound` and the search may stop (never while collecting a
 /// front).
