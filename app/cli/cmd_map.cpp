@@ -146,6 +146,8 @@ void printStoreLine(const nlohmann::json& s) {
   if (s.value("served", false))
     std::cout << "store    served from " << s["file"].get<std::string>()
               << " (proven optimal before; re-evaluated under today's model)\n";
+  else if (s.contains("error"))
+    std::cout << "store    not written: " << s["error"].get<std::string>() << "\n";
   else
     std::cout << "store    " << (s.value("stored", false) ? "written to " : "kept the better row of ")
               << s["file"].get<std::string>() << "\n";
@@ -212,10 +214,16 @@ MapResult solveLayer(const MapArgs& a, const Hierarchy& h, const IConvMapper& ma
                  (p.incumbent ? num(*p.incumbent) : std::string("-")) + ", " + num(p.seconds) + " s");
   });
   progressLine("");
-  if (store)
-    storeJson = {{"served", false},
-                 {"file", store->path()},
-                 {"stored", storeMapping(*store, layer, h, o.objective, mapper.name(), r, stored.invalid)}};
+  if (store) {
+    storeJson = {{"served", false}, {"file", store->path()}};
+    try {
+      storeJson["stored"] = storeMapping(*store, layer, h, o.objective, mapper.name(), r, stored.invalid);
+    } catch (const InputError& e) {  // a full disk or a locked store loses the row, not the solve
+      storeJson["stored"] = false;
+      storeJson["error"] = e.what();
+      std::cerr << "warning: layer " << layer.name << ": not stored: " << e.what() << "\n";
+    }
+  }
   if (!stored.note.empty()) storeJson["note"] = stored.note;
   return r;
 }
