@@ -29,9 +29,9 @@ void expectInputError(const std::string& args, const std::string& mentions) {
 
 TEST(Cli, ListsBackendsAndKernelsAsJson) {
   const auto backends = nlohmann::json::parse(cli("backends --json").out);
-  EXPECT_EQ(backends.size(), 5u);
+  EXPECT_EQ(backends.size(), 10u);
   const auto kernels = nlohmann::json::parse(cli("kernels --json").out);
-  EXPECT_EQ(kernels.size(), 15u);
+  EXPECT_EQ(kernels.size(), 17u);
 }
 
 TEST(Cli, DraftsWhyAndIrWorkOnEveryBackend) {

@@ -6,6 +6,8 @@
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsSimpleTextItem>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QStackedBarSeries>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -15,7 +17,8 @@ namespace pimgui {
 namespace {
 
 /// The fixed phases keep their colours across every family; a family's sub-phases take shades of their
-/// phase's colour (the first the colour itself, then lighter and darker ones), so a stack reads by phase.
+/// phase's colour (the first the colour itself, then lighter and darker ones, then a turned hue: a fourth
+/// shade lighter still read as white on orange), so a stack reads by phase.
 QColor colourOf(const QString& category, int phase, int indexInPhase) {
   static const QStringList fixed = {"Input rearrangement", "Compute", "Output rearrangement",
                                     "GPU only (host)"};
@@ -23,8 +26,12 @@ QColor colourOf(const QString& category, int phase, int indexInPhase) {
                                         QColor(0x59, 0xa1, 0x4f), QColor(0x9c, 0x75, 0x5f)};
   if (const qsizetype f = fixed.indexOf(category); f >= 0) return fixedColours[f];
   const QColor base = fixedColours[std::clamp(phase, 0, 2)];
-  static const int shades[] = {100, 150, 60, 190, 40};  // QColor::lighter factors; < 100 darkens
+  static const int shades[] = {100, 150, 60, 0, 40};  // QColor::lighter factors; < 100 darkens; 0 turns
   const int shade = shades[static_cast<std::size_t>(indexInPhase) % std::size(shades)];
+  if (shade == 0) {
+    const QColor hsv = base.toHsv();
+    return QColor::fromHsv((hsv.hue() + 330) % 360, hsv.saturation(), hsv.value() * 4 / 5);
+  }
   return shade >= 100 ? base.lighter(shade) : base.darker(10000 / shade);
 }
 
@@ -125,6 +132,11 @@ void BreakdownChart::setBars(std::vector<BreakdownBar> bars, std::optional<int> 
   for (QBarSet* s : sets) series->append(s);
   series->setBarWidth(0.6);
   m_chart->addSeries(series);
+  // A category no bar has (a phase a family never spends time in) stays out of the legend, which elides
+  // every name when crowded.
+  const auto markers = m_chart->legend()->markers(series);
+  for (int s = 0; s < static_cast<int>(sets.size()) && s < markers.size(); ++s)
+    markers[s]->setVisible(sets[static_cast<std::size_t>(s)]->sum() > 0 || m_bars.empty());
 
   auto* x = new QBarCategoryAxis;
   x->append(categories.isEmpty() ? QStringList{QStringLiteral(" ")} : categories);

@@ -107,7 +107,7 @@ void DraftDetails::setAnalysis(std::shared_ptr<const DraftAnalysis> a) {
 }
 
 void DraftDetails::fillTiles(const DraftAnalysis& a) {
-  if (!a.problem) return;
+  if (!a.problem || a.draft.parts.empty()) return;  // a family's own candidate: its listing says it all
   const pim::DraftSpace& space = a.problem->space();
   const pim::Kernel& k = a.problem->kernel();
   const auto vars = k.loopVarNames();

@@ -22,7 +22,12 @@ void DraftTableModel::reset(std::shared_ptr<const pim::Problem> problem) {
   m_problem = std::move(problem);
   m_candidates = m_problem ? pim::targetOf(m_problem->backend()).candidates(*m_problem) : nullptr;
   m_ids.reset();
-  if (m_problem) m_ids.emplace(pim::targetOf(m_problem->backend()).candidateIds(*m_problem));
+  m_facts.clear();
+  if (m_problem) {
+    const pim::ITarget& target = pim::targetOf(m_problem->backend());
+    m_ids.emplace(target.candidateIds(*m_problem));
+    m_facts = target.factColumns();
+  }
   m_predictedText = QStringLiteral("predicted");
   m_rows.clear();
   m_labels.clear();
@@ -53,6 +58,12 @@ const pim::ChoiceAxis* DraftTableModel::choiceAxis(int column) const {
   const int a = column - ColumnCount;
   if (!m_ids || a < 0 || a >= static_cast<int>(m_ids->axes().size())) return nullptr;
   return &m_ids->axes()[static_cast<std::size_t>(a)];
+}
+
+const pim::StatDecl* DraftTableModel::factColumn(int column) const {
+  const int f = column - ColumnCount - (m_ids ? static_cast<int>(m_ids->axes().size()) : 0);
+  if (f < 0 || f >= static_cast<int>(m_facts.size())) return nullptr;
+  return &m_facts[static_cast<std::size_t>(f)];
 }
 
 std::optional<double> DraftTableModel::sortValue(int r, int column) const {
@@ -128,7 +139,8 @@ int DraftTableModel::rowCount(const QModelIndex& parent) const {
 
 int DraftTableModel::columnCount(const QModelIndex& parent) const {
   if (parent.isValid()) return 0;
-  return ColumnCount + (m_ids ? static_cast<int>(m_ids->axes().size()) : 0);
+  return ColumnCount + (m_ids ? static_cast<int>(m_ids->axes().size()) : 0) +
+         static_cast<int>(m_facts.size());
 }
 
 QString DraftTableModel::label(int r) const {
@@ -154,6 +166,12 @@ std::optional<double> DraftTableModel::number(const DraftRow& row, int column) c
     if (row.draft.id >= m_ids->count()) return std::nullopt;  // a baseline's record (no draft)
     const auto c = m_ids->choiceOf(row.draft.id)[static_cast<std::size_t>(column - ColumnCount)];
     return static_cast<double>(a->values[static_cast<std::size_t>(c)]);
+  }
+  if (const pim::StatDecl* f = factColumn(column)) {
+    if (!row.simulated) return std::nullopt;
+    for (const auto& [key, value] : row.simulated->facts)
+      if (key == f->key) return value;
+    return std::nullopt;
   }
   switch (column) {
     case Id:
@@ -199,6 +217,8 @@ QVariant DraftTableModel::display(const DraftRow& row, int r, int column) const 
     const auto c = m_ids->choiceOf(row.draft.id)[static_cast<std::size_t>(column - ColumnCount)];
     return QString::fromStdString(a->texts[static_cast<std::size_t>(c)]);
   }
+  if (const pim::StatDecl* f = factColumn(column))
+    return f->integral ? QLocale().toString(static_cast<qlonglong>(*v)) : QLocale().toString(*v, 'g', 4);
   switch (column) {
     case Id:
       return QString::number(row.draft.id);
@@ -224,6 +244,7 @@ QVariant DraftTableModel::data(const QModelIndex& index, int role) const {
       if (index.column() == Source && !row.error.empty()) return QString::fromStdString(row.error);
       // The whole provenance: a narrow column cuts "· out of distribution" off.
       if (index.column() == Source && row.predictedNs && !row.simulated) return m_predictedText;
+      if (index.column() == Parts) return label(index.row());  // the whole label: the column cuts it
       return {};
     case Qt::TextAlignmentRole:
       if (isTextColumn(index.column())) return int(Qt::AlignLeft | Qt::AlignVCenter);
@@ -283,6 +304,11 @@ QVariant DraftTableModel::headerData(int section, Qt::Orientation o, int role) c
           .arg(QString::fromStdString(a->texts.front()));
     return {};
   }
+  if (const pim::StatDecl* f = factColumn(section)) {
+    if (role == Qt::DisplayRole) return QString::fromStdString(f->label);
+    if (role == Qt::ToolTipRole) return QString::fromStdString(f->description + " (" + f->unit + ")");
+    return {};
+  }
   if (section < 0 || section >= ColumnCount) return {};
   if (section == UnitsUsed) {
     QString units = unitName() + QStringLiteral("s");
@@ -290,6 +316,8 @@ QVariant DraftTableModel::headerData(int section, Qt::Orientation o, int role) c
     if (role == Qt::DisplayRole) return units;
     if (role == Qt::ToolTipRole) return tr("%1 holding data").arg(units);
   }
+  if (section == Parts && m_candidates && role == Qt::DisplayRole)
+    return QString::fromStdString(m_candidates->labelTitle());
   if (role == Qt::DisplayRole) return QString::fromUtf8(titles[section]);
   if (role == Qt::ToolTipRole) return QString::fromUtf8(tips[section]);
   return {};

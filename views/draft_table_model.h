@@ -13,6 +13,7 @@
 
 #include "engine/core/candidate_space.h"
 #include "engine/core/kernel_choices.h"
+#include "engine/target/target.h"
 #include "views/draft_row.h"
 
 namespace pimgui {
@@ -61,6 +62,9 @@ class DraftTableModel : public QAbstractTableModel {
   /// Columns past ColumnCount are the target's kernel-level choices (ITarget::choiceAxes), one per axis;
   /// the axis of such a column, nullptr for the fixed ones.
   const pim::ChoiceAxis* choiceAxis(int column) const;
+  /// Columns after the choices are the figures the target declares of an evaluation
+  /// (ITarget::factColumns, read from Evaluation::facts); the figure of such a column, nullptr otherwise.
+  const pim::StatDecl* factColumn(int column) const;
   /// Appends pruned drafts (listed off the GUI thread).
   void appendPruned(std::vector<DraftRow> rows);
   int keptRows() const { return m_kept; }
@@ -90,6 +94,7 @@ class DraftTableModel : public QAbstractTableModel {
   std::shared_ptr<const pim::Problem> m_problem;
   std::unique_ptr<pim::ICandidateSpace> m_candidates;     // of m_problem's target: labels the rows
   std::optional<pim::CandidateIds> m_ids;                 // its candidate ids: the choice columns
+  std::vector<pim::StatDecl> m_facts;                     // its target's figures shown as columns
   QString m_predictedText = QStringLiteral("predicted");  // provenance of rows with a prediction only
   std::vector<DraftRow> m_rows;                           // kept rows [0, m_kept), then pruned rows
   int m_kept = 0;

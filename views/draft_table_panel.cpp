@@ -87,14 +87,15 @@ DraftTablePanel::DraftTablePanel(DraftTableModel* model, DraftSelection* selecti
 }
 
 void DraftTablePanel::sizeChoiceColumns() {
-  // A choice column is as wide as its header or its longest value's text, whichever is wider.
+  // A choice column is as wide as its header or its longest value's text, whichever is wider; a declared
+  // figure's column as its header.
   const QFontMetrics fm = m_view->fontMetrics();
   for (int c = DraftTableModel::ColumnCount; c < m_model->columnCount(); ++c) {
     const pim::ChoiceAxis* axis = m_model->choiceAxis(c);
-    if (!axis) continue;
+    if (!axis && !m_model->factColumn(c)) continue;
     int width = m_view->horizontalHeader()->fontMetrics().horizontalAdvance(
         m_model->headerData(c, Qt::Horizontal).toString());
-    if (!axis->numeric)
+    if (axis && !axis->numeric)
       for (const std::string& t : axis->texts)
         width = std::max(width, fm.horizontalAdvance(QString::fromStdString(t)));
     m_view->setColumnWidth(c, width + 28);

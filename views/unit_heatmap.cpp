@@ -214,7 +214,11 @@ void UnitHeatmap::drawBands() {
 }
 
 void UnitHeatmap::rebuild() {
-  const bool have = m_analysis && m_analysis->problem && (m_analysis->layout || m_analysis->evaluation);
+  // An evaluation without per-unit statistics (a conv mapping whose trace would walk too long) has nothing
+  // to draw: the empty state says why, rather than a map of zeros.
+  const bool have =
+      m_analysis && m_analysis->problem &&
+      (m_analysis->layout || (m_analysis->evaluation && !m_analysis->evaluation->unitStats.empty()));
   m_geometry = {};
   m_stats.clear();
   if (have) {
@@ -245,8 +249,10 @@ void UnitHeatmap::rebuild() {
     note->position->setCoords(0.5, 0.5);
     note->setColor(QColor(110, 110, 110));
     note->setText(
-        tr("No draft selected: select one in the table or the Pareto plot\nto see its data and "
-           "statistics unit by unit"));
+        m_analysis && !m_analysis->error.empty()
+            ? tr("No statistics unit by unit for this draft: the caption above says why")
+            : tr("No draft selected: select one in the table or the Pareto plot\nto see its data and "
+                 "statistics unit by unit"));
     m_plot->xAxis->setLabel({});
     m_plot->yAxis->setLabel({});
     m_plot->replot();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/what_if_panel.h"
+
 #include "engine/target/registry.h"
 #include "views/export_paths.h"
 
@@ -17,6 +18,7 @@
 #include <QSignalBlocker>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <exception>
 
@@ -25,6 +27,18 @@ namespace pimgui {
 namespace {
 // The sections a what-if study varies; energies only scale the energy axis, so they stay out of the form.
 const char* const kSections[] = {"system", "group", "core", "dram", "timing", "pim"};
+
+// The form's sections: the DCC levels and DRAM-PIM ones in their usual order, then a family's own in file
+// order (a pim-hierarchy's array, timing and memory levels); energies stay off the form.
+std::vector<std::string> sectionsOf(const pim::Backend& b) {
+  std::vector<std::string> out(std::begin(kSections), std::end(kSections));
+  for (const pim::Parameter& p : b.parameters) {
+    const std::string section = p.key.substr(0, p.key.find('.'));
+    if (section != "energy" && std::find(out.begin(), out.end(), section) == out.end())
+      out.push_back(section);
+  }
+  return out;
+}
 
 // The spin box accepts anything representable so out-of-range input reaches the engine, which refuses it
 // with its own message; clamping here would hide which limit was hit.
@@ -124,9 +138,9 @@ void WhatIfPanel::rebuild() {
   }
   m_title->setText(tr("<b>%1</b> — edits apply to a copy and re-explore live")
                        .arg(QString::fromStdString(m_original.name)));
-  for (const char* section : kSections) {
-    const std::string prefix = std::string(section) + ".";
-    auto* box = new QGroupBox(QString::fromLatin1(section));
+  for (const std::string& section : sectionsOf(m_original)) {
+    const std::string prefix = section + ".";
+    auto* box = new QGroupBox(QString::fromStdString(section));
     auto* form = new QFormLayout(box);
     form->setRowWrapPolicy(QFormLayout::WrapAllRows);  // name above, value full width: the dock is narrow
     for (const pim::Parameter& p : m_original.parameters) {

@@ -242,6 +242,9 @@ std::string EtaMeter::operator()(const std::string& key, double done, double tot
 nlohmann::json draftJson(const Problem& problem, const Draft& d) {
   const DraftSpace& space = problem.space();
   nlohmann::json parts = nlohmann::json::array();
+  if (d.parts.size() != static_cast<std::size_t>(space.partCount()))  // a family's own space: no parts
+    return {
+        {"id", d.id}, {"label", targetOf(problem.backend()).candidates(problem)->label(d)}, {"parts", parts}};
   for (int i = 0; i < space.partCount(); ++i) {
     const auto& p = d.parts[i];
     parts.push_back({{"groups", p.groups},
@@ -295,7 +298,9 @@ nlohmann::json unitStatisticsJson(const UnitStatistics& stats, const Backend& b)
 nlohmann::json evaluationJson(const Evaluation& e, const Backend* unitsOf) {
   static const char* kPhases[] = {"input_rearrangement", "compute", "output_rearrangement"};
   nlohmann::json cycles = nlohmann::json::object(), ns = nlohmann::json::object();
-  const bool timed = e.provenance != Provenance::Analytic;
+  // An analytic estimate has no phases to report, unless its target times them (sub-phases: the conv
+  // hierarchy's bound).
+  const bool timed = e.provenance != Provenance::Analytic || !e.subCycles.empty();
   for (int i = 0; i < 3; ++i) {
     cycles[kPhases[i]] = e.cycles[i];
     ns[kPhases[i]] = e.ns(i);
@@ -346,7 +351,7 @@ nlohmann::json evaluationJson(const Evaluation& e, const Backend* unitsOf) {
 }
 
 std::string evaluationText(const Evaluation& e, const Backend& b) {
-  if (e.provenance == Provenance::Analytic) {
+  if (e.provenance == Provenance::Analytic && e.subCycles.empty()) {
     char buf[160];
     std::snprintf(buf, sizeof buf,
                   "total time %.1f ns, energy %.1f nJ (analytic model, no bank-level timeline)\n", e.timeNs,

@@ -206,9 +206,14 @@ void writeCsv(const Problem& p, const EvalOptions& eval, const ExportCmd& o, std
   csv +=
       ",simulated,input_rearrangement_cycles,compute_cycles,output_rearrangement_cycles,total_cycles,time_ns,"
       "energy_pj,error\n";
+  const auto space = targetOf(p.backend()).candidates(p);  // the family's labels (its own space's, if any)
   for (const auto& r : records) {
-    csv += std::to_string(r.draft.id) + "," + quoted(p.space().label(r.draft));
+    csv += std::to_string(r.draft.id) + "," + quoted(space->label(r.draft));
     for (int i = 0; i < p.space().partCount(); ++i) {
+      if (static_cast<std::size_t>(i) >= r.draft.parts.size()) {  // a family's own candidate: no parts
+        csv += ",,,";
+        continue;
+      }
       const PartChoice& c = r.draft.parts[static_cast<std::size_t>(i)];
       csv += "," + std::to_string(c.groups) + "," + std::to_string(c.cores) + "," +
              quoted(mappingLabel(p.kernel(), p.space().representative(i, c)));
@@ -340,7 +345,8 @@ void runImport(const ImportCmd& o) {
     printJson(out);
     return;
   }
-  std::cout << p.title() << ", draft " << s.draft.id << " " << p.space().label(s.draft) << "\n"
+  std::cout << p.title() << ", draft " << s.draft.id << " "
+            << targetOf(p.backend()).candidates(p)->label(s.draft) << "\n"
             << evaluationText(e, p.backend())
             << "cycles match the file: " << grouped(static_cast<std::uint64_t>(e.totalCycles))
             << " total, every phase identical (" << s.path << ")\n";

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <variant>
 
 #include "engine/common/data_dir.h"
 #include "engine/common/error.h"
@@ -150,6 +152,109 @@ void checkConsistent(const Reader& r, const Hierarchy& h) {
 }
 
 }  // namespace
+
+namespace {
+
+using ValueRef = std::variant<std::int64_t*, double*>;
+
+/// The member a field path names at `level` (-1 for the fields outside the levels); nullopt when none.
+std::optional<ValueRef> valueRef(Hierarchy& h, std::string_view field, int level) {
+  if (level >= 0) {
+    auto& l = h.levels[static_cast<std::size_t>(level)];
+    const std::pair<std::string_view, ValueRef> members[] = {{"entries", &l.entries},
+                                                             {"block_bytes", &l.blockBytes},
+                                                             {"instances", &l.instances},
+                                                             {"latency", &l.latency},
+                                                             {"access_energy_pj", &l.accessEnergyPj},
+                                                             {"read_bandwidth", &l.readBandwidth},
+                                                             {"write_bandwidth", &l.writeBandwidth},
+                                                             {"banks", &l.banks},
+                                                             {"row_bytes", &l.rowBytes}};
+    for (const auto& [name, ref] : members)
+      if (name == field) return ref;
+    return std::nullopt;
+  }
+  auto& t = h.timing;
+  const std::pair<std::string_view, ValueRef> members[] = {{"element_bytes", &h.elementBytes},
+                                                           {"pe_array.height", &h.pe.height},
+                                                           {"pe_array.width", &h.pe.width},
+                                                           {"pe_array.internal", &h.pe.internal},
+                                                           {"pe_array.mac_energy_pj", &h.pe.macEnergyPj},
+                                                           {"pe_array.frequency_ghz", &h.pe.frequencyGhz},
+                                                           {"dram_timing.tRCD", &t.tRCD},
+                                                           {"dram_timing.tRP", &t.tRP},
+                                                           {"dram_timing.RL", &t.RL},
+                                                           {"dram_timing.WL", &t.WL},
+                                                           {"dram_timing.BL", &t.BL},
+                                                           {"dram_timing.tCCDL", &t.tCCDL},
+                                                           {"dram_timing.column_bits", &t.columnBits}};
+  for (const auto& [name, ref] : members)
+    if (name == field) return ref;
+  return std::nullopt;
+}
+
+/// "levels[2].row_bytes" -> (2, "row_bytes"); any other path -> (-1, path); (-2, "") when malformed.
+std::pair<int, std::string> splitPath(std::string_view path) {
+  if (!path.starts_with("levels[")) return {-1, std::string(path)};
+  const auto close = path.find("].");
+  if (close == std::string_view::npos || close == 7) return {-2, {}};
+  int level = 0;
+  for (char c : path.substr(7, close - 7)) {
+    if (c < '0' || c > '9' || level > 100) return {-2, {}};
+    level = level * 10 + (c - '0');
+  }
+  return {level, std::string(path.substr(close + 2))};
+}
+
+}  // namespace
+
+std::vector<HierarchyValue> hierarchyValues(const Hierarchy& h) {
+  Hierarchy& mut = const_cast<Hierarchy&>(h);  // read through the same table that writes; nothing is changed
+  std::vector<HierarchyValue> out;
+  auto add = [&](std::string path, int level, std::string_view decl, std::string_view member) {
+    const auto ref = valueRef(mut, member, level);
+    const double v = std::visit([](auto* p) { return static_cast<double>(*p); }, *ref);
+    out.push_back({std::move(path), level, &field(decl), v});
+  };
+  for (const auto& f : hierarchyFields()) {
+    if (f.path.starts_with("levels[]")) continue;
+    add(std::string(f.path), -1, f.path, f.path);
+  }
+  for (int lv = 0; lv < static_cast<int>(h.levels.size()); ++lv) {
+    const bool rows = h.levels[static_cast<std::size_t>(lv)].rowBytes > 0;
+    for (const auto& f : hierarchyFields()) {
+      if (!f.path.starts_with("levels[].")) continue;
+      const auto member = f.path.substr(9);
+      if (!rows && (member == "banks" || member == "row_bytes")) continue;
+      add("levels[" + std::to_string(lv) + "]." + std::string(member), lv, f.path, member);
+    }
+  }
+  return out;
+}
+
+void setHierarchyValue(Hierarchy& h, std::string_view path, double value, std::string_view origin,
+                       std::string_view where) {
+  const std::string at(where.empty() ? path : where);
+  const auto [level, member] = splitPath(path);
+  auto unknown = [&] {
+    throw InputError(std::string(origin) + ": " + at + ": not a number of the hierarchy");
+  };
+  if (level < -1 || level >= static_cast<int>(h.levels.size())) unknown();
+  const auto ref = valueRef(h, member, level);
+  if (!ref) unknown();
+  const HierarchyField& f = field(level >= 0 ? "levels[]." + member : member);
+  if (!std::isfinite(value) || value < f.min || value > f.max)
+    throw InputError(std::string(origin) + ": " + at + ": " + shortNumber(value) + " is out of range [" +
+                     shortNumber(f.min) + ", " + shortNumber(f.max) + "] " + std::string(f.unit));
+  if (f.integer && value != std::floor(value))
+    throw InputError(std::string(origin) + ": " + at + ": " + shortNumber(value) +
+                     " must be a whole number of " + std::string(f.unit));
+  std::visit([&](auto* p) { *p = static_cast<std::remove_reference_t<decltype(*p)>>(value); }, *ref);
+}
+
+void checkHierarchy(const Hierarchy& h, std::string_view origin) {
+  checkConsistent(Reader{std::string(origin)}, h);
+}
 
 Hierarchy parseHierarchyJson(std::string_view text, std::string_view origin) {
   Reader r{std::string(origin)};

@@ -67,6 +67,26 @@ struct HierarchyField {
 };
 const std::vector<HierarchyField>& hierarchyFields();
 
+/// One number of a hierarchy: its path in the file ("element_bytes", "pe_array.height",
+/// "levels[2].row_bytes"), the level it belongs to (-1: none), its declaration and value.
+struct HierarchyValue {
+  std::string path;
+  int level = -1;
+  const HierarchyField* field = nullptr;
+  double value = 0;
+};
+/// Every number of `h` in file order, defaults filled in (bandwidths); a level's banks and row_bytes only
+/// where it has rows (the row buffer and DRAM). What a backend of family pim-hierarchy declares.
+std::vector<HierarchyValue> hierarchyValues(const Hierarchy& h);
+/// Sets the number at `path` (as hierarchyValues names it); InputError "<origin>: <where>: ..." for an
+/// unknown path or a value outside its declaration (`where` names the field in the message, `path` if
+/// empty). Call checkHierarchy once every change is made.
+void setHierarchyValue(Hierarchy& h, std::string_view path, double value, std::string_view origin,
+                       std::string_view where = {});
+/// The checks across fields every hierarchy gets (levels, one PE buffer per PE, DRAM's rows and stores);
+/// InputError "<origin>: <field>: ...".
+void checkHierarchy(const Hierarchy& h, std::string_view origin);
+
 /// Reads and validates a hierarchy file; InputError "<file>: <field>: ..." for anything missing, ill-typed,
 /// out of range or inconsistent (no PE buffer or DRAM level, a DRAM without rows, PE instances below the
 /// array's PEs, bandwidth 0).

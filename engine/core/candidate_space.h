@@ -32,6 +32,8 @@ class ICandidateSpace {
   virtual Draft candidate(std::uint64_t id) const = 0;
   /// One printable line: "[[1, 4, C0^b], [2, 1, A1^i*2]]".
   virtual std::string label(const Draft& d) const = 0;
+  /// What a label says, as a column title: DCC's parts by default, a family's own space says its own.
+  virtual std::string labelTitle() const { return "Parts [groups, cores, rep]"; }
   /// Generated, removed per rule (every rule the space applies, in order) and remaining.
   virtual PruneCounts counts() const = 0;
   /// Streams the kept candidates with their ids, in no promised order; `fn` returns false to stop.

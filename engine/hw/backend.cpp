@@ -313,9 +313,11 @@ Backend parseBackend(std::string_view jsonText, std::string_view origin, const I
   }
   const BackendSchema& schema = *b.schema;
   static const std::set<std::string, std::less<>> header = {"name", "family", "description", "sources"};
+  auto declaredSection = [&](const std::string& name) {
+    return std::find(schema.sections.begin(), schema.sections.end(), name) != schema.sections.end();
+  };
   for (auto it = root.begin(); it != root.end(); ++it)
-    if (!header.count(it.key()) &&
-        std::find(schema.sections.begin(), schema.sections.end(), it.key()) == schema.sections.end())
+    if (!header.count(it.key()) && !declaredSection(it.key()) && !schema.extraSectionsOpen)
       fail(origin, it.key(), "unknown top-level section for family " + b.family);
   b.description = requireString(root, "description", "description", origin);
 
@@ -337,7 +339,7 @@ Backend parseBackend(std::string_view jsonText, std::string_view origin, const I
     const std::string& sname = sec.key();
     if (header.count(sname)) continue;
     if (!sec->is_object()) fail(origin, sname, "expected an object, got " + typeName(*sec));
-    const bool open = schema.isOpenSection(sname);
+    const bool open = schema.isOpenSection(sname) || !declaredSection(sname);
     for (auto f = sec->begin(); f != sec->end(); ++f) {
       const std::string key = sname + "." + f.key();
       if (!open && schema.isTextField(sname, f.key())) continue;
@@ -359,11 +361,13 @@ Backend parseBackend(std::string_view jsonText, std::string_view origin, const I
       std::string v = requireString(sec, tf.name, path, origin);
       if (path == "system.host") b.system.host = v;
       if (path == "group.level") b.group.level = v;
+      b.textFields[path] = {std::move(v)};
       continue;
     }
     auto it = sec.find(tf.name);
     if (it == sec.end()) fail(origin, path, "missing");
     auto list = requireStringList(*it, path, origin);
+    b.textFields[path] = list;
     if (path == "group.units") b.group.units = list;
     if (path == "core.ops") b.core.ops = list;
     if (path == "core.dtypes") {
@@ -377,6 +381,7 @@ Backend parseBackend(std::string_view jsonText, std::string_view origin, const I
     }
   }
 
+  if (schema.derive) schema.derive(b, origin);
   refreshViews(b, origin);
   checkProducts(b, origin);
   if (schema.crossCheck) schema.crossCheck(b, origin);
@@ -462,6 +467,15 @@ std::string Backend::hash() const {
   for (const auto& u : group.units) feed("unit:" + u);
   for (const auto& o : core.ops) feed("op:" + o);
   for (auto t : core.dtypes) feed("dtype:" + localDTypeName(t));
+  // Other families' text fields (the hierarchy file a pim-hierarchy backend names); the DCC levels' ones are
+  // fed above, so their backends keep their hashes.
+  static const std::set<std::string, std::less<>> typed = {"system.host", "group.level", "group.units",
+                                                           "core.ops", "core.dtypes"};
+  for (const auto& [path, values] : textFields) {
+    if (typed.count(path)) continue;
+    feed("text:" + path);
+    for (const auto& v : values) feed(v);
+  }
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;
@@ -477,13 +491,27 @@ std::string Backend::toJson() const {
   root["sources"] = src;
   if (schema)
     for (const auto& s : schema->sections) root[s] = Json::object();
-  root["system"]["host"] = system.host;
-  root["group"]["level"] = group.level;
-  root["group"]["units"] = group.units;
-  root["core"]["ops"] = core.ops;
-  Json dts = Json::array();
-  for (auto t : core.dtypes) dts.push_back(localDTypeName(t));
-  root["core"]["dtypes"] = dts;
+  // The DCC levels' text fields from the typed views (code may have set them), any other from textFields;
+  // only those the family declares, so that the file reads back.
+  auto text = [&](const TextFieldDecl& f) -> Json {
+    const std::string path = f.section + "." + f.name;
+    if (path == "system.host") return system.host;
+    if (path == "group.level") return group.level;
+    if (path == "group.units") return group.units;
+    if (path == "core.ops") return core.ops;
+    if (path == "core.dtypes") {
+      Json dts = Json::array();
+      for (auto t : core.dtypes) dts.push_back(localDTypeName(t));
+      return dts;
+    }
+    const auto it = textFields.find(path);
+    const std::vector<std::string> none;
+    const auto& v = it == textFields.end() ? none : it->second;
+    if (f.list) return v;
+    return v.empty() ? std::string() : v.front();
+  };
+  const BackendSchema fallback = dccLevelsSchema();  // a backend built in code has no schema
+  for (const auto& f : (schema ? *schema : fallback).text) root[f.section][f.name] = text(f);
   for (const auto& p : parameters) {
     auto dot = p.key.find('.');
     std::string sec = p.key.substr(0, dot), field = p.key.substr(dot + 1);

@@ -98,6 +98,9 @@ class Backend {
   DramTiming timing;
   std::map<std::string, double> pimTiming;  // backend-specific PIM command spacings ("pim.MACAB_to_MACAB")
   std::map<std::string, double> energyPj;   // per-command / per-byte energies ("energy.ACT")
+  /// Every text field the family's schema declares, by "<section>.<name>" (a single string as one item);
+  /// system.host and the other DCC-level ones are also in the typed views above.
+  std::map<std::string, std::vector<std::string>> textFields;
 
   /// Every numeric parameter in file order, with provenance. The typed views above are derived from it.
   std::vector<Parameter> parameters;

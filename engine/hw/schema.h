@@ -39,6 +39,16 @@ struct BackendSchema {
   std::vector<TextFieldDecl> text;
   /// Throws InputError naming `origin` and the field when fields disagree with each other.
   std::function<void(const Backend&, std::string_view origin)> crossCheck;
+  /// Whether a file may carry sections beyond `sections`, each open and optional: a family whose sections
+  /// are named by its hardware (pim-hierarchy: one per memory level, named as the hierarchy names it).
+  /// `derive` and `crossCheck` judge their keys.
+  bool extraSectionsOpen = false;
+  /// Completes a backend whose file refers to its numbers instead of declaring them (pim-hierarchy: the
+  /// hierarchy file it names, so that the numbers live in one place): called once the file's own parameters
+  /// and text fields are read, it adds every parameter the file does not give, each with its unit, range,
+  /// description and source, and refuses (InputError naming `origin` and the field) what the file gives
+  /// that it does not know.
+  std::function<void(Backend&, std::string_view origin)> derive;
 
   const ParamDecl* find(std::string_view key) const;
   bool isOpenSection(std::string_view section) const;

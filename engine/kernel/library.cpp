@@ -12,6 +12,26 @@ namespace pim {
 
 namespace {
 
+constexpr const char* kConv2d = R"pim(# CONV2D: a convolution layer (stride 1) over the padded input
+kernel conv2d(n = 1, k = 64, c = 64, p = 56, q = 56, r = 3, s = 3)
+  doc "O[n][k][q][p] += W[k][c][s][r] * I[n][c][q+s][p+r]"
+  input  W: f16[k][c][s][r] resident
+  input  I: f16[n][c][q + s - 1][p + r - 1]
+  output O: f16[n][k][q][p]
+  for n < n, k < k, c < c, q < q, p < p, s < s, r < r: O[n][k][q][p] += W[k][c][s][r] * I[n][c][q+s][p+r]
+end
+)pim";
+
+constexpr const char* kFc = R"pim(# FC: a fully connected layer (a 1 x 1 convolution of a 1 x 1 input)
+kernel fc(n = 1, k = 1000, c = 512)
+  doc "O[n][k] += W[k][c] * I[n][c]"
+  input  W: f16[k][c] resident
+  input  I: f16[n][c]
+  output O: f16[n][k]
+  for n < n, k < k, c < c: O[n][k] += W[k][c] * I[n][c]
+end
+)pim";
+
 constexpr const char* kGemv = R"pim(# GEMV: one matrix-vector product per batch row (DCC evaluation kernel)
 kernel gemv(b = 1, out = 4096, in = 4096)
   doc "y[b][o] += W[o][i] * x[b][i]"
@@ -183,6 +203,9 @@ void registerBuiltinKernels(KernelLibrary& lib) {
   lib.add({"ttv", "tensor-times-vector y[i][j] = sum_k A[i][j][k] x[k]", kTtv});
   lib.add({"mmtv", "batched matrix-times-vector y[i][j] = sum_k A[i][j][k] x[i][k]", kMmtv});
   lib.add({"gemm", "matrix-matrix product C = A B", kGemm});
+  // Conv layers (the pim-hierarchy family maps them; docs/convmap.md).
+  lib.add({"conv2d", "convolution layer O = W * I (stride 1)", kConv2d});
+  lib.add({"fc", "fully connected layer O[n] = W I[n]", kFc});
   // PrIM's data-dependent kernels (intrinsics.h): UPMEM only.
   lib.add({"sel", "select (PrIM SEL): the odd values of x, packed in order", kSel});
   lib.add({"uni", "unique (PrIM UNI): x without consecutive duplicates", kUni});

@@ -194,7 +194,8 @@ std::int64_t DraftSpace::perCoreSize(int part, const PartChoice& c) const {
 
 std::string DraftSpace::label(const Draft& d) const {
   std::string out = "[";
-  for (int i = 0; i < partCount(); ++i) {
+  // A family's own candidate space may carry drafts without parts (candidate_space.h): those print as [].
+  for (int i = 0; i < partCount() && i < static_cast<int>(d.parts.size()); ++i) {
     const auto& p = d.parts[i];
     if (i) out += ", ";
     out += "[" + std::to_string(p.groups) + ", " + std::to_string(p.cores) + ", " +

@@ -29,7 +29,7 @@ std::string nowIso8601() {
 
 json partsJson(const DraftSpace& space, const Draft& d) {
   json parts = json::array();
-  for (int i = 0; i < space.partCount(); ++i) {
+  for (int i = 0; i < space.partCount() && i < static_cast<int>(d.parts.size()); ++i) {
     const PartChoice& c = d.parts[static_cast<std::size_t>(i)];
     parts.push_back(
         json::array({c.groups, c.cores, mappingLabel(space.kernel(), space.representative(i, c))}));
@@ -114,7 +114,14 @@ json scheduleJson(const Problem& p, const Draft& d, const EvalOptions& o, const 
   json cycles = json::object();
   for (int i = 0; i < 3; ++i) cycles[kPhases[i]] = e.cycles[static_cast<std::size_t>(i)];
   cycles["total"] = e.totalCycles;
-  const TileMapping mapping = mapDraft(space, d, o.indexing);
+  // A candidate of a family's own space carries no DCC parts, so it has no tile mapping to record.
+  json mapping = nullptr;
+  if (d.parts.size() == static_cast<std::size_t>(space.partCount())) {
+    const TileMapping m = mapDraft(space, d, o.indexing);
+    mapping = {{"groups_used", m.groupsUsed},
+               {"cores_per_group", m.coresPerGroup},
+               {"cores", coreTilesJson(p.kernel(), m)}};
+  }
   return {{"format", kScheduleFormat},
           {"version", kScheduleVersion},
           {"created", created.empty() ? nowIso8601() : std::move(created)},
@@ -129,10 +136,7 @@ json scheduleJson(const Problem& p, const Draft& d, const EvalOptions& o, const 
             {"staged_rearrangement", o.optimizer.stagedRearrangement},
             {"group_commands", o.optimizer.groupCommands},
             {"refresh", o.sim.refresh}}},
-          {"mapping",
-           {{"groups_used", mapping.groupsUsed},
-            {"cores_per_group", mapping.coresPerGroup},
-            {"cores", coreTilesJson(p.kernel(), mapping)}}},
+          {"mapping", mapping},
           {"predicted_time_ns", predictedNs ? json(*predictedNs) : json(nullptr)},
           {"simulated",
            {{"provenance", provenanceName(e.provenance)},

@@ -10,6 +10,7 @@
 
 #include "engine/common/error.h"
 #include "engine/target/dram_pim/dram_pim_target.h"
+#include "engine/target/pim_hierarchy/pim_hierarchy_target.h"
 #include "engine/target/upmem/upmem_target.h"
 
 namespace pim {
@@ -20,6 +21,7 @@ void registerBuiltinTargets(TargetRegistry& r) {
   r.add(makeDramPimTarget(attaccDevice()));
   r.add(makeDramPimTarget(gddr6AimDevice()));
   r.add(makeUpmemTarget());
+  r.add(makePimHierarchyTarget());
 }
 
 namespace {

@@ -21,6 +21,11 @@ const std::vector<SubPhaseDecl>& ITarget::subPhases() const {
   return none;
 }
 
+const std::vector<StatDecl>& ITarget::factColumns() const {
+  static const std::vector<StatDecl> none;
+  return none;
+}
+
 const std::vector<std::string>& ITarget::featureNames() const {
   static const std::vector<std::string> none;
   return none;

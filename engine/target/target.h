@@ -190,6 +190,9 @@ class ITarget {
 
   /// Sub-phases this family's evaluate() times (Evaluation::subCycles, in this order); none by default.
   virtual const std::vector<SubPhaseDecl>& subPhases() const;
+  /// Figures of a candidate's evaluation beside the fixed ones (Evaluation::facts by key) that the drafts
+  /// table shows as columns (pim-hierarchy: DRAM row activations per tensor); none by default.
+  virtual const std::vector<StatDecl>& factColumns() const;
 
   /// Names of the features its estimator computes, in order: the schema its predictor models are trained
   /// on; empty when the family has no estimate.

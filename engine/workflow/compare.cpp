@@ -169,7 +169,7 @@ Comparison compareBackends(const Kernel& k, const std::string& dims, const Compa
         r.available = true;
         r.draft = best.record->draft;
         r.draftLabel = targetOf(p->backend()).candidates(*p)->label(best.record->draft);
-        for (int i = 0; i < p->space().partCount(); ++i) {
+        for (int i = 0; i < p->space().partCount() && i < static_cast<int>(r.draft->parts.size()); ++i) {
           r.partLabels.push_back(mappingLabel(
               k, p->space().representative(i, best.record->draft.parts[static_cast<std::size_t>(i)])));
         }

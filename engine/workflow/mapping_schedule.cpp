@@ -212,6 +212,10 @@ MappingText mappingTextOf(const Problem& p, const Draft& d, int threads) {
   std::vector<std::int64_t> level1(n, 1), level2(n, 1), level3(n, 1), leaf(n);
   for (std::size_t j = 0; j < n; ++j) leaf[j] = sets.loopHi[j] - sets.loopLo[j];
   MappingText out;
+  if (d.parts.size() != sets.sets.size()) {
+    out.reason = "a candidate of " + p.backend().family + "'s own space, not a draft of DCC's partitions";
+    return out;
+  }
   for (std::size_t s = 0; s < d.parts.size() && s < sets.sets.size(); ++s) {
     const PartChoice& c = d.parts[s];
     if (c.groups * c.cores == 1) continue;

@@ -61,7 +61,6 @@ void unread(const Backend& b, std::vector<UnreadParameter>& out) {
   if (pimParameter(b, "power_constraint") != 0)
     out.push_back({"pim.MACAB_to_MACAB_nopower",
                    "used only when pim.power_constraint is 0 (it is 1); set that to 0 to edit this"});
-  hbm3UnreadTurnaround(out);
 }
 
 }  // namespace

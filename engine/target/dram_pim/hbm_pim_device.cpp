@@ -25,7 +25,6 @@ void unread(const Backend&, std::vector<UnreadParameter>& out) {
     out.push_back({key,
                    "the HBM-PIM code generator fixes the register file (8 GRF entries) and the even/odd bank "
                    "halves as dcc-backends.md gives them; this field documents them"});
-  hbm3UnreadTurnaround(out);
 }
 
 }  // namespace

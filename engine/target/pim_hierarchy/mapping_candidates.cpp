@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/target/pim_hierarchy/mapping_candidates.h"
+
+#include "engine/common/error.h"
+#include "engine/convmap/mapper.h"
+#include "engine/target/pim_hierarchy/conv_recognition.h"
+#include "engine/target/pim_hierarchy/hierarchy_backend.h"
+
+namespace pim {
+namespace {
+
+namespace cm = convmap;
+
+/// The non-dominated mappings of the fixed searches, trivial mapping first.
+std::vector<cm::ConvMapping> candidateList(const cm::ConvLayer& layer, const cm::Hierarchy& h) {
+  cm::ParetoFront front;
+  auto merge = [&](const cm::MapResult& r) {
+    for (const auto& point : r.front.points()) front.add(point);
+  };
+  cm::MapOptions o;
+  o.timeLimitSeconds = 1e12;  // never the limit: the proposal count is, so every run lists the same
+  o.seed = kCandidateSeed;
+  o.maxEvaluations = kCandidateProposals;
+  o.collectFront = true;
+  for (const auto kind : {cm::Objective::Latency, cm::Objective::Energy, cm::Objective::Blended}) {
+    o.objective = cm::normalised({kind}, layer, h);
+    merge(cm::makeMapper("heuristic")->solve(layer, h, o, {}));
+  }
+  if (cm::exhaustiveSize(layer, h, kCandidateExhaustiveMappings) <= kCandidateExhaustiveMappings) {
+    o.objective = {cm::Objective::Latency};
+    merge(cm::makeMapper("exhaustive")->solve(layer, h, o, {}));
+  }
+  std::vector<cm::ConvMapping> out = {cm::trivialMapping(layer, h)};
+  for (const auto& point : front.points())
+    if (point.mapping != out.front()) out.push_back(point.mapping);
+  return out;
+}
+
+std::string layoutText(const cm::ConvMapping& m, int t) {
+  if (m.layout[t] == cm::Layout::Sequential) return "seq";
+  if (t != cm::Input) return "rows";
+  return "rows " + std::to_string(m.blockH) + "x" + std::to_string(m.blockW);
+}
+
+class MappingSpace final : public ICandidateSpace {
+ public:
+  MappingSpace(const HierarchyContext& c, const PruneRuleRegistry& rules) : m_c(c) {
+    for (std::size_t i = 0; i < rules.size(); ++i)
+      m_rules.push_back({rules.at(i).number(), std::string(rules.at(i).name()), false, 0});
+  }
+  std::uint64_t size() const override { return m_c.mappings().size(); }
+  Draft candidate(std::uint64_t id) const override {
+    m_c.mapping(id);  // the range check
+    return Draft{id, {}};
+  }
+  std::string label(const Draft& d) const override { return mappingText(m_c.hierarchy(), m_c.mapping(d.id)); }
+  std::string labelTitle() const override { return "Mapping | layout"; }
+  PruneCounts counts() const override { return {size(), m_rules, size()}; }
+  void forEachKept(const std::function<bool(const Draft&)>& fn) const override {
+    for (std::uint64_t id = 0; id < size(); ++id)
+      if (!fn(Draft{id, {}})) return;
+  }
+  Verdict why(std::uint64_t id) const override {
+    m_c.mapping(id);
+    Verdict v;
+    v.draft = id;
+    v.reason =
+        "a mapping of the candidate list (every one is kept: each is valid and none dominates another)";
+    return v;
+  }
+
+ private:
+  const HierarchyContext& m_c;
+  std::vector<RuleCount> m_rules;
+};
+
+}  // namespace
+
+HierarchyContext::HierarchyContext(const Problem& p) : m_hierarchy(hierarchyOf(p.backend())) {
+  const auto pattern = recogniseConv(p.kernel());
+  if (const auto* why = std::get_if<std::string>(&pattern)) {
+    m_reasons.push_back(*why);
+    return;
+  }
+  try {
+    m_layer = convLayerOf(p.kernel(), std::get<ConvPattern>(pattern), p.shape());
+    cm::requireFits(*m_layer, m_hierarchy);
+  } catch (const InputError& e) {
+    m_layer.reset();
+    m_reasons.push_back(e.what());
+  }
+}
+
+const cm::ConvLayer& HierarchyContext::layer() const {
+  if (!m_layer) throw InputError(m_reasons.empty() ? "no layer" : m_reasons.front());
+  return *m_layer;
+}
+
+const std::vector<cm::ConvMapping>& HierarchyContext::mappings() const {
+  const cm::ConvLayer& l = layer();
+  std::call_once(m_once, [&] { m_mappings = candidateList(l, m_hierarchy); });
+  return m_mappings;
+}
+
+const cm::ConvMapping& HierarchyContext::mapping(std::uint64_t id) const {
+  const auto& all = mappings();
+  if (id >= all.size())
+    throw InputError("mapping " + std::to_string(id) + ": out of range (the candidate list of " +
+                     m_layer->name + " on " + m_hierarchy.name + " has ids 0.." +
+                     std::to_string(all.size() - 1) + ")");
+  return all[id];
+}
+
+const HierarchyContext& hierarchyContext(const Problem& p) {
+  return static_cast<const HierarchyContext&>(
+      p.targetContext([&] { return std::make_unique<HierarchyContext>(p); }));
+}
+
+std::string mappingText(const cm::Hierarchy& h, const cm::ConvMapping& m) {
+  return cm::mappingLabel(h, m) + " | layout I " + layoutText(m, cm::Input) + ", W " +
+         layoutText(m, cm::Weight) + ", O " + layoutText(m, cm::Output);
+}
+
+std::unique_ptr<ICandidateSpace> makeMappingSpace(const Problem& p, const PruneRuleRegistry& rules) {
+  return std::make_unique<MappingSpace>(hierarchyContext(p), rules);
+}
+
+}  // namespace pim
