@@ -4,6 +4,7 @@
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QPlainTextEdit>
 #include <QTabWidget>
 #include <QTreeWidget>
@@ -107,7 +108,15 @@ void DraftDetails::setAnalysis(std::shared_ptr<const DraftAnalysis> a) {
 }
 
 void DraftDetails::fillTiles(const DraftAnalysis& a) {
-  if (!a.problem || a.draft.parts.empty()) return;  // a family's own candidate: its listing says it all
+  if (!a.problem) return;
+  if (a.draft.parts.empty()) {  // a family's own candidate: the figures its evaluation reports (listing: IR)
+    if (!a.evaluation || a.evaluation->facts.empty()) return;
+    auto* facts = new QTreeWidgetItem(m_tiles, {tr("Evaluation facts"), tr("as the target reports them")});
+    for (const auto& [name, value] : a.evaluation->facts)
+      new QTreeWidgetItem(facts, {QString::fromStdString(name), QLocale().toString(value, 'g', 12)});
+    facts->setExpanded(true);
+    return;
+  }
   const pim::DraftSpace& space = a.problem->space();
   const pim::Kernel& k = a.problem->kernel();
   const auto vars = k.loopVarNames();
