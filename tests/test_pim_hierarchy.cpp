@@ -236,6 +236,17 @@ TEST(PimHierarchyTarget, UnitStatisticsAreTheTracesRowsPerSliceAndBank) {
     const auto check = cm::checkAgainstTrace(c.layer(), c.hierarchy(), c.mapping(id));
     EXPECT_EQ(acts, static_cast<double>(check.traceTotal())) << id;
     EXPECT_EQ(check.traceTotal(), check.modelTotal()) << id;
+    // Each unit says which tensor its bank holds and which iterations its slice covers (the tooltip).
+    ASSERT_EQ(e.unitStats.notes.size(), e.unitStats.units()) << id;
+    const std::size_t banks = static_cast<std::size_t>(t.geometry(p->backend()).innerCount);
+    for (std::size_t u = 0; u < e.unitStats.units(); ++u) {
+      if (e.unitStats.notes[u].empty()) continue;  // a slice the walk's few iterations left empty
+      const char* tensor = u % banks == 0   ? "the input's bank"
+                           : u % banks == 1 ? "the weight's"
+                                            : "the output's";
+      EXPECT_NE(e.unitStats.notes[u].find(tensor), std::string::npos) << e.unitStats.notes[u];
+      EXPECT_NE(e.unitStats.notes[u].find("tile iterations"), std::string::npos) << e.unitStats.notes[u];
+    }
   }
 }
 

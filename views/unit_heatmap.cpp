@@ -160,6 +160,13 @@ QString UnitHeatmap::cellTooltip(int outer, int inner) const {
       bands << QStringLiteral("%1 %2").arg(QString::fromStdString(b.name)).arg(outer / b.width);
   if (!bands.isEmpty()) text += bands.join(QStringLiteral(", ")) + QStringLiteral("<br>");
   text += tr("%1: %2").arg(metricTitle()).arg(cellValue(outer, inner), 0, 'g', 6);
+  if (m_analysis->evaluation) {  // what the family says the unit holds or covers
+    const auto& notes = m_analysis->evaluation->unitStats.notes;
+    const auto u = static_cast<std::size_t>(outer) * static_cast<std::size_t>(g.innerCount) +
+                   static_cast<std::size_t>(inner);
+    if (u < notes.size() && !notes[u].empty())
+      text += QStringLiteral("<br>") + QString::fromStdString(notes[u]).toHtmlEscaped();
+  }
   if (!m_analysis->layout) return text;
   const pim::BankPlacement& b = m_analysis->layout->at(outer, inner);
   if (b.core < 0) return text + tr("<br>unused by this draft");

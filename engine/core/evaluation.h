@@ -94,6 +94,10 @@ struct EvalOptions {
 struct UnitStatistics {
   std::size_t statCount = 0;
   std::vector<double> values;  // unit-major, units() x statCount
+  /// What a unit holds or covers, one line per unit, when the family says more than its geometry
+  /// (pim-hierarchy: the tensor a bank holds and the slice's loop iterations); shown in the heat map's
+  /// tooltip. Empty when none.
+  std::vector<std::string> notes;
   std::size_t units() const { return statCount ? values.size() / statCount : 0; }
   bool empty() const { return values.empty(); }
   double at(std::size_t unit, std::size_t stat) const { return values[unit * statCount + stat]; }

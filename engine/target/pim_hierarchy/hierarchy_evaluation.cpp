@@ -72,6 +72,17 @@ void fillFacts(const cm::Hierarchy& h, const cm::ConvMapping& m, const cm::ConvC
   e.facts.emplace_back("row_acts_total", static_cast<double>(c.rowActs.total()));
 }
 
+/// "the input's bank; iterations 0-1,567 of 25,088 of the nest P14 > C4 > ..." (loops outer to inner).
+std::string unitNote(const std::vector<cm::NestLoop>& loops, int bank, std::int64_t first, std::int64_t last,
+                     std::int64_t total) {
+  std::string nest;
+  for (const auto& l : loops)
+    nest += (nest.empty() ? "" : " > ") + std::string(cm::kDimNames[l.dim]) + std::to_string(l.bound);
+  return "the " + std::string(cm::kTensorNames[bank]) + "'s bank; tile iterations " + std::to_string(first) +
+         "-" + std::to_string(last) + " of " + std::to_string(total) +
+         (nest.empty() ? std::string() : " of the nest " + nest + " (outer to inner, levels above the PEs)");
+}
+
 /// Row statistics per (time slice, bank) from the trace; false with the reason when it would walk too long.
 bool fillUnitStats(const HierarchyContext& c, const cm::ConvMapping& m, Evaluation& e, std::string& why) {
   const double iterations = cm::traceIterations(m);
@@ -90,8 +101,12 @@ bool fillUnitStats(const HierarchyContext& c, const cm::ConvMapping& m, Evaluati
   const std::size_t stats = hierarchyStatistics().size();
   e.unitStats.statCount = stats;
   e.unitStats.values.assign(static_cast<std::size_t>(kTraceSlices * kTraceBanks) * stats, 0.0);
+  e.unitStats.notes.assign(static_cast<std::size_t>(kTraceSlices * kTraceBanks), std::string());
+  const auto loops = cm::temporalLoops(m, 1);
   for (std::size_t s = 0; s < r.slices.size() && s < static_cast<std::size_t>(kTraceSlices); ++s)
     for (std::size_t b = 0; b < static_cast<std::size_t>(kTraceBanks) && b < r.slices[s].banks.size(); ++b) {
+      e.unitStats.notes[s * kTraceBanks + b] = unitNote(
+          loops, static_cast<int>(b), r.slices[s].firstIteration, r.slices[s].lastIteration, r.iterations);
       const sim::RowStats& x = r.slices[s].banks[b];
       const double row[] = {static_cast<double>(x.activations), static_cast<double>(x.rowHits),
                             static_cast<double>(x.bytesRead), static_cast<double>(x.bytesWritten)};
