@@ -114,8 +114,9 @@ TEST(CliMap, APlantedStoredMappingIsCheckedNotServed) {
   EXPECT_NE(j["store"]["note"].get<std::string>().find("cannot be used"), std::string::npos);
   EXPECT_EQ(j["latency_cycles"], first["latency_cycles"]);
   // A store that refuses the write (here a trigger; a full disk alike) loses the row, not the answer.
-  plant("DELETE FROM mappings; CREATE TRIGGER refuse BEFORE INSERT ON mappings BEGIN "
-        "SELECT RAISE(ABORT, 'no room'); END;");
+  plant(
+      "DELETE FROM mappings; CREATE TRIGGER refuse BEFORE INSERT ON mappings BEGIN "
+      "SELECT RAISE(ABORT, 'no room'); END;");
   j = cliJson(cmd);
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j["store"]["stored"], false);

@@ -27,7 +27,6 @@ using pim::InputError;
 using pim::LookupEntry;
 using pim::ResultsStore;
 using pim::StoredDraft;
-using pim::StoredMapping;
 using pim::StoredModel;
 using pim::StoredResult;
 
@@ -341,54 +340,6 @@ TEST(ResultsStore, LookupUpsert) {
         f.store.putLookup({"abc123", "ir-gemv", "gemv", "b=3", 4, 5.0, 9999, "model"});
       },
       {"putLookup", "FOREIGN KEY"});
-}
-
-// Conv mappings (schema v4): one row per (hierarchy hash, layer, objective, mapper); a worse result or an
-// equal one with a weaker proof never replaces the stored row.
-TEST(ResultsStore, MappingsKeepTheBetterRowPerKey) {
-  Fixture f;
-  EXPECT_FALSE(f.store.mapping("h1", "K=8", "latency", "exhaustive"));
-  StoredMapping m;
-  m.hierarchyHash = "h1";
-  m.hierarchy = "pimopt-small";
-  m.layerKey = "K=8";
-  m.layer = "fc";
-  m.objective = "latency";
-  m.mapper = "exhaustive";
-  m.mappingJson = R"({"levels": []})";
-  m.objectiveValue = 100;
-  m.latencyCycles = 100;
-  m.energyPj = 5.5;
-  m.rowActivations = 7;
-  m.status = "feasible";
-  m.seconds = 1.5;
-  EXPECT_TRUE(f.store.putMapping(m));
-  auto worse = m;
-  worse.objectiveValue = 120;
-  EXPECT_FALSE(f.store.putMapping(worse));
-  auto proven = m;  // same objective, now with a proof
-  proven.status = "optimal";
-  proven.gap = 0.0;
-  proven.bound = 100;
-  EXPECT_TRUE(f.store.putMapping(proven));
-  EXPECT_FALSE(f.store.putMapping(m));  // the same objective without a gap does not replace the proof
-  auto better = m;
-  better.objectiveValue = 90;
-  better.latencyCycles = 90;
-  better.mapper = "heuristic";  // another key
-  EXPECT_TRUE(f.store.putMapping(better));
-  const auto got = f.store.mapping("h1", "K=8", "latency", "exhaustive");
-  ASSERT_TRUE(got);
-  EXPECT_EQ(got->status, "optimal");
-  EXPECT_EQ(got->gap, 0.0);
-  EXPECT_EQ(got->bound, 100.0);
-  EXPECT_EQ(got->objectiveValue, 100);
-  EXPECT_EQ(got->rowActivations, 7);
-  EXPECT_EQ(got->energyPj, 5.5);
-  EXPECT_EQ(got->mappingJson, m.mappingJson);
-  EXPECT_GT(got->createdAt, 0);
-  ASSERT_EQ(f.store.mappings().size(), 2u);
-  EXPECT_FALSE(f.store.mapping("h2", "K=8", "latency", "exhaustive"));  // another hierarchy
 }
 
 // A kernel named like another but computing something else must never see the other's results; the same

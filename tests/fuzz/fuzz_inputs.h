@@ -104,8 +104,8 @@ inline bool session(std::string_view bytes) {
 }
 
 /// The results store opener (read-only preflight with SQLite's quick_check, application id, schema version,
-/// migration of older stores), then the reads a rerun of `explore --db` and `map --db` makes, with the keys of the seed
-/// stores (tests/fuzz/make_sqlite_seeds.sh) so that mutated rows are decoded.
+/// migration of older stores), then the reads a rerun of `explore --db` and `map --db` makes, with the keys
+/// of the seed stores (tests/fuzz/make_sqlite_seeds.sh) so that mutated rows are decoded.
 inline bool store(std::string_view bytes) {
   const InputFile file(bytes, ".db");
   return accepted([&] {
