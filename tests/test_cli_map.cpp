@@ -149,6 +149,29 @@ TEST(CliMap, ParetoSweepsLatencyBoundsWithAStatusPerPoint) {
   expectCliRefused("map -b pimopt-small -k fc --dims C=4,K=4 --pareto 1", {"--pareto", "at least 2 points"});
 }
 
+// DCC's settings change nothing on a conv hierarchy: given, they are refused by name, and the problem's title
+// calls no tensor resident (the library conv2d declares W resident for the DRAM-PIM backends).
+TEST(CliMap, SettingsTheHierarchyDoesNotReadAreRefusedByName) {
+  const std::string problem = "-b pimopt-small -k fc -d k=8,c=8";
+  const auto ok = cli("simulate " + problem);
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(ok.out.find("resident"), std::string::npos) << ok.out;
+  for (const std::string given :
+       {"--resident W", "--streamed I", "--no-staged", "--no-group-commands", "--model dcc-kernel"}) {
+    const auto r = cli("simulate " + problem + " " + given);
+    EXPECT_EQ(r.code, 2) << given;
+    const std::string option = given.substr(0, given.find(' '));
+    EXPECT_NE(r.err.find(option + ": backend pimopt-small (family pim-hierarchy) does not read"),
+              std::string::npos)
+        << r.err;
+  }
+  const auto explore = cli("explore " + problem + " --resident W");
+  EXPECT_EQ(explore.code, 2);
+  EXPECT_NE(explore.err.find("does not read residency"), std::string::npos) << explore.err;
+  // The DRAM-PIM family still reads them.
+  EXPECT_EQ(cli("simulate -b hbm-pim -k gemv -d b=1,out=256,in=256 --no-staged --resident W").code, 0);
+}
+
 TEST(CliMap, BadInputGetsOneClearLine) {
   expectCliRefused("map -b pimopt-small -k conv2d --dims R=3,P=0", {"--dims: P: 0 is not a valid size"});
   expectCliRefused("map -b nowhere -k fc --dims C=8,K=8", {"hierarchy 'nowhere'", "pimopt-default"});

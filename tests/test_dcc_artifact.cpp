@@ -415,7 +415,9 @@ TEST(DccArtifactCli, BadPartsAndModelsExitTwoSayingWhatIsWrong) {
   const auto upmem = test::runCli(
       "simulate -b upmem -k red --dims b=1,n=1024 --model dcc-kernel --schedule gpu", dir.file("err4.txt"));
   EXPECT_EQ(upmem.code, 2);
-  EXPECT_NE(upmem.err.find("no RED trace for upmem"), std::string::npos) << upmem.err;
+  // upmem's family reads no DCC labelling model (ITarget::searchSettings): refused by the option's name.
+  EXPECT_NE(upmem.err.find("--model: backend upmem (family upmem) does not read it"), std::string::npos)
+      << upmem.err;
   const auto model = test::runCli(problem + " --model dcc", dir.file("err3.txt"));
   EXPECT_EQ(model.code, 2);
   EXPECT_NE(model.err.find("--model: 'dcc' is not"), std::string::npos) << model.err;

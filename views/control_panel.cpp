@@ -63,6 +63,7 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
 
   auto* problem = new QGroupBox(tr("Problem"));
   auto* pf = new QFormLayout(problem);
+  m_problemForm = pf;
   pf->addRow(tr("Backend"), m_backend);
   pf->addRow(tr("Kernel"), kernelRow);
   pf->addRow(m_kernelSummary);
@@ -113,6 +114,10 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   auto changed = [this] {
     if (!m_applying) emit configChanged();
   };
+  connect(m_backend, &QComboBox::currentIndexChanged, this, [this] {
+    showReadSettings();
+    validateDims();
+  });
   connect(m_backend, &QComboBox::currentIndexChanged, this, changed);
   connect(m_kernel, &QComboBox::currentIndexChanged, this, changed);  // after rebuildDims (connected first)
   connect(m_dtype, &QComboBox::currentIndexChanged, this, changed);
@@ -145,6 +150,7 @@ QGroupBox* ControlPanel::makeSearchBox() {
       tr("Who labels a draft: PIMScope's model, or DCC's public artifact reproduced on hbm-pim and attacc "
          "(one stack, its rounding and per-bank command issue; inference mode skips the host's input read)"));
   auto* strategyRow = new QFormLayout;
+  m_strategyForm = strategyRow;
   strategyRow->addRow(tr("Strategy"), m_strategy);
   strategyRow->addRow(tr("Model"), m_model);
   sf->addLayout(strategyRow);
@@ -252,9 +258,24 @@ void ControlPanel::validateDims() {
   m_dimsError->setVisible(!first.isEmpty());
 }
 
+void ControlPanel::showReadSettings() {
+  pim::SearchSettings& reads = m_reads;
+  reads = {};  // an unknown backend (a window state being restored) shows everything
+  try {
+    reads =
+        pim::targetOf(pim::builtinBackends().get(m_backend->currentText().toStdString())).searchSettings();
+  } catch (const std::exception&) {
+  }
+  m_problemForm->setRowVisible(m_resident, reads.residency);
+  m_strategyForm->setRowVisible(m_model, reads.labelModels);
+  for (QCheckBox* box : m_rules) box->setVisible(reads.pruneRules);
+  m_staged->setVisible(reads.dccLowering);
+  m_groupCommands->setVisible(reads.dccLowering);
+}
+
 QString ControlPanel::validateResident() {
   QString error;
-  if (m_dimsKernel) {
+  if (m_dimsKernel && m_reads.residency) {
     try {
       residencyFor(*m_dimsKernel, m_resident->text().toStdString());
     } catch (const std::exception& e) {
@@ -318,6 +339,8 @@ SessionConfig ControlPanel::config() const {
   c.groupCommands = m_groupCommands->isChecked();
   c.model = pim::parseLabelModel(m_model->currentData().toString().toStdString())
                 .value_or(pim::LabelModel::PimScope);
+  // A hidden Model box keeps its choice for the backends that read it; this one labels with PIMScope's.
+  if (!m_reads.labelModels) c.model = pim::LabelModel::PimScope;
   return c;
 }
 
@@ -325,6 +348,7 @@ void ControlPanel::setConfig(const SessionConfig& c) {
   const bool outer = !m_applying;
   m_applying = true;
   m_backend->setCurrentText(QString::fromStdString(c.backend));
+  showReadSettings();  // also when the backend was already current (no index change)
   if (!c.kernelFile.empty()) {
     setKernelFile(QString::fromStdString(c.kernelFile));
   } else {

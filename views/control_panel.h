@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/kernel/kernel.h"
+#include "engine/target/target.h"
 
 #include "views/session_config.h"
 
@@ -57,6 +58,9 @@ class ControlPanel : public QWidget {
   QString validateResident();  // marks the resident field when it names no tensor of the kernel
   void describeResidency();  // the resident field's tooltip: the kernel's tensors and what each choice means
   QGroupBox* makeSearchBox();  // strategy, prune rules, optimizer passes
+  /// Shows only the settings the backend's family reads (ITarget::searchSettings); a hidden one keeps its
+  /// value (a saved session still has it) and is not validated.
+  void showReadSettings();
 
   QComboBox* m_backend;
   QComboBox* m_kernel;
@@ -67,6 +71,9 @@ class ControlPanel : public QWidget {
   std::vector<std::pair<QString, QLineEdit*>> m_dims;
   QLabel* m_dimsError;
   QLineEdit* m_resident;
+  QFormLayout* m_problemForm;               // holds the resident row
+  QFormLayout* m_strategyForm;              // holds the model row
+  pim::SearchSettings m_reads;              // what the current backend's family reads (showReadSettings)
   std::optional<pim::Kernel> m_dimsKernel;  // the kernel the fields were built for: validation parses by it
   QComboBox* m_strategy;
   QComboBox* m_model;               // pim::LabelModel by name

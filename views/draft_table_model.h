@@ -65,6 +65,8 @@ class DraftTableModel : public QAbstractTableModel {
   /// Columns after the choices are the figures the target declares of an evaluation
   /// (ITarget::factColumns, read from Evaluation::facts); the figure of such a column, nullptr otherwise.
   const pim::StatDecl* factColumn(int column) const;
+  /// Every figure the target declares beside the fixed ones (ITarget::factColumns), in column order.
+  const std::vector<pim::StatDecl>& facts() const { return m_facts; }
   /// Appends pruned drafts (listed off the GUI thread).
   void appendPruned(std::vector<DraftRow> rows);
   int keptRows() const { return m_kept; }

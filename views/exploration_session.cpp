@@ -58,7 +58,8 @@ std::shared_ptr<const pim::Problem> makeProblem(const SessionConfig& config) {
     kernel = pim::retyped(std::move(kernel), *t);
   }
   pim::Shape shape = pim::parseShape(kernel, config.shape);
-  pim::Residency residency = residencyFor(kernel, config.resident);
+  // The field is hidden where the family does not read residency (ControlPanel); its text is ignored there.
+  pim::Residency residency = pim::residencyOn(backend, kernel, residencyFor(kernel, config.resident));
   return std::make_shared<const pim::Problem>(backend, std::move(kernel), std::move(shape),
                                               std::move(residency));
 }

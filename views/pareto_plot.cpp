@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
+#include <QSignalBlocker>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -209,7 +210,9 @@ ParetoPlot::ParetoPlot(DraftTableModel* model, DraftSelection* selection, QWidge
 void ParetoPlot::applyScale() {
   const std::pair<QCPAxis*, QComboBox*> axes[] = {{m_plot->xAxis, m_x}, {m_plot->yAxis, m_y}};
   for (const auto& [a, box] : axes) {
-    const bool integral = static_cast<Objective>(box->currentData().toInt()) == Objective::UnitsUsed;
+    const int code = box->currentData().toInt();
+    const pim::StatDecl* fact = factAxis(static_cast<Objective>(code));
+    const bool integral = code == static_cast<int>(Objective::UnitsUsed) || (fact && fact->integral);
     if (m_log->isChecked()) {
       a->setScaleType(QCPAxis::stLogarithmic);
       a->setTicker(QSharedPointer<QCPAxisTickerLog>(new ReadableLogTicker(integral)));
@@ -220,7 +223,10 @@ void ParetoPlot::applyScale() {
   }
 }
 
+int ParetoPlot::axisCount() const { return kObjectiveCount + static_cast<int>(m_model->facts().size()); }
+
 void ParetoPlot::setObjectives(Objective x, Objective y) {
+  syncAxisItems();
   m_x->setCurrentIndex(static_cast<int>(x));
   m_y->setCurrentIndex(static_cast<int>(y));
   refresh();
@@ -243,7 +249,46 @@ void ParetoPlot::setView(const std::array<double, 4>& range) {
   m_plot->replot();
 }
 
+const pim::StatDecl* ParetoPlot::factAxis(Objective o) const {
+  const int f = static_cast<int>(o) - kObjectiveCount;
+  const auto& facts = m_model->facts();
+  return f >= 0 && f < static_cast<int>(facts.size()) ? &facts[static_cast<std::size_t>(f)] : nullptr;
+}
+
+std::optional<double> ParetoPlot::axisValue(const DraftRow& row, Objective o) const {
+  if (static_cast<int>(o) < kObjectiveCount) return objectiveValue(row, o);
+  const pim::StatDecl* fact = factAxis(o);
+  if (!fact || !row.simulated) return std::nullopt;
+  for (const auto& [key, value] : row.simulated->facts)
+    if (key == fact->key) return value;
+  return std::nullopt;
+}
+
+QString ParetoPlot::axisTitle(Objective o) const {
+  if (static_cast<int>(o) < kObjectiveCount) return objectiveTitle(o, m_model->unitName());
+  const pim::StatDecl* fact = factAxis(o);
+  if (!fact) return {};
+  QString title = QString::fromStdString(fact->label);
+  if (!title.isEmpty()) title[0] = title[0].toUpper();
+  return tr("%1 (%2)").arg(title, QString::fromStdString(fact->unit));
+}
+
+void ParetoPlot::syncAxisItems() {
+  const int wanted = axisCount();
+  for (QComboBox* box : {m_x, m_y}) {
+    const QSignalBlocker block(box);
+    const int current = box->currentIndex();
+    while (box->count() > wanted) box->removeItem(box->count() - 1);
+    while (box->count() < wanted) box->addItem(QString(), box->count());
+    for (int o = 0; o < wanted; ++o) box->setItemText(o, axisTitle(static_cast<Objective>(o)));
+    // A figure the new family does not declare: back to the default axes.
+    if (current >= wanted || current < 0)
+      box->setCurrentIndex(static_cast<int>(box == m_x ? Objective::SimulatedTime : Objective::Energy));
+  }
+}
+
 void ParetoPlot::refresh() {
+  syncAxisItems();
   const auto ox = static_cast<Objective>(m_x->currentData().toInt());
   const auto oy = static_cast<Objective>(m_y->currentData().toInt());
   m_points.clear();
@@ -251,7 +296,7 @@ void ParetoPlot::refresh() {
   bool anyX = false, anyY = false;  // whether some draft has a value on that axis alone
   for (int r = 0; r < m_model->keptRows(); ++r) {
     const DraftRow& row = m_model->row(r);
-    const auto vx = objectiveValue(row, ox), vy = objectiveValue(row, oy);
+    const auto vx = axisValue(row, ox), vy = axisValue(row, oy);
     anyX = anyX || vx;
     anyY = anyY || vy;
     if (!vx || !vy) continue;
@@ -277,13 +322,8 @@ void ParetoPlot::refresh() {
   }
   m_dominated->setData(dx, dy, true);
   m_front->setData(fx, fy, true);
-  const QString unit = m_model->unitName();
-  for (int o = 0; o < kObjectiveCount; ++o) {
-    m_x->setItemText(o, objectiveTitle(static_cast<Objective>(o), unit));
-    m_y->setItemText(o, objectiveTitle(static_cast<Objective>(o), unit));
-  }
-  m_plot->xAxis->setLabel(objectiveTitle(ox, unit));
-  m_plot->yAxis->setLabel(objectiveTitle(oy, unit));
+  m_plot->xAxis->setLabel(axisTitle(ox));
+  m_plot->yAxis->setLabel(axisTitle(oy));
   m_summary->setText(tr("%1 drafts, %2 on the front").arg(m_points.size()).arg(frontPts.size()));
   m_summary->setToolTip(m_summary->text());
   refreshPruned(ox, oy);
@@ -291,8 +331,7 @@ void ParetoPlot::refresh() {
   // Why the plot is empty: nothing evaluated, or an axis this run gives no draft a value on (a predicted
   // time without a model).
   QString why = tr("nothing evaluated");
-  if (anyX != anyY)
-    why = tr("no draft has a value for %1 in this run").arg(objectiveTitle(anyX ? oy : ox, unit));
+  if (anyX != anyY) why = tr("no draft has a value for %1 in this run").arg(axisTitle(anyX ? oy : ox));
   m_emptyNote->setText(m_points.empty() && m_prunedPoints.empty()
                            ? tr("No drafts with a value on both axes yet\n(%1)").arg(why)
                            : QString());
@@ -325,7 +364,9 @@ void ParetoPlot::setGhost(std::shared_ptr<const ParetoGhost> ghost) {
 void ParetoPlot::refreshGhost(Objective ox, Objective oy) {
   m_ghostFront.clear();
   std::vector<std::pair<double, double>> xy;
-  for (const auto& v : m_ghost ? m_ghost->values : decltype(m_ghost->values){}) {
+  // A ghost keeps the fixed objectives only: none on a target's own figure.
+  const bool fixedAxes = static_cast<int>(ox) < kObjectiveCount && static_cast<int>(oy) < kObjectiveCount;
+  for (const auto& v : m_ghost&& fixedAxes ? m_ghost->values : decltype(m_ghost->values){}) {
     const double x = v[static_cast<std::size_t>(ox)], y = v[static_cast<std::size_t>(oy)];
     if (std::isfinite(x) && std::isfinite(y)) xy.emplace_back(x, y);
   }
@@ -404,7 +445,7 @@ void ParetoPlot::refreshPruned(Objective ox, Objective oy) {
     for (int r = m_model->keptRows(); r < m_model->rowCount(); ++r) {
       const DraftRow& row = m_model->row(r);
       predicted = predicted || row.predictedNs.has_value();
-      if (objectiveValue(row, ox) && objectiveValue(row, oy)) ++m_prunedPlottable;
+      if (axisValue(row, ox) && axisValue(row, oy)) ++m_prunedPlottable;
     }
     // Thinning is by row order (pruned rows are listed in id order), so the same rows are drawn every time.
     const std::size_t stride =
@@ -412,7 +453,7 @@ void ParetoPlot::refreshPruned(Objective ox, Objective oy) {
     std::size_t seen = 0;
     for (int r = m_model->keptRows(); r < m_model->rowCount(); ++r) {
       const DraftRow& row = m_model->row(r);
-      const auto vx = objectiveValue(row, ox), vy = objectiveValue(row, oy);
+      const auto vx = axisValue(row, ox), vy = axisValue(row, oy);
       if (!vx || !vy || seen++ % stride != 0) continue;
       m_prunedPoints.push_back({*vx, *vy, row.draft.id, r, false});
       px << *vx;

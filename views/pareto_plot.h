@@ -6,6 +6,7 @@
 #include <QWidget>
 #include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "views/draft_row.h"
@@ -16,6 +17,10 @@ class QCPItemText;
 class QCheckBox;
 class QComboBox;
 class QLabel;
+
+namespace pim {
+struct StatDecl;
+}
 
 namespace pimgui {
 
@@ -36,6 +41,9 @@ class ParetoPlot : public QWidget {
   Q_OBJECT
  public:
   ParetoPlot(DraftTableModel* model, DraftSelection* selection, QWidget* parent = nullptr);
+  /// Axes on offer: the fixed objectives and the target's figures after them. setObjectives takes any
+  /// below axisCount().
+  int axisCount() const;
   void setObjectives(Objective x, Objective y);
   Objective xObjective() const;
   Objective yObjective() const;
@@ -90,6 +98,12 @@ class ParetoPlot : public QWidget {
   int prunedPointAt(const QPoint& pixel) const;  // same among the grey points drawn
   int nearestPoint(const std::vector<Point>& points, const QPoint& pixel, double radiusPx) const;
   void refreshPruned(Objective x, Objective y);
+  // Axes: the fixed objectives, then the target's figures (DraftTableModel::facts) as Objective values from
+  // kObjectiveCount on (pim-hierarchy: DRAM row activations).
+  const pim::StatDecl* factAxis(Objective o) const;  // nullptr for a fixed objective
+  std::optional<double> axisValue(const DraftRow& row, Objective o) const;
+  QString axisTitle(Objective o) const;
+  void syncAxisItems();  // one item per axis of the model's target, titles included
   void refreshGhost(Objective x, Objective y);
   void showSelection();
   void selectInRect(const QRect& rect);

@@ -210,7 +210,8 @@ void applyView(MainWindow& w, const ViewState& v) {
   if (auto it = v.find("window.geometry"); it != v.end()) w.restoreGeometry(qbytes(it->second));
   if (auto it = v.find("window.state"); it != v.end()) w.restoreState(qbytes(it->second));
   const auto x = intOf(v, "pareto.x"), y = intOf(v, "pareto.y");
-  if (x && y && *x >= 0 && *x < kObjectiveCount && *y >= 0 && *y < kObjectiveCount)
+  const int axes = w.pareto()->axisCount();
+  if (x && y && *x >= 0 && *x < axes && *y >= 0 && *y < axes)
     w.pareto()->setObjectives(static_cast<Objective>(*x), static_cast<Objective>(*y));
   if (auto log = intOf(v, "pareto.log")) w.pareto()->setLogAxes(*log != 0);
   if (auto it = v.find("heatmap.metric"); it != v.end()) w.heatmap()->setMetric(heatmapMetricKey(it->second));

@@ -196,8 +196,17 @@ std::unique_ptr<Problem> ProblemOptions::build() const {
 std::unique_ptr<Problem> ProblemOptions::problemOf(const Backend& b) const {
   Kernel k = kernelOption(kernel, kernelFile, dtype);
   Shape s = parseShape(k, dims);
-  Residency r = overrideResidency(k, Residency::declared(k), resident, streamed);
+  if (!targetOf(b).searchSettings().residency && (!resident.empty() || !streamed.empty()))
+    throw InputError(std::string(resident.empty() ? "--streamed" : "--resident") + ": backend " + b.name +
+                     " (family " + b.family + ") does not read residency; leave it out");
+  Residency r = residencyOn(b, k, overrideResidency(k, Residency::declared(k), resident, streamed));
   return std::make_unique<Problem>(b, std::move(k), std::move(s), std::move(r));
+}
+
+void requireReadSettings(const Backend& b, const EvalOptions& o) {
+  if (const auto unread = unreadSettings(b, o); !unread.empty())
+    throw InputError(unread.front() + ": backend " + b.name + " (family " + b.family +
+                     ") does not read it; leave it out");
 }
 
 std::string TextTable::str() const {

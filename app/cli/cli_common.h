@@ -60,6 +60,9 @@ std::uint64_t parseDraftId(const std::string& text, const std::string& option);
 void addModelOption(CLI::App* cmd, std::string& model, const char* defaultName);
 /// The model --model names; InputError listing the names otherwise.
 LabelModel modelOption(const std::string& text);
+/// Refuses an option the backend's family does not read (ITarget::searchSettings): "--no-staged: backend X
+/// (family F) does not read it; leave it out".
+void requireReadSettings(const Backend& b, const EvalOptions& o);
 /// --threads, checked as nonNegative (0: one per hardware thread).
 void addThreadsOption(CLI::App* cmd, unsigned& threads);
 /// The thread count to run: `requested` (0: one per hardware thread), at most the hardware threads; a larger

@@ -412,6 +412,11 @@ void runExplore(const ExploreCmd& o) {
   if (!strategies.find(o.strategy))
     throw InputError("--strategy: '" + o.strategy + "' is not " + strategies.names(", ", " or "));
   const LabelModel labelModel = modelOption(o.model);
+  {
+    EvalOptions asked;
+    asked.model = labelModel;
+    requireReadSettings(b, asked);
+  }
   // Refuse up front what the artifact does not cover (other families would label with their own model).
   if (labelModel != LabelModel::PimScope) dcc::artifactKernel(*problem);
   // The lookup table holds the predictor strategy's picks under PIMScope's model (its key has neither).

@@ -156,6 +156,7 @@ void run(const SimulateOptions& o) {
   const ProblemOptions po = problemOptions(o, mapping ? &*mapping : nullptr);
   const auto problem = po.build();
   const EvalOptions eo = evalOptions(o);
+  requireReadSettings(problem->backend(), eo);
   // Refuse up front what the artifact does not cover (other families would label with their own model).
   if (eo.model != LabelModel::PimScope) dcc::artifactKernel(*problem);
   const Scheduled s = scheduled(o, *problem, eo, mapping ? &*mapping : nullptr);

@@ -242,6 +242,7 @@ void runExport(const ExportCmd& o) {
   EvalOptions eo = o.eval.build();
   const auto problem = o.problem.build();
   const Problem& p = *problem;
+  requireReadSettings(p.backend(), eo);
   requireRunnable(p);
 
   nlohmann::json summary = {{"path", o.out},

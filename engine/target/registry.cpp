@@ -146,6 +146,21 @@ void requireRunnable(const Problem& p) {
     throw InputError(p.kernel().name + " cannot run on " + p.backend().name + ": " + why);
 }
 
+Residency residencyOn(const Backend& b, const Kernel& k, Residency requested) {
+  if (targetOf(b).searchSettings().residency) return requested;
+  requested.resident.assign(k.tensors.size(), false);
+  return requested;
+}
+
+std::vector<std::string> unreadSettings(const Backend& b, const EvalOptions& o) {
+  const SearchSettings reads = targetOf(b).searchSettings();
+  std::vector<std::string> unread;
+  if (!reads.dccLowering && !o.optimizer.stagedRearrangement) unread.emplace_back("--no-staged");
+  if (!reads.dccLowering && !o.optimizer.groupCommands) unread.emplace_back("--no-group-commands");
+  if (!reads.labelModels && o.model != LabelModel::PimScope) unread.emplace_back("--model");
+  return unread;
+}
+
 Draft candidateOf(const Problem& p, std::uint64_t id) {
   return targetOf(p.backend()).candidates(p)->candidate(id);
 }

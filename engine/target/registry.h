@@ -59,6 +59,15 @@ Backend loadBackendFile(const std::string& path);
 /// every command, the window and the targets' own evaluate() say before running anything.
 void requireRunnable(const Problem& p);
 
+/// The residency a problem on `b` runs with: `requested` where b's family reads residency (SearchSettings),
+/// every tensor streamed where it does not (nothing is placed ahead of a call there; a tensor named resident
+/// would only mislabel the problem's title and stored keys).
+Residency residencyOn(const Backend& b, const Kernel& k, Residency requested);
+
+/// The settings of `o` that differ from their defaults and that b's family does not read, each named as the
+/// CLI's option ("--no-staged"); empty when none.
+std::vector<std::string> unreadSettings(const Backend& b, const EvalOptions& o);
+
 /// Candidate `id` of `p` in its target's space: a draft, or in a family with kernel-level choices a draft
 /// with its choices (engine/core/kernel_choices.h). Throws InputError naming the valid range.
 Draft candidateOf(const Problem& p, std::uint64_t id);

@@ -109,6 +109,15 @@ struct UnreadParameter {
   std::string reason;  // one sentence
 };
 
+/// Which of the problem and search settings beside the candidate space a family reads. The window shows only
+/// these; the CLI refuses the others when given (a setting that changes nothing is not silently accepted).
+struct SearchSettings {
+  bool residency = true;  // resident or streamed tensors (--resident, --streamed; the Resident tensors field)
+  bool pruneRules = true;   // DCC's prune rules, switched on and off in the window
+  bool dccLowering = true;  // DCC 4.3's optimizers I and II (--no-staged, --no-group-commands)
+  bool labelModels = true;  // the DCC artifact's labelling models (--model dcc-*)
+};
+
 class ITarget;
 /// `e`'s time by the target's declarations, in phase order: each fixed phase, or where the target declares
 /// sub-phases of it, those (and "Other <phase>" for what they leave). Cycles are scaled by `nsPerCycle`
@@ -187,6 +196,9 @@ class ITarget {
   /// unit, in column order.
   virtual UnitGeometry geometry(const Backend& b) const = 0;
   virtual const std::vector<StatDecl>& statistics() const = 0;
+
+  /// The settings this family reads (SearchSettings); by default DCC's, as candidates() is.
+  virtual SearchSettings searchSettings() const { return {}; }
 
   /// Sub-phases this family's evaluate() times (Evaluation::subCycles, in this order); none by default.
   virtual const std::vector<SubPhaseDecl>& subPhases() const;

@@ -147,10 +147,11 @@ const std::vector<StatDecl>& hierarchyStatistics() {
 
 const std::vector<StatDecl>& hierarchyFactColumns() {
   static const std::vector<StatDecl> s = {
-      {"row_acts_input", "row acts in", "count", "DRAM row activations of the input (model)"},
-      {"row_acts_weight", "row acts w", "count", "DRAM row activations of the weight (model)"},
-      {"row_acts_output", "row acts out", "count",
+      {"row_acts_input", "row acts input", "count", "DRAM row activations of the input (model)"},
+      {"row_acts_weight", "row acts weight", "count", "DRAM row activations of the weight (model)"},
+      {"row_acts_output", "row acts output", "count",
        "DRAM row activations of the output, write-backs included"},
+      {"row_acts_total", "row acts total", "count", "DRAM row activations of the three tensors (model)"},
   };
   return s;
 }

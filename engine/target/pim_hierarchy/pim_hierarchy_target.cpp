@@ -119,6 +119,11 @@ class PimHierarchyTarget final : public ITarget {
   const std::vector<StatDecl>& statistics() const override { return hierarchyStatistics(); }
   const std::vector<SubPhaseDecl>& subPhases() const override { return hierarchySubPhases(); }
   const std::vector<StatDecl>& factColumns() const override { return hierarchyFactColumns(); }
+  // Every tensor starts in DRAM in its chosen layout and the mapper's space is not DCC's: none of DCC's
+  // settings applies.
+  SearchSettings searchSettings() const override {
+    return {.residency = false, .pruneRules = false, .dccLowering = false, .labelModels = false};
+  }
   const std::vector<std::string>& featureNames() const override {
     static const std::vector<std::string> names = {"latency_cycles", "compute_cycles", "energy_pj",
                                                    "row_activations"};

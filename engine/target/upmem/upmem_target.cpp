@@ -211,6 +211,10 @@ class UpmemTarget final : public ITarget {
     return UnitGeometry::grid("rank", "DPU", b.totalGroups(), b.coresPerGroup());
   }
   const std::vector<StatDecl>& statistics() const override { return dpuStatistics(); }
+  // DPUs are not driven by DRAM commands: DCC 4.3's lowering passes and the artifact's labels do not apply.
+  SearchSettings searchSettings() const override {
+    return {.residency = true, .pruneRules = true, .dccLowering = false, .labelModels = false};
+  }
   const std::vector<SubPhaseDecl>& subPhases() const override { return upmemPhases(); }
   const std::vector<std::string>& featureNames() const override { return upmemFeatureNames(); }
   // Spearman 0.997-0.999 against the DPU model on random candidates (tests/test_upmem_estimate.cpp).
