@@ -23,11 +23,14 @@ TEST(ConvMapBound, AHandCountedCase) {
   // the weight's 16 transfer cycles + 20 for its row.
   EXPECT_EQ(b.latencyCycles, 36);
   EXPECT_EQ(b.latencyBy, "DRAM (weight)");
-  // MACs 32; DRAM 8 + 16 + 8 = 32; the global buffer (4 lanes share operands) is the cheapest keeper of each:
-  // input 8 B + 32 / min(4, K=4) = 16, weight 16 + 32 / min(4, P=2) = 32, output 8 + 2 * 32 / min(4, C=4) =
-  // 24.
-  EXPECT_DOUBLE_EQ(b.energyPj, 32 + 32 + 16 + 32 + 24);
-  ObjectiveSpec o{Objective::Blended, 0.25, 36, 136};
+  // MACs 32; DRAM 8 + 16 + 8 = 32. Per tensor the cheaper of its two keepers: a PE buffer shares nothing
+  // (no Internal lanes: input 8 + 32, weight 16 + 32, output 8 + 2 * 32), the global buffer shares by the
+  // spatial factors irrelevant to it (input 8 + 32 / sK, weight 16 + 32 / sP, output 8 + 64 / sC). The 2 x 2
+  // array unrolls two of K, P, C by 2 (one per slot): {K, C} gives 24 + 48 + 40 = 112, {P, C} 40 + 32 + 40 =
+  // 112, {K, P} 24 + 32 + 72 = 128; sharing each tensor's operands by its own best factor at once (the
+  // 16 + 32 + 24 a per-tensor bound would allow) is no mapping.
+  EXPECT_DOUBLE_EQ(b.energyPj, 32 + 32 + 112);
+  ObjectiveSpec o{Objective::Blended, 0.25, 36, 176};
   EXPECT_DOUBLE_EQ(objectiveBound(o, b), 1.0);
 }
 
@@ -84,6 +87,45 @@ TEST(ConvMapBound, TheExhaustiveOptimumIsAboveItAndAHeuristicReportsItsGap) {
     EXPECT_DOUBLE_EQ(*r.bound, bound);
     EXPECT_NEAR(*r.gap, (r.objective - bound) / r.objective, 1e-12);
   }
+}
+
+// A spatial assignment whose smallest tiles overflow a level that must keep them has no valid mapping: the
+// bound leaves it out. FC C = K = 4 (16 MACs) on the tiny 2 x 2 array, DRAM made free (64 B/cycle, no
+// activation time), the global buffer keeping every tensor (bypass fixed) in 6 B: unrolling K2 x C2 needs
+// input 2 + weight 4 + output 2 = 8 B there, so only K2 or C2 (5 B) fit. Under K2, the output's partial sums
+// are the busiest: in a PE buffer (16 operands + 4 outputs read out) / 2 PEs = 10 cycles, in the global
+// buffer 16 + 4 = 20; under C2 the same 10 (the global buffer: 16 / 2 + 4 = 12). With room for K2 x C2 the
+// bound would be (16 + 4) / 4 = 5.
+TEST(ConvMapBound, ArrayUsesNoMappingCanHoldAreLeftOut) {
+  auto h = tinyHierarchy();
+  h.timing.tRCD = h.timing.tRP = 0;
+  h.levels[2].readBandwidth = h.levels[2].writeBandwidth = 64;
+  h.levels[1].bypassFixed = true;
+  const auto l = parseLayerDims("C=4,K=4", "fc");
+  h.levels[1].entries = 6;
+  EXPECT_EQ(lowerBound(l, h).latencyCycles, 10);
+  MapOptions o;
+  o.collectFront = true;  // the whole walk
+  const auto whole = makeMapper("exhaustive")->solve(l, h, o, nullptr);
+  ASSERT_EQ(whole.status, "optimal");
+  EXPECT_GE(whole.cost.latencyCycles, 10);
+  h.levels[1].entries = 256;
+  EXPECT_EQ(lowerBound(l, h).latencyCycles, 5);
+}
+
+// The spatial assignments the bound ranks least start the heuristic: on a ResNet-18 3 x 3 layer it reaches
+// the bound (the whole array busy, every buffer within its time), which proves the mapping optimal.
+TEST(ConvMapBound, TheHeuristicStartingFromTheBoundsArrayUseProvesAResNetLayer) {
+  const auto h = builtinHierarchy("pimopt-default");
+  const auto layer = parseLayerDims("R=3,S=3,P=28,Q=28,C=128,K=128", "resnet18-stage2");
+  MapOptions o;
+  o.timeLimitSeconds = 120;
+  const auto starts = leastBoundSpatials(layer, h, o.objective, 4);
+  ASSERT_EQ(starts.size(), 4u);
+  const auto r = makeMapper("heuristic")->solve(layer, h, o, nullptr);
+  EXPECT_EQ(r.status, "optimal");
+  EXPECT_EQ(r.cost.latencyCycles, layer.macs() / h.peCount());
+  EXPECT_LT(r.evaluated, o.maxEvaluations);
 }
 
 // --gap: a search stops as soon as its incumbent is proven within the gap, and says how close it is.

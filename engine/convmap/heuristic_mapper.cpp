@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The heuristic mapper: seeded simulated annealing over the mapspace. A move shifts one prime factor of a
 // dimension between (level, slot) places, swaps two loops of a level's order, toggles a bypass the hierarchy
-// allows, or changes a layout or the input's block; a proposal the verifier refuses is skipped. Restarts from
-// the best mapping when the temperature is spent. It proves nothing: its result says "gap unknown".
+// allows, or changes a layout or the input's block; a proposal the verifier refuses is skipped. It first
+// sweeps around the spatial assignments the lower bound ranks least (their array use fixed), then restarts
+// from the best mapping whenever the temperature is spent. It proves nothing itself: its gap is to the
+// analytic lower bound.
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <random>
+#include <vector>
 
 #include "engine/convmap/lower_bound.h"
 #include "engine/convmap/mapper.h"
@@ -15,84 +20,172 @@ namespace pim::convmap {
 
 namespace {
 
+/// The trivial mapping with level 0's spatial factors `s` taken out of the DRAM loops: where the lower bound
+/// says the array can be used best, with everything else left to the search.
+ConvMapping spatialStart(const ConvLayer& layer, const Hierarchy& h, const SpatialFactors& s) {
+  ConvMapping m = trivialMapping(layer, h);
+  const int dram = h.dramLevel();
+  for (int d = 0; d < kDims; ++d) {
+    std::int64_t spatial = 1;
+    for (int slot = 0; slot < 3; ++slot) {
+      setFactor(m, 0, slot, d, s[slot][d]);
+      spatial *= s[slot][d];
+    }
+    setFactor(m, dram, SlotTemporal, d, layer.bound[d] / spatial);
+  }
+  return m;
+}
+
+/// The (level, tensor) keeps below DRAM a mapping may choose (the level may store the tensor and its bypass
+/// is not fixed).
+std::vector<std::pair<int, int>> bypassChoices(const Hierarchy& h) {
+  std::vector<std::pair<int, int>> out;
+  for (int lv = 0; lv < h.dramLevel(); ++lv)
+    for (int t = 0; t < kTensors; ++t)
+      if (h.levels[lv].stores[t] && !h.levels[lv].bypassFixed) out.push_back({lv, t});
+  return out;
+}
+
+/// One annealing run: the incumbent, the evaluation count and the walk's state.
+class Annealing {
+ public:
+  Annealing(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o, MapResult& r)
+      : m_layer(layer), m_h(h), m_o(o), m_r(r), m_rng(o.seed) {}
+
+  /// The mapping's objective and cost when it is valid and within the options' constraints; counts it.
+  std::optional<std::pair<double, ConvCost>> score(const ConvMapping& m) {
+    ++m_r.evaluated;
+    if (!violations(m_layer, m_h, m).empty()) return std::nullopt;
+    ++m_r.valid;
+    try {
+      auto c = evaluateValid(m_layer, m_h, m);
+      if (m_o.collectFront) m_r.front.add({c.latencyCycles, c.energyPj, c.rowActs.total(), m});
+      if (!feasible(m_o, c)) return std::nullopt;  // outside the epsilon-constraint: never an incumbent
+      return std::pair{objectiveValue(m_o.objective, c), std::move(c)};
+    } catch (const InputError&) {  // a count past int64 (an absurd tile): not a mapping to keep
+      return std::nullopt;
+    }
+  }
+
+  /// Offers a start: it becomes the incumbent when it is feasible and better. True when feasible.
+  bool offer(const ConvMapping& m) {
+    auto s = score(m);
+    if (!s) return false;
+    if (!m_started || s->first < m_r.objective) improve(m, std::move(*s));
+    m_started = true;
+    return true;
+  }
+  bool started() const { return m_started; }
+
+  /// The start among every bypass choice of spatialStart(s) that scores best, or nullopt (none feasible).
+  std::optional<ConvMapping> bestBypassOf(const ConvMapping& spread) {
+    std::optional<ConvMapping> best;
+    double bestObj = 0;
+    const auto free = bypassChoices(m_h);
+    for (std::uint32_t mask = 0; mask < (1u << free.size()); ++mask) {
+      ConvMapping m = spread;
+      for (std::size_t i = 0; i < free.size(); ++i)
+        m.levels[free[i].first].keep[free[i].second] = !(mask >> i & 1);
+      if (auto s = score(m); s && (!best || s->first < bestObj)) {
+        bestObj = s->first;
+        best = std::move(m);
+        if (s->first < m_r.objective || !m_started) improve(*best, std::move(*s));
+        m_started = true;
+      }
+    }
+    return best;
+  }
+
+  /// `proposals` annealing steps from `from` at a temperature falling from 0.3 to 0, or until `stop` says so.
+  void sweep(ConvMapping from, std::int64_t proposals, bool keepSpatial, const std::function<bool()>& stop) {
+    ConvMapping current = std::move(from);
+    auto first = score(current);
+    if (!first) return;
+    double currentObj = first->first;
+    for (std::int64_t i = 0; i < proposals && !stop(); ++i) {
+      const double temperature = 0.3 * (1.0 - static_cast<double>(i) / static_cast<double>(proposals)) + 1e-4;
+      ConvMapping next = current;
+      if (!randomMove(m_layer, m_h, next, m_rng, keepSpatial)) {
+        ++m_r.evaluated;  // a proposal with no possible move still counts, so a one-point space ends
+        continue;
+      }
+      auto s = score(next);
+      if (!s) continue;
+      const double delta = std::log(s->first + 1) - std::log(currentObj + 1);
+      if (delta <= 0 || std::uniform_real_distribution<>(0, 1)(m_rng) < std::exp(-delta / temperature)) {
+        current = std::move(next);
+        currentObj = s->first;
+        if (currentObj < m_r.objective) improve(current, std::move(*s));
+      }
+    }
+  }
+
+ private:
+  void improve(const ConvMapping& m, std::pair<double, ConvCost> s) {
+    m_r.mapping = m;
+    m_r.cost = std::move(s.second);
+    m_r.objective = s.first;
+    m_r.bestSoFar.push_back(s.first);
+  }
+
+  const ConvLayer& m_layer;
+  const Hierarchy& m_h;
+  const MapOptions& m_o;
+  MapResult& m_r;
+  std::mt19937_64 m_rng;
+  bool m_started = false;
+};
+
+/// Spatial assignments the search starts from before it anneals freely (docs/knobs.md).
+constexpr std::size_t kSpatialStarts = 8;
+/// Proposals per temperature schedule, then a restart from the best (or from the next spatial start).
+constexpr std::int64_t kSweep = 4000;
+
 class HeuristicMapper final : public IConvMapper {
  public:
   std::string name() const override { return "heuristic"; }
   std::string description() const override {
-    return "seeded simulated annealing over factors, loop orders, bypass and layout (its gap is to the "
-           "analytic lower bound)";
+    return "seeded simulated annealing over factors, loop orders, bypass and layout, first around the array "
+           "uses the lower bound ranks best (its gap is to the analytic lower bound)";
   }
 
   MapResult solve(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
                   const std::function<void(const MapProgress&)>& progress) const override {
     requireFits(layer, h);
-    const auto start = std::chrono::steady_clock::now();
+    const auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&] {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
-    std::mt19937_64 rng(o.seed);
     MapResult r;
     r.mapper = name();
-    auto score = [&](const ConvMapping& m) -> std::optional<std::pair<double, ConvCost>> {
-      ++r.evaluated;
-      if (!violations(layer, h, m).empty()) return std::nullopt;
-      ++r.valid;
-      try {
-        auto c = evaluateValid(layer, h, m);
-        if (o.collectFront) r.front.add({c.latencyCycles, c.energyPj, c.rowActs.total(), m});
-        if (!feasible(o, c)) return std::nullopt;  // outside the epsilon-constraint: never an incumbent
-        return std::pair{objectiveValue(o.objective, c), std::move(c)};
-      } catch (const InputError&) {  // a count past int64 (an absurd tile): not a mapping to keep
-        return std::nullopt;
-      }
-    };
-    // The walk stays among feasible mappings: it starts from the warm start when that one is feasible.
-    ConvMapping current = o.start ? *o.start : trivialMapping(layer, h);
-    auto first = score(current);
-    if (!first && o.start) first = score(current = trivialMapping(layer, h));
-    if (!first)
-      throw InputError("layer " + layer.name + ": no start mapping within " +
-                       (o.maxLatencyCycles ? std::to_string(*o.maxLatencyCycles) + " cycles" : "the limits") +
-                       " (give a feasible start mapping)");
-    double currentObj = first->first;
-    r.mapping = current;
-    r.cost = first->second;
-    r.objective = currentObj;
-    r.bestSoFar.push_back(currentObj);
-    const std::int64_t sweep = 4000;  // proposals per temperature schedule, then restart from the best
+    Annealing walk(layer, h, o, r);
     const double bound = objectiveBound(o.objective, lowerBound(layer, h));
     double lastReport = 0;
-    while (r.evaluated < o.maxEvaluations && elapsed() < o.timeLimitSeconds &&
-           !(o.cancel && o.cancel->load()) && !withinGap(o, r.objective, bound)) {
-      const double progressInSweep = static_cast<double>(r.evaluated % sweep) / sweep;
-      if (r.evaluated % sweep == 0) {
-        current = r.mapping;
-        currentObj = r.objective;
-      }
-      const double temperature = 0.3 * (1.0 - progressInSweep) + 1e-4;
-      ConvMapping next = current;
-      if (!randomMove(layer, h, next, rng)) {
-        ++r.evaluated;  // a proposal with no possible move still counts, so a one-point space ends
-        continue;
-      }
-      const auto s = score(next);
-      if (!s) continue;
-      const double delta = std::log(s->first + 1) - std::log(currentObj + 1);
-      if (delta <= 0 || std::uniform_real_distribution<>(0, 1)(rng) < std::exp(-delta / temperature)) {
-        current = std::move(next);
-        currentObj = s->first;
-        if (currentObj < r.objective) {
-          r.mapping = current;
-          r.cost = s->second;
-          r.objective = currentObj;
-          r.bestSoFar.push_back(currentObj);
-        }
-      }
+    auto stop = [&] {
       if (progress && elapsed() - lastReport > 0.1) {
         lastReport = elapsed();
         progress({r.evaluated, r.valid, r.objective, lastReport});
       }
-    }
+      return r.evaluated >= o.maxEvaluations || elapsed() >= o.timeLimitSeconds ||
+             (o.cancel && o.cancel->load()) || (walk.started() && withinGap(o, r.objective, bound));
+    };
+    // Starts: the warm start when feasible, else the trivial mapping, and the array uses the bound ranks
+    // least for this objective (each with its best bypass choice).
+    if (!(o.start && walk.offer(*o.start))) walk.offer(trivialMapping(layer, h));
+    std::vector<ConvMapping> starts;
+    if (!o.start)
+      for (const auto& s : leastBoundSpatials(layer, h, o.objective, kSpatialStarts))
+        if (auto m = walk.bestBypassOf(spatialStart(layer, h, s))) starts.push_back(std::move(*m));
+    if (!walk.started())
+      throw InputError("layer " + layer.name + ": no start mapping within " +
+                       (o.maxLatencyCycles ? std::to_string(*o.maxLatencyCycles) + " cycles" : "the limits") +
+                       " (give a feasible start mapping)");
+    // First one sweep around each spatial start with its array use fixed (a better array use is often worse
+    // until the loops around it are rearranged, which a free walk rarely waits for), then sweeps from the
+    // best, every other one with the array use fixed.
+    walk.sweep(r.mapping, kSweep, false, stop);  // the trivial (or warm) start's own neighbourhood first
+    for (const auto& s : starts) walk.sweep(s, kSweep, true, stop);
+    for (std::int64_t i = 0; !stop(); ++i) walk.sweep(r.mapping, kSweep, i % 2 == 1, stop);
     r.status = "feasible";
     applyAnalyticBound(r, layer, h, o.objective);
     r.seconds = elapsed();

@@ -2,8 +2,10 @@
 #include "engine/convmap/lower_bound.h"
 
 #include <algorithm>
-#include <set>
-#include <tuple>
+#include <array>
+#include <functional>
+#include <optional>
+#include <vector>
 
 #include "engine/convmap/mapspace.h"
 
@@ -34,48 +36,166 @@ double levelEnergy(const MemoryLevel& l, double bytes) {
   return bytes / static_cast<double>(l.blockBytes) * l.accessEnergyPj;
 }
 
-/// The largest H x W x Internal product any mapping can unroll: each dimension in one slot at most, with a
-/// divisor of its bound, each slot's product within the array (pimopt eqs. 13, 18-20). A walk over the
-/// reachable (H, W, Internal) products, dimension by dimension; past 10^6 states it returns the array's size
-/// (still a bound).
-std::int64_t maxSpatialProduct(const ConvLayer& layer, const Hierarchy& h) {
-  const std::array<std::int64_t, 3> limit = {h.pe.height, h.pe.width, h.pe.internal};
-  using State = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
-  std::set<State> states = {{1, 1, 1}};
-  for (int d = 0; d < kDims; ++d) {
-    std::set<State> next = states;
-    for (const auto& st : states)
-      for (auto f : divisors(layer.bound[d])) {
-        if (f == 1) continue;
-        std::array<std::int64_t, 3> p = {std::get<0>(st), std::get<1>(st), std::get<2>(st)};
-        for (int slot = 0; slot < 3; ++slot) {
-          if (p[slot] * f > limit[slot]) continue;
-          auto q = p;
-          q[slot] *= f;
-          next.insert({q[0], q[1], q[2]});
-        }
+/// The spatial factors of level 0 (H, W, Internal) a valid mapping may have: each dimension in one slot at
+/// most, with a divisor of its bound, each slot's product within the array (pimopt eqs. 13, 18-20).
+using Spatial = SpatialFactors;
+
+/// Calls fn on every spatial assignment (depth first, dimension by dimension); false when there are more
+/// than `limit` (fn may then have seen some).
+bool forEachSpatial(const ConvLayer& layer, const Hierarchy& h, std::int64_t limit,
+                    const std::function<void(const Spatial&)>& fn) {
+  const std::array<std::int64_t, 3> cap = {h.pe.height, h.pe.width, h.pe.internal};
+  Spatial s;
+  for (auto& slot : s) slot.fill(1);
+  std::array<std::int64_t, 3> product = {1, 1, 1};
+  std::int64_t seen = 0;
+  std::function<bool(int)> walk = [&](int d) {
+    if (d == kDims) {
+      fn(s);
+      return ++seen <= limit;
+    }
+    if (!walk(d + 1)) return false;
+    for (auto f : divisors(layer.bound[d])) {
+      if (f == 1) continue;
+      for (int slot = 0; slot < 3; ++slot) {
+        if (product[slot] * f > cap[slot]) continue;
+        s[slot][d] = f;
+        product[slot] *= f;
+        const bool more = walk(d + 1);
+        product[slot] /= f;
+        s[slot][d] = 1;
+        if (!more) return false;
       }
-    if (next.size() > 1'000'000) return limit[0] * limit[1] * limit[2];
-    states = std::move(next);
-  }
-  std::int64_t best = 1;
-  for (const auto& [a, b, c] : states) best = std::max(best, a * b * c);
-  return best;
+    }
+    return true;
+  };
+  return walk(0);
 }
 
-}  // namespace
+/// Levels that may be the lowest to keep t: those that may store it with no level below that must keep it.
+std::vector<int> lowestKeepers(const Hierarchy& h, int t) {
+  std::vector<int> out;
+  for (int lv = 0; lv < h.dramLevel(); ++lv) {
+    if (h.levels[lv].stores[t]) out.push_back(lv);
+    if (h.levels[lv].stores[t] && h.levels[lv].bypassFixed) break;  // it must keep t: nothing above is lowest
+  }
+  return out;
+}
 
-CostBound lowerBound(const ConvLayer& layer, const Hierarchy& h) {
-  CostBound b;
+/// Bytes of t's smallest tile at level lv under spatial factors `s` (every temporal loop in DRAM): a PE's
+/// Internal lanes at level 0, the whole array's above (mapping.h tileExtents).
+std::int64_t smallestTileBytes(const ConvLayer& layer, const Spatial& s, int lv, int t) {
+  DimFactors e;
+  for (int d = 0; d < kDims; ++d) e[d] = s[2][d] * (lv == 0 ? 1 : s[0][d] * s[1][d]);
+  return tileElements(layer, e, t) * layer.elementBytes[t];
+}
+
+/// Whether t's smallest tile fits level lv beside the smallest tiles of the tensors the level must keep.
+bool fitsBeside(const ConvLayer& layer, const Hierarchy& h, const Spatial& s, int lv, int t) {
+  const auto& l = h.levels[lv];
+  std::int64_t bytes = 0;
+  for (int u = 0; u < kTensors; ++u)
+    if (u == t || (l.bypassFixed && l.stores[u])) bytes += smallestTileBytes(layer, s, lv, u);
+  return bytes <= l.capacityBytes(h.elementBytes);
+}
+
+/// What every mapping with spatial factors `s` costs at least (the layer's DRAM terms left out): compute on
+/// its PEs and lanes, and per tensor, at the cheapest level that may be its lowest keeper, every MAC's
+/// operand (shared by exactly the spatial factors irrelevant to it; level 0 by its Internal lanes, per PE)
+/// plus each touched element written into it once (an output read out once instead).
+struct SpatialBound {
+  std::int64_t latency = 0;
+  std::string latencyBy;
+  double energyPj = 0;
+};
+
+/// nullopt when no valid mapping has these spatial factors (some tensor's smallest tile fits no level that
+/// may be its lowest keeper; a level that must keep a tensor counts it).
+std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, const Spatial& s) {
+  for (int lv = 0; lv < h.dramLevel(); ++lv)  // what a level must keep fits it (t = -1: only those)
+    if (!fitsBeside(layer, h, s, lv, -1)) return std::nullopt;
+  SpatialBound b;
+  std::int64_t pes = 1, lanes = 1;
+  for (int d = 0; d < kDims; ++d) {
+    pes *= s[0][d] * s[1][d];
+    lanes *= s[2][d];
+  }
   const auto macs = layer.macs();
-  b.latencyCycles = ceilDiv(macs, maxSpatialProduct(layer, h));
+  b.latency = macs / (pes * lanes);
   b.latencyBy = "compute";
-  b.energyPj = static_cast<double>(macs) * h.pe.macEnergyPj;
+  for (int t = 0; t < kTensors; ++t) {
+    std::int64_t sharedPe = 1, sharedArray = 1;
+    for (int d = 0; d < kDims; ++d)
+      if (!relevant(d, t)) {
+        sharedPe *= s[2][d];
+        sharedArray *= s[0][d] * s[1][d] * s[2][d];
+      }
+    const auto once = touchedElements(layer, t) * layer.elementBytes[t];
+    std::int64_t fastest = -1;
+    double cheapest = -1;
+    std::string fastestAt;
+    for (int lv : lowestKeepers(h, t)) {
+      if (!fitsBeside(layer, h, s, lv, t)) continue;  // no mapping with these factors keeps t there
+      const auto& l = h.levels[lv];
+      const auto operands = macs / (lv == 0 ? sharedPe : sharedArray) * layer.elementBytes[t];
+      // Reads out of the level: operands (an output's partial sums also leave once); writes into it: each
+      // touched element once (an output's partial sums are written back by every MAC instead).
+      const auto read = operands + (t == Output ? once : 0);
+      const auto written = t == Output ? operands : once;
+      const auto instances = lv == 0 ? pes : 1;  // the evaluator's per-instance division, floored as it is
+      const auto cycles = std::max(ceilDiv(read / instances, l.readBandwidth),
+                                   ceilDiv(written / instances, l.writeBandwidth));
+      if (fastest < 0 || cycles < fastest) {
+        fastest = cycles;
+        fastestAt = l.name;
+      }
+      const double e = levelEnergy(l, static_cast<double>(once + operands * (t == Output ? 2 : 1)));
+      if (cheapest < 0 || e < cheapest) cheapest = e;
+    }
+    if (fastest < 0) return std::nullopt;  // t fits no level it may be kept at: no valid mapping
+    if (fastest > b.latency) {
+      b.latency = fastest;
+      b.latencyBy = fastestAt + " (" + std::string(kTensorNames[t]) + ")";
+    }
+    b.energyPj += std::max(0.0, cheapest);
+  }
+  return b;
+}
+
+/// The old bound's array-wide share, for layers whose spatial assignments are too many to walk.
+SpatialBound arrayBound(const ConvLayer& layer, const Hierarchy& h) {
+  SpatialBound b;
+  const auto macs = layer.macs();
+  b.latency = ceilDiv(macs, h.pe.height * h.pe.width * h.pe.internal);
+  b.latencyBy = "compute";
+  for (int t = 0; t < kTensors; ++t) {
+    double cheapest = -1;
+    for (int lv : lowestKeepers(h, t)) {
+      const auto& l = h.levels[lv];
+      const auto lanes = lv == 0 ? h.pe.internal : h.pe.height * h.pe.width * h.pe.internal;
+      const auto share = std::min(lanes, irrelevantProduct(layer, t));
+      const double operands =
+          static_cast<double>(macs / share * layer.elementBytes[t]) * (t == Output ? 2 : 1);
+      const double e =
+          levelEnergy(l, static_cast<double>(touchedElements(layer, t) * layer.elementBytes[t]) + operands);
+      if (cheapest < 0 || e < cheapest) cheapest = e;
+    }
+    b.energyPj += std::max(0.0, cheapest);
+  }
+  return b;
+}
+
+/// Adds what every mapping costs at DRAM and in MACs to a bound of the levels below: inputs and weights
+/// read at least once, outputs written at least once, every row holding a touched byte opened at least once
+/// (each tensor sits in its own bank).
+CostBound withLayerTerms(const ConvLayer& layer, const Hierarchy& h, const SpatialBound& below) {
+  CostBound b;
+  b.latencyCycles = below.latency;
+  b.latencyBy = below.latencyBy;
+  b.energyPj = static_cast<double>(layer.macs()) * h.pe.macEnergyPj + below.energyPj;
   const auto& dram = h.dram();
   for (int t = 0; t < kTensors; ++t) {
     const auto bytes = touchedElements(layer, t) * layer.elementBytes[t];
-    // DRAM: inputs and weights read at least once, outputs written at least once; every row holding a
-    // touched byte opened at least once (each tensor sits in its own bank).
     const auto transfer = ceilDiv(bytes, t == Output ? dram.writeBandwidth : dram.readBandwidth);
     const auto dramCycles = transfer + ceilDiv(bytes, dram.rowBytes) * h.timing.activationCycles();
     if (dramCycles > b.latencyCycles) {
@@ -83,23 +203,55 @@ CostBound lowerBound(const ConvLayer& layer, const Hierarchy& h) {
       b.latencyBy = dram.name + " (" + std::string(kTensorNames[t]) + ")";
     }
     b.energyPj += levelEnergy(dram, static_cast<double>(bytes));
-    // Some buffer keeps t (checkKeptBelowDram): it is written at least once with every touched byte and
-    // serves every MAC's operand, shared at most by the irrelevant dimensions and the array's lanes (level
-    // 0 shares only its Internal lanes); an output's partial sums are read and written.
-    double cheapest = -1;
-    for (int lv = 0; lv < h.dramLevel(); ++lv) {
-      const auto& l = h.levels[lv];
-      if (!l.stores[t]) continue;
-      const auto lanes = lv == 0 ? h.pe.internal : h.pe.height * h.pe.width * h.pe.internal;
-      const auto share = std::min(lanes, irrelevantProduct(layer, t));
-      const double operands =
-          static_cast<double>(macs / share * layer.elementBytes[t]) * (t == Output ? 2 : 1);
-      const double e = levelEnergy(l, static_cast<double>(bytes) + operands);
-      if (cheapest < 0 || e < cheapest) cheapest = e;
-    }
-    b.energyPj += std::max(0.0, cheapest);
   }
   return b;
+}
+
+/// Calls fn with every spatial assignment a valid mapping may have and its bound; false when there are too
+/// many to walk (kMaxBoundSpatialAssignments) or none fits.
+bool forEachSpatialBound(const ConvLayer& layer, const Hierarchy& h,
+                         const std::function<void(const Spatial&, const CostBound&)>& fn) {
+  bool any = false;
+  const bool walked = forEachSpatial(layer, h, kMaxBoundSpatialAssignments, [&](const Spatial& s) {
+    if (const auto below = boundOf(layer, h, s)) {
+      any = true;
+      fn(s, withLayerTerms(layer, h, *below));
+    }
+  });
+  return walked && any;
+}
+
+}  // namespace
+
+CostBound lowerBound(const ConvLayer& layer, const Hierarchy& h) {
+  // The least over every spatial assignment a valid mapping may have, of what that assignment costs at least.
+  CostBound least;
+  least.latencyCycles = -1;
+  least.energyPj = -1;
+  const bool walked = forEachSpatialBound(layer, h, [&](const Spatial&, const CostBound& b) {
+    if (least.latencyCycles < 0 || b.latencyCycles < least.latencyCycles) {
+      least.latencyCycles = b.latencyCycles;
+      least.latencyBy = b.latencyBy;
+    }
+    if (least.energyPj < 0 || b.energyPj < least.energyPj) least.energyPj = b.energyPj;
+  });
+  return walked ? least : withLayerTerms(layer, h, arrayBound(layer, h));
+}
+
+std::vector<SpatialFactors> leastBoundSpatials(const ConvLayer& layer, const Hierarchy& h,
+                                               const ObjectiveSpec& o, std::size_t count) {
+  std::vector<std::pair<double, Spatial>> best;  // ascending by bound; ties keep the walk's order
+  forEachSpatialBound(layer, h, [&](const Spatial& s, const CostBound& b) {
+    const double v = objectiveBound(o, b);
+    if (best.size() == count && v >= best.back().first) return;
+    const auto at =
+        std::upper_bound(best.begin(), best.end(), v, [](double x, const auto& e) { return x < e.first; });
+    best.insert(at, {v, s});
+    if (best.size() > count) best.pop_back();
+  });
+  std::vector<SpatialFactors> out;
+  for (const auto& [v, s] : best) out.push_back(s);
+  return out;
 }
 
 double objectiveBound(const ObjectiveSpec& o, const CostBound& b) {

@@ -6,20 +6,34 @@
 // each touched DRAM row opened once, and every MAC's operands read from a buffer with the most sharing the
 // array allows.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/convmap/evaluator.h"
 
 namespace pim::convmap {
 
+/// Spatial factors of level 0 per slot (H, W, Internal).
+using SpatialFactors = std::array<DimFactors, 3>;
+
 struct CostBound {
   std::int64_t latencyCycles = 0;
   double energyPj = 0;
-  std::string latencyBy;  // "compute" or "<DRAM> (<tensor>)": the term that sets the latency bound
+  std::string
+      latencyBy;  // "compute", "<level> (<tensor>)" or "<DRAM> (<tensor>)": what sets the latency bound
 };
 
+/// The most spatial assignments (H, W, Internal factors of level 0) the bound walks (docs/knobs.md); past it
+/// it assumes the whole array with the most sharing it allows (still a bound, a looser one).
+inline constexpr std::int64_t kMaxBoundSpatialAssignments = 200'000;
+
 CostBound lowerBound(const ConvLayer& layer, const Hierarchy& h);
+/// The `count` spatial assignments whose own bounds under `o` are the least, least first (where a search may
+/// start); empty when the assignments are too many to walk.
+std::vector<SpatialFactors> leastBoundSpatials(const ConvLayer& layer, const Hierarchy& h,
+                                               const ObjectiveSpec& o, std::size_t count);
 /// The objective's bound from the cost bound (each objective is non-decreasing in latency and energy).
 double objectiveBound(const ObjectiveSpec& o, const CostBound& b);
 

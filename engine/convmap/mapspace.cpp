@@ -51,10 +51,11 @@ std::vector<std::pair<int, int>> places(const ConvMapping& m) {
   return p;
 }
 
-bool moveFactor(const ConvLayer& layer, ConvMapping& m, std::mt19937_64& rng) {
+bool moveFactor(const ConvLayer& layer, ConvMapping& m, std::mt19937_64& rng, bool temporalOnly) {
   const int d = pick(0, kDims - 1, rng);
   if (layer.bound[d] == 1) return false;
-  const auto ps = places(m);
+  auto ps = places(m);
+  if (temporalOnly) std::erase_if(ps, [](const auto& p) { return p.first == 0 && p.second != SlotTemporal; });
   const auto [fl, fs] = ps[pick<std::size_t>(0, ps.size() - 1, rng)];
   const auto [tl, ts] = ps[pick<std::size_t>(0, ps.size() - 1, rng)];
   const auto from = m.levels[fl].factor[fs][d];
@@ -121,9 +122,10 @@ std::vector<ConvMapping> randomValidMappings(const ConvLayer& layer, const Hiera
   return out;
 }
 
-bool randomMove(const ConvLayer& layer, const Hierarchy& h, ConvMapping& m, std::mt19937_64& rng) {
+bool randomMove(const ConvLayer& layer, const Hierarchy& h, ConvMapping& m, std::mt19937_64& rng,
+                bool keepSpatial) {
   const int kind = pick(0, 9, rng);  // factor moves most often: they shape everything else
-  if (kind < 6) return moveFactor(layer, m, rng);
+  if (kind < 6) return moveFactor(layer, m, rng, keepSpatial);
   if (kind < 8) return swapLoops(m, rng);
   if (kind < 9) return toggleKeep(h, m, rng);
   return changeLayout(layer, m, rng);

@@ -16,8 +16,9 @@ std::vector<std::int64_t> divisors(std::int64_t n);      // ascending
 /// Applies one random move to `m` (a prime factor moved between places, two loops of a level swapped, a
 /// bypass toggled where the hierarchy allows, a layout or the input's block changed). The result keeps the
 /// factorisation and the orders consistent; the caller checks the rest with violations(). False when the
-/// drawn move is impossible (nothing changed).
-bool randomMove(const ConvLayer& layer, const Hierarchy& h, ConvMapping& m, std::mt19937_64& rng);
+/// drawn move is impossible (nothing changed). `keepSpatial`: factors move between temporal places only.
+bool randomMove(const ConvLayer& layer, const Hierarchy& h, ConvMapping& m, std::mt19937_64& rng,
+                bool keepSpatial = false);
 
 /// `count` valid mappings spread along a seeded random walk of valid moves from the trivial mapping (every
 /// 25th valid step), keeping only those whose loops above level 0 iterate at most `maxIterations` times (what
