@@ -31,7 +31,7 @@ TEST(Cli, ListsBackendsAndKernelsAsJson) {
   const auto backends = nlohmann::json::parse(cli("backends --json").out);
   EXPECT_EQ(backends.size(), 10u);
   const auto kernels = nlohmann::json::parse(cli("kernels --json").out);
-  EXPECT_EQ(kernels.size(), 17u);
+  EXPECT_EQ(kernels.size(), 18u);
 }
 
 TEST(Cli, DraftsWhyAndIrWorkOnEveryBackend) {

@@ -46,6 +46,7 @@ std::string smallShape(const std::string& kernel) {
   if (kernel == "ttv" || kernel == "mmtv") return "i=8,j=32,k=64";
   if (kernel == "gemm") return "m=32,n=32,k=64";
   if (kernel == "conv2d") return "k=8,c=4,p=8,q=8";
+  if (kernel == "conv2d_s2") return "k=8,c=4,p=4,q=4,r=3,s=3";
   if (kernel == "fc") return "k=64,c=128";
   if (kernel == "sel" || kernel == "uni" || kernel == "scan") return "n=2048";
   if (kernel == "hst") return "n=2048,bins=64";

@@ -43,6 +43,9 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
     m_kernel->addItem(QString::fromStdString(k.name), QString::fromStdString(k.name));
     m_kernel->setItemData(m_kernel->count() - 1, QString::fromStdString(k.summary), Qt::ToolTipRole);
   }
+  // The longest name does not set the panel's width (the list pops up as wide as it needs).
+  m_kernel->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_kernel->setMinimumContentsLength(4);
   auto* open = new QToolButton;
   open->setText(tr("DSL…"));
   open->setToolTip(tr("Open a kernel DSL file"));

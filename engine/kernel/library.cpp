@@ -22,6 +22,16 @@ kernel conv2d(n = 1, k = 64, c = 64, p = 56, q = 56, r = 3, s = 3)
 end
 )pim";
 
+constexpr const char* kConv2dS2 = R"pim(# CONV2D_S2: a stride-2 convolution layer over the padded input
+kernel conv2d_s2(n = 1, k = 64, c = 3, p = 112, q = 112, r = 7, s = 7)
+  doc "O[n][k][q][p] += W[k][c][s][r] * I[n][c][2q+s][2p+r]"
+  input  W: f16[k][c][s][r] resident
+  input  I: f16[n][c][2*q + s - 2][2*p + r - 2]
+  output O: f16[n][k][q][p]
+  for n < n, k < k, c < c, q < q, p < p, s < s, r < r: O[n][k][q][p] += W[k][c][s][r] * I[n][c][2*q+s][2*p+r]
+end
+)pim";
+
 constexpr const char* kFc = R"pim(# FC: a fully connected layer (a 1 x 1 convolution of a 1 x 1 input)
 kernel fc(n = 1, k = 1000, c = 512)
   doc "O[n][k] += W[k][c] * I[n][c]"
@@ -205,6 +215,7 @@ void registerBuiltinKernels(KernelLibrary& lib) {
   lib.add({"gemm", "matrix-matrix product C = A B", kGemm});
   // Conv layers (the pim-hierarchy family maps them; docs/convmap.md).
   lib.add({"conv2d", "convolution layer O = W * I (stride 1)", kConv2d});
+  lib.add({"conv2d_s2", "convolution layer O = W * I of stride 2", kConv2dS2});
   lib.add({"fc", "fully connected layer O[n] = W I[n]", kFc});
   // PrIM's data-dependent kernels (intrinsics.h): UPMEM only.
   lib.add({"sel", "select (PrIM SEL): the odd values of x, packed in order", kSel});
