@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -15,6 +16,7 @@
 #include "engine/common/error.h"
 #include "engine/common/json_input.h"
 #include "engine/convmap/evaluator.h"
+#include "engine/convmap/lower_bound.h"
 #include "engine/convmap/mapping_io.h"
 #include "engine/convmap/network_layers.h"
 #include "engine/convmap/trace_bridge.h"
@@ -143,9 +145,29 @@ inline bool network(std::string_view bytes) {
   return accepted([&] { (void)convmap::networkLayers(parseNetworkJson(bytes, "fuzz.json")); });
 }
 
-/// A conv-mapping hierarchy file.
+/// The lower bound's promise: no valid mapping costs less. A mapping below it would be reported "optimal"
+/// wrongly, so it aborts (a finding).
+inline void requireBelow(const convmap::ConvLayer& layer, const convmap::Hierarchy& h,
+                         const convmap::ConvMapping& m) {
+  const auto b = convmap::lowerBound(layer, h);
+  const auto c = convmap::evaluate(layer, h, m);
+  if (c.latencyCycles < b.latencyCycles || c.energyPj * (1 + 1e-12) < b.energyPj) {
+    std::fprintf(stderr, "lower bound above a valid mapping: latency %lld < %lld or energy %g < %g\n",
+                 static_cast<long long>(c.latencyCycles), static_cast<long long>(b.latencyCycles), c.energyPj,
+                 b.energyPj);
+    std::abort();
+  }
+}
+
+/// A conv-mapping hierarchy file; one that reads is checked against the lower bound on a small layer (its
+/// trivial mapping, every loop in DRAM, when that one is valid).
 inline bool hierarchy(std::string_view bytes) {
-  return accepted([&] { (void)convmap::parseHierarchyJson(bytes, "fuzz.json"); });
+  static const convmap::ConvLayer layer = convmap::parseLayerDims("R=3,S=3,P=4,Q=4,C=4,K=8", "fuzz");
+  return accepted([&] {
+    const auto h = convmap::parseHierarchyJson(bytes, "fuzz.json");
+    const auto m = convmap::trivialMapping(layer, h);
+    if (convmap::violations(layer, h, m).empty()) requireBelow(layer, h, m);
+  });
 }
 
 /// A saved conv mapping (`map --out`) on pimopt-small, as `rowtrace` reads it: the layer, the mapping, its
@@ -159,7 +181,7 @@ inline bool convMapping(std::string_view bytes) {
     const auto layer = convmap::parseLayerJson(j["shape"], "fuzz.json");
     const auto m = convmap::parseMappingJson(j["mapping"], h, "fuzz.json");
     if (!convmap::violations(layer, h, m).empty()) return;
-    (void)convmap::evaluate(layer, h, m);
+    requireBelow(layer, h, m);
     if (convmap::traceIterations(m) <= 1e5) (void)convmap::checkAgainstTrace(layer, h, m);
   });
 }

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/target/pim_hierarchy/mapping_candidates.h"
 
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
 #include "engine/common/error.h"
 #include "engine/convmap/mapper.h"
+#include "engine/convmap/store_keys.h"
 #include "engine/target/pim_hierarchy/conv_recognition.h"
 #include "engine/target/pim_hierarchy/hierarchy_backend.h"
 
@@ -34,6 +41,33 @@ std::vector<cm::ConvMapping> candidateList(const cm::ConvLayer& layer, const cm:
   for (const auto& point : front.points())
     if (point.mapping != out.front()) out.push_back(point.mapping);
   return out;
+}
+
+/// candidateList(), made once per process for each (hierarchy, layer): the window estimates a run on one
+/// problem and runs it on another, and a list takes seconds on large layers. The last kCachedLists stay.
+std::vector<cm::ConvMapping> sharedCandidateList(const cm::ConvLayer& layer, const cm::Hierarchy& h) {
+  struct Entry {
+    std::once_flag once;
+    std::vector<cm::ConvMapping> list;
+  };
+  constexpr std::size_t kCachedLists = 16;
+  static std::mutex mutex;
+  static std::deque<std::pair<std::string, std::shared_ptr<Entry>>> cache;  // oldest first
+  const std::string key = cm::hierarchyHash(h) + "/" + cm::layerKey(layer);
+  std::shared_ptr<Entry> entry;
+  {
+    std::lock_guard lock(mutex);
+    for (const auto& [k, e] : cache)
+      if (k == key) entry = e;
+    if (!entry) {
+      entry = std::make_shared<Entry>();
+      cache.emplace_back(key, entry);
+      if (cache.size() > kCachedLists) cache.pop_front();
+    }
+  }
+  // A second caller waits for the first one's list; an exception leaves the flag unset for the next try.
+  std::call_once(entry->once, [&] { entry->list = candidateList(layer, h); });
+  return entry->list;
 }
 
 std::string layoutText(const cm::ConvMapping& m, int t) {
@@ -98,7 +132,7 @@ const cm::ConvLayer& HierarchyContext::layer() const {
 
 const std::vector<cm::ConvMapping>& HierarchyContext::mappings() const {
   const cm::ConvLayer& l = layer();
-  std::call_once(m_once, [&] { m_mappings = candidateList(l, m_hierarchy); });
+  std::call_once(m_once, [&] { m_mappings = sharedCandidateList(l, m_hierarchy); });
   return m_mappings;
 }
 
