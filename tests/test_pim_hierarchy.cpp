@@ -4,6 +4,7 @@
 // the conv mapper's model, a reproducible list of valid candidates, and refusals with reasons.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <variant>
 
 #include "engine/common/error.h"
@@ -221,6 +222,32 @@ TEST(PimHierarchyTarget, CandidateListIsReproducibleAndValid) {
   }
   EXPECT_EQ(sa->counts().remaining, sa->size());
   EXPECT_THROW(sa->candidate(sa->size()), InputError);
+}
+
+// The searches behind the list report as they go (objective, best, bound, gap, proposals) and stop on the
+// cancel flag keeping nothing; the next call makes the whole list.
+TEST(PimHierarchyTarget, PreparingTheListReportsItsSearchesAndStopsOnCancel) {
+  const auto p = convProblem("pimopt-default", "conv2d", "k=32,c=32,p=14,q=14");  // no other test maps it
+  const ITarget& t = targetOf(p->backend());
+  std::atomic<bool> cancel{false};
+  std::vector<std::string> lines;
+  PrepareControl control;
+  control.cancel = &cancel;
+  control.report = [&](const std::string& line) {
+    lines.push_back(line);
+    cancel = true;
+  };
+  EXPECT_FALSE(t.prepare(*p, control));
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.front().rfind("mapping the layer (latency, 1 of 3): best ", 0), 0u) << lines.front();
+  for (const char* part : {" cycles, bound ", ", gap ", " of 20,000 proposals"})
+    EXPECT_NE(lines.front().find(part), std::string::npos) << lines.front();
+  cancel = false;
+  lines.clear();
+  control.report = [&](const std::string& line) { lines.push_back(line); };
+  EXPECT_TRUE(t.prepare(*p, control));
+  EXPECT_NE(lines.back().find("(blended, 3 of 3)"), std::string::npos) << lines.back();
+  EXPECT_GT(hierarchyContext(*p).mappings().size(), 1u);
 }
 
 TEST(PimHierarchyTarget, UnitStatisticsAreTheTracesRowsPerSliceAndBank) {

@@ -9,6 +9,7 @@
 
 #include "engine/predict/predictor.h"
 #include "engine/search/strategy.h"
+#include "engine/target/registry.h"
 #include "views/exploration_session.h"
 
 namespace pimgui {
@@ -16,6 +17,7 @@ namespace pimgui {
 RunConfirmation::RunConfirmation(QWidget* dialogParent) : QObject(dialogParent), m_parent(dialogParent) {}
 
 RunConfirmation::~RunConfirmation() {
+  if (m_stopEstimate) m_stopEstimate->store(true);  // a long preparation stops rather than hold the exit
   m_tasks.closeAndWait();
   if (m_question) m_question->deleteLater();
 }
@@ -28,6 +30,7 @@ void RunConfirmation::setEnabled(bool on) {
 
 bool RunConfirmation::drop() {
   ++m_generation;
+  if (m_stopEstimate) m_stopEstimate->store(true);
   if (m_question) m_question->close();
   if (!m_estimating) return false;
   m_estimating = false;
@@ -47,11 +50,25 @@ void RunConfirmation::request(const SessionConfig& c, std::function<void()> star
   }
   const unsigned generation = m_generation;
   m_estimating = true;
+  m_stopEstimate = std::make_shared<std::atomic<bool>>(false);
   emit estimatingChanged(tr("estimating the run time (a few sample simulations)"));
-  m_tasks.start([this, generation, c, start = std::move(start)]() mutable {
+  m_tasks.start([this, generation, c, stop = m_stopEstimate, start = std::move(start)]() mutable {
     std::optional<pim::RunEstimate> estimate;
     try {
       const auto problem = makeProblem(c);
+      // The family's own work first (pim-hierarchy: the searches behind its candidate list), shown as it
+      // goes; the run that follows finds it done.
+      pim::PrepareControl control;
+      control.cancel = stop.get();
+      control.report = [this, generation](const std::string& line) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, text = QString::fromStdString(line)] {
+              if (generation == m_generation && m_estimating) emit estimatingChanged(text);
+            },
+            Qt::QueuedConnection);
+      };
+      if (!pim::targetOf(problem->backend()).prepare(*problem, control)) return;  // dropped: nothing to say
       pim::ExploreOptions o = exploreOptionsFor(c);
       // As the session does: a model-ranked strategy without a shipped model runs its fallback, capped.
       const pim::StrategyInfo& s = pim::StrategyRegistry::builtin().get(o.strategy);

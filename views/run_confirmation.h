@@ -8,7 +8,9 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 
 #include "engine/search/run_estimate.h"
@@ -53,6 +55,7 @@ class RunConfirmation : public QObject {
   bool m_enabled = true;
   bool m_estimating = false;
   unsigned m_generation = 0;
+  std::shared_ptr<std::atomic<bool>> m_stopEstimate;  // the running estimate's cancel flag (drop() sets it)
   std::optional<pim::RunEstimate> m_last;
   QPointer<QMessageBox> m_question;
   PoolTasks m_tasks;  // last: its tasks capture `this`

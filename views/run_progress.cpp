@@ -20,14 +20,19 @@ QString RunProgress::text() const {
 void RunProgress::showBusy(const QString& what) {
   setVisible(true);
   setRange(0, 0);
-  setFormat(what);
+  // A long line (a family's search: "mapping the layer (latency, 1 of 3): best ..., bound ...") shows its
+  // head in the bar; the status bar and the tooltip have it all.
+  const auto cut = what.indexOf(QStringLiteral("): "));
+  setFormat(cut > 0 ? what.left(cut + 1) : what);
+  setToolTip(what);
 }
 
 void RunProgress::showProgress(const pim::ExploreProgress& p, bool running, const QString& what) {
   setVisible(running);
   if (!running) return;
   const QString lead = what.isEmpty() ? QString() : what + QStringLiteral(": ");
-  const QString stage = lead + QString::fromStdString(p.stage);
+  QString stage = lead + QString::fromStdString(p.stage);
+  if (!p.detail.empty()) stage += QStringLiteral(" · ") + QString::fromStdString(p.detail);
   if (p.stage != "simulating" || p.toSimulate == 0) {
     // Generating, screening, loading and predicting have no count the engine reports as they go: a busy bar.
     showBusy(stage);

@@ -176,6 +176,8 @@ SearchOutcome search(const ExploreCmd& o, const Problem& problem, const ExploreO
     Explorer ex(problem, eo);
     EtaMeter eta;
     ex.run(interrupted(), [&](const ExploreProgress& p) {
+      // The target's own work first (pim-hierarchy: its searches, with best, bound and gap), then the counts.
+      if (!p.detail.empty()) return progressLine(p.stage + ": " + p.detail);
       progressLine(p.stage + ": " + grouped(p.generated) + " generated, " + grouped(p.remaining) + " kept, " +
                    grouped(p.predicted) + " predicted, " + grouped(p.simulated) + "/" +
                    grouped(p.toSimulate) + " simulated" +

@@ -89,8 +89,18 @@ class Explorer::Reporter {
         p.stageSeconds.emplace_back(p.stage, std::chrono::duration<double>(now - m_stageStart).count());
       m_stageStart = now;
       p.stage = stage;
+      p.detail.clear();
     }
     publish(true);
+  }
+
+  /// Called by the running thread only.
+  void setDetail(const std::string& detail) {
+    {
+      std::lock_guard lock(m_ex.m_mutex);
+      m_ex.m_progress.detail = detail;
+    }
+    publish(false);
   }
 
  private:
@@ -123,7 +133,7 @@ void Explorer::run(const std::atomic<bool>& cancel,
   const StrategyInfo* strategy = &registry.get(m_options.strategy);  // an unknown name fails before any work
   Reporter report(*this, onProgress);
   report.setStage("generating");
-  if (!generate(cancel, strategy->listsKept)) return report.setStage("cancelled");
+  if (!prepare(cancel, report) || !generate(cancel, strategy->listsKept)) return report.setStage("cancelled");
   const Predictor* predictor = nullptr;
   if (strategy->predictions != PredictionUse::None && !predict(cancel, report, predictor))
     return report.setStage("cancelled");
@@ -151,6 +161,13 @@ void Explorer::run(const std::atomic<bool>& cancel,
     if (!cancel.load()) m_progress.predictionError = measuredError(m_records);
   }
   report.setStage(cancel.load() ? "cancelled" : "done");
+}
+
+bool Explorer::prepare(const std::atomic<bool>& cancel, Reporter& report) {
+  PrepareControl control;
+  control.cancel = &cancel;
+  control.report = [&report](const std::string& line) { report.setDetail(line); };
+  return targetOf(m_problem.backend()).prepare(m_problem, control);
 }
 
 bool Explorer::generate(const std::atomic<bool>& cancel, bool listKept) {

@@ -90,6 +90,9 @@ struct DraftRecord {
 struct ExploreProgress {
   /// generating, screening, loading model, predicting, simulating, done, cancelled
   std::string stage = "idle";
+  /// What the stage is doing, when the target says (ITarget::prepare: "mapping the layer (latency, 1 of 3):
+  /// ..."); empty otherwise, and cleared with each new stage.
+  std::string detail;
   std::uint64_t generated = 0;
   /// Removed per rule the candidate space applies: the rules of ExploreOptions::pruneRules in order, then any
   /// the target's space adds.
@@ -144,6 +147,7 @@ class Explorer {
   bool generate(const std::atomic<bool>& cancel, bool listKept);
   /// The analytic screen, the model (loaded if deferred) and its predictions; false when cancelled.
   bool predict(const std::atomic<bool>& cancel, Reporter& report, const Predictor*& predictor);
+  bool prepare(const std::atomic<bool>& cancel, Reporter& report);  // the target's own work first
   /// Runs the strategy's proposals on the worker threads; rethrows the first exception of the strategy's own
   /// code (Proposal::evaluate, next, report).
   void simulate(const std::atomic<bool>& cancel, Reporter& report, ISearchStrategy& search);

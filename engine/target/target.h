@@ -6,6 +6,8 @@
 // target's folder branches on a family name: callers and views ask the target.
 #pragma once
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -118,6 +120,13 @@ struct SearchSettings {
   bool labelModels = true;  // the DCC artifact's labelling models (--model dcc-*)
 };
 
+/// What a target's preparation of a problem is stopped by and reports to (ITarget::prepare).
+struct PrepareControl {
+  const std::atomic<bool>* cancel = nullptr;  // polled; once true the preparation stops
+  /// One line on what it is doing ("mapping the layer (latency): 12,000 of 20,000 proposals, best ...").
+  std::function<void(const std::string&)> report;
+};
+
 class ITarget;
 /// `e`'s time by the target's declarations, in phase order: each fixed phase, or where the target declares
 /// sub-phases of it, those (and "Other <phase>" for what they leave). Cycles are scaled by `nsPerCycle`
@@ -139,6 +148,12 @@ class ITarget {
   virtual std::vector<std::string> check(const Backend& b, const Kernel& k) const = 0;
   /// Every reason the problem cannot run: the kernel-level reasons, then any the shape adds.
   virtual std::vector<std::string> check(const Problem& p) const { return check(p.backend(), p.kernel()); }
+
+  /// The work the family does once per problem before its candidates can be listed (pim-hierarchy: the
+  /// searches that make its candidate list), reporting as it goes; false when `control.cancel` stopped it
+  /// (nothing is kept: the next call starts again). Callers that show progress call it first; candidates()
+  /// does the same work silently when nobody did. Nothing to do by default.
+  virtual bool prepare(const Problem&, const PrepareControl&) const { return true; }
 
   /// The candidates of `p` a search walks, with `enabled` switching the rules of `rules` (empty: all on).
   /// Default: DCC's tiling drafts and prune rules (DraftCandidateSpace), with the family's choiceAxes()

@@ -9,7 +9,9 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QPlainTextEdit>
+#include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include "engine/core/problem.h"
 #include "gui_test_util.h"
@@ -20,6 +22,7 @@
 #include "views/exploration_session.h"
 #include "views/main_window.h"
 #include "views/pareto_plot.h"
+#include "views/run_confirmation.h"
 #include "views/unit_heatmap.h"
 
 using namespace pimgui;
@@ -132,4 +135,30 @@ TEST(PimHierarchyViews, ConvLayerShowsMappingsRowActivationsAndTheLoopNest) {
   QTemporaryDir tmp;
   const QString keep = qEnvironmentVariable("PIMSCOPE_SCREENSHOTS");
   EXPECT_GE(w.saveScreenshots(keep.isEmpty() ? tmp.path() : keep).size(), 4);
+}
+
+// Before a run the window maps the layer (the searches behind the candidate list), showing each search's
+// best, bound and gap as it goes; Cancel stops it and no run starts.
+TEST(PimHierarchyViews, TheLayerSolveIsShownLiveAndCancelStopsIt) {
+  RunConfirmation confirm(nullptr);
+  QStringList seen;
+  QObject::connect(&confirm, &RunConfirmation::estimatingChanged, [&](const QString& what) { seen << what; });
+  QSignalSpy cancelled(&confirm, &RunConfirmation::estimateCancelled);
+  SessionConfig c = convConfig();
+  c.backend = "pimopt-default";
+  c.kernel = "conv2d_s2";
+  c.shape = "n=1,k=64,c=3,p=56,q=56,r=7,s=7";  // seconds of searching: no other test maps it
+  bool started = false;
+  confirm.request(c, [&] { started = true; });
+  auto live = [&] {
+    for (const QString& s : seen)
+      if (s.startsWith("mapping the layer (latency, 1 of 3): best ") && s.contains(", gap ")) return true;
+    return false;
+  };
+  ASSERT_TRUE(test::waitFor(live, 60000)) << seen.join('\n').toStdString();
+  confirm.cancel();
+  EXPECT_EQ(cancelled.count(), 1);
+  EXPECT_FALSE(confirm.estimating());
+  QTest::qWait(300);
+  EXPECT_FALSE(started);
 }

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/target/pim_hierarchy/mapping_candidates.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
 
 #include "engine/common/error.h"
+#include "engine/convmap/lower_bound.h"
 #include "engine/convmap/mapper.h"
 #include "engine/convmap/store_keys.h"
 #include "engine/target/pim_hierarchy/conv_recognition.h"
@@ -18,10 +22,48 @@ namespace {
 
 namespace cm = convmap;
 
-/// The non-dominated mappings of the fixed searches, trivial mapping first.
-std::vector<cm::ConvMapping> candidateList(const cm::ConvLayer& layer, const cm::Hierarchy& h) {
+/// Thrown out of candidateList() when its control's cancel flag is set: the list is not made.
+struct ListCancelled {};
+
+/// 12000 as "12,000".
+std::string groupedNumber(std::int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (v < 0 ? "-" : "") + out;
+}
+
+/// One line on a search of the list, the figures first: "mapping the layer (latency, 1 of 3): best 464,128
+/// cycles, bound 451,584 cycles, gap 2.7 % · 12,000 of 20,000 proposals".
+std::string searchLine(const cm::ConvLayer& layer, const cm::Hierarchy& h, const cm::ObjectiveSpec& o,
+                       int index, const cm::MapProgress& p) {
+  std::string line = "mapping the layer (" + std::string(cm::objectiveName(o.kind)) + ", " +
+                     std::to_string(index + 1) + " of 3): ";
+  if (p.incumbent) {
+    const double bound = cm::objectiveBound(o, cm::lowerBound(layer, h));
+    auto value = [&](double v) {
+      if (o.kind == cm::Objective::Latency) return groupedNumber(static_cast<std::int64_t>(v)) + " cycles";
+      if (o.kind == cm::Objective::Energy) return groupedNumber(static_cast<std::int64_t>(v / 1e3)) + " nJ";
+      char text[32];
+      std::snprintf(text, sizeof text, "%.4f", v);
+      return std::string(text);
+    };
+    const double gap = *p.incumbent > 0 ? std::max(0.0, (*p.incumbent - bound) / *p.incumbent) : 0;
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.1f", gap * 100);
+    line += "best " + value(*p.incumbent) + ", bound " + value(bound) + ", gap " + pct + " % · ";
+  }
+  return line + groupedNumber(p.evaluated) + " of " + groupedNumber(kCandidateProposals) + " proposals";
+}
+
+/// The non-dominated mappings of the fixed searches, trivial mapping first. Throws ListCancelled.
+std::vector<cm::ConvMapping> candidateList(const cm::ConvLayer& layer, const cm::Hierarchy& h,
+                                           const PrepareControl& control) {
   cm::ParetoFront front;
   auto merge = [&](const cm::MapResult& r) {
+    if (control.cancel && control.cancel->load()) throw ListCancelled{};  // a search cut short lists less
     for (const auto& point : r.front.points()) front.add(point);
   };
   cm::MapOptions o;
@@ -29,11 +71,20 @@ std::vector<cm::ConvMapping> candidateList(const cm::ConvLayer& layer, const cm:
   o.seed = kCandidateSeed;
   o.maxEvaluations = kCandidateProposals;
   o.collectFront = true;
+  o.cancel = control.cancel;
+  int index = 0;
   for (const auto kind : {cm::Objective::Latency, cm::Objective::Energy, cm::Objective::Blended}) {
     o.objective = cm::normalised({kind}, layer, h);
-    merge(cm::makeMapper("heuristic")->solve(layer, h, o, {}));
+    std::function<void(const cm::MapProgress&)> progress;
+    if (control.report)
+      progress = [&, index](const cm::MapProgress& p) {
+        control.report(searchLine(layer, h, o.objective, index, p));
+      };
+    merge(cm::makeMapper("heuristic")->solve(layer, h, o, progress));
+    ++index;
   }
   if (cm::exhaustiveSize(layer, h, kCandidateExhaustiveMappings) <= kCandidateExhaustiveMappings) {
+    if (control.report) control.report("mapping the layer: walking its whole mapspace for the exact front");
     o.objective = {cm::Objective::Latency};
     merge(cm::makeMapper("exhaustive")->solve(layer, h, o, {}));
   }
@@ -45,7 +96,8 @@ std::vector<cm::ConvMapping> candidateList(const cm::ConvLayer& layer, const cm:
 
 /// candidateList(), made once per process for each (hierarchy, layer): the window estimates a run on one
 /// problem and runs it on another, and a list takes seconds on large layers. The last kCachedLists stay.
-std::vector<cm::ConvMapping> sharedCandidateList(const cm::ConvLayer& layer, const cm::Hierarchy& h) {
+std::vector<cm::ConvMapping> sharedCandidateList(const cm::ConvLayer& layer, const cm::Hierarchy& h,
+                                                 const PrepareControl& control) {
   struct Entry {
     std::once_flag once;
     std::vector<cm::ConvMapping> list;
@@ -65,8 +117,9 @@ std::vector<cm::ConvMapping> sharedCandidateList(const cm::ConvLayer& layer, con
       if (cache.size() > kCachedLists) cache.pop_front();
     }
   }
-  // A second caller waits for the first one's list; an exception leaves the flag unset for the next try.
-  std::call_once(entry->once, [&] { entry->list = candidateList(layer, h); });
+  // A second caller waits for the first one's list; an exception (a cancel among them) leaves the flag unset,
+  // and the next caller makes the list.
+  std::call_once(entry->once, [&] { entry->list = candidateList(layer, h, control); });
   return entry->list;
 }
 
@@ -132,8 +185,18 @@ const cm::ConvLayer& HierarchyContext::layer() const {
 
 const std::vector<cm::ConvMapping>& HierarchyContext::mappings() const {
   const cm::ConvLayer& l = layer();
-  std::call_once(m_once, [&] { m_mappings = sharedCandidateList(l, m_hierarchy); });
+  std::call_once(m_once, [&] { m_mappings = sharedCandidateList(l, m_hierarchy, {}); });
   return m_mappings;
+}
+
+bool HierarchyContext::prepare(const PrepareControl& control) const {
+  if (!m_layer) return true;
+  try {
+    (void)sharedCandidateList(*m_layer, m_hierarchy, control);
+    return true;
+  } catch (const ListCancelled&) {
+    return false;
+  }
 }
 
 const cm::ConvMapping& HierarchyContext::mapping(std::uint64_t id) const {

@@ -17,6 +17,7 @@
 #include "engine/convmap/hierarchy.h"
 #include "engine/core/candidate_space.h"
 #include "engine/core/problem.h"
+#include "engine/target/target.h"
 
 namespace pim {
 
@@ -40,6 +41,9 @@ class HierarchyContext final : public ITargetContext {
   const convmap::ConvLayer& layer() const;
   /// The candidate list, made on the first call (thread-safe). Throws InputError as layer() does.
   const std::vector<convmap::ConvMapping>& mappings() const;
+  /// Makes the list now, reporting each search's progress (proposals, best, bound, gap); false when
+  /// `control.cancel` stopped it (nothing kept). True at once when there is no layer (mappings() says why).
+  bool prepare(const PrepareControl& control) const;
   /// Mapping `id` of the list; InputError naming the valid range.
   const convmap::ConvMapping& mapping(std::uint64_t id) const;
 

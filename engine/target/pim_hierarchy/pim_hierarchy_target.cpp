@@ -124,6 +124,9 @@ class PimHierarchyTarget final : public ITarget {
   SearchSettings searchSettings() const override {
     return {.residency = false, .pruneRules = false, .dccLowering = false, .labelModels = false};
   }
+  bool prepare(const Problem& p, const PrepareControl& control) const override {
+    return hierarchyContext(p).prepare(control);
+  }
   const std::vector<std::string>& featureNames() const override {
     static const std::vector<std::string> names = {"latency_cycles", "compute_cycles", "energy_pj",
                                                    "row_activations"};
