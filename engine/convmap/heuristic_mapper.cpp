@@ -20,6 +20,11 @@ namespace pim::convmap {
 
 namespace {
 
+/// Spatial assignments the search starts from before it anneals freely (docs/knobs.md).
+constexpr std::size_t kSpatialStarts = 8;
+/// Most optional (level, tensor) keeps whose every combination a start tries (2^9 = 512 on pimopt-default).
+constexpr std::size_t kMaxBypassBits = 10;
+
 /// The trivial mapping with level 0's spatial factors `s` taken out of the DRAM loops: where the lower bound
 /// says the array can be used best, with everything else left to the search.
 ConvMapping spatialStart(const ConvLayer& layer, const Hierarchy& h, const SpatialFactors& s) {
@@ -77,15 +82,23 @@ class Annealing {
   }
   bool started() const { return m_started; }
 
-  /// The start among every bypass choice of spatialStart(s) that scores best, or nullopt (none feasible).
-  std::optional<ConvMapping> bestBypassOf(const ConvMapping& spread) {
+  /// The start among the bypass choices of `spread` that scores best, or nullopt (none feasible, or `stop`
+  /// said so first). Every choice when there are at most 2^kMaxBypassBits; else keeping every tensor where
+  /// the hierarchy lets it, and keeping each only at the lowest level that may keep it.
+  std::optional<ConvMapping> bestBypassOf(const ConvMapping& spread, const std::function<bool()>& stop) {
     std::optional<ConvMapping> best;
     double bestObj = 0;
     const auto free = bypassChoices(m_h);
-    for (std::uint32_t mask = 0; mask < (1u << free.size()); ++mask) {
+    const bool all = free.size() <= kMaxBypassBits;
+    const std::uint32_t masks = all ? 1u << free.size() : 2;
+    for (std::uint32_t mask = 0; mask < masks && !stop(); ++mask) {
       ConvMapping m = spread;
-      for (std::size_t i = 0; i < free.size(); ++i)
-        m.levels[free[i].first].keep[free[i].second] = !(mask >> i & 1);
+      if (all) {
+        for (std::size_t i = 0; i < free.size(); ++i)
+          m.levels[free[i].first].keep[free[i].second] = !(mask >> i & 1);
+      } else if (mask == 1) {
+        keepLowestOnly(m);
+      }
       if (auto s = score(m); s && (!best || s->first < bestObj)) {
         bestObj = s->first;
         best = std::move(m);
@@ -94,6 +107,18 @@ class Annealing {
       }
     }
     return best;
+  }
+
+  /// Keeps each tensor only at the lowest level below DRAM that may keep it (and where it must be kept).
+  void keepLowestOnly(ConvMapping& m) const {
+    for (int t = 0; t < kTensors; ++t) {
+      bool kept = false;
+      for (int lv = 0; lv < m_h.dramLevel(); ++lv) {
+        const auto& l = m_h.levels[lv];
+        m.levels[lv].keep[t] = l.stores[t] && (l.bypassFixed || !kept);
+        kept = kept || m.levels[lv].keep[t];
+      }
+    }
   }
 
   /// `proposals` annealing steps from `from` at a temperature falling from 0.3 to 0, or until `stop` says so.
@@ -136,8 +161,6 @@ class Annealing {
   bool m_started = false;
 };
 
-/// Spatial assignments the search starts from before it anneals freely (docs/knobs.md).
-constexpr std::size_t kSpatialStarts = 8;
 /// Proposals per temperature schedule, then a restart from the best (or from the next spatial start).
 constexpr std::int64_t kSweep = 4000;
 
@@ -175,7 +198,7 @@ class HeuristicMapper final : public IConvMapper {
     std::vector<ConvMapping> starts;
     if (!o.start)
       for (const auto& s : leastBoundSpatials(layer, h, o.objective, kSpatialStarts))
-        if (auto m = walk.bestBypassOf(spatialStart(layer, h, s))) starts.push_back(std::move(*m));
+        if (auto m = walk.bestBypassOf(spatialStart(layer, h, s), stop)) starts.push_back(std::move(*m));
     if (!walk.started())
       throw InputError("layer " + layer.name + ": no start mapping within " +
                        (o.maxLatencyCycles ? std::to_string(*o.maxLatencyCycles) + " cycles" : "the limits") +

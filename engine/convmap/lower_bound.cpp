@@ -99,18 +99,19 @@ bool fitsBeside(const ConvLayer& layer, const Hierarchy& h, const Spatial& s, in
   return bytes <= l.capacityBytes(h.elementBytes);
 }
 
-/// What every mapping with spatial factors `s` costs at least (the layer's DRAM terms left out): compute on
-/// its PEs and lanes, and per tensor, at the cheapest level that may be its lowest keeper, every MAC's
-/// operand (shared by exactly the spatial factors irrelevant to it; level 0 by its Internal lanes, per PE)
-/// plus each touched element written into it once (an output read out once instead).
+/// A bound on the levels below DRAM (what withLayerTerms() completes).
 struct SpatialBound {
   std::int64_t latency = 0;
   std::string latencyBy;
   double energyPj = 0;
 };
 
-/// nullopt when no valid mapping has these spatial factors (some tensor's smallest tile fits no level that
-/// may be its lowest keeper; a level that must keep a tensor counts it).
+/// What every mapping with spatial factors `s` costs at least below DRAM: compute on its PEs and lanes, and
+/// per tensor, at the fastest (for energy: cheapest) level that may be its lowest keeper and holds its
+/// smallest tile, every MAC's operand (shared by exactly the spatial factors irrelevant to it; level 0 by its
+/// Internal lanes, per PE) plus each touched element written into it once (an output read out once
+/// instead). nullopt when no valid mapping has these factors (a tensor fits no level that may be its lowest
+/// keeper, or a level overflows with what it must keep).
 std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, const Spatial& s) {
   for (int lv = 0; lv < h.dramLevel(); ++lv)  // what a level must keep fits it (t = -1: only those)
     if (!fitsBeside(layer, h, s, lv, -1)) return std::nullopt;
