@@ -23,7 +23,7 @@ end
 )pim";
 
 constexpr const char* kConv2dS2 = R"pim(# CONV2D_S2: a stride-2 convolution layer over the padded input
-kernel conv2d_s2(n = 1, k = 64, c = 3, p = 112, q = 112, r = 7, s = 7)
+kernel conv2d_s2(n = 1, k = 128, c = 64, p = 28, q = 28, r = 3, s = 3)
   doc "O[n][k][q][p] += W[k][c][s][r] * I[n][c][2q+s][2p+r]"
   input  W: f16[k][c][s][r] resident
   input  I: f16[n][c][2*q + s - 2][2*p + r - 2]
