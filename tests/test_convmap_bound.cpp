@@ -126,7 +126,7 @@ TEST(ConvMapBound, TheHeuristicStartingFromTheBoundsArrayUseProvesAResNetLayer) 
   EXPECT_EQ(r.status, "optimal");
   EXPECT_EQ(r.cost.latencyCycles, layer.macs() / h.peCount());
   EXPECT_LT(r.evaluated, o.maxEvaluations);
-  // The starts count against the proposals (each tries up to 512 bypass choices here): a small budget holds.
+  // The starts count against the proposals: a small budget holds.
   o.maxEvaluations = 100;
   EXPECT_LE(makeMapper("heuristic")->solve(layer, h, o, nullptr).evaluated, 102);
 }
