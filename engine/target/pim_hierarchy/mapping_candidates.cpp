@@ -37,12 +37,10 @@ std::string groupedNumber(std::int64_t v) {
 
 /// One line on a search of the list, the figures first: "mapping the layer (latency, 1 of 3): best 464,128
 /// cycles, bound 451,584 cycles, gap 2.7 % · 12,000 of 20,000 proposals".
-std::string searchLine(const cm::ConvLayer& layer, const cm::Hierarchy& h, const cm::ObjectiveSpec& o,
-                       int index, const cm::MapProgress& p) {
+std::string searchLine(const cm::ObjectiveSpec& o, double bound, int index, const cm::MapProgress& p) {
   std::string line = "mapping the layer (" + std::string(cm::objectiveName(o.kind)) + ", " +
                      std::to_string(index + 1) + " of 3): ";
   if (p.incumbent) {
-    const double bound = cm::objectiveBound(o, cm::lowerBound(layer, h));
     auto value = [&](double v) {
       if (o.kind == cm::Objective::Latency) return groupedNumber(static_cast<std::int64_t>(v)) + " cycles";
       if (o.kind == cm::Objective::Energy) return groupedNumber(static_cast<std::int64_t>(v / 1e3)) + " nJ";
@@ -73,12 +71,13 @@ std::vector<cm::ConvMapping> candidateList(const cm::ConvLayer& layer, const cm:
   o.collectFront = true;
   o.cancel = control.cancel;
   int index = 0;
+  const cm::CostBound lower = cm::lowerBound(layer, h);  // once: every report shows it
   for (const auto kind : {cm::Objective::Latency, cm::Objective::Energy, cm::Objective::Blended}) {
     o.objective = cm::normalised({kind}, layer, h);
     std::function<void(const cm::MapProgress&)> progress;
     if (control.report)
-      progress = [&, index](const cm::MapProgress& p) {
-        control.report(searchLine(layer, h, o.objective, index, p));
+      progress = [&, index, bound = cm::objectiveBound(o.objective, lower)](const cm::MapProgress& p) {
+        control.report(searchLine(o.objective, bound, index, p));
       };
     merge(cm::makeMapper("heuristic")->solve(layer, h, o, progress));
     ++index;
