@@ -49,11 +49,13 @@ Backend parseEdited(const std::function<void(nlohmann::ordered_json&)>& edit) {
 
 TEST(BackendRegistry, LoadsEveryShippedBackend) {
   const auto& reg = pim::builtinBackends();
-  ASSERT_EQ(reg.all().size(), 10u);
+  ASSERT_EQ(reg.all().size(), 16u);
   // Sorted by file name.
   std::vector<std::string> names;
   for (const auto& b : reg.all()) names.push_back(b.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"attacc", "gddr6-aim", "hbm-pim", "hbm2-pim", "pimopt-default",
+  EXPECT_EQ(names, (std::vector<std::string>{"attacc", "crossbar-arch-a-phys", "crossbar-arch-a",
+                                             "crossbar-arch-b", "crossbar-arch-c", "crossbar-arch-c8",
+                                             "crossbar-pimcomp", "gddr6-aim", "hbm-pim", "hbm2-pim", "pimopt-default",
                                              "pimopt-doc", "pimopt-hbm-pim", "pimopt-hbm2-pim",
                                              "pimopt-small", "upmem"}));
   for (const auto& b : reg.all()) {

@@ -29,7 +29,7 @@ void expectInputError(const std::string& args, const std::string& mentions) {
 
 TEST(Cli, ListsBackendsAndKernelsAsJson) {
   const auto backends = nlohmann::json::parse(cli("backends --json").out);
-  EXPECT_EQ(backends.size(), 10u);
+  EXPECT_EQ(backends.size(), 16u);
   const auto kernels = nlohmann::json::parse(cli("kernels --json").out);
   EXPECT_EQ(kernels.size(), 18u);
 }

@@ -38,6 +38,9 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
     m_backend->addItem(QString::fromStdString(b.name));
     m_backend->setItemData(m_backend->count() - 1, QString::fromStdString(b.description), Qt::ToolTipRole);
   }
+  // As the kernel's below: the longest backend name (crossbar-arch-a-phys) does not widen the panel.
+  m_backend->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_backend->setMinimumContentsLength(8);
   m_kernel = new QComboBox;
   for (const pim::LibraryKernel& k : pim::KernelLibrary::builtin().entries()) {
     m_kernel->addItem(QString::fromStdString(k.name), QString::fromStdString(k.name));

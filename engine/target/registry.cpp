@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "engine/common/error.h"
+#include "engine/target/crossbar/crossbar_target.h"
 #include "engine/target/dram_pim/dram_pim_target.h"
 #include "engine/target/pim_hierarchy/pim_hierarchy_target.h"
 #include "engine/target/upmem/upmem_target.h"
@@ -22,6 +23,7 @@ void registerBuiltinTargets(TargetRegistry& r) {
   r.add(makeDramPimTarget(gddr6AimDevice()));
   r.add(makeUpmemTarget());
   r.add(makePimHierarchyTarget());
+  r.add(makeCrossbarTarget());
 }
 
 namespace {
