@@ -131,5 +131,6 @@ void registerWorkflowCommands(CLI::App& app);
 void registerDccCommands(CLI::App& app);
 void registerMapCommands(CLI::App& app);
 void registerMappingStoreCommands(CLI::App& app);
+void registerCompileCommands(CLI::App& app);
 
 }  // namespace pim::cli

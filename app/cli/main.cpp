@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   pim::cli::registerDccCommands(app);
   pim::cli::registerMapCommands(app);
   pim::cli::registerMappingStoreCommands(app);
+  pim::cli::registerCompileCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
