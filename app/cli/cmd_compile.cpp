@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // `networks` and `compile`: whole networks on crossbar accelerators (issue 19, docs/crossbar.md).
 #include <iostream>
+#include <optional>
 
 #include "app/cli/cli_common.h"
+#include "engine/common/error.h"
+#include "engine/crossbar/instruction_dump.h"
+#include "engine/crossbar/replication.h"
 #include "engine/kernel/network.h"
+#include "engine/target/crossbar/network_compile.h"
+#include "engine/target/registry.h"
 
 namespace pim::cli {
 namespace {
@@ -64,8 +70,211 @@ void registerNetworks(CLI::App& app) {
   });
 }
 
+struct CompileArgs {
+  std::string backend, network, model, mode = "ht", replication = "balance", timing = "pimcomp-nn";
+  std::string unfolding = "im2col", dump;
+  bool json = false;
+  WhatIfOptions whatIf;
+};
+
+crossbar::PipelineMode modeOption(const std::string& s) {
+  if (s == "ht") return crossbar::PipelineMode::Ht;
+  if (s == "ll") return crossbar::PipelineMode::Ll;
+  throw InputError("--mode: '" + s + "' is not a mode (ht: batch pipeline, ll: element pipeline)");
+}
+
+crossbar::TimingMode timingOption(const std::string& s) {
+  if (s == "pimcomp-nn") return crossbar::TimingMode::PimcompNn;
+  if (s == "intended") return crossbar::TimingMode::Intended;
+  throw InputError("--timing: '" + s + "' is not a timing mode (pimcomp-nn, intended)");
+}
+
+/// The network --network names (a shipped one) or --model reads (a node-list .json file).
+Network networkOption(const CompileArgs& a) {
+  if (a.network.empty() == a.model.empty())
+    throw InputError("compile: give one of --network NAME (see `pimscope-cli networks`) or --model FILE");
+  return loadNetworkFile(a.model.empty() ? builtinNetworkPath(a.network) : a.model);
+}
+
+std::string nsText(std::optional<double> v) {
+  if (!v) return "-";
+  return grouped(static_cast<std::uint64_t>(std::llround(*v))) + " ns";
+}
+
+nlohmann::json optionalJson(std::optional<double> v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+nlohmann::json resultJson(const NetworkCompileResult& r) {
+  nlohmann::json replication = nlohmann::json::array(), layers = nlohmann::json::array();
+  for (const CompiledLayer& l : r.layers) {
+    replication.push_back({{"node", l.node}, {"name", l.name}, {"replicas", l.replicas}});
+    layers.push_back({{"node", l.node},
+                      {"name", l.name},
+                      {"op", l.op},
+                      {"replicas", l.replicas},
+                      {"ags_per_replica", l.agsPerReplica},
+                      {"crossbars", l.crossbars},
+                      {"windows", l.windows},
+                      {"unfolding", l.unfolding},
+                      {"mvm_count", l.time.counts.mvmul},
+                      {"mvm_ns", l.time.mvmNs},
+                      {"vector_ns", l.time.vectorNs},
+                      {"memory_ns", l.time.memoryNs},
+                      {"comm_ns", l.time.commNs},
+                      {"start_ns", l.time.firstStartNs},
+                      {"finish_ns", l.time.lastFinishNs}});
+  }
+  nlohmann::json cores = nlohmann::json::array();
+  for (std::size_t c = 0; c < r.profile.cores.size(); ++c) {
+    const xbar::CoreProfile& p = r.profile.cores[c];
+    nlohmann::json names = nlohmann::json::array();
+    if (c < r.coreLayers.size())
+      for (int l : r.coreLayers[c]) names.push_back(r.layers[static_cast<std::size_t>(l)].name);
+    nlohmann::json core = {{"core", c},
+                           {"chip", static_cast<int>(c) / r.profile.coresPerChip},
+                           {"end_ns", p.endNs},
+                           {"mvm_ns", p.mvmNs},
+                           {"vector_ns", p.vectorNs},
+                           {"memory_ns", p.memoryNs},
+                           {"comm_sync_ns", p.commSyncNs},
+                           {"comm_transfer_ns", p.commTransferNs},
+                           {"mvm_count", p.counts.mvmul},
+                           {"crossbars_used", c < r.coreCrossbars.size() ? r.coreCrossbars[c] : 0},
+                           {"layers", names}};
+    if (c < r.coreLocalMemoryPeak.size()) core["local_memory_peak_elements"] = r.coreLocalMemoryPeak[c];
+    cores.push_back(std::move(core));
+  }
+  const xbar::EnergyBreakdown& e = r.energy;
+  return {{"backend", r.backend},
+          {"network", r.network},
+          {"mode", modeName(r.mode)},
+          {"replication_method", r.replication},
+          {"timing", timingName(r.timing)},
+          {"period_ns", optionalJson(r.periodNs)},
+          {"throughput_per_s", optionalJson(r.throughputPerS)},
+          {"first_batch_latency_ns", optionalJson(r.firstBatchLatencyNs)},
+          {"pipeline_stages",
+           r.mode == crossbar::PipelineMode::Ht ? nlohmann::json(r.pipelineStages) : nlohmann::json()},
+          {"latency_ns", optionalJson(r.latencyNs)},
+          {"energy_nj", r.energyNj},
+          {"energy",
+           {{"pimmu_nj", e.pimmuNj},
+            {"vfu_nj", e.vfuNj},
+            {"local_memory_nj", e.localMemoryNj},
+            {"control_unit_nj", e.controlUnitNj},
+            {"router_nj", e.routerNj},
+            {"global_memory_nj", e.globalMemoryNj},
+            {"hyper_transport_nj", e.hyperTransportNj},
+            {"busy_nj", e.busyNj},
+            {"idle_nj", e.idleNj}}},
+          {"mvm_count", r.mvmCount},
+          {"instruction_groups", r.instructionGroups},
+          {"instructions", r.instructions},
+          {"crossbars_used", r.crossbarsUsed},
+          {"crossbars_total", r.crossbarsTotal},
+          {"volumes_bytes",
+           {{"communication", r.profile.commBytes},
+            {"load", r.profile.loadBytes},
+            {"store", r.profile.storeBytes},
+            {"inter_chip", r.profile.interChipBytes}}},
+          {"replication", replication},
+          {"layers", layers},
+          {"cores", cores},
+          {"cancelled", r.cancelled},
+          {"seconds",
+           {{"plan", r.planSeconds},
+            {"schedule_and_profile", r.scheduleSeconds},
+            {"total", r.planSeconds + r.scheduleSeconds}}}};
+}
+
+void printText(const NetworkCompileResult& r) {
+  std::cout << r.network << " on " << r.backend << " (" << r.accelerator << "), "
+            << (r.mode == crossbar::PipelineMode::Ht ? "HT batch pipeline" : "LL element pipeline") << ", "
+            << r.replication << " replication, " << timingName(r.timing) << " timing"
+            << (r.cancelled ? " (CANCELLED: figures cover the instruction groups run)" : "") << "\n";
+  if (r.periodNs)
+    std::cout << "  period " << nsText(r.periodNs) << " per sample, throughput " << num(*r.throughputPerS)
+              << " samples/s, first batch " << nsText(r.firstBatchLatencyNs) << " (" << r.pipelineStages
+              << " stages)\n";
+  if (r.latencyNs) std::cout << "  latency " << nsText(r.latencyNs) << " per inference\n";
+  std::cout << "  energy " << num(r.energyNj / 1e6) << " mJ per inference (busy "
+            << num(r.energy.busyNj / 1e6) << " mJ, idle leakage " << num(r.energy.idleNj / 1e6) << " mJ)\n"
+            << "  " << grouped(static_cast<std::uint64_t>(r.mvmCount)) << " MVMs in "
+            << grouped(static_cast<std::uint64_t>(r.instructionGroups)) << " instruction groups ("
+            << grouped(static_cast<std::uint64_t>(r.instructions)) << " instructions); crossbars "
+            << grouped(static_cast<std::uint64_t>(r.crossbarsUsed)) << " of "
+            << grouped(static_cast<std::uint64_t>(r.crossbarsTotal)) << "\n";
+  TextTable t({"node", "layer", "op", "replicas", "crossbars", "windows", "MVMs", "MVM ns", "vector ns",
+               "memory ns", "comm ns"});
+  for (const CompiledLayer& l : r.layers)
+    t.add({std::to_string(l.node), l.name, l.op, std::to_string(l.replicas), std::to_string(l.crossbars),
+           std::to_string(l.windows), std::to_string(l.time.counts.mvmul), std::to_string(l.time.mvmNs),
+           std::to_string(l.time.vectorNs), std::to_string(l.time.memoryNs), std::to_string(l.time.commNs)});
+  std::cout << t.str();
+  std::cout << "  (" << num(r.planSeconds + r.scheduleSeconds) << " s: plan " << num(r.planSeconds)
+            << " s, schedule and profile " << num(r.scheduleSeconds) << " s)\n";
+}
+
+void registerCompile(CLI::App& app) {
+  auto a = std::make_shared<CompileArgs>();
+  auto* cmd = app.add_subcommand("compile", "compile a network on a crossbar backend and profile it");
+  cmd->add_option("--backend,-b", a->backend, "a crossbar backend (see `pimscope-cli backends`)")->required();
+  cmd->add_option("--network,-n", a->network, "a shipped network (see `pimscope-cli networks`)");
+  cmd->add_option("--model", a->model, "a network file: PIMCOMP-NN's node-list .json");
+  cmd->add_option("--mode", a->mode, "ht (batch pipeline, throughput) or ll (element pipeline, latency)")
+      ->capture_default_str();
+  cmd->add_option(
+         "--replication", a->replication,
+         "how many copies of each layer's weights: " +
+             [] {
+               std::string names;
+               for (const auto& n : crossbar::replicationMethodNames())
+                 names += (names.empty() ? "" : ", ") + n;
+               return names;
+             }())
+      ->capture_default_str();
+  cmd->add_option("--timing", a->timing, "pimcomp-nn (PIMCOMP-NN's profiler as implemented) or intended")
+      ->capture_default_str();
+  cmd->add_option(
+         "--unfolding", a->unfolding,
+         "weight unfolding: im2col (PIMCOMP-NN's only), auto (greedy per layer), or a Table IV format")
+      ->capture_default_str();
+  cmd->add_option("--dump-instructions", a->dump,
+                  "write every instruction group to FILE (.json: JSON, else text)");
+  cmd->add_flag("--json", a->json, "machine-readable output");
+  a->whatIf.addTo(cmd);
+  cmd->callback([a] {
+    const Backend& shipped = builtinBackends().get(a->backend);
+    const Backend b = a->whatIf.applyTo(shipped);
+    NetworkCompileRequest req;
+    req.compile.mode = modeOption(a->mode);
+    req.compile.replication = a->replication;
+    req.compile.unfolding.all = a->unfolding;
+    req.timing = timingOption(a->timing);
+    const Network net = networkOption(*a);
+    std::optional<crossbar::InstructionDump> dump;
+    if (!a->dump.empty()) req.alsoTo = &dump.emplace(a->dump);
+    installInterruptHandler();
+    req.cancel = &interrupted();
+    if (stderrIsTerminal()) req.report = [](const std::string& line) { progressLine(line); };
+    const NetworkCompileResult r = compileNetwork(b, net, req);
+    progressLine("");
+    if (dump) dump->finish();
+    if (a->json) {
+      nlohmann::json out = resultJson(r);
+      a->whatIf.annotate(out, b);
+      printJson(out);
+    } else {
+      std::cout << a->whatIf.line(b);
+      printText(r);
+    }
+  });
+}
+
 }  // namespace
 
-void registerCompileCommands(CLI::App& app) { registerNetworks(app); }
+void registerCompileCommands(CLI::App& app) {
+  registerNetworks(app);
+  registerCompile(app);
+}
 
 }  // namespace pim::cli

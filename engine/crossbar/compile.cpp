@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// Builds a CompilePlan: partition, replication, first-fit layout (../shared/specs/crossbar.md, "Layer
+// partitioning" to "AG to core mapping"; pimcomp-nn main.cpp runs them in this order).
+#include "engine/crossbar/compile.h"
+
+#include <numeric>
+
+#include "engine/common/error.h"
+#include "engine/crossbar/replication.h"
+
+namespace pim::crossbar {
+namespace {
+
+CompilePlan basePlan(const Network& net, const Accelerator& acc, const CompileOptions& options) {
+  if (acc.rows <= 0 || acc.cols <= 0 || acc.crossbarsPerCore <= 0 || acc.cores() <= 0)
+    throw InputError(acc.name + ": rows, cols, crossbars per core and cores must be positive");
+  CompilePlan p;
+  p.network = net;
+  p.networkName = networkLabel(net);
+  p.accelerator = acc;
+  p.options = options;
+  p.layers = partitionNetwork(net, acc, options.unfolding, options.mode);
+  p.layerOfNode.assign(net.nodes.size(), -1);
+  for (std::size_t i = 0; i < p.layers.size(); ++i) p.layerOfNode[p.layers[i].node] = static_cast<int>(i);
+  return p;
+}
+
+}  // namespace
+
+std::int64_t CompilePlan::crossbarsUsed() const {
+  return std::accumulate(layout.usedCrossbars.begin(), layout.usedCrossbars.end(), std::int64_t{0});
+}
+
+const LayerPartition* CompilePlan::layerOf(int node) const {
+  if (node < 0 || node >= static_cast<int>(layerOfNode.size()) || layerOfNode[node] < 0) return nullptr;
+  return &layers[layerOfNode[node]];
+}
+
+std::string networkLabel(const Network& net) {
+  std::string s = net.origin;
+  if (const auto slash = s.find_last_of('/'); slash != std::string::npos) s = s.substr(slash + 1);
+  if (const auto dot = s.rfind(".json"); dot != std::string::npos && dot + 5 == s.size()) s.resize(dot);
+  return s.empty() ? std::string("network") : s;
+}
+
+CompilePlan compilePlan(const Network& net, const Accelerator& acc, const CompileOptions& options) {
+  CompilePlan p = basePlan(net, acc, options);
+  p.replicas = replicate(options.replication, {p.layers, p.accelerator, p.networkName});
+  p.layout = placeFirstFit(arrayGroups(p.layers, p.replicas, acc), p.layers, acc, p.networkName);
+  return p;
+}
+
+CompilePlan assemblePlan(const Network& net, const Accelerator& acc, const CompileOptions& options,
+                         std::vector<std::int64_t> replicas, const std::vector<std::int64_t>& cores) {
+  CompilePlan p = basePlan(net, acc, options);
+  if (replicas.size() != p.layers.size())
+    throw InputError(p.networkName + ": " + std::to_string(replicas.size()) + " replica counts for " +
+                     std::to_string(p.layers.size()) + " layers");
+  for (std::size_t i = 0; i < replicas.size(); ++i) {
+    const LayerPartition& l = p.layers[i];
+    if (replicas[i] < l.agp || replicas[i] % l.agp != 0 || replicas[i] > l.windows * l.agp)
+      throw InputError(p.networkName + ": layer '" + l.name + "': " + std::to_string(replicas[i]) +
+                       " replicas; must be a multiple of its AGP " + std::to_string(l.agp) + " up to " +
+                       std::to_string(l.windows * l.agp));
+  }
+  p.replicas = std::move(replicas);
+  p.layout = placeOnCores(arrayGroups(p.layers, p.replicas, acc), cores, p.layers, acc, p.networkName);
+  return p;
+}
+
+}  // namespace pim::crossbar

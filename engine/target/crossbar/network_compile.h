@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// Compiling a network on a crossbar backend end to end (issue 19; docs/crossbar.md): the plan (partition,
+// replication, layout; engine/crossbar), the HT or LL schedule streamed instruction group by instruction
+// group into the profiler (sim/crossbar) and the energy model, with the backend's parameters as it is now
+// (what-if edits included). The CLI's `compile`, the window and the benchmark all call compileNetwork.
+#pragma once
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/crossbar/compile.h"
+#include "sim/crossbar/xbar_energy.h"
+#include "sim/crossbar/xbar_profiler.h"
+
+namespace pim {
+
+class Backend;
+
+struct NetworkCompileRequest {
+  crossbar::CompileOptions compile;  // mode, replication method, unfolding
+  crossbar::TimingMode timing = crossbar::TimingMode::PimcompNn;
+  /// Also receives every instruction group (an instruction dump); may be null.
+  xbar::IProgramSink* alsoTo = nullptr;
+  /// Polled between instruction groups; once true the compile stops and says so (`cancelled`).
+  const std::atomic<bool>* cancel = nullptr;
+  /// "scheduling: instruction group 120 of 3,136" as it goes; may be empty.
+  std::function<void(const std::string&)> report;
+};
+
+/// One CONV or FC layer of the result.
+struct CompiledLayer {
+  int node = 0;
+  std::string name, op;  // op: "CONV" or "FC"
+  std::int64_t replicas = 0, agsPerReplica = 0, crossbars = 0, windows = 0;
+  std::string unfolding;
+  xbar::NodeProfile time;  // its instructions' time, counts, first start and last finish
+};
+
+struct NetworkCompileResult {
+  std::string backend, network;
+  std::string accelerator;  // crossbar::describe of the backend's accelerator
+  crossbar::PipelineMode mode = crossbar::PipelineMode::Ht;
+  std::string replication;
+  crossbar::TimingMode timing = crossbar::TimingMode::PimcompNn;
+  /// HT: the evaluated time of all instruction groups (time per sample in the steady state) and its inverse;
+  /// the first batch's latency = pipeline stages x period, stages the CONV/FC layers on the longest path
+  /// (PIMCOMP-NN implements no layer grouping and reports none). LL: the latency of one inference.
+  std::optional<double> periodNs, throughputPerS, firstBatchLatencyNs, latencyNs;
+  std::int64_t pipelineStages = 0;
+  double energyNj = 0;
+  xbar::EnergyBreakdown energy;
+  std::int64_t mvmCount = 0, instructionGroups = 0, instructions = 0;
+  std::int64_t crossbarsUsed = 0, crossbarsTotal = 0;
+  std::vector<CompiledLayer> layers;
+  std::vector<std::int64_t> coreCrossbars;        // per core: crossbars its AGs hold
+  std::vector<std::vector<int>> coreLayers;       // per core: indices into `layers` with an AG on it
+  std::vector<std::int64_t> coreLocalMemoryPeak;  // per core, elements (LL; empty in HT)
+  xbar::ProfileResult profile;
+  double planSeconds = 0, scheduleSeconds = 0;
+  bool cancelled = false;
+};
+
+/// Throws InputError naming the problem (a network that does not fit, a replication method that cannot work,
+/// an AG that fits nowhere, an unfolding the scheduler cannot run).
+NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const NetworkCompileRequest& r);
+
+/// The profiler's constants from the backend's timing, core, chip and accelerator sections.
+xbar::TimingParams timingParamsOf(const Backend& b, crossbar::TimingMode mode);
+/// The energy model's ratings from the backend's energy section (areas as DAC'23 gives them).
+xbar::EnergyParams energyParamsOf(const Backend& b);
+
+/// "ht" / "ll", "pimcomp-nn" / "intended": the CLI's and JSON's spellings.
+std::string_view modeName(crossbar::PipelineMode m);
+std::string_view timingName(crossbar::TimingMode t);
+
+}  // namespace pim

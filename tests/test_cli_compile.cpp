@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// `networks` and `compile` (issue 19) as a user runs them: the JSON fields the issue names, the MVM invariant
+// seen from the command line, both modes' fields, instruction dumps, what-if edits, and every refusal in one
+// line with exit code 2.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/cli_run.h"
+#include "tests/test_util.h"
+
+namespace {
+
+#ifdef PIMSCOPE_CLI
+using pim::test::cli;
+using pim::test::cliJson;
+using pim::test::expectCliRefused;
+
+const std::string kResnet = "compile -b crossbar-pimcomp -n resnet18 --json";
+
+TEST(CliCompile, NetworksListsTheShippedOnesWithTheirSizes) {
+  const auto j = cliJson("networks --json");
+  bool seen = false;
+  for (const auto& n : j)
+    if (n["name"] == "resnet18") {
+      seen = true;
+      EXPECT_EQ(n["nodes"], 41);
+      EXPECT_EQ(n["conv"], 20);
+      EXPECT_EQ(n["fc"], 1);
+      EXPECT_EQ(n["weights"], 11678912);  // convs without BN and the FC's 512 x 1000, no biases
+    }
+  EXPECT_TRUE(seen);
+}
+
+TEST(CliCompile, HtReportsTheIssuesFieldsAndTheMvmInvariant) {
+  const auto j = cliJson(kResnet);
+  for (const char* key :
+       {"backend", "network", "mode", "replication_method", "timing", "period_ns", "throughput_per_s",
+        "first_batch_latency_ns", "latency_ns", "energy_nj", "mvm_count", "instruction_groups",
+        "crossbars_used", "replication", "cores", "layers", "seconds"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["mode"], "ht");
+  EXPECT_EQ(j["timing"], "pimcomp-nn");
+  EXPECT_EQ(j["mvm_count"], 132500);  // the spec's calibration point at 128 rows
+  EXPECT_TRUE(j["latency_ns"].is_null());
+  const double period = j["period_ns"].get<double>();
+  EXPECT_GT(period, 0);
+  EXPECT_NEAR(j["throughput_per_s"].get<double>(), 1e9 / period, 1e-6 * 1e9 / period);
+  EXPECT_EQ(j["replication"].size(), 21u);
+  EXPECT_EQ(j["cores"].size(), 144u);
+  EXPECT_LE(j["crossbars_used"].get<long long>(), 9216);
+  long long mvms = 0;
+  for (const auto& l : j["layers"]) mvms += l["mvm_count"].get<long long>();
+  EXPECT_EQ(mvms, 132500);
+}
+
+TEST(CliCompile, IntendedTimingIsSlowerThanPimcompNnsEightHundredNanosecondMvm) {
+  const auto compatible = cliJson(kResnet);
+  const auto intended = cliJson(kResnet + " --timing intended");
+  EXPECT_EQ(intended["timing"], "intended");
+  EXPECT_EQ(intended["mvm_count"], compatible["mvm_count"]);
+  EXPECT_GT(intended["period_ns"].get<double>(), compatible["period_ns"].get<double>());
+}
+
+TEST(CliCompile, WhatIfEditsReachTheProfiler) {
+  const auto base = cliJson(kResnet);
+  const auto slow = cliJson(kResnet + " --set timing.pimcompNnMvmNs=1600");
+  EXPECT_GT(slow["period_ns"].get<double>(), base["period_ns"].get<double>());
+  EXPECT_EQ(slow["what_if"]["timing.pimcompNnMvmNs"]["was"], 800);
+}
+
+TEST(CliCompile, InstructionDumpsAreTextOrJson) {
+  const std::string text = pim::test::cliScratch().file("resnet18.txt");
+  const std::string json = pim::test::cliScratch().file("resnet18.json");
+  const auto j = cliJson(kResnet + " --dump-instructions " + json);
+  ASSERT_EQ(cli(kResnet + " --dump-instructions " + text).code, 0);
+  std::ifstream in(json);
+  const auto dump = nlohmann::json::parse(in);
+  ASSERT_EQ(dump["instruction_groups"].size(), j["instruction_groups"].get<std::size_t>());
+  long long mvms = 0;
+  for (const auto& ig : dump["instruction_groups"])
+    for (const auto& core : ig["cores"])
+      for (const auto& i : core["instructions"]) mvms += i["op"] == "MVMUL";
+  EXPECT_EQ(mvms, 132500);
+  const std::string lines = pim::test::readBytes(text);
+  EXPECT_EQ(lines.rfind("IG 0\n", 0), 0u);
+  EXPECT_NE(lines.find("MVMUL"), std::string::npos);
+}
+
+TEST(CliCompile, BadInputIsRefusedInOneLine) {
+  expectCliRefused("compile -b hbm-pim -n resnet18", {"hbm-pim", "crossbar"});
+  expectCliRefused("compile -b crossbar-pimcomp", {"--network", "--model"});
+  expectCliRefused("compile -b crossbar-pimcomp -n resnet18 --model x.json", {"--network", "--model"});
+  expectCliRefused("compile -b crossbar-pimcomp -n alexnet", {"alexnet"});
+  expectCliRefused("compile -b crossbar-pimcomp -n resnet18 --mode fast", {"--mode", "fast"});
+  expectCliRefused("compile -b crossbar-pimcomp -n resnet18 --timing exact", {"--timing", "exact"});
+  expectCliRefused("compile -b crossbar-pimcomp -n resnet18 --replication greedy", {"greedy"});
+  expectCliRefused("compile -b crossbar-arch-c -n resnet18", {"74 crossbars", "512 x 1024", "64"});
+  expectCliRefused("compile -b crossbar-pimcomp -n resnet18 --dump-instructions /nonexistent/dir/x.txt",
+                   {"/nonexistent/dir/x.txt"});
+  expectCliRefused("compile -b crossbar-pimcomp -n resnet18 --set core.crossbars=0", {"core.crossbars"});
+}
+
+TEST(CliCompile, KernelCommandsOnACrossbarBackendPointToCompile) {
+  expectCliRefused("simulate -b crossbar-pimcomp -k va", {"compile", "networks"});
+  expectCliRefused("explore -b crossbar-arch-a -k gemv", {"compile"});
+}
+#endif
+
+}  // namespace

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: Apache-2.0
+// The crossbar compiler (engine/crossbar): partitioning, replication, first-fit layout and the HT schedule
+// against ../shared/specs/crossbar.md ("Layer partitioning", "Weight replication", "AG to core mapping",
+// "Scheduling", "Invariants") and hand-worked cases.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/common/error.h"
+#include "engine/crossbar/compile.h"
+#include "engine/crossbar/ht_schedule.h"
+#include "engine/crossbar/replication.h"
+
+namespace pim::crossbar {
+namespace {
+
+using xbar::Opcode;
+
+std::string errorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Counts what the scheduler emits and checks every IG's SEND/RECV pairing on the fly.
+class CountingSink : public xbar::IProgramSink {
+ public:
+  explicit CountingSink(std::int64_t stopAfter = -1) : m_stopAfter(stopAfter) {}
+  bool group(const xbar::InstructionGroup& ig) override {
+    ++groups;
+    std::map<std::int64_t, std::vector<std::pair<std::int64_t, xbar::Instruction>>> comms;
+    for (std::size_t c = 0; c < ig.cores.size(); ++c) {
+      for (const xbar::Instruction& i : ig.cores[c]) {
+        ++perOpcode[i.op];
+        if (i.op == Opcode::Mvmul) ++mvms;
+        if (i.op == Opcode::Send || i.op == Opcode::Recv) comms[i.comm].push_back({c, i});
+      }
+    }
+    for (const auto& [comm, halves] : comms) {
+      const bool paired = halves.size() == 2 && halves[0].second.op != halves[1].second.op &&
+                          halves[0].second.peer == halves[1].first &&
+                          halves[1].second.peer == halves[0].first &&
+                          halves[0].second.elements == halves[1].second.elements;
+      if (!paired) ++unpairedComms;
+    }
+    return m_stopAfter < 0 || groups < m_stopAfter;
+  }
+  std::int64_t groups = 0, mvms = 0, unpairedComms = 0;
+  std::map<Opcode, std::int64_t> perOpcode;
+
+ private:
+  std::int64_t m_stopAfter;
+};
+
+// Spec invariant: sum over CONV of H_out*W_out*ceil(K_h*K_w*C_in/rows) + sum over FC of ceil(inputs/rows).
+std::int64_t expectedMvms(const Network& net, std::int64_t rows) {
+  std::int64_t n = 0;
+  for (const NetworkNode& node : net.nodes) {
+    if (node.op == NetworkOp::Conv) {
+      const ConvParams& c = node.conv;
+      n += node.output_dim[2] * node.output_dim[3] *
+           ((c.kernel_h * c.kernel_w * c.input_channel + rows - 1) / rows);
+    } else if (node.op == NetworkOp::Fc) {
+      n += (node.fc.num_input + rows - 1) / rows;
+    }
+  }
+  return n;
+}
+
+Accelerator defaultAccelerator(std::int64_t coresPerSide = 12) {
+  Accelerator a;
+  a.name = "crossbar-default";
+  a.coresX = a.coresY = coresPerSide;
+  return a;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A hand-worked network: data 4x8x8 -> c1 (3x3 s1 p1, 4->16, bias, relu) -> c2 (3x3 s2 p1, 16->32) ->
+// c3 (1x1 s2, 32->16) -> global average pool -> flatten -> fc (16->10). On 64 x 16 arrays:
+//   c1: H 36 (1 band), W 16 (1 array), 64 windows;  c2: H 144 (3 bands), W 32 (2 arrays), 16 windows;
+//   c3: H 32 (1 band), W 16 (1 array), 4 windows;   fc: H 16, W 10, 1 crossbar.
+// ---------------------------------------------------------------------------------------------------------
+struct NodeSpec {
+  std::string name, op;
+  std::vector<int> providers;
+  std::vector<int> in, out;
+  std::string param, flags;
+};
+
+std::string dims(const std::vector<int>& d) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+std::string networkJson(const std::vector<NodeSpec>& nodes) {
+  std::string s = R"({"node_list": [)";
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const NodeSpec& n = nodes[i];
+    std::vector<int> consumers;
+    for (std::size_t j = 0; j < nodes.size(); ++j)
+      for (int p : nodes[j].providers)
+        if (p == static_cast<int>(i)) consumers.push_back(static_cast<int>(j));
+    std::string prov = "[", provIdx = dims(n.providers), cons = "[";
+    for (std::size_t k = 0; k < n.providers.size(); ++k)
+      prov += (k ? ",\"" : "\"") + nodes[n.providers[k]].name + "\"";
+    for (std::size_t k = 0; k < consumers.size(); ++k)
+      cons += (k ? ",\"" : "\"") + nodes[consumers[k]].name + "\"";
+    s += std::string(i ? "," : "") + R"({"index":)" + std::to_string(i) + R"(,"name":")" + n.name +
+         R"(","operation":")" + n.op + R"(","provider_num":)" + std::to_string(n.providers.size()) +
+         R"(,"provider":)" + prov + R"(],"provider_index":)" + provIdx + R"(,"consumer_num":)" +
+         std::to_string(consumers.size()) + R"(,"consumer":)" + cons + R"(],"consumer_index":)" +
+         dims(consumers) + R"(,"input_dim_num":)" + std::to_string(n.in.size()) + R"(,"input_dim":)" +
+         dims(n.in) + R"(,"output_dim_num":)" + std::to_string(n.out.size()) + R"(,"output_dim":)" +
+         dims(n.out) + R"(,"bitwidth":16)" + n.flags + (n.param.empty() ? "" : R"(,"param":)" + n.param) +
+         "}";
+  }
+  return s + "]}";
+}
+
+std::string convParam(int k, int s, int p, int in, int out, int bias) {
+  const std::string ks = std::to_string(k), ss = std::to_string(s), ps = std::to_string(p);
+  return R"({"kernel_h":)" + ks + R"(,"kernel_w":)" + ks + R"(,"stride_h":)" + ss + R"(,"stride_w":)" + ss +
+         R"(,"pad_h0":)" + ps + R"(,"pad_h1":)" + ps + R"(,"pad_w0":)" + ps + R"(,"pad_w1":)" + ps +
+         R"(,"input_channel":)" + std::to_string(in) + R"(,"output_channel":)" + std::to_string(out) +
+         R"(,"with_bias":)" + std::to_string(bias) + "}";
+}
+
+Network tinyNetwork() {
+  const std::string relu = R"(,"with_bn":0,"with_act":1,"act_type":0)";
+  const std::string none = R"(,"with_bn":0,"with_act":0,"act_type":-1)";
+  const std::vector<NodeSpec> nodes = {
+      {"data", "OP_INPUT", {}, {1, 4, 8, 8}, {1, 4, 8, 8}, "", ""},
+      {"c1", "OP_CONV", {0}, {1, 4, 8, 8}, {1, 16, 8, 8}, convParam(3, 1, 1, 4, 16, 1), relu},
+      {"c2", "OP_CONV", {1}, {1, 16, 8, 8}, {1, 32, 4, 4}, convParam(3, 2, 1, 16, 32, 0), none},
+      {"c3", "OP_CONV", {2}, {1, 32, 4, 4}, {1, 16, 2, 2}, convParam(1, 2, 0, 32, 16, 0), none},
+      {"pool",
+       "OP_POOL",
+       {3},
+       {1, 16, 2, 2},
+       {1, 16, 1, 1},
+       R"({"kernel_h":2,"kernel_w":2,"stride_h":1,"stride_w":1,"pad_h0":0,"pad_h1":0,"pad_w0":0,"pad_w1":0,)"
+       R"("pool_method":1,"global":1})",
+       ""},
+      {"flat", "OP_FLATTEN", {4}, {1, 16, 1, 1}, {1, 16}, "", ""},
+      {"fc", "OP_FC", {5}, {1, 16}, {1, 10}, R"({"num_input":16,"num_output":10,"with_bias":1})", none},
+  };
+  return parseNetworkJson(networkJson(nodes), "tiny.json");
+}
+
+Accelerator tinyAccelerator(std::int64_t coresX, std::int64_t coresY, std::int64_t perCore) {
+  Accelerator a;
+  a.name = "tiny-acc";
+  a.rows = 64;
+  a.cols = 16;
+  a.crossbarsPerCore = perCore;
+  a.coresX = coresX;
+  a.coresY = coresY;
+  return a;
+}
+
+CompilePlan tinyPlan(const std::string& method, const Accelerator& acc = tinyAccelerator(2, 2, 8)) {
+  CompileOptions o;
+  o.replication = method;
+  return compilePlan(tinyNetwork(), acc, o);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Partitioning
+// ---------------------------------------------------------------------------------------------------------
+
+TEST(CrossbarPartition, TableIvShapesAndValidity) {
+  const Network net = tinyNetwork();
+  for (int node : {1, 2}) {
+    const ConvGeometry g = convGeometry(net.nodes[node]);
+    for (const Unfolding& u : kUnfoldings) {
+      EXPECT_TRUE(isValidUnfolding(u)) << u.name;
+      const MatrixShape m = unfoldedShape(u, g);
+      EXPECT_EQ(m.h * m.w * m.p, g.inChannels * g.outChannels * g.kernelH * g.kernelW) << u.name;
+    }
+  }
+  // Output channels in H (accumulation would mix outputs), a channel in P, or K^3 are not unfoldings.
+  EXPECT_FALSE(isValidUnfolding({"O,I,K2", {false, true, 0}, {true, false, 0}, {false, false, 2}}));
+  EXPECT_FALSE(isValidUnfolding({"IO,K,K", {true, true, 0}, {false, false, 1}, {false, false, 1}}));
+  EXPECT_FALSE(isValidUnfolding({"I,K,O", {true, false, 0}, {false, false, 2}, {false, true, 0}}));
+  EXPECT_FALSE(isValidUnfolding({"IK2,OK,1", {true, false, 2}, {false, true, 1}, {false, false, 0}}));
+  EXPECT_EQ(parseUnfolding("im2col"), kIm2col);
+  EXPECT_EQ(parseUnfolding("(I, O, K^2)"), kUnfoldings[0]);
+  EXPECT_EQ(parseUnfolding("ik,ok,1"), kUnfoldings[3]);
+  EXPECT_FALSE(parseUnfolding("O,I,K2"));
+}
+
+TEST(CrossbarPartition, TableIvQuantitiesOnHandWorkedLayers) {
+  const Network net = tinyNetwork();
+  // c1: I 4, O 16, K 3, 8x8 -> 8x8.
+  const ConvGeometry c1 = convGeometry(net.nodes[1]);
+  const std::vector<MatrixShape> shapes = {{4, 16, 9}, {4, 144, 1}, {12, 16, 3}, {12, 48, 1}, {36, 16, 1}};
+  const std::vector<UnfoldingCost> costs = {
+      {64, 768, 180}, {64, 256, 148}, {64, 768, 84}, {64, 768, 60}, {64, 2304, 52}};
+  for (std::size_t i = 0; i < kUnfoldings.size(); ++i) {
+    const MatrixShape m = unfoldedShape(kUnfoldings[i], c1);
+    const UnfoldingCost c = unfoldingCost(kUnfoldings[i], c1);
+    EXPECT_EQ(std::tie(m.h, m.w, m.p), std::tie(shapes[i].h, shapes[i].w, shapes[i].p))
+        << kUnfoldings[i].name;
+    EXPECT_EQ(std::tie(c.computeCycles, c.loadVolume, c.extraMemory),
+              std::tie(costs[i].computeCycles, costs[i].loadVolume, costs[i].extraMemory))
+        << kUnfoldings[i].name;
+  }
+  // All five take 64 cycles: HT picks the least load (I,OK^2,1), LL the least extra memory (IK^2,O,1).
+  EXPECT_EQ(greedyUnfolding(c1, PipelineMode::Ht), kUnfoldings[1]);
+  EXPECT_EQ(greedyUnfolding(c1, PipelineMode::Ll), kIm2col);
+  // c2 (stride 2, 16->32, 8x8 -> 4x4): 16 cycles for (I,O,K^2), (IK,O,K), im2col; HT load 1,536 for the
+  // first two (Table IV order wins), LL extra memory 432 / 240 / 176.
+  const ConvGeometry c2 = convGeometry(net.nodes[2]);
+  EXPECT_EQ(unfoldingCost(kUnfoldings[1], c2).computeCycles, 64);
+  EXPECT_EQ(unfoldingCost(kUnfoldings[3], c2).computeCycles, 32);
+  EXPECT_EQ(greedyUnfolding(c2, PipelineMode::Ht), kUnfoldings[0]);
+  EXPECT_EQ(greedyUnfolding(c2, PipelineMode::Ll), kIm2col);
+}
+
+TEST(CrossbarPartition, ArrayGroupsAgpAndChoices) {
+  const Network net = tinyNetwork();
+  const std::vector<LayerPartition> im2col =
+      partitionNetwork(net, tinyAccelerator(2, 2, 8), {}, PipelineMode::Ht);
+  ASSERT_EQ(im2col.size(), 4u);
+  EXPECT_EQ(im2col[1].name, "c2");
+  EXPECT_EQ(im2col[1].matrix.h, 144);
+  EXPECT_EQ(im2col[1].agsPerReplica, 3);
+  EXPECT_EQ(im2col[1].columnArrays, 2);
+  EXPECT_EQ(im2col[1].crossbarsPerReplica, 6);
+  EXPECT_EQ(im2col[1].windows, 16);
+  EXPECT_EQ(im2col[3].op, NetworkOp::Fc);
+  EXPECT_EQ(im2col[3].windows, 1);
+  EXPECT_EQ(im2col[3].crossbarsPerReplica, 1);
+  // (IK,O,K) on c1: three 12 x 16 matrices, one band each, so three AGs per replica.
+  UnfoldingChoice choice;
+  choice.perLayer["c1"] = "IK,O,K";
+  const std::vector<LayerPartition> mixed =
+      partitionNetwork(net, tinyAccelerator(2, 2, 8), choice, PipelineMode::Ht);
+  EXPECT_EQ(mixed[0].unfolding, kUnfoldings[2]);
+  EXPECT_EQ(mixed[0].agsPerReplica, 3);
+  EXPECT_EQ(mixed[1].unfolding, kIm2col);
+  // A core of one crossbar splits c2's 2-array bands in two AGP parts, each a replica of its own.
+  const std::vector<LayerPartition> narrow =
+      partitionNetwork(net, tinyAccelerator(8, 8, 1), {}, PipelineMode::Ht);
+  EXPECT_EQ(narrow[1].agp, 2);
+  const std::vector<ArrayGroup> ags = arrayGroups(narrow, {1, 2, 1, 1}, tinyAccelerator(8, 8, 1));
+  ASSERT_EQ(ags.size(), 1u + 6u + 1u + 1u);
+  EXPECT_EQ(std::tie(ags[1].part, ags[1].colStart, ags[1].cols, ags[1].crossbars),
+            std::make_tuple(0, 0, 16, 1));
+  EXPECT_EQ(std::tie(ags[4].part, ags[4].colStart, ags[4].cols, ags[4].rows), std::make_tuple(1, 16, 16, 64));
+  EXPECT_EQ(ags[6].rows, 16);  // the last band: 144 - 128
+  choice.perLayer["nope"] = "im2col";
+  EXPECT_NE(errorOf([&] {
+              partitionNetwork(net, tinyAccelerator(2, 2, 8), choice, PipelineMode::Ht);
+            }).find("unfolding for 'nope': no CONV node of that name"),
+            std::string::npos);
+  UnfoldingChoice bad;
+  bad.all = "O,I,K2";
+  EXPECT_NE(errorOf([&] {
+              partitionNetwork(net, tinyAccelerator(2, 2, 8), bad, PipelineMode::Ht);
+            }).find("node 1 'c1': unfolding: unknown format 'O,I,K2'"),
+            std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Replication
+// ---------------------------------------------------------------------------------------------------------
+
+// balance on 32 crossbars: FC 1, available 31, margin 15. c1 climbs to 4 replicas (16 windows each) and then
+// ties c2 (16): libstdc++'s heap has c2 on top, so c2 gets its second replica before c1 its fifth; c1 reaches
+// 8 and ties c2 (8) again, c2 wins again (3 replicas) and 12 crossbars are left: stop.
+TEST(CrossbarReplication, BalanceFollowsTheHeapOrder) {
+  const CompilePlan p = tinyPlan("balance");
+  EXPECT_EQ(p.replicas, (std::vector<std::int64_t>{8, 3, 1, 1}));
+  EXPECT_EQ(p.crossbarsUsed(), 8 + 18 + 1 + 1);
+}
+
+// w0h0: windows {64, 16, 4}, baseline 16 (second smallest): ratios 4, 1, 1, 11 crossbars a step,
+// t = floor(31 / 11 / 1.2) = 2. uniform: 8 crossbars a step, t = floor(31 / 8 / 1.2) = 3. FC keeps 1.
+TEST(CrossbarReplication, W0H0AndUniform) {
+  EXPECT_EQ(tinyPlan("w0h0").replicas, (std::vector<std::int64_t>{8, 2, 2, 1}));
+  EXPECT_EQ(tinyPlan("W0H0").replicas, (std::vector<std::int64_t>{8, 2, 2, 1}));
+  EXPECT_EQ(tinyPlan("uniform").replicas, (std::vector<std::int64_t>{3, 3, 3, 1}));
+  // 12 crossbars: 9 fit at one replica, but w0h0 has floor(11 / 11 / 1.2) = 0 steps; uniform still has 1.
+  const std::string w0h0 = errorOf([] { tinyPlan("w0h0", tinyAccelerator(1, 3, 4)); });
+  EXPECT_NE(
+      w0h0.find(
+          "tiny: replication w0h0: 11 crossbars per replication step with a 1.2 margin leave no step in "
+          "11 crossbars of tiny-acc"),
+      std::string::npos)
+      << w0h0;
+  EXPECT_EQ(tinyPlan("uniform", tinyAccelerator(1, 3, 4)).replicas, (std::vector<std::int64_t>{1, 1, 1, 1}));
+  EXPECT_NE(errorOf([] {
+              tinyPlan("genetic");
+            }).find("replication: unknown method 'genetic' (known: W0H0, balance"),
+            std::string::npos);
+}
+
+TEST(CrossbarReplication, WindowCapAndPluggableMethods) {
+  // 512 crossbars: balance keeps adding replicas after every conv is down to one window each ...
+  const Network net = tinyNetwork();
+  const Accelerator big = tinyAccelerator(8, 8, 8);
+  const std::vector<LayerPartition> layers = partitionNetwork(net, big, {}, PipelineMode::Ht);
+  const std::vector<std::int64_t> raw = replicateBalance({layers, big, "tiny"});
+  EXPECT_GT(raw[2], layers[2].windows);
+  // ... and the plan caps each at its windows.
+  const CompilePlan p = tinyPlan("balance", big);
+  for (std::size_t i = 0; i < p.layers.size(); ++i)
+    EXPECT_LE(p.replicas[i], p.layers[i].windows) << p.layers[i].name;
+  EXPECT_EQ(p.replicas[2], 4);
+  registerReplicationMethod("two-each", [](const ReplicationRequest& r) {
+    std::vector<std::int64_t> reps;
+    for (const LayerPartition& l : r.layers) reps.push_back(l.op == NetworkOp::Fc ? 1 : 2);
+    return reps;
+  });
+  EXPECT_EQ(tinyPlan("two-each").replicas, (std::vector<std::int64_t>{2, 2, 2, 1}));
+}
+
+TEST(CrossbarReplication, DoesNotFitNamesTheNumbers) {
+  EXPECT_EQ(errorOf([] { tinyPlan("balance", tinyAccelerator(1, 2, 4)); }),
+            "tiny needs 9 crossbars of 64 x 16; tiny-acc has 8");
+  Accelerator archA;
+  archA.name = "crossbar-arch-a";
+  archA.coresX = 12;
+  archA.coresY = 14;
+  archA.crossbarsPerCore = 12;
+  const Network vgg = loadNetworkFile(builtinNetworkPath("vgg16"));
+  EXPECT_EQ(errorOf([&] { compilePlan(vgg, archA, {}); }),
+            "vgg16 needs 8,454 crossbars of 128 x 128; crossbar-arch-a has 2,016");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Layout
+// ---------------------------------------------------------------------------------------------------------
+
+// uniform (3 replicas each) on 4 cores of 8: c1's three 1-crossbar AGs and c2 replica 0's first two
+// 2-crossbar AGs fill core 0 to 7; c2's later AGs go to cores 1 and 2; c3's 1-crossbar AGs take core 0's last
+// crossbar, then core 2; the FC lands on core 3.
+TEST(CrossbarLayout, FirstFitTakesTheLowestCoreWithRoom) {
+  const CompilePlan p = tinyPlan("uniform");
+  std::vector<std::int64_t> cores;
+  for (const ArrayGroup& ag : p.layout.ags) cores.push_back(ag.core);
+  EXPECT_EQ(cores, (std::vector<std::int64_t>{0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 0, 2, 2, 3}));
+  EXPECT_EQ(p.layout.usedCrossbars, (std::vector<std::int64_t>{8, 8, 8, 1}));
+  EXPECT_EQ(p.layout.coreAgs[0], (std::vector<int>{0, 1, 2, 3, 4, 12}));
+  EXPECT_EQ(identityPlacement(p.accelerator), (std::vector<std::int64_t>{0, 1, 2, 3}));
+}
+
+TEST(CrossbarLayout, AnAgThatFitsNowhereIsAnError) {
+  // 5 cores of 3 hold the 15 crossbars of c2 at two replicas by count, but each core takes only one of c2's
+  // 2-crossbar AGs, and the sixth has no core (PIMCOMP-NN would leave it unmapped).
+  CompileOptions o;
+  o.replication = "c2-twice";
+  registerReplicationMethod("c2-twice", [](const ReplicationRequest& r) {
+    std::vector<std::int64_t> reps(r.layers.size(), 1);
+    reps[1] = 2;
+    return reps;
+  });
+  const std::string e = errorOf([&] { compilePlan(tinyNetwork(), tinyAccelerator(1, 5, 3), o); });
+  EXPECT_EQ(
+      e,
+      "tiny: layer 'c2' replica 1 AG 2 needs 2 crossbars; no core of tiny-acc has them free (first fit, 6 "
+      "of 9 AGs placed)");
+  // A layout chosen elsewhere is checked core by core.
+  const std::string over = errorOf([&] {
+    assemblePlan(tinyNetwork(), tinyAccelerator(2, 2, 8), {}, {1, 1, 1, 1}, std::vector<std::int64_t>(6, 0));
+  });
+  EXPECT_NE(over.find("core 0 holds more than its 8 crossbars"), std::string::npos) << over;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// HT schedule
+// ---------------------------------------------------------------------------------------------------------
+
+// balance on the tiny network: c1 8 replicas on core 0, c2 replica 0 on core 1, replica 1 split between
+// cores 1 (AG 0) and 2, replica 2 between cores 2 and 3 (AG 2). c2's 16 windows go 6, 5, 5 to its replicas
+// (core 1 takes ceil(16/3*2) = 11 for two), so 5 + 5 SEND/RECV pairs. 8 IGs (c1: 64 / 8).
+TEST(CrossbarHtSchedule, HandWorkedNetwork) {
+  const CompilePlan p = tinyPlan("balance");
+  EXPECT_EQ(p.layout.usedCrossbars, (std::vector<std::int64_t>{8, 8, 8, 4}));
+  CountingSink sink;
+  const HtScheduleSummary s = scheduleHt(p, sink);
+  EXPECT_EQ(s.instructionGroups, 8);
+  EXPECT_EQ(sink.groups, 8);
+  EXPECT_EQ(s.mvms, 64 + 16 * 3 + 4 + 1);
+  EXPECT_EQ(sink.mvms, expectedMvms(p.network, 64));
+  EXPECT_EQ(s.sendRecvPairs, 10);
+  EXPECT_EQ(sink.perOpcode[Opcode::Recv], 10);
+  EXPECT_EQ(sink.unpairedComms, 0);
+  EXPECT_EQ(s.count(Opcode::Vrelu), 64);  // c1's fused ReLU, once per window
+  EXPECT_EQ(s.count(Opcode::St), 64 + 16 + 4 + 1);
+  std::int64_t total = 0;
+  for (std::int64_t n : s.perOpcode) total += n;
+  EXPECT_EQ(total, s.instructions);
+  // Post nodes: pool, flatten (an empty IG, as in PIMCOMP-NN).
+  HtOptions post;
+  post.postNodes = true;
+  CountingSink withPost;
+  EXPECT_EQ(scheduleHt(p, withPost, post).postGroups, 2);
+  EXPECT_EQ(withPost.groups, 10);
+}
+
+TEST(CrossbarHtSchedule, StopsWhenTheSinkSaysSoAndRefusesOtherUnfoldings) {
+  CountingSink stop(3);
+  EXPECT_TRUE(scheduleHt(tinyPlan("balance"), stop).cancelled);
+  EXPECT_EQ(stop.groups, 3);
+  CompileOptions o;
+  o.unfolding.perLayer["c2"] = "IK,O,K";
+  const CompilePlan p = compilePlan(tinyNetwork(), tinyAccelerator(2, 2, 8), o);
+  CountingSink sink;
+  EXPECT_EQ(errorOf([&] { scheduleHt(p, sink); }),
+            "tiny: node 2 'c2': unfolding: the HT schedule supports im2col (IK2,O,1) only, not IK,O,K");
+}
+
+// The spec's invariants on the shipped networks under every method: MVM count (ResNet-18 at 128 rows:
+// 132,500), IG count, crossbar accounting, window cap, SEND/RECV pairs within each IG.
+TEST(CrossbarHtSchedule, InvariantsOnShippedNetworks) {
+  for (const std::string name : {"resnet18", "resnet50", "vgg16"}) {
+    const Network net = loadNetworkFile(builtinNetworkPath(name));
+    const Accelerator acc = defaultAccelerator(name == "vgg16" ? 16 : 12);
+    for (const std::string method : {"balance", "w0h0", "uniform"}) {
+      SCOPED_TRACE(name + " " + method);
+      CompileOptions o;
+      o.replication = method;
+      const CompilePlan p = compilePlan(net, acc, o);
+      std::int64_t igs = 0, crossbars = 0;
+      for (std::size_t i = 0; i < p.layers.size(); ++i) {
+        const LayerPartition& l = p.layers[i];
+        ASSERT_EQ(l.agp, 1);
+        EXPECT_LE(p.replicas[i], l.windows);
+        igs = std::max(igs, (l.windows + p.replicas[i] - 1) / p.replicas[i]);
+        crossbars += p.replicas[i] * ((l.matrix.h + 127) / 128) * ((l.matrix.w + 127) / 128);
+      }
+      EXPECT_EQ(p.crossbarsUsed(), crossbars);
+      EXPECT_LE(crossbars, acc.cores() * acc.crossbarsPerCore);
+      for (std::int64_t used : p.layout.usedCrossbars) EXPECT_LE(used, acc.crossbarsPerCore);
+      CountingSink sink;
+      const HtScheduleSummary s = scheduleHt(p, sink);
+      EXPECT_EQ(sink.mvms, expectedMvms(net, 128));
+      if (name == "resnet18") {
+        EXPECT_EQ(sink.mvms, 132500);
+      }
+      EXPECT_EQ(s.mvms, sink.mvms);
+      EXPECT_EQ(s.instructionGroups, igs);
+      EXPECT_EQ(sink.groups, igs);
+      EXPECT_EQ(sink.unpairedComms, 0);
+      EXPECT_EQ(sink.perOpcode[Opcode::Send], sink.perOpcode[Opcode::Recv]);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pim::crossbar
