@@ -419,6 +419,31 @@ TEST(CrossbarHtSchedule, StopsWhenTheSinkSaysSoAndRefusesOtherUnfoldings) {
             "tiny: node 2 'c2': unfolding: the HT schedule supports im2col (IK2,O,1) only, not IK,O,K");
 }
 
+// Post nodes on ResNet-18: 2 POOL, 8 ELTWISE, 8 RELU (after the adds, not fused) and the FLATTEN, one IG each
+// after the 33 pipeline IGs, on as many cores as they have output pixels (up to all 144).
+TEST(CrossbarHtSchedule, PostNodesOnResNet18) {
+  const CompilePlan p =
+      compilePlan(loadNetworkFile(builtinNetworkPath("resnet18")), defaultAccelerator(), {});
+  HtOptions o;
+  o.postNodes = true;
+  CountingSink sink;
+  const HtScheduleSummary s = scheduleHt(p, sink, o);
+  EXPECT_EQ(s.instructionGroups, 33);
+  EXPECT_EQ(s.postGroups, 19);
+  EXPECT_EQ(sink.groups, 33 + 19);
+  EXPECT_EQ(sink.unpairedComms, 0);
+  // pool0 (3x3 s2 p1 over 112x112 -> 56x56) max-pools with VVMAX: one fewer than its inputs per pixel.
+  std::int64_t poolInputs = 0;
+  for (std::int64_t oh = 0; oh < 56; ++oh)
+    for (std::int64_t ow = 0; ow < 56; ++ow) {
+      const auto span = [](std::int64_t o) {
+        return std::min<std::int64_t>(112, 2 * o + 2) - std::max<std::int64_t>(0, 2 * o - 1);
+      };
+      poolInputs += span(oh) * span(ow);
+    }
+  EXPECT_EQ(s.count(Opcode::Vvmax), poolInputs - 56 * 56);
+}
+
 // The spec's invariants on the shipped networks under every method: MVM count (ResNet-18 at 128 rows:
 // 132,500), IG count, crossbar accounting, window cap, SEND/RECV pairs within each IG.
 TEST(CrossbarHtSchedule, InvariantsOnShippedNetworks) {

@@ -2,6 +2,7 @@
 // The compute part of one HT instruction group (../shared/specs/crossbar.md, "Scheduling", HT): pimcomp-nn
 // BatchPipelineSchedule ScheduleStage0/1/2/3/Act and ScheduleMerge, in that order, so every list comes out in
 // PIMCOMP-NN's instruction order.
+#include <cstddef>
 #include <deque>
 
 #include "engine/crossbar/ht_internal.h"

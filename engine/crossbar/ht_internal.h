@@ -54,6 +54,10 @@ void allocateInputBuffers(Context& ctx, const std::vector<CoreList>& ig0);
 /// merging of contiguous loads, copies and fills and the grouping of short loads into 64-element ones.
 CoreList withDataMovement(const Context& ctx, const CoreList& body);
 
+/// InstructionOptimization alone (post IGs): merging of contiguous loads, copies and fills, short loads
+/// grouped into 64-element ones.
+CoreList mergeLoads(const Network& net, const CoreList& list);
+
 /// POOL/ELTWISE/CONCAT/activation nodes, one IG each in PIMCOMP-NN's pick order (HtOptions::postNodes).
 /// Calls `emit` per IG; stops when it returns false and then returns false.
 bool emitPostNodes(const CompilePlan& plan, const std::function<bool(std::vector<CoreList>&)>& emit);

@@ -3,6 +3,7 @@
 // pimcomp-nn BatchPipelineSchedule SchedulePickOnePostOperation and ScheduleScheduleOnePostOperation, one IG
 // per node. Opcodes PIMCOMP-NN's profiler never times (VVMUL of average pools, VSUB, its misspelt "VSIGM")
 // have no xbar::Opcode and are left out; SHUFFLE needs split_factor, which the network IR does not keep.
+#include <algorithm>
 #include <set>
 
 #include "engine/crossbar/ht_internal.h"
@@ -46,23 +47,39 @@ std::int64_t pixelsOf(const NetworkNode& n) {
 }
 std::int64_t channelsOf(const NetworkNode& n) { return n.output_dim.size() >= 2 ? n.output_dim[1] : 1; }
 
-// Input pixels of a pool window, the padding left out.
-std::int64_t poolWindowInputs(const NetworkNode& n, std::int64_t pixel) {
+// Input pixels of a pool window in row-major order, the padding left out.
+std::vector<std::int64_t> poolWindowInputs(const NetworkNode& n, std::int64_t pixel) {
   const PoolParams& p = n.pool;
   const std::int64_t inH = n.input_dim[2], inW = n.input_dim[3], outW = n.output_dim[3];
   const std::int64_t h0 = (pixel / outW) * p.stride_h - p.pad_h0, w0 = (pixel % outW) * p.stride_w - p.pad_w0;
-  const std::int64_t rows = std::min(inH, h0 + p.kernel_h) - std::max<std::int64_t>(0, h0);
-  const std::int64_t cols = std::min(inW, w0 + p.kernel_w) - std::max<std::int64_t>(0, w0);
-  return std::max<std::int64_t>(0, rows) * std::max<std::int64_t>(0, cols);
+  std::vector<std::int64_t> inputs;
+  for (std::int64_t h = std::max<std::int64_t>(0, h0); h < std::min(inH, h0 + p.kernel_h); ++h)
+    for (std::int64_t w = std::max<std::int64_t>(0, w0); w < std::min(inW, w0 + p.kernel_w); ++w)
+      inputs.push_back(h * inW + w);
+  return inputs;
+}
+
+// A load from `provider`'s output in global memory to `local` (the addresses the load merging compares).
+Draft load(int node, int provider, std::int64_t address, std::int64_t elements, std::int64_t local) {
+  Draft d = post(Opcode::Ld, node, elements);
+  d.srcAddr = -provider;
+  d.srcOff = address;
+  d.dstOff = local;
+  return d;
 }
 
 void schedulePool(const NetworkNode& n, std::vector<CoreList>& ig) {
   const std::int64_t c = channelsOf(n);
   for (const Segment& s : segments(pixelsOf(n), static_cast<std::int64_t>(ig.size()), 2)) {
     CoreList& list = ig[s.core];
+    std::int64_t local = 0;
     for (std::int64_t px = s.first; px <= s.last; ++px) {
-      const std::int64_t inputs = poolWindowInputs(n, px);
-      for (std::int64_t k = 0; k < inputs; ++k) list.push_back(post(Opcode::Ld, n.index, c));
+      const std::vector<std::int64_t> window = poolWindowInputs(n, px);
+      const auto inputs = static_cast<std::int64_t>(window.size());
+      for (std::int64_t in : window) {
+        list.push_back(load(n.index, n.providers[0], in * c, c, local));
+        local += c;
+      }
       for (std::int64_t k = 0; k < inputs; ++k) {
         const Opcode op =
             k == 0 ? Opcode::Lmv : (n.pool.method == PoolMethod::Max ? Opcode::Vvmax : Opcode::Vvadd);
@@ -83,7 +100,12 @@ void scheduleElementwise(const Network& net, const NetworkNode& n, std::vector<C
     const std::int64_t pixels = s.last - s.first + 1;
     std::vector<int> inputs = n.providers;
     if (n.op != NetworkOp::Concat && n.op != NetworkOp::Eltwise) inputs.resize(1);
-    for (int p : inputs) list.push_back(post(Opcode::Ld, n.index, pixels * channelsOf(net.nodes[p])));
+    std::int64_t local = 0;
+    for (int p : inputs) {
+      const std::int64_t pc = channelsOf(net.nodes[p]);
+      list.push_back(load(n.index, p, s.first * pc, pixels * pc, local));
+      local += pixels * pc;
+    }
     for (std::size_t j = 0; j < inputs.size(); ++j) {
       const std::int64_t pc = channelsOf(net.nodes[inputs[j]]);
       for (std::int64_t px = 0; px < pixels; ++px) {
@@ -139,6 +161,7 @@ bool emitPostNodes(const CompilePlan& plan, const std::function<bool(std::vector
       schedulePool(n, ig);
     else if (n.op == NetworkOp::Eltwise || n.op == NetworkOp::Concat || isActivation(n.op))
       scheduleElementwise(net, n, ig);
+    for (CoreList& list : ig) list = mergeLoads(net, list);
     if (!emit(ig)) return false;  // other nodes (FLATTEN, ...) keep their empty IG, as in PIMCOMP-NN
     waiting.erase(pick);
     done[pick] = 1;

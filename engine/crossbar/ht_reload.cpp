@@ -2,6 +2,7 @@
 // Data movement of one core's HT instruction group (../shared/specs/crossbar.md, "Scheduling", HT: input
 // preparation, LD/ST to global memory): pimcomp-nn DataReload ReloadInput/StoreOutput, then
 // InstructionOptimization MergePreparation and MergeLoadOperation.
+#include <algorithm>
 #include <cmath>
 #include <queue>
 #include <unordered_map>
@@ -33,8 +34,9 @@ std::int64_t inputPixel(const NetworkNode& n, std::int64_t window, std::int64_t 
   return h < 0 || h >= inH || w < 0 || w >= inW ? -1 : h * inW + w;
 }
 
-// DataReload's key for "this core already loaded that input in this IG": its (sic) hash of the global
-// address, 50,000 buckets per node, collisions included.
+// DataReload's key for "this core already loaded that input in this IG": a hash of the global address
+// (address/5 plus its 2nd, 3rd, 5th and 7th roots) in 50,000 buckets per node. Addresses a few elements apart
+// often collide; a collision with a load of the same length becomes a local copy, exactly as in PIMCOMP-NN.
 std::int64_t reuseKey(int node, std::int64_t address) {
   const auto a = static_cast<int>(address);
   const auto hash = static_cast<int>(a / 5 + std::pow(double(a), 1.0 / 2) + std::pow(double(a), 1.0 / 3) +
@@ -150,14 +152,14 @@ std::int64_t inputElements(const NetworkNode& n) {
 // MergeLoadOperation: per node, loads under 64 elements are covered by 64-element loads (sorted by address,
 // a new one wherever a load ends more than 64 past the current one's start); the covering load runs at its
 // first member, and every member becomes a local copy.
-CoreList mergeShortLoads(const Context& ctx, const CoreList& in) {
+CoreList mergeShortLoads(const Network& net, const CoreList& in) {
   std::unordered_map<int, std::priority_queue<ShortLoad>> byNode;
   for (const Draft& d : in)
     if (d.inst.op == Opcode::Ld && !d.bias && d.inst.elements < 64)
       byNode[d.inst.node].push({d.srcOff, d.inst.elements, d.index});
   std::vector<FullLoad> full;
   std::unordered_map<std::int64_t, std::size_t> cover;  // short load's index -> full load
-  for (std::size_t node = 0; node < ctx.plan.network.nodes.size(); ++node) {
+  for (std::size_t node = 0; node < net.nodes.size(); ++node) {
     auto it = byNode.find(static_cast<int>(node));
     if (it == byNode.end()) continue;
     for (std::int64_t start = -1; !it->second.empty(); it->second.pop()) {
@@ -180,7 +182,7 @@ CoreList mergeShortLoads(const Context& ctx, const CoreList& in) {
     }
     const FullLoad& f = full[c->second];
     if (f.firstIndex == d.index) {
-      const std::int64_t limit = inputElements(ctx.plan.network.nodes[d.inst.node]) - f.start;
+      const std::int64_t limit = inputElements(net.nodes[d.inst.node]) - f.start;
       out.push_back(movement(Opcode::Ld, Stage::Other, d.inst.node, std::min<std::int64_t>(64, limit)));
     }
     out.push_back(movement(Opcode::Lmv, Stage::Main, d.inst.node, d.inst.elements));
@@ -201,7 +203,11 @@ CoreList withDataMovement(const Context& ctx, const CoreList& body) {
     if (d.inst.op != Opcode::Mvmul || ctx.ag(d.inst.ag).indexInReplica != 0) continue;
     full.push_back(movement(Opcode::St, Stage::Other, d.inst.node, ctx.ag(d.inst.ag).cols));
   }
-  return mergeShortLoads(ctx, mergePreparation(full));
+  return mergeLoads(ctx.plan.network, full);
+}
+
+CoreList mergeLoads(const Network& net, const CoreList& list) {
+  return mergeShortLoads(net, mergePreparation(list));
 }
 
 }  // namespace pim::crossbar::ht

@@ -4,6 +4,8 @@
 // InstructionOptimization, ElementPlacement mode 0) and hands it to the sink before building the next.
 #include "engine/crossbar/ht_schedule.h"
 
+#include <algorithm>
+
 #include "engine/common/error.h"
 #include "engine/crossbar/ht_internal.h"
 

@@ -78,7 +78,7 @@ void registerReplicationMethod(std::string name, ReplicationMethod method) {
   registry().methods[std::move(name)] = std::move(method);
 }
 
-const ReplicationMethod& replicationMethod(std::string_view name) {
+ReplicationMethod replicationMethod(std::string_view name) {
   std::lock_guard lock(registry().mutex);
   const auto it = registry().methods.find(name);
   if (it != registry().methods.end()) return it->second;
@@ -106,7 +106,7 @@ std::int64_t checkFitsAtOneReplica(const ReplicationRequest& r) {
 }
 
 std::vector<std::int64_t> replicate(std::string_view name, const ReplicationRequest& r) {
-  const ReplicationMethod method = replicationMethod(name);  // a copy: the registry may change meanwhile
+  const ReplicationMethod method = replicationMethod(name);
   checkFitsAtOneReplica(r);
   std::vector<std::int64_t> reps = method(r);
   if (reps.size() != r.layers.size())

@@ -28,8 +28,9 @@ using ReplicationMethod = std::function<std::vector<std::int64_t>(const Replicat
 
 /// Adds (or replaces) a method. Built in: "balance", "w0h0" (also "W0H0"), "uniform".
 void registerReplicationMethod(std::string name, ReplicationMethod method);
-/// Throws InputError listing the registered names when there is no such method.
-const ReplicationMethod& replicationMethod(std::string_view name);
+/// A copy of the method (registration may replace it meanwhile). Throws InputError listing the registered
+/// names when there is no such method.
+ReplicationMethod replicationMethod(std::string_view name);
 std::vector<std::string> replicationMethodNames();
 
 /// Crossbars every CONV/FC needs at one replica. Throws InputError "<net> needs 8,454 crossbars of 128 x 128;

@@ -187,10 +187,8 @@ void Profiler::mvmul(int core, const Instruction& inst) {
   p.mvmNs += share;
   p.crossbarActivations += inst.crossbars;
   ++p.counts.mvmul;
-  if (NodeProfile* n = node(inst)) {
-    n->mvmNs += share;
-    ++n->counts.mvmul;
-  }
+  charge(inst, core, Share::Mvm, share);
+  if (NodeProfile* n = node(inst)) ++n->counts.mvmul;
   attribute(inst, agStart, s.time);
 }
 
@@ -222,7 +220,7 @@ void Profiler::vector(int core, const Instruction& inst) {
   if (costsTime) s.time += duration;
   if (costsTime && counted) {
     p.vectorNs += duration;
-    if (n) n->vectorNs += duration;
+    charge(inst, core, Share::Vector, duration);
   }
   attribute(inst, start, s.time);
 }
@@ -248,7 +246,7 @@ void Profiler::copy(int core, const Instruction& inst) {
   const std::int64_t start = s.time;
   s.time += duration;
   p.vectorNs += duration;
-  if (n) n->vectorNs += duration;
+  charge(inst, core, Share::Vector, duration);
   attribute(inst, start, s.time);
 }
 
@@ -272,10 +270,8 @@ void Profiler::load(int core, const Instruction& inst) {
   ++p.counts.memory;
   m_chipProfiles[std::size_t(chip)].globalMemoryBusyNs += needed;
   m_totals.loadBytes += bytes;
-  if (NodeProfile* n = node(inst)) {
-    n->memoryNs += wait;
-    ++n->counts.memory;
-  }
+  charge(inst, core, Share::Memory, wait);
+  if (NodeProfile* n = node(inst)) ++n->counts.memory;
   attribute(inst, start, s.prepTimeline);
 }
 
@@ -293,10 +289,8 @@ void Profiler::store(int core, const Instruction& inst) {
   ++p.counts.memory;
   m_chipProfiles[std::size_t(chip)].globalMemoryBusyNs += needed;
   m_totals.storeBytes += bytes;
-  if (NodeProfile* n = node(inst)) {
-    n->memoryNs += latency;
-    ++n->counts.memory;
-  }
+  charge(inst, core, Share::Memory, latency);
+  if (NodeProfile* n = node(inst)) ++n->counts.memory;
   attribute(inst, start, s.time);
 }
 
@@ -337,11 +331,10 @@ void Profiler::rendezvous(int core, std::size_t index, const PendingComm& partne
     CoreProfile& p = m_coreProfiles[std::size_t(cores[i])];
     p.commSyncNs += syncs[i];
     p.commTransferNs += transfer;
+    p.commBytes += bytes;
     ++p.counts.communication;
-    if (NodeProfile* n = node(*halves[i])) {
-      n->commNs += syncs[i] + transfer;
-      ++n->counts.communication;
-    }
+    charge(*halves[i], cores[i], Share::Comm, syncs[i] + transfer);
+    if (NodeProfile* n = node(*halves[i])) ++n->counts.communication;
     attribute(*halves[i], starts[i], m_state[std::size_t(cores[i])].time);
   }
   if (index + 1 == m_ig->cores[std::size_t(core)].size()) endOfList(core);
@@ -401,6 +394,18 @@ void Profiler::throwUnpaired() const {
                               " never meets its partner (missing from the IG, or the transfers deadlock)");
 }
 
+void Profiler::charge(const Instruction& inst, int core, Share kind, std::int64_t ns) {
+  NodeProfile* n = node(inst);
+  if (!n) return;
+  (kind == Share::Mvm      ? n->mvmNs
+   : kind == Share::Vector ? n->vectorNs
+   : kind == Share::Memory ? n->memoryNs
+                           : n->commNs) += ns;
+  const std::size_t at = std::size_t(inst.node) * std::size_t(m_cores) + std::size_t(core);
+  if (m_nodeCoreNs.size() <= at) m_nodeCoreNs.resize(m_nodes.size() * std::size_t(m_cores));
+  m_nodeCoreNs[at][std::size_t(kind)] += ns;
+}
+
 ProfileResult Profiler::result() const {
   ProfileResult r = m_totals;
   r.mvmLatencyNs = m_params.mvmLatencyNs;
@@ -418,6 +423,23 @@ ProfileResult Profiler::result() const {
     r.counts.copy += p.counts.copy;
     r.counts.memory += p.counts.memory;
     r.counts.communication += p.counts.communication;
+  }
+  for (std::size_t n = 0; n < r.nodes.size(); ++n) {
+    std::int64_t busiest = 0;
+    for (std::size_t c = 0; c < r.cores.size(); ++c) {
+      const std::size_t at = n * r.cores.size() + c;
+      if (at >= m_nodeCoreNs.size()) break;
+      const auto& t = m_nodeCoreNs[at];
+      const std::int64_t sum = t[0] + t[1] + t[2] + t[3];
+      if (sum <= busiest) continue;
+      busiest = sum;
+      NodeProfile& np = r.nodes[n];
+      np.busiestCore = int(c);
+      np.busiestMvmNs = t[0];
+      np.busiestVectorNs = t[1];
+      np.busiestMemoryNs = t[2];
+      np.busiestCommNs = t[3];
+    }
   }
   r.averageIgNs = r.instructionGroups > 0 ? double(r.totalNs) / double(r.instructionGroups) : 0.0;
   return r;

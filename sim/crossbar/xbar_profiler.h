@@ -4,6 +4,7 @@
 // IProgramSink. It reproduces the evaluator's per-core timelines, its visiting order and its per-chip bus and
 // global-memory reservation, grant for grant, without its fixed-size arrays and deep recursion.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -78,6 +79,7 @@ struct CoreProfile {
   std::int64_t vfuBusyNs = 0;            // every vector op's own duration, whatever its stage
   std::int64_t copyBusyNs = 0;           // every LMV/LLDI's own duration, MAIN or not
   std::int64_t loadStoreBusyNs = 0;      // global-memory nanoseconds the core's LD/ST occupied
+  std::int64_t commBytes = 0;            // bytes the core sent or received
   InstructionCounts counts;
 };
 
@@ -91,6 +93,11 @@ struct NodeProfile {
   InstructionCounts counts;
   std::int64_t firstStartNs = -1;  // earliest instruction start, -1 when the node has none
   std::int64_t lastFinishNs = -1;  // latest instruction end
+  /// The core on which the node's instructions took the most time, and that time by kind (MVM, vector,
+  /// memory, communication): what the node adds to the slowest core it runs on, i.e. its weight in the
+  /// pipeline period. -1 / zeros when the node has no instructions.
+  int busiestCore = -1;
+  std::int64_t busiestMvmNs = 0, busiestVectorNs = 0, busiestMemoryNs = 0, busiestCommNs = 0;
 };
 
 /// One contention domain's shared resources.
@@ -157,6 +164,9 @@ class Profiler final : public IProgramSink {
   void rendezvous(int core, std::size_t index, const PendingComm& partner);
   void endOfList(int core);
   void attribute(const Instruction& inst, std::int64_t start, std::int64_t end);
+  enum class Share { Mvm, Vector, Memory, Comm };
+  /// Adds `ns` to the node's share of kind `kind` and to its time on `core`.
+  void charge(const Instruction& inst, int core, Share kind, std::int64_t ns);
   NodeProfile* node(const Instruction& inst);
   int chipOf(int core) const { return core / m_params.coresPerChip; }
   std::int64_t bytesOf(const Instruction& inst) const { return inst.elements * m_params.elementBits / 8; }
@@ -169,6 +179,7 @@ class Profiler final : public IProgramSink {
   std::vector<CoreState> m_state;
   std::vector<CoreProfile> m_coreProfiles;
   std::vector<NodeProfile> m_nodes;
+  std::vector<std::array<std::int64_t, 4>> m_nodeCoreNs;  // [node * cores + core], by Share
   std::vector<ChipProfile> m_chipProfiles;
   std::vector<ReservationTable> m_bus;           // per chip
   std::vector<ReservationTable> m_globalMemory;  // per chip
