@@ -11,6 +11,7 @@ PACKAGES=(
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgl1-mesa-dev
   libxgboost-dev xgboost
   coinor-libcbc-dev
+  libonnx-dev libprotobuf-dev
 )
 
 missing=()

@@ -299,7 +299,7 @@ TEST(CrossbarReplication, W0H0AndUniform) {
   EXPECT_EQ(tinyPlan("uniform", tinyAccelerator(1, 3, 4)).replicas, (std::vector<std::int64_t>{1, 1, 1, 1}));
   EXPECT_NE(errorOf([] {
               tinyPlan("genetic");
-            }).find("replication: unknown method 'genetic' (known: W0H0, balance"),
+            }).find("replication: unknown method 'genetic' (known: balance, uniform, w0h0"),
             std::string::npos);
 }
 

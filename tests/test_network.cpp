@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Networks as data (engine/kernel/network.h, issues 19 and 20): the shipped node lists load and hold the
-// layers the spec names (ResNet-18 node by node, VGG-16, ResNet-50 v1.5, MobileNet-v1), their conv layers'
-// loop bounds and MAC totals agree with the published figures and with the crossbar spec's calibration
+// layers the spec names (ResNet-18 node by node, ResNet-34, VGG-16, GoogLeNet, ResNet-50 v1.5, MobileNet-v1,
+// LeNet-5), their conv layers' loop bounds and MAC totals agree with the published figures and with the
+// crossbar spec's calibration
 // points (which were derived from PIMCOMP-NN's own files), and every malformed node list is refused with
 // one line naming the node and the field.
 #include <gtest/gtest.h>
@@ -98,22 +99,26 @@ std::string tiny(const std::function<void(json&)>& edit) {
 }
 
 TEST(Network, ShippedNetworksAreListedAndLoad) {
-  EXPECT_EQ(builtinNetworkNames(),
-            (std::vector<std::string>{"mobilenet_v1", "resnet18", "resnet50", "vgg16"}));
+  EXPECT_EQ(builtinNetworkNames(), (std::vector<std::string>{"googlenet", "lenet5", "mobilenet_v1",
+                                                             "resnet18", "resnet34", "resnet50", "vgg16"}));
   for (const std::string& name : builtinNetworkNames()) {
     const Network& net = shipped(name);
     EXPECT_EQ(net.origin, builtinNetworkPath(name));
     EXPECT_TRUE(net.origin.ends_with("/networks/" + name + ".json")) << net.origin;
+    // ImageNet at 224 x 224 into 1000 classes, but LeNet-5 (MNIST, 10 classes); GoogLeNet ends in a softmax.
+    const bool mnist = name == "lenet5";
     EXPECT_EQ(net.nodes.front().op, NetworkOp::Input) << name;
-    EXPECT_EQ(net.nodes.front().output_dim, (std::vector<std::int64_t>{1, 3, 224, 224})) << name;
-    EXPECT_EQ(net.nodes.back().op, NetworkOp::Fc) << name;
-    EXPECT_EQ(net.nodes.back().output_dim, (std::vector<std::int64_t>{1, 1000})) << name;
+    EXPECT_EQ(net.nodes.front().output_dim,
+              (mnist ? std::vector<std::int64_t>{1, 1, 28, 28} : std::vector<std::int64_t>{1, 3, 224, 224}))
+        << name;
+    EXPECT_EQ(net.nodes.back().op, name == "googlenet" ? NetworkOp::Softmax : NetworkOp::Fc) << name;
+    EXPECT_EQ(net.nodes.back().output_dim, (std::vector<std::int64_t>{1, mnist ? 10 : 1000})) << name;
     ASSERT_TRUE(net.reshape_info) << name;
     EXPECT_NE(net.find(net.reshape_info->name), nullptr) << name;
     EXPECT_LT(std::filesystem::file_size(builtinNetworkPath(name)), 200u * 1024) << name;
   }
   const std::string unknown = errorOf([] { builtinNetworkPath("alexnet"); });
-  EXPECT_NE(unknown.find("network 'alexnet': not a shipped network (known: mobilenet_v1, resnet18"),
+  EXPECT_NE(unknown.find("network 'alexnet': not a shipped network (known: googlenet, lenet5, mobilenet_v1"),
             std::string::npos)
       << unknown;
   // A name is never a path out of the directory.
@@ -226,6 +231,57 @@ TEST(Network, Vgg16ResNet50AndMobileNetHaveTheirLayers) {
   EXPECT_EQ(mob.nodes.back().fc, (FcParams{.num_input = 1024, .num_output = 1000, .with_bias = true}));
 }
 
+// ResNet-34, GoogLeNet and LeNet-5 as crossbar.md describes them (the first two node by node equal to
+// PIMCOMP-NN's files, scripts/make_networks.py).
+TEST(Network, ResNet34GoogLeNetAndLeNet5HaveTheirLayers) {
+  const Network& r34 = shipped("resnet34");
+  EXPECT_EQ(r34.nodes.size(), 73u);
+  EXPECT_EQ(countOp(r34, NetworkOp::Conv), 36);
+  EXPECT_EQ(countOp(r34, NetworkOp::Eltwise), 16);
+  EXPECT_EQ(countOp(r34, NetworkOp::Relu), 16);
+  // Blocks 3-4-6-3: the stride-2 1x1 downsample listed first in stages 2-4 as conv2.
+  EXPECT_EQ(r34.nodes[15].name, "resnetv16_stage2_conv2_fwd");
+  EXPECT_EQ(r34.nodes[15].conv.kernel_h, 1);
+  EXPECT_EQ(r34.nodes[15].conv.stride_h, 2);
+  EXPECT_EQ(r34.nodes[16].name, "resnetv16_stage2_conv0_fwd");
+  EXPECT_EQ(r34.find("resnetv16_stage3_conv12_fwd")->output_dim, (std::vector<std::int64_t>{1, 256, 14, 14}));
+  EXPECT_EQ(r34.nodes[71].name, "flatten_306");
+  EXPECT_EQ(r34.reshape_info->name, "resnetv16_dense0_fwd");
+
+  const Network& g = shipped("googlenet");
+  EXPECT_EQ(g.nodes.size(), 87u);
+  EXPECT_EQ(countOp(g, NetworkOp::Conv), 57);
+  EXPECT_EQ(countOp(g, NetworkOp::Pool), 14);
+  EXPECT_EQ(countOp(g, NetworkOp::Lrn), 2);
+  EXPECT_EQ(countOp(g, NetworkOp::Concat), 9);
+  EXPECT_EQ(countOp(g, NetworkOp::Reshape), 1);
+  // Caffe's ceil-mode pool as pads 0 (top, left) and 2 (bottom, right).
+  const PoolParams& pool1 = g.find("pool1/3x3_s2_1")->pool;
+  EXPECT_EQ(std::vector<std::int64_t>({pool1.pad_h0, pool1.pad_h1, pool1.pad_w0, pool1.pad_w1}),
+            (std::vector<std::int64_t>{0, 2, 0, 2}));
+  const NetworkNode& cat = *g.find("inception_3a/output_1");
+  std::vector<std::string> branches;
+  for (int p : cat.providers) branches.push_back(g.nodes[p].name);
+  EXPECT_EQ(branches, (std::vector<std::string>{"inception_3a/1x1_1", "inception_3a/3x3_1",
+                                                "inception_3a/5x5_1", "inception_3a/pool_proj_1"}));
+  EXPECT_EQ(cat.output_dim, (std::vector<std::int64_t>{1, 256, 28, 28}));
+  EXPECT_FALSE(g.find("pool5/7x7_s1_1")->pool.global);
+  EXPECT_EQ(g.find("loss3/classifier_1")->fc,
+            (FcParams{.num_input = 1024, .num_output = 1000, .with_bias = true}));
+  EXPECT_EQ(g.reshape_info->input_dim, (std::vector<std::int64_t>{1, 1024, 1, 1}));
+
+  const Network& lenet = shipped("lenet5");
+  EXPECT_EQ(lenet.nodes.size(), 9u);
+  std::vector<std::pair<std::int64_t, std::int64_t>> fcs;
+  for (const NetworkNode& n : lenet.nodes)
+    if (n.op == NetworkOp::Fc) fcs.emplace_back(n.fc.num_input, n.fc.num_output);
+  EXPECT_EQ(fcs, (std::vector<std::pair<std::int64_t, std::int64_t>>{{400, 120}, {120, 84}, {84, 10}}));
+  EXPECT_EQ(lenet.find("lenet0_conv0_fwd")->output_dim, (std::vector<std::int64_t>{1, 6, 28, 28}));
+  EXPECT_TRUE(lenet.find("lenet0_dense1_fwd")->with_act);
+  EXPECT_FALSE(lenet.find("lenet0_dense2_fwd")->with_act);
+  EXPECT_EQ(lenet.reshape_info->input_dim, (std::vector<std::int64_t>{1, 16, 5, 5}));
+}
+
 TEST(ConvLayers, GiveTheSevenLoopBoundsOfEveryConvAndFc) {
   const std::vector<ConvLayerShape> r18 = convLayers(shipped("resnet18"));
   ASSERT_EQ(r18.size(), 21u);
@@ -293,12 +349,14 @@ TEST(ConvLayers, GiveTheSevenLoopBoundsOfEveryConvAndFc) {
 }
 
 TEST(ConvLayers, MacTotalsMatchThePublishedFigures) {
-  // Exact totals of the shipped shapes, each within 2% of the figure usually published.
+  // Exact totals of the shipped shapes, each within 2% of the figure usually published. GoogLeNet's is the
+  // sum of Szegedy et al.'s Table 1 (1.50 G) with conv1 at 7*7*3*64*112*112 = 118 M instead of the table's
+  // 34 M; LeNet-5's (this 28 x 28 variant) is 117,600 + 240,000 (convs) + 48,000 + 10,080 + 840 (FCs).
   const std::map<std::string, std::pair<std::int64_t, double>> expected{
-      {"resnet18", {1'814'073'344, 1.82e9}},
-      {"vgg16", {15'470'264'320, 15.5e9}},
-      {"resnet50", {4'089'184'256, 4.1e9}},
-      {"mobilenet_v1", {568'740'352, 569e6}},
+      {"resnet18", {1'814'073'344, 1.82e9}}, {"resnet34", {3'663'761'408, 3.6e9}},
+      {"vgg16", {15'470'264'320, 15.5e9}},   {"googlenet", {1'582'671'872, 1.586e9}},
+      {"resnet50", {4'089'184'256, 4.1e9}},  {"mobilenet_v1", {568'740'352, 569e6}},
+      {"lenet5", {416'520, 416'520}},
   };
   for (const auto& [name, macs] : expected) {
     const std::int64_t total = totalMacs(shipped(name));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/main_window.h"
 
+
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
@@ -42,6 +43,7 @@
 #include "views/draft_table_panel.h"
 #include "views/elided_label.h"
 #include "views/exploration_session.h"
+#include "views/network_compile_view.h"
 #include "views/pareto_plot.h"
 #include "views/plot_export.h"
 #include "views/pruned_lister.h"
@@ -174,6 +176,15 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
     activateWindow();
   });
 
+  // Compiling a network on a crossbar accelerator: whole networks, not kernels, so a window of its own.
+  m_networkDialog = new QDialog(this);
+  m_networkDialog->setWindowTitle(tr("Compile a network on a crossbar accelerator"));
+  m_network = new NetworkCompileView;
+  auto* networkLayout = new QVBoxLayout(m_networkDialog);
+  networkLayout->setContentsMargins(0, 0, 0, 0);
+  networkLayout->addWidget(m_network);
+  m_networkDialog->resize(1240, 860);
+
   m_defaultState = saveState();  // View > Reset layout returns to it
   fitToScreen();
   if (m_persist) restoreWindowSettings();
@@ -267,6 +278,8 @@ void MainWindow::buildMenus() {
   connect(m_table->showPrunedBox(), &QCheckBox::toggled, pruned, &QAction::setChecked);
   run->addAction(tr("Compare &backends…"), QKeySequence(Qt::CTRL | Qt::Key_K), this,
                  &MainWindow::showCompare);
+  run->addAction(tr("Compile a &network on crossbars…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K), this,
+                 &MainWindow::showNetworkCompile);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* guide =
@@ -488,6 +501,12 @@ void MainWindow::updateBreakdown() {
 bool MainWindow::idle() const {
   return !m_session->running() && !m_awaitFinal && !m_finalArrived && !m_feeding && !m_analysis->busy() &&
          !m_pruned->busy() && !m_compare->running();
+}
+
+void MainWindow::showNetworkCompile() {
+  m_networkDialog->show();
+  m_networkDialog->raise();
+  m_networkDialog->activateWindow();
 }
 
 void MainWindow::showCompare() {

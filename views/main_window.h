@@ -35,6 +35,7 @@ class ElidedLabel;
 class RunConfirmation;
 class BreakdownChart;
 class CompareView;
+class NetworkCompileView;
 class ControlPanel;
 class DraftAnalysisRunner;
 class DraftDetails;
@@ -127,6 +128,9 @@ class MainWindow : public QMainWindow {
   CompareView* compareView() const { return m_compare; }
   /// Opens the Compare backends window on the control panel's problem (kept as is while one runs).
   void showCompare();
+  /// Opens the window that compiles a network on a crossbar accelerator (Run > Compile a network).
+  void showNetworkCompile();
+  NetworkCompileView* networkCompileView() const { return m_network; }
   WhatIfPanel* whatIf() const { return m_whatIf; }
   DraftAnalysisRunner* analysis() const { return m_analysis; }
   std::optional<quint64> bestDraft() const;
@@ -225,6 +229,8 @@ class MainWindow : public QMainWindow {
   CompareView* m_compare;
   QString m_scheduleFilter;  // the schedule export dialog's last format
   QDialog* m_compareDialog;
+  NetworkCompileView* m_network;
+  QDialog* m_networkDialog;
   PrunedLister* m_pruned;
   ControlPanel* m_controls;
   DraftTablePanel* m_table;

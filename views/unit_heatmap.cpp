@@ -12,6 +12,7 @@
 
 #include "engine/core/problem.h"
 #include "engine/target/registry.h"
+#include "views/color_gradients.h"
 #include "views/draft_analysis.h"
 #include "views/elided_label.h"
 
@@ -53,15 +54,7 @@ UnitHeatmap::UnitHeatmap(QWidget* parent) : QWidget(parent) {
   m_plot->plotLayout()->addElement(0, 1, m_scale);
   m_scale->setType(QCPAxis::atRight);
   m_map->setColorScale(m_scale);
-  // Viridis: perceptually uniform and never white, so full units stay visible on the white background
-  // (QCustomPlot 2.1 has no built-in viridis).
-  QCPColorGradient viridis;
-  viridis.setColorStopAt(0.0, QColor(0x44, 0x01, 0x54));
-  viridis.setColorStopAt(0.25, QColor(0x3b, 0x52, 0x8b));
-  viridis.setColorStopAt(0.5, QColor(0x21, 0x91, 0x8c));
-  viridis.setColorStopAt(0.75, QColor(0x5e, 0xc9, 0x62));
-  viridis.setColorStopAt(1.0, QColor(0xfd, 0xe7, 0x25));
-  m_map->setGradient(viridis);
+  m_map->setGradient(viridisGradient());
   auto* group = new QCPMarginGroup(m_plot);
   m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
   m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `networks` and `compile`: whole networks on crossbar accelerators (issue 19, docs/crossbar.md).
+#include <cstdio>
 #include <iostream>
 #include <optional>
 
@@ -8,6 +9,7 @@
 #include "engine/crossbar/instruction_dump.h"
 #include "engine/crossbar/replication.h"
 #include "engine/kernel/network.h"
+#include "engine/kernel/onnx_network.h"
 #include "engine/target/crossbar/network_compile.h"
 #include "engine/target/registry.h"
 
@@ -72,7 +74,10 @@ void registerNetworks(CLI::App& app) {
 
 struct CompileArgs {
   std::string backend, network, model, mode = "ht", replication = "balance", timing = "pimcomp-nn";
-  std::string unfolding = "im2col", dump;
+  std::string unfolding = "im2col", dump, gaFitness = "fast";
+  int gaPopulation = 200, gaIterations = 100;
+  std::uint64_t seed = 1;
+  unsigned threads = 0;
   bool json = false;
   WhatIfOptions whatIf;
 };
@@ -93,7 +98,7 @@ crossbar::TimingMode timingOption(const std::string& s) {
 Network networkOption(const CompileArgs& a) {
   if (a.network.empty() == a.model.empty())
     throw InputError("compile: give one of --network NAME (see `pimscope-cli networks`) or --model FILE");
-  return loadNetworkFile(a.model.empty() ? builtinNetworkPath(a.network) : a.model);
+  return a.model.empty() ? loadNetworkFile(builtinNetworkPath(a.network)) : loadNetworkModelFile(a.model);
 }
 
 std::string nsText(std::optional<double> v) {
@@ -101,7 +106,26 @@ std::string nsText(std::optional<double> v) {
   return grouped(static_cast<std::uint64_t>(std::llround(*v))) + " ns";
 }
 
+std::string fixed(double v, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, v);
+  return text;
+}
+std::string fixed1(double v) { return fixed(v, 1); }
+std::string fixed3(double v) { return fixed(v, 3); }
+
 nlohmann::json optionalJson(std::optional<double> v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+nlohmann::json gaJson(const NetworkCompileResult& r) {
+  nlohmann::json seeds = nlohmann::json::object(), finalists = nlohmann::json::array();
+  for (const auto& [name, fitness] : r.gaSeeds) seeds[name] = fitness;
+  for (const auto& f : r.gaFinalists)
+    finalists.push_back({{"time_ns", f.timeNs}, {"energy_nj", f.energyNj}, {"fitness", f.fitness}});
+  return {{"best_fitness_per_iteration", r.gaHistory},
+          {"seeds", seeds},
+          {"cancelled", r.gaCancelled},
+          {"finalists", finalists}};
+}
 
 nlohmann::json resultJson(const NetworkCompileResult& r) {
   nlohmann::json replication = nlohmann::json::array(), layers = nlohmann::json::array();
@@ -128,7 +152,8 @@ nlohmann::json resultJson(const NetworkCompileResult& r) {
     const xbar::CoreProfile& p = r.profile.cores[c];
     nlohmann::json names = nlohmann::json::array();
     if (c < r.coreLayers.size())
-      for (int l : r.coreLayers[c]) names.push_back(r.layers[static_cast<std::size_t>(l)].name);
+      for (const auto& l : r.coreLayers[c])
+        names.push_back({{"name", r.layers[static_cast<std::size_t>(l.layer)].name}, {"ags", l.ags}});
     nlohmann::json core = {{"core", c},
                            {"chip", static_cast<int>(c) / r.profile.coresPerChip},
                            {"end_ns", p.endNs},
@@ -180,6 +205,7 @@ nlohmann::json resultJson(const NetworkCompileResult& r) {
           {"layers", layers},
           {"cores", cores},
           {"cancelled", r.cancelled},
+          {"ga", r.replication == kGaMethod ? gaJson(r) : nlohmann::json()},
           {"seconds",
            {{"plan", r.planSeconds},
             {"schedule_and_profile", r.scheduleSeconds},
@@ -187,17 +213,18 @@ nlohmann::json resultJson(const NetworkCompileResult& r) {
 }
 
 void printText(const NetworkCompileResult& r) {
-  std::cout << r.network << " on " << r.backend << " (" << r.accelerator << "), "
+  std::cout << r.network << " on " << r.backend << " (" << r.acceleratorSummary << "), "
             << (r.mode == crossbar::PipelineMode::Ht ? "HT batch pipeline" : "LL element pipeline") << ", "
             << r.replication << " replication, " << timingName(r.timing) << " timing"
             << (r.cancelled ? " (CANCELLED: figures cover the instruction groups run)" : "") << "\n";
   if (r.periodNs)
-    std::cout << "  period " << nsText(r.periodNs) << " per sample, throughput " << num(*r.throughputPerS)
+    std::cout << "  period " << nsText(r.periodNs) << " per sample, throughput " << fixed1(*r.throughputPerS)
               << " samples/s, first batch " << nsText(r.firstBatchLatencyNs) << " (" << r.pipelineStages
               << " stages)\n";
   if (r.latencyNs) std::cout << "  latency " << nsText(r.latencyNs) << " per inference\n";
-  std::cout << "  energy " << num(r.energyNj / 1e6) << " mJ per inference (busy "
-            << num(r.energy.busyNj / 1e6) << " mJ, idle leakage " << num(r.energy.idleNj / 1e6) << " mJ)\n"
+  std::cout << "  energy " << fixed3(r.energyNj / 1e6) << " mJ per inference (busy "
+            << fixed3(r.energy.busyNj / 1e6) << " mJ, idle leakage " << fixed3(r.energy.idleNj / 1e6)
+            << " mJ)\n"
             << "  " << grouped(static_cast<std::uint64_t>(r.mvmCount)) << " MVMs in "
             << grouped(static_cast<std::uint64_t>(r.instructionGroups)) << " instruction groups ("
             << grouped(static_cast<std::uint64_t>(r.instructions)) << " instructions); crossbars "
@@ -210,8 +237,13 @@ void printText(const NetworkCompileResult& r) {
            std::to_string(l.windows), std::to_string(l.time.counts.mvmul), std::to_string(l.time.mvmNs),
            std::to_string(l.time.vectorNs), std::to_string(l.time.memoryNs), std::to_string(l.time.commNs)});
   std::cout << t.str();
-  std::cout << "  (" << num(r.planSeconds + r.scheduleSeconds) << " s: plan " << num(r.planSeconds)
-            << " s, schedule and profile " << num(r.scheduleSeconds) << " s)\n";
+  if (!r.gaHistory.empty())
+    std::cout << "  genetic search: best fitness " << grouped(static_cast<std::uint64_t>(r.gaHistory.front()))
+              << " ns at the start, " << grouped(static_cast<std::uint64_t>(r.gaHistory.back()))
+              << " ns after " << r.gaHistory.size() - 1 << " iterations"
+              << (r.gaCancelled ? " (stopped: the best so far)" : "") << "\n";
+  std::cout << "  (" << num(r.planSeconds + r.scheduleSeconds + r.finalistSeconds) << " s: plan "
+            << num(r.planSeconds) << " s, schedule and profile " << num(r.scheduleSeconds) << " s)\n";
 }
 
 void registerCompile(CLI::App& app) {
@@ -219,7 +251,8 @@ void registerCompile(CLI::App& app) {
   auto* cmd = app.add_subcommand("compile", "compile a network on a crossbar backend and profile it");
   cmd->add_option("--backend,-b", a->backend, "a crossbar backend (see `pimscope-cli backends`)")->required();
   cmd->add_option("--network,-n", a->network, "a shipped network (see `pimscope-cli networks`)");
-  cmd->add_option("--model", a->model, "a network file: PIMCOMP-NN's node-list .json");
+  cmd->add_option("--model", a->model,
+                  "a network file: PIMCOMP-NN's node-list .json or an ONNX model (.onnx)");
   cmd->add_option("--mode", a->mode, "ht (batch pipeline, throughput) or ll (element pipeline, latency)")
       ->capture_default_str();
   cmd->add_option(
@@ -227,8 +260,7 @@ void registerCompile(CLI::App& app) {
          "how many copies of each layer's weights: " +
              [] {
                std::string names;
-               for (const auto& n : crossbar::replicationMethodNames())
-                 names += (names.empty() ? "" : ", ") + n;
+               for (const auto& n : compileMethodNames()) names += (names.empty() ? "" : ", ") + n;
                return names;
              }())
       ->capture_default_str();
@@ -240,9 +272,22 @@ void registerCompile(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--dump-instructions", a->dump,
                   "write every instruction group to FILE (.json: JSON, else text)");
+  cmd->add_option("--ga-population", a->gaPopulation, "GA: individuals per generation")
+      ->check(wholeNumberIn(2, 100000))
+      ->capture_default_str();
+  cmd->add_option("--ga-iterations", a->gaIterations, "GA: generations (PIMCOMP-NN runs 3)")
+      ->check(wholeNumberIn(0, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--ga-fitness", a->gaFitness,
+                  "GA: fast (the profiler on a short instruction stream) or analytic (DAC'23's formula)")
+      ->capture_default_str();
+  cmd->add_option("--seed", a->seed, "GA: random seed (the same seed gives the same result on any threads)")
+      ->check(unsignedInteger())
+      ->capture_default_str();
+  addThreadsOption(cmd, a->threads);
   cmd->add_flag("--json", a->json, "machine-readable output");
   a->whatIf.addTo(cmd);
-  cmd->callback([a] {
+  cmd->callback([a, cmd] {
     const Backend& shipped = builtinBackends().get(a->backend);
     const Backend b = a->whatIf.applyTo(shipped);
     NetworkCompileRequest req;
@@ -250,6 +295,16 @@ void registerCompile(CLI::App& app) {
     req.compile.replication = a->replication;
     req.compile.unfolding.all = a->unfolding;
     req.timing = timingOption(a->timing);
+    req.ga.population = a->gaPopulation;
+    req.ga.iterations = a->gaIterations;
+    req.ga.seed = a->seed;
+    req.ga.threads = static_cast<int>(cappedThreads(a->threads));
+    if (a->gaFitness != "fast" && a->gaFitness != "analytic")
+      throw InputError("--ga-fitness: '" + a->gaFitness + "' is not a fitness (fast, analytic)");
+    req.ga.fitness = a->gaFitness == "fast" ? crossbar::GaFitness::Fast : crossbar::GaFitness::Analytic;
+    for (const char* ga : {"--ga-population", "--ga-iterations", "--ga-fitness", "--seed"})
+      if (cmd->count(ga) > 0 && a->replication != kGaMethod)
+        throw InputError(std::string(ga) + ": applies to --replication ga only");
     const Network net = networkOption(*a);
     std::optional<crossbar::InstructionDump> dump;
     if (!a->dump.empty()) req.alsoTo = &dump.emplace(a->dump);

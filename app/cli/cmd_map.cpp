@@ -311,9 +311,8 @@ void registerMapCommands(CLI::App& app) {
   auto* kernelOpt = map->add_option("--kernel,-k", a->kernel, "conv2d or fc (with --dims)");
   map->add_option("--dims", a->dims,
                   "R=3,S=3,P=56,Q=56,C=64,K=64,N=1,stride=1 (fc: C=inputs,K=outputs,N=batch)");
-  auto* networkOpt =
-      map->add_option("--network", a->network,
-                      "a shipped network (resnet18, resnet50, vgg16, mobilenet_v1) or a node-list file");
+  auto* networkOpt = map->add_option("--network", a->network,
+                                     "a shipped network (see `pimscope-cli networks`) or a node-list file");
   map->add_option("--layer", a->layer, "with --network: one layer by name, or all")->capture_default_str();
   kernelOpt->excludes(networkOpt);
   map->add_option("--objective", a->objective, "latency, energy or blended")->capture_default_str();

@@ -39,7 +39,8 @@ const LayerPartition* CompilePlan::layerOf(int node) const {
 std::string networkLabel(const Network& net) {
   std::string s = net.origin;
   if (const auto slash = s.find_last_of('/'); slash != std::string::npos) s = s.substr(slash + 1);
-  if (const auto dot = s.rfind(".json"); dot != std::string::npos && dot + 5 == s.size()) s.resize(dot);
+  for (const char* ext : {".json", ".onnx"})
+    if (s.size() > 5 && s.ends_with(ext)) s.resize(s.size() - 5);
   return s.empty() ? std::string("network") : s;
 }
 

@@ -4,6 +4,8 @@
 // rounding matches.
 #include "engine/crossbar/replication.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -21,7 +23,6 @@ struct Registry {
   std::map<std::string, ReplicationMethod, std::less<>> methods{
       {"balance", replicateBalance},
       {"w0h0", replicateW0H0},
-      {"W0H0", replicateW0H0},
       {"uniform", replicateUniform},
   };
 };
@@ -64,15 +65,6 @@ std::int64_t replicationSteps(const ReplicationRequest& r, std::int64_t perStep,
 
 }  // namespace
 
-std::string withThousands(std::int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return v < 0 ? "-" + out : out;
-}
-
 void registerReplicationMethod(std::string name, ReplicationMethod method) {
   std::lock_guard lock(registry().mutex);
   registry().methods[std::move(name)] = std::move(method);
@@ -80,7 +72,10 @@ void registerReplicationMethod(std::string name, ReplicationMethod method) {
 
 ReplicationMethod replicationMethod(std::string_view name) {
   std::lock_guard lock(registry().mutex);
-  const auto it = registry().methods.find(name);
+  // Names are lower case; the paper spells one "W0H0".
+  std::string lower(name);
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const auto it = registry().methods.find(lower);
   if (it != registry().methods.end()) return it->second;
   std::string known;
   for (const auto& [n, m] : registry().methods) known += (known.empty() ? "" : ", ") + n;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/common/number_text.h"
 #include "engine/crossbar/accelerator.h"
 #include "engine/crossbar/partition.h"
 
@@ -26,7 +27,7 @@ struct ReplicationRequest {
 /// replicate (w0h0/uniform: no whole replication step fits).
 using ReplicationMethod = std::function<std::vector<std::int64_t>(const ReplicationRequest&)>;
 
-/// Adds (or replaces) a method. Built in: "balance", "w0h0" (also "W0H0"), "uniform".
+/// Adds (or replaces) a method. Built in: "balance", "w0h0", "uniform"; lookup ignores case ("W0H0").
 void registerReplicationMethod(std::string name, ReplicationMethod method);
 /// A copy of the method (registration may replace it meanwhile). Throws InputError listing the registered
 /// names when there is no such method.
@@ -45,8 +46,5 @@ std::vector<std::int64_t> replicate(std::string_view name, const ReplicationRequ
 std::vector<std::int64_t> replicateBalance(const ReplicationRequest& r);
 std::vector<std::int64_t> replicateW0H0(const ReplicationRequest& r);
 std::vector<std::int64_t> replicateUniform(const ReplicationRequest& r);
-
-/// 8454 -> "8,454".
-std::string withThousands(std::int64_t v);
 
 }  // namespace pim::crossbar

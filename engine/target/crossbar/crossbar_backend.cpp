@@ -6,6 +6,9 @@
 #include "engine/common/error.h"
 #include "engine/hw/backend.h"
 
+#include <cmath>
+#include <stdexcept>
+
 namespace pim {
 namespace {
 
@@ -57,6 +60,8 @@ const std::vector<ParamDecl>& decls() {
   return d;
 }
 
+std::int64_t ns(const Backend& b, const char* key) { return std::llround(crossbarValue(b, key)); }
+
 std::int64_t integer(const Backend& b, const char* key) {
   return static_cast<std::int64_t>(crossbarValue(b, key));
 }
@@ -101,6 +106,54 @@ crossbar::Accelerator acceleratorOf(const Backend& b) {
   a.elementBits = static_cast<int>(integer(b, "crossbar.elementBits"));
   a.cellBits = static_cast<int>(integer(b, "crossbar.cellBits"));
   return a;
+}
+
+xbar::TimingParams timingParamsOf(const Backend& b, crossbar::TimingMode mode) {
+  const crossbar::Accelerator a = acceleratorOf(b);
+  xbar::TimingParams t;
+  const bool compatible = mode == crossbar::TimingMode::PimcompNn;
+  t.mvmLatencyNs = compatible ? ns(b, "timing.pimcompNnMvmNs")
+                              : ns(b, "timing.mvmReadNs") + a.elementBits * ns(b, "timing.mvmPerBitNs") +
+                                    ns(b, "timing.mvmAdcNs") + ns(b, "timing.mvmShiftAddNs") +
+                                    ns(b, "timing.mvmWriteNs");
+  t.mvmIssueIntervalNs = ns(b, "timing.mvmIntervalNs");
+  t.elementBits = a.elementBits;
+  t.vectorBytesPerStep = ns(b, "core.vectorBytesPerCycle");
+  t.vectorStepNs = ns(b, "core.vectorCycleNs");
+  t.localMemoryGBps = crossbarValue(b, "core.localMemoryGBps");
+  t.globalMemoryGBps = crossbarValue(b, "chip.globalMemoryGBps");
+  t.busGBps = crossbarValue(b, "chip.busGBps");
+  t.hyperTransportGBps = crossbarValue(b, "accelerator.interChipGBps");
+  t.coresPerChip = static_cast<int>(compatible ? ns(b, "timing.pimcompNnCoresPerChip") : a.cores() / a.chips);
+  t.frequencyGHz = crossbarValue(b, "timing.frequencyGHz");
+  try {
+    xbar::validate(t);
+  } catch (const std::invalid_argument& e) {
+    throw InputError((b.file.empty() ? b.name : b.file) + ": " + e.what());
+  }
+  return t;
+}
+
+xbar::EnergyParams energyParamsOf(const Backend& b) {
+  xbar::EnergyParams e = xbar::dac23TableI();
+  e.pimmu.powerMw = crossbarValue(b, "energy.pimmuMw");
+  e.pimmuReference.crossbars = ns(b, "energy.pimmuCrossbars");
+  e.pimmuReference.rows = ns(b, "energy.pimmuRows");
+  e.pimmuReference.cols = ns(b, "energy.pimmuColumns");
+  e.vfu.powerMw = crossbarValue(b, "energy.vfuMw");
+  e.localMemory.powerMw = crossbarValue(b, "energy.localMemoryMw");
+  e.controlUnit.powerMw = crossbarValue(b, "energy.controlMw");
+  e.router.powerMw = crossbarValue(b, "energy.routerMw");
+  e.coresPerRouter = static_cast<int>(ns(b, "energy.coresPerRouter"));
+  e.globalMemory.powerMw = crossbarValue(b, "energy.globalMemoryMw");
+  e.hyperTransport.powerMw = crossbarValue(b, "energy.hyperTransportMw");
+  e.leakageFraction = crossbarValue(b, "energy.leakageFraction");
+  try {
+    xbar::validate(e);
+  } catch (const std::invalid_argument& ex) {
+    throw InputError((b.file.empty() ? b.name : b.file) + ": " + ex.what());
+  }
+  return e;
 }
 
 }  // namespace pim

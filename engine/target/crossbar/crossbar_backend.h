@@ -5,6 +5,8 @@
 #pragma once
 #include "engine/crossbar/accelerator.h"
 #include "engine/hw/schema.h"
+#include "sim/crossbar/xbar_energy.h"
+#include "sim/crossbar/xbar_profiler.h"
 
 namespace pim {
 
@@ -15,6 +17,13 @@ BackendSchema crossbarSchema();
 
 /// The accelerator a crossbar backend describes.
 crossbar::Accelerator acceleratorOf(const Backend& b);
+
+/// The profiler's constants from the backend's timing, core, chip and accelerator sections: in `PimcompNn`
+/// mode timing.pimcompNnMvmNs and timing.pimcompNnCoresPerChip, in `Intended` the MVM from its parts at
+/// crossbar.elementBits and the configured chips. InputError naming the backend when a value is refused.
+xbar::TimingParams timingParamsOf(const Backend& b, crossbar::TimingMode mode);
+/// The energy model's ratings from the backend's energy section (areas and bit widths as DAC'23 gives them).
+xbar::EnergyParams energyParamsOf(const Backend& b);
 
 /// A numeric parameter of a crossbar backend by key ("timing.mvmIntervalNs"); the schema requires it.
 double crossbarValue(const Backend& b, const char* key);

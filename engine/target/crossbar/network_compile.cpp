@@ -7,7 +7,10 @@
 #include <stdexcept>
 
 #include "engine/common/error.h"
+#include "engine/common/number_text.h"
+#include "engine/crossbar/ga.h"
 #include "engine/crossbar/ht_schedule.h"
+#include "engine/crossbar/ll_schedule.h"
 #include "engine/crossbar/replication.h"
 #include "engine/hw/backend.h"
 #include "engine/target/crossbar/crossbar_backend.h"
@@ -20,8 +23,6 @@ namespace cb = crossbar;
 double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
-
-std::int64_t ns(const Backend& b, const char* key) { return std::llround(crossbarValue(b, key)); }
 
 /// Forwards every instruction group to the profiler and the request's extra sink, counting them, reporting
 /// every few hundred and stopping on cancel.
@@ -36,8 +37,8 @@ class CompileSink final : public xbar::IProgramSink {
     for (const auto& core : ig.cores) m_instructions += static_cast<std::int64_t>(core.size());
     ++m_groups;
     if (m_request.report && m_groups % 256 == 0)
-      m_request.report("scheduling and profiling: instruction group " + cb::withThousands(m_groups) +
-                       (m_expected > 0 ? " of " + cb::withThousands(m_expected) : std::string()));
+      m_request.report("scheduling and profiling: instruction group " + withThousands(m_groups) +
+                       (m_expected > 0 ? " of " + withThousands(m_expected) : std::string()));
     return true;
   }
   std::int64_t groups() const { return m_groups; }
@@ -88,17 +89,90 @@ void fillCores(const cb::CompilePlan& plan, NetworkCompileResult& r) {
   r.coreLayers.assign(plan.layout.coreAgs.size(), {});
   for (std::size_t core = 0; core < plan.layout.coreAgs.size(); ++core) {
     auto& layers = r.coreLayers[core];
-    for (int ag : plan.layout.coreAgs[core])
-      layers.push_back(plan.layout.ags[static_cast<std::size_t>(ag)].layer);
-    std::sort(layers.begin(), layers.end());
-    layers.erase(std::unique(layers.begin(), layers.end()), layers.end());
+    for (int ag : plan.layout.coreAgs[core]) {
+      const int layer = plan.layout.ags[static_cast<std::size_t>(ag)].layer;
+      if (layers.empty() || layers.back().layer != layer) layers.push_back({layer, 0});
+      ++layers.back().ags;  // a core's AGs come in increasing index, so one layer's are adjacent
+    }
   }
 }
 
-/// Runs the plan's schedule into `sink`; the instruction groups the schedule has and the MVMs it issued.
-std::pair<std::int64_t, std::int64_t> schedule(const cb::CompilePlan& plan, xbar::IProgramSink& sink) {
-  const cb::HtScheduleSummary s = cb::scheduleHt(plan, sink);
-  return {s.instructionGroups + s.postGroups, s.mvms};
+/// What running a plan's schedule through the profiler gives.
+struct ScheduleRun {
+  xbar::ProfileResult profile;
+  std::int64_t groups = 0, mvms = 0, instructions = 0;
+  std::vector<std::int64_t> localMemoryPeak;  // LL only
+  bool cancelled = false;
+};
+
+/// Schedules `plan` (HT or LL by its mode) into the profiler, and into `req.alsoTo` when `dump`.
+ScheduleRun runSchedule(const cb::CompilePlan& plan, const xbar::TimingParams& timing, cb::TimingMode mode,
+                        const NetworkCompileRequest& req, bool dump) {
+  xbar::Profiler profiler(static_cast<int>(plan.accelerator.cores()), timing);
+  NetworkCompileRequest forSink = req;
+  if (!dump) forSink.alsoTo = nullptr;
+  const bool ht = plan.options.mode == cb::PipelineMode::Ht;
+  CompileSink sink(profiler, forSink, ht ? cb::htInstructionGroups(plan) : 0);
+  ScheduleRun run;
+  if (ht) {
+    const cb::HtScheduleSummary s = cb::scheduleHt(plan, sink);
+    run.groups = s.instructionGroups + s.postGroups;
+    run.mvms = s.mvms;
+    run.cancelled = s.cancelled;
+  } else {
+    cb::LlOptions o;
+    o.localMemoryElements = cb::llLocalMemoryElements(plan.accelerator, mode);
+    const cb::LlScheduleSummary s = cb::scheduleLl(plan, o, sink);
+    run.groups = s.instructionGroups;
+    run.mvms = s.mvms;
+    run.cancelled = s.cancelled;
+    run.localMemoryPeak = s.localMemoryPeak;
+  }
+  run.instructions = sink.instructions();
+  run.profile = profiler.result();
+  return run;
+}
+
+/// The plan the request asks for: a fixed replication rule, or the GA (whose details go to `r`).
+cb::CompilePlan planFor(const Network& net, const cb::Accelerator& acc, const xbar::TimingParams& timing,
+                        const NetworkCompileRequest& req, NetworkCompileResult& r, cb::GaResult& ga) {
+  if (req.compile.replication != kGaMethod) return cb::compilePlan(net, acc, req.compile);
+  cb::GaControl control;
+  control.cancel = req.cancel;
+  if (req.report)
+    control.progress = [&req](int iteration, double best) {
+      req.report("genetic search: iteration " + std::to_string(iteration) + " of " +
+                 std::to_string(req.ga.iterations) + ", best fitness " + withThousands(std::llround(best)) +
+                 " ns");
+    };
+  cb::CompilePlan plan = cb::compileWithGa(net, acc, req.compile, req.ga, timing, control, &ga);
+  r.gaHistory = ga.history;
+  r.gaSeeds = ga.seeds;
+  r.gaCancelled = ga.cancelled;
+  return plan;
+}
+
+/// Up to `count` more of the GA's final population (best first, distinct replicas and cores), each scheduled
+/// and profiled in full: the Pareto view's other points.
+void evaluateFinalists(const Network& net, const cb::Accelerator& acc, const cb::CompileOptions& options,
+                       const cb::GaResult& ga, const xbar::TimingParams& timing,
+                       const xbar::EnergyParams& energy, const NetworkCompileRequest& req,
+                       NetworkCompileResult& r, std::size_t count) {
+  const xbar::PimmuShape shape{acc.crossbarsPerCore, acc.rows, acc.cols, acc.elementBits, acc.cellBits};
+  std::vector<const cb::GaSolution*> taken{&ga.best};
+  for (const cb::GaSolution& s : ga.population) {
+    if (r.gaFinalists.size() >= count || (req.cancel && req.cancel->load())) return;
+    const bool seen = std::any_of(taken.begin(), taken.end(), [&](const cb::GaSolution* t) {
+      return t->replicas == s.replicas && t->cores == s.cores;
+    });
+    if (seen) continue;
+    taken.push_back(&s);
+    const cb::CompilePlan plan = cb::assemblePlan(net, acc, options, s.replicas, s.cores);
+    const ScheduleRun run = runSchedule(plan, timing, r.timing, req, false);
+    if (run.cancelled) return;
+    r.gaFinalists.push_back({static_cast<double>(run.profile.totalNs),
+                             xbar::estimateEnergy(run.profile, shape, energy).totalNj, s.fitness});
+  }
 }
 
 }  // namespace
@@ -108,86 +182,47 @@ std::string_view timingName(cb::TimingMode t) {
   return t == cb::TimingMode::PimcompNn ? "pimcomp-nn" : "intended";
 }
 
-xbar::TimingParams timingParamsOf(const Backend& b, cb::TimingMode mode) {
-  const cb::Accelerator a = acceleratorOf(b);
-  xbar::TimingParams t;
-  const bool compatible = mode == cb::TimingMode::PimcompNn;
-  t.mvmLatencyNs = compatible ? ns(b, "timing.pimcompNnMvmNs")
-                              : ns(b, "timing.mvmReadNs") + a.elementBits * ns(b, "timing.mvmPerBitNs") +
-                                    ns(b, "timing.mvmAdcNs") + ns(b, "timing.mvmShiftAddNs") +
-                                    ns(b, "timing.mvmWriteNs");
-  t.mvmIssueIntervalNs = ns(b, "timing.mvmIntervalNs");
-  t.elementBits = a.elementBits;
-  t.vectorBytesPerStep = ns(b, "core.vectorBytesPerCycle");
-  t.vectorStepNs = ns(b, "core.vectorCycleNs");
-  t.localMemoryGBps = crossbarValue(b, "core.localMemoryGBps");
-  t.globalMemoryGBps = crossbarValue(b, "chip.globalMemoryGBps");
-  t.busGBps = crossbarValue(b, "chip.busGBps");
-  t.hyperTransportGBps = crossbarValue(b, "accelerator.interChipGBps");
-  t.coresPerChip = static_cast<int>(compatible ? ns(b, "timing.pimcompNnCoresPerChip") : a.cores() / a.chips);
-  t.frequencyGHz = crossbarValue(b, "timing.frequencyGHz");
-  try {
-    xbar::validate(t);
-  } catch (const std::invalid_argument& e) {
-    throw InputError((b.file.empty() ? b.name : b.file) + ": " + e.what());
-  }
-  return t;
-}
+bool compilesNetworks(const Backend& b) { return b.family == "crossbar"; }
 
-xbar::EnergyParams energyParamsOf(const Backend& b) {
-  xbar::EnergyParams e = xbar::dac23TableI();
-  e.pimmu.powerMw = crossbarValue(b, "energy.pimmuMw");
-  e.pimmuReference.crossbars = ns(b, "energy.pimmuCrossbars");
-  e.pimmuReference.rows = ns(b, "energy.pimmuRows");
-  e.pimmuReference.cols = ns(b, "energy.pimmuColumns");
-  e.vfu.powerMw = crossbarValue(b, "energy.vfuMw");
-  e.localMemory.powerMw = crossbarValue(b, "energy.localMemoryMw");
-  e.controlUnit.powerMw = crossbarValue(b, "energy.controlMw");
-  e.router.powerMw = crossbarValue(b, "energy.routerMw");
-  e.coresPerRouter = static_cast<int>(ns(b, "energy.coresPerRouter"));
-  e.globalMemory.powerMw = crossbarValue(b, "energy.globalMemoryMw");
-  e.hyperTransport.powerMw = crossbarValue(b, "energy.hyperTransportMw");
-  e.leakageFraction = crossbarValue(b, "energy.leakageFraction");
-  try {
-    xbar::validate(e);
-  } catch (const std::invalid_argument& ex) {
-    throw InputError((b.file.empty() ? b.name : b.file) + ": " + ex.what());
-  }
-  return e;
+std::vector<std::string> compileMethodNames() {
+  std::vector<std::string> names = cb::replicationMethodNames();
+  names.push_back(kGaMethod);
+  return names;
 }
 
 NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const NetworkCompileRequest& req) {
   const auto start = std::chrono::steady_clock::now();
-  if (b.family != "crossbar")
+  if (!compilesNetworks(b))
     throw InputError("backend " + b.name + " is a " + b.family +
                      " backend: networks compile on crossbar backends (pimscope-cli backends lists them)");
   const cb::Accelerator acc = acceleratorOf(b);
   const xbar::TimingParams timing = timingParamsOf(b, req.timing);
   const xbar::EnergyParams energy = energyParamsOf(b);
   if (req.report) req.report("partitioning, replicating (" + req.compile.replication + ") and placing");
-  const cb::CompilePlan plan = cb::compilePlan(net, acc, req.compile);
-
   NetworkCompileResult r;
+  r.timing = req.timing;
+  cb::GaResult ga;
+  const cb::CompilePlan plan = planFor(net, acc, timing, req, r, ga);
   r.backend = b.name;
   r.network = plan.networkName;
-  r.accelerator = cb::describe(acc);
+  r.accelerator = acc;
+  r.acceleratorSummary = cb::describe(acc);
   r.mode = req.compile.mode;
   r.replication = req.compile.replication;
-  r.timing = req.timing;
   r.planSeconds = seconds(start);
 
   const auto scheduled = std::chrono::steady_clock::now();
-  xbar::Profiler profiler(static_cast<int>(acc.cores()), timing);
-  CompileSink sink(profiler, req,
-                   req.compile.mode == cb::PipelineMode::Ht ? cb::htInstructionGroups(plan) : 0);
-  const auto [groups, mvms] = schedule(plan, sink);
-  r.cancelled = sink.groups() < groups;
-  r.profile = profiler.result();
-  r.scheduleSeconds = seconds(scheduled);
-
-  r.instructionGroups = groups;
-  r.instructions = sink.instructions();
-  r.mvmCount = mvms;
+  // A GA stopped by Cancel still hands over its best plan, which is then profiled to the end: "cancel keeps
+  // the best so far" (a second cancel has nothing left to stop but this one schedule).
+  NetworkCompileRequest scheduleRequest = req;
+  if (r.gaCancelled) scheduleRequest.cancel = nullptr;
+  ScheduleRun run = runSchedule(plan, timing, req.timing, scheduleRequest, true);
+  r.cancelled = run.cancelled;
+  r.profile = std::move(run.profile);
+  r.coreLocalMemoryPeak = std::move(run.localMemoryPeak);
+  r.instructionGroups = run.groups;
+  r.instructions = run.instructions;
+  r.mvmCount = run.mvms;
   r.crossbarsUsed = plan.crossbarsUsed();
   r.crossbarsTotal = acc.crossbars();
   r.layers = layersOf(plan, r.profile);
@@ -204,6 +239,12 @@ NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const 
   const xbar::PimmuShape shape{acc.crossbarsPerCore, acc.rows, acc.cols, acc.elementBits, acc.cellBits};
   r.energy = xbar::estimateEnergy(r.profile, shape, energy);
   r.energyNj = r.energy.totalNj;
+  r.scheduleSeconds = seconds(scheduled);
+  if (req.compile.replication == kGaMethod && !r.cancelled && !r.gaCancelled && req.gaFinalists > 0) {
+    const auto finalists = std::chrono::steady_clock::now();
+    evaluateFinalists(net, acc, plan.options, ga, timing, energy, req, r, req.gaFinalists);
+    r.finalistSeconds = seconds(finalists);
+  }
   return r;
 }
 

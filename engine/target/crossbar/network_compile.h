@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/crossbar/compile.h"
+#include "engine/crossbar/ga.h"
 #include "sim/crossbar/xbar_energy.h"
 #include "sim/crossbar/xbar_profiler.h"
 
@@ -18,8 +19,16 @@ namespace pim {
 
 class Backend;
 
+/// The replication method that runs the genetic search (engine/crossbar/ga.h) instead of a fixed rule.
+inline constexpr const char* kGaMethod = "ga";
+/// Every method `compile.replication` may name: the registered rules and "ga".
+std::vector<std::string> compileMethodNames();
+
 struct NetworkCompileRequest {
-  crossbar::CompileOptions compile;  // mode, replication method, unfolding
+  crossbar::CompileOptions compile;  // mode, replication method ("ga": the genetic search), unfolding
+  crossbar::GaOptions ga;            // when the method is "ga"
+  /// GA only: how many more of its final population to schedule and profile in full (Pareto points).
+  std::size_t gaFinalists = 6;
   crossbar::TimingMode timing = crossbar::TimingMode::PimcompNn;
   /// Also receives every instruction group (an instruction dump); may be null.
   xbar::IProgramSink* alsoTo = nullptr;
@@ -40,7 +49,8 @@ struct CompiledLayer {
 
 struct NetworkCompileResult {
   std::string backend, network;
-  std::string accelerator;  // crossbar::describe of the backend's accelerator
+  crossbar::Accelerator accelerator;
+  std::string acceleratorSummary;  // crossbar::describe(accelerator)
   crossbar::PipelineMode mode = crossbar::PipelineMode::Ht;
   std::string replication;
   crossbar::TimingMode timing = crossbar::TimingMode::PimcompNn;
@@ -54,22 +64,35 @@ struct NetworkCompileResult {
   std::int64_t mvmCount = 0, instructionGroups = 0, instructions = 0;
   std::int64_t crossbarsUsed = 0, crossbarsTotal = 0;
   std::vector<CompiledLayer> layers;
-  std::vector<std::int64_t> coreCrossbars;        // per core: crossbars its AGs hold
-  std::vector<std::vector<int>> coreLayers;       // per core: indices into `layers` with an AG on it
+  std::vector<std::int64_t> coreCrossbars;  // per core: crossbars its AGs hold
+  /// Per core: the layers with an AG on it (index into `layers`) and how many of their AGs it holds.
+  struct CoreLayer {
+    int layer = 0;
+    std::int64_t ags = 0;
+  };
+  std::vector<std::vector<CoreLayer>> coreLayers;
   std::vector<std::int64_t> coreLocalMemoryPeak;  // per core, elements (LL; empty in HT)
   xbar::ProfileResult profile;
-  double planSeconds = 0, scheduleSeconds = 0;
+  /// GA only: the best fitness after the initial population and after each iteration, the deterministic
+  /// seeds' fitness, whether Cancel stopped the search (the best so far was compiled), and the finalists.
+  std::vector<double> gaHistory;
+  std::vector<std::pair<std::string, double>> gaSeeds;
+  bool gaCancelled = false;
+  struct Finalist {
+    double timeNs = 0, energyNj = 0, fitness = 0;  // time: the HT period or the LL latency
+  };
+  std::vector<Finalist> gaFinalists;
+  double planSeconds = 0, scheduleSeconds = 0, finalistSeconds = 0;
+  /// The schedule was stopped before its end (figures cover the instruction groups run).
   bool cancelled = false;
 };
+
+/// Whether networks compile on `b` (its family is crossbar): the window lists these backends for compiling.
+bool compilesNetworks(const Backend& b);
 
 /// Throws InputError naming the problem (a network that does not fit, a replication method that cannot work,
 /// an AG that fits nowhere, an unfolding the scheduler cannot run).
 NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const NetworkCompileRequest& r);
-
-/// The profiler's constants from the backend's timing, core, chip and accelerator sections.
-xbar::TimingParams timingParamsOf(const Backend& b, crossbar::TimingMode mode);
-/// The energy model's ratings from the backend's energy section (areas as DAC'23 gives them).
-xbar::EnergyParams energyParamsOf(const Backend& b);
 
 /// "ht" / "ll", "pimcomp-nn" / "intended": the CLI's and JSON's spellings.
 std::string_view modeName(crossbar::PipelineMode m);

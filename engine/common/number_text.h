@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+// Numbers as people read them in messages and tables.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace pim {
+
+/// 8454 -> "8,454"; -1234567 -> "-1,234,567". Counts are compared with papers' tables, which group digits.
+std::string withThousands(std::int64_t v);
+
+}  // namespace pim

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internals of the LL scheduler (ll_schedule.h; ../shared/specs/crossbar.md, "Scheduling", LL): the graph as
+// the element pipeline sees it, the per-core heap of local memory, and the scheduler's pixel-level state
+// (tcad VII-B, Fig. 9: dependency lists, runtime record, memory manager).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/crossbar/ll_schedule.h"
+
+namespace pim::crossbar::ll {
+
+/// What the element pipeline does with a node (pimcomp-nn ElementPipelineSchedule: CONV/FC run on their
+/// array groups; POOL, ELTWISE, CONCAT and activations are "post" nodes on one core; no_consider_node_set
+/// passes pixels through untouched; an activation right after a CONV/FC is dropped from the topology).
+enum class Role : std::uint8_t { Input, Compute, Pool, Eltwise, Concat, Activation, Folded, PassThrough };
+
+/// A CONV's or POOL's sliding window over its input feature map; pixels are row-major (h * W + w).
+struct Window {
+  std::int64_t inH = 1, inW = 1, outH = 1, outW = 1;
+  std::int64_t kernelH = 1, kernelW = 1, strideH = 1, strideW = 1, padTop = 0, padLeft = 0;
+  std::int64_t dilationH = 1, dilationW = 1;
+
+  std::int64_t positions() const { return kernelH * kernelW; }
+  /// The input pixel under each kernel position (row-major) of output pixel `out`; -1 where padding.
+  void inputsOf(std::int64_t out, std::vector<std::int64_t>& pixels) const;
+  /// The output pixels whose window covers input pixel `in`, ascending.
+  void outputsOf(std::int64_t in, std::vector<std::int64_t>& pixels) const;
+};
+
+struct Graph {
+  explicit Graph(const Network& net);
+
+  std::vector<Role> role;
+  std::vector<std::vector<int>> consumers;    // pimcomp-nn PIMCOMP_topology_provider_consumer_relation
+  std::vector<std::vector<int>> providers;    // its inverse, in the order the links were found
+  std::vector<std::int64_t> pixels;           // output pixels ("output channels"): FC 1, else H*W
+  std::vector<std::int64_t> channelElements;  // elements of one output pixel: output_dim[1]
+  std::vector<Window> window;                 // CONV and POOL
+  std::vector<char> graphSink;                // no consumer in the file
+  std::vector<int> lastNodes;                 // computing nodes whose completion ends the schedule
+
+  /// The position of `provider` among `node`'s providers (pimcomp-nn index_in_all_providers).
+  int providerSlot(int node, int provider) const;
+};
+
+/// PIMCOMP-NN's MemoryManager: a first-fit heap of elements per core. Addresses matter only for fitting;
+/// instructions carry lengths, not addresses.
+class LocalMemory {
+ public:
+  LocalMemory(std::int64_t cores, std::int64_t capacity);
+  /// The lowest address with `elements` free after it; throws InputError naming `what` when none is.
+  std::int64_t allocate(std::int64_t core, std::int64_t elements, const std::string& what);
+  /// As allocate, but -1 when nothing fits.
+  std::int64_t tryAllocate(std::int64_t core, std::int64_t elements);
+  /// An attempt the caller may undo: after releasing what it allocated since beginAttempt, abandonAttempt
+  /// also forgets the peaks it reached, so an abandoned attempt leaves no trace.
+  void beginAttempt() { m_peakBefore = m_peak; }
+  void abandonAttempt() { m_peak = m_peakBefore; }
+  void release(std::int64_t core, std::int64_t address, std::int64_t elements);
+  const std::vector<std::int64_t>& peak() const { return m_peak; }
+  void setGroup(std::int64_t ig) { m_group = ig; }
+
+ private:
+  std::int64_t m_capacity;
+  std::int64_t m_group = 0;
+  std::vector<std::map<std::int64_t, std::int64_t>> m_free;  // per core: free gaps, start -> length
+  std::vector<std::int64_t> m_used, m_peak, m_peakBefore;
+};
+
+/// One input pixel of a CONV/FC on one core: how many (AG, output pixel) segments still read it.
+struct ChannelUse {
+  std::int64_t core = 0;
+  std::int64_t rest = 0;
+  std::int64_t address = -1;  // held on the core while >= 0
+};
+
+/// A CONV/FC node's progress and the runtime record of its inputs.
+struct ComputeState {
+  int node = -1;
+  const LayerPartition* layer = nullptr;
+  std::int64_t replicas = 1, bands = 1, firstAg = 0;
+  bool firstLayer = false;  // reads the network input from global memory, always ready
+  bool withBias = false;
+  std::int64_t inputChannels = 0, channelElements = 0;
+  std::int64_t fcKey = -1;                    // FC: input pixels 0..fcKey must all have arrived
+  std::vector<std::vector<ChannelUse>> uses;  // per input pixel, ascending cores
+  std::vector<char> ready;                    // per input pixel: arrived (every replica sees it)
+  std::vector<char> loaded;                   // first layer: already loaded from global memory
+  std::int64_t readyPrefix = 0;               // FC: pixels 0..readyPrefix-1 have arrived
+  std::vector<std::int64_t> produced;         // per replica: pixels computed
+  std::vector<std::int64_t> undelivered;      // per replica: transfers of its last pixel still waiting
+};
+
+/// One input pixel of a post node (per provider slot): its buffer on the node's core.
+struct PostInput {
+  std::int64_t address = -1;
+  std::int64_t rest = 0;  // POOL: windows still to read it
+  bool ready = false;
+  bool requested = false;  // buffer allocated and transfer issued once
+};
+
+struct PostState {
+  int node = -1;
+  std::int64_t core = 0;
+  std::vector<std::vector<PostInput>> inputs;  // [provider slot][pixel]; a POOL has one slot
+  std::vector<std::int64_t> slotElements;      // elements of one input pixel per slot
+  std::vector<char> done;
+  std::set<std::int64_t> candidates;  // pixels that may have become ready since last checked
+  struct Output {
+    std::int64_t address = 0;
+    std::int64_t waiting = 0;  // transfers reading it not yet issued
+  };
+  std::vector<Output> outputs;  // output buffers, released at the end of the IG once nothing waits on them
+};
+
+/// The local-memory operands PIMCOMP-NN's InstructionOptimization::MergePreparation compares when it merges
+/// an LD, LMV or LLDI into the instruction before it (global-memory sources: -1 for the network input,
+/// -node for a bias).
+struct Operands {
+  std::int64_t src = 0, srcOff = 0, dst = 0, dstOff = 0;
+};
+
+/// The last instruction of a core's list in the current IG as emitted and as kept after merging.
+struct CopyRecord {
+  xbar::Opcode op = xbar::Opcode::Mvmul;
+  Operands at;
+  std::int64_t elements = 0;
+};
+
+/// A computed pixel on its way to a consumer, held until the IG ends (heuristic centralised communication).
+struct Transfer {
+  int origin = -1;            // the node that computed the pixel (SEND's node)
+  std::int64_t replica = -1;  // the replica that computed it (CONV/FC), -1 for a post node
+  int target = -1;            // the consumer
+  int slot = -1;              // the consumer's provider slot (post nodes)
+  std::int64_t pixel = 0;
+  std::int64_t core = 0;     // where the pixel is
+  std::int64_t address = 0;  // and its buffer there
+  std::int64_t elements = 0;
+};
+
+class Scheduler {
+ public:
+  Scheduler(const CompilePlan& plan, const LlOptions& options);
+  LlScheduleSummary run(xbar::IProgramSink& sink);
+
+ private:
+  // ll_setup.cpp
+  void initCompute(int node);
+  void countConvUses(ComputeState& s);
+  void countFcUses(ComputeState& s);
+  void initPost(int node);
+  std::int64_t placePost(int node) const;
+  // ll_compute.cpp
+  void loadBiases();
+  bool computeReplica(ComputeState& s, std::int64_t replica);
+  bool inputsReady(const ComputeState& s, std::int64_t pixel);
+  bool loadFirstLayerInputs(ComputeState& s, std::int64_t pixel);
+  void prepareAndMultiply(ComputeState& s, std::int64_t ag, std::int64_t pixel);
+  void readChannel(ComputeState& s, std::int64_t ag, std::int64_t channel, std::int64_t position,
+                   std::int64_t first, std::int64_t last);
+  void accumulate(const ComputeState& s, std::int64_t headAg);
+  // ll_post.cpp
+  bool computePost(PostState& p);
+  bool postReady(const PostState& p, std::int64_t pixel);
+  void runPool(PostState& p, std::int64_t pixel, std::int64_t out);
+  void runVector(PostState& p, std::int64_t pixel, std::int64_t out);
+  void forward(int origin, int from, int next, std::int64_t pixel, const Transfer& where);
+  void finishPixel(const Transfer& where);
+  void queue(std::vector<Transfer>& list, const Transfer& t);
+  // ll_comm.cpp
+  bool communicate();
+  bool deliverMain(const Transfer& t);
+  bool deliverPost(const Transfer& t);
+  void settle(const Transfer& t);
+  void transfer(const Transfer& t, std::int64_t to, std::int64_t toAddress);
+  void releasePostOutputs();
+  // ll_schedule.cpp
+  xbar::Instruction& emit(std::int64_t core, xbar::Opcode op, xbar::Stage stage, int node,
+                          std::int64_t elements);
+  /// An LD, LMV or LLDI, merged into the previous instruction where MergePreparation would merge it.
+  void emitCopy(std::int64_t core, xbar::Opcode op, xbar::Stage stage, int node, std::int64_t elements,
+                const Operands& at, bool bias = false);
+  void unmodelled(std::int64_t core);
+  std::int64_t allocate(std::int64_t core, std::int64_t elements, const char* what, int node);
+  bool finished() const;
+  [[noreturn]] void throwStalled() const;
+
+  const CompilePlan& m_plan;
+  LlOptions m_options;
+  Graph m_graph;
+  LocalMemory m_memory;
+  std::int64_t m_cores;
+  std::vector<int> m_computeOf, m_postOf;  // node -> index in m_compute / m_post, -1 otherwise
+  std::vector<ComputeState> m_compute;
+  std::vector<PostState> m_post;
+  std::vector<std::int64_t> m_nodeDone;             // pixels computed per node
+  std::vector<std::int64_t> m_agInput, m_agOutput;  // per AG: its buffers on its core, -1 before first use
+  std::vector<CopyRecord> m_emitted, m_kept;        // per core: see CopyRecord
+  std::vector<Transfer> m_mainTransfers, m_postTransfers;  // requested in the current IG
+  std::vector<Transfer> m_waiting;                         // requested earlier, receiver's memory was full
+  xbar::InstructionGroup m_ig;
+  std::int64_t m_group = 0;
+  std::int64_t m_nextComm = 0;
+  std::vector<std::int64_t> m_scratch;  // window pixels
+};
+
+}  // namespace pim::crossbar::ll

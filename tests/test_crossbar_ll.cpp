@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of the LL (element pipeline) scheduler (../shared/specs/crossbar.md, "Scheduling", LL and
+// "Invariants"; tcad Algorithm 2): the MVM invariant on shipped networks under every replication method,
+// SEND/RECV pairing per IG, pixel-level readiness on a hand-built chain, the last node taken from the graph,
+// the IG cap option and the local-memory bound.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/common/error.h"
+#include "engine/crossbar/compile.h"
+#include "engine/crossbar/ll_schedule.h"
+#include "engine/crossbar/replication.h"
+
+namespace pim::crossbar {
+namespace {
+
+using xbar::Opcode;
+
+// Counts what the scheduler emits and checks, IG by IG, that every SEND has its RECV in the same IG with
+// mirrored cores and equal length, and that pairing indices are never reused.
+class CountingSink : public xbar::IProgramSink {
+ public:
+  CountingSink() = default;
+  // Also checks that the MAIN-stage copies and fills before each MVMUL assemble exactly its AG's input.
+  explicit CountingSink(const CompilePlan& plan) : m_plan(&plan) {}
+
+  bool group(const xbar::InstructionGroup& ig) override {
+    prepared.assign(ig.cores.size(), 0);
+    struct Half {
+      int sends = 0, recvs = 0;
+      std::int64_t sendCore = -1, sendPeer = -1, recvCore = -1, recvPeer = -1, sendLen = -1, recvLen = -1;
+    };
+    std::map<std::int64_t, Half> comms;
+    for (std::size_t core = 0; core < ig.cores.size(); ++core) {
+      for (const xbar::Instruction& inst : ig.cores[core]) {
+        ++perOpcode[static_cast<std::size_t>(inst.op)];
+        if ((inst.op == Opcode::Lmv || inst.op == Opcode::Lldi) && inst.stage == xbar::Stage::Main)
+          prepared[core] += inst.elements;
+        if (inst.op == Opcode::Mvmul) {
+          ++mvms;
+          agGroups[inst.ag].push_back(groups);
+          if (m_plan && prepared[core] != m_plan->layout.ags[inst.ag].rows) ++misprepared;
+          prepared[core] = 0;
+        } else if (inst.op == Opcode::St) {
+          stores[inst.node].push_back(groups);
+        } else if (inst.op == Opcode::Send) {
+          Half& h = comms[inst.comm];
+          ++h.sends, h.sendCore = std::int64_t(core), h.sendPeer = inst.peer, h.sendLen = inst.elements;
+        } else if (inst.op == Opcode::Recv) {
+          Half& h = comms[inst.comm];
+          ++h.recvs, h.recvCore = std::int64_t(core), h.recvPeer = inst.peer, h.recvLen = inst.elements;
+        }
+      }
+    }
+    for (const auto& [id, h] : comms) {
+      const bool paired = h.sends == 1 && h.recvs == 1 && h.sendPeer == h.recvCore &&
+                          h.recvPeer == h.sendCore && h.sendCore != h.recvCore && h.sendLen == h.recvLen &&
+                          h.sendLen > 0;
+      if (!paired || !seenComms.insert(id).second) ++unpaired;
+    }
+    ++groups;
+    return true;
+  }
+
+  std::int64_t groups = 0, mvms = 0, unpaired = 0, misprepared = 0;
+  std::array<std::int64_t, 12> perOpcode{};
+  std::map<std::int64_t, std::vector<std::int64_t>> agGroups;  // AG -> IGs of its MVMULs, in order
+  std::map<int, std::vector<std::int64_t>> stores;             // node -> IGs of its STs
+  std::set<std::int64_t> seenComms;
+
+ private:
+  const CompilePlan* m_plan = nullptr;
+  std::vector<std::int64_t> prepared;  // per core: MAIN copy/fill elements since its last MVMUL
+};
+
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// The spec's invariant, from the network alone: every window of every layer runs every AG band once.
+std::int64_t expectedMvms(const Network& net, std::int64_t rows) {
+  std::int64_t n = 0;
+  for (const NetworkNode& node : net.nodes) {
+    if (node.op == NetworkOp::Conv)
+      n += node.output_dim[2] * node.output_dim[3] *
+           ceilDiv(node.conv.kernel_h * node.conv.kernel_w * node.conv.input_channel, rows);
+    else if (node.op == NetworkOp::Fc)
+      n += ceilDiv(node.fc.num_input, rows);
+  }
+  return n;
+}
+
+const Network& shipped(const std::string& name) {
+  static std::map<std::string, Network> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, loadNetworkFile(builtinNetworkPath(name))).first;
+  return it->second;
+}
+
+CompileOptions llCompile(const std::string& replication) {
+  CompileOptions o;
+  o.mode = PipelineMode::Ll;
+  o.replication = replication;
+  return o;
+}
+
+TEST(CrossbarLl, MvmInvariantOnShippedNetworksUnderEveryReplication) {
+  EXPECT_EQ(expectedMvms(shipped("resnet18"), 128), 132500);
+  Accelerator large;  // 12 x 12 cores of 256 arrays: VGG-16 fits under every method's rule
+  large.crossbarsPerCore = 256;
+  for (const std::string name : {"resnet18", "vgg16"}) {
+    for (const std::string& method : replicationMethodNames()) {
+      SCOPED_TRACE(name + " / " + method);
+      const CompilePlan plan = compilePlan(shipped(name), large, llCompile(method));
+      CountingSink sink;
+      const LlScheduleSummary s = scheduleLl(plan, {}, sink);
+      EXPECT_TRUE(s.completed);
+      EXPECT_EQ(sink.mvms, expectedMvms(shipped(name), large.rows));
+      EXPECT_EQ(s.mvms, sink.mvms);
+      EXPECT_EQ(s.instructionGroups, sink.groups);
+      EXPECT_EQ(s.perOpcode, sink.perOpcode);
+      EXPECT_EQ(sink.unpaired, 0);
+      EXPECT_EQ(s.count(Opcode::Send), s.count(Opcode::Recv));
+      EXPECT_EQ(s.count(Opcode::St), 1);  // the FC's one output pixel
+    }
+  }
+}
+
+TEST(CrossbarLl, ResNet18OnTheDefaultAccelerator) {
+  const CompilePlan plan = compilePlan(shipped("resnet18"), Accelerator{}, llCompile("balance"));
+  CountingSink sink(plan);
+  const LlScheduleSummary s = scheduleLl(plan, {}, sink);
+  EXPECT_TRUE(s.completed);
+  EXPECT_EQ(s.mvms, 132500);
+  EXPECT_EQ(s.lastNodes, std::vector<int>{40});
+  EXPECT_EQ(sink.misprepared, 0);  // copies merged or not, every AG input is complete
+  ASSERT_EQ(sink.stores.size(), 1u);
+  EXPECT_EQ(sink.stores.begin()->first, 40);
+  EXPECT_EQ(sink.stores.begin()->second, std::vector<std::int64_t>{s.instructionGroups - 1});
+  EXPECT_EQ(sink.unpaired, 0);
+  std::int64_t total = 0;
+  for (std::int64_t n : s.perOpcode) total += n;
+  EXPECT_EQ(total, s.instructions);
+  ASSERT_EQ(s.localMemoryPeak.size(), 144u);
+  EXPECT_LE(s.maxLocalMemoryPeak(), kPimcompNnLocalMemoryElements);
+}
+
+// A network description in PIMCOMP-NN's node-list format.
+struct NodeSpec {
+  std::string name, op;
+  std::vector<std::string> providers, consumers;
+  std::vector<std::int64_t> in, out;
+  std::string extra;  // further fields, ready to paste
+};
+
+std::string dims(const std::vector<std::int64_t>& d) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+std::string names(const std::vector<std::string>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", \"" : "\"") + v[i] + "\"";
+  return s + "]";
+}
+
+Network networkOf(const std::vector<NodeSpec>& nodes, const std::string& origin) {
+  std::map<std::string, int> index;
+  for (std::size_t i = 0; i < nodes.size(); ++i) index[nodes[i].name] = int(i);
+  std::string text = "{\"node_list\": [";
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const NodeSpec& n = nodes[i];
+    std::vector<std::int64_t> pi, ci;
+    for (const auto& p : n.providers) pi.push_back(index[p]);
+    for (const auto& c : n.consumers) ci.push_back(index[c]);
+    text += std::string(i ? ", " : "") + "{\"index\": " + std::to_string(i) + ", \"name\": \"" + n.name +
+            "\", \"operation\": \"" + n.op + "\", \"provider_num\": " + std::to_string(pi.size()) +
+            ", \"provider\": " + names(n.providers) + ", \"provider_index\": " + dims(pi) +
+            ", \"consumer_num\": " + std::to_string(ci.size()) + ", \"consumer\": " + names(n.consumers) +
+            ", \"consumer_index\": " + dims(ci) + ", \"input_dim_num\": " + std::to_string(n.in.size()) +
+            ", \"input_dim\": " + dims(n.in) + ", \"output_dim_num\": " + std::to_string(n.out.size()) +
+            ", \"output_dim\": " + dims(n.out) + ", \"bitwidth\": 16" + n.extra + "}";
+  }
+  return parseNetworkJson(text + "]}", origin);
+}
+
+std::string conv3x3(int in, int out) {
+  return ", \"with_bn\": 0, \"with_act\": 0, \"act_type\": -1, \"param\": {\"kernel_h\": 3, \"kernel_w\": 3, "
+         "\"stride_h\": 1, \"stride_w\": 1, \"pad_h0\": 1, \"pad_h1\": 1, \"pad_w0\": 1, \"pad_w1\": 1, "
+         "\"input_channel\": " +
+         std::to_string(in) + ", \"output_channel\": " + std::to_string(out) + ", \"with_bias\": 0}";
+}
+
+// data (2 x 4 x 4) -> conv1 -> conv2, both 3 x 3, stride 1, pad 1, 2 -> 2 channels.
+Network chain() {
+  return networkOf({{"data", "OP_INPUT", {}, {"conv1"}, {1, 2, 4, 4}, {1, 2, 4, 4}, ""},
+                    {"conv1", "OP_CONV", {"data"}, {"conv2"}, {1, 2, 4, 4}, {1, 2, 4, 4}, conv3x3(2, 2)},
+                    {"conv2", "OP_CONV", {"conv1"}, {}, {1, 2, 4, 4}, {1, 2, 4, 4}, conv3x3(2, 2)}},
+                   "tests/chain_net.json");
+}
+
+Accelerator small() {
+  Accelerator a;
+  a.name = "small";
+  a.coresX = a.coresY = 2;
+  a.crossbarsPerCore = 4;
+  return a;
+}
+
+// conv1 has one replica (core 0) and, as the first layer, is always ready: it computes pixel k in IG k. Its
+// pixel reaches conv2 at the end of that IG. conv2 has two replicas (cores 1 and 2): replica r computes
+// pixels r, r + 2, ... one per IG, each once every conv1 pixel in its window has arrived. Pixel (h, w) of
+// conv2 needs conv1 pixels up to row min(h + 1, 3), column min(w + 1, 3), so the last one arrives after
+// IG 4 * min(h + 1, 3) + min(w + 1, 3); its IG is the later of that plus one and its replica's previous IG
+// plus one:
+//   replica 0: pixel 0 -> 5 + 1 = 6, 2 -> 7 + 1 = 8, 4 -> 10, 6 -> 12, 8 -> 14, 10 -> 16, 12 -> 17, 14 -> 18;
+//   replica 1: pixel 1 -> 7, 3 -> 8, 5 -> 11, 7 -> 12, 9 -> 15, 11 -> 16, 13 -> 17, 15 -> 18.
+TEST(CrossbarLl, PixelReadinessOnAChain) {
+  const CompilePlan plan = assemblePlan(chain(), small(), llCompile("balance"), {1, 2}, {0, 1, 2});
+  ASSERT_EQ(plan.layout.ags.size(), 3u);
+  CountingSink sink(plan);
+  const LlScheduleSummary s = scheduleLl(plan, {}, sink);
+  EXPECT_TRUE(s.completed);
+  std::vector<std::int64_t> conv1(16);
+  for (int k = 0; k < 16; ++k) conv1[k] = k;
+  EXPECT_EQ(sink.agGroups[0], conv1);
+  EXPECT_EQ(sink.agGroups[1], (std::vector<std::int64_t>{6, 8, 10, 12, 14, 16, 17, 18}));
+  EXPECT_EQ(sink.agGroups[2], (std::vector<std::int64_t>{7, 8, 11, 12, 15, 16, 17, 18}));
+  EXPECT_EQ(s.instructionGroups, 19);  // ends in the IG of conv2's last pixel
+  EXPECT_EQ(s.mvms, 32);
+  EXPECT_EQ(sink.unpaired, 0);
+  EXPECT_EQ(sink.misprepared, 0);
+  // conv2 is the last node: all 16 pixels stored, none sent on.
+  EXPECT_EQ(s.lastNodes, std::vector<int>{2});
+  EXPECT_EQ(sink.stores[2].size(), 16u);
+  // conv1's pixels go to the conv2 cores that read them: one transfer per (pixel, reading core).
+  EXPECT_EQ(s.count(Opcode::Send), 32);
+}
+
+// conv -> pool -> flatten -> fc -> softmax: the last node of the graph is a pass-through, so the FC it
+// looks through ends the schedule and stores its output (PIMCOMP-NN would need the model in its table).
+TEST(CrossbarLl, LastNodeComesFromTheGraph) {
+  const std::string convAct =
+      ", \"with_bn\": 0, \"with_act\": 1, \"act_type\": 0, \"param\": {\"kernel_h\": 3, \"kernel_w\": 3, "
+      "\"stride_h\": 1, \"stride_w\": 1, \"pad_h0\": 1, \"pad_h1\": 1, \"pad_w0\": 1, \"pad_w1\": 1, "
+      "\"input_channel\": 3, \"output_channel\": 4, \"with_bias\": 1}";
+  const std::string pool =
+      ", \"param\": {\"kernel_h\": 2, \"kernel_w\": 2, \"stride_h\": 2, \"stride_w\": 2, \"pad_h0\": 0, "
+      "\"pad_h1\": 0, \"pad_w0\": 0, \"pad_w1\": 0, \"pool_method\": 0, \"global\": 0}";
+  const std::string fc = ", \"param\": {\"num_input\": 64, \"num_output\": 10, \"with_bias\": 1}";
+  const Network net = networkOf({{"in", "OP_INPUT", {}, {"c"}, {1, 3, 8, 8}, {1, 3, 8, 8}, ""},
+                                 {"c", "OP_CONV", {"in"}, {"p"}, {1, 3, 8, 8}, {1, 4, 8, 8}, convAct},
+                                 {"p", "OP_POOL", {"c"}, {"f"}, {1, 4, 8, 8}, {1, 4, 4, 4}, pool},
+                                 {"f", "OP_FLATTEN", {"p"}, {"fc"}, {1, 4, 4, 4}, {1, 64}, ""},
+                                 {"fc", "OP_FC", {"f"}, {"sm"}, {1, 64}, {1, 10}, fc},
+                                 {"sm", "OP_SOFTMAX", {"fc"}, {}, {1, 10}, {1, 10}, ""}},
+                                "tests/unnamed_model.json");
+  const CompilePlan plan = compilePlan(net, small(), llCompile("balance"));
+  CountingSink sink;
+  const LlScheduleSummary s = scheduleLl(plan, {}, sink);
+  EXPECT_TRUE(s.completed);
+  EXPECT_EQ(s.lastNodes, std::vector<int>{4});
+  ASSERT_EQ(sink.stores.size(), 1u);
+  EXPECT_EQ(sink.stores.begin()->first, 4);  // the FC's ST, in the last IG
+  EXPECT_EQ(sink.stores.begin()->second, std::vector<std::int64_t>{s.instructionGroups - 1});
+  EXPECT_EQ(s.mvms, expectedMvms(net, 128));
+  EXPECT_EQ(s.count(Opcode::Vrelu), 64);      // the conv's fused activation, not the last node's
+  EXPECT_EQ(s.count(Opcode::Vvmax), 16 * 3);  // 16 pool windows of 4 pixels
+  // The FC waits for all 16 pooled pixels; they arrive after the conv's last pixel, at least 64 IGs in.
+  EXPECT_GT(s.instructionGroups, 64 / plan.replicas[0]);
+  EXPECT_EQ(sink.unpaired, 0);
+}
+
+TEST(CrossbarLl, IgCapIsAnOption) {
+  EXPECT_EQ(pimcompNnIgCap("vgg16"), 15000);
+  EXPECT_EQ(pimcompNnIgCap("resnet18"), 2000);
+  const CompilePlan plan = assemblePlan(chain(), small(), llCompile("balance"), {1, 2}, {0, 1, 2});
+  LlOptions capped;
+  capped.maxInstructionGroups = 5;
+  CountingSink sink;
+  const LlScheduleSummary s = scheduleLl(plan, capped, sink);
+  EXPECT_FALSE(s.completed);
+  EXPECT_EQ(s.instructionGroups, 5);
+  EXPECT_EQ(sink.groups, 5);
+  EXPECT_EQ(s.mvms, 5);  // conv1's pixels 0-4; conv2 cannot start before IG 6
+}
+
+TEST(CrossbarLl, LocalMemoryIsBoundedByTheOption) {
+  Accelerator acc = small();
+  EXPECT_EQ(llLocalMemoryElements(acc, TimingMode::Intended), 64 * 1024 * 8 / 16);
+  EXPECT_EQ(llLocalMemoryElements(acc, TimingMode::PimcompNn), kPimcompNnLocalMemoryElements);
+  const CompilePlan plan = assemblePlan(chain(), acc, llCompile("balance"), {1, 2}, {0, 1, 2});
+  CountingSink unboundedSink;
+  const LlScheduleSummary unbounded = scheduleLl(plan, {}, unboundedSink);
+  const std::int64_t peak = unbounded.maxLocalMemoryPeak();
+  ASSERT_GT(peak, 0);
+
+  LlOptions roomy;  // twice the peak: first fit never reaches the end, so nothing changes
+  roomy.localMemoryElements = 2 * peak;
+  CountingSink roomySink;
+  const LlScheduleSummary r = scheduleLl(plan, roomy, roomySink);
+  EXPECT_TRUE(r.completed);
+  EXPECT_EQ(r.localMemoryPeak, unbounded.localMemoryPeak);
+  EXPECT_EQ(r.perOpcode, unbounded.perOpcode);
+  for (std::int64_t p : r.localMemoryPeak) EXPECT_LE(p, roomy.localMemoryElements);
+
+  LlOptions tight;
+  tight.localMemoryElements = peak - 1;
+  CountingSink tightSink;
+  EXPECT_THROW(scheduleLl(plan, tight, tightSink), InputError);
+}
+
+// Bounded by exactly its unbounded peak, ResNet-18 still completes: where first fit finds no room, a
+// transfer, an input load or a post-node output waits for a later IG, and no core ever holds more than the
+// bound. With the default core's 64 KB (32 K elements, the Intended mode's bound) the pipeline cannot
+// progress at all.
+TEST(CrossbarLl, ResNet18WaitsForLocalMemory) {
+  const CompilePlan plan = compilePlan(shipped("resnet18"), Accelerator{}, llCompile("balance"));
+  CountingSink unboundedSink;
+  const LlScheduleSummary unbounded = scheduleLl(plan, {}, unboundedSink);
+  LlOptions bounded;
+  bounded.localMemoryElements = unbounded.maxLocalMemoryPeak();
+  CountingSink sink;
+  const LlScheduleSummary s = scheduleLl(plan, bounded, sink);
+  EXPECT_TRUE(s.completed);
+  EXPECT_EQ(s.mvms, 132500);
+  EXPECT_EQ(sink.unpaired, 0);
+  EXPECT_GE(s.instructionGroups, unbounded.instructionGroups);
+  for (std::int64_t p : s.localMemoryPeak) EXPECT_LE(p, bounded.localMemoryElements);
+
+  LlOptions intended;
+  intended.localMemoryElements = llLocalMemoryElements(plan.accelerator, TimingMode::Intended);
+  CountingSink intendedSink;
+  EXPECT_THROW(scheduleLl(plan, intended, intendedSink), InputError);
+}
+
+TEST(CrossbarLl, PostNodesCanGoWhereTheirInputIs) {
+  const CompilePlan plan = compilePlan(shipped("resnet18"), Accelerator{}, llCompile("balance"));
+  LlOptions most;
+  most.postPlacement = LlPostPlacement::MostInput;
+  CountingSink byIndex, byInput;
+  const LlScheduleSummary a = scheduleLl(plan, {}, byIndex);
+  const LlScheduleSummary b = scheduleLl(plan, most, byInput);
+  EXPECT_TRUE(b.completed);
+  EXPECT_EQ(a.mvms, b.mvms);
+  EXPECT_EQ(byInput.unpaired, 0);
+  // Post nodes next to their producers exchange fewer pixels between cores.
+  EXPECT_LT(b.count(Opcode::Send), a.count(Opcode::Send));
+}
+
+TEST(CrossbarLl, RefusesOtherUnfoldings) {
+  CompileOptions o = llCompile("balance");
+  o.unfolding.all = "I,O,K2";
+  Accelerator acc = small();
+  acc.crossbarsPerCore = 64;
+  const CompilePlan plan = compilePlan(chain(), acc, o);
+  CountingSink sink;
+  EXPECT_THROW(scheduleLl(plan, {}, sink), InputError);
+}
+
+}  // namespace
+}  // namespace pim::crossbar

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/network_compile_view.h"
+
+#include <qcustomplot.h>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "engine/crossbar/replication.h"
+#include "engine/kernel/onnx_network.h"
+#include "engine/target/registry.h"
+#include "views/core_map.h"
+#include "views/layer_pipeline_chart.h"
+
+namespace pimgui {
+namespace {
+
+enum Column {
+  kMethod,
+  kMode,
+  kTiming,
+  kPeriod,
+  kThroughput,
+  kFirstBatch,
+  kLatency,
+  kEnergy,
+  kCrossbars,
+  kGroups,
+  kMvms,
+  kSeconds,
+  kNote,
+  kColumns
+};
+
+/// A number cell that sorts by value (QTableWidgetItem compares display text); empty, and sorted first, when
+/// there is none.
+class NumberItem : public QTableWidgetItem {
+ public:
+  bool operator<(const QTableWidgetItem& other) const override {
+    return data(Qt::UserRole + 1).toDouble() < other.data(Qt::UserRole + 1).toDouble();
+  }
+};
+
+QTableWidgetItem* numberItem(std::optional<double> v, int decimals) {
+  auto* item = new NumberItem;
+  if (v) {
+    item->setData(Qt::DisplayRole, decimals >= 0 ? QString::number(*v, 'f', decimals) : QString::number(*v));
+    item->setData(Qt::UserRole + 1, *v);
+  }
+  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  return item;
+}
+
+std::optional<double> micro(std::optional<double> ns) {
+  if (!ns) return std::nullopt;
+  return *ns / 1000.0;
+}
+
+}  // namespace
+
+NetworkCompileView::NetworkCompileView(QWidget* parent) : QWidget(parent) {
+  m_runner = new NetworkCompileRunner(this);
+  m_network = new QComboBox;
+  for (const std::string& name : pim::builtinNetworkNames())
+    m_network->addItem(QString::fromStdString(name), QString::fromStdString(pim::builtinNetworkPath(name)));
+  m_network->setCurrentIndex(std::max(0, m_network->findText(QStringLiteral("resnet18"))));
+  m_network->setToolTip(tr("A shipped network, or one opened from a node-list file (Open…)"));
+  m_open = new QPushButton(tr("Open…"));
+  m_backend = new QComboBox;
+  for (const pim::Backend& b : pim::builtinBackends().all())
+    if (pim::compilesNetworks(b)) {
+      m_backend->addItem(QString::fromStdString(b.name));
+      m_backend->setItemData(m_backend->count() - 1, QString::fromStdString(b.description), Qt::ToolTipRole);
+    }
+  m_backend->setCurrentIndex(std::max(0, m_backend->findText(QStringLiteral("crossbar-pimcomp"))));
+  m_mode = new QComboBox;
+  m_mode->addItem(tr("HT: batch pipeline (throughput)"), QStringLiteral("ht"));
+  m_mode->addItem(tr("LL: element pipeline (latency)"), QStringLiteral("ll"));
+  m_timing = new QComboBox;
+  m_timing->addItem(tr("PIMCOMP-NN (800 ns MVM)"), QStringLiteral("pimcomp-nn"));
+  m_timing->addItem(tr("Intended (MVM from its parts)"), QStringLiteral("intended"));
+  auto* methods = new QHBoxLayout;
+  methods->addWidget(new QLabel(tr("Replication:")));
+  for (const std::string& name : pim::compileMethodNames()) {
+    auto* box = new QCheckBox(QString::fromStdString(name));
+    box->setChecked(name != pim::kGaMethod);  // the search takes seconds; the fixed rules are instant
+    m_methods.push_back(box);
+    methods->addWidget(box);
+  }
+  m_compile = new QPushButton(tr("Compile"));
+  m_compile->setDefault(true);
+  m_cancel = new QPushButton(tr("Cancel"));
+  m_cancel->setEnabled(false);
+
+  auto* row1 = new QHBoxLayout;
+  row1->addWidget(new QLabel(tr("Network:")));
+  row1->addWidget(m_network);
+  row1->addWidget(m_open);
+  row1->addSpacing(12);
+  row1->addWidget(new QLabel(tr("Backend:")));
+  row1->addWidget(m_backend);
+  row1->addSpacing(12);
+  row1->addWidget(new QLabel(tr("Mode:")));
+  row1->addWidget(m_mode);
+  row1->addWidget(new QLabel(tr("Timing:")));
+  row1->addWidget(m_timing);
+  row1->addStretch(1);
+  auto* row2 = new QHBoxLayout;
+  row2->addLayout(methods);
+  row2->addStretch(1);
+  row2->addWidget(m_compile);
+  row2->addWidget(m_cancel);
+  m_status = new QLabel(tr("Choose a network and a crossbar backend, then Compile"));
+  m_status->setWordWrap(true);
+
+  m_table = new QTableWidget(0, kColumns);
+  m_table->setHorizontalHeaderLabels({tr("Replication"), tr("Mode"), tr("Timing"), tr("Period (µs)"),
+                                      tr("Throughput (/s)"), tr("First batch (µs)"), tr("Latency (µs)"),
+                                      tr("Energy (mJ)"), tr("Crossbars used"), tr("IGs"), tr("MVMs"),
+                                      tr("Compile (s)"), tr("Note")});
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->setSortingEnabled(true);
+  m_table->verticalHeader()->setVisible(false);
+  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_table->horizontalHeader()->setSectionResizeMode(kNote, QHeaderView::Stretch);
+
+  m_coreMap = new CoreMap;
+  m_pipeline = new LayerPipelineChart;
+  m_pareto = new QCustomPlot;
+  m_pareto->setMinimumSize(320, 220);
+  m_tabs = new QTabWidget;
+  m_tabs->addTab(m_coreMap, tr("Cores"));
+  m_tabs->addTab(m_pipeline, tr("Layer pipeline"));
+  m_tabs->addTab(m_pareto, tr("Pareto"));
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(m_table);
+  split->addWidget(m_tabs);
+  split->setStretchFactor(1, 3);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(row1);
+  layout->addLayout(row2);
+  layout->addWidget(m_status);
+  layout->addWidget(split, 1);
+
+  connect(m_compile, &QPushButton::clicked, this, &NetworkCompileView::compile);
+  connect(m_cancel, &QPushButton::clicked, this, &NetworkCompileView::cancel);
+  connect(m_open, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a network"), QString(),
+                                                      tr("Networks (*.json *.onnx);;All files (*)"));
+    if (!path.isEmpty()) openNetworkFile(path);
+  });
+  connect(m_table, &QTableWidget::itemSelectionChanged, this, &NetworkCompileView::showSelected);
+  connect(m_runner, &NetworkCompileRunner::progressed, m_status, &QLabel::setText);
+  connect(m_runner, &NetworkCompileRunner::compiled, this, &NetworkCompileView::addCandidate);
+  connect(m_runner, &NetworkCompileRunner::finished, this, [this](bool cancelled) {
+    setRunning(false);
+    const int rows = m_table->rowCount();
+    m_status->setText(cancelled ? tr("Cancelled: %1 compiled candidate(s) kept").arg(rows)
+                                : tr("Done: %1 candidate(s)").arg(rows));
+    emit done();
+  });
+  redrawPareto();
+}
+
+NetworkCompileView::~NetworkCompileView() { m_runner->stopAndWait(); }
+
+QCheckBox* NetworkCompileView::methodBox(const QString& method) const {
+  for (QCheckBox* b : m_methods)
+    if (b->text() == method) return b;
+  return nullptr;
+}
+
+bool NetworkCompileView::running() const { return m_runner->running(); }
+
+bool NetworkCompileView::openNetworkFile(const QString& path) {
+  try {
+    pim::loadNetworkModelFile(path.toStdString());  // refused here, with the file's own message
+  } catch (const std::exception& e) {
+    m_status->setText(tr("Cannot open the network: %1").arg(QString::fromStdString(e.what())));
+    return false;
+  }
+  int i = m_network->findData(path);
+  if (i < 0) {
+    m_network->addItem(QFileInfo(path).fileName(), path);
+    i = m_network->count() - 1;
+  }
+  m_network->setCurrentIndex(i);
+  m_status->setText(tr("Opened %1").arg(path));
+  return true;
+}
+
+void NetworkCompileView::setRunning(bool on) {
+  m_compile->setEnabled(!on);
+  m_cancel->setEnabled(on);
+}
+
+void NetworkCompileView::compile() {
+  std::vector<pim::NetworkCompileRequest> requests;
+  for (QCheckBox* box : m_methods) {
+    if (!box->isChecked()) continue;
+    pim::NetworkCompileRequest r;
+    r.compile.replication = box->text().toStdString();
+    r.compile.mode = m_mode->currentData().toString() == QLatin1String("ll")
+                         ? pim::crossbar::PipelineMode::Ll
+                         : pim::crossbar::PipelineMode::Ht;
+    r.timing = m_timing->currentData().toString() == QLatin1String("intended")
+                   ? pim::crossbar::TimingMode::Intended
+                   : pim::crossbar::TimingMode::PimcompNn;
+    requests.push_back(std::move(r));
+  }
+  if (requests.empty()) {
+    m_status->setText(tr("Tick at least one replication method to compile"));
+    return;
+  }
+  try {
+    pim::Network net = pim::loadNetworkModelFile(m_network->currentData().toString().toStdString());
+    pim::Backend backend = pim::builtinBackends().get(m_backend->currentText().toStdString());
+    m_status->setText(tr("Compiling %1 on %2…").arg(m_network->currentText(), m_backend->currentText()));
+    setRunning(true);
+    m_runner->start(std::move(backend), std::move(net), std::move(requests));
+  } catch (const std::exception& e) {
+    m_status->setText(tr("Cannot compile: %1").arg(QString::fromStdString(e.what())));
+  }
+}
+
+void NetworkCompileView::cancel() { m_runner->cancel(); }
+
+void NetworkCompileView::addCandidate(const CompiledCandidate& c) {
+  const int index = static_cast<int>(m_candidates.size());
+  m_candidates.push_back(c);
+  const bool sorting = m_table->isSortingEnabled();
+  m_table->setSortingEnabled(false);  // rows are filled before they move
+  const int row = m_table->rowCount();
+  m_table->insertRow(row);
+  auto* method = new QTableWidgetItem(QString::fromStdString(c.method));
+  method->setData(Qt::UserRole, index);
+  m_table->setItem(row, kMethod, method);
+  if (const auto& r = c.result) {
+    m_table->setItem(row, kMode,
+                     new QTableWidgetItem(QString::fromStdString(std::string(pim::modeName(r->mode)))));
+    m_table->setItem(row, kTiming,
+                     new QTableWidgetItem(QString::fromStdString(std::string(pim::timingName(r->timing)))));
+    m_table->setItem(row, kPeriod, numberItem(micro(r->periodNs), 1));
+    m_table->setItem(row, kThroughput, numberItem(r->throughputPerS, 1));
+    m_table->setItem(row, kFirstBatch, numberItem(micro(r->firstBatchLatencyNs), 1));
+    m_table->setItem(row, kLatency, numberItem(micro(r->latencyNs), 1));
+    m_table->setItem(row, kEnergy, numberItem(r->energyNj / 1e6, 3));
+    m_table->setItem(row, kCrossbars, numberItem(static_cast<double>(r->crossbarsUsed), 0));
+    m_table->setItem(row, kGroups, numberItem(static_cast<double>(r->instructionGroups), 0));
+    m_table->setItem(row, kMvms, numberItem(static_cast<double>(r->mvmCount), 0));
+    m_table->setItem(row, kSeconds, numberItem(r->planSeconds + r->scheduleSeconds, 2));
+    m_table->setItem(
+        row, kNote,
+        new QTableWidgetItem(
+            tr("%1 on %2").arg(QString::fromStdString(r->network), QString::fromStdString(r->backend))));
+  } else {
+    auto* note = new QTableWidgetItem(tr("cannot compile: %1").arg(c.error));
+    note->setForeground(QColor(170, 30, 30));
+    note->setToolTip(c.error);
+    m_table->setItem(row, kNote, note);
+  }
+  m_table->setSortingEnabled(sorting);
+  if (m_table->selectedItems().isEmpty() && c.result) m_table->selectRow(method->row());
+  redrawPareto();
+}
+
+void NetworkCompileView::showSelected() {
+  const auto items = m_table->selectedItems();
+  std::shared_ptr<const pim::NetworkCompileResult> result;
+  if (!items.isEmpty()) {
+    const QTableWidgetItem* method = m_table->item(items.front()->row(), kMethod);
+    const int index = method ? method->data(Qt::UserRole).toInt() : -1;
+    if (index >= 0 && index < static_cast<int>(m_candidates.size())) result = m_candidates[index].result;
+  }
+  m_coreMap->setResult(result);
+  m_pipeline->setResult(result);
+}
+
+void NetworkCompileView::redrawPareto() {
+  m_pareto->clearPlottables();
+  m_pareto->clearItems();
+  struct Point {
+    double timeUs, energyMj;
+    QString label;
+  };
+  std::vector<Point> points;
+  for (const CompiledCandidate& c : m_candidates)
+    if (c.result) {
+      const auto& r = *c.result;
+      const double ns = r.periodNs ? *r.periodNs : r.latencyNs.value_or(0);
+      points.push_back({ns / 1000.0, r.energyNj / 1e6,
+                        QStringLiteral("%1 (%2, %3)")
+                            .arg(QString::fromStdString(c.method),
+                                 QString::fromStdString(std::string(pim::modeName(r.mode))),
+                                 QString::fromStdString(std::string(pim::timingName(r.timing))))});
+    }
+  m_pareto->xAxis->setLabel(tr("Time per inference: HT period or LL latency (µs)"));
+  m_pareto->yAxis->setLabel(tr("Energy per inference (mJ)"));
+  if (points.empty()) {
+    auto* note = new QCPItemText(m_pareto);
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(0.5, 0.5);
+    note->setColor(QColor(110, 110, 110));
+    note->setText(tr("Each compiled candidate becomes a point: time against energy, both lower is better"));
+    m_pareto->replot();
+    return;
+  }
+  auto* dominated = m_pareto->addGraph();
+  auto* front = m_pareto->addGraph();
+  for (QCPGraph* g : {dominated, front}) g->setLineStyle(QCPGraph::lsNone);
+  dominated->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(120, 120, 120), 7));
+  front->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x3b, 0x52, 0x8b), 9));
+  dominated->setName(tr("dominated"));
+  front->setName(tr("Pareto-optimal"));
+  double maxT = 0, maxE = 0;
+  for (const Point& p : points) {
+    const bool beaten = std::any_of(points.begin(), points.end(), [&](const Point& q) {
+      return q.timeUs <= p.timeUs && q.energyMj <= p.energyMj &&
+             (q.timeUs < p.timeUs || q.energyMj < p.energyMj);
+    });
+    (beaten ? dominated : front)->addData(p.timeUs, p.energyMj);
+    auto* label = new QCPItemText(m_pareto);
+    label->position->setCoords(p.timeUs, p.energyMj);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    label->setText(QStringLiteral(" ") + p.label);
+    label->setFont(QFont(m_pareto->font().family(), 8));
+    maxT = std::max(maxT, p.timeUs);
+    maxE = std::max(maxE, p.energyMj);
+  }
+  m_pareto->legend->setVisible(true);
+  m_pareto->xAxis->setRange(0, maxT * 1.3);
+  m_pareto->yAxis->setRange(0, maxE * 1.2);
+  m_pareto->replot();
+}
+
+}  // namespace pimgui

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// Compile a network on a crossbar accelerator (issue 19): choose network, backend, pipeline mode, timing mode
+// and the replication methods to try; each method's compile becomes a row (period, throughput, latency,
+// energy, crossbars, provenance) as soon as it is done, off the GUI thread with progress and Cancel. The
+// selected row shows its per-core map and its layer pipeline; the Pareto tab puts every row's time per
+// inference against its energy. Everything here is `pimscope-cli compile` (same engine call, same numbers).
+#pragma once
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "views/network_compile_runner.h"
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QPushButton;
+class QTableWidget;
+class QTabWidget;
+
+namespace pimgui {
+
+class CoreMap;
+class LayerPipelineChart;
+
+class NetworkCompileView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit NetworkCompileView(QWidget* parent = nullptr);
+  ~NetworkCompileView() override;
+
+  /// Starts compiling with the current choices (the Compile button).
+  void compile();
+  void cancel();
+  bool running() const;
+  /// Loads a network file (node-list .json) into the network box and selects it; false with a message in the
+  /// status line when it does not load.
+  bool openNetworkFile(const QString& path);
+
+  // For tests and screenshots.
+  QComboBox* networkBox() const { return m_network; }
+  QComboBox* backendBox() const { return m_backend; }
+  QComboBox* modeBox() const { return m_mode; }
+  QComboBox* timingBox() const { return m_timing; }
+  QCheckBox* methodBox(const QString& method) const;
+  QTableWidget* table() const { return m_table; }
+  QTabWidget* tabs() const { return m_tabs; }
+  QLabel* status() const { return m_status; }
+  CoreMap* coreMap() const { return m_coreMap; }
+  LayerPipelineChart* pipeline() const { return m_pipeline; }
+  QCustomPlot* pareto() const { return m_pareto; }
+  const std::vector<CompiledCandidate>& candidates() const { return m_candidates; }
+
+ signals:
+  void done();
+
+ private:
+  void addCandidate(const CompiledCandidate& c);
+  void showSelected();
+  void redrawPareto();
+  void setRunning(bool on);
+
+  NetworkCompileRunner* m_runner;
+  std::vector<CompiledCandidate> m_candidates;  // in table-insertion order (row data holds the index)
+  QComboBox *m_network, *m_backend, *m_mode, *m_timing;
+  std::vector<QCheckBox*> m_methods;
+  QPushButton *m_compile, *m_cancel, *m_open;
+  QLabel* m_status;
+  QTableWidget* m_table;
+  QTabWidget* m_tabs;
+  CoreMap* m_coreMap;
+  LayerPipelineChart* m_pipeline;
+  QCustomPlot* m_pareto;
+};
+
+}  // namespace pimgui
