@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/main_window.h"
 
-
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
