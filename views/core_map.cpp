@@ -59,11 +59,11 @@ CoreMap::CoreMap(QWidget* parent) : QWidget(parent) {
   m_plot->setMinimumSize(320, 220);
   m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
   m_map->setInterpolate(false);
-  m_map->setGradient(viridisGradient());
   m_scale = new QCPColorScale(m_plot);
   m_plot->plotLayout()->addElement(0, 1, m_scale);
   m_scale->setType(QCPAxis::atRight);
   m_map->setColorScale(m_scale);
+  m_map->setGradient(viridisGradient());  // after setColorScale, which hands the map the scale's gradient
   auto* group = new QCPMarginGroup(m_plot);
   m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
   m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);

@@ -20,7 +20,7 @@ void labelLayers(QCustomPlot* plot, const pim::NetworkCompileResult& r, int bott
     ticker->addTick(static_cast<double>(i), name);
   }
   plot->yAxis->setTicker(ticker);
-  plot->yAxis->setRange(-0.7, static_cast<double>(r.layers.size()) - 0.3);
+  plot->yAxis->setRange(-1.4, static_cast<double>(r.layers.size()) - 0.3);  // a row above for the period
   plot->yAxis->setRangeReversed(true);
   plot->yAxis->setTickLabelFont(QFont(plot->font().family(), 8));
   plot->yAxis->setLabel(QString());
@@ -105,7 +105,7 @@ void LayerPipelineChart::drawHt() {
   period->point2->setCoords(*r.periodNs / 1000.0, 1);
   period->setPen(QPen(QColor(80, 80, 80), 1, Qt::DashLine));
   auto* label = new QCPItemText(m_plot);
-  label->position->setCoords(*r.periodNs / 1000.0, -0.6);
+  label->position->setCoords(*r.periodNs / 1000.0, -1.3);
   label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
   label->setText(tr("period %1 µs ").arg(*r.periodNs / 1000.0, 0, 'f', 1));
   label->setColor(QColor(80, 80, 80));

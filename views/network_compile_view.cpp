@@ -141,6 +141,8 @@ NetworkCompileView::NetworkCompileView(QWidget* parent) : QWidget(parent) {
   m_pipeline = new LayerPipelineChart;
   m_pareto = new QCustomPlot;
   m_pareto->setMinimumSize(320, 220);
+  // Top left: the corner a time-energy trade-off leaves empty (fast and costly is rare).
+  m_pareto->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
   m_tabs = new QTabWidget;
   m_tabs->addTab(m_coreMap, tr("Cores"));
   m_tabs->addTab(m_pipeline, tr("Layer pipeline"));
@@ -295,55 +297,74 @@ void NetworkCompileView::redrawPareto() {
   m_pareto->clearItems();
   struct Point {
     double timeUs, energyMj;
-    QString label;
+    QString label;  // empty for a GA finalist (drawn, not named)
   };
-  std::vector<Point> points;
-  for (const CompiledCandidate& c : m_candidates)
-    if (c.result) {
-      const auto& r = *c.result;
-      const double ns = r.periodNs ? *r.periodNs : r.latencyNs.value_or(0);
-      points.push_back({ns / 1000.0, r.energyNj / 1e6,
-                        QStringLiteral("%1 (%2, %3)")
-                            .arg(QString::fromStdString(c.method),
-                                 QString::fromStdString(std::string(pim::modeName(r.mode))),
-                                 QString::fromStdString(std::string(pim::timingName(r.timing))))});
-    }
-  m_pareto->xAxis->setLabel(tr("Time per inference: HT period or LL latency (µs)"));
-  m_pareto->yAxis->setLabel(tr("Energy per inference (mJ)"));
+  std::vector<Point> points, finalists;
+  for (const CompiledCandidate& c : m_candidates) {
+    if (!c.result) continue;
+    const auto& r = *c.result;
+    const double ns = r.periodNs ? *r.periodNs : r.latencyNs.value_or(0);
+    points.push_back({ns / 1000.0, r.energyNj / 1e6,
+                      QStringLiteral("%1 (%2, %3)")
+                          .arg(QString::fromStdString(c.method),
+                               QString::fromStdString(std::string(pim::modeName(r.mode))),
+                               QString::fromStdString(std::string(pim::timingName(r.timing))))});
+    for (const auto& f : r.gaFinalists) finalists.push_back({f.timeNs / 1000.0, f.energyNj / 1e6, {}});
+  }
+  m_pareto->xAxis->setLabel(tr("Time per inference: HT period or LL latency (µs, log)"));
+  m_pareto->yAxis->setLabel(tr("Energy per inference (mJ, log)"));
   if (points.empty()) {
     auto* note = new QCPItemText(m_pareto);
     note->position->setType(QCPItemPosition::ptAxisRectRatio);
     note->position->setCoords(0.5, 0.5);
     note->setColor(QColor(110, 110, 110));
     note->setText(tr("Each compiled candidate becomes a point: time against energy, both lower is better"));
+    m_pareto->legend->setVisible(false);
     m_pareto->replot();
     return;
   }
+  // Times and energies of candidates span orders of magnitude (uniform's period is 18x balance's).
+  for (QCPAxis* axis : {m_pareto->xAxis, m_pareto->yAxis}) {
+    axis->setScaleType(QCPAxis::stLogarithmic);
+    axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  }
+  auto* population = m_pareto->addGraph();
   auto* dominated = m_pareto->addGraph();
   auto* front = m_pareto->addGraph();
-  for (QCPGraph* g : {dominated, front}) g->setLineStyle(QCPGraph::lsNone);
+  for (QCPGraph* g : {population, dominated, front}) g->setLineStyle(QCPGraph::lsNone);
+  population->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QColor(160, 160, 160), 6));
   dominated->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(120, 120, 120), 7));
   front->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x3b, 0x52, 0x8b), 9));
+  population->setName(tr("GA final population"));
   dominated->setName(tr("dominated"));
   front->setName(tr("Pareto-optimal"));
-  double maxT = 0, maxE = 0;
-  for (const Point& p : points) {
-    const bool beaten = std::any_of(points.begin(), points.end(), [&](const Point& q) {
+  if (finalists.empty()) population->removeFromLegend();
+  std::vector<Point> all = points;
+  all.insert(all.end(), finalists.begin(), finalists.end());
+  for (const Point& p : finalists) population->addData(p.timeUs, p.energyMj);
+  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.timeUs < b.timeUs; });
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Point& p = points[i];
+    const bool beaten = std::any_of(all.begin(), all.end(), [&](const Point& q) {
       return q.timeUs <= p.timeUs && q.energyMj <= p.energyMj &&
              (q.timeUs < p.timeUs || q.energyMj < p.energyMj);
     });
     (beaten ? dominated : front)->addData(p.timeUs, p.energyMj);
     auto* label = new QCPItemText(m_pareto);
     label->position->setCoords(p.timeUs, p.energyMj);
-    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-    label->setText(QStringLiteral(" ") + p.label);
+    // Neighbours in time alternate above and below their point, so close candidates stay readable.
+    label->setPositionAlignment(Qt::AlignLeft | (i % 2 ? Qt::AlignTop : Qt::AlignBottom));
+    label->setText(QStringLiteral("  ") + p.label);
     label->setFont(QFont(m_pareto->font().family(), 8));
-    maxT = std::max(maxT, p.timeUs);
-    maxE = std::max(maxE, p.energyMj);
+  }
+  double lo = all.front().timeUs, hi = lo, elo = all.front().energyMj, ehi = elo;
+  for (const Point& p : all) {
+    lo = std::min(lo, p.timeUs), hi = std::max(hi, p.timeUs);
+    elo = std::min(elo, p.energyMj), ehi = std::max(ehi, p.energyMj);
   }
   m_pareto->legend->setVisible(true);
-  m_pareto->xAxis->setRange(0, maxT * 1.3);
-  m_pareto->yAxis->setRange(0, maxE * 1.2);
+  m_pareto->xAxis->setRange(lo / 1.5, hi * 3);  // room on the right for the labels
+  m_pareto->yAxis->setRange(elo / 1.5, ehi * 1.5);
   m_pareto->replot();
 }
 

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+// Compile a network (issue 19) in the window: the rows are compileNetwork's numbers, the per-core map and the
+// layer pipeline show the selected row, the Pareto plot takes every candidate, a network file that does not
+// load is refused in the status line, Cancel during the genetic search keeps the rows already compiled, and
+// the Run menu opens the view.
+#include <gtest/gtest.h>
+
+#include <qcustomplot.h>
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QMenuBar>
+#include <QTabWidget>
+#include <QElapsedTimer>
+#include <QTableWidget>
+
+#include "engine/kernel/network.h"
+#include "engine/target/crossbar/network_compile.h"
+#include "engine/target/registry.h"
+#include "gui_test_util.h"
+#include "tests/test_util.h"
+#include "views/core_map.h"
+#include "views/layer_pipeline_chart.h"
+#include "views/main_window.h"
+#include "views/network_compile_view.h"
+
+using namespace pimgui;
+using pimgui::test::waitFor;
+
+namespace {
+
+void only(NetworkCompileView& v, std::initializer_list<const char*> methods) {
+  for (const std::string& name : pim::compileMethodNames()) {
+    bool on = false;
+    for (const char* m : methods) on = on || name == m;
+    v.methodBox(QString::fromStdString(name))->setChecked(on);
+  }
+}
+
+bool compileAndWait(NetworkCompileView& v, int timeoutMs = 60000) {
+  v.compile();
+  return waitFor([&] { return !v.running(); }, timeoutMs);
+}
+
+int rowOf(const QTableWidget* t, const QString& method) {
+  for (int r = 0; r < t->rowCount(); ++r)
+    if (t->item(r, 0) && t->item(r, 0)->text() == method) return r;
+  return -1;
+}
+
+TEST(NetworkCompileView, ListsCrossbarBackendsOnlyAndTheShippedNetworks) {
+  NetworkCompileView v;
+  ASSERT_GT(v.backendBox()->count(), 0);
+  for (int i = 0; i < v.backendBox()->count(); ++i)
+    EXPECT_TRUE(pim::compilesNetworks(pim::builtinBackends().get(v.backendBox()->itemText(i).toStdString())));
+  EXPECT_EQ(v.backendBox()->currentText(), "crossbar-pimcomp");
+  EXPECT_EQ(v.networkBox()->currentText(), "resnet18");
+  EXPECT_EQ(static_cast<std::size_t>(v.networkBox()->count()), pim::builtinNetworkNames().size());
+}
+
+TEST(NetworkCompileView, RowsAreTheEnginesNumbersAndTheMapsShowTheSelectedRow) {
+  NetworkCompileView v;
+  only(v, {"balance", "w0h0"});
+  ASSERT_TRUE(compileAndWait(v));
+  ASSERT_EQ(v.table()->rowCount(), 2);
+  pim::NetworkCompileRequest r;
+  const pim::NetworkCompileResult engine =
+      pim::compileNetwork(pim::builtinBackends().get("crossbar-pimcomp"),
+                          pim::loadNetworkFile(pim::builtinNetworkPath("resnet18")), r);
+  const int row = rowOf(v.table(), "balance");
+  ASSERT_GE(row, 0);
+  EXPECT_EQ(v.table()->item(row, 3)->text(), QString::number(*engine.periodNs / 1000.0, 'f', 1));
+  EXPECT_EQ(v.table()->item(row, 10)->text(), "132500");
+  v.table()->selectRow(row);
+  // Core 0 is full under first fit; the last core is empty (5,334 of 9,216 crossbars).
+  EXPECT_DOUBLE_EQ(v.coreMap()->value(0), 100.0);
+  EXPECT_DOUBLE_EQ(v.coreMap()->value(143), 0.0);
+  EXPECT_TRUE(v.coreMap()->tooltip(0).contains("resnetv15_conv0_fwd"));
+  EXPECT_EQ(v.coreMap()->coreAt(0, 0), 0);
+  EXPECT_EQ(v.coreMap()->coreAt(11, 11), 143);
+  v.coreMap()->setMetric(CoreMap::Metric::MvmBusy);
+  EXPECT_GT(v.coreMap()->value(0), 0.0);
+  EXPECT_LE(v.coreMap()->value(0), 100.0);
+  // The bottleneck is a layer and the chart drew its four parts.
+  EXPECT_GE(v.pipeline()->bottleneck(), 0);
+  EXPECT_EQ(v.pipeline()->plot()->plottableCount(), 4);
+  EXPECT_EQ(v.pareto()->graphCount(), 3);
+}
+
+TEST(NetworkCompileView, LlRowsShowLatencyAndTheLayerTimeline) {
+  NetworkCompileView v;
+  only(v, {"balance"});
+  v.modeBox()->setCurrentIndex(v.modeBox()->findData("ll"));
+  ASSERT_TRUE(compileAndWait(v));
+  ASSERT_EQ(v.table()->rowCount(), 1);
+  EXPECT_TRUE(v.table()->item(0, 3)->text().isEmpty());  // no period in LL
+  EXPECT_FALSE(v.table()->item(0, 6)->text().isEmpty());
+  v.table()->selectRow(0);
+  EXPECT_EQ(v.pipeline()->bottleneck(), -1);
+  EXPECT_EQ(v.pipeline()->plot()->plottableCount(), 2);
+}
+
+TEST(NetworkCompileView, ANetworkThatDoesNotFitIsARowWithTheReason) {
+  NetworkCompileView v;
+  only(v, {"balance"});
+  v.backendBox()->setCurrentText("crossbar-arch-c");
+  ASSERT_TRUE(compileAndWait(v));
+  ASSERT_EQ(v.table()->rowCount(), 1);
+  EXPECT_TRUE(v.table()->item(0, 12)->text().contains("74 crossbars"))
+      << v.table()->item(0, 12)->text().toStdString();
+}
+
+TEST(NetworkCompileView, ABadNetworkFileIsRefusedInTheStatusLine) {
+  pim::test::TempDir dir;
+  const std::string bad = dir.file("bad.json");
+  pim::test::writeBytes(bad, "{\"node_list\": [");
+  NetworkCompileView v;
+  const int before = v.networkBox()->count();
+  EXPECT_FALSE(v.openNetworkFile(QString::fromStdString(bad)));
+  EXPECT_EQ(v.networkBox()->count(), before);
+  EXPECT_TRUE(v.status()->text().contains("bad.json"));
+}
+
+TEST(NetworkCompileView, CancelDuringTheGeneticSearchKeepsTheRowsDone) {
+  NetworkCompileView v;
+  only(v, {"balance", "ga"});
+  v.compile();
+  ASSERT_TRUE(waitFor([&] { return v.table()->rowCount() >= 1; }, 30000));
+  QElapsedTimer t;
+  t.start();
+  v.cancel();
+  EXPECT_FALSE(v.running());
+  EXPECT_LT(t.elapsed(), 100);
+  EXPECT_TRUE(v.status()->text().startsWith("Cancelled"));
+  EXPECT_EQ(v.table()->rowCount(), 1);
+}
+
+TEST(NetworkCompileView, TheRunMenuOpensIt) {
+  MainWindow w(false);
+  QAction* open = nullptr;
+  for (QAction* a : w.menuBar()->findChildren<QAction*>())
+    if (a->text().contains("Compile a &network")) open = a;
+  ASSERT_NE(open, nullptr);
+  open->trigger();
+  EXPECT_TRUE(w.networkCompileView()->isVisible());
+}
+
+}  // namespace
