@@ -9,10 +9,10 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QMenuBar>
 #include <QTabWidget>
-#include <QElapsedTimer>
 #include <QTableWidget>
 
 #include "engine/kernel/network.h"
