@@ -103,6 +103,26 @@ TEST(CliCompile, BadInputIsRefusedInOneLine) {
   expectCliRefused("compile -b crossbar-pimcomp -n resnet18 --set core.crossbars=0", {"core.crossbars"});
 }
 
+// The GA hands over the fastest of its best, its finalists and its seeds, each profiled in full: never slower
+// than balance, in either mode; the same seed gives the same period.
+TEST(CliCompile, TheGeneticSearchIsNeverSlowerThanBalance) {
+  for (const std::string mode : {"ht", "ll"}) {
+    const std::string base = "compile -b crossbar-arch-a -n lenet5 --json --mode " + mode;
+    const auto balance = cliJson(base);
+    const auto ga = cliJson(base + " --replication ga --ga-iterations 10 --ga-population 20 --seed 3");
+    const auto again = cliJson(base + " --replication ga --ga-iterations 10 --ga-population 20 --seed 3");
+    const char* time = mode == "ht" ? "period_ns" : "latency_ns";
+    EXPECT_LE(ga[time].get<double>(), balance[time].get<double>()) << mode;
+    EXPECT_EQ(ga[time], again[time]) << mode;
+    EXPECT_EQ(ga["mvm_count"], balance["mvm_count"]);
+    EXPECT_EQ(ga["ga"]["best_fitness_per_iteration"].size(), 11u);
+    EXPECT_FALSE(ga["ga"]["choice"].get<std::string>().empty());
+  }
+  expectCliRefused("compile -b crossbar-pimcomp -n lenet5 --seed 3", {"--seed", "--replication ga"});
+  expectCliRefused("compile -b crossbar-pimcomp -n lenet5 --replication ga --ga-fitness exact",
+                   {"--ga-fitness"});
+}
+
 TEST(CliCompile, KernelCommandsOnACrossbarBackendPointToCompile) {
   expectCliRefused("simulate -b crossbar-pimcomp -k va", {"compile", "networks"});
   expectCliRefused("explore -b crossbar-arch-a -k gemv", {"compile"});

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "engine/common/error.h"
@@ -152,27 +153,60 @@ cb::CompilePlan planFor(const Network& net, const cb::Accelerator& acc, const xb
   return plan;
 }
 
-/// Up to `count` more of the GA's final population (best first, distinct replicas and cores), each scheduled
-/// and profiled in full: the Pareto view's other points.
-void evaluateFinalists(const Network& net, const cb::Accelerator& acc, const cb::CompileOptions& options,
-                       const cb::GaResult& ga, const xbar::TimingParams& timing,
-                       const xbar::EnergyParams& energy, const NetworkCompileRequest& req,
-                       NetworkCompileResult& r, std::size_t count) {
+/// The plan a GA run hands over, measured: the search ranks by its fitness, an estimate, so its best is not
+/// always the profiler's. Its best, up to `count` more of its final population (best first, distinct; each
+/// becomes a Pareto point in `r`) and the fixed rules it was seeded with are scheduled and profiled in full,
+/// and the least time wins: the GA never reports worse than a rule it started from.
+cb::CompilePlan measuredGaChoice(const Network& net, const cb::Accelerator& acc, cb::CompilePlan best,
+                                 const cb::GaResult& ga, const xbar::TimingParams& timing,
+                                 const xbar::EnergyParams& energy, const NetworkCompileRequest& req,
+                                 NetworkCompileResult& r) {
   const xbar::PimmuShape shape{acc.crossbarsPerCore, acc.rows, acc.cols, acc.elementBits, acc.cellBits};
+  auto timeOf = [&](const cb::CompilePlan& plan, bool* stopped) {
+    const ScheduleRun run = runSchedule(plan, timing, r.timing, req, false);
+    *stopped = run.cancelled;
+    return std::pair{run.profile.totalNs, xbar::estimateEnergy(run.profile, shape, energy).totalNj};
+  };
+  bool stopped = false;
+  std::int64_t bestNs = timeOf(best, &stopped).first;
+  r.gaChoice = "the search's best";
   std::vector<const cb::GaSolution*> taken{&ga.best};
   for (const cb::GaSolution& s : ga.population) {
-    if (r.gaFinalists.size() >= count || (req.cancel && req.cancel->load())) return;
+    if (stopped || r.gaFinalists.size() >= req.gaFinalists) break;
     const bool seen = std::any_of(taken.begin(), taken.end(), [&](const cb::GaSolution* t) {
       return t->replicas == s.replicas && t->cores == s.cores;
     });
     if (seen) continue;
     taken.push_back(&s);
-    const cb::CompilePlan plan = cb::assemblePlan(net, acc, options, s.replicas, s.cores);
-    const ScheduleRun run = runSchedule(plan, timing, r.timing, req, false);
-    if (run.cancelled) return;
-    r.gaFinalists.push_back({static_cast<double>(run.profile.totalNs),
-                             xbar::estimateEnergy(run.profile, shape, energy).totalNj, s.fitness});
+    cb::CompilePlan plan = cb::assemblePlan(net, acc, best.options, s.replicas, s.cores);
+    const auto [ns, nj] = timeOf(plan, &stopped);
+    if (stopped) break;
+    r.gaFinalists.push_back({static_cast<double>(ns), nj, s.fitness});
+    if (ns < bestNs) {
+      bestNs = ns;
+      best = std::move(plan);
+      r.gaChoice = "finalist " + std::to_string(r.gaFinalists.size()) + " of its final population";
+    }
   }
+  for (const std::string& rule : cb::replicationMethodNames()) {
+    if (stopped) break;
+    cb::CompileOptions options = best.options;
+    options.replication = rule;
+    std::optional<cb::CompilePlan> seed;
+    try {
+      seed = cb::compilePlan(net, acc, options);
+    } catch (const InputError&) {  // a rule that cannot place this network seeded nothing either
+      continue;
+    }
+    const std::int64_t ns = timeOf(*seed, &stopped).first;
+    if (!stopped && ns < bestNs) {
+      bestNs = ns;
+      best = std::move(*seed);
+      best.options.replication = kGaMethod;
+      r.gaChoice = "its seed " + rule + " (no individual the search found profiles faster)";
+    }
+  }
+  return best;
 }
 
 }  // namespace
@@ -202,7 +236,9 @@ NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const 
   NetworkCompileResult r;
   r.timing = req.timing;
   cb::GaResult ga;
-  const cb::CompilePlan plan = planFor(net, acc, timing, req, r, ga);
+  cb::CompilePlan plan = planFor(net, acc, timing, req, r, ga);
+  if (req.compile.replication == kGaMethod && !r.gaCancelled)
+    plan = measuredGaChoice(net, acc, std::move(plan), ga, timing, energy, req, r);
   r.backend = b.name;
   r.network = plan.networkName;
   r.accelerator = acc;
@@ -212,10 +248,10 @@ NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const 
   r.planSeconds = seconds(start);
 
   const auto scheduled = std::chrono::steady_clock::now();
-  // A GA stopped by Cancel still hands over its best plan, which is then profiled to the end: "cancel keeps
-  // the best so far" (a second cancel has nothing left to stop but this one schedule).
+  // A GA stopped by Cancel (in its search or while its candidates were measured) still hands over its best
+  // plan, which is then profiled to the end: "cancel keeps the best so far".
   NetworkCompileRequest scheduleRequest = req;
-  if (r.gaCancelled) scheduleRequest.cancel = nullptr;
+  if (req.compile.replication == kGaMethod) scheduleRequest.cancel = nullptr;
   ScheduleRun run = runSchedule(plan, timing, req.timing, scheduleRequest, true);
   r.cancelled = run.cancelled;
   r.profile = std::move(run.profile);
@@ -240,11 +276,6 @@ NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const 
   r.energy = xbar::estimateEnergy(r.profile, shape, energy);
   r.energyNj = r.energy.totalNj;
   r.scheduleSeconds = seconds(scheduled);
-  if (req.compile.replication == kGaMethod && !r.cancelled && !r.gaCancelled && req.gaFinalists > 0) {
-    const auto finalists = std::chrono::steady_clock::now();
-    evaluateFinalists(net, acc, plan.options, ga, timing, energy, req, r, req.gaFinalists);
-    r.finalistSeconds = seconds(finalists);
-  }
   return r;
 }
 

@@ -27,7 +27,8 @@ std::vector<std::string> compileMethodNames();
 struct NetworkCompileRequest {
   crossbar::CompileOptions compile;  // mode, replication method ("ga": the genetic search), unfolding
   crossbar::GaOptions ga;            // when the method is "ga"
-  /// GA only: how many more of its final population to schedule and profile in full (Pareto points).
+  /// GA only: how many more of its final population to schedule and profile in full (Pareto points, and
+  /// candidates for the result beside the search's best and its seeds).
   std::size_t gaFinalists = 6;
   crossbar::TimingMode timing = crossbar::TimingMode::PimcompNn;
   /// Also receives every instruction group (an instruction dump); may be null.
@@ -82,7 +83,9 @@ struct NetworkCompileResult {
     double timeNs = 0, energyNj = 0, fitness = 0;  // time: the HT period or the LL latency
   };
   std::vector<Finalist> gaFinalists;
-  double planSeconds = 0, scheduleSeconds = 0, finalistSeconds = 0;
+  /// Which measured plan the GA handed over: "the search's best", a finalist, or a seed rule.
+  std::string gaChoice;
+  double planSeconds = 0, scheduleSeconds = 0;
   /// The schedule was stopped before its end (figures cover the instruction groups run).
   bool cancelled = false;
 };
