@@ -119,12 +119,17 @@ bool Scheduler::finished() const {
 }
 
 void Scheduler::throwStalled() const {
+  // The first few unfinished nodes name where it stuck; the rest are counted (a message is one line).
+  constexpr int kNamed = 4;
   std::string pending;
+  int unfinished = 0;
   for (std::size_t n = 0; n < m_nodeDone.size(); ++n) {
-    if ((m_computeOf[n] >= 0 || m_postOf[n] >= 0) && m_nodeDone[n] < m_graph.pixels[n])
+    if ((m_computeOf[n] < 0 && m_postOf[n] < 0) || m_nodeDone[n] >= m_graph.pixels[n]) continue;
+    if (++unfinished <= kNamed)
       pending +=
           (pending.empty() ? "" : ", ") + std::to_string(n) + " '" + m_plan.network.nodes[n].name + "'";
   }
+  if (unfinished > kNamed) pending += " and " + std::to_string(unfinished - kNamed) + " more";
   const std::string waiting = m_waiting.empty()
                                   ? std::string()
                                   : " (" + std::to_string(m_waiting.size()) +

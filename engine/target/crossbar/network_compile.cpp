@@ -123,7 +123,18 @@ ScheduleRun runSchedule(const cb::CompilePlan& plan, const xbar::TimingParams& t
   } else {
     cb::LlOptions o;
     o.localMemoryElements = cb::llLocalMemoryElements(plan.accelerator, mode);
-    const cb::LlScheduleSummary s = cb::scheduleLl(plan, o, sink);
+    cb::LlScheduleSummary s;
+    try {
+      s = cb::scheduleLl(plan, o, sink);
+    } catch (const InputError& e) {
+      if (o.localMemoryElements == cb::kPimcompNnLocalMemoryElements) throw;
+      // Bounded by the core's local memory (intended timing), the element pipeline may not fit at all: say
+      // what would let it run.
+      throw InputError(
+          std::string(e.what()) + " — the element pipeline needs more than core.localMemoryBytes = " +
+          withThousands(plan.accelerator.localMemoryBytes) + " bytes" +
+          " per core: raise it with --set, or use --timing pimcomp-nn (PIMCOMP-NN's 128 M elements)");
+    }
     run.groups = s.instructionGroups;
     run.mvms = s.mvms;
     run.cancelled = s.cancelled;
