@@ -40,6 +40,11 @@ class CrossbarTarget final : public ITarget {
   Baseline gpu(const Problem&) const override {
     return {"gpu", false, "a crossbar accelerator models no host GPU", "", {}, {}};
   }
+  std::vector<UnreadParameter> unreadParameters(const Backend&) const override {
+    return {{"core.outOfOrder", "the schedulers emit PIMCOMP-NN's pattern only (preparation overlaps MVMs)"},
+            {"chip.synchronousCommunication", "the schedulers emit PIMCOMP-NN's synchronous SEND/RECV only"},
+            {"chip.globalMemoryBytes", "reported with the backend; no schedule is bounded by global memory"}};
+  }
   /// Chips x cores per chip, as configured.
   UnitGeometry geometry(const Backend& b) const override {
     const crossbar::Accelerator a = acceleratorOf(b);
