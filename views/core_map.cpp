@@ -10,7 +10,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "views/color_gradients.h"
+#include "views/color_map_plot.h"
 #include "views/elided_label.h"
 
 namespace pimgui {
@@ -55,27 +55,11 @@ CoreMap::CoreMap(QWidget* parent) : QWidget(parent) {
   bar->addWidget(m_metricBox);
   bar->addWidget(m_caption, 1);
 
-  m_plot = new QCustomPlot;
-  m_plot->setMinimumSize(320, 220);
-  m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
-  m_map->setInterpolate(false);
-  m_scale = new QCPColorScale(m_plot);
-  m_plot->plotLayout()->addElement(0, 1, m_scale);
-  m_scale->setType(QCPAxis::atRight);
-  m_map->setColorScale(m_scale);
-  m_map->setGradient(viridisGradient());  // after setColorScale, which hands the map the scale's gradient
-  auto* group = new QCPMarginGroup(m_plot);
-  m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
-  m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
-  m_plot->yAxis->setRangeReversed(true);  // core 0 at the top left
-  for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
-    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
-    ticker->setTickStep(1.0);
-    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    axis->setTicker(ticker);
-  }
+  const ColorMapPlot p = makeColorMapPlot(320, 220);
+  m_plot = p.plot;
+  m_map = p.map;
+  m_scale = p.scale;
   m_plot->installEventFilter(this);
-  m_plot->setMouseTracking(true);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addLayout(bar);

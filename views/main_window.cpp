@@ -183,6 +183,7 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   networkLayout->setContentsMargins(0, 0, 0, 0);
   networkLayout->addWidget(m_network);
   m_networkDialog->resize(1240, 860);
+  connect(m_network, &NetworkCompileView::done, this, &MainWindow::checkIdle);
 
   m_defaultState = saveState();  // View > Reset layout returns to it
   fitToScreen();
@@ -499,7 +500,7 @@ void MainWindow::updateBreakdown() {
 
 bool MainWindow::idle() const {
   return !m_session->running() && !m_awaitFinal && !m_finalArrived && !m_feeding && !m_analysis->busy() &&
-         !m_pruned->busy() && !m_compare->running();
+         !m_pruned->busy() && !m_compare->running() && !m_network->running();
 }
 
 void MainWindow::showNetworkCompile() {
@@ -571,6 +572,17 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
   const QString history = QDir(dir).filePath(QStringLiteral("history.png"));
   if (m_historyDock->grab().save(history)) written << history;
   m_detailsDock->raise();
+  if (!m_network->candidates().empty()) {  // only when a network was compiled (pimscope --screenshot does)
+    QTabWidget* compileTabs = m_network->tabs();
+    const char* names[] = {"compile_cores.png", "compile_pipeline.png", "compile_pareto.png"};
+    for (int i = 0; i < compileTabs->count() && i < 3; ++i) {
+      compileTabs->setCurrentIndex(i);
+      QApplication::processEvents();
+      const QString path = QDir(dir).filePath(QString::fromLatin1(names[i]));
+      if (m_network->grab().save(path)) written << path;
+    }
+    compileTabs->setCurrentIndex(0);
+  }
   if (m_compare->comparison()) {  // only when a comparison was run (pimscope --screenshot runs one)
     const QString compare = QDir(dir).filePath(QStringLiteral("compare.png"));
     if (m_compare->grab().save(compare)) written << compare;

@@ -124,10 +124,13 @@ NetworkCompileView::NetworkCompileView(QWidget* parent) : QWidget(parent) {
   m_status->setWordWrap(true);
 
   m_table = new QTableWidget(0, kColumns);
-  m_table->setHorizontalHeaderLabels({tr("Replication"), tr("Mode"), tr("Timing"), tr("Period (µs)"),
-                                      tr("Throughput (/s)"), tr("First batch (µs)"), tr("Latency (µs)"),
-                                      tr("Energy (mJ)"), tr("Crossbars used"), tr("IGs"), tr("MVMs"),
-                                      tr("Compile (s)"), tr("Note")});
+  m_table->setHorizontalHeaderLabels({tr("Replication"), tr("Mode"), tr("Timing"), tr("Period µs"),
+                                      tr("Samples/s"), tr("1st batch µs"), tr("Latency µs"), tr("Energy mJ"),
+                                      tr("Crossbars"), tr("IGs"), tr("MVMs"), tr("Time s"), tr("Note")});
+  m_table->horizontalHeaderItem(kCrossbars)->setToolTip(tr("Crossbars the layout uses"));
+  m_table->horizontalHeaderItem(kSeconds)->setToolTip(tr("Seconds the compile took"));
+  m_table->horizontalHeaderItem(kFirstBatch)
+      ->setToolTip(tr("The first sample's latency in the batch pipeline: pipeline stages x period"));
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::SingleSelection);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);

@@ -12,7 +12,7 @@
 
 #include "engine/core/problem.h"
 #include "engine/target/registry.h"
-#include "views/color_gradients.h"
+#include "views/color_map_plot.h"
 #include "views/draft_analysis.h"
 #include "views/elided_label.h"
 
@@ -45,29 +45,12 @@ UnitHeatmap::UnitHeatmap(QWidget* parent) : QWidget(parent) {
   bar->addWidget(m_metricBox);
   bar->addWidget(m_caption, 1);
 
-  m_plot = new QCustomPlot;
-  m_plot->setMinimumSize(320, 200);
+  const ColorMapPlot p = makeColorMapPlot(320, 200);
+  m_plot = p.plot;
+  m_map = p.map;
+  m_scale = p.scale;
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-  m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
-  m_map->setInterpolate(false);
-  m_scale = new QCPColorScale(m_plot);
-  m_plot->plotLayout()->addElement(0, 1, m_scale);
-  m_scale->setType(QCPAxis::atRight);
-  m_map->setColorScale(m_scale);
-  m_map->setGradient(viridisGradient());
-  auto* group = new QCPMarginGroup(m_plot);
-  m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
-  m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
-  m_plot->yAxis->setRangeReversed(true);  // unit 0 at the top, like a memory map
-  for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
-    // Units are whole: integer ticks, thinned out in steps of 1, 2, 5, 10, ... when there are many.
-    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
-    ticker->setTickStep(1.0);
-    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    axis->setTicker(ticker);
-  }
   m_plot->installEventFilter(this);
-  m_plot->setMouseTracking(true);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);

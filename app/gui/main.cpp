@@ -13,6 +13,7 @@
 #include "views/classroom_dialog.h"
 #include "views/compare_view.h"
 #include "views/main_window.h"
+#include "views/network_compile_view.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -76,6 +77,9 @@ int main(int argc, char** argv) {
                                   QStringLiteral("gddr6-aim"), QStringLiteral("hbm2-pim")},
                                  QStringLiteral("gpu"));
     window.compareView()->compare();
+    // compile_*.png: ResNet-18 on crossbar-pimcomp with the three fixed replication rules.
+    window.showNetworkCompile();
+    window.networkCompileView()->compile();
     // `dir` by value: this block's scope has ended when the window becomes idle.
     QObject::connect(&window, &pimgui::MainWindow::becameIdle, &app, [&, dir] {
       // Let pending layout and replots settle before grabbing.

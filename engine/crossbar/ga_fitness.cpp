@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "engine/crossbar/ll_schedule.h"
+
 namespace pim::crossbar::ga {
 namespace {
 
@@ -13,24 +15,7 @@ using xbar::Instruction;
 using xbar::Opcode;
 
 // Nodes PIMCOMP-NN's LL fast evaluation looks through when it follows a layer to its consumer.
-bool ignoredInLl(NetworkOp op) {
-  switch (op) {
-    case NetworkOp::Input:
-    case NetworkOp::Flatten:
-    case NetworkOp::Reshape:
-    case NetworkOp::Dropout:
-    case NetworkOp::Lrn:
-    case NetworkOp::Softmax:
-    case NetworkOp::Transpose:
-    case NetworkOp::Squeeze:
-    case NetworkOp::MatMul:
-    case NetworkOp::Bn:
-    case NetworkOp::Clip:
-      return true;
-    default:
-      return false;
-  }
-}
+bool ignoredInLl(NetworkOp op) { return op == NetworkOp::Input || passesThroughInLl(op); }
 
 // Per-thread buffers of the fast evaluation: individuals are evaluated on several threads at once, and
 // reusing the lists' capacity saves most of an evaluation's allocations.

@@ -7,6 +7,28 @@
 #include "engine/common/error.h"
 #include "engine/crossbar/ll_internal.h"
 
+namespace pim::crossbar {
+
+bool passesThroughInLl(NetworkOp op) {
+  switch (op) {
+    case NetworkOp::Flatten:
+    case NetworkOp::Reshape:
+    case NetworkOp::Dropout:
+    case NetworkOp::Lrn:
+    case NetworkOp::Softmax:
+    case NetworkOp::Transpose:
+    case NetworkOp::Squeeze:
+    case NetworkOp::MatMul:
+    case NetworkOp::Bn:
+    case NetworkOp::Clip:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace pim::crossbar
+
 namespace pim::crossbar::ll {
 namespace {
 
@@ -15,6 +37,7 @@ bool isActivation(NetworkOp op) {
 }
 
 Role roleOf(const NetworkNode& n) {
+  if (passesThroughInLl(n.op)) return Role::PassThrough;
   switch (n.op) {
     case NetworkOp::Input:
       return Role::Input;
@@ -31,17 +54,6 @@ Role roleOf(const NetworkNode& n) {
     case NetworkOp::Tanh:
     case NetworkOp::Sigmoid:
       return Role::Activation;
-    case NetworkOp::Flatten:
-    case NetworkOp::Reshape:
-    case NetworkOp::Dropout:
-    case NetworkOp::Lrn:
-    case NetworkOp::Softmax:
-    case NetworkOp::Transpose:
-    case NetworkOp::Squeeze:
-    case NetworkOp::MatMul:
-    case NetworkOp::Bn:
-    case NetworkOp::Clip:
-      return Role::PassThrough;
     default:
       // PAD and SHUFFLE have no working element-pipeline code in PIMCOMP-NN (PAD emits nothing and then
       // reads an output it never allocated; SHUFFLE needs a split factor the node list does not carry);

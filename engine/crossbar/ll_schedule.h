@@ -39,6 +39,10 @@ struct LlOptions {
 /// PIMCOMP-NN's IG cap: 15,000 for a network named "vgg16", else 2,000.
 std::int64_t pimcompNnIgCap(std::string_view networkName);
 
+/// Operations PIMCOMP-NN's element pipeline looks through (their data passes unchanged to the consumer): the
+/// LL schedule and the GA's LL fitness follow a layer to its consumer past them.
+bool passesThroughInLl(NetworkOp op);
+
 /// The core's local memory in elements of acc.elementBits (Intended) or PIMCOMP-NN's 128 M (PimcompNn).
 std::int64_t llLocalMemoryElements(const Accelerator& acc, TimingMode mode);
 

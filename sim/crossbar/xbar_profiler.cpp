@@ -250,14 +250,23 @@ void Profiler::copy(int core, const Instruction& inst) {
   attribute(inst, start, s.time);
 }
 
-void Profiler::load(int core, const Instruction& inst) {
-  CoreState& s = m_state[std::size_t(core)];
+std::int64_t Profiler::globalMemoryAccess(int core, const Instruction& inst, std::int64_t from) {
   CoreProfile& p = m_coreProfiles[std::size_t(core)];
   const std::int64_t bytes = bytesOf(inst);
   const std::int64_t needed = ceilNs(double(bytes), m_params.globalMemoryGBps, m_params.frequencyGHz);
   const int chip = chipOf(core);
+  p.loadStoreBusyNs += needed;
+  ++p.counts.memory;
+  m_chipProfiles[std::size_t(chip)].globalMemoryBusyNs += needed;
+  (inst.op == Opcode::Ld ? m_totals.loadBytes : m_totals.storeBytes) += bytes;
+  if (NodeProfile* n = node(inst)) ++n->counts.memory;
+  return m_globalMemory[std::size_t(chip)].reserve(from, needed);
+}
+
+void Profiler::load(int core, const Instruction& inst) {
+  CoreState& s = m_state[std::size_t(core)];
   const std::int64_t start = s.prepTimeline;
-  const std::int64_t latency = m_globalMemory[std::size_t(chip)].reserve(start, needed);
+  const std::int64_t latency = globalMemoryAccess(core, inst, start);
   s.prepTimeline += latency;
   std::int64_t wait = 0;  // the core waits only when preparation overtakes it
   if (s.prepTimeline > s.time) {
@@ -265,32 +274,18 @@ void Profiler::load(int core, const Instruction& inst) {
     s.time = s.prepTimeline;
   }
   s.prepSinceMvm += latency;
-  p.memoryNs += wait;
-  p.loadStoreBusyNs += needed;
-  ++p.counts.memory;
-  m_chipProfiles[std::size_t(chip)].globalMemoryBusyNs += needed;
-  m_totals.loadBytes += bytes;
+  m_coreProfiles[std::size_t(core)].memoryNs += wait;
   charge(inst, core, Share::Memory, wait);
-  if (NodeProfile* n = node(inst)) ++n->counts.memory;
   attribute(inst, start, s.prepTimeline);
 }
 
 void Profiler::store(int core, const Instruction& inst) {
   CoreState& s = m_state[std::size_t(core)];
-  CoreProfile& p = m_coreProfiles[std::size_t(core)];
-  const std::int64_t bytes = bytesOf(inst);
-  const std::int64_t needed = ceilNs(double(bytes), m_params.globalMemoryGBps, m_params.frequencyGHz);
-  const int chip = chipOf(core);
   const std::int64_t start = s.time;
-  const std::int64_t latency = m_globalMemory[std::size_t(chip)].reserve(start, needed);
+  const std::int64_t latency = globalMemoryAccess(core, inst, start);
   s.time += latency;
-  p.memoryNs += latency;
-  p.loadStoreBusyNs += needed;
-  ++p.counts.memory;
-  m_chipProfiles[std::size_t(chip)].globalMemoryBusyNs += needed;
-  m_totals.storeBytes += bytes;
+  m_coreProfiles[std::size_t(core)].memoryNs += latency;
   charge(inst, core, Share::Memory, latency);
-  if (NodeProfile* n = node(inst)) ++n->counts.memory;
   attribute(inst, start, s.time);
 }
 

@@ -161,6 +161,9 @@ class Profiler final : public IProgramSink {
   void copy(int core, const Instruction& inst);
   void load(int core, const Instruction& inst);
   void store(int core, const Instruction& inst);
+  /// An LD's or ST's bytes and counts, and its reservation of the chip's global memory from `from`: the
+  /// latency granted.
+  std::int64_t globalMemoryAccess(int core, const Instruction& inst, std::int64_t from);
   void rendezvous(int core, std::size_t index, const PendingComm& partner);
   void endOfList(int core);
   void attribute(const Instruction& inst, std::int64_t start, std::int64_t end);

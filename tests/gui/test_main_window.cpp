@@ -273,7 +273,8 @@ TEST(Screenshots, OnePngPerView) {
   proc.start(QStringLiteral(PIMSCOPE_GUI_BINARY), {QStringLiteral("--screenshot"), dir.path()});
   ASSERT_TRUE(proc.waitForFinished(120000));
   EXPECT_EQ(proc.exitCode(), 0) << proc.readAllStandardError().toStdString();
-  for (const char* name : {"main_window", "table", "breakdown", "pareto", "heatmap", "details"}) {
+  for (const char* name : {"main_window", "table", "breakdown", "pareto", "heatmap", "details",
+                           "compile_cores", "compile_pipeline", "compile_pareto"}) {
     const QString path = QDir(dir.path()).filePath(QString::fromLatin1(name) + QStringLiteral(".png"));
     QImage img(path);
     EXPECT_FALSE(img.isNull()) << name;

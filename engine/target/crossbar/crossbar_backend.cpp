@@ -60,6 +60,18 @@ const std::vector<ParamDecl>& decls() {
   return d;
 }
 
+/// `params` after the model's own check, whose refusal names the backend: what-if edits can reach values the
+/// schema's ranges allow but the model does not.
+template <class Params>
+Params validated(const Backend& b, Params params) {
+  try {
+    xbar::validate(params);
+  } catch (const std::invalid_argument& e) {
+    throw InputError((b.file.empty() ? b.name : b.file) + ": " + e.what());
+  }
+  return params;
+}
+
 std::int64_t ns(const Backend& b, const char* key) { return std::llround(crossbarValue(b, key)); }
 
 std::int64_t integer(const Backend& b, const char* key) {
@@ -126,12 +138,7 @@ xbar::TimingParams timingParamsOf(const Backend& b, crossbar::TimingMode mode) {
   t.hyperTransportGBps = crossbarValue(b, "accelerator.interChipGBps");
   t.coresPerChip = static_cast<int>(compatible ? ns(b, "timing.pimcompNnCoresPerChip") : a.cores() / a.chips);
   t.frequencyGHz = crossbarValue(b, "timing.frequencyGHz");
-  try {
-    xbar::validate(t);
-  } catch (const std::invalid_argument& e) {
-    throw InputError((b.file.empty() ? b.name : b.file) + ": " + e.what());
-  }
-  return t;
+  return validated(b, t);
 }
 
 xbar::EnergyParams energyParamsOf(const Backend& b) {
@@ -148,12 +155,7 @@ xbar::EnergyParams energyParamsOf(const Backend& b) {
   e.globalMemory.powerMw = crossbarValue(b, "energy.globalMemoryMw");
   e.hyperTransport.powerMw = crossbarValue(b, "energy.hyperTransportMw");
   e.leakageFraction = crossbarValue(b, "energy.leakageFraction");
-  try {
-    xbar::validate(e);
-  } catch (const std::invalid_argument& ex) {
-    throw InputError((b.file.empty() ? b.name : b.file) + ": " + ex.what());
-  }
-  return e;
+  return validated(b, e);
 }
 
 }  // namespace pim
