@@ -123,6 +123,40 @@ TEST(CliCompile, TheGeneticSearchIsNeverSlowerThanBalance) {
                    {"--ga-fitness"});
 }
 
+// compare --network: crossbar backends compile the network, a conv-mapping hierarchy runs every layer, a
+// DRAM-PIM backend runs the FC layers as GEMV and names why it does not run the CONV ones.
+TEST(CliCompile, CompareTakesANetwork) {
+  const auto j = cliJson("compare --network lenet5 --backends crossbar-arch-a,pimopt-small,hbm-pim --json");
+  ASSERT_EQ(j["results"].size(), 3u);
+  const auto& crossbar = j["results"][0];
+  EXPECT_EQ(crossbar["family"], "crossbar");
+  EXPECT_EQ(crossbar["total_ns"],
+            cliJson("compile -b crossbar-arch-a -n lenet5 --mode ll --json")["latency_ns"]);
+  const auto& hierarchy = j["results"][1];
+  EXPECT_EQ(hierarchy["layers_run"], 5);
+  double sum = 0;
+  for (const auto& l : hierarchy["layers"]) sum += l["ns"].get<double>();
+  EXPECT_NEAR(hierarchy["total_ns"].get<double>(), sum, 1e-6 * sum);
+  const auto& dram = j["results"][2];
+  EXPECT_TRUE(dram["total_ns"].is_null());
+  int fcs = 0;
+  for (const auto& l : dram["layers"]) {
+    if (l["op"] == "FC") {
+      ++fcs;
+      EXPECT_EQ(l["kernel"], "gemv");
+      EXPECT_FALSE(l["ns"].is_null()) << l["reason"];
+    } else {
+      EXPECT_NE(l["reason"].get<std::string>().find("conv-mapping hierarchy"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(dram["layers_run"], fcs);
+  EXPECT_NE(j["verdict"].get<std::string>().find("fastest on lenet5"), std::string::npos);
+  expectCliRefused("compare --network lenet5 --backends hbm-pim -k gemv", {"--kernel"});
+  expectCliRefused("compare --network lenet5 --backends a,b,c,d,e,f,g", {"1 to 6"});
+  expectCliRefused("compare --network lenet5 --backends hbm-pim,hbm-pim", {"twice"});
+  expectCliRefused("compare --network alexnet --backends hbm-pim", {"alexnet"});
+}
+
 TEST(CliCompile, KernelCommandsOnACrossbarBackendPointToCompile) {
   expectCliRefused("simulate -b crossbar-pimcomp -k va", {"compile", "networks"});
   expectCliRefused("explore -b crossbar-arch-a -k gemv", {"compile"});

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/compare_network.h"
 #include "engine/codegen/ir_text.h"
 #include "engine/common/error.h"
 #include "engine/common/output_file.h"
@@ -360,8 +361,16 @@ void registerWorkflowCommands(CLI::App& app) {
   auto c = std::make_shared<CompareCmd>();
   auto* cmd = app.add_subcommand(
       "compare", "run one kernel on 2 to 4 backends (or 1 against the GPU) and say where it should run");
-  cmd->add_option("--backends", c->backends, "2 to 4 backend names, comma-separated; 1 with --baseline gpu")
+  cmd->add_option("--backends", c->backends,
+                  "2 to 4 backend names, comma-separated; 1 with --baseline gpu; 1 to 6 with --network")
       ->required();
+  auto n = std::make_shared<CompareNetworkCmd>();
+  cmd->add_option(
+      "--network,-n", n->network,
+      "compare a shipped network instead of a kernel: crossbar backends compile it, the others run its "
+      "CONV/FC layers one by one (batch 1)");
+  cmd->add_option("--model", n->model,
+                  "compare a network file (node-list .json or .onnx) instead of a kernel");
   cmd->add_option("--kernel,-k", c->kernel, "library kernel name (see `pimscope-cli kernels`)");
   cmd->add_option("--kernel-file", c->kernelFile, "kernel DSL file instead of a library kernel");
   cmd->add_option("--dims,-d", c->dims, "dimension sizes, e.g. b=1,n=4096 (defaults fill the rest)");
@@ -378,7 +387,19 @@ void registerWorkflowCommands(CLI::App& app) {
       ->check(unsignedInteger());
   c->whatIf.addTo(cmd, "of every compared backend that declares it (a name none declares is refused),");
   cmd->add_flag("--json", c->json, "machine-readable output");
-  cmd->callback([c] { runCompare(*c); });
+  cmd->callback([c, n, cmd] {
+    if (n->network.empty() && n->model.empty()) return runCompare(*c);
+    for (const char* kernelOnly :
+         {"--kernel", "--kernel-file", "--dims", "--dtype", "--baseline", "--resident", "--streamed"})
+      if (cmd->count(kernelOnly) > 0)
+        throw InputError(std::string(kernelOnly) +
+                         ": compares a kernel; leave it out with --network/--model");
+    n->backends = c->backends;
+    n->maxSimulations = c->maxSimulations;
+    n->whatIf = c->whatIf;
+    n->json = c->json;
+    runCompareNetwork(*n);
+  });
 
   auto e = std::make_shared<ExportCmd>();
   cmd = app.add_subcommand("export", "write a schedule as a schedule file, IR, commands, CSV or trace");

@@ -231,6 +231,10 @@ class ITarget {
   /// no trained model has seen (then explore ranks by it, not by the model). False by default: the DRAM-PIM
   /// estimates only screen (ranked by them, hbm-pim's GEMM pick was 1.7x slower than the model's).
   virtual bool estimateRanksUnseenKernels() const { return false; }
+  /// Whether a network's CONV layers are worth running here one by one as conv kernels (a family that maps
+  /// convolution loop nests onto its hierarchy): compare on a network asks, and runs FC layers as GEMV
+  /// elsewhere. False by default.
+  virtual bool mapsConvLayers() const { return false; }
 
   /// Version of this family's cost model: stored labels and lookup entries are keyed by it, so a change to
   /// one family's model invalidates only that family's labels.

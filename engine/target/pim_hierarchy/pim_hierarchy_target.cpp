@@ -136,6 +136,7 @@ class PimHierarchyTarget final : public ITarget {
     return std::make_unique<HierarchyEstimator>(hierarchyContext(p));
   }
   bool estimateRanksUnseenKernels() const override { return true; }  // it is the model, exactly
+  bool mapsConvLayers() const override { return true; }
   // 2: the candidate list comes from the heuristic that starts from the bound's array uses (ids moved), and
   // the residency is none (store keys moved).
   int modelVersion() const override { return 2; }
