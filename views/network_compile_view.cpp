@@ -21,6 +21,7 @@
 #include "engine/target/registry.h"
 #include "views/core_map.h"
 #include "views/layer_pipeline_chart.h"
+#include "views/network_compare_panel.h"
 
 namespace pimgui {
 namespace {
@@ -150,6 +151,10 @@ NetworkCompileView::NetworkCompileView(QWidget* parent) : QWidget(parent) {
   m_tabs->addTab(m_coreMap, tr("Cores"));
   m_tabs->addTab(m_pipeline, tr("Layer pipeline"));
   m_tabs->addTab(m_pareto, tr("Pareto"));
+  m_compareBackends =
+      new NetworkComparePanel([this] { return m_network->currentData().toString().toStdString(); });
+  m_tabs->addTab(m_compareBackends, tr("Compare backends"));
+  connect(m_compareBackends, &NetworkComparePanel::done, this, &NetworkCompileView::done);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(m_table);
   split->addWidget(m_tabs);
@@ -189,7 +194,7 @@ QCheckBox* NetworkCompileView::methodBox(const QString& method) const {
   return nullptr;
 }
 
-bool NetworkCompileView::running() const { return m_runner->running(); }
+bool NetworkCompileView::running() const { return m_runner->running() || m_compareBackends->running(); }
 
 bool NetworkCompileView::openNetworkFile(const QString& path) {
   try {

@@ -3,7 +3,8 @@
 // and the replication methods to try; each method's compile becomes a row (period, throughput, latency,
 // energy, crossbars, provenance) as soon as it is done, off the GUI thread with progress and Cancel. The
 // selected row shows its per-core map and its layer pipeline; the Pareto tab puts every row's time per
-// inference against its energy. Everything here is `pimscope-cli compile` (same engine call, same numbers).
+// inference against its energy; the Compare backends tab runs the network on several backends (crossbar and
+// others). Everything here is `pimscope-cli compile` / `compare --network` (same engine calls, same numbers).
 #pragma once
 #include <QWidget>
 #include <memory>
@@ -23,6 +24,7 @@ namespace pimgui {
 
 class CoreMap;
 class LayerPipelineChart;
+class NetworkComparePanel;
 
 class NetworkCompileView : public QWidget {
   Q_OBJECT
@@ -50,6 +52,7 @@ class NetworkCompileView : public QWidget {
   CoreMap* coreMap() const { return m_coreMap; }
   LayerPipelineChart* pipeline() const { return m_pipeline; }
   QCustomPlot* pareto() const { return m_pareto; }
+  NetworkComparePanel* compareBackends() const { return m_compareBackends; }
   const std::vector<CompiledCandidate>& candidates() const { return m_candidates; }
 
  signals:
@@ -72,6 +75,7 @@ class NetworkCompileView : public QWidget {
   CoreMap* m_coreMap;
   LayerPipelineChart* m_pipeline;
   QCustomPlot* m_pareto;
+  NetworkComparePanel* m_compareBackends;
 };
 
 }  // namespace pimgui

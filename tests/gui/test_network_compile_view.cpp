@@ -23,6 +23,7 @@
 #include "views/core_map.h"
 #include "views/layer_pipeline_chart.h"
 #include "views/main_window.h"
+#include "views/network_compare_panel.h"
 #include "views/network_compile_view.h"
 
 using namespace pimgui;
@@ -134,6 +135,35 @@ TEST(NetworkCompileView, CancelDuringTheGeneticSearchKeepsTheRowsDone) {
   EXPECT_LT(t.elapsed(), 100);
   EXPECT_TRUE(v.status()->text().startsWith("Cancelled"));
   EXPECT_EQ(v.table()->rowCount(), 1);
+}
+
+TEST(NetworkCompileView, CompareBackendsRunsTheNetworkOnCrossbarAndOtherBackends) {
+  NetworkCompileView v;
+  v.networkBox()->setCurrentText("lenet5");
+  NetworkComparePanel* panel = v.compareBackends();
+  panel->choose({"crossbar-arch-a", "pimopt-small", "hbm-pim"});
+  panel->compare();
+  ASSERT_TRUE(waitFor([&] { return !panel->running(); }, 120000));
+  ASSERT_EQ(panel->totals()->rowCount(), 3) << panel->status()->text().toStdString();
+  EXPECT_EQ(panel->totals()->item(0, 0)->text(), "crossbar-arch-a");
+  EXPECT_EQ(panel->layers()->rowCount(), 5);  // lenet5's CONV and FC layers
+  EXPECT_TRUE(panel->verdict()->text().contains("fastest on lenet5"));
+  // hbm-pim runs no CONV layer: its cell is a dash saying why.
+  int hbm = -1;
+  for (int c = 0; c < panel->layers()->columnCount(); ++c)
+    if (panel->layers()->horizontalHeaderItem(c)->text().startsWith("hbm-pim")) hbm = c;
+  ASSERT_GT(hbm, 0);
+  EXPECT_EQ(panel->layers()->item(0, hbm)->text(), "—");
+  EXPECT_TRUE(panel->layers()->item(0, hbm)->toolTip().contains("conv-mapping hierarchy"));
+  EXPECT_NE(panel->layers()->item(4, hbm)->text(), "—");  // the last FC runs as GEMV
+}
+
+TEST(NetworkCompileView, CompareBackendsRefusesNoBackendInItsStatusLine) {
+  NetworkCompileView v;
+  v.compareBackends()->choose({});
+  v.compareBackends()->compare();
+  EXPECT_FALSE(v.compareBackends()->running());
+  EXPECT_TRUE(v.compareBackends()->status()->text().contains("1 to 6"));
 }
 
 TEST(NetworkCompileView, TheRunMenuOpensIt) {
