@@ -221,7 +221,10 @@ void printText(const NetworkCompileResult& r) {
   if (r.periodNs)
     std::cout << "  period " << nsText(r.periodNs) << " per sample, throughput " << fixed1(*r.throughputPerS)
               << " samples/s, first batch " << nsText(r.firstBatchLatencyNs) << " (" << r.pipelineStages
-              << " stages)\n";
+              << " stages: "
+              << (r.timing == crossbar::TimingMode::Intended ? "layer groups of "
+                                                             : "one per layer; grouped: ")
+              << (r.timing == crossbar::TimingMode::Intended ? r.pipelineLayers : r.layerGroups) << ")\n";
   if (r.latencyNs) std::cout << "  latency " << nsText(r.latencyNs) << " per inference\n";
   std::cout << "  energy " << fixed3(r.energyNj / 1e6) << " mJ per inference (busy "
             << fixed3(r.energy.busyNj / 1e6) << " mJ, idle leakage " << fixed3(r.energy.idleNj / 1e6)

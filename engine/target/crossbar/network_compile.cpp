@@ -11,6 +11,7 @@
 #include "engine/common/number_text.h"
 #include "engine/crossbar/ga.h"
 #include "engine/crossbar/ht_schedule.h"
+#include "engine/crossbar/layer_grouping.h"
 #include "engine/crossbar/ll_schedule.h"
 #include "engine/crossbar/replication.h"
 #include "engine/hw/backend.h"
@@ -51,18 +52,34 @@ class CompileSink final : public xbar::IProgramSink {
   std::int64_t m_expected = 0, m_groups = 0, m_instructions = 0;
 };
 
-/// CONV/FC layers on the longest provider chain: the stages a sample passes in the batch pipeline.
-std::int64_t pipelineStages(const Network& net) {
-  std::vector<std::int64_t> depth(net.nodes.size(), 0);
-  std::int64_t deepest = 0;
-  for (const NetworkNode& n : net.nodes) {
-    std::int64_t d = 0;
-    for (int p : n.providers) d = std::max(d, depth[static_cast<std::size_t>(p)]);
-    d += (n.op == NetworkOp::Conv || n.op == NetworkOp::Fc) ? 1 : 0;
-    depth[static_cast<std::size_t>(n.index)] = d;
-    deepest = std::max(deepest, d);
+/// Each node's time within one HT period, for the layer grouping: a CONV/FC's time on its busiest core; a
+/// post node's (PIMCOMP-NN's HT schedule leaves them out) estimated as one vector op per input element,
+/// spread over every core as PIMCOMP spreads post nodes.
+std::vector<double> layerTimes(const Network& net, const xbar::ProfileResult& profile,
+                               const xbar::TimingParams& timing, std::int64_t cores) {
+  std::vector<double> t(net.nodes.size(), 0.0);
+  const double elementsPerStep =
+      static_cast<double>(timing.vectorBytesPerStep * 8) / static_cast<double>(timing.elementBits);
+  for (const NetworkNode& node : net.nodes) {
+    const auto v = static_cast<std::size_t>(node.index);
+    if (node.op == NetworkOp::Conv || node.op == NetworkOp::Fc) {
+      if (v < profile.nodes.size()) {
+        const xbar::NodeProfile& p = profile.nodes[v];
+        t[v] = static_cast<double>(p.busiestMvmNs + p.busiestVectorNs + p.busiestMemoryNs + p.busiestCommNs);
+      }
+      continue;
+    }
+    std::int64_t elements = 0;
+    for (int p : node.providers) {
+      std::int64_t e = 1;
+      for (std::int64_t d : net.nodes[static_cast<std::size_t>(p)].output_dim) e *= d;
+      elements += e;
+    }
+    const double steps =
+        std::ceil(static_cast<double>(elements) / static_cast<double>(cores) / elementsPerStep);
+    t[v] = steps * static_cast<double>(timing.vectorStepNs);
   }
-  return deepest;
+  return t;
 }
 
 std::vector<CompiledLayer> layersOf(const cb::CompilePlan& plan, const xbar::ProfileResult& profile) {
@@ -276,7 +293,12 @@ NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const 
   fillCores(plan, r);
   const double total = static_cast<double>(r.profile.totalNs);
   if (r.mode == cb::PipelineMode::Ht) {
-    r.pipelineStages = pipelineStages(net);
+    const cb::LayerGrouping grouping =
+        cb::groupLayers(net, layerTimes(net, r.profile, timing, acc.cores()), total);
+    r.pipelineLayers = grouping.layers;
+    r.layerGroups = static_cast<std::int64_t>(grouping.groups.size());
+    // PIMCOMP-NN groups nothing: one stage per layer; the intended mode groups as tcad VII-A does.
+    r.pipelineStages = req.timing == cb::TimingMode::Intended ? r.layerGroups : r.pipelineLayers;
     r.periodNs = total;
     r.throughputPerS = total > 0 ? 1e9 / total : 0;
     r.firstBatchLatencyNs = total * static_cast<double>(r.pipelineStages);

@@ -56,10 +56,11 @@ struct NetworkCompileResult {
   std::string replication;
   crossbar::TimingMode timing = crossbar::TimingMode::PimcompNn;
   /// HT: the evaluated time of all instruction groups (time per sample in the steady state) and its inverse;
-  /// the first batch's latency = pipeline stages x period, stages the CONV/FC layers on the longest path
-  /// (PIMCOMP-NN implements no layer grouping and reports none). LL: the latency of one inference.
+  /// the first batch's latency = pipeline stages x period, a stage per layer in the pimcomp-nn timing mode
+  /// (PIMCOMP-NN groups nothing and reports none), a stage per layer group (tcad VII-A,
+  /// engine/crossbar/layer_grouping.h) in the intended mode. LL: the latency of one inference.
   std::optional<double> periodNs, throughputPerS, firstBatchLatencyNs, latencyNs;
-  std::int64_t pipelineStages = 0;
+  std::int64_t pipelineStages = 0, pipelineLayers = 0, layerGroups = 0;
   double energyNj = 0;
   xbar::EnergyBreakdown energy;
   std::int64_t mvmCount = 0, instructionGroups = 0, instructions = 0;
