@@ -4,14 +4,14 @@
 # on a copy of its seed corpus (tests/fuzz/corpus/<target>; what the fuzzer finds stays in the build folder).
 # Prints each target's executions, executions per second and coverage; any crash, leak, timeout or sanitizer
 # report stops that target, leaves its reproducer in build/fuzz/findings/ and makes the script exit 1.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: dsl backend schedule session store mapping network
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: dsl backend schedule session store mapping network onnx crossbar
 # hierarchy convmap)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(dsl backend schedule session store mapping network hierarchy convmap)
+((${#targets[@]})) || targets=(dsl backend schedule session store mapping network hierarchy convmap onnx crossbar)
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "${PIMSCOPE_JOBS:-2}"
 mkdir -p build/fuzz/findings

@@ -73,6 +73,16 @@ TEST(FuzzCorpus, MappingSeedsAreReadOrRefused) {
   EXPECT_EQ(ok, (std::set<std::string>{"fig8a.json", "fig8a.map", "single_dpu.map"}));
 }
 
+TEST(FuzzCorpus, OnnxSeedsAreReadOrRefused) {
+  const auto ok = replay("onnx", fuzz::onnx);
+  EXPECT_EQ(ok, (std::set<std::string>{"lenet5.onnx", "resnet18.onnx"}));
+}
+
+TEST(FuzzCorpus, CrossbarSeedsCompileOrAreRefused) {
+  const auto ok = replay("crossbar", fuzz::crossbar);
+  EXPECT_EQ(ok, (std::set<std::string>{"lenet5.json", "tiny_stride2.json"}));
+}
+
 TEST(FuzzCorpus, NetworkSeedsAreReadOrRefused) {
   const auto ok = replay("network", fuzz::network);
   EXPECT_EQ(ok, (std::set<std::string>{"mobilenet_v1.json", "resnet18.json"}));

@@ -220,11 +220,13 @@ void printText(const NetworkCompileResult& r) {
             << (r.cancelled ? " (CANCELLED: figures cover the instruction groups run)" : "") << "\n";
   if (r.periodNs)
     std::cout << "  period " << nsText(r.periodNs) << " per sample, throughput " << fixed1(*r.throughputPerS)
-              << " samples/s, first batch " << nsText(r.firstBatchLatencyNs) << " (" << r.pipelineStages
-              << " stages: "
-              << (r.timing == crossbar::TimingMode::Intended ? "layer groups of "
-                                                             : "one per layer; grouped: ")
-              << (r.timing == crossbar::TimingMode::Intended ? r.pipelineLayers : r.layerGroups) << ")\n";
+              << " samples/s, first batch " << nsText(r.firstBatchLatencyNs) << " ("
+              << (r.timing == crossbar::TimingMode::Intended
+                      ? std::to_string(r.pipelineLayers) + " layers in " + std::to_string(r.layerGroups) +
+                            " groups, tcad's layer grouping"
+                      : std::to_string(r.pipelineLayers) + " stages, one per layer as in PIMCOMP-NN; " +
+                            std::to_string(r.layerGroups) + " with tcad's layer grouping")
+              << ")\n";
   if (r.latencyNs) std::cout << "  latency " << nsText(r.latencyNs) << " per inference\n";
   std::cout << "  energy " << fixed3(r.energyNj / 1e6) << " mJ per inference (busy "
             << fixed3(r.energy.busyNj / 1e6) << " mJ, idle leakage " << fixed3(r.energy.idleNj / 1e6)

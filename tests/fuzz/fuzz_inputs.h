@@ -21,8 +21,11 @@
 #include "engine/convmap/network_layers.h"
 #include "engine/convmap/trace_bridge.h"
 #include "engine/core/problem.h"
+#include "engine/crossbar/ht_schedule.h"
+#include "engine/crossbar/ll_schedule.h"
 #include "engine/kernel/dsl.h"
 #include "engine/kernel/library.h"
+#include "engine/kernel/onnx_network.h"
 #include "engine/search/schedule_file.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
@@ -143,6 +146,57 @@ inline bool mapping(std::string_view bytes) {
 /// A network node list (PIMCOMP-NN's format), then its conv and FC layers as the conv mapper takes them.
 inline bool network(std::string_view bytes) {
   return accepted([&] { (void)convmap::networkLayers(parseNetworkJson(bytes, "fuzz.json")); });
+}
+
+/// An ONNX model (protobuf bytes): shape inference and PIMCOMP-NN's frontend rules, then the node list's
+/// checks.
+inline bool onnx(std::string_view bytes) {
+  return accepted([&] { (void)parseOnnxNetwork(bytes, "fuzz.onnx"); });
+}
+
+/// A network compiled on a small crossbar accelerator in both pipelines, checked against the MVM invariant
+/// (every window of every layer runs each AG band once): a count that differs aborts (a finding). Large
+/// networks are left out (their schedules take seconds; the seeds' shapes are small).
+inline bool crossbar(std::string_view bytes) {
+  return accepted([&] {
+    const Network net = parseNetworkJson(bytes, "fuzz.json");
+    crossbar::Accelerator acc;
+    acc.name = "fuzz";
+    acc.coresX = acc.coresY = 4;
+    acc.crossbarsPerCore = 16;
+    acc.rows = acc.cols = 32;
+    std::int64_t expected = 0, work = 0;
+    for (const ConvLayerShape& l : convLayers(net)) {
+      const std::int64_t bands = (l.R * l.S * (l.C / l.group) + acc.rows - 1) / acc.rows;
+      expected += l.P * l.Q * bands;
+      work += l.P * l.Q * bands * ((l.K + acc.cols - 1) / acc.cols);
+    }
+    if (work > 200000) return;  // too slow to be worth a fuzz execution
+    for (const auto mode : {crossbar::PipelineMode::Ht, crossbar::PipelineMode::Ll}) {
+      crossbar::CompileOptions o;
+      o.mode = mode;
+      const crossbar::CompilePlan plan = crossbar::compilePlan(net, acc, o);
+      struct Count final : xbar::IProgramSink {
+        std::int64_t mvms = 0;
+        bool group(const xbar::InstructionGroup& ig) override {
+          for (const auto& core : ig.cores)
+            for (const auto& i : core) mvms += i.op == xbar::Opcode::Mvmul;
+          return true;
+        }
+      } count;
+      if (mode == crossbar::PipelineMode::Ht)
+        crossbar::scheduleHt(plan, count);
+      else
+        crossbar::scheduleLl(plan, crossbar::LlOptions{}, count);
+      bool split = false;  // an AG split in column parts runs once per part: the invariant holds without AGP
+      for (const auto& l : plan.layers) split = split || l.agp > 1;
+      if (!split && count.mvms != expected) {
+        std::fprintf(stderr, "MVM invariant broken: %lld MVMs, %lld expected\n",
+                     static_cast<long long>(count.mvms), static_cast<long long>(expected));
+        std::abort();
+      }
+    }
+  });
 }
 
 /// The lower bound's promise: no valid mapping costs less. A mapping below it would be reported "optimal"
