@@ -29,15 +29,16 @@ void NetworkCompileRunner::joinReturned() {
 }
 
 void NetworkCompileRunner::cancel() {
-  if (!m_running) return;
+  if (!m_running || m_workers.back().cancel->load()) return;
+  // The worker stops within an instruction group; a genetic search stops within 100 ms and still hands over
+  // its best so far, profiled, before `finished(true)`.
   m_workers.back().cancel->store(true);
-  ++m_generation;
-  m_running = false;
-  emit finished(true);
+  emit stopping();
 }
 
 void NetworkCompileRunner::stopAndWait() {
-  cancel();
+  ++m_generation;  // nothing the workers still report reaches a view that is going away
+  m_running = false;
   for (Worker& w : m_workers) {
     w.cancel->store(true);
     if (w.thread.joinable()) w.thread.join();
@@ -47,7 +48,7 @@ void NetworkCompileRunner::stopAndWait() {
 
 void NetworkCompileRunner::start(pim::Backend backend, pim::Network network,
                                  std::vector<pim::NetworkCompileRequest> requests) {
-  cancel();
+  if (m_running) m_workers.back().cancel->store(true);  // superseded: what it still reports is dropped
   joinReturned();
   ++m_generation;
   m_running = true;
@@ -63,7 +64,7 @@ void NetworkCompileRunner::start(pim::Backend backend, pim::Network network,
       ~MarkDone() { flag.store(true); }
     } mark{*done};
     for (pim::NetworkCompileRequest& r : requests) {
-      if (cancel->load()) return;
+      if (cancel->load()) break;
       r.cancel = cancel.get();
       const std::string method = r.compile.replication;
       r.report = [this, generation, method](const std::string& line) {
@@ -73,16 +74,16 @@ void NetworkCompileRunner::start(pim::Backend backend, pim::Network network,
       CompiledCandidate c{method, nullptr, {}};
       try {
         auto result = std::make_shared<pim::NetworkCompileResult>(pim::compileNetwork(backend, network, r));
-        if (result->cancelled) return;  // a cut-short compile is not a candidate
+        if (result->cancelled) break;  // a cut-short compile is not a candidate (a stopped GA's best is)
         c.result = std::move(result);
       } catch (const std::exception& e) {
         c.error = QString::fromStdString(e.what());
       }
       post(generation, [this, c = std::move(c)] { emit compiled(c); });
     }
-    post(generation, [this] {
+    post(generation, [this, stopped = cancel->load()] {
       m_running = false;
-      emit finished(false);
+      emit finished(stopped);
     });
   });
   m_workers.push_back(std::move(w));

@@ -2,7 +2,8 @@
 // Compiles a network on a crossbar backend off the GUI thread, once per replication method asked for (issue
 // 19): each finished compile arrives as `compiled` on the GUI thread, so rows appear as they are ready and a
 // Cancel keeps the ones already done. The worker polls the cancel flag between instruction groups and stops
-// within one of them; the runner does not wait for it (a late result of a cancelled run is dropped).
+// within one of them; a genetic search stops within 100 ms and its best so far is still compiled and
+// delivered, then `finished(true)`.
 #pragma once
 #include <QObject>
 #include <QString>
@@ -33,7 +34,8 @@ class NetworkCompileRunner : public QObject {
 
   /// Cancels a running batch and starts compiling `network` on `backend` for each request in order.
   void start(pim::Backend backend, pim::Network network, std::vector<pim::NetworkCompileRequest> requests);
-  /// Stops the batch: `finished(true)` follows at once; candidates already compiled were delivered.
+  /// Stops the batch: `stopping` at once, then the stopped GA's best (if one was searching) and
+  /// `finished(true)` within about a second; candidates already compiled were delivered.
   void cancel();
   bool running() const { return m_running; }
   /// Cancels and joins every worker (shutdown, tests).
@@ -42,6 +44,7 @@ class NetworkCompileRunner : public QObject {
  signals:
   void progressed(const QString& line);
   void compiled(const pimgui::CompiledCandidate& candidate);
+  void stopping();
   void finished(bool cancelled);
 
  private:

@@ -175,11 +175,15 @@ NetworkCompileView::NetworkCompileView(QWidget* parent) : QWidget(parent) {
   });
   connect(m_table, &QTableWidget::itemSelectionChanged, this, &NetworkCompileView::showSelected);
   connect(m_runner, &NetworkCompileRunner::progressed, m_status, &QLabel::setText);
+  connect(m_runner, &NetworkCompileRunner::stopping, this, [this] {
+    m_cancel->setEnabled(false);
+    m_status->setText(tr("Stopping… (a genetic search keeps its best so far)"));
+  });
   connect(m_runner, &NetworkCompileRunner::compiled, this, &NetworkCompileView::addCandidate);
   connect(m_runner, &NetworkCompileRunner::finished, this, [this](bool cancelled) {
     setRunning(false);
     const int rows = m_table->rowCount();
-    m_status->setText(cancelled ? tr("Cancelled: %1 compiled candidate(s) kept").arg(rows)
+    m_status->setText(cancelled ? tr("Cancelled: %1 candidate(s) kept").arg(rows)
                                 : tr("Done: %1 candidate(s)").arg(rows));
     emit done();
   });

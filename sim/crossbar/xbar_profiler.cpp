@@ -3,6 +3,30 @@
 // PIMCOMP-NN's evaluation/ModelEvaluation.cpp (EvaluateRecursionSingleInstructionGroup), named by its
 // variables where that helps a reader compare: time = LATENCY_single, prepTimeline = preparation_timeline,
 // prepSinceMvm = preparation_time_single.
+//
+// Execution patterns (tcad: III-C; TimingParams::outOfOrder and ::synchronous). PIMCOMP-NN's evaluator knows
+// only out-of-order cores and synchronous transfers, the defaults, which take exactly its paths below. The
+// other two patterns are PIMScope's, defined so that each changes one thing:
+// - In-order (outOfOrder = false), "all arrays of a core are loaded, then driven together": there is no
+//   preparation timeline running ahead. A preparation instruction (LD; LMV/LLDI tagged MAIN) starts at the
+//   core time, which is at or after the end of every MVM issued before it (an MVM sets the core time to its
+//   end and MVM starts only grow within an IG), and moves the core time, with the preparation timeline, to
+//   its end. The MVM rule is unchanged: it starts at or after the preparation timeline, so after every
+//   preparation issued before it, while MVMs with no preparation between them still overlap at the issue
+//   interval. An LD's whole latency is memory time and a MAIN copy's is vector time (as PIMCOMP-NN counts the
+//   copies on the core time); preparation already on the core time is not added again after a
+//   synchronisation (prepSinceMvm stays 0).
+// - Asynchronous (synchronous = false), tcad's "only send is emitted, recv completed by hardware": the SEND
+//   never waits. From the sender's time t_s it takes the bus and the HyperTransport as a rendezvous does
+//   (transfer T, the SEND's length, the sender's chip), moves the sender to t_s + T (transfer time, no sync
+//   time) and the data arrives at A = t_s + T. The paired RECV completes at max(t_r, A) and pays no transfer;
+//   its wait is the receiver's sync time. The synchronisation time the MVM rule reads becomes t_s on the
+//   sender and max(t_r, t_s) on the receiver (where a rendezvous would have put both), so MVMs overlap a
+//   transfer as they do after a rendezvous. Visiting order: a SEND is timed when reached; a RECV reached
+//   before its SEND suspends its core (the next core is entered) until the SEND resumes it, the receiver's
+//   rest then running before the sender's, as a partner's does after a rendezvous. Only RECVs suspend and a
+//   SEND never does, so the IG ends with every list done unless RECVs wait on each other in a cycle (a
+//   deadlock on any hardware), which throws as an unpaired transfer does.
 #include "sim/crossbar/xbar_profiler.h"
 
 #include <algorithm>
@@ -75,6 +99,7 @@ bool Profiler::group(const InstructionGroup& ig) {
   m_ig = &ig;
   m_frames.clear();
   m_pending.clear();
+  m_arrivals.clear();
   m_nextFreshCore = 0;
   // PIMCOMP-NN's recursion, unrolled: every call in it is the last thing its caller does, except at a paired
   // SEND/RECV, which runs the partner's rest and then its own. A stack of pending calls replays that order.
@@ -84,7 +109,7 @@ bool Profiler::group(const InstructionGroup& ig) {
     m_frames.pop_back();
     runFrame(frame);
   }
-  if (!m_pending.empty()) throwUnpaired();
+  if (!m_pending.empty() || !m_arrivals.empty()) throwUnpaired();
   forgetSettledReservations();
   m_ig = nullptr;
   return true;
@@ -108,6 +133,11 @@ void Profiler::runFrame(Frame frame) {
   for (std::size_t k = frame.index; k < list.size(); ++k) {
     const Instruction& inst = list[k];
     if (inst.op == Opcode::Send || inst.op == Opcode::Recv) {
+      if (!m_params.synchronous) {
+        const Flow flow = inst.op == Opcode::Send ? asyncSend(core, k) : asyncRecv(core, k);
+        if (flow == Flow::Stop) return;
+        continue;
+      }
       const auto it = m_pending.find(inst.comm);
       if (it == m_pending.end()) {  // first half: suspend here and let the next core run
         m_pending.emplace(inst.comm, PendingComm{core, k});
@@ -116,10 +146,7 @@ void Profiler::runFrame(Frame frame) {
       }
       const PendingComm partner = it->second;
       m_pending.erase(it);
-      if (partner.core == core)
-        throw std::invalid_argument("crossbar profiler: IG " + std::to_string(m_groupIndex) + ", core " +
-                                    std::to_string(core) + ": comm index " + std::to_string(inst.comm) +
-                                    " pairs a core with itself");
+      if (partner.core == core) throwPairing(core, inst.comm, "pairs a core with itself");
       rendezvous(core, k, partner);
       m_frames.push_back({core, k + 1});                      // then this core's rest
       m_frames.push_back({partner.core, partner.index + 1});  // the partner's rest first
@@ -236,15 +263,18 @@ void Profiler::copy(int core, const Instruction& inst) {
   p.copyBusyNs += duration;
   ++p.counts.copy;
   if (n) ++n->counts.copy;
-  if (inst.stage == Stage::Main) {  // prepares an MVMUL input: runs on the preparation timeline
+  if (inst.stage == Stage::Main && m_params.outOfOrder) {  // prepares an MVMUL input, ahead on its timeline
     const std::int64_t start = s.prepTimeline;
     s.prepSinceMvm += duration;
     s.prepTimeline += duration;
     attribute(inst, start, s.prepTimeline);
     return;
   }
-  const std::int64_t start = s.time;
-  s.time += duration;
+  // In order, a MAIN copy too waits for the core (preparation never runs behind it) and becomes the new
+  // preparation timeline, so that the next MVM waits for it.
+  const std::int64_t start = inst.stage == Stage::Main ? std::max(s.time, s.prepTimeline) : s.time;
+  s.time = start + duration;
+  if (inst.stage == Stage::Main) s.prepTimeline = s.time;
   p.vectorNs += duration;
   charge(inst, core, Share::Vector, duration);
   attribute(inst, start, s.time);
@@ -265,6 +295,17 @@ std::int64_t Profiler::globalMemoryAccess(int core, const Instruction& inst, std
 
 void Profiler::load(int core, const Instruction& inst) {
   CoreState& s = m_state[std::size_t(core)];
+  if (!m_params.outOfOrder) {
+    // In order: the load starts once every instruction before it has finished (the preparation timeline
+    // never passes the core time here) and the core waits for all of it.
+    const std::int64_t start = std::max(s.time, s.prepTimeline);
+    s.time = start + globalMemoryAccess(core, inst, start);
+    s.prepTimeline = s.time;
+    m_coreProfiles[std::size_t(core)].memoryNs += s.time - start;
+    charge(inst, core, Share::Memory, s.time - start);
+    attribute(inst, start, s.time);
+    return;
+  }
   const std::int64_t start = s.prepTimeline;
   const std::int64_t latency = globalMemoryAccess(core, inst, start);
   s.prepTimeline += latency;
@@ -303,18 +344,7 @@ void Profiler::rendezvous(int core, std::size_t index, const PendingComm& partne
   b.lastSync = b.time;
   // The arriving half's length and chip decide the transfer (PIMCOMP-NN reads only the current instruction).
   const std::int64_t bytes = bytesOf(inst);
-  const int chip = chipOf(core), partnerChip = chipOf(partner.core);
-  const std::int64_t busNs = ceilNs(double(bytes), m_params.busGBps, m_params.frequencyGHz);
-  std::int64_t transfer = m_bus[std::size_t(chip)].reserve(a.time, busNs);
-  m_chipProfiles[std::size_t(chip)].busBusyNs += busNs;
-  if (chip != partnerChip) {
-    // int += double in PIMCOMP-NN: the HyperTransport term is added, then the sum truncated.
-    const double htNs = double(bytes) / (m_params.hyperTransportGBps / m_params.frequencyGHz);
-    transfer = static_cast<std::int64_t>(double(transfer) + htNs);
-    m_chipProfiles[std::size_t(chip)].hyperTransportBusyNs += static_cast<std::int64_t>(htNs);
-    m_chipProfiles[std::size_t(partnerChip)].hyperTransportBusyNs += static_cast<std::int64_t>(htNs);
-    m_totals.interChipBytes += bytes;
-  }
+  const std::int64_t transfer = transferNs(core, partner.core, bytes, a.time);
   a.time += transfer;
   b.time += transfer;
   m_totals.commBytes += bytes;
@@ -322,18 +352,86 @@ void Profiler::rendezvous(int core, std::size_t index, const PendingComm& partne
   const std::int64_t syncs[2] = {syncA, syncB};
   const std::int64_t starts[2] = {startA, startB};
   const Instruction* halves[2] = {&inst, &partnerInst};
-  for (int i = 0; i < 2; ++i) {
-    CoreProfile& p = m_coreProfiles[std::size_t(cores[i])];
-    p.commSyncNs += syncs[i];
-    p.commTransferNs += transfer;
-    p.commBytes += bytes;
-    ++p.counts.communication;
-    charge(*halves[i], cores[i], Share::Comm, syncs[i] + transfer);
-    if (NodeProfile* n = node(*halves[i])) ++n->counts.communication;
-    attribute(*halves[i], starts[i], m_state[std::size_t(cores[i])].time);
+  for (int i = 0; i < 2; ++i) chargeHalf(cores[i], *halves[i], bytes, syncs[i], transfer, starts[i]);
+}
+
+std::int64_t Profiler::transferNs(int core, int peer, std::int64_t bytes, std::int64_t from) {
+  const int chip = chipOf(core), peerChip = chipOf(peer);
+  const std::int64_t busNs = ceilNs(double(bytes), m_params.busGBps, m_params.frequencyGHz);
+  std::int64_t transfer = m_bus[std::size_t(chip)].reserve(from, busNs);
+  m_chipProfiles[std::size_t(chip)].busBusyNs += busNs;
+  if (chip != peerChip) {
+    // int += double in PIMCOMP-NN: the HyperTransport term is added, then the sum truncated.
+    const double htNs = double(bytes) / (m_params.hyperTransportGBps / m_params.frequencyGHz);
+    transfer = static_cast<std::int64_t>(double(transfer) + htNs);
+    m_chipProfiles[std::size_t(chip)].hyperTransportBusyNs += static_cast<std::int64_t>(htNs);
+    m_chipProfiles[std::size_t(peerChip)].hyperTransportBusyNs += static_cast<std::int64_t>(htNs);
+    m_totals.interChipBytes += bytes;
   }
-  if (index + 1 == m_ig->cores[std::size_t(core)].size()) endOfList(core);
-  if (partner.index + 1 == m_ig->cores[std::size_t(partner.core)].size()) endOfList(partner.core);
+  return transfer;
+}
+
+Profiler::Flow Profiler::asyncSend(int core, std::size_t index) {
+  const Instruction& inst = m_ig->cores[std::size_t(core)][index];
+  if (inst.peer < 0 || inst.peer >= m_cores || inst.peer == core)
+    throwPairing(core, inst.comm,
+                 "SEND names no other core of the accelerator (peer " + std::to_string(inst.peer) + ")");
+  if (m_arrivals.count(inst.comm)) throwPairing(core, inst.comm, "is carried by two SENDs");
+  CoreState& s = m_state[std::size_t(core)];
+  const std::int64_t start = s.time;
+  const std::int64_t bytes = bytesOf(inst);
+  const std::int64_t transfer = transferNs(core, inst.peer, bytes, start);
+  s.lastSync = start;  // the sender's "rendezvous" is its own issue: it waits for nobody
+  s.time += transfer;
+  m_totals.commBytes += bytes;
+  chargeHalf(core, inst, bytes, 0, transfer, start);
+  m_arrivals.emplace(inst.comm, Arrival{core, index, start, s.time, bytes});
+  const auto waiting = m_pending.find(inst.comm);
+  if (waiting == m_pending.end()) return Flow::Continue;
+  // The receiver got here first and is suspended at its RECV: it resumes there, before the sender's rest.
+  const PendingComm receiver = waiting->second;
+  m_pending.erase(waiting);
+  m_frames.push_back({core, index + 1});
+  m_frames.push_back({receiver.core, receiver.index});
+  return Flow::Stop;
+}
+
+Profiler::Flow Profiler::asyncRecv(int core, std::size_t index) {
+  const Instruction& inst = m_ig->cores[std::size_t(core)][index];
+  const auto it = m_arrivals.find(inst.comm);
+  if (it == m_arrivals.end()) {  // its SEND is not reached yet: wait for it, let the next core run
+    if (!m_pending.emplace(inst.comm, PendingComm{core, index}).second)
+      throwPairing(core, inst.comm, "is awaited by two RECVs");
+    pushNextFreshCore();
+    return Flow::Stop;
+  }
+  const Arrival data = it->second;
+  m_arrivals.erase(it);
+  const Instruction& send = m_ig->cores[std::size_t(data.core)][data.index];
+  if (send.peer != core)
+    throwPairing(core, inst.comm,
+                 "RECV is on another core than its SEND names (" + std::to_string(send.peer) + ")");
+  CoreState& s = m_state[std::size_t(core)];
+  const std::int64_t start = s.time;
+  const std::int64_t wait = std::max<std::int64_t>(0, data.arrivalNs - s.time);
+  s.time += wait;
+  s.lastSync = std::max(start, data.issueNs);
+  chargeHalf(core, inst, data.bytes, wait, 0, start);
+  return Flow::Continue;
+}
+
+void Profiler::chargeHalf(int core, const Instruction& inst, std::int64_t bytes, std::int64_t syncNs,
+                          std::int64_t transferNs, std::int64_t start) {
+  CoreProfile& p = m_coreProfiles[std::size_t(core)];
+  p.commSyncNs += syncNs;
+  p.commTransferNs += transferNs;
+  p.commBytes += bytes;
+  ++p.counts.communication;
+  charge(inst, core, Share::Comm, syncNs + transferNs);
+  if (NodeProfile* n = node(inst)) ++n->counts.communication;
+  attribute(inst, start, m_state[std::size_t(core)].time);
+  const std::vector<Instruction>& list = m_ig->cores[std::size_t(core)];
+  if (&inst == &list.back()) endOfList(core);
 }
 
 void Profiler::endOfList(int core) {
@@ -373,20 +471,27 @@ void Profiler::forgetSettledReservations() {
 }
 
 void Profiler::throwUnpaired() const {
-  const PendingComm* first = nullptr;
+  // Names the earliest half left over: a suspended one, or (asynchronous) a SEND whose RECV never came.
+  PendingComm first{m_cores, 0};
   std::int64_t comm = 0;
-  for (const auto& [index, pending] : m_pending) {
-    if (!first || pending.core < first->core ||
-        (pending.core == first->core && pending.index < first->index)) {
-      first = &pending;
-      comm = index;
+  const auto consider = [&](int core, std::size_t index, std::int64_t c) {
+    if (core < first.core || (core == first.core && index < first.index)) {
+      first = {core, index};
+      comm = c;
     }
-  }
-  const Instruction& inst = m_ig->cores[std::size_t(first->core)][first->index];
+  };
+  for (const auto& [c, pending] : m_pending) consider(pending.core, pending.index, c);
+  for (const auto& [c, data] : m_arrivals) consider(data.core, data.index, c);
+  const Instruction& inst = m_ig->cores[std::size_t(first.core)][first.index];
   throw std::invalid_argument("crossbar profiler: IG " + std::to_string(m_groupIndex) + ", core " +
-                              std::to_string(first->core) + ": " + std::string(opcodeName(inst.op)) +
+                              std::to_string(first.core) + ": " + std::string(opcodeName(inst.op)) +
                               " with comm index " + std::to_string(comm) +
                               " never meets its partner (missing from the IG, or the transfers deadlock)");
+}
+
+void Profiler::throwPairing(int core, std::int64_t comm, const std::string& what) const {
+  throw std::invalid_argument("crossbar profiler: IG " + std::to_string(m_groupIndex) + ", core " +
+                              std::to_string(core) + ": comm index " + std::to_string(comm) + " " + what);
 }
 
 void Profiler::charge(const Instruction& inst, int core, Share kind, std::int64_t ns) {

@@ -6,6 +6,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -40,6 +41,12 @@ struct TimingParams {
   double hyperTransportGBps = 6.4;  // GB/s between chips, truncated to whole ns; Hyper_Transport_bandwidth
   int coresPerChip = 144;           // cores per contention domain; configure.h OneChipWidth x OneChipHeight
   double frequencyGHz = 1.0;        // cycles per ns; EvaluationConfig.h Frequency (1 GHz)
+  // The execution patterns (tcad: III-C; core.outOfOrder, chip.synchronousCommunication). The defaults are
+  // PIMCOMP-NN's, the only patterns its evaluator has; xbar_profiler.cpp defines the alternatives.
+  // true: preparation (LD, MAIN LMV/LLDI) runs ahead on its own timeline, under the MVMs; false: in order.
+  bool outOfOrder = true;
+  // true: SEND/RECV meet in a rendezvous; false: the sender never waits, the receiver waits for the data.
+  bool synchronous = true;
 };
 
 /// PIMCOMP-NN as implemented: 800 ns MVMs (the latency is computed while the precision is still 0) and one
@@ -71,10 +78,11 @@ struct CoreProfile {
   std::int64_t endNs = 0;  // the core's time after the last IG
   std::int64_t mvmNs =
       0;  // MVMUL: the latency for an IG's first, else min(gap since the last start, latency)
-  std::int64_t vectorNs = 0;             // VVADD in MAIN-C/POST, other vector ops in POST, non-MAIN LMV/LLDI
-  std::int64_t memoryNs = 0;             // ST latency plus the core's wait for LD-driven preparation
-  std::int64_t commSyncNs = 0;           // rendezvous wait
-  std::int64_t commTransferNs = 0;       // bus (with contention) plus HyperTransport time
+  // VVADD in MAIN-C/POST, other vector ops in POST, non-MAIN LMV/LLDI (in-order: every LMV/LLDI)
+  std::int64_t vectorNs = 0;
+  std::int64_t memoryNs = 0;    // ST latency plus the core's wait for LD-driven preparation (in-order: LDs)
+  std::int64_t commSyncNs = 0;  // rendezvous wait (asynchronous: a RECV's wait for its data)
+  std::int64_t commTransferNs = 0;  // bus (with contention) plus HyperTransport time (asynchronous: senders)
   std::int64_t crossbarActivations = 0;  // sum of Instruction::crossbars over the core's MVMULs
   std::int64_t vfuBusyNs = 0;            // every vector op's own duration, whatever its stage
   std::int64_t copyBusyNs = 0;           // every LMV/LLDI's own duration, MAIN or not
@@ -148,10 +156,18 @@ class Profiler final : public IProgramSink {
     int core;
     std::size_t index;
   };
-  struct PendingComm {  // the first-reached half of a transfer, suspended
+  struct PendingComm {  // the first-reached half of a transfer (asynchronous: a RECV), suspended
     int core;
     std::size_t index;
   };
+  struct Arrival {           // asynchronous: a SEND's data in flight until its RECV takes it
+    int core;                // the sender
+    std::size_t index;       // the SEND in the sender's list
+    std::int64_t issueNs;    // the sender's time at the SEND
+    std::int64_t arrivalNs;  // issue + the transfer the sender paid
+    std::int64_t bytes;
+  };
+  enum class Flow { Continue, Stop };  // whether runFrame goes on with the core's list after a transfer half
 
   void runFrame(Frame frame);
   void pushNextFreshCore();
@@ -165,6 +181,14 @@ class Profiler final : public IProgramSink {
   /// latency granted.
   std::int64_t globalMemoryAccess(int core, const Instruction& inst, std::int64_t from);
   void rendezvous(int core, std::size_t index, const PendingComm& partner);
+  /// The bus (from `from`, on `core`'s chip) and HyperTransport (when `peer` is on another chip) time of a
+  /// transfer of `bytes`, with the chips' busy times and the inter-chip volume.
+  std::int64_t transferNs(int core, int peer, std::int64_t bytes, std::int64_t from);
+  Flow asyncSend(int core, std::size_t index);
+  Flow asyncRecv(int core, std::size_t index);
+  /// Counts, bytes, the share and the attribution of one transfer half that took `syncNs` + `transferNs`.
+  void chargeHalf(int core, const Instruction& inst, std::int64_t bytes, std::int64_t syncNs,
+                  std::int64_t transferNs, std::int64_t start);
   void endOfList(int core);
   void attribute(const Instruction& inst, std::int64_t start, std::int64_t end);
   enum class Share { Mvm, Vector, Memory, Comm };
@@ -176,6 +200,7 @@ class Profiler final : public IProgramSink {
   std::int64_t vectorNs(std::int64_t elements) const;
   void forgetSettledReservations();
   [[noreturn]] void throwUnpaired() const;
+  [[noreturn]] void throwPairing(int core, std::int64_t comm, const std::string& what) const;
 
   TimingParams m_params;
   int m_cores;
@@ -195,6 +220,7 @@ class Profiler final : public IProgramSink {
   int m_nextFreshCore = 0;  // cores below it have been entered (PIMCOMP-NN's visited_single is a prefix)
   std::vector<Frame> m_frames;
   std::unordered_map<std::int64_t, PendingComm> m_pending;  // comm index -> suspended half
+  std::unordered_map<std::int64_t, Arrival> m_arrivals;  // asynchronous: comm index -> data not yet received
 };
 
 }  // namespace pim::xbar

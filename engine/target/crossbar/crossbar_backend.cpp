@@ -138,6 +138,10 @@ xbar::TimingParams timingParamsOf(const Backend& b, crossbar::TimingMode mode) {
   t.hyperTransportGBps = crossbarValue(b, "accelerator.interChipGBps");
   t.coresPerChip = static_cast<int>(compatible ? ns(b, "timing.pimcompNnCoresPerChip") : a.cores() / a.chips);
   t.frequencyGHz = crossbarValue(b, "timing.frequencyGHz");
+  // PIMCOMP-NN's evaluator has one execution pattern, out of order with synchronous transfers, so its mode
+  // keeps that pattern whatever the file declares; the intended mode follows the declared hardware.
+  t.outOfOrder = compatible || crossbarValue(b, "core.outOfOrder") != 0;
+  t.synchronous = compatible || crossbarValue(b, "chip.synchronousCommunication") != 0;
   return validated(b, t);
 }
 

@@ -19,8 +19,10 @@ BackendSchema crossbarSchema();
 crossbar::Accelerator acceleratorOf(const Backend& b);
 
 /// The profiler's constants from the backend's timing, core, chip and accelerator sections: in `PimcompNn`
-/// mode timing.pimcompNnMvmNs and timing.pimcompNnCoresPerChip, in `Intended` the MVM from its parts at
-/// crossbar.elementBits and the configured chips. InputError naming the backend when a value is refused.
+/// mode timing.pimcompNnMvmNs, timing.pimcompNnCoresPerChip and PIMCOMP-NN's execution patterns (out of
+/// order, synchronous), in `Intended` the MVM from its parts at crossbar.elementBits, the configured chips
+/// and the patterns core.outOfOrder and chip.synchronousCommunication declare. InputError naming the backend
+/// when a value is refused.
 xbar::TimingParams timingParamsOf(const Backend& b, crossbar::TimingMode mode);
 /// The energy model's ratings from the backend's energy section (areas and bit widths as DAC'23 gives them).
 xbar::EnergyParams energyParamsOf(const Backend& b);

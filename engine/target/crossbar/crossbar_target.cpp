@@ -40,10 +40,11 @@ class CrossbarTarget final : public ITarget {
   Baseline gpu(const Problem&) const override {
     return {"gpu", false, "a crossbar accelerator models no host GPU", "", {}, {}};
   }
+  // core.outOfOrder and chip.synchronousCommunication are read by the intended timing mode (the pimcomp-nn
+  // mode runs PIMCOMP-NN's patterns whatever they say); the mode is a compile option, not part of the
+  // backend, so they are not unread: the what-if form must let them be edited for an intended compile.
   std::vector<UnreadParameter> unreadParameters(const Backend&) const override {
-    return {{"core.outOfOrder", "the schedulers emit PIMCOMP-NN's pattern only (preparation overlaps MVMs)"},
-            {"chip.synchronousCommunication", "the schedulers emit PIMCOMP-NN's synchronous SEND/RECV only"},
-            {"chip.globalMemoryBytes", "reported with the backend; no schedule is bounded by global memory"}};
+    return {{"chip.globalMemoryBytes", "reported with the backend; no schedule is bounded by global memory"}};
   }
   /// Chips x cores per chip, as configured.
   UnitGeometry geometry(const Backend& b) const override {
