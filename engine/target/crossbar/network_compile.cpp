@@ -11,6 +11,7 @@
 #include "engine/common/number_text.h"
 #include "engine/crossbar/ga.h"
 #include "engine/crossbar/ht_schedule.h"
+#include "engine/crossbar/in_order.h"
 #include "engine/crossbar/layer_grouping.h"
 #include "engine/crossbar/ll_schedule.h"
 #include "engine/crossbar/replication.h"
@@ -130,7 +131,10 @@ ScheduleRun runSchedule(const cb::CompilePlan& plan, const xbar::TimingParams& t
   NetworkCompileRequest forSink = req;
   if (!dump) forSink.alsoTo = nullptr;
   const bool ht = plan.options.mode == cb::PipelineMode::Ht;
-  CompileSink sink(profiler, forSink, ht ? cb::htInstructionGroups(plan) : 0);
+  CompileSink compileSink(profiler, forSink, ht ? cb::htInstructionGroups(plan) : 0);
+  // In-order cores get their inputs assembled first in each IG (engine/crossbar/in_order.h).
+  cb::InOrderReorder inOrder(compileSink);
+  xbar::IProgramSink& sink = timing.outOfOrder ? static_cast<xbar::IProgramSink&>(compileSink) : inOrder;
   ScheduleRun run;
   if (ht) {
     const cb::HtScheduleSummary s = cb::scheduleHt(plan, sink);
@@ -157,7 +161,7 @@ ScheduleRun runSchedule(const cb::CompilePlan& plan, const xbar::TimingParams& t
     run.cancelled = s.cancelled;
     run.localMemoryPeak = s.localMemoryPeak;
   }
-  run.instructions = sink.instructions();
+  run.instructions = compileSink.instructions();
   run.profile = profiler.result();
   return run;
 }
