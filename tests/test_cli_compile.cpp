@@ -157,6 +157,19 @@ TEST(CliCompile, CompareTakesANetwork) {
   expectCliRefused("compare --network alexnet --backends hbm-pim", {"alexnet"});
 }
 
+// An ONNX model compiles to the same figures as its node list (tests/fuzz/corpus/onnx/lenet5.onnx is
+// datasets/networks/lenet5.json unfolded into ONNX).
+TEST(CliCompile, AnOnnxModelCompilesAsItsNodeList) {
+  const std::string onnx = std::string(PIMSCOPE_TEST_DATA_DIR) + "/../fuzz/corpus/onnx/lenet5.onnx";
+  const auto fromOnnx = cliJson("compile -b crossbar-arch-a --model " + onnx + " --json");
+  const auto fromList = cliJson("compile -b crossbar-arch-a -n lenet5 --json");
+  EXPECT_EQ(fromOnnx["network"], "lenet5");
+  EXPECT_EQ(fromOnnx["period_ns"], fromList["period_ns"]);
+  EXPECT_EQ(fromOnnx["mvm_count"], fromList["mvm_count"]);
+  const std::string truncated = std::string(PIMSCOPE_TEST_DATA_DIR) + "/../fuzz/corpus/onnx/truncated.onnx";
+  expectCliRefused("compile -b crossbar-arch-a --model " + truncated, {"truncated.onnx"});
+}
+
 TEST(CliCompile, KernelCommandsOnACrossbarBackendPointToCompile) {
   expectCliRefused("simulate -b crossbar-pimcomp -k va", {"compile", "networks"});
   expectCliRefused("explore -b crossbar-arch-a -k gemv", {"compile"});
