@@ -170,6 +170,16 @@ TEST(CliCompile, AnOnnxModelCompilesAsItsNodeList) {
   expectCliRefused("compile -b crossbar-arch-a --model " + truncated, {"truncated.onnx"});
 }
 
+// balance on Arch-A leaves ResNet-34's 4-crossbar AGs no core with room (PIMCOMP-NN drops them): replicas
+// are given back until first fit places every AG, and the MVM invariant holds.
+TEST(CliCompile, ReplicasFirstFitCannotPlaceAreGivenBack) {
+  const auto j = cliJson("compile -b crossbar-arch-a -n resnet34 --json");
+  EXPECT_GT(j["replicas_given_back"].get<int>(), 0);
+  EXPECT_EQ(j["mvm_count"], 223836);
+  EXPECT_LE(j["crossbars_used"].get<int>(), 2016);
+  EXPECT_EQ(cliJson("compile -b crossbar-pimcomp -n resnet18 --json")["replicas_given_back"], 0);
+}
+
 TEST(CliCompile, KernelCommandsOnACrossbarBackendPointToCompile) {
   expectCliRefused("simulate -b crossbar-pimcomp -k va", {"compile", "networks"});
   expectCliRefused("explore -b crossbar-arch-a -k gemv", {"compile"});

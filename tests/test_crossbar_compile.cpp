@@ -363,11 +363,24 @@ TEST(CrossbarLayout, AnAgThatFitsNowhereIsAnError) {
     reps[1] = 2;
     return reps;
   });
-  const std::string e = errorOf([&] { compilePlan(tinyNetwork(), tinyAccelerator(1, 5, 3), o); });
+  const Accelerator acc = tinyAccelerator(1, 5, 3);
+  registerReplicationMethod(
+      "one-each", [](const ReplicationRequest& r) { return std::vector<std::int64_t>(r.layers.size(), 1); });
+  CompileOptions once;
+  once.replication = "one-each";
+  const CompilePlan onePerLayer = compilePlan(tinyNetwork(), acc, once);
+  std::vector<std::int64_t> twice = onePerLayer.replicas;
+  twice[1] *= 2;
+  const std::string e = errorOf(
+      [&] { placeFirstFit(arrayGroups(onePerLayer.layers, twice, acc), onePerLayer.layers, acc, "tiny"); });
   EXPECT_EQ(
       e,
       "tiny: layer 'c2' replica 1 AG 2 needs 2 crossbars; no core of tiny-acc has them free (first fit, 6 "
       "of 9 AGs placed)");
+  // compilePlan gives the replica back rather than fail (or drop the AG, as PIMCOMP-NN would).
+  const CompilePlan p = compilePlan(tinyNetwork(), acc, o);
+  EXPECT_EQ(p.replicasGivenBack, 1);
+  EXPECT_EQ(p.replicas, onePerLayer.replicas);
   // A layout chosen elsewhere is checked core by core.
   const std::string over = errorOf([&] {
     assemblePlan(tinyNetwork(), tinyAccelerator(2, 2, 8), {}, {1, 1, 1, 1}, std::vector<std::int64_t>(6, 0));

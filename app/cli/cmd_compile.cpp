@@ -197,6 +197,7 @@ nlohmann::json resultJson(const NetworkCompileResult& r) {
           {"instructions", r.instructions},
           {"crossbars_used", r.crossbarsUsed},
           {"crossbars_total", r.crossbarsTotal},
+          {"replicas_given_back", r.replicasGivenBack},
           {"volumes_bytes",
            {{"communication", r.profile.commBytes},
             {"load", r.profile.loadBytes},
@@ -235,7 +236,11 @@ void printText(const NetworkCompileResult& r) {
             << grouped(static_cast<std::uint64_t>(r.instructionGroups)) << " instruction groups ("
             << grouped(static_cast<std::uint64_t>(r.instructions)) << " instructions); crossbars "
             << grouped(static_cast<std::uint64_t>(r.crossbarsUsed)) << " of "
-            << grouped(static_cast<std::uint64_t>(r.crossbarsTotal)) << "\n";
+            << grouped(static_cast<std::uint64_t>(r.crossbarsTotal))
+            << (r.replicasGivenBack > 0 ? "; " + std::to_string(r.replicasGivenBack) +
+                                              " replicas given back that first fit could not place"
+                                        : std::string())
+            << "\n";
   TextTable t({"node", "layer", "op", "replicas", "crossbars", "windows", "MVMs", "MVM ns", "vector ns",
                "memory ns", "comm ns"});
   for (const CompiledLayer& l : r.layers)

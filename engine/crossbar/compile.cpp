@@ -44,11 +44,41 @@ std::string networkLabel(const Network& net) {
   return s.empty() ? std::string("network") : s;
 }
 
+namespace {
+
+/// The layer whose next replica is the cheapest to give back: the one whose instruction groups grow least
+/// (ceil(windows / (replicas - 1))); -1 when every layer is at one replica.
+int layerToBackOff(const CompilePlan& p) {
+  int best = -1;
+  std::int64_t bestGroups = 0;
+  for (std::size_t i = 0; i < p.layers.size(); ++i) {
+    const std::int64_t origin = p.replicas[i] / p.layers[i].agp;
+    if (origin <= 1) continue;
+    const std::int64_t groups = (p.layers[i].windows + origin - 2) / (origin - 1);
+    if (best < 0 || groups < bestGroups) best = static_cast<int>(i), bestGroups = groups;
+  }
+  return best;
+}
+
+}  // namespace
+
 CompilePlan compilePlan(const Network& net, const Accelerator& acc, const CompileOptions& options) {
   CompilePlan p = basePlan(net, acc, options);
   p.replicas = replicate(options.replication, {p.layers, p.accelerator, p.networkName});
-  p.layout = placeFirstFit(arrayGroups(p.layers, p.replicas, acc), p.layers, acc, p.networkName);
-  return p;
+  // A rule counts crossbars, not how they pack: first fit can leave an AG several crossbars wide with no core
+  // that has them. PIMCOMP-NN then drops the AG silently; PIMScope gives back one replica at a time, where it
+  // costs the fewest instruction groups, until every AG is placed (or refuses at one replica each).
+  for (;;) {
+    try {
+      p.layout = placeFirstFit(arrayGroups(p.layers, p.replicas, acc), p.layers, acc, p.networkName);
+      return p;
+    } catch (const InputError&) {
+      const int layer = layerToBackOff(p);
+      if (layer < 0) throw;
+      p.replicas[static_cast<std::size_t>(layer)] -= p.layers[static_cast<std::size_t>(layer)].agp;
+      ++p.replicasGivenBack;
+    }
+  }
 }
 
 CompilePlan assemblePlan(const Network& net, const Accelerator& acc, const CompileOptions& options,

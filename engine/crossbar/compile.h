@@ -31,14 +31,18 @@ struct CompilePlan {
   std::vector<std::int64_t> replicas;  // per layer, after the window cap, times agp
   Layout layout;
   std::vector<int> layerOfNode;  // node index -> index in layers, -1 for other nodes
+  /// Replicas the rule gave that first fit could not place and compilePlan gave back (0 in every case
+  /// PIMCOMP-NN compiles: it drops such AGs instead).
+  std::int64_t replicasGivenBack = 0;
 
   std::int64_t crossbarsUsed() const;
   /// The layer of a CONV/FC node, or nullptr.
   const LayerPartition* layerOf(int node) const;
 };
 
-/// Partition, replicate (options.replication) and place first fit. Throws InputError for a network that does
-/// not fit at one replica, an unknown method or unfolding, a failed method or an AG that fits nowhere.
+/// Partition, replicate (options.replication) and place first fit, giving back replicas first fit cannot
+/// place (replicasGivenBack). Throws InputError for a network that does not fit at one replica, an unknown
+/// method or unfolding, a failed method or an AG that fits nowhere even at one replica per layer.
 CompilePlan compilePlan(const Network& net, const Accelerator& acc, const CompileOptions& options);
 
 /// A plan from replicas and cores chosen elsewhere (a GA): `cores` per AG of arrayGroups(layers, replicas).

@@ -292,6 +292,7 @@ NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const 
   r.instructions = run.instructions;
   r.mvmCount = run.mvms;
   r.crossbarsUsed = plan.crossbarsUsed();
+  r.replicasGivenBack = plan.replicasGivenBack;
   r.crossbarsTotal = acc.crossbars();
   r.layers = layersOf(plan, r.profile);
   fillCores(plan, r);

@@ -65,6 +65,7 @@ struct NetworkCompileResult {
   xbar::EnergyBreakdown energy;
   std::int64_t mvmCount = 0, instructionGroups = 0, instructions = 0;
   std::int64_t crossbarsUsed = 0, crossbarsTotal = 0;
+  std::int64_t replicasGivenBack = 0;  // replicas first fit could not place (crossbar::CompilePlan)
   std::vector<CompiledLayer> layers;
   std::vector<std::int64_t> coreCrossbars;  // per core: crossbars its AGs hold
   /// Per core: the layers with an AG on it (index into `layers`) and how many of their AGs it holds.
