@@ -30,35 +30,16 @@
 #include "engine/target/crossbar/network_compile.h"
 #include "engine/target/registry.h"
 #include "sim/crossbar/xbar_profiler.h"
+#include "tests/crossbar_instructions.h"
 
 using namespace pim::xbar;
 
 namespace {
 
-Instruction mvm(int ag, int node = -1) {
-  Instruction i;
-  i.op = Opcode::Mvmul;
-  i.ag = ag;
-  i.node = node;
-  i.crossbars = 1;
-  return i;
-}
-
-Instruction op(Opcode code, std::int64_t elements, Stage stage = Stage::Other, int node = -1) {
-  Instruction i;
-  i.op = code;
-  i.elements = elements;
-  i.stage = stage;
-  i.node = node;
-  return i;
-}
-
-Instruction comm(Opcode code, int peer, std::int64_t index, std::int64_t elements, int node = -1) {
-  Instruction i = op(code, elements, Stage::Other, node);
-  i.peer = peer;
-  i.comm = index;
-  return i;
-}
+using pim::test::comm;
+using pim::test::ig;
+using pim::test::mvm;
+using pim::test::op;
 
 TimingParams pattern(bool outOfOrder, bool synchronous, int coresPerChip = 144) {
   TimingParams p = intended(16, coresPerChip);

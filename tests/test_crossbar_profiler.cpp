@@ -14,39 +14,16 @@
 #include "sim/crossbar/xbar_energy.h"
 #include "sim/crossbar/xbar_profiler.h"
 #include "sim/crossbar/xbar_reservation.h"
+#include "tests/crossbar_instructions.h"
 
 using namespace pim::xbar;
 
 namespace {
 
-Instruction mvm(int ag, int node = -1, int crossbars = 1) {
-  Instruction i;
-  i.op = Opcode::Mvmul;
-  i.ag = ag;
-  i.node = node;
-  i.crossbars = crossbars;
-  return i;
-}
-
-Instruction op(Opcode code, std::int64_t elements, Stage stage = Stage::Other, int node = -1) {
-  Instruction i;
-  i.op = code;
-  i.elements = elements;
-  i.stage = stage;
-  i.node = node;
-  return i;
-}
-
-Instruction comm(Opcode code, int peer, std::int64_t index, std::int64_t elements, int node = -1) {
-  Instruction i = op(code, elements, Stage::Other, node);
-  i.peer = peer;
-  i.comm = index;
-  return i;
-}
-
-InstructionGroup ig(std::vector<std::vector<Instruction>> cores) {
-  return InstructionGroup{std::move(cores)};
-}
+using pim::test::comm;
+using pim::test::ig;
+using pim::test::mvm;
+using pim::test::op;
 
 ProfileResult run(int cores, const TimingParams& params, const std::vector<InstructionGroup>& groups) {
   Profiler profiler(cores, params);
