@@ -53,11 +53,11 @@ TEST(BackendRegistry, LoadsEveryShippedBackend) {
   // Sorted by file name.
   std::vector<std::string> names;
   for (const auto& b : reg.all()) names.push_back(b.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"attacc", "crossbar-arch-a-phys", "crossbar-arch-a",
-                                             "crossbar-arch-b", "crossbar-arch-c", "crossbar-arch-c8",
-                                             "crossbar-pimcomp", "gddr6-aim", "hbm-pim", "hbm2-pim", "pimopt-default",
-                                             "pimopt-doc", "pimopt-hbm-pim", "pimopt-hbm2-pim",
-                                             "pimopt-small", "upmem"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"attacc", "crossbar-arch-a-phys", "crossbar-arch-a", "crossbar-arch-b",
+                                      "crossbar-arch-c", "crossbar-arch-c8", "crossbar-pimcomp", "gddr6-aim",
+                                      "hbm-pim", "hbm2-pim", "pimopt-default", "pimopt-doc", "pimopt-hbm-pim",
+                                      "pimopt-hbm2-pim", "pimopt-small", "upmem"}));
   for (const auto& b : reg.all()) {
     EXPECT_FALSE(b.description.empty()) << b.name;
     if (b.schema->isTextField("core", "dtypes")) {  // the families with DCC's core level
