@@ -182,6 +182,8 @@ void CoreMap::rebuild() {
   }
   m_map->setVisible(have);
   m_scale->setVisible(have);
+  m_plot->xAxis->setVisible(have);  // no grid of made-up cores before there is a network
+  m_plot->yAxis->setVisible(have);
   if (!have) {
     m_map->data()->setSize(1, 1);
     auto* note = new QCPItemText(m_plot);

@@ -56,7 +56,7 @@ NetworkComparePanel::NetworkComparePanel(std::function<std::string()> networkPat
 
   m_totals = new QTableWidget(0, 7);
   m_totals->setHorizontalHeaderLabels({tr("Backend"), tr("Family"), tr("How"), tr("Total µs"),
-                                       tr("Layers run"), tr("Energy mJ"), tr("Note")});
+                                       tr("Layers run"), tr("Energy µJ"), tr("Note")});
   m_layers = new QTableWidget(0, 0);
   for (QTableWidget* t : {m_totals, m_layers}) {
     t->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -176,7 +176,7 @@ void NetworkComparePanel::show(const pim::NetworkComparison& c) {
     m_totals->setItem(row, 3, cell(microseconds(r.totalNs), right));
     m_totals->setItem(row, 4, cell(tr("%1 of %2").arg(r.layersRun).arg(r.layers.size()), right));
     m_totals->setItem(
-        row, 5, cell(r.energyNj ? QString::number(*r.energyNj / 1e6, 'f', 3) : QStringLiteral("—"), right));
+        row, 5, cell(r.energyNj ? QString::number(*r.energyNj / 1e3, 'f', 1) : QStringLiteral("—"), right));
     m_totals->setItem(row, 6, cell(QString::fromStdString(r.reason)));
   }
   // Layers down, backends across: each cell the layer's time there, or a dash whose tooltip says why not.

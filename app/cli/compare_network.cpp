@@ -85,10 +85,10 @@ void runCompareNetwork(const CompareNetworkCmd& o) {
     return;
   }
   std::cout << c.network << ", batch 1, on " << c.results.size() << " backend(s)\n";
-  TextTable t({"backend", "family", "how", "total (us)", "layers run", "energy (mJ)", "note"});
+  TextTable t({"backend", "family", "how", "total (us)", "layers run", "energy (uJ)", "note"});
   for (const NetworkBackendTime& r : c.results) {
     char energy[32] = "-";
-    if (r.energyNj) std::snprintf(energy, sizeof energy, "%.3f", *r.energyNj / 1e6);
+    if (r.energyNj) std::snprintf(energy, sizeof energy, "%.1f", *r.energyNj / 1e3);
     t.add({r.backend, r.family, r.how, us(r.totalNs),
            std::to_string(r.layersRun) + " of " + std::to_string(r.layers.size()), energy, r.reason});
   }
