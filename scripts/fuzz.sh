@@ -4,8 +4,8 @@
 # on a copy of its seed corpus (tests/fuzz/corpus/<target>; what the fuzzer finds stays in the build folder).
 # Prints each target's executions, executions per second and coverage; any crash, leak, timeout or sanitizer
 # report stops that target, leaves its reproducer in build/fuzz/findings/ and makes the script exit 1.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: dsl backend schedule session store mapping network onnx crossbar
-# hierarchy convmap)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: dsl backend schedule session store mapping network
+# hierarchy convmap onnx crossbar)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
