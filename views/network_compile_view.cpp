@@ -71,6 +71,20 @@ std::optional<double> micro(std::optional<double> ns) {
 
 NetworkCompileView::NetworkCompileView(QWidget* parent) : QWidget(parent) {
   m_runner = new NetworkCompileRunner(this);
+  QLayout* controls = buildControls();
+  m_status = new QLabel(tr("Choose a network and a crossbar backend, then Compile"));
+  m_status->setWordWrap(true);
+
+  QWidget* results = buildResults();
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(controls);
+  layout->addWidget(m_status);
+  layout->addWidget(results, 1);
+  connectSignals();
+  redrawPareto();
+}
+
+QLayout* NetworkCompileView::buildControls() {
   m_network = new QComboBox;
   for (const std::string& name : pim::builtinNetworkNames())
     m_network->addItem(QString::fromStdString(name), QString::fromStdString(pim::builtinNetworkPath(name)));
@@ -121,9 +135,13 @@ NetworkCompileView::NetworkCompileView(QWidget* parent) : QWidget(parent) {
   row2->addStretch(1);
   row2->addWidget(m_compile);
   row2->addWidget(m_cancel);
-  m_status = new QLabel(tr("Choose a network and a crossbar backend, then Compile"));
-  m_status->setWordWrap(true);
+  auto* rows = new QVBoxLayout;
+  rows->addLayout(row1);
+  rows->addLayout(row2);
+  return rows;
+}
 
+QWidget* NetworkCompileView::buildResults() {
   m_table = new QTableWidget(0, kColumns);
   m_table->setHorizontalHeaderLabels({tr("Replication"), tr("Mode"), tr("Timing"), tr("Period µs"),
                                       tr("Samples/s"), tr("1st batch µs"), tr("Latency µs"), tr("Energy mJ"),
@@ -154,18 +172,15 @@ NetworkCompileView::NetworkCompileView(QWidget* parent) : QWidget(parent) {
   m_compareBackends =
       new NetworkComparePanel([this] { return m_network->currentData().toString().toStdString(); });
   m_tabs->addTab(m_compareBackends, tr("Compare backends"));
-  connect(m_compareBackends, &NetworkComparePanel::done, this, &NetworkCompileView::done);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(m_table);
   split->addWidget(m_tabs);
   split->setStretchFactor(1, 3);
+  return split;
+}
 
-  auto* layout = new QVBoxLayout(this);
-  layout->addLayout(row1);
-  layout->addLayout(row2);
-  layout->addWidget(m_status);
-  layout->addWidget(split, 1);
-
+void NetworkCompileView::connectSignals() {
+  connect(m_compareBackends, &NetworkComparePanel::done, this, &NetworkCompileView::done);
   connect(m_compile, &QPushButton::clicked, this, &NetworkCompileView::compile);
   connect(m_cancel, &QPushButton::clicked, this, &NetworkCompileView::cancel);
   connect(m_open, &QPushButton::clicked, this, [this] {
@@ -187,7 +202,6 @@ NetworkCompileView::NetworkCompileView(QWidget* parent) : QWidget(parent) {
                                 : tr("Done: %1 candidate(s)").arg(rows));
     emit done();
   });
-  redrawPareto();
 }
 
 NetworkCompileView::~NetworkCompileView() { m_runner->stopAndWait(); }

@@ -16,6 +16,7 @@ class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QLayout;
 class QPushButton;
 class QTableWidget;
 class QTabWidget;
@@ -59,6 +60,9 @@ class NetworkCompileView : public QWidget {
   void done();
 
  private:
+  QLayout* buildControls();  // network, backend, modes, methods, Compile and Cancel
+  QWidget* buildResults();   // the candidates' table over the tabs
+  void connectSignals();
   void addCandidate(const CompiledCandidate& c);
   void showSelected();
   void redrawPareto();

@@ -128,6 +128,33 @@ nlohmann::json gaJson(const NetworkCompileResult& r) {
           {"finalists", finalists}};
 }
 
+/// Per core: its times, MVMs, crossbars and the layers it holds.
+nlohmann::json coresJson(const NetworkCompileResult& r) {
+  nlohmann::json cores = nlohmann::json::array();
+  for (std::size_t c = 0; c < r.profile.cores.size(); ++c) {
+    const xbar::CoreProfile& p = r.profile.cores[c];
+    nlohmann::json names = nlohmann::json::array();
+    if (c < r.coreLayers.size())
+      for (const auto& l : r.coreLayers[c])
+        names.push_back({{"name", r.layers[static_cast<std::size_t>(l.layer)].name}, {"ags", l.ags}});
+    nlohmann::json core = {{"core", c},
+                           {"chip", static_cast<int>(c) / r.profile.coresPerChip},
+                           {"end_ns", p.endNs},
+                           {"mvm_ns", p.mvmNs},
+                           {"vector_ns", p.vectorNs},
+                           {"memory_ns", p.memoryNs},
+                           {"comm_sync_ns", p.commSyncNs},
+                           {"comm_transfer_ns", p.commTransferNs},
+                           {"comm_bytes", p.commBytes},
+                           {"mvm_count", p.counts.mvmul},
+                           {"crossbars_used", c < r.coreCrossbars.size() ? r.coreCrossbars[c] : 0},
+                           {"layers", names}};
+    if (c < r.coreLocalMemoryPeak.size()) core["local_memory_peak_elements"] = r.coreLocalMemoryPeak[c];
+    cores.push_back(std::move(core));
+  }
+  return cores;
+}
+
 nlohmann::json resultJson(const NetworkCompileResult& r) {
   nlohmann::json replication = nlohmann::json::array(), layers = nlohmann::json::array();
   for (const CompiledLayer& l : r.layers) {
@@ -148,27 +175,7 @@ nlohmann::json resultJson(const NetworkCompileResult& r) {
                       {"start_ns", l.time.firstStartNs},
                       {"finish_ns", l.time.lastFinishNs}});
   }
-  nlohmann::json cores = nlohmann::json::array();
-  for (std::size_t c = 0; c < r.profile.cores.size(); ++c) {
-    const xbar::CoreProfile& p = r.profile.cores[c];
-    nlohmann::json names = nlohmann::json::array();
-    if (c < r.coreLayers.size())
-      for (const auto& l : r.coreLayers[c])
-        names.push_back({{"name", r.layers[static_cast<std::size_t>(l.layer)].name}, {"ags", l.ags}});
-    nlohmann::json core = {{"core", c},
-                           {"chip", static_cast<int>(c) / r.profile.coresPerChip},
-                           {"end_ns", p.endNs},
-                           {"mvm_ns", p.mvmNs},
-                           {"vector_ns", p.vectorNs},
-                           {"memory_ns", p.memoryNs},
-                           {"comm_sync_ns", p.commSyncNs},
-                           {"comm_transfer_ns", p.commTransferNs},
-                           {"mvm_count", p.counts.mvmul},
-                           {"crossbars_used", c < r.coreCrossbars.size() ? r.coreCrossbars[c] : 0},
-                           {"layers", names}};
-    if (c < r.coreLocalMemoryPeak.size()) core["local_memory_peak_elements"] = r.coreLocalMemoryPeak[c];
-    cores.push_back(std::move(core));
-  }
+  const nlohmann::json cores = coresJson(r);
   const xbar::EnergyBreakdown& e = r.energy;
   return {{"backend", r.backend},
           {"network", r.network},
