@@ -167,7 +167,9 @@ inline bool crossbar(std::string_view bytes) {
     acc.rows = acc.cols = 32;
     std::int64_t expected = 0, work = 0;
     for (const ConvLayerShape& l : convLayers(net)) {
-      const std::int64_t bands = (l.R * l.S * (l.C / l.group) + acc.rows - 1) / acc.rows;
+      // A grouped conv is placed as PIMCOMP-NN places it: its block-diagonal weight as a dense R S C x K
+      // matrix.
+      const std::int64_t bands = (l.R * l.S * l.C + acc.rows - 1) / acc.rows;
       expected += l.P * l.Q * bands;
       work += l.P * l.Q * bands * ((l.K + acc.cols - 1) / acc.cols);
     }
