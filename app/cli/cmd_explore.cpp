@@ -17,6 +17,7 @@
 #include "engine/store/store.h"
 #include "engine/target/dram_pim/dcc_artifact/artifact_model.h"
 #include "engine/target/registry.h"
+#include "engine/workflow/lookup_table.h"
 #include "engine/workflow/mapping_schedule.h"
 #include "engine/workflow/training.h"
 #include "sim/simulator.h"
@@ -54,36 +55,6 @@ nlohmann::json baselineJson(const Baseline& b) {
   j["available"] = true;
   j["summary"] = b.summary;
   return j;
-}
-
-/// The stored pick of `p`, if it still is one. A row names only a draft id, and the store is a file anyone
-/// may edit: a draft that is not in the problem's space, is pruned there, or cannot run is not served as
-/// "best" (a warning says why and the search runs and replaces it). The time served is always re-simulated.
-std::optional<DraftRecord> verifiedLookup(const Problem& p, ResultsStore& store,
-                                          const std::string& backendKey, const std::string& shape,
-                                          const ExploreOptions& eo) {
-  const auto hit = store.lookup(backendKey, computationHash(p.kernel()), shape);
-  if (!hit) return std::nullopt;
-  const std::string draft = "draft " + std::to_string(hit->draftId);
-  auto ignore = [&](const std::string& why) {
-    std::cerr << "pimscope-cli: warning: " << store.path() << ": lookup entry for " << p.title()
-              << " ignored: " << why << "\n";
-    return std::nullopt;
-  };
-  const auto space = targetOf(p.backend()).candidates(p, eo.rules);
-  if (hit->draftId < 0 || static_cast<std::uint64_t>(hit->draftId) >= space->size())
-    return ignore(draft + " is not in its space of " + std::to_string(space->size()) + " drafts");
-  const auto id = static_cast<std::uint64_t>(hit->draftId);
-  if (const Verdict v = space->why(id); !v.kept)
-    return ignore(draft + " is pruned (rule " + std::to_string(v.rule) + ", " + v.ruleName + ")");
-  DraftRecord r;
-  r.draft = space->candidate(id);
-  try {
-    r.simulated = std::make_shared<const Evaluation>(evaluateDraft(p, r.draft, eo.eval));
-  } catch (const InputError& e) {
-    return ignore(draft + " cannot run: " + e.what());
-  }
-  return r;
 }
 
 /// Wall time of stage `stage` of a run, 0 when it did not finish.
@@ -159,17 +130,14 @@ ExploreOptions exploreOptions(const ExploreCmd& o, LabelModel labelModel, Shippe
 }
 
 SearchOutcome search(const ExploreCmd& o, const Problem& problem, const ExploreOptions& eo, bool lookupPick) {
-  const Backend& b = problem.backend();
   const auto start = std::chrono::steady_clock::now();
   SearchOutcome r;
   std::optional<ResultsStore> store;
   if (!o.db.empty()) store.emplace(ResultsStore::open(o.db));
-  const std::string shape = problem.storeKey();  // the shape and which tensors are resident
-  // A pick found under another version of the family's cost model may no longer be the best: lookups are
-  // keyed by both.
-  const std::string lookupKey = b.hash() + "/t" + std::to_string(targetOf(b).modelVersion());
   if (store && lookupPick) {
-    r.best = verifiedLookup(problem, *store, lookupKey, shape, eo);
+    std::string ignored;
+    r.best = verifiedLookup(problem, *store, eo, &ignored);
+    if (!ignored.empty()) std::cerr << "pimscope-cli: warning: " << ignored << "\n";
     if (r.best) r.servedFrom = "lookup table";
   }
   if (!r.best) {
@@ -191,9 +159,7 @@ SearchOutcome search(const ExploreCmd& o, const Problem& problem, const ExploreO
     if (r.best && r.best->simulated && ranker && r.best->draft.id != kNoDraft)
       r.best->predictedNs = ranker->predictNs(problem, std::vector{r.best->draft})[0];
     if (store && r.best && r.best->draft.id != kNoDraft && lookupPick && r.last.stage == "done") {
-      store->putLookup({lookupKey, computationHash(problem.kernel()), problem.kernel().name, shape,
-                        static_cast<std::int64_t>(r.best->draft.id), r.best->simulated->timeNs, std::nullopt,
-                        ranker ? "model" : "simulated"});
+      recordLookup(*store, problem, *r.best, ranker ? "model" : "simulated");
     }
   }
   // A lookup-table hit does not wait for the model: the time is the query's, the model only names the pick.
