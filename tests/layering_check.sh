@@ -25,6 +25,7 @@ declare -A below=(
   [engine/convmap]="engine/common engine/kernel engine/hw engine/milp sim"
   [engine/crossbar]="engine/common engine/kernel sim"
   [engine/workflow]="engine/common engine/kernel engine/hw engine/schedule engine/prune engine/mapping engine/core engine/codegen engine/target engine/predict engine/search engine/store engine/milp engine/convmap engine/crossbar sim"
+  [engine/llm]="engine/common engine/kernel engine/hw engine/schedule engine/prune engine/mapping engine/core engine/codegen engine/target engine/predict engine/search engine/store engine/milp engine/convmap engine/crossbar engine/workflow sim"
   [views]="engine sim"
   [app]="engine sim views app"
 )

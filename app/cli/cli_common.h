@@ -132,5 +132,6 @@ void registerDccCommands(CLI::App& app);
 void registerMapCommands(CLI::App& app);
 void registerMappingStoreCommands(CLI::App& app);
 void registerCompileCommands(CLI::App& app);
+void registerLlmCommands(CLI::App& app);
 
 }  // namespace pim::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   pim::cli::registerMapCommands(app);
   pim::cli::registerMappingStoreCommands(app);
   pim::cli::registerCompileCommands(app);
+  pim::cli::registerLlmCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/llm/pim_kernels.h"
+
+#include <chrono>
+
+#include "engine/common/error.h"
+#include "engine/core/problem.h"
+#include "engine/predict/predictor.h"
+#include "engine/search/baselines.h"
+#include "engine/search/evaluate.h"
+#include "engine/search/explorer.h"
+#include "engine/search/strategy.h"
+#include "engine/store/store.h"
+#include "engine/target/registry.h"
+#include "engine/workflow/lookup_table.h"
+
+namespace pim::llm {
+
+const char* tilingName(Tiling t) { return t == Tiling::Vendor ? "vendor" : "dcc"; }
+
+namespace {
+
+LayoutSignature signatureOf(const Draft& d) {
+  LayoutSignature s;
+  for (const PartChoice& p : d.parts) s.push_back({p.groups, p.cores, p.rep});
+  return s;
+}
+
+/// The run of `k` on `b` as every LLM run poses it: the library kernel with its declared residency (a GEMV's
+/// weights, attention's K and V stay in the banks), so a lookup row matches `explore --db`'s.
+std::unique_ptr<Problem> problemOf(const Backend& b, const PimKernel& k) {
+  Kernel kernel = resolveKernel(k.kernel, "");
+  Shape shape = parseShape(kernel, k.dims);
+  return std::make_unique<Problem>(b, std::move(kernel), std::move(shape));
+}
+
+/// The one-time placement of `d`'s resident tensors, from a second simulation with EvalOptions::preload.
+double preloadNsOf(const Problem& p, const Draft& d) {
+  EvalOptions o;
+  o.keepUnitStats = false;
+  o.preload = true;
+  const Evaluation e = evaluateDraft(p, d, o);
+  return e.preloadCycles ? static_cast<double>(*e.preloadCycles) * e.tCKns : 0.0;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+PimKernelTable::PimKernelTable(Backend backend, PimTableOptions o)
+    : m_backend(std::move(backend)), m_options(o) {
+  try {
+    m_predictor = sharedShippedModel(m_backend).model;
+  } catch (const InputError&) {
+    m_predictor = nullptr;  // a corrupt model: compilations sample exhaustively instead (compare does too)
+  }
+}
+
+PimKernelTable::~PimKernelTable() = default;
+
+bool PimKernelTable::holds(const PimKernel& k) const {
+  std::lock_guard lock(m_mutex);
+  return m_dcc.count(k) != 0;
+}
+
+std::size_t PimKernelTable::size() const {
+  std::lock_guard lock(m_mutex);
+  return m_dcc.size();
+}
+
+PimRun PimKernelTable::run(const PimKernel& k, Tiling t) {
+  auto& table = t == Tiling::Vendor ? m_vendor : m_dcc;
+  {
+    std::lock_guard lock(m_mutex);
+    if (auto it = table.find(k); it != table.end()) {
+      PimRun hit = it->second;
+      if (t == Tiling::Dcc && hit.available) {
+        hit.source = "lookup table";
+        hit.compileSeconds = 0;
+      }
+      return hit;
+    }
+  }
+  PimRun r = t == Tiling::Vendor ? simulateVendor(k) : compile(k);
+  std::lock_guard lock(m_mutex);
+  table.emplace(k, r);
+  return r;
+}
+
+PimRun PimKernelTable::simulateVendor(const PimKernel& k) const {
+  PimRun r;
+  r.source = "simulated";
+  const auto p = problemOf(m_backend, k);
+  EvalOptions o;
+  o.keepUnitStats = false;
+  o.preload = true;
+  const Baseline v = vendorBaseline(*p, o);
+  if (!v.available) {
+    r.reason = v.reason;
+    return r;
+  }
+  r.available = true;
+  r.ns = v.eval.timeNs;
+  r.energyPj = v.eval.energyPj;
+  r.schedule = "vendor";
+  if (v.draft) r.layout = signatureOf(*v.draft);
+  if (v.eval.preloadCycles) r.preloadNs = static_cast<double>(*v.eval.preloadCycles) * v.eval.tCKns;
+  return r;
+}
+
+PimRun PimKernelTable::compile(const PimKernel& k) {
+  const auto t0 = std::chrono::steady_clock::now();
+  PimRun r;
+  const auto p = problemOf(m_backend, k);
+  ExploreOptions eo;
+  eo.eval.keepUnitStats = false;
+  eo.threads = m_options.threads;
+  std::optional<DraftRecord> best;
+  if (m_options.store) {
+    best = verifiedLookup(*p, *m_options.store, eo);
+    if (best) r.source = "store";
+  }
+  if (!best) {
+    eo.strategy = m_predictor ? "predictor" : "exhaustive";
+    eo.predictor = m_predictor.get();
+    eo.topK = m_options.topK;
+    eo.maxConfirm = m_options.topK;
+    eo.bandErrors = 0;
+    eo.boundConfirmations = true;  // only the pick matters here
+    eo.maxSimulations = m_predictor ? 0 : 64;
+    const std::atomic<bool> never{false};
+    Explorer ex(*p, eo);
+    ex.run(m_options.cancel ? *m_options.cancel : never);
+    best = ex.best();
+    r.source = "compiled";
+    if (best && best->simulated && best->draft.id != kNoDraft && m_options.store)
+      recordLookup(*m_options.store, *p, *best, m_predictor ? "model" : "simulated");
+  }
+  if (!best || !best->simulated || best->draft.id == kNoDraft) {
+    r.reason = "no draft of " + p->title() + " could be simulated";
+    r.compileSeconds = secondsSince(t0);
+    return r;
+  }
+  r.available = true;
+  r.ns = best->simulated->timeNs;
+  r.energyPj = best->simulated->energyPj;
+  r.schedule = "draft " + std::to_string(best->draft.id) + " " +
+               targetOf(m_backend).candidates(*p)->label(best->draft);
+  r.layout = signatureOf(best->draft);
+  r.preloadNs = preloadNsOf(*p, best->draft);
+  r.compileSeconds = secondsSince(t0);
+  return r;
+}
+
+}  // namespace pim::llm
