@@ -120,6 +120,11 @@ class LlmSimulator {
   MemoryUse memoryUseOf(std::int64_t batch, std::int64_t lin, std::int64_t lout) const;
 
  private:
+  /// A step whose attention pick lays the KV cache out unlike `current`: keeps the current layout (its
+  /// schedule at this shape) or pays the relayout, whichever costs less over the `remaining` steps.
+  void keepOrRelayout(OpCost& attention, const LayoutSignature& current, std::int64_t remaining, TokenStep& t,
+                      MemoryUse& memory);
+
   LlmSetup m_setup;
   LlmModel m_model;
   LlmHardware m_hw;

@@ -2,6 +2,7 @@
 #include "engine/llm/kv_append.h"
 
 #include <algorithm>
+#include <string>
 
 #include "engine/common/error.h"
 
@@ -11,7 +12,7 @@ namespace {
 std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 double energyOf(const Backend& b, const char* key) {
-  const auto it = b.energyPj.find(key);
+  const auto it = b.energyPj.find(std::string("energy.") + key);
   return it == b.energyPj.end() ? 0.0 : it->second;
 }
 }  // namespace

@@ -6,6 +6,7 @@
 #include "engine/common/error.h"
 #include "engine/core/problem.h"
 #include "engine/predict/predictor.h"
+#include "engine/schedule/parts_text.h"
 #include "engine/search/baselines.h"
 #include "engine/search/evaluate.h"
 #include "engine/search/explorer.h"
@@ -89,6 +90,35 @@ PimRun PimKernelTable::run(const PimKernel& k, Tiling t) {
   return r;
 }
 
+PimRun PimKernelTable::runLayout(const PimKernel& k, const LayoutSignature& layout) {
+  const auto key = std::make_pair(k, layout);
+  {
+    std::lock_guard lock(m_mutex);
+    if (auto it = m_layouts.find(key); it != m_layouts.end()) return it->second;
+  }
+  PimRun r;
+  r.source = "simulated";
+  const auto p = problemOf(m_backend, k);
+  try {
+    std::vector<PartTriple> parts;
+    for (const auto& part : layout) parts.push_back({part[0], part[1], part[2]});
+    const Draft d = draftFromParts(p->space(), parts);
+    EvalOptions o;
+    o.keepUnitStats = false;
+    const Evaluation e = evaluateDraft(*p, d, o);
+    r.available = true;
+    r.ns = e.timeNs;
+    r.energyPj = e.energyPj;
+    r.schedule = "draft " + std::to_string(d.id) + " " + targetOf(m_backend).candidates(*p)->label(d);
+    r.layout = layout;
+  } catch (const InputError& e) {
+    r.reason = e.what();
+  }
+  std::lock_guard lock(m_mutex);
+  m_layouts.emplace(key, r);
+  return r;
+}
+
 PimRun PimKernelTable::simulateVendor(const PimKernel& k) const {
   PimRun r;
   r.source = "simulated";
@@ -129,6 +159,7 @@ PimRun PimKernelTable::compile(const PimKernel& k) {
     eo.maxConfirm = m_options.topK;
     eo.bandErrors = 0;
     eo.boundConfirmations = true;  // only the pick matters here
+    eo.predictLimit = m_options.predictLimit;
     eo.maxSimulations = m_predictor ? 0 : 64;
     const std::atomic<bool> never{false};
     Explorer ex(*p, eo);

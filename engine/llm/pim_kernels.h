@@ -46,6 +46,9 @@ struct PimRun {
 struct PimTableOptions {
   unsigned threads = 0;           // simulation workers of a compilation (0: one per hardware thread)
   int topK = 4;                   // drafts confirmed by simulation per compilation
+  /// Drafts the model ranks after the analytic screen (ExploreOptions::predictLimit): attention's spaces hold
+  /// ~4 x 10^5 kept drafts, and the screen's best 4,000 hold the pick (docs/llm.md, "Compilation").
+  std::size_t predictLimit = 4000;
   ResultsStore* store = nullptr;  // optional: rows shared with `explore --db`
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -62,6 +65,10 @@ class PimKernelTable {
   /// `k` under `t`. Dcc: the table's entry, else compiled now (`compileSeconds` says how long) and kept.
   /// Unavailable (with the reason) when the backend cannot run the kernel.
   PimRun run(const PimKernel& k, Tiling t);
+  /// `k` with the draft whose parts have `layout` (groups, cores, representative) and the tile sizes `k`'s
+  /// shape gives them: the schedule that keeps data laid out for another shape where it is. Simulated once
+  /// and kept; unavailable when no draft of `k`'s space has that layout.
+  PimRun runLayout(const PimKernel& k, const LayoutSignature& layout);
   /// Whether DCC's table already holds `k` (a run would not compile).
   bool holds(const PimKernel& k) const;
   /// Shapes in DCC's table.
@@ -78,6 +85,7 @@ class PimKernelTable {
   std::shared_ptr<const Predictor> m_predictor;
   mutable std::mutex m_mutex;
   std::map<PimKernel, PimRun> m_vendor, m_dcc;
+  std::map<std::pair<PimKernel, LayoutSignature>, PimRun> m_layouts;
 };
 
 }  // namespace pim::llm

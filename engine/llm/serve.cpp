@@ -3,7 +3,8 @@
 
 #include <chrono>
 #include <random>
-#include <set>
+#include <algorithm>
+#include <map>
 
 #include "engine/common/error.h"
 
@@ -24,20 +25,16 @@ void checkRange(const char* what, std::int64_t lo, std::int64_t hi, std::int64_t
                      " is not a range within " + std::to_string(least) + ".." + std::to_string(kMaxTokens));
 }
 
-/// Every PIM kernel the stream's requests will ask for, compiled now (the offline table): attention at every
-/// context a decode step meets, the GEMVs (whose shapes do not depend on the context) once.
-void compileEveryShape(LlmSimulator& sim, const StreamSpec& spec, const std::vector<StreamRequest>& requests,
-                       const std::atomic<bool>* cancel) {
-  std::set<std::int64_t> contexts;
-  for (const StreamRequest& r : requests)
-    for (std::int64_t step = 1; step < r.lout; ++step) contexts.insert(r.lin + step);
-  bool first = true;
-  for (std::int64_t context : contexts) {
+/// Every PIM kernel the stream's requests will ask for, compiled now (the offline table): each distinct
+/// prompt length served once, to its longest output, untimed. A request with the same prompt and fewer output
+/// tokens meets a subset of those shapes.
+void compileEveryShape(LlmSimulator& sim, SystemChoice system, const StreamSpec& spec,
+                       const std::vector<StreamRequest>& requests, const std::atomic<bool>* cancel) {
+  std::map<std::int64_t, std::int64_t> longest;
+  for (const StreamRequest& r : requests) longest[r.lin] = std::max(longest[r.lin], r.lout);
+  for (const auto& [lin, lout] : longest) {
     if (cancel && cancel->load()) return;
-    for (const LayerOp& op :
-         decodeLayerOps(sim.model(), {spec.batch, context, sim.setup().gpus, sim.bytes()}))
-      if (op.pim && (first || op.name == "score")) sim.table().run(*op.pim, Tiling::Dcc);
-    first = false;
+    sim.request(system, spec.batch, lin, lout, {}, cancel);
   }
 }
 }  // namespace
@@ -66,7 +63,7 @@ ServeResult serveStream(LlmSimulator& sim, SystemChoice system, const StreamSpec
   out.system = system.name();
   if (mode == LookupMode::Offline && system.usesPim()) {
     const auto t0 = std::chrono::steady_clock::now();
-    compileEveryShape(sim, spec, requests, cancel);
+    compileEveryShape(sim, system, spec, requests, cancel);
     out.prefillSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   for (std::size_t i = 0; i < requests.size(); ++i) {

@@ -317,6 +317,7 @@ std::size_t placeAttention(LayerBuilder& b, const std::vector<LayerOp>& ops, std
   o.gpuNs = gpuNs;
   o.pimNs = run.ns;
   o.margin = marginOver(run.ns, {gpuNs});
+  o.kernel = ops[score].pim;
   o.layout = run.layout;
   o.preloadNs = run.preloadNs;
   const std::int64_t heads = s.numOp;  // sequences x heads of this GPU

@@ -5,6 +5,7 @@
 // times the layer count.
 #pragma once
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,10 @@ struct OpCost {
   double gpuNs = -1, pimNs = -1, splitNs = -1;  // each option's time, -1 where it is not one
   double margin = 0;  // the best other option over the chosen one (>= 1); 0: no alternative
   double energyPj = 0;
-  double compileSeconds = 0;  // a PIM schedule compiled for this step
-  LayoutSignature layout;     // attention on PIM: its K/V layout
-  double preloadNs = 0;       // attention on PIM: laying the cache out in that layout
+  double compileSeconds = 0;        // a PIM schedule compiled for this step
+  std::optional<PimKernel> kernel;  // what ran on PIM, when something did
+  LayoutSignature layout;           // attention on PIM: its K/V layout
+  double preloadNs = 0;             // attention on PIM: laying the cache out in that layout
 };
 
 struct StepCost {

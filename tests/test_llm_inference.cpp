@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0
+// LLM inference end to end (engine/llm): a decoder layer's kernels and their sizes, the systems' placement
+// rules, the KV-cache append counted by hand, residency (what a resident GEMV moves, what its preload costs),
+// the request's sums, and the online lookup table converging to the offline one.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "engine/common/error.h"
+#include "engine/core/problem.h"
+#include "engine/kernel/residency.h"
+#include "engine/llm/kv_append.h"
+#include "engine/llm/serve.h"
+#include "engine/schedule/parts_text.h"
+#include "engine/search/evaluate.h"
+#include "engine/target/registry.h"
+
+namespace pim::llm {
+namespace {
+
+std::int64_t fcFlops(const std::vector<LayerOp>& ops) {
+  std::int64_t f = 0;
+  for (const LayerOp& o : ops)
+    if (o.gpu.kind == GpuOpKind::Fc) f += gpuOpFlops(o.gpu);
+  return f;
+}
+
+const LayerOp& named(const std::vector<LayerOp>& ops, const std::string& name) {
+  for (const LayerOp& o : ops)
+    if (o.name == name) return o;
+  throw std::logic_error("no op " + name);
+}
+
+// Every weight is read once per token and sequence: the FC FLOPs of a decode step are 2 x batch x weights,
+// for every shipped model, and split evenly over tensor-parallel GPUs.
+TEST(LlmDecode, WeightLayersCoverEveryWeightOnce) {
+  for (const std::string& name : llmModelNames()) {
+    const LlmModel m = llmModelByName(name);
+    for (int gpus : {1, 8}) {
+      if (m.heads % gpus != 0) continue;
+      const auto ops = decodeLayerOps(m, {4, 1000, gpus, 2});
+      EXPECT_EQ(fcFlops(ops) * gpus, 2 * 4 * m.weightParamsPerLayer()) << name << " on " << gpus << " GPUs";
+    }
+  }
+}
+
+TEST(LlmDecode, Gpt3LayerHasAttAccsShapes) {
+  const LlmModel m = llmModelByName("gpt3-13b");
+  const auto ops = decodeLayerOps(m, {1, 2049, 1, 2});
+  const GpuOp& qkv = named(ops, "qkv").gpu;
+  EXPECT_EQ(qkv.m, 1);
+  EXPECT_EQ(qkv.n, 3 * 5120);
+  EXPECT_EQ(qkv.k, 5120);
+  EXPECT_EQ(named(ops, "qkv").pim->dims, "b=1,out=15360,in=5120");
+  const GpuOp& score = named(ops, "score").gpu;
+  EXPECT_EQ(score.n, 2049);
+  EXPECT_EQ(score.k, 128);
+  EXPECT_EQ(score.numOp, 40);
+  EXPECT_EQ(named(ops, "score").pim->kernel, "attn");
+  EXPECT_EQ(named(ops, "score").pim->dims, "b=1,h=40,l=2049,d=128");
+  // Score and context: 2 x 2049 x 128 MACs per head, 40 heads.
+  EXPECT_EQ(gpuOpFlops(score) + gpuOpFlops(named(ops, "context").gpu), 2 * 2 * 2049 * 128 * 40);
+  EXPECT_EQ(named(ops, "ffn_up").gpu.n, 20480);
+  EXPECT_EQ(named(ops, "ffn_down").gpu.k, 20480);
+  // 8 GPUs: MT-NLG's 128 heads, 16 each; QKV 3 x 16384 / 8 columns.
+  const auto mt = decodeLayerOps(llmModelByName("mt-nlg-310b"), {64, 300, 8, 2});
+  EXPECT_EQ(named(mt, "qkv").gpu.n, 6144);
+  EXPECT_EQ(named(mt, "score").pim->dims, "b=64,h=16,l=300,d=128");
+  EXPECT_EQ(layerWeightBytes(m, 2), 2 * 314572800);
+  EXPECT_EQ(kvBytesPerToken(m, 2), 2 * 2 * 5120);
+}
+
+TEST(LlmDecode, GatedFfnHasTwoUpProjections) {
+  const auto ops = decodeLayerOps(llmModelByName("llama2-33b"), {1, 10, 1, 2});
+  EXPECT_EQ(named(ops, "ffn_gate").gpu.n, 17920);
+  EXPECT_EQ(named(ops, "act").gpu.act, ActKind::Glu);
+}
+
+TEST(LlmDecode, RefusesAnUnevenSplit) {
+  EXPECT_THROW(decodeLayerOps(llmModelByName("llama2-33b"), {1, 10, 8, 2}), InputError);  // 52 heads
+}
+
+// attacc.md: 5 stacks x 16 channels x 64 GEMV units, 32 B per MACAB every 6 cycles of 0.769 ns under the
+// power constraint: 163,840 B / 4.614 ns = 35.51 TB/s, 10.59x the A100's 3,352 GB/s; without it every 4
+// cycles, 15.89x (AttAcc's simulator states 9 and 16).
+TEST(LlmSystems, PimBandwidthScaleFromTheBackend) {
+  Backend b = builtinBackend("attacc");
+  EXPECT_NEAR(pimBandwidthScale(b), 163840.0 / (6 * 0.769e-9) / 3352e9, 1e-9);
+  b.setParameter("pim.power_constraint", 0);
+  EXPECT_NEAR(pimBandwidthScale(b), 163840.0 / (4 * 0.769e-9) / 3352e9, 1e-9);
+}
+
+TEST(LlmSystems, NamesRoundTripAndUnknownOnesAreRefused) {
+  for (const std::string& n : systemNames()) EXPECT_EQ(parseSystem(n).name(), n);
+  try {
+    parseSystems("gpu,attacc");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown system 'attacc'"), std::string::npos);
+  }
+  EXPECT_THROW(parseSystems("gpu,gpu"), InputError);
+  EXPECT_THROW(parseSystems(""), InputError);
+}
+
+// One token of 40 heads on 80 channels: one head per channel. K and V rows of 128 FP16 are 8 column writes
+// each over the 4 banks of a bank group: 16 writes and 8 activations. tFAW allows 4 activations per 39
+// cycles: 78 cycles, more than the bus (16 x BL/2 = 32) and tCCD_L (16 x 4 = 64); plus the first write's
+// tRCDWR 19 + CWL 6 + BL/2 2 and the last's tWR 21 + tRP 19: 145 cycles, 111.5 ns.
+TEST(LlmKvAppend, CountedByHandOnAttAcc) {
+  const KvAppendCost c = kvAppendCost(builtinBackend("attacc"), 40, 128, 2);
+  EXPECT_EQ(c.headsPerChannel, 1);
+  EXPECT_EQ(c.writesPerHead, 16);
+  EXPECT_EQ(c.activationsPerHead, 8);
+  EXPECT_EQ(c.cycles, 145);
+  EXPECT_NEAR(c.ns, 145 * 0.769, 1e-9);
+  EXPECT_STREQ(c.bound, "activations (tFAW)");
+  // Energy: per head 8 ACT x 909 + 16 WR x 512 + 512 B x 6.4 pJ.
+  EXPECT_NEAR(c.energyPj, 40 * (8 * 909.0 + 16 * 512.0 + 512 * 6.4), 1e-6);
+  // 1,024 instances: 13 per channel.
+  EXPECT_EQ(kvAppendCost(builtinBackend("attacc"), 1024, 128, 2).headsPerChannel, 13);
+}
+
+LlmSetup quickSetup(const std::string& model) {
+  LlmSetup s;
+  s.model = model;
+  s.topK = 1;
+  s.threads = 2;
+  return s;
+}
+
+// The GPU system is the sum of AttAcc's A100 model over the layer's operators, times the layers.
+TEST(LlmRequest, GpuStepIsTheSumOfItsOperators) {
+  LlmSimulator sim(quickSetup("gpt3-13b"));
+  const SystemResult r = sim.request(parseSystem("gpu"), 1, 128, 3);
+  ASSERT_TRUE(r.available) << r.reason;
+  ASSERT_EQ(r.steps.size(), 2U);
+  double layerNs = 0;
+  for (const LayerOp& op : decodeLayerOps(sim.model(), {1, 129, 1, 2}))
+    layerNs += gpuOpCost(op.gpu, GpuSystem{}).time_s * 1e9;
+  EXPECT_NEAR(r.steps[0].ms, layerNs * 40 / 1e6, 1e-9);
+  EXPECT_EQ(r.steps[1].context, 130);
+  EXPECT_NEAR(r.meanTokenMs, (r.steps[0].ms + r.steps[1].ms) / 2, 1e-12);
+  EXPECT_NEAR(r.totalMs, r.prefillMs + r.steps[0].ms + r.steps[1].ms, 1e-9);
+  EXPECT_NEAR(std::accumulate(r.breakdownMs.begin(), r.breakdownMs.end(), 0.0), r.meanTokenMs, 1e-9);
+}
+
+// AttAcc_Full keeps QKV and the projection on the GPU, runs attention on PIM with the vendor tiling and
+// shares the FFN rows by AttAcc's bandwidth rule: memory-bound at batch 1, the GPU keeps 1 / (1 + scale).
+TEST(LlmRequest, AttAccFullPlacesAsAttAcc) {
+  LlmSimulator sim(quickSetup("gpt3-13b"));
+  const SystemResult r = sim.request(parseSystem("attacc-full"), 1, 128, 2);
+  ASSERT_TRUE(r.available) << r.reason;
+  const double scale = pimBandwidthScale(sim.table().backend());
+  for (const KernelDecision& d : r.decisions) {
+    if (d.op == "qkv" || d.op == "proj") {
+      EXPECT_EQ(d.where, Placement::Gpu) << d.op;
+    }
+    if (d.op == "attention") {
+      EXPECT_EQ(d.where, Placement::Pim);
+      EXPECT_EQ(d.schedule, "vendor");
+    }
+    if (d.op.starts_with("ffn_")) {
+      EXPECT_EQ(d.where, Placement::Split) << d.op;
+      EXPECT_NEAR(d.splitUs, d.gpuUs / (1 + scale), 1e-9) << d.op;
+    }
+  }
+  EXPECT_GT(r.kvAppendMs, 0);
+}
+
+// A resident GEMV moves only its activations per call; placing W once (the preload) costs what a call that
+// streams W and keeps x resident spends on its input rearrangement.
+TEST(LlmResidency, PreloadIsTheResidentTensorsInputRearrangement) {
+  const Backend b = builtinBackend("attacc");
+  PimKernelTable table(b);
+  const PimKernel k{"gemv", "b=1,out=4096,in=4096"};
+  const PimRun run = table.run(k, Tiling::Vendor);
+  ASSERT_TRUE(run.available) << run.reason;
+  const Kernel kernel = resolveKernel("gemv", "");
+  const Problem resident(b, kernel, parseShape(kernel, k.dims));
+  const Problem weightsOnly(b, kernel, parseShape(kernel, k.dims),
+                            overrideResidency(kernel, Residency::declared(kernel), "x", "W"));
+  std::vector<PartTriple> parts;
+  for (const auto& p : run.layout) parts.push_back({p[0], p[1], p[2]});
+  const Draft d = draftFromParts(resident.space(), parts);
+  const Evaluation call = evaluateDraft(resident, d);
+  const Evaluation streamW = evaluateDraft(weightsOnly, d);
+  EXPECT_NEAR(run.ns, call.timeNs, 1e-9);
+  EXPECT_NEAR(run.preloadNs, static_cast<double>(streamW.cycles[0]) * streamW.tCKns, 1e-9);
+  // A call's input rearrangement places only x (in every bank that multiplies it), not W's 32 MB.
+  EXPECT_LT(call.cycles[0], streamW.cycles[0]);
+}
+
+TEST(LlmRequest, RefusesWhatDoesNotFitWithTheNumbers) {
+  LlmSimulator sim(quickSetup("mt-nlg-310b"));
+  const SystemResult r = sim.request(parseSystem("gpu"), 64, 2048, 128);
+  EXPECT_FALSE(r.available);
+  EXPECT_NE(r.reason.find("618.5 GB of weights"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("85.9 GB of 1 x 5 attacc stacks"), std::string::npos) << r.reason;
+  EXPECT_THROW(sim.request(parseSystem("gpu"), 0, 10, 10), InputError);
+  EXPECT_THROW(sim.request(parseSystem("gpu"), 1, 10, 1), InputError);
+  EXPECT_THROW(sim.request(parseSystem("gpu"), 1, kMaxTokens + 1, 10), InputError);
+}
+
+TEST(LlmRequest, Fp8RunsOnTheGpuOnly) {
+  LlmSetup s = quickSetup("gpt3-13b");
+  s.dtype = "fp8";
+  LlmSimulator sim(s);
+  EXPECT_TRUE(sim.request(parseSystem("gpu"), 1, 16, 2).available);
+  const SystemResult pim = sim.request(parseSystem("attacc-base"), 1, 16, 2);
+  EXPECT_FALSE(pim.available);
+  EXPECT_NE(pim.reason.find("FP16 only"), std::string::npos) << pim.reason;
+}
+
+// DCC Fig. 15: the online table compiles each shape the first time it appears and converges to the offline
+// one, which compiled every shape before the stream. Three identical requests: the first online request pays
+// the compilation, the later ones are the offline latencies exactly.
+TEST(LlmServe, OnlineConvergesToOffline) {
+  StreamSpec spec;
+  spec.requests = 3;
+  spec.batch = 1;
+  spec.linMin = spec.linMax = 64;
+  spec.loutMin = spec.loutMax = 3;
+  LlmSimulator online(quickSetup("gpt3-13b")), offline(quickSetup("gpt3-13b"));
+  const SystemChoice sys = parseSystem("attacc-base+dcc");
+  const ServeResult on = serveStream(online, sys, spec, LookupMode::Online);
+  const ServeResult off = serveStream(offline, sys, spec, LookupMode::Offline);
+  ASSERT_EQ(on.requests.size(), 3U) << on.reason;
+  ASSERT_EQ(off.requests.size(), 3U) << off.reason;
+  EXPECT_GT(on.requests[0].compileMs, 0);
+  EXPECT_EQ(on.warmup, 1);
+  EXPECT_EQ(off.warmup, 0);
+  for (int i = 1; i < 3; ++i) EXPECT_DOUBLE_EQ(on.requests[i].latencyMs, off.requests[i].latencyMs);
+  EXPECT_GT(on.requests[0].latencyMs, off.requests[0].latencyMs);
+  EXPECT_EQ(on.tableSize, off.tableSize);
+  EXPECT_EQ(on.tableSize, 4U);  // attention at 65 and 66, the QKV and projection GEMVs
+}
+
+TEST(LlmServe, StreamIsReproducibleAndRangesAreChecked) {
+  StreamSpec s;
+  s.requests = 50;
+  s.seed = 7;
+  const auto a = streamRequests(s), b = streamRequests(s);
+  ASSERT_EQ(a.size(), 50U);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].lin, b[i].lin);
+    EXPECT_GE(a[i].lin, 128);
+    EXPECT_LE(a[i].lout, 2048);
+  }
+  s.linMin = 3000;  // above linMax
+  EXPECT_THROW(streamRequests(s), InputError);
+}
+
+}  // namespace
+}  // namespace pim::llm
