@@ -80,14 +80,15 @@ TEST(LlmDecode, RefusesAnUnevenSplit) {
   EXPECT_THROW(decodeLayerOps(llmModelByName("llama2-33b"), {1, 10, 8, 2}), InputError);  // 52 heads
 }
 
-// attacc.md: 5 stacks x 16 channels x 64 GEMV units, 32 B per MACAB every 6 cycles of 0.769 ns under the
-// power constraint: 163,840 B / 4.614 ns = 35.51 TB/s, 10.59x the A100's 3,352 GB/s; without it every 4
-// cycles, 15.89x (AttAcc's simulator states 9 and 16).
+// attacc.md: 5 stacks x 16 channels x 64 GEMV units stream 32-column rows: ACTAB, MACAB -> MACAB every 6
+// cycles under the power constraint, MACAB -> PREA 8, PREA -> ACTAB 19: 19 + 31 x 6 + 8 + 19 = 232 cycles of
+// 0.769 ns per 1 KB row and unit, 5,120 units: 29.39 TB/s, 8.77x the A100's 3,352 GB/s (AttAcc states 9).
+// Without it every 4 cycles: 170 cycles, 11.96x (AttAcc states 16, the column rate without row switches).
 TEST(LlmSystems, PimBandwidthScaleFromTheBackend) {
   Backend b = builtinBackend("attacc");
-  EXPECT_NEAR(pimBandwidthScale(b), 163840.0 / (6 * 0.769e-9) / 3352e9, 1e-9);
+  EXPECT_NEAR(pimBandwidthScale(b), 5120.0 * 1024 / (232 * 0.769e-9) / 3352e9, 1e-9);
   b.setParameter("pim.power_constraint", 0);
-  EXPECT_NEAR(pimBandwidthScale(b), 163840.0 / (4 * 0.769e-9) / 3352e9, 1e-9);
+  EXPECT_NEAR(pimBandwidthScale(b), 5120.0 * 1024 / (170 * 0.769e-9) / 3352e9, 1e-9);
 }
 
 TEST(LlmSystems, NamesRoundTripAndUnknownOnesAreRefused) {

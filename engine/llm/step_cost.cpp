@@ -250,13 +250,21 @@ void placeFc(LayerBuilder& b, const LayerOp& op, const LlmHardware& hw, SystemCh
 }  // namespace
 
 double pimBandwidthScale(const Backend& b) {
-  const auto spacing = b.pimTiming.find(b.pimTiming.count("pim.power_constraint") &&
-                                                b.pimTiming.at("pim.power_constraint") == 0
-                                            ? "pim.MACAB_to_MACAB_nopower"
-                                            : "pim.MACAB_to_MACAB");
-  if (spacing == b.pimTiming.end() || spacing->second <= 0 || b.system.hostBandwidthGBps <= 0) return 0;
+  auto pimParam = [&](const char* key) {
+    const auto it = b.pimTiming.find(std::string("pim.") + key);
+    return it == b.pimTiming.end() ? 0.0 : it->second;
+  };
+  const double spacing =
+      pimParam(pimParam("power_constraint") == 0 ? "MACAB_to_MACAB_nopower" : "MACAB_to_MACAB");
+  if (spacing <= 0 || b.system.hostBandwidthGBps <= 0 || b.dram.columns <= 0) return 0;
+  // The GEMV units stream their banks a row at a time: all-bank ACT, one MACAB per column at the MAC
+  // spacing, precharge-all, the next ACT; never faster than the row cycle.
+  const double columns = b.dram.columns;
+  const double rowCycles =
+      std::max(pimParam("ACTAB_to_ACTAB"), pimParam("ACTAB_to_MACAB") + (columns - 1) * spacing +
+                                               pimParam("MACAB_to_PREA") + pimParam("PREA_to_ACTAB"));
   const double units = static_cast<double>(b.system.devices) * b.group.groupsPerDevice * b.core.coresPerGroup;
-  const double pimBytesPerS = units * b.dram.columnBytes / (spacing->second * b.dram.tCKns * 1e-9);
+  const double pimBytesPerS = units * columns * b.dram.columnBytes / (rowCycles * b.dram.tCKns * 1e-9);
   return pimBytesPerS / (b.system.hostBandwidthGBps * 1e9);
 }
 

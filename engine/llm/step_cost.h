@@ -64,8 +64,9 @@ StepCost decodeStepCost(const LlmModel& m, const LlmHardware& hw, SystemChoice s
 StepCost prefillCost(const LlmModel& m, const LlmHardware& hw, SystemChoice system, std::int64_t batch,
                      std::int64_t lin);
 
-/// The PIM-to-host bandwidth ratio AttAcc_Full's FFN share is computed from: the PIM units' aggregate column
-/// bandwidth (every bank's GEMV unit reading a column per MAC spacing) over the host GPU's memory bandwidth.
+/// The PIM-to-host bandwidth ratio AttAcc_Full's FFN share is computed from: the PIM units' aggregate
+/// bandwidth streaming rows (ACTAB, a MACAB per column at the MAC spacing, PREA) over the host GPU's memory
+/// bandwidth. AttAcc's simulator states 9 under the power constraint and 16 without (src/config.py).
 double pimBandwidthScale(const Backend& b);
 
 }  // namespace pim::llm
