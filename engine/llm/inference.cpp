@@ -161,6 +161,7 @@ LlmSimulator::LlmSimulator(LlmSetup setup) : m_setup(std::move(setup)) {
   m_hw.bytes = bytesOf(m_setup.dtype.empty() ? m_model.dtype : m_setup.dtype);
   if (m_setup.gpus < 1 || m_setup.gpus > 8)
     throw InputError("--gpus: " + std::to_string(m_setup.gpus) + " is outside 1..8 (a DGX holds 8 A100s)");
+  decodeLayerOps(m_model, {1, 1, m_setup.gpus, m_hw.bytes});  // refuses heads or widths that do not split
   Backend b = pimBackend(m_setup);
   m_hw.gpu.gpus = m_setup.gpus;
   if (const auto declared = declaredHostGpu(b)) m_hw.gpu.gpu = *declared;

@@ -44,8 +44,8 @@ struct PimRun {
 };
 
 struct PimTableOptions {
-  unsigned threads = 0;           // simulation workers of a compilation (0: one per hardware thread)
-  int topK = 4;                   // drafts confirmed by simulation per compilation
+  unsigned threads = 0;  // simulation workers of a compilation (0: one per hardware thread)
+  int topK = 4;          // drafts confirmed by simulation per compilation
   /// Drafts the model ranks after the analytic screen (ExploreOptions::predictLimit): attention's spaces hold
   /// ~4 x 10^5 kept drafts, and the screen's best 4,000 hold the pick (docs/llm.md, "Compilation").
   std::size_t predictLimit = 4000;

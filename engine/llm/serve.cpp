@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/llm/serve.h"
 
-#include <chrono>
-#include <random>
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <random>
 
 #include "engine/common/error.h"
 
