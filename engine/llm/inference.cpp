@@ -125,6 +125,15 @@ class DecisionTable {
   std::vector<Row> m_rows;
 };
 
+/// Attention at every context of a request's decode steps: the kernels a DCC request compiles most.
+std::vector<PimKernel> attentionKernelsOf(const LlmModel& m, DecodeShape first, std::int64_t lout) {
+  std::vector<PimKernel> out;
+  for (std::int64_t step = 1; step < lout; ++step, ++first.context)
+    for (const LayerOp& op : decodeLayerOps(m, first))
+      if (op.pim && op.name == "score") out.push_back(*op.pim);
+  return out;
+}
+
 OpCost* attentionOf(StepCost& c) {
   for (OpCost& o : c.ops)
     if (o.op == "attention") return &o;
@@ -206,6 +215,9 @@ SystemResult LlmSimulator::request(SystemChoice system, std::int64_t batch, std:
     return r;
   }
   try {
+    if (system.usesPim() && (system.tiling == Tiling::Dcc || system.kind == SystemKind::Auto))
+      m_table->prepare(attentionKernelsOf(m_model, {batch, lin + 1, m_setup.gpus, m_hw.bytes}, lout),
+                       m_setup.threads, cancel);
     const StepCost prefill = prefillCost(m_model, m_hw, system, batch, lin);
     r.prefillMs = prefill.ns / 1e6;
     r.compileMs = prefill.compileSeconds * 1e3;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/llm/pim_kernels.h"
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "engine/common/error.h"
 #include "engine/core/problem.h"
@@ -77,17 +79,42 @@ PimRun PimKernelTable::run(const PimKernel& k, Tiling t) {
     std::lock_guard lock(m_mutex);
     if (auto it = table.find(k); it != table.end()) {
       PimRun hit = it->second;
-      if (t == Tiling::Dcc && hit.available) {
+      if (t == Tiling::Dcc && m_uncharged.erase(k) == 0 && hit.available) {
         hit.source = "lookup table";
         hit.compileSeconds = 0;
       }
       return hit;
     }
   }
-  PimRun r = t == Tiling::Vendor ? simulateVendor(k) : compile(k);
+  PimRun r = t == Tiling::Vendor ? simulateVendor(k) : compile(k, m_options.threads);
   std::lock_guard lock(m_mutex);
   table.emplace(k, r);
   return r;
+}
+
+void PimKernelTable::prepare(const std::vector<PimKernel>& kernels, unsigned workers,
+                             const std::atomic<bool>* cancel) {
+  std::vector<PimKernel> todo;
+  {
+    std::lock_guard lock(m_mutex);
+    for (const PimKernel& k : kernels)
+      if (!m_dcc.count(k) && std::find(todo.begin(), todo.end(), k) == todo.end()) todo.push_back(k);
+  }
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < todo.size();) {
+      if (cancel && cancel->load()) return;
+      PimRun r = compile(todo[i], 1);  // one simulation thread each: the compilations run side by side
+      std::lock_guard lock(m_mutex);
+      if (m_dcc.emplace(todo[i], std::move(r)).second) m_uncharged.insert(todo[i]);
+    }
+  };
+  const unsigned n = std::max(1u, std::min<unsigned>(workers ? workers : std::thread::hardware_concurrency(),
+                                                     static_cast<unsigned>(todo.size())));
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < n; ++i) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
 }
 
 PimRun PimKernelTable::runLayout(const PimKernel& k, const LayoutSignature& layout) {
@@ -140,13 +167,13 @@ PimRun PimKernelTable::simulateVendor(const PimKernel& k) const {
   return r;
 }
 
-PimRun PimKernelTable::compile(const PimKernel& k) {
+PimRun PimKernelTable::compile(const PimKernel& k, unsigned threads) {
   const auto t0 = std::chrono::steady_clock::now();
   PimRun r;
   const auto p = problemOf(m_backend, k);
   ExploreOptions eo;
   eo.eval.keepUnitStats = false;
-  eo.threads = m_options.threads;
+  eo.threads = threads;
   std::optional<DraftRecord> best;
   if (m_options.store) {
     best = verifiedLookup(*p, *m_options.store, eo);

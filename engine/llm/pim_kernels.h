@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,12 @@ class PimKernelTable {
   /// shape gives them: the schedule that keeps data laid out for another shape where it is. Simulated once
   /// and kept; unavailable when no draft of `k`'s space has that layout.
   PimRun runLayout(const PimKernel& k, const LayoutSignature& layout);
+  /// Compiles the kernels of `kernels` DCC's table lacks, `workers` at a time (0: one per hardware thread).
+  /// Each keeps its own compilation time, and the first run() that asks for it reports that time as if it had
+  /// compiled it then: a request that will meet a shape pays for it at the step it first appears, however
+  /// PIMScope scheduled the work. Stops at the next kernel once `cancel` is set.
+  void prepare(const std::vector<PimKernel>& kernels, unsigned workers,
+               const std::atomic<bool>* cancel = nullptr);
   /// Whether DCC's table already holds `k` (a run would not compile).
   bool holds(const PimKernel& k) const;
   /// Shapes in DCC's table.
@@ -78,7 +85,7 @@ class PimKernelTable {
 
  private:
   PimRun simulateVendor(const PimKernel& k) const;
-  PimRun compile(const PimKernel& k);
+  PimRun compile(const PimKernel& k, unsigned threads);
 
   Backend m_backend;
   PimTableOptions m_options;
@@ -86,6 +93,7 @@ class PimKernelTable {
   mutable std::mutex m_mutex;
   std::map<PimKernel, PimRun> m_vendor, m_dcc;
   std::map<std::pair<PimKernel, LayoutSignature>, PimRun> m_layouts;
+  std::set<PimKernel> m_uncharged;  // compiled ahead by prepare(), not yet asked for
 };
 
 }  // namespace pim::llm
