@@ -8,6 +8,7 @@
 
 #include "app/cli/cli_common.h"
 #include "engine/common/error.h"
+#include "engine/common/json_fields.h"
 #include "engine/target/registry.h"
 
 namespace pim::cli {
@@ -60,21 +61,6 @@ std::vector<Setting> parseSettings(const std::vector<std::string>& texts) {
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-std::size_t editDistance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 /// Declared names close to `name`: a typo (edit distance), another case, or the same name in its section

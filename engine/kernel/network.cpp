@@ -14,6 +14,7 @@
 #include "engine/common/data_dir.h"
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
+#include "engine/common/json_fields.h"
 #include "engine/common/json_input.h"
 
 namespace pim {
@@ -35,31 +36,13 @@ std::string dimsText(const std::vector<std::int64_t>& d) {
   return s;
 }
 
-// A value as a message quotes it: short and on one line (dump escapes control characters).
-std::string quote(const json& v) {
-  std::string s = v.dump();
-  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
-}
+std::string quote(const json& v) { return quoteJson(v); }
 
 // Reads the fields of one JSON object. Every error is one line: the place (the file and the node) and the
 // field's path ("param.kernel_h"), so a user finds the spot without counting nodes.
-class FieldReader {
+class FieldReader : public JsonFields<FieldReader> {
  public:
-  FieldReader(const json& obj, std::string where, std::string prefix = {})
-      : m_obj(obj), m_where(std::move(where)), m_prefix(std::move(prefix)) {}
-
-  [[noreturn]] void fail(std::string_view field, std::string_view problem) const {
-    throw InputError(m_where + ": " + m_prefix + std::string(field) + ": " + std::string(problem));
-  }
-  bool has(std::string_view key) const { return m_obj.contains(key); }
-  const json& at(std::string_view key) const {
-    if (!has(key)) fail(key, "missing");
-    return m_obj.find(key).value();
-  }
-  FieldReader object(std::string_view key) const {
-    if (!at(key).is_object()) fail(key, "must be an object, got " + quote(at(key)));
-    return FieldReader(at(key), m_where, m_prefix + std::string(key) + ".");
-  }
+  using JsonFields::JsonFields;
   std::int64_t integer(std::string_view key, std::int64_t lo, std::int64_t hi) const {
     return integerValue(at(key), key, lo, hi);
   }
@@ -128,9 +111,6 @@ class FieldReader {
       fail(key, quote(v) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
     return x;
   }
-
-  const json& m_obj;
-  std::string m_where, m_prefix;
 };
 
 std::string nodeWhere(std::string_view origin, int index, std::string_view name) {

@@ -13,6 +13,7 @@
 #include "engine/common/data_dir.h"
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
+#include "engine/common/json_fields.h"
 #include "engine/common/json_input.h"
 
 namespace pim::llm {
@@ -34,47 +35,14 @@ std::string listed(Names names) {
   return s;
 }
 
-// A value as a message quotes it: short and on one line (dump escapes control characters).
-std::string quote(const json& v) {
-  std::string s = v.dump();
-  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
-}
-
-// Levenshtein distance, for "did you mean": the keys are short, so the quadratic table costs nothing.
-std::size_t editDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
+std::string quote(const json& v) { return quoteJson(v); }
 
 // Reads the fields of one JSON object. Every error is one line: the file, the field's path ("ffn.hidden")
 // and the value, so a user finds the spot without guessing.
-class Fields {
+class Fields : public JsonFields<Fields> {
  public:
-  Fields(const json& obj, std::string where, std::string prefix = {})
-      : m_obj(obj), m_where(std::move(where)), m_prefix(std::move(prefix)) {}
+  using JsonFields::JsonFields;
 
-  [[noreturn]] void fail(std::string_view field, std::string_view problem) const {
-    throw InputError(m_where + ": " + m_prefix + std::string(field) + ": " + std::string(problem));
-  }
-  bool has(std::string_view key) const { return m_obj.contains(key); }
-  const json& at(std::string_view key) const {
-    if (!has(key)) fail(key, "missing");
-    return m_obj.find(key).value();
-  }
-  Fields object(std::string_view key) const {
-    if (!at(key).is_object()) fail(key, "must be an object, got " + quote(at(key)));
-    return Fields(at(key), m_where, m_prefix + std::string(key) + ".");
-  }
   // A count: an integer in 1..max. Anything else (a string "40", 40.5, 0, -1) is refused, not converted.
   std::int64_t count(std::string_view key, std::int64_t max) const {
     const json& v = at(key);
@@ -120,10 +88,6 @@ class Fields {
       fail(key, "unknown key; " + hint + "(known: " + listed(known) + ")");
     }
   }
-
- private:
-  const json& m_obj;
-  std::string m_where, m_prefix;
 };
 
 FfnShape readFfn(const Fields& top) {
