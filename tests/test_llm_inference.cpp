@@ -166,6 +166,8 @@ TEST(LlmRequest, AttAccFullPlacesAsAttAcc) {
     }
   }
   EXPECT_GT(r.kvAppendMs, 0);
+  EXPECT_GT(r.memory.weightPreloadMs, 0);  // the FFN's PIM rows are laid out once at model load
+  EXPECT_EQ(sim.request(parseSystem("gpu"), 1, 128, 2).memory.weightPreloadMs, 0);
 }
 
 // A resident GEMV moves only its activations per call; placing W once (the preload) costs what a call that

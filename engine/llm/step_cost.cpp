@@ -226,6 +226,7 @@ void placeFc(LayerBuilder& b, const LayerOp& op, const LlmHardware& hw, SystemCh
   o.shape = pimShape(*op.pim);
   o.gpuNs = gpuNs;
   o.pimNs = can.pim ? run.ns : -1;
+  o.preloadNs = run.preloadNs;  // the weights laid out for this schedule, once
   if (can.split)
     o.splitNs = vendorShare ? attaccFfnShareNs(g, hw, op.gpu.m, op.gpu.dbyte) : 1 / (1 / gpuNs + 1 / run.ns);
   const double best = std::min({gpuNs, o.pimNs < 0 ? kNever : o.pimNs, o.splitNs < 0 ? kNever : o.splitNs});
@@ -336,6 +337,8 @@ std::size_t placeAttention(LayerBuilder& b, const std::vector<LayerOp>& ops, std
   return at;
 }
 
+}  // namespace
+
 void checkPimRun(const LlmModel& m, const LlmHardware& hw, SystemChoice sys) {
   if (!sys.usesPim()) return;
   if (!hw.pim) throw InputError(sys.name() + " needs a PIM backend");
@@ -346,6 +349,8 @@ void checkPimRun(const LlmModel& m, const LlmHardware& hw, SystemChoice sys) {
     throw InputError(m.name + ": grouped-query attention (kv_heads " + std::to_string(m.kvHeads) + " of " +
                      std::to_string(m.heads) + " heads) is not mapped onto PIM; run it on the gpu system");
 }
+
+namespace {
 
 /// The layer's costs summed over the model's layers into `out`.
 void total(const LlmModel& m, LayerBuilder& b, StepCost& out) {
