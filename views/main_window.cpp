@@ -42,6 +42,7 @@
 #include "views/draft_table_panel.h"
 #include "views/elided_label.h"
 #include "views/exploration_session.h"
+#include "views/llm_view.h"
 #include "views/network_compile_view.h"
 #include "views/pareto_plot.h"
 #include "views/plot_export.h"
@@ -184,6 +185,7 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   networkLayout->addWidget(m_network);
   m_networkDialog->resize(1240, 860);
   connect(m_network, &NetworkCompileView::done, this, &MainWindow::checkIdle);
+  buildLlmWindow();
 
   m_defaultState = saveState();  // View > Reset layout returns to it
   fitToScreen();
@@ -280,6 +282,7 @@ void MainWindow::buildMenus() {
                  &MainWindow::showCompare);
   run->addAction(tr("Compile a &network on crossbars…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K), this,
                  &MainWindow::showNetworkCompile);
+  run->addAction(tr("&LLM inference…"), QKeySequence(Qt::CTRL | Qt::Key_L), this, &MainWindow::showLlm);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* guide =
@@ -500,7 +503,7 @@ void MainWindow::updateBreakdown() {
 
 bool MainWindow::idle() const {
   return !m_session->running() && !m_awaitFinal && !m_finalArrived && !m_feeding && !m_analysis->busy() &&
-         !m_pruned->busy() && !m_compare->running() && !m_network->running();
+         !m_pruned->busy() && !m_compare->running() && !m_network->running() && !m_llm->running();
 }
 
 void MainWindow::showNetworkCompile() {
@@ -583,7 +586,8 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
     }
     compileTabs->setCurrentIndex(0);
   }
-  if (m_compare->comparison()) {  // only when a comparison was run (pimscope --screenshot runs one)
+  written << m_llm->saveScreenshots(dir);  // only when a request was run (pimscope --screenshot runs one)
+  if (m_compare->comparison()) {           // only when a comparison was run (pimscope --screenshot runs one)
     const QString compare = QDir(dir).filePath(QStringLiteral("compare.png"));
     if (m_compare->grab().save(compare)) written << compare;
   }

@@ -36,6 +36,7 @@ class RunConfirmation;
 class BreakdownChart;
 class CompareView;
 class NetworkCompileView;
+class LlmView;
 class ControlPanel;
 class DraftAnalysisRunner;
 class DraftDetails;
@@ -131,6 +132,12 @@ class MainWindow : public QMainWindow {
   /// Opens the window that compiles a network on a crossbar accelerator (Run > Compile a network).
   void showNetworkCompile();
   NetworkCompileView* networkCompileView() const { return m_network; }
+  /// Opens the LLM inference window (Run > LLM inference…, views/llm_view.h).
+  void showLlm();
+  LlmView* llmView() const { return m_llm; }
+  /// Sets the control panel to `c` (an undo step; a backend override shows in the what-if form), brings the
+  /// window forward and explores exactly `c`, asking first when the run is estimated long (as Explore does).
+  void exploreProblem(const SessionConfig& c);
   WhatIfPanel* whatIf() const { return m_whatIf; }
   DraftAnalysisRunner* analysis() const { return m_analysis; }
   std::optional<quint64> bestDraft() const;
@@ -186,6 +193,7 @@ class MainWindow : public QMainWindow {
   /// The control panel's problem, exploring the what-if backend when it edits the same backend.
   SessionConfig requestedConfig() const;
   void openClassroom();
+  void buildLlmWindow();  // views/main_window_llm.cpp
   // Sessions, recent files and undo (views/session_window.cpp; session_document.cpp maps file <-> window).
   void addSessionActions(QMenu* file);
   void addUndoActions(QMenu* edit);
@@ -231,6 +239,8 @@ class MainWindow : public QMainWindow {
   QDialog* m_compareDialog;
   NetworkCompileView* m_network;
   QDialog* m_networkDialog;
+  LlmView* m_llm;
+  QDialog* m_llmDialog;
   PrunedLister* m_pruned;
   ControlPanel* m_controls;
   DraftTablePanel* m_table;

@@ -5,13 +5,16 @@
 // exits. A FILE.pimsession argument opens that session instead of exploring the default one;
 // `--save-session FILE` runs the session to completion, saves it and exits.
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QTimer>
 #include <cstdio>
 
 #include "views/classroom_dialog.h"
 #include "views/compare_view.h"
+#include "views/llm_view.h"
 #include "views/main_window.h"
 #include "views/network_compile_view.h"
 
@@ -80,6 +83,17 @@ int main(int argc, char** argv) {
     // compile_*.png: ResNet-18 on crossbar-pimcomp with the three fixed replication rules.
     window.showNetworkCompile();
     window.networkCompileView()->compile();
+    // llm_*.png: GPT-3 13B, batch 1, 2048 input and 32 output tokens on five systems (DCC Fig. 11's setting,
+    // fewer output tokens so the DCC kernels compile in seconds).
+    window.showLlm();
+    pimgui::LlmView* llm = window.llmView();
+    llm->modelBox()->setCurrentIndex(llm->modelBox()->findData(QStringLiteral("gpt3-13b")));
+    llm->batchField()->setText(QStringLiteral("1"));
+    llm->linField()->setText(QStringLiteral("2048"));
+    llm->loutField()->setText(QStringLiteral("32"));
+    llm->chooseSystems({QStringLiteral("gpu"), QStringLiteral("attacc-base"), QStringLiteral("attacc-full"),
+                        QStringLiteral("attacc-full+dcc"), QStringLiteral("auto")});
+    llm->run();
     // `dir` by value: this block's scope has ended when the window becomes idle.
     QObject::connect(&window, &pimgui::MainWindow::becameIdle, &app, [&, dir] {
       // Let pending layout and replots settle before grabbing.
