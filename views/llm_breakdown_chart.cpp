@@ -72,12 +72,8 @@ QString llmUnavailableText(const InferenceResult& r) {
 }
 
 LlmBreakdownChart::LlmBreakdownChart(QWidget* parent) : QWidget(parent) {
-  m_caption = new QLabel;
-  m_caption->setWordWrap(true);
-  m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_plot = new QCustomPlot;
-  m_plot->setMinimumSize(420, 260);
-  m_plot->legend->setFont(QFont(m_plot->font().family(), 9));
+  m_caption = newLlmCaption();
+  m_plot = newLlmPlot(260);
   m_plot->setMouseTracking(true);
   connect(m_plot, &QCustomPlot::mouseMove, this, &LlmBreakdownChart::onMouseMove);
   auto* layout = new QVBoxLayout(this);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/llm_chart_style.h"
 
+#include <QLabel>
+
 #include <qcustomplot.h>
 #include <algorithm>
 #include <vector>
@@ -60,6 +62,20 @@ void showPlotNote(QCustomPlot* plot, const QString& text) {
   note->position->setCoords(0.5, 0.5);
   note->setColor(QColor(110, 110, 110));
   note->setText(text);
+}
+
+QLabel* newLlmCaption() {
+  auto* caption = new QLabel;
+  caption->setWordWrap(true);
+  caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  return caption;
+}
+
+QCustomPlot* newLlmPlot(int minimumHeight) {
+  auto* plot = new QCustomPlot;
+  plot->setMinimumSize(420, minimumHeight);
+  plot->legend->setFont(QFont(plot->font().family(), 9));
+  return plot;
 }
 
 }  // namespace pimgui

@@ -8,6 +8,7 @@
 #include <string>
 
 class QCustomPlot;
+class QLabel;
 
 namespace pimgui {
 
@@ -16,6 +17,10 @@ QColor llmPhaseColour(int phase);
 /// By the system's place in pim::llm::systemNames(); a vendor system and its +dcc variant are shades of one
 /// hue, so the pairs read together.
 QColor llmSystemColour(const std::string& system);
+/// The caption above an LLM chart: wrapped, selectable.
+QLabel* newLlmCaption();
+/// An LLM chart's plot: its minimum size and the legend's font.
+QCustomPlot* newLlmPlot(int minimumHeight);
 /// Moves `plot`'s legend out of the axis rect into a column at its right, and shows it.
 void placeLegendBeside(QCustomPlot* plot);
 /// Clears `plot` (graphs, bars, items), hides the axes' numbers (the last run's ranges would suggest data)

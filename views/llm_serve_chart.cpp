@@ -43,12 +43,8 @@ QString llmServeCaption(const std::vector<ServeResult>& runs) {
 }
 
 LlmServeChart::LlmServeChart(QWidget* parent) : QWidget(parent) {
-  m_caption = new QLabel;
-  m_caption->setWordWrap(true);
-  m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_plot = new QCustomPlot;
-  m_plot->setMinimumSize(420, 240);
-  m_plot->legend->setFont(QFont(m_plot->font().family(), 9));
+  m_caption = newLlmCaption();
+  m_plot = newLlmPlot(240);
   QSharedPointer<QCPAxisTickerFixed> requests(new QCPAxisTickerFixed);  // whole requests
   requests->setTickStep(1);
   requests->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);

@@ -14,12 +14,8 @@ namespace pimgui {
 using namespace pim::llm;
 
 LlmTokenChart::LlmTokenChart(QWidget* parent) : QWidget(parent) {
-  m_caption = new QLabel;
-  m_caption->setWordWrap(true);
-  m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_plot = new QCustomPlot;
-  m_plot->setMinimumSize(420, 260);
-  m_plot->legend->setFont(QFont(m_plot->font().family(), 9));
+  m_caption = newLlmCaption();
+  m_plot = newLlmPlot(260);
   QSharedPointer<QCPAxisTickerFixed> steps(new QCPAxisTickerFixed);  // whole steps: no "2.5"
   steps->setTickStep(1);
   steps->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);

@@ -185,7 +185,8 @@ void printInference(const InferenceResult& r) {
     const MemoryUse& m = r.systems.front().memory;
     std::cout << "\nmemory: " << fixed(static_cast<double>(m.weightBytes) / 1e9, 1) << " GB of weights + "
               << fixed(static_cast<double>(m.kvBytes) / 1e9, 2) << " GB of KV cache in "
-              << fixed(static_cast<double>(m.capacityBytes) / 1e9, 1) << " GB\nresidency: " << m.policy << "\n";
+              << fixed(static_cast<double>(m.capacityBytes) / 1e9, 1) << " GB\nresidency: " << m.policy
+              << "\n";
   }
 }
 
