@@ -70,6 +70,17 @@ TEST(LlmDecode, Gpt3LayerHasAttAccsShapes) {
   EXPECT_EQ(kvBytesPerToken(m, 2), 2 * 2 * 5120);
 }
 
+// attacc.md's calibration point: decode attention, B=1, H=32, L=2048, head dim 128 on the A100 takes 40.39 us
+// (QK^T, softmax and PV, one thread block per head).
+TEST(LlmDecode, GpuAttentionMeetsAttAccsCalibrationPoint) {
+  LlmModel m = llmModelByName("gpt3-13b");
+  m.heads = m.kvHeads = 32;
+  double us = 0;
+  for (const LayerOp& op : decodeLayerOps(m, {1, 2048, 1, 2}))
+    if (op.attentionPart) us += gpuOpCost(op.gpu, GpuSystem{}).time_s * 1e6;
+  EXPECT_NEAR(us, 40.39, 0.01);
+}
+
 TEST(LlmDecode, GatedFfnHasTwoUpProjections) {
   const auto ops = decodeLayerOps(llmModelByName("llama2-33b"), {1, 10, 1, 2});
   EXPECT_EQ(named(ops, "ffn_gate").gpu.n, 17920);
