@@ -285,14 +285,18 @@ void registerLlm(CLI::App& app) {
 
 void printServe(const std::vector<ServeResult>& runs) {
   for (const ServeResult& run : runs) {
+    std::cout << lookupModeName(run.mode) << " (" << run.system << "): ";
+    if (run.requests.empty()) {
+      std::cout << "no request served\n  stopped: " << run.reason << "\n";
+      continue;
+    }
     double sum = 0, compile = 0;
     for (const ServedRequest& q : run.requests) sum += q.latencyMs, compile += q.compileMs;
-    std::cout << lookupModeName(run.mode) << " (" << run.system << "): " << run.requests.size()
-              << " requests, mean latency " << ms(run.requests.empty() ? 0 : sum / run.requests.size())
+    std::cout << run.requests.size() << " requests, mean latency " << ms(sum / run.requests.size())
               << " ms, compilation " << ms(compile) << " ms in all, warm-up " << run.warmup << " requests, "
               << run.tableSize << " shapes in the table";
     if (run.mode == LookupMode::Offline)
-      std::cout << " (filled before the stream in " << num(run.prefillSeconds) << " s)";
+      std::cout << " (filled before the stream in " << fixed(run.prefillSeconds, 1) << " s)";
     std::cout << "\n";
     if (!run.reason.empty()) std::cout << "  stopped: " << run.reason << "\n";
   }
