@@ -290,8 +290,10 @@ GpuOpCost allReduceCost(std::int64_t traffic, const GpuSystem& sys) {
     stepTime = std::max(ns / 1000 / 1000 / 1000, step / (sys.linkBw / 2));
   }
   c.time_s = c.memoryTime_s = stepTime * (sys.gpus - 1);
-  // Charged for every GPU's copy, with one GPU too (the source's num_xpu * traffic * comm).
-  c.energy_pJ.comm = static_cast<double>(checkedMul<std::int64_t>(sys.gpus, traffic, "all-reduce bytes")) *
+  // Every GPU's copy crosses NVLink (the source's num_xpu * traffic * comm). With one GPU nothing crosses:
+  // the source charges it anyway; we do not.
+  const std::int64_t crossing = sys.gpus > 1 ? traffic : 0;
+  c.energy_pJ.comm = static_cast<double>(checkedMul<std::int64_t>(sys.gpus, crossing, "all-reduce bytes")) *
                      sys.commPjPerByte;
   return c;
 }
