@@ -216,7 +216,7 @@ SystemResult LlmSimulator::request(SystemChoice system, std::int64_t batch, std:
   }
   try {
     checkPimRun(m_model, m_hw, system);
-    if (system.usesPim() && (system.tiling == Tiling::Dcc || system.kind == SystemKind::Auto))
+    if (system.usesPim() && system.pimTiling() == Tiling::Dcc)
       m_table->prepare(attentionKernelsOf(m_model, {batch, lin + 1, m_setup.gpus, m_hw.bytes}, lout),
                        m_setup.threads, cancel);
     const StepCost prefill = prefillCost(m_model, m_hw, system, batch, lin);

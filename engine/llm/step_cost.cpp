@@ -213,7 +213,7 @@ void placeFc(LayerBuilder& b, const LayerOp& op, const LlmHardware& hw, SystemCh
   const double gpuNs = g.time_s * 1e9;
   if (!can.pim && !can.split) return b.gpuOp(op);
   const bool vendorShare = sys.kind == SystemKind::AttAccFull && sys.tiling == Tiling::Vendor;
-  const Tiling tiling = sys.kind == SystemKind::Auto ? Tiling::Dcc : sys.tiling;
+  const Tiling tiling = sys.pimTiling();
   const PimRun run = hw.pim->run(*op.pim, tiling);
   if (!run.available) {
     if (can.pim && !can.split) return b.gpuOp(op);  // DCC keeps what it cannot schedule on the GPU
@@ -303,7 +303,7 @@ std::size_t placeAttention(LayerBuilder& b, const std::vector<LayerOp>& ops, std
     return std::string::npos;
   };
   if (!sys.usesPim()) return onGpu();
-  const Tiling tiling = sys.kind == SystemKind::Auto ? Tiling::Dcc : sys.tiling;
+  const Tiling tiling = sys.pimTiling();
   const PimRun run = hw.pim->run(*ops[score].pim, tiling);
   if (!run.available) {
     if (sys.kind == SystemKind::Auto) return onGpu();
@@ -400,7 +400,7 @@ StepCost prefillCost(const LlmModel& m, const LlmHardware& hw, SystemChoice sys,
   if (sys.usesPim()) {
     // The prompt's K and V go to the PIM devices and are laid out for the first step's attention schedule.
     const std::vector<LayerOp> first = decodeLayerOps(m, {batch, lin + 1, hw.gpu.gpus, hw.bytes});
-    const Tiling tiling = sys.kind == SystemKind::Auto ? Tiling::Dcc : sys.tiling;
+    const Tiling tiling = sys.pimTiling();
     const PimRun run = hw.pim->run(*first[1].pim, tiling);
     if (run.available) {
       b.moveTo(true, batch * lin * 2 * (m.kvHeads / hw.gpu.gpus) * m.headDim * hw.bytes);

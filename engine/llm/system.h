@@ -19,6 +19,8 @@ struct SystemChoice {
   /// "gpu", "attacc-base", "attacc-base+dcc", "attacc-full", "attacc-full+dcc", "auto".
   std::string name() const;
   bool usesPim() const { return kind != SystemKind::Gpu; }
+  /// The schedules its PIM kernels run: `auto` takes DCC's.
+  Tiling pimTiling() const { return kind == SystemKind::Auto ? Tiling::Dcc : tiling; }
   bool operator==(const SystemChoice&) const = default;
 };
 
