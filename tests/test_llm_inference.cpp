@@ -154,6 +154,12 @@ TEST(LlmRequest, GpuStepIsTheSumOfItsOperators) {
   EXPECT_NEAR(r.meanTokenMs, (r.steps[0].ms + r.steps[1].ms) / 2, 1e-12);
   EXPECT_NEAR(r.totalMs, r.prefillMs + r.steps[0].ms + r.steps[1].ms, 1e-9);
   EXPECT_NEAR(std::accumulate(r.breakdownMs.begin(), r.breakdownMs.end(), 0.0), r.meanTokenMs, 1e-9);
+  // The decision table names attention as one kernel: its three GPU kernels' time, the PIM kernel's shape.
+  for (const KernelDecision& d : r.decisions)
+    if (d.op == "attention") {
+      EXPECT_EQ(d.shape, "attn[b=1,h=40,l=129..130,d=128]");
+      EXPECT_NEAR(d.gpuUs * 1e3 * 40 / 1e6, r.steps[0].phaseMs[static_cast<int>(Phase::Attention)], 1e-9);
+    }
 }
 
 // AttAcc_Full keeps QKV and the projection on the GPU, runs attention on PIM with the vendor tiling and

@@ -298,8 +298,13 @@ std::size_t placeAttention(LayerBuilder& b, const std::vector<LayerOp>& ops, std
                            const LlmHardware& hw, SystemChoice sys, const LlmModel& m, StepCost& out) {
   double gpuNs = 0;
   for (std::size_t i = score; i < score + 3; ++i) gpuNs += gpuOpCost(ops[i].gpu, hw.gpu).time_s * 1e9;
+  // On the GPU: three kernels, the first naming the whole attention (its shape as the PIM kernel's, its
+  // time the three's) for the decision table.
   auto onGpu = [&] {
+    const std::size_t first = b.ops().size();
     for (std::size_t i = score; i < score + 3; ++i) b.gpuOp(ops[i]);
+    b.ops()[first].shape = pimShape(*ops[score].pim);
+    b.ops()[first].gpuNs = gpuNs;
     return std::string::npos;
   };
   if (!sys.usesPim()) return onGpu();
