@@ -207,8 +207,8 @@ TEST(LlmGpuOps, AllReduce) {
   auto op = makeOp(GpuOpKind::AllReduce, 1, 5120, 1, 1);
   GpuSystem one;
   GpuOpCost c1 = gpuOpCost(op, one);
-  EXPECT_EQ(c1.time_s, 0);                         // nothing to exchange on one GPU
-  EXPECT_EQ(c1.energy_pJ.comm, 0);                 // nor any energy (the source charges num_xpu * traffic)
+  EXPECT_EQ(c1.time_s, 0);          // nothing to exchange on one GPU
+  EXPECT_EQ(c1.energy_pJ.comm, 0);  // nor any energy (the source charges num_xpu * traffic)
   GpuSystem eight;
   eight.gpus = 8;
   GpuOpCost c8 = gpuOpCost(op, eight);
