@@ -12,6 +12,7 @@ PACKAGES=(
   libxgboost-dev xgboost
   coinor-libcbc-dev
   libonnx-dev libprotobuf-dev
+  openmpi-bin libopenmpi-dev
 )
 
 missing=()

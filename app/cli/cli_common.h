@@ -133,5 +133,6 @@ void registerMapCommands(CLI::App& app);
 void registerMappingStoreCommands(CLI::App& app);
 void registerCompileCommands(CLI::App& app);
 void registerLlmCommands(CLI::App& app);
+void registerSweepCommands(CLI::App& app);
 
 }  // namespace pim::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   pim::cli::registerMappingStoreCommands(app);
   pim::cli::registerCompileCommands(app);
   pim::cli::registerLlmCommands(app);
+  pim::cli::registerSweepCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -156,11 +156,27 @@ CREATE TABLE mappings(
 ) STRICT, WITHOUT ROWID;
 )sql";
 
+// v5: completed work units of distributed labelling sweeps (ResultsStore::putSweepUnit, mergeFrom), keyed by
+// the plan's hash and the unit's index so shards merge by key; a new table, no existing row changes.
+constexpr std::string_view kV5 = R"sql(
+CREATE TABLE sweep_units(
+  plan       TEXT NOT NULL,
+  unit       INTEGER NOT NULL,
+  drafts     INTEGER NOT NULL,
+  labelled   INTEGER NOT NULL,
+  seconds    REAL NOT NULL,
+  rank       INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY(plan, unit)
+) STRICT, WITHOUT ROWID;
+)sql";
+
 constexpr std::array kMigrations = {
     StoreMigration{1, "initial schema", kV1},
     StoreMigration{2, "lookup.source", kV2},
     StoreMigration{3, "problems and lookup keyed by kernel_hash", kV3},
     StoreMigration{4, "conv mappings", kV4},
+    StoreMigration{5, "sweep units", kV5},
 };
 
 }  // namespace

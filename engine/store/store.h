@@ -85,6 +85,25 @@ struct StoredMapping {
   std::int64_t createdAt = 0;  // unix seconds; set by the store on write
 };
 
+/// A completed work unit of a distributed labelling sweep: unit `unit` of the plan whose hash is `plan`,
+/// finished by process `rank` after `seconds`, with `labelled` of its `drafts` drafts labelled.
+struct SweepUnitRecord {
+  std::string plan;
+  std::int64_t unit = 0;
+  std::int64_t drafts = 0, labelled = 0;
+  double seconds = 0;
+  std::int64_t rank = 0;
+  std::int64_t createdAt = 0;  // unix seconds; set by the store on write when 0
+};
+
+/// What ResultsStore::mergeFrom did: rows added per table (for lookup and mappings: added or replaced),
+/// results present in both stores with different cycles, time or energy (the existing row is kept), and the
+/// shard's models, which are not merged (model ids are per store).
+struct MergeReport {
+  std::int64_t backends = 0, problems = 0, drafts = 0, results = 0, lookup = 0, mappings = 0, sweepUnits = 0;
+  std::int64_t disagreements = 0, modelsSkipped = 0;
+};
+
 /// A PIMScope results store. Not thread-safe: use one ResultsStore per thread (several processes may share a
 /// file; writers wait up to 5 s for each other). Every failure throws InputError naming the path and the
 /// operation ("runs.db: putResults: disk full (database or disk is full)").
@@ -194,6 +213,21 @@ class ResultsStore {
                                        std::string_view objective, std::string_view mapper);
   /// Every stored mapping, by hierarchy, layer, objective and mapper.
   std::vector<StoredMapping> mappings();
+
+  // --- Sweep units
+  // -------------------------------------------------------------------------------------------
+  /// Records that a sweep unit is complete; a unit already recorded keeps its first completion.
+  void putSweepUnit(const SweepUnitRecord& r);
+  /// The completed units of `plan`, by unit.
+  std::vector<SweepUnitRecord> sweepUnits(std::string_view plan);
+
+  // --- Merging shards
+  // -----------------------------------------------------------------------------------------
+  /// Copies into this store, by natural keys, what the store at `shardPath` holds and this one lacks, in one
+  /// transaction; merging the same shard again changes nothing. The shard is validated (and migrated) by
+  /// open() first, so a corrupt, foreign or newer file is refused with open()'s InputError; a missing shard,
+  /// this store itself, or a call inside an open Transaction is refused too. Rules: docs/store.md.
+  MergeReport mergeFrom(const std::string& shardPath);
 
   // --- Limits
   // -------------------------------------------------------------------------------------------------

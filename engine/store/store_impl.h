@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The results store's private connection state and statement helper, shared by the files that implement
 // ResultsStore's methods (store.cpp: open, migrations, drafts, results, models, lookup; store_mappings.cpp:
-// conv mappings). Not part of the store's interface: include only from engine/store/*.cpp.
+// conv mappings; store_sweep.cpp: sweep units; store_merge.cpp: merging shards). Not part of the store's
+// interface: include only from engine/store/*.cpp.
 #pragma once
 #include <sqlite3.h>
 
@@ -20,6 +21,13 @@ namespace pim::store_detail {
 /// "disk full (...)", "database is corrupt: ...", "file is not a database" or SQLite's own message.
 std::string describe(int rc, const char* msg);
 std::int64_t nowSeconds();
+
+/// When a mapping row replaces the stored one for its key (putMapping, mergeFrom): a lower objective, or the
+/// same with a smaller gap (a known gap beats an unknown one). The tail of an upsert's DO UPDATE ... WHERE.
+inline constexpr std::string_view kBetterMapping =
+    "excluded.objective_value < mappings.objective_value OR "
+    "(excluded.objective_value = mappings.objective_value AND excluded.gap IS NOT NULL AND "
+    "(mappings.gap IS NULL OR excluded.gap < mappings.gap))";
 
 /// Owns a connection; closes it (finalising nothing: statements are owned elsewhere) on destruction.
 struct DbHandle {

@@ -54,9 +54,8 @@ bool ResultsStore::putMapping(const StoredMapping& m, bool replace) {
       "bound = excluded.bound, gap = excluded.gap, bound_source = excluded.bound_source, seconds = "
       "excluded.seconds, created_at = "
       "excluded.created_at "
-      "WHERE ? OR excluded.objective_value < mappings.objective_value OR "
-      "(excluded.objective_value = mappings.objective_value AND excluded.gap IS NOT NULL AND "
-      "(mappings.gap IS NULL OR excluded.gap < mappings.gap))";
+      "WHERE ? OR " +
+      std::string(store_detail::kBetterMapping);
   Stmt s(impl(), sql, "putMapping");
   s.bind(m.hierarchyHash).bind(m.hierarchy).bind(m.layerKey).bind(m.layer).bind(m.objective).bind(m.mapper);
   s.bind(m.mappingJson).bind(m.objectiveValue).bind(m.latencyCycles).bind(m.energyPj).bind(m.rowActivations);

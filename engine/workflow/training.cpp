@@ -27,7 +27,16 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 bool runsOn(const Backend& b, const Kernel& k) { return targetOf(b).check(b, k).empty(); }
 
-std::vector<Draft> keptDrafts(const Problem& p) {
+std::string energyJson(const Evaluation& e) {
+  return nlohmann::json{{"act_pre", e.energy.actPre_pJ},         {"rd_wr", e.energy.rdWr_pJ},
+                        {"pim_compute", e.energy.pimCompute_pJ}, {"refresh", e.energy.refresh_pJ},
+                        {"host_io", e.energy.hostIo_pJ},         {"buffer_moves", e.energy.bufferMoves_pJ}}
+      .dump();
+}
+
+}  // namespace
+
+std::vector<Draft> prunedDrafts(const Problem& p) {
   std::vector<Draft> out;
   targetOf(p.backend()).candidates(p)->forEachKept([&](const Draft& d) {
     out.push_back(d);
@@ -37,14 +46,24 @@ std::vector<Draft> keptDrafts(const Problem& p) {
   return out;
 }
 
-std::string energyJson(const Evaluation& e) {
-  return nlohmann::json{{"act_pre", e.energy.actPre_pJ},         {"rd_wr", e.energy.rdWr_pJ},
-                        {"pim_compute", e.energy.pimCompute_pJ}, {"refresh", e.energy.refresh_pJ},
-                        {"host_io", e.energy.hostIo_pJ},         {"buffer_moves", e.energy.bufferMoves_pJ}}
-      .dump();
+std::vector<Draft> sampleDrafts(const Problem& p, const TrainOptions& o, std::mt19937_64& rng) {
+  std::vector<Draft> drafts = prunedDrafts(p);
+  if (o.screenLimit > 0 && drafts.size() > o.screenLimit) {
+    // Only the drafts the analytic screen passes to the model are ever ranked by it: sample those.
+    std::vector<const Draft*> all;
+    for (const Draft& d : drafts) all.push_back(&d);
+    std::vector<Draft> screened;
+    for (std::size_t i : screenForPrediction(p, all, o.screenLimit, o.eval.optimizer))
+      screened.push_back(drafts[i]);
+    drafts = std::move(screened);
+  }
+  std::shuffle(drafts.begin(), drafts.end(), rng);
+  const auto want = std::min<std::size_t>(
+      o.maxSamplesPerShape,
+      static_cast<std::size_t>(std::ceil(o.sampleFraction * static_cast<double>(drafts.size()))));
+  drafts.resize(std::min(drafts.size(), want));
+  return drafts;
 }
-
-}  // namespace
 
 // The store's options key of a labelling run: results are only reused under the same optimiser passes and
 // the same version of the family's cost model, under the same labelling model.
@@ -120,20 +139,14 @@ std::vector<std::optional<Evaluation>> simulateAll(const Problem& p, std::span<c
   return out;
 }
 
-struct LabelCounts {
-  std::size_t reused = 0;     // labels taken from the store
-  std::size_t simulated = 0;  // simulations run now (bounded ones included)
-  std::size_t bounded = 0;    // stopped past the incumbent: slower than the optimum, no label
-};
+}  // namespace
 
-// Labels `drafts` of `p` by simulation. With a store, labels already stored under the same options are reused
-// and new ones are committed every `batchSize` drafts, so an interrupted run resumes where it stopped. With
-// an incumbent (total cycles of a known draft), the search only needs the optimum: stored labels and every
-// complete simulation lower the incumbent, and drafts that pass it are stopped there and left unlabelled.
-std::vector<std::pair<Draft, Evaluation>> label(const Problem& p, const std::vector<Draft>& drafts,
-                                                const TrainOptions& o, const std::string& what = {},
-                                                LabelCounts* counts = nullptr, std::size_t maxFresh = 0,
-                                                std::atomic<std::int64_t>* incumbent = nullptr) {
+// With an incumbent, stored labels and every complete simulation lower it.
+
+std::vector<std::pair<Draft, Evaluation>> labelDrafts(const Problem& p, const std::vector<Draft>& drafts,
+                                                      const TrainOptions& o, const std::string& what,
+                                                      LabelCounts* counts, std::size_t maxFresh,
+                                                      std::atomic<std::int64_t>* incumbent) {
   EvalOptions eo = o.eval;
   eo.keepUnitStats = false;
   const std::string options = optionsKey(eo, targetOf(p.backend()));
@@ -160,9 +173,9 @@ std::vector<std::pair<Draft, Evaluation>> label(const Problem& p, const std::vec
   }
   if (maxFresh > 0 && todo.size() > maxFresh && drafts.size() > maxFresh) {
     // Too many new simulations: the first maxFresh drafts of the (random) sample instead.
-    return label(p,
-                 std::vector<Draft>(drafts.begin(), drafts.begin() + static_cast<std::ptrdiff_t>(maxFresh)),
-                 o, what, counts, 0, incumbent);
+    return labelDrafts(
+        p, std::vector<Draft>(drafts.begin(), drafts.begin() + static_cast<std::ptrdiff_t>(maxFresh)), o,
+        what, counts, 0, incumbent);
   }
   LabelCounts n;
   n.reused = out.size();
@@ -197,6 +210,8 @@ std::vector<std::pair<Draft, Evaluation>> label(const Problem& p, const std::vec
             [&](const auto& a, const auto& b) { return position.at(a.first.id) < position.at(b.first.id); });
   return out;
 }
+
+namespace {
 
 // Wall-clock seconds per draft of an exhaustive sweep of `drafts` (sorted by id) on the labelling workers,
 // measured on `sample` drafts simulated to the end: four runs of consecutive ids spread over the space, each
@@ -278,23 +293,10 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
       const Problem p(kb, k, parseShape(k, shape));
       recordShape(meta, k, p.shape());
       recordType(meta, kernel, k);
-      std::vector<Draft> drafts = keptDrafts(p);
-      if (o.screenLimit > 0 && drafts.size() > o.screenLimit) {
-        // Only the drafts the analytic screen passes to the model are ever ranked by it: sample those.
-        std::vector<const Draft*> all;
-        for (const Draft& d : drafts) all.push_back(&d);
-        std::vector<Draft> screened;
-        for (std::size_t i : screenForPrediction(p, all, o.screenLimit, o.eval.optimizer))
-          screened.push_back(drafts[i]);
-        drafts = std::move(screened);
-      }
-      std::shuffle(drafts.begin(), drafts.end(), rng);
-      const auto want = std::min<std::size_t>(
-          o.maxSamplesPerShape,
-          static_cast<std::size_t>(std::ceil(o.sampleFraction * static_cast<double>(drafts.size()))));
-      drafts.resize(std::min(drafts.size(), want));
+      const std::vector<Draft> drafts = sampleDrafts(p, o, rng);
       const auto features = target.estimator(p, o.eval.optimizer);
-      for (const auto& [d, e] : label(p, drafts, o, kernel + " " + shape, nullptr, o.maxFreshPerShape)) {
+      for (const auto& [d, e] :
+           labelDrafts(p, drafts, o, kernel + " " + shape, nullptr, o.maxFreshPerShape)) {
         features->features(d, x);
         y.push_back(static_cast<float>(std::log(std::max(1.0, e.timeNs))));
       }
@@ -379,7 +381,7 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
       }
       const Problem p(kb, k, parseShape(k, shape));
       const auto tPredict = Clock::now();
-      const std::vector<Draft> drafts = keptDrafts(p);
+      const std::vector<Draft> drafts = prunedDrafts(p);
       // As the explorer does: the analytic screen, then the model on what it keeps (the rest ranks last).
       std::vector<double> ns(drafts.size(), INFINITY);
       {
@@ -414,8 +416,8 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
       const auto tAll = Clock::now();
       LabelCounts counts;
       std::atomic<std::int64_t> incumbent{pickCycles};
-      const auto labelled =
-          label(p, drafts, o, kernel + " " + shape, &counts, 0, eo.branchAndBound ? &incumbent : nullptr);
+      const auto labelled = labelDrafts(p, drafts, o, kernel + " " + shape, &counts, 0,
+                                        eo.branchAndBound ? &incumbent : nullptr);
       const double labelSeconds = since(tAll);
       r.secondsOptimum += labelSeconds;
       r.bounded += counts.bounded;

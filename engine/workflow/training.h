@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,31 @@ struct TrainOptions {
 /// The store's options key of a labelling run: optimiser passes, the family's cost-model version and, for
 /// the DCC-artifact mode, the labelling model (stored labels of different keys are never reused).
 std::string optionsKey(const EvalOptions& e, const ITarget& t);
+
+/// Every draft of `p` its family keeps after pruning, by id.
+std::vector<Draft> prunedDrafts(const Problem& p);
+
+/// Training's sample of `p`'s drafts (DCC 4.4: `sampleFraction` of the pruned drafts, at most
+/// `maxSamplesPerShape`, from the analytic screen's survivors when `screenLimit` is set), in sampled order.
+/// `rng` carries on from shape to shape, so a suite's samples depend on its order and the seed only.
+std::vector<Draft> sampleDrafts(const Problem& p, const TrainOptions& o, std::mt19937_64& rng);
+
+struct LabelCounts {
+  std::size_t reused = 0;     // labels taken from the store
+  std::size_t simulated = 0;  // simulations run now (bounded ones included)
+  std::size_t bounded = 0;    // stopped past the incumbent: slower than the optimum, no label
+};
+
+/// Labels `drafts` of `p` by simulation on `o.threads` workers. With `o.store`, labels already stored under
+/// the same options are reused and new ones committed every `o.batchSize` drafts, so an interrupted run
+/// resumes where it stopped. `maxFresh` > 0: a sample needing more new simulations is cut to its first
+/// `maxFresh` drafts. With an incumbent (total cycles of a known draft), only the optimum is wanted: drafts
+/// that pass it are stopped there and left unlabelled. Drafts that cannot run carry no label. Returned in
+/// the order of `drafts`.
+std::vector<std::pair<Draft, Evaluation>> labelDrafts(const Problem& p, const std::vector<Draft>& drafts,
+                                                      const TrainOptions& o, const std::string& what = {},
+                                                      LabelCounts* counts = nullptr, std::size_t maxFresh = 0,
+                                                      std::atomic<std::int64_t>* incumbent = nullptr);
 
 /// Samples, labels by simulation, trains. Throws InputError when nothing in the suite runs on `b`.
 Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOptions& o);

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/cli/sweep_mpi.h"
+
+#include <array>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <thread>
+
+#include "engine/common/error.h"
+
+#ifdef PIMSCOPE_WITH_MPI
+#include <mpi.h>
+#endif
+
+namespace pim::cli {
+
+bool mpiBuilt() {
+#ifdef PIMSCOPE_WITH_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool launchedAsRanks() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"}) {
+    if (std::getenv(v)) return true;
+  }
+  return false;
+}
+
+#ifdef PIMSCOPE_WITH_MPI
+namespace {
+
+constexpr int kRequestTag = 1, kReplyTag = 2;
+// A request: {kind, unit, labelled, simulated, microseconds}. The reply: the next unit, or -1 (the end).
+enum Kind : long long { kFirst = 0, kFinished = 1, kLeaving = 2 };
+using Message = std::array<long long, 5>;
+
+class RemoteQueue : public ISweepQueue {
+ public:
+  std::optional<std::size_t> next(const SweepUnitResult* finished) override {
+    Message m{kFirst, -1, 0, 0, 0};
+    if (finished) {
+      m = {finished->cancelled ? kLeaving : kFinished, static_cast<long long>(finished->unit),
+           static_cast<long long>(finished->labelled), static_cast<long long>(finished->simulated),
+           static_cast<long long>(finished->seconds * 1e6)};
+    }
+    MPI_Send(m.data(), static_cast<int>(m.size()), MPI_LONG_LONG, 0, kRequestTag, MPI_COMM_WORLD);
+    if (m[0] == kLeaving) return std::nullopt;  // rank 0 sends no reply to a rank that leaves
+    long long unit = -1;
+    MPI_Recv(&unit, 1, MPI_LONG_LONG, 0, kReplyTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (unit < 0) return std::nullopt;
+    return static_cast<std::size_t>(unit);
+  }
+};
+
+}  // namespace
+
+SweepWorld::SweepWorld() {
+  if (!launchedAsRanks()) return;
+  int provided = 0;
+  // Funneled: only the main thread calls MPI (rank 0's own worker and every labelling thread never do).
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+    throw InputError("sweep: MPI_Init_thread failed");
+  m_initialised = true;
+  MPI_Comm_rank(MPI_COMM_WORLD, &m_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &m_size);
+  MPI_Comm local;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, m_rank, MPI_INFO_NULL, &local);
+  MPI_Comm_size(local, &m_localSize);
+  MPI_Comm_free(&local);
+}
+
+SweepWorld::~SweepWorld() {
+  if (m_initialised) MPI_Finalize();
+}
+
+void SweepWorld::barrier() const {
+  if (m_initialised) MPI_Barrier(MPI_COMM_WORLD);
+}
+
+void SweepWorld::serve(ISweepQueue& queue, const std::function<void()>& localWork) const {
+  std::thread local(localWork);
+  int active = m_size - 1;
+  while (active > 0) {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, kRequestTag, MPI_COMM_WORLD, &flag, &st);
+    if (!flag) {
+      // Polling with a short sleep: a blocking receive would spin a core that rank 0's own worker needs.
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      continue;
+    }
+    Message m{};
+    MPI_Recv(m.data(), static_cast<int>(m.size()), MPI_LONG_LONG, st.MPI_SOURCE, kRequestTag, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    SweepUnitResult r;
+    r.unit = static_cast<std::size_t>(m[1]);
+    r.labelled = static_cast<std::size_t>(m[2]);
+    r.simulated = static_cast<std::size_t>(m[3]);
+    r.seconds = static_cast<double>(m[4]) / 1e6;
+    r.cancelled = m[0] == kLeaving;
+    const auto next = queue.next(m[0] == kFirst ? nullptr : &r);
+    if (r.cancelled) {
+      --active;
+      continue;
+    }
+    long long reply = next ? static_cast<long long>(*next) : -1;
+    MPI_Send(&reply, 1, MPI_LONG_LONG, st.MPI_SOURCE, kReplyTag, MPI_COMM_WORLD);
+    if (!next) --active;
+  }
+  local.join();
+}
+
+std::unique_ptr<ISweepQueue> SweepWorld::remoteQueue() const { return std::make_unique<RemoteQueue>(); }
+
+#else  // one process: a launcher's ranks would each run the whole plan, so they are refused by name
+
+SweepWorld::SweepWorld() {
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (!size) size = std::getenv("PMI_SIZE");
+  if (size && std::atoi(size) > 1)
+    throw InputError(
+        "sweep: started as one of several MPI ranks, but this pimscope-cli was built without MPI "
+        "(install libopenmpi-dev and rebuild; without MPI, run sweep as one process)");
+}
+SweepWorld::~SweepWorld() = default;
+void SweepWorld::barrier() const {}
+void SweepWorld::serve(ISweepQueue& /*queue*/, const std::function<void()>& localWork) const { localWork(); }
+std::unique_ptr<ISweepQueue> SweepWorld::remoteQueue() const {
+  throw InputError("sweep: no MPI in this build");
+}
+
+#endif
+
+}  // namespace pim::cli

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+// A labelling sweep cut into work units (docs/sweep.md): the plan every process derives alike from the
+// backend, the suites and the options, the unit runner that labels one unit into a store, and the queue
+// interface a driver hands units out through (one process here; MPI ranks in app/cli).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/workflow/training.h"
+
+namespace pim {
+
+class ResultsStore;
+
+/// Which drafts of each shape a sweep labels.
+enum class SweepLabels {
+  Sample,  // train's sample (TrainOptions: fraction, cap, screen, seed): `train --db` then reuses every label
+  All,     // every pruned draft: what `evaluate --label-all` and exhaustive searches read
+};
+const char* sweepLabelsName(SweepLabels l);
+/// "sample" or "all"; InputError naming the choices otherwise.
+SweepLabels parseSweepLabels(const std::string& text);
+
+struct SweepOptions {
+  SweepLabels labels = SweepLabels::Sample;
+  std::size_t unitDrafts = 256;  // drafts per work unit at most (a shape is one unit or several)
+  TrainOptions train;            // sampling, simulator options, threads, cancel; `store` is set per unit
+};
+
+/// The drafts of one shape of the suite that the sweep labels, in the order labelling takes them.
+struct SweepShape {
+  std::string kernel, shape;
+  std::vector<Draft> drafts;
+};
+
+/// A work unit: drafts [begin, end) of one shape.
+struct SweepUnit {
+  std::size_t shape = 0, begin = 0, end = 0;
+};
+
+struct SweepPlan {
+  /// SHA-256 of everything that decides the labels (backend and kernel hashes, shapes, options key, mode,
+  /// sampling settings, unit size and every unit's draft ids): completed units are recorded under it, so a
+  /// rerun resumes only the same plan.
+  std::string key;
+  std::string backend;
+  std::vector<SweepShape> shapes;
+  std::vector<SweepUnit> units;
+  std::size_t drafts() const;
+};
+
+/// The plan of labelling `suite` on `b`: deterministic (every rank computes the same one). Kernels that do
+/// not run on `b` are left out; InputError when none does or a unit size of 0 is asked.
+SweepPlan planSweep(const Backend& b, const Suite& suite, const SweepOptions& o);
+
+struct SweepUnitResult {
+  std::size_t unit = 0, labelled = 0, reused = 0, simulated = 0;
+  double seconds = 0;
+  bool cancelled = false;  // stopped by the cancel flag: not recorded as complete
+};
+
+/// Labels unit `unit` of `plan` into `store` (its labels reused, new ones committed in batches) and records
+/// it complete under the plan's key with `rank`, unless cancelled.
+SweepUnitResult runSweepUnit(const Backend& b, const Suite& suite, const SweepPlan& plan, std::size_t unit,
+                             ResultsStore& store, const SweepOptions& o, int rank);
+
+/// The units of `plan` recorded complete in `store`.
+std::set<std::size_t> completedUnits(ResultsStore& store, const SweepPlan& plan);
+
+/// Hands out units to whoever asks (dynamic: no static split leaves a worker idle). next() returns the next
+/// unit to run, or nothing when the sweep is over; `finished` reports the unit the caller ran last (a
+/// cancelled one ends the caller's part: next() then returns nothing).
+class ISweepQueue {
+ public:
+  virtual ~ISweepQueue() = default;
+  virtual std::optional<std::size_t> next(const SweepUnitResult* finished) = 0;
+};
+
+/// One process: the units not yet complete, in plan order.
+class LocalSweepQueue : public ISweepQueue {
+ public:
+  LocalSweepQueue(const SweepPlan& plan, const std::set<std::size_t>& done);
+  std::optional<std::size_t> next(const SweepUnitResult* finished) override;
+
+ private:
+  std::vector<std::size_t> m_todo;
+  std::size_t m_at = 0;
+};
+
+/// Runs units from `queue` into `store` until it is empty or `o.train.cancel` is set. Returns the units this
+/// worker completed.
+std::size_t runSweepWorker(const Backend& b, const Suite& suite, const SweepPlan& plan, ISweepQueue& queue,
+                           ResultsStore& store, const SweepOptions& o, int rank);
+
+}  // namespace pim

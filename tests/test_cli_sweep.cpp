@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// `pimscope-cli sweep` and `merge` as a user runs them: one process, then two MPI ranks under the launcher
+// CMake found (oversubscribed if need be), give the same labels; a rank killed mid-sweep loses at most its
+// unit in flight and the same command resumes; merging is idempotent; bad options are refused by name.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+#include "engine/store/store.h"
+#include "engine/target/registry.h"
+#include "engine/workflow/suite.h"
+#include "tests/cli_run.h"
+#include "tests/store_labels.h"
+
+namespace pim {
+namespace {
+
+using test::cli;
+using test::cliJson;
+using test::expectCliRefused;
+
+std::string quickSuite() { return std::string(PIMSCOPE_TEST_DATA_DIR) + "/../../datasets/suites/quick.json"; }
+
+std::vector<test::Label> labelsIn(const std::string& db) {
+  auto store = ResultsStore::open(db);
+  return test::labelsOf(store, builtinBackend("hbm-pim"), loadSuite(quickSuite()));
+}
+
+TEST(CliSweep, OneProcessLabelsTheSampleAndResumesToNothing) {
+  const test::TempDir dir;
+  const std::string args = "sweep -b hbm-pim --suite " + quickSuite() + " --db " + dir.file("s.db") +
+                           " --unit-drafts 64 --threads 1 --json";
+  const auto first = cliJson(args);
+  ASSERT_TRUE(first.is_object());
+  EXPECT_EQ(first["ranks"], 1);
+  EXPECT_EQ(first["units_run"], first["units"]);
+  EXPECT_EQ(first["units_complete"], first["units"]);
+  EXPECT_EQ(first["simulated"], first["drafts"]);
+  EXPECT_EQ(first["merge"]["results"], first["labelled"]);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("s.db.shards")));  // merged, then removed
+  const auto again = cliJson(args);
+  EXPECT_EQ(again["units_resumed"], first["units"]);
+  EXPECT_EQ(again["units_run"], 0);
+  EXPECT_EQ(again["simulated"], 0);
+  EXPECT_EQ(labelsIn(dir.file("s.db")).size(), first["labelled"].get<std::size_t>());
+}
+
+TEST(CliSweep, MergeIsIdempotent) {
+  const test::TempDir dir;
+  cliJson("sweep -b hbm-pim --suite " + quickSuite() + " --db " + dir.file("a.db") + " --threads 1 --json");
+  const auto once = cliJson("merge --db " + dir.file("m.db") + " " + dir.file("a.db") + " --json");
+  EXPECT_GT(once["results"].get<int>(), 0);
+  const auto twice = cliJson("merge --db " + dir.file("m.db") + " " + dir.file("a.db") + " --json");
+  EXPECT_EQ(twice["results"], 0);
+  EXPECT_EQ(twice["disagreements"], 0);
+  EXPECT_EQ(labelsIn(dir.file("m.db")), labelsIn(dir.file("a.db")));
+}
+
+TEST(CliSweep, RefusesBadOptionsByName) {
+  const test::TempDir dir;
+  const std::string base = "sweep -b hbm-pim --suite " + quickSuite() + " --db " + dir.file("x.db");
+  expectCliRefused(base + " --labels every", {"--labels", "'every'", "sample, all"});
+  expectCliRefused(base + " --unit-drafts 0", {"--unit-drafts"});
+  expectCliRefused("merge --db " + dir.file("m.db") + " " + dir.file("missing.db"), {"missing.db"});
+}
+
+#ifdef PIMSCOPE_MPIEXEC
+// The launcher line: oversubscribed (CI has 2 cores), allowed as root (CI containers), and under the
+// sanitizers without leak reports (MPI's own allocations at exit are not ours).
+std::string launcher(int ranks) {
+  return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+         "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" " +
+         std::string(PIMSCOPE_MPIEXEC) + " --oversubscribe -n " + std::to_string(ranks);
+}
+
+test::CliRun runRanks(int ranks, const std::string& args) {
+  return test::runCli(args, test::cliScratch().file("mpi_err.txt"), launcher(ranks));
+}
+
+TEST(CliSweepMpi, TwoRanksGiveTheSingleProcessStore) {
+  const test::TempDir dir;
+  const std::string common = "sweep -b hbm-pim --suite " + quickSuite() + " --unit-drafts 32 --json --db ";
+  cliJson(common + dir.file("one.db") + " --threads 1");
+  const test::CliRun two = runRanks(2, common + dir.file("two.db"));
+  ASSERT_EQ(two.code, 0) << two.err;
+  const auto j = nlohmann::json::parse(two.out);
+  EXPECT_EQ(j["ranks"], 2);
+  EXPECT_EQ(j["threads_per_rank"], 1);  // the machine's threads shared by its two ranks
+  EXPECT_EQ(j["units_complete"], j["units"]);
+  EXPECT_EQ(labelsIn(dir.file("two.db")), labelsIn(dir.file("one.db")));
+  // Both ranks worked: each shard recorded units before the merge.
+  auto store = ResultsStore::open(dir.file("two.db"));
+  EXPECT_EQ(store.sweepUnits(j["plan"].get<std::string>()).size(), j["units"].get<std::size_t>());
+}
+
+// The number of units of `plan` recorded complete in the shards of `dir` so far.
+std::size_t unitsInShards(const std::string& dir, const std::string& plan) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".db") continue;
+    try {
+      auto s = ResultsStore::open(e.path().string());
+      n += s.sweepUnits(plan).size();
+    } catch (const InputError&) {
+    }
+  }
+  return n;
+}
+
+TEST(CliSweepMpi, AKilledRankLosesAtMostItsUnitAndTheSameCommandResumes) {
+  const test::TempDir dir;
+  const std::string common = "sweep -b hbm-pim --suite " + quickSuite() + " --unit-drafts 2 --json --db ";
+  const std::string plan = cliJson(common + dir.file("one.db") + " --threads 1")["plan"];
+  const std::string args = common + dir.file("two.db");
+  // Start two ranks in the background, and kill one of them (a child of the launcher) once units complete.
+  const std::string pidFile = dir.file("mpirun.pid");
+  const std::string start = launcher(2) + " " + std::string(PIMSCOPE_CLI) + " " + args + " >" +
+                            dir.file("killed.out") + " 2>" + dir.file("killed.err") + " & echo $! >" +
+                            pidFile;
+  ASSERT_EQ(std::system(start.c_str()), 0);
+  std::ifstream pidIn(pidFile);
+  long launcherPid = 0;
+  pidIn >> launcherPid;
+  ASSERT_GT(launcherPid, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (unitsInShards(dir.file("two.db.shards"), plan) < 20 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const std::string kill = "pkill -KILL -n -P " + std::to_string(launcherPid);
+  ASSERT_EQ(std::system(kill.c_str()), 0) << "no rank to kill: the sweep ended before 20 units";
+  // The launcher takes the other rank down and exits.
+  for (int i = 0; i < 600 && ::kill(static_cast<pid_t>(launcherPid), 0) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::size_t survived = unitsInShards(dir.file("two.db.shards"), plan);
+  EXPECT_GE(survived, 20u);
+  const test::CliRun resumed = runRanks(2, args);
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  const auto j = nlohmann::json::parse(resumed.out);
+  EXPECT_GE(j["units_resumed"].get<std::size_t>(), survived);
+  EXPECT_EQ(j["units_complete"], j["units"]);
+  EXPECT_EQ(labelsIn(dir.file("two.db")), labelsIn(dir.file("one.db")));
+}
+#else
+TEST(CliSweepMpi, SkippedWithoutMpi) {
+  GTEST_SKIP() << "built without MPI: the multi-rank sweep is not tested";
+}
+#endif
+
+}  // namespace
+}  // namespace pim
