@@ -186,13 +186,18 @@ void runSweep(const SweepCmd& o) {
   const SweepPlan plan = planSweep(b, suite, so);
   const double planSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
 
+  // Each shard is open on one machine at a time (SQLite's WAL needs that on a shared filesystem): rank 0
+  // reads them for completed units before the barrier, each rank writes its own between the barriers, and
+  // rank 0 merges them after the second.
   if (world.rank() != 0) {
+    world.barrier();
     const auto queue = world.remoteQueue();
     runWorker(o, b, suite, plan, *queue, so, world.rank());
-    world.barrier();  // shards closed before rank 0 merges them
+    world.barrier();
     return;
   }
   const std::set<std::size_t> done = unitsAlreadyDone(o, plan);
+  world.barrier();
   CoordinatedQueue queue(plan, done, world.size(), interrupted());
   std::exception_ptr localError;
   const auto t1 = Clock::now();
