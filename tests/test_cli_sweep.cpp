@@ -67,6 +67,10 @@ TEST(CliSweep, RefusesBadOptionsByName) {
   expectCliRefused(base + " --labels every", {"--labels", "'every'", "sample, all"});
   expectCliRefused(base + " --unit-drafts 0", {"--unit-drafts"});
   expectCliRefused("merge --db " + dir.file("m.db") + " " + dir.file("missing.db"), {"missing.db"});
+  std::ofstream(dir.file("empty.db")).flush();
+  expectCliRefused("merge --db " + dir.file("m.db") + " " + dir.file("empty.db"),
+                   {"empty.db", "an empty file"});
+  EXPECT_EQ(std::filesystem::file_size(dir.file("empty.db")), 0u);
 }
 
 #ifdef PIMSCOPE_MPIEXEC

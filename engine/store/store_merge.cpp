@@ -115,13 +115,16 @@ class AttachedShard {
 };
 
 /// Refuses what cannot be merged before anything is opened: a merge inside a transaction (ATTACH would
-/// fail), a missing shard (open() would create it), and this store itself.
+/// fail), a missing or empty shard (open() would create a store in it), and this store itself.
 void refuseUnmergeable(const Impl& impl, const std::string& shardPath) {
   if (impl.txDepth > 0)
     impl.failMsg("mergeFrom", "cannot merge inside an open transaction (SQLite attaches only outside one)");
   std::error_code ec;
   if (shardPath == ":memory:" || !std::filesystem::is_regular_file(shardPath, ec))
     throw InputError(shardPath + ": no results store to merge (not an existing file)");
+  // open() would make an empty file a new store: an input is never changed into one.
+  if (std::filesystem::file_size(shardPath, ec) == 0 && !ec)
+    throw InputError(shardPath + ": an empty file, not a results store to merge");
   if (impl.path != ":memory:" && std::filesystem::equivalent(shardPath, impl.path, ec))
     impl.failMsg("mergeFrom", shardPath + " is this store itself; a store cannot be merged into itself");
 }
