@@ -73,6 +73,24 @@ TEST(CliSweep, RefusesBadOptionsByName) {
   EXPECT_EQ(std::filesystem::file_size(dir.file("empty.db")), 0u);
 }
 
+TEST(CliTrainActive, PrintsItsRoundsAndRefusesBadSettings) {
+  const test::TempDir dir;
+  std::ofstream(dir.file("one.json")) << R"({"name": "one", "kernels": {"red": ["b=1,n=1024"]}})";
+  const std::string base = "train -b hbm-pim --suite " + dir.file("one.json") + " --out " + dir.file("m") +
+                           " --active --max-rounds 20 --threads 1";
+  const auto j = cliJson(base + " --active-rounds 3 --json");
+  ASSERT_TRUE(j.is_object());
+  ASSERT_TRUE(j["active"].is_object());
+  const auto& rounds = j["active"]["rounds"];
+  ASSERT_GE(rounds.size(), 1u);
+  EXPECT_LE(rounds.size(), 3u);
+  EXPECT_EQ(j["samples"].get<std::size_t>() + j["validation_samples"].get<std::size_t>(),
+            rounds.back()["labels"].get<std::size_t>());
+  EXPECT_LT(rounds.back()["labels"].get<double>(), 0.15 * j["active"]["drafts"].get<double>());
+  expectCliRefused(base + " --active-seed 2", {"--active-seed"});
+  expectCliRefused(base + " --active-batch 0", {"--active-batch"});
+}
+
 #ifdef PIMSCOPE_MPIEXEC
 // The launcher line: oversubscribed (CI has 2 cores), allowed as root (CI containers), and under the
 // sanitizers without leak reports (MPI's own allocations at exit are not ours).

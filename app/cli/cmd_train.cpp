@@ -11,6 +11,7 @@
 #include "engine/search/explorer.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
+#include "engine/workflow/active_learning.h"
 #include "engine/workflow/training.h"
 
 namespace pim::cli {
@@ -22,8 +23,9 @@ struct TrainCmd {
   std::size_t maxSamples = 400, maxFresh = 0, screenLimit = 0;
   std::uint64_t seed = 42;
   unsigned threads = 0;
-  bool json = false;
-  XgbParams xgb;  // the boosting settings --learning-rate, --max-depth and --max-rounds change
+  bool json = false, active = false;
+  ActiveOptions activeOptions;  // --active-seed, --active-batch, --active-rounds
+  XgbParams xgb;                // the boosting settings --learning-rate, --max-depth and --max-rounds change
 };
 
 // Progress lines of train and evaluate: shapes of the suite, and drafts labelled within the current shape
@@ -40,6 +42,27 @@ struct SuiteProgress {
                  drafts(what, static_cast<double>(done), static_cast<double>(total)));
   }
 };
+
+nlohmann::json activeJson(const ActiveResult& a) {
+  nlohmann::json rounds = nlohmann::json::array();
+  for (const ActiveRound& r : a.rounds)
+    rounds.push_back({{"labels", r.labels}, {"picks_changed", r.picksChanged}});
+  return {{"drafts", a.drafts}, {"rounds", rounds}};
+}
+
+std::string activeText(const ActiveResult& a) {
+  std::string out = "active learning over " + grouped(a.drafts) + " pruned drafts:\n";
+  for (std::size_t i = 0; i < a.rounds.size(); ++i) {
+    const ActiveRound& r = a.rounds[i];
+    char pct[32];
+    std::snprintf(
+        pct, sizeof pct, "%.2f",
+        100.0 * static_cast<double>(r.labels) / static_cast<double>(std::max<std::size_t>(1, a.drafts)));
+    out += "  round " + std::to_string(i + 1) + ": " + grouped(r.labels) + " labels (" + pct + "%), " +
+           std::to_string(r.picksChanged) + " picks improved\n";
+  }
+  return out;
+}
 
 void runTrain(const TrainCmd& o) {
   installInterruptHandler();
@@ -69,7 +92,13 @@ void runTrain(const TrainCmd& o) {
   to.labelProgress = [&](const std::string& what, std::size_t done, std::size_t total) {
     progress.labelled(what, done, total);
   };
-  const Predictor p = trainPredictor(b, suite, to);
+  std::optional<ActiveResult> active;
+  if (o.active) {
+    ActiveOptions ao = o.activeOptions;
+    ao.train = to;
+    active.emplace(trainActive(b, suite, ao));
+  }
+  const Predictor p = active ? std::move(active->predictor) : trainPredictor(b, suite, to);
   if (stderrIsTerminal()) std::cerr << "\r\033[K";
   if (interrupted().load()) throw InputError("train: interrupted; labelled batches are kept in " + o.db);
   p.save(outDir);
@@ -84,9 +113,11 @@ void runTrain(const TrainCmd& o) {
                {"validation_mape", m.validationMape},
                {"label_seconds", m.labelSeconds},
                {"train_seconds", m.trainSeconds},
-               {"kernels", m.kernels}});
+               {"kernels", m.kernels},
+               {"active", active ? activeJson(*active) : nlohmann::json()}});
     return;
   }
+  if (active) std::cout << activeText(*active);
   std::cout << "trained " << b.name << " on " << m.samples << " drafts (" << m.validationSamples
             << " for validation), " << m.rounds << " rounds, validation error " << m.validationMape << "%\n"
             << "wrote " << Predictor::files(outDir, b.name)[0] << " and "
@@ -227,6 +258,16 @@ void registerTrainCommands(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
   addThreadsOption(cmd, t->threads);
+  cmd->add_flag(
+      "--active", t->active,
+      "active learning: a random seed set, then rounds labelling the drafts an ensemble is least sure "
+      "of near the predicted best, until no shape's best labelled draft improves (docs/sweep.md)");
+  cmd->add_option("--active-seed", t->activeOptions.seedFraction, "seed set: fraction of each shape's drafts")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--active-batch", t->activeOptions.perRound, "drafts labelled per shape per round")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  cmd->add_option("--active-rounds", t->activeOptions.maxRounds, "rounds at most")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000}));
   cmd->add_flag("--json", t->json, "machine-readable output");
   cmd->callback([t] { runTrain(*t); });
 

@@ -262,6 +262,44 @@ void recordShape(TrainingMetadata& meta, const Kernel& k, const Shape& shape) {
 }
 }  // namespace
 
+XgbModel fitModel(const std::vector<float>& x, const std::vector<float>& y, std::size_t cols,
+                  const TrainOptions& o, std::mt19937_64& rng, TrainingMetadata& meta) {
+  const std::size_t rows = y.size();
+  // Random split: validation rows for early stopping and the expected error.
+  std::vector<std::size_t> order(rows);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  const std::size_t nValid = std::max<std::size_t>(1, static_cast<std::size_t>(o.validationFraction * rows));
+  std::vector<float> xt, yt, xv, yv;
+  for (std::size_t i = 0; i < rows; ++i) {
+    auto& X = i < nValid ? xv : xt;
+    auto& Y = i < nValid ? yv : yt;
+    X.insert(X.end(), x.begin() + static_cast<std::ptrdiff_t>(order[i] * cols),
+             x.begin() + static_cast<std::ptrdiff_t>((order[i] + 1) * cols));
+    Y.push_back(y[order[i]]);
+  }
+  const auto t1 = Clock::now();
+  XgbParams params = o.xgb;
+  params.seed = o.seed;
+  meta.learningRate = params.learningRate;
+  meta.maxDepth = params.maxDepth;
+  TrainReport report;
+  XgbModel model = XgbModel::train(xt, yt.size(), cols, yt, xv, yv.size(), yv, params, &report);
+  meta.trainSeconds = since(t1);
+  meta.rounds = report.rounds;
+  meta.bestIteration = report.bestIteration;
+  meta.samples = yt.size();
+  meta.validationSamples = yv.size();
+  const auto pv = model.predict(xv, yv.size(), cols);
+  double mape = 0;
+  for (std::size_t i = 0; i < yv.size(); ++i) {
+    mape += std::abs(std::exp(static_cast<double>(pv[i])) - std::exp(static_cast<double>(yv[i]))) /
+            std::exp(static_cast<double>(yv[i]));
+  }
+  meta.validationMape = 100.0 * mape / static_cast<double>(yv.size());
+  return model;
+}
+
 Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOptions& o) {
   const auto t0 = Clock::now();
   const ITarget& target = targetOf(b);
@@ -308,38 +346,7 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
   if (rows < 10)
     throw InputError("train: fewer than 10 labelled drafts for " + b.name + " in suite " + suite.name);
 
-  // Random split: validation rows for early stopping and the expected error.
-  std::vector<std::size_t> order(rows);
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), rng);
-  const std::size_t nValid = std::max<std::size_t>(1, static_cast<std::size_t>(o.validationFraction * rows));
-  std::vector<float> xt, yt, xv, yv;
-  for (std::size_t i = 0; i < rows; ++i) {
-    auto& X = i < nValid ? xv : xt;
-    auto& Y = i < nValid ? yv : yt;
-    X.insert(X.end(), x.begin() + static_cast<std::ptrdiff_t>(order[i] * cols),
-             x.begin() + static_cast<std::ptrdiff_t>((order[i] + 1) * cols));
-    Y.push_back(y[order[i]]);
-  }
-  const auto t1 = Clock::now();
-  XgbParams params = o.xgb;
-  params.seed = o.seed;
-  meta.learningRate = params.learningRate;
-  meta.maxDepth = params.maxDepth;
-  TrainReport report;
-  XgbModel model = XgbModel::train(xt, yt.size(), cols, yt, xv, yv.size(), yv, params, &report);
-  meta.trainSeconds = since(t1);
-  meta.rounds = report.rounds;
-  meta.bestIteration = report.bestIteration;
-  meta.samples = yt.size();
-  meta.validationSamples = yv.size();
-  const auto pv = model.predict(xv, yv.size(), cols);
-  double mape = 0;
-  for (std::size_t i = 0; i < yv.size(); ++i) {
-    mape += std::abs(std::exp(static_cast<double>(pv[i])) - std::exp(static_cast<double>(yv[i]))) /
-            std::exp(static_cast<double>(yv[i]));
-  }
-  meta.validationMape = 100.0 * mape / static_cast<double>(yv.size());
+  XgbModel model = fitModel(x, y, cols, o, rng, meta);
   Predictor pred(std::move(model), featureNames, meta);
   if (o.store) {
     const auto bytes = pred.model().save();

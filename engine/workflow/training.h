@@ -69,6 +69,12 @@ std::vector<std::pair<Draft, Evaluation>> labelDrafts(const Problem& p, const st
                                                       LabelCounts* counts = nullptr, std::size_t maxFresh = 0,
                                                       std::atomic<std::int64_t>* incumbent = nullptr);
 
+/// Fits one model on `y.size()` rows of `cols` features (labels: log time in ns): a random split (`rng`)
+/// keeps `o.validationFraction` of the rows for early stopping and the expected error; fills `meta`'s
+/// training fields (rounds, samples, validation error, learning rate, depth).
+XgbModel fitModel(const std::vector<float>& x, const std::vector<float>& y, std::size_t cols,
+                  const TrainOptions& o, std::mt19937_64& rng, TrainingMetadata& meta);
+
 /// Samples, labels by simulation, trains. Throws InputError when nothing in the suite runs on `b`.
 Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOptions& o);
 
