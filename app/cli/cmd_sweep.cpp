@@ -166,6 +166,63 @@ nlohmann::json mergeJson(const MergeTotals& t) {
           {"disagreements", t.sum.disagreements}};
 }
 
+// What one sweep run did, for its summary.
+struct SweepSummary {
+  std::string backend;
+  const SweepPlan& plan;
+  const SweepOptions& options;
+  int ranks;
+  std::size_t resumed, complete;
+  double planSeconds, seconds;
+  const CoordinatedQueue& queue;
+  const MergeTotals& merged;
+};
+
+void printSweep(const SweepCmd& o, const SweepSummary& r) {
+  const double rate = r.seconds > 0 ? static_cast<double>(r.queue.simulated) / r.seconds : 0.0;
+  if (o.json) {
+    printJson({{"backend", r.backend},
+               {"plan", r.plan.key},
+               {"labels", sweepLabelsName(r.options.labels)},
+               {"units", r.plan.units.size()},
+               {"drafts", r.plan.drafts()},
+               {"shapes", r.plan.shapes.size()},
+               {"ranks", r.ranks},
+               {"threads_per_rank", r.options.train.threads},
+               {"units_resumed", r.resumed},
+               {"units_run", r.queue.unitsRun},
+               {"units_complete", r.complete},
+               {"labelled", r.queue.labelled},
+               {"simulated", r.queue.simulated},
+               {"reused", r.queue.reused},
+               {"plan_seconds", r.planSeconds},
+               {"seconds", r.seconds},
+               {"busy_seconds", r.queue.busySeconds},
+               {"simulations_per_second", rate},
+               {"bytes_per_unit", SweepWorld::kBytesPerUnit},
+               {"interrupted", interrupted().load()},
+               {"merge", mergeJson(r.merged)},
+               {"db", o.db}});
+    return;
+  }
+  std::cout << "sweep " << r.plan.key.substr(0, 12) << ": " << r.plan.units.size() << " units, "
+            << grouped(r.plan.drafts()) << " drafts of " << r.plan.shapes.size() << " shapes on " << r.backend
+            << " (" << sweepLabelsName(r.options.labels) << "), " << r.ranks
+            << (r.ranks == 1 ? " rank" : " ranks") << " x " << r.options.train.threads << " threads\n"
+            << "  " << r.resumed << " units complete before this run; ran " << r.queue.unitsRun << " in "
+            << fixed(r.seconds, 1) << " s: " << grouped(r.queue.simulated) << " simulations ("
+            << fixed(rate, 0) << "/s), " << grouped(r.queue.reused) << " labels reused\n"
+            << "  merged " << r.merged.shards << " shards into " << o.db << ": "
+            << grouped(r.merged.sum.results) << " new labels";
+  if (r.merged.sum.disagreements)
+    std::cout << ", " << r.merged.sum.disagreements << " labels that differ between shards (first kept)";
+  std::cout << "\n";
+  if (r.complete != r.plan.units.size())
+    std::cout << "  incomplete: " << r.plan.units.size() - r.complete
+              << " units left; rerun the same command to resume (shards kept in " << shardDir(o).string()
+              << ")\n";
+}
+
 void runSweep(const SweepCmd& o) {
   installInterruptHandler();
   SweepWorld world;
@@ -218,48 +275,7 @@ void runSweep(const SweepCmd& o) {
   const bool finished = complete == plan.units.size() && !localError;
   if (finished) removeShards(shardDir(o), shards);
   if (localError) std::rethrow_exception(localError);
-  const double rate = seconds > 0 ? static_cast<double>(queue.simulated) / seconds : 0.0;
-  if (o.json) {
-    printJson({{"backend", b.name},
-               {"plan", plan.key},
-               {"labels", sweepLabelsName(so.labels)},
-               {"units", plan.units.size()},
-               {"drafts", plan.drafts()},
-               {"shapes", plan.shapes.size()},
-               {"ranks", world.size()},
-               {"threads_per_rank", so.train.threads},
-               {"units_resumed", done.size()},
-               {"units_run", queue.unitsRun},
-               {"units_complete", complete},
-               {"labelled", queue.labelled},
-               {"simulated", queue.simulated},
-               {"reused", queue.reused},
-               {"plan_seconds", planSeconds},
-               {"seconds", seconds},
-               {"busy_seconds", queue.busySeconds},
-               {"simulations_per_second", rate},
-               {"bytes_per_unit", SweepWorld::kBytesPerUnit},
-               {"interrupted", interrupted().load()},
-               {"merge", mergeJson(merged)},
-               {"db", o.db}});
-    return;
-  }
-  std::cout << "sweep " << plan.key.substr(0, 12) << ": " << plan.units.size() << " units, "
-            << grouped(plan.drafts()) << " drafts of " << plan.shapes.size() << " shapes on " << b.name
-            << " (" << sweepLabelsName(so.labels) << "), " << world.size()
-            << (world.size() == 1 ? " rank" : " ranks") << " x " << so.train.threads << " threads\n"
-            << "  " << done.size() << " units complete before this run; ran " << queue.unitsRun << " in "
-            << fixed(seconds, 1) << " s: " << grouped(queue.simulated) << " simulations (" << fixed(rate, 0)
-            << "/s), " << grouped(queue.reused) << " labels reused\n"
-            << "  merged " << merged.shards << " shards into " << o.db << ": " << grouped(merged.sum.results)
-            << " new labels";
-  if (merged.sum.disagreements)
-    std::cout << ", " << merged.sum.disagreements << " labels that differ between shards (first kept)";
-  std::cout << "\n";
-  if (!finished)
-    std::cout << "  incomplete: " << plan.units.size() - complete
-              << " units left; rerun the same command to resume (shards kept in " << shardDir(o).string()
-              << ")\n";
+  printSweep(o, {b.name, plan, so, world.size(), done.size(), complete, planSeconds, seconds, queue, merged});
 }
 
 struct MergeCmd {

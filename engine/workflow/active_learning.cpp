@@ -66,6 +66,64 @@ void trainingRows(const std::vector<ShapeState>& shapes, std::size_t cols, std::
   }
 }
 
+// A shape's pruned drafts and their features, with its random seed set labelled.
+ShapeState prepareShape(std::unique_ptr<Problem> problem, const ITarget& target, const ActiveOptions& o,
+                        std::mt19937_64& rng) {
+  ShapeState s;
+  s.problem = std::move(problem);
+  s.drafts = prunedDrafts(*s.problem);
+  const auto estimator = target.estimator(*s.problem, o.train.eval.optimizer);
+  for (const Draft& d : s.drafts) estimator->features(d, s.features);
+  s.labels.assign(s.drafts.size(), std::nullopt);
+  std::vector<std::size_t> order(s.drafts.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  const auto seed = std::max<std::size_t>(
+      o.minSeed, static_cast<std::size_t>(std::ceil(o.seedFraction * static_cast<double>(order.size()))));
+  order.resize(std::min(order.size(), seed));
+  label(s, order, o.train);
+  s.best = bestLabel(s);
+  return s;
+}
+
+// One round on one shape: the ensemble's mean and spread for every draft, then the predicted best and the
+// unlabelled drafts that could be best (lowest mean minus spread) labelled. True when the pick improved.
+bool labelRound(ShapeState& s, const std::vector<XgbModel>& models, std::size_t cols,
+                const ActiveOptions& o) {
+  const std::size_t n = s.drafts.size();
+  std::vector<double> mean(n, 0), sq(n, 0);
+  for (const XgbModel& model : models) {
+    const auto p = model.predict(s.features, n, cols);
+    for (std::size_t i = 0; i < n; ++i) {
+      mean[i] += p[i];
+      sq[i] += static_cast<double>(p[i]) * p[i];
+    }
+  }
+  const double m = static_cast<double>(models.size());
+  std::vector<double> lcb(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    mean[i] /= m;
+    lcb[i] = mean[i] - std::sqrt(std::max(0.0, sq[i] / m - mean[i] * mean[i]));
+  }
+  const auto pick = static_cast<std::size_t>(std::min_element(mean.begin(), mean.end()) - mean.begin());
+  // Next: the unlabelled drafts that could be best (lowest mean minus spread), the pick first.
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!s.labels[i]) todo.push_back(i);
+  }
+  std::sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t c) {
+    return a == pick ? c != pick : c != pick && lcb[a] < lcb[c];
+  });
+  todo.resize(std::min(todo.size(), o.perRound));
+  if (!todo.empty()) label(s, todo, o.train);
+  // The pick is the best labelled draft (what the predictor strategy confirms by simulation); near-ties
+  // in the predictions may trade places without changing it.
+  const float best = bestLabel(s);
+  const bool improved = best < s.best;
+  s.best = best;
+  return improved;
+}
+
 }  // namespace
 
 ActiveResult trainActive(const Backend& b, const Suite& suite, const ActiveOptions& o) {
@@ -85,21 +143,10 @@ ActiveResult trainActive(const Backend& b, const Suite& suite, const ActiveOptio
     if (!targetOf(kb).check(kb, k).empty()) continue;
     meta.kernels.push_back(kernel);
     for (const std::string& shape : list) {
-      ShapeState s;
-      s.problem = std::make_unique<Problem>(kb, k, parseShape(k, shape));
-      s.drafts = prunedDrafts(*s.problem);
-      const auto estimator = target.estimator(*s.problem, o.train.eval.optimizer);
-      for (const Draft& d : s.drafts) estimator->features(d, s.features);
-      s.labels.assign(s.drafts.size(), std::nullopt);
-      std::vector<std::size_t> order(s.drafts.size());
-      std::iota(order.begin(), order.end(), 0);
-      std::shuffle(order.begin(), order.end(), rng);
-      const auto seed = std::max<std::size_t>(
-          o.minSeed, static_cast<std::size_t>(std::ceil(o.seedFraction * static_cast<double>(order.size()))));
-      order.resize(std::min(order.size(), seed));
-      label(s, order, o.train);
-      s.best = bestLabel(s);
-      shapes.push_back(std::move(s));
+      auto problem = std::make_unique<Problem>(kb, k, parseShape(k, shape));
+      recordShape(meta, k, problem->shape());
+      recordType(meta, kernel, k);
+      shapes.push_back(prepareShape(std::move(problem), target, o, rng));
     }
   }
   if (shapes.empty())
@@ -109,6 +156,7 @@ ActiveResult trainActive(const Backend& b, const Suite& suite, const ActiveOptio
   for (const auto& s : shapes) drafts += s.drafts.size();
   std::size_t stable = 0;
   for (std::size_t round = 0; round < o.maxRounds && stable < o.stableRounds; ++round) {
+    if (o.train.cancel && o.train.cancel->load()) break;  // the caller reports it; the labels are stored
     std::vector<float> x, y;
     trainingRows(shapes, cols, x, y);
     if (y.size() < 10) throw InputError("train --active: fewer than 10 labelled drafts for " + b.name);
@@ -122,37 +170,7 @@ ActiveResult trainActive(const Backend& b, const Suite& suite, const ActiveOptio
     }
     ActiveRound ar;
     for (auto& s : shapes) {
-      const std::size_t n = s.drafts.size();
-      std::vector<double> mean(n, 0), sq(n, 0);
-      for (const XgbModel& model : models) {
-        const auto p = model.predict(s.features, n, cols);
-        for (std::size_t i = 0; i < n; ++i) {
-          mean[i] += p[i];
-          sq[i] += static_cast<double>(p[i]) * p[i];
-        }
-      }
-      const double m = static_cast<double>(models.size());
-      std::vector<double> lcb(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        mean[i] /= m;
-        lcb[i] = mean[i] - std::sqrt(std::max(0.0, sq[i] / m - mean[i] * mean[i]));
-      }
-      const auto pick = static_cast<std::size_t>(std::min_element(mean.begin(), mean.end()) - mean.begin());
-      // Next: the unlabelled drafts that could be best (lowest mean minus spread), the pick first.
-      std::vector<std::size_t> todo;
-      for (std::size_t i = 0; i < n; ++i) {
-        if (!s.labels[i]) todo.push_back(i);
-      }
-      std::sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t c) {
-        return a == pick ? c != pick : c != pick && lcb[a] < lcb[c];
-      });
-      todo.resize(std::min(todo.size(), o.perRound));
-      if (!todo.empty()) label(s, todo, o.train);
-      // The pick is the best labelled draft (what the predictor strategy confirms by simulation); near-ties
-      // in the predictions may trade places without changing it.
-      const float best = bestLabel(s);
-      if (best < s.best) ++ar.picksChanged;
-      s.best = best;
+      if (labelRound(s, models, cols, o)) ++ar.picksChanged;
     }
     ar.labels = labelCount(shapes);
     rounds.push_back(ar);

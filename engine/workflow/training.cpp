@@ -241,8 +241,6 @@ double secondsPerFullSimulation(const Problem& p, const std::vector<Draft>& draf
 
 }  // namespace
 
-namespace {
-/// Adds `k`'s element type (its first tensor's) to those the model saw `name` in.
 void recordType(TrainingMetadata& meta, const std::string& name, const Kernel& k) {
   if (k.tensors.empty()) return;
   auto& types = meta.kernelTypes[name];
@@ -250,7 +248,6 @@ void recordType(TrainingMetadata& meta, const std::string& name, const Kernel& k
   if (std::find(types.begin(), types.end(), t) == types.end()) types.push_back(t);
 }
 
-/// Widens the model's recorded training range of each of `k`'s dimensions to `shape` (ModelFit reads it).
 void recordShape(TrainingMetadata& meta, const Kernel& k, const Shape& shape) {
   auto& ranges = meta.shapeRanges[k.name];
   for (std::size_t d = 0; d < k.dims.size(); ++d) {
@@ -260,7 +257,6 @@ void recordShape(TrainingMetadata& meta, const Kernel& k, const Shape& shape) {
     it->second.second = std::max(it->second.second, v);
   }
 }
-}  // namespace
 
 XgbModel fitModel(const std::vector<float>& x, const std::vector<float>& y, std::size_t cols,
                   const TrainOptions& o, std::mt19937_64& rng, TrainingMetadata& meta) {

@@ -69,6 +69,11 @@ std::vector<std::pair<Draft, Evaluation>> labelDrafts(const Problem& p, const st
                                                       LabelCounts* counts = nullptr, std::size_t maxFresh = 0,
                                                       std::atomic<std::int64_t>* incumbent = nullptr);
 
+/// Adds `k`'s element type (its first tensor's) to those the model saw `name` in.
+void recordType(TrainingMetadata& meta, const std::string& name, const Kernel& k);
+/// Widens the model's recorded training range of each of `k`'s dimensions to `shape` (ModelFit reads it).
+void recordShape(TrainingMetadata& meta, const Kernel& k, const Shape& shape);
+
 /// Fits one model on `y.size()` rows of `cols` features (labels: log time in ns): a random split (`rng`)
 /// keeps `o.validationFraction` of the rows for early stopping and the expected error; fills `meta`'s
 /// training fields (rounds, samples, validation error, learning rate, depth).
