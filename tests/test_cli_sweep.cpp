@@ -115,9 +115,21 @@ TEST(CliSweepMpi, TwoRanksGiveTheSingleProcessStore) {
   EXPECT_EQ(j["threads_per_rank"], 1);  // the machine's threads shared by its two ranks
   EXPECT_EQ(j["units_complete"], j["units"]);
   EXPECT_EQ(labelsIn(dir.file("two.db")), labelsIn(dir.file("one.db")));
-  // Both ranks worked: each shard recorded units before the merge.
   auto store = ResultsStore::open(dir.file("two.db"));
   EXPECT_EQ(store.sweepUnits(j["plan"].get<std::string>()).size(), j["units"].get<std::size_t>());
+  // train from either store: the same labels, and the byte-identical model.
+  for (const char* db : {"one.db", "two.db"}) {
+    const auto t = cliJson("train -b hbm-pim --suite " + quickSuite() + " --max-rounds 20 --threads 1 --db " +
+                           dir.file(db) + " --out " + dir.file(std::string("m_") + db) + " --json");
+    EXPECT_EQ(t["samples"].get<std::size_t>() + t["validation_samples"].get<std::size_t>(),
+              j["labelled"].get<std::size_t>());
+  }
+  std::ifstream a(dir.file("m_one.db/hbm-pim.model"), std::ios::binary),
+      b(dir.file("m_two.db/hbm-pim.model"), std::ios::binary);
+  const std::string modelOne{std::istreambuf_iterator<char>(a), {}},
+      modelTwo{std::istreambuf_iterator<char>(b), {}};
+  EXPECT_FALSE(modelOne.empty());
+  EXPECT_EQ(modelOne, modelTwo);
 }
 
 // The number of units of `plan` recorded complete in the shards of `dir` so far.
