@@ -48,14 +48,11 @@ class CoordinatedQueue : public ISweepQueue {
     std::lock_guard lock(m_mutex);
     if (finished && !finished->cancelled) account(*finished);
     if (m_cancel.load()) return std::nullopt;
-    const auto unit = m_inner.next(finished);
-    if (unit) ++m_handedOut;
-    return unit;
+    return m_inner.next(finished);
   }
 
   std::size_t unitsRun = 0, labelled = 0, simulated = 0, reused = 0;
   double busySeconds = 0;
-  std::size_t handedOut() const { return m_handedOut; }
 
  private:
   void account(const SweepUnitResult& r) {
@@ -78,7 +75,7 @@ class CoordinatedQueue : public ISweepQueue {
   int m_ranks;
   const std::atomic<bool>& m_cancel;
   std::mutex m_mutex;
-  std::size_t m_unitsDone = 0, m_draftsDone = 0, m_handedOut = 0;
+  std::size_t m_unitsDone = 0, m_draftsDone = 0;
   EtaMeter m_eta;
 };
 
