@@ -20,6 +20,14 @@ const Suite& quickSuite() {
   return s;
 }
 
+// An empty scratch folder of its own for a benchmark (removed by the caller).
+std::filesystem::path scratchDir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 SweepOptions oneThread() {
   SweepOptions o;
   o.train.threads = 1;
@@ -52,9 +60,7 @@ BENCHMARK(BM_SweepUnitAttacc)->Unit(benchmark::kMillisecond);
 
 /// Merging a shard of the quick suite's sample (1,832 labels) into an empty store.
 void BM_SweepMergeShard(benchmark::State& st) {
-  const auto dir = std::filesystem::temp_directory_path() / "pimscope-bench-sweep-merge";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = scratchDir("pimscope-bench-sweep-merge");
   const std::string shardPath = (dir / "shard-0.db").string();
   const SweepOptions o = oneThread();
   const SweepPlan plan = planSweep(builtinBackend("hbm-pim"), quickSuite(), o);
@@ -78,9 +84,7 @@ BENCHMARK(BM_SweepMergeShard)->Unit(benchmark::kMillisecond);
 
 /// Merging an empty shard: the per-shard cost (validation, attach, one transaction) rank 0 pays per rank.
 void BM_SweepMergeEmptyShard(benchmark::State& st) {
-  const auto dir = std::filesystem::temp_directory_path() / "pimscope-bench-sweep-empty";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = scratchDir("pimscope-bench-sweep-empty");
   const std::string shardPath = (dir / "shard-0.db").string();
   ResultsStore::open(shardPath);
   auto merged = ResultsStore::open((dir / "merged.db").string());

@@ -132,16 +132,7 @@ MergeTotals mergeShards(const std::string& db, const std::vector<fs::path>& shar
   MergeTotals t;
   ResultsStore out = ResultsStore::open(db);
   for (const fs::path& f : shards) {
-    const MergeReport r = out.mergeFrom(f.string());
-    t.sum.backends += r.backends;
-    t.sum.problems += r.problems;
-    t.sum.drafts += r.drafts;
-    t.sum.results += r.results;
-    t.sum.lookup += r.lookup;
-    t.sum.mappings += r.mappings;
-    t.sum.sweepUnits += r.sweepUnits;
-    t.sum.disagreements += r.disagreements;
-    t.sum.modelsSkipped += r.modelsSkipped;
+    t.sum += out.mergeFrom(f.string());
     ++t.shards;
   }
   return t;

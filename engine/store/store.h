@@ -102,6 +102,13 @@ struct SweepUnitRecord {
 struct MergeReport {
   std::int64_t backends = 0, problems = 0, drafts = 0, results = 0, lookup = 0, mappings = 0, sweepUnits = 0;
   std::int64_t disagreements = 0, modelsSkipped = 0;
+  /// Totals over several merges.
+  MergeReport& operator+=(const MergeReport& o) {
+    backends += o.backends, problems += o.problems, drafts += o.drafts, results += o.results;
+    lookup += o.lookup, mappings += o.mappings, sweepUnits += o.sweepUnits;
+    disagreements += o.disagreements, modelsSkipped += o.modelsSkipped;
+    return *this;
+  }
 };
 
 /// A PIMScope results store. Not thread-safe: use one ResultsStore per thread (several processes may share a

@@ -140,7 +140,7 @@ ActiveResult trainActive(const Backend& b, const Suite& suite, const ActiveOptio
   for (const auto& [kernel, list] : suite.kernels) {
     const Kernel k = suite.kernel(kernel);
     const Backend kb = suite.backendFor(b, kernel);
-    if (!targetOf(kb).check(kb, k).empty()) continue;
+    if (!runsOn(kb, k)) continue;
     meta.kernels.push_back(kernel);
     for (const std::string& shape : list) {
       auto problem = std::make_unique<Problem>(kb, k, parseShape(k, shape));

@@ -12,8 +12,6 @@
 namespace pim {
 namespace {
 
-bool runsOn(const Backend& b, const Kernel& k) { return targetOf(b).check(b, k).empty(); }
-
 Problem problemOf(const Backend& b, const Suite& suite, const SweepShape& s) {
   const Kernel k = suite.kernel(s.kernel);
   return Problem(suite.backendFor(b, s.kernel), k, parseShape(k, s.shape));

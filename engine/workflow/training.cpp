@@ -25,8 +25,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-bool runsOn(const Backend& b, const Kernel& k) { return targetOf(b).check(b, k).empty(); }
-
 std::string energyJson(const Evaluation& e) {
   return nlohmann::json{{"act_pre", e.energy.actPre_pJ},         {"rd_wr", e.energy.rdWr_pJ},
                         {"pim_compute", e.energy.pimCompute_pJ}, {"refresh", e.energy.refresh_pJ},
@@ -35,6 +33,8 @@ std::string energyJson(const Evaluation& e) {
 }
 
 }  // namespace
+
+bool runsOn(const Backend& b, const Kernel& k) { return targetOf(b).check(b, k).empty(); }
 
 std::vector<Draft> prunedDrafts(const Problem& p) {
   std::vector<Draft> out;

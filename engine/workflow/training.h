@@ -44,6 +44,9 @@ struct TrainOptions {
 /// the DCC-artifact mode, the labelling model (stored labels of different keys are never reused).
 std::string optionsKey(const EvalOptions& e, const ITarget& t);
 
+/// True when `b`'s family can run `k` (its target's check finds nothing against it).
+bool runsOn(const Backend& b, const Kernel& k);
+
 /// Every draft of `p` its family keeps after pruning, by id.
 std::vector<Draft> prunedDrafts(const Problem& p);
 
