@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "engine/common/error.h"
 #include "engine/hw/backend.h"
@@ -69,6 +70,26 @@ TEST(Features, TheEstimateIsTheTimeAndComputeFeatures) {
   EXPECT_EQ(e.totalNs, f[static_cast<std::size_t>(at("est_total_ns"))]);
   EXPECT_EQ(e.computeCycles, f[static_cast<std::size_t>(at("est_compute_cycles"))]);
   EXPECT_GT(e.totalNs, 0.f);
+}
+
+// An extractor keeps the terms of the last choice of each part (per thread); two extractors used in turn on
+// one thread, and drafts in any order, must give what a fresh extractor gives.
+TEST(Features, CachedPartTermsGiveWhatAFreshExtractorGives) {
+  const auto a = problem("attacc", "attn", "b=4,h=8,l=300,d=128");
+  const auto b = problem("hbm-pim", "gemv", "b=2,out=1024,in=1024");
+  const auto ea = targetOf(a->backend()).estimator(*a, {}), eb = targetOf(b->backend()).estimator(*b, {});
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 400; ++i) {
+    const bool first = i % 3 != 0;
+    const Problem& p = first ? *a : *b;
+    // Neighbouring ids share their outer parts, so the cache is both hit and missed.
+    const std::uint64_t id = (i % 2 ? rng() : i / 2) % p.space().size();
+    const Draft d = p.space().draft(id);
+    std::vector<float> cached, fresh;
+    (first ? *ea : *eb).features(d, cached);
+    targetOf(p.backend()).estimator(p, {})->features(d, fresh);
+    ASSERT_EQ(cached, fresh) << p.title() << " draft " << id;
+  }
 }
 
 TEST(Predictor, BeatsRandomChoiceByAWideMarginOnAHeldOutShape) {

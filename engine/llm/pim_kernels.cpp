@@ -100,17 +100,18 @@ void PimKernelTable::prepare(const std::vector<PimKernel>& kernels, unsigned wor
     for (const PimKernel& k : kernels)
       if (!m_dcc.count(k) && std::find(todo.begin(), todo.end(), k) == todo.end()) todo.push_back(k);
   }
+  const unsigned threads = std::max(1u, workers ? workers : std::thread::hardware_concurrency());
+  const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(todo.size())));
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i; (i = next++) < todo.size();) {
       if (cancel && cancel->load()) return;
-      PimRun r = compile(todo[i], 1);  // one simulation thread each: the compilations run side by side
+      // The compilations run side by side; threads no compilation takes simulate its confirmations.
+      PimRun r = compile(todo[i], threads / n);
       std::lock_guard lock(m_mutex);
       if (m_dcc.emplace(todo[i], std::move(r)).second) m_uncharged.insert(todo[i]);
     }
   };
-  const unsigned n = std::max(1u, std::min<unsigned>(workers ? workers : std::thread::hardware_concurrency(),
-                                                     static_cast<unsigned>(todo.size())));
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < n; ++i) pool.emplace_back(work);
   work();
@@ -187,6 +188,7 @@ PimRun PimKernelTable::compile(const PimKernel& k, unsigned threads) {
     eo.bandErrors = 0;
     eo.boundConfirmations = true;  // only the pick matters here
     eo.predictLimit = m_options.predictLimit;
+    eo.listScreenedOnly = true;  // only the pick is kept
     eo.maxSimulations = m_predictor ? 0 : 64;
     const std::atomic<bool> never{false};
     Explorer ex(*p, eo);

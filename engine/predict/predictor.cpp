@@ -18,7 +18,6 @@
 #include "engine/common/json_output.h"
 #include "engine/common/mapped_file.h"
 #include "engine/common/output_file.h"
-#include "engine/common/threads.h"
 #include "engine/target/registry.h"
 
 namespace pim {
@@ -284,37 +283,6 @@ std::vector<std::size_t> bestPredicted(std::span<const double> predictedNs, std:
   }
   order.resize(keep);
   return order;
-}
-
-std::vector<std::size_t> screenForPrediction(const Problem& p, std::span<const Draft* const> drafts,
-                                             std::size_t limit, const OptimizerOptions& o) {
-  std::vector<std::size_t> chosen(drafts.size());
-  std::iota(chosen.begin(), chosen.end(), 0);
-  const auto estimator = targetOf(p.backend()).estimator(p, o);
-  if (limit == 0 || chosen.size() <= limit || !estimator) return chosen;
-  std::vector<float> estimate(drafts.size());
-  // Contiguous slices on every hardware thread (extraction is const and maps each draft independently).
-  const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t slice = (drafts.size() + threads - 1) / threads;
-  auto work = [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) estimate[i] = estimator->estimate(*drafts[i]).totalNs;
-  };
-  auto workSlice = [&](std::size_t t) {
-    work(std::min(drafts.size(), t * slice), std::min(drafts.size(), (t + 1) * slice));
-  };
-  std::vector<std::thread> pool;
-  const std::size_t started = startThreads(pool, threads - 1, [&](std::size_t t) { workSlice(t + 1); });
-  workSlice(0);
-  // Slices of threads the system would not start are done here.
-  for (std::size_t t = started + 1; t < threads; ++t) workSlice(t);
-  for (auto& t : pool) t.join();
-  // Ties by index so that the same drafts are chosen on every run.
-  std::nth_element(
-      chosen.begin(), chosen.begin() + static_cast<std::ptrdiff_t>(limit), chosen.end(),
-      [&](std::size_t a, std::size_t b) { return std::tie(estimate[a], a) < std::tie(estimate[b], b); });
-  chosen.resize(limit);
-  std::sort(chosen.begin(), chosen.end());
-  return chosen;
 }
 
 }  // namespace pim

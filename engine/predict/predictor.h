@@ -15,6 +15,7 @@
 
 #include "engine/codegen/lowering.h"
 #include "engine/core/problem.h"
+#include "engine/predict/screen.h"
 #include "engine/predict/xgb_model.h"
 
 namespace pim {
@@ -142,12 +143,5 @@ inline constexpr int kDefaultMaxConfirm = 80;
 /// (near-ties the model cannot separate), up to `kMax` drafts in all.
 std::vector<std::size_t> bestPredicted(std::span<const double> predictedNs, std::size_t k, double bandPct = 0,
                                        std::size_t kMax = 0);
-
-/// The drafts the model is asked about: all of them when there are at most `limit` (or `limit` is 0), else
-/// the `limit` best by the analytic time estimate (feature est_total_ns), in index order. Predicting a few
-/// hundred thousand drafts would dominate compile time; the estimate is cheap and keeps the good region.
-/// Shared by the explorer and the Table-4 evaluation.
-std::vector<std::size_t> screenForPrediction(const Problem& p, std::span<const Draft* const> drafts,
-                                             std::size_t limit, const OptimizerOptions& o = {});
 
 }  // namespace pim

@@ -5,11 +5,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <numeric>
 #include <stdexcept>
 #include <thread>
 
 #include "engine/common/error.h"
 #include "engine/common/threads.h"
+#include "engine/predict/screen.h"
 #include "engine/search/strategy.h"
 #include "engine/target/registry.h"
 
@@ -20,6 +22,31 @@ using Clock = std::chrono::steady_clock;
 /// `r` into `e` when it confirms a prediction (a bounded confirmation's lower bound measures nothing).
 void addConfirmation(MeasuredError& e, const DraftRecord& r) {
   if (r.predictedNs && r.simulated && !r.simulated->lowerBound) e.add(*r.predictedNs, r.simulated->timeNs);
+}
+
+/// `records` in id order. The pruner's walk adds part offsets on the way down, so its order is not the ids';
+/// sorting (id, position) pairs and moving each record once, in place along the permutation's cycles, costs a
+/// fraction of sorting the records (10^5-10^6 of them, 112 bytes each).
+void sortById(std::vector<DraftRecord>& records) {
+  const auto byId = [](const DraftRecord& a, const DraftRecord& b) { return a.draft.id < b.draft.id; };
+  if (std::is_sorted(records.begin(), records.end(), byId)) return;
+  std::vector<std::pair<std::uint64_t, std::size_t>> order(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) order[i] = {records[i].draft.id, i};
+  std::sort(order.begin(), order.end());
+  // Position i takes the record at order[i].second; a moved-from position is marked by pointing at itself.
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (order[i].second == i) continue;
+    DraftRecord held = std::move(records[i]);
+    std::size_t j = i;
+    while (order[j].second != i) {
+      const std::size_t from = order[j].second;
+      records[j] = std::move(records[from]);
+      order[j].second = j;
+      j = from;
+    }
+    records[j] = std::move(held);
+    order[j].second = j;
+  }
 }
 }  // namespace
 
@@ -133,7 +160,13 @@ void Explorer::run(const std::atomic<bool>& cancel,
   const StrategyInfo* strategy = &registry.get(m_options.strategy);  // an unknown name fails before any work
   Reporter report(*this, onProgress);
   report.setStage("generating");
-  if (!prepare(cancel, report) || !generate(cancel, strategy->listsKept)) return report.setStage("cancelled");
+  // The screen runs as drafts are generated when only the screened drafts are listed and a model will rank
+  // them (with none, the fallback strategy needs every kept draft).
+  const bool screenNow = m_options.listScreenedOnly && m_options.predictLimit > 0 &&
+                         strategy->predictions != PredictionUse::None &&
+                         (m_options.predictor || m_options.predictorSource);
+  if (!prepare(cancel, report) || !generate(cancel, strategy->listsKept, screenNow))
+    return report.setStage("cancelled");
   const Predictor* predictor = nullptr;
   if (strategy->predictions != PredictionUse::None && !predict(cancel, report, predictor))
     return report.setStage("cancelled");
@@ -170,7 +203,7 @@ bool Explorer::prepare(const std::atomic<bool>& cancel, Reporter& report) {
   return targetOf(m_problem.backend()).prepare(m_problem, control);
 }
 
-bool Explorer::generate(const std::atomic<bool>& cancel, bool listKept) {
+bool Explorer::generate(const std::atomic<bool>& cancel, bool listKept, bool screenNow) {
   const std::unique_ptr<ICandidateSpace> space =
       targetOf(m_problem.backend())
           .candidates(m_problem, m_options.rules,
@@ -184,18 +217,31 @@ bool Explorer::generate(const std::atomic<bool>& cancel, bool listKept) {
   }
   if (!listKept) return !cancel.load();
   std::vector<DraftRecord> records;
-  records.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(counts.remaining, 1u << 22)));
   bool cancelled = false;
-  space->forEachKept([&](const Draft& d) {
-    records.push_back(DraftRecord{d, {}, {}, {}, {}});
-    if ((records.size() & 4095) == 0 && cancel.load()) cancelled = true;
+  const auto cancelledEvery4096 = [&](std::size_t seen) {
+    if ((seen & 4095) == 0 && cancel.load()) cancelled = true;
     return !cancelled;
-  });
-  std::sort(records.begin(), records.end(),
-            [](const auto& a, const auto& b) { return a.draft.id < b.draft.id; });
+  };
+  if (screenNow) {
+    ScreenShortlist shortlist(m_problem, m_options.predictLimit, m_options.eval.optimizer);
+    std::size_t seen = 0;
+    space->forEachKept([&](const Draft& d) {
+      shortlist.offer(d);
+      return cancelledEvery4096(++seen);
+    });
+    for (Draft& d : shortlist.take()) records.push_back(DraftRecord{std::move(d), {}, {}, {}, {}});
+  } else {
+    records.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(counts.remaining, 1u << 22)));
+    space->forEachKept([&](const Draft& d) {
+      records.push_back(DraftRecord{d, {}, {}, {}, {}});
+      return cancelledEvery4096(records.size());
+    });
+  }
+  sortById(records);
   std::lock_guard lock(m_mutex);
   if (cancelled || cancel.load()) return false;  // a partial list is not what the space keeps
   m_records = std::move(records);
+  m_screened = screenNow;
   return true;
 }
 
@@ -205,11 +251,16 @@ bool Explorer::predict(const std::atomic<bool>& cancel, Reporter& report, const 
   std::vector<std::size_t> chosen;
   if (predictor || m_options.predictorSource) {
     report.setStage("screening");
-    // Pointers: copying a few hundred thousand drafts costs more than the screen.
-    std::vector<const Draft*> drafts;
-    drafts.reserve(m_records.size());
-    for (const DraftRecord& r : m_records) drafts.push_back(&r.draft);
-    chosen = screenForPrediction(m_problem, drafts, m_options.predictLimit, m_options.eval.optimizer);
+    if (m_screened) {  // generate() listed the screened drafts alone
+      chosen.resize(m_records.size());
+      std::iota(chosen.begin(), chosen.end(), 0);
+    } else {
+      // Pointers: copying a few hundred thousand drafts costs more than the screen.
+      std::vector<const Draft*> drafts;
+      drafts.reserve(m_records.size());
+      for (const DraftRecord& r : m_records) drafts.push_back(&r.draft);
+      chosen = screenForPrediction(m_problem, drafts, m_options.predictLimit, m_options.eval.optimizer);
+    }
     if (cancel.load()) return false;
   }
   if (!predictor && m_options.predictorSource) {

@@ -69,6 +69,11 @@ struct ExploreOptions {
   /// Drafts the model predicts; beyond this many, the analytic estimate (feature est_total_ns) screens them
   /// first, so that prediction stays interactive for spaces of 10^5-10^6 drafts. 0 = predict every draft.
   std::size_t predictLimit = 20000;
+  /// List only the drafts the analytic screen passes to the model (predictLimit of them), screening each
+  /// kept draft as it is generated, instead of listing every kept draft: for callers that need the pick, not
+  /// the list (the LLM lookup table compiles thousands of shapes of 10^5-10^6 drafts each). The pick is the
+  /// same; the progress counts still cover every generated and kept draft.
+  bool listScreenedOnly = false;
   /// Simulation workers; 0 = one per hardware thread. Never more than the strategy plans evaluations. The
   /// records and the pick do not depend on it (ties go to the smaller draft id; strategies see their reports
   /// under a lock), except that bounded confirmations hold lower bounds that depend on what finished first.
@@ -144,7 +149,7 @@ class Explorer {
   struct Workers;  // what the simulation workers of one run share
   /// Generation and pruning into the records (only the counts when `listKept` is false); false when
   /// cancelled.
-  bool generate(const std::atomic<bool>& cancel, bool listKept);
+  bool generate(const std::atomic<bool>& cancel, bool listKept, bool screenNow);
   /// The analytic screen, the model (loaded if deferred) and its predictions; false when cancelled.
   bool predict(const std::atomic<bool>& cancel, Reporter& report, const Predictor*& predictor);
   bool prepare(const std::atomic<bool>& cancel, Reporter& report);  // the target's own work first
@@ -171,6 +176,7 @@ class Explorer {
   ExploreProgress m_progress;
   std::vector<DraftRecord> m_records;
   bool m_rankedByEstimate = false;  // the model never saw the kernel (predict())
+  bool m_screened = false;          // generate() listed the screened drafts alone (listScreenedOnly)
   std::map<std::string, std::uint64_t> m_refusedByEvaluation;
 };
 

@@ -6,6 +6,8 @@
 #include "engine/target/dram_pim/features.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cmath>
 
 namespace pim {
@@ -67,6 +69,11 @@ struct Names {
   }
 };
 
+std::uint64_t nextInstance() {
+  static std::atomic<std::uint64_t> count{0};
+  return ++count;
+}
+
 double ceilDiv(double a, double b) { return std::ceil(a / std::max(1.0, b)); }
 
 std::size_t featureIndex(const char* name) {
@@ -81,7 +88,8 @@ const std::vector<std::string>& dramPimFeatureNames() {
   return names.v;
 }
 
-FeatureExtractor::FeatureExtractor(const Problem& p, const OptimizerOptions& o) : m_problem(p), m_options(o) {
+FeatureExtractor::FeatureExtractor(const Problem& p, const OptimizerOptions& o)
+    : m_problem(p), m_options(o), m_instance(nextInstance()) {
   const Kernel& k = p.kernel();
   const auto& sets = p.space().sets().sets;
   for (std::size_t t = 0; t < k.tensors.size(); ++t) {
@@ -107,6 +115,73 @@ FeatureExtractor::FeatureExtractor(const Problem& p, const OptimizerOptions& o) 
     st.operands.erase(std::unique(st.operands.begin(), st.operands.end()), st.operands.end());
     m_statements.push_back(std::move(st));
   }
+  // Host bytes of the streamed tensors, summed in tensor order as extraction did per draft.
+  for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+    m_streamed.push_back(!p.isResident(static_cast<int>(t)));
+    const double moved = m_streamed.back() ? m_fullElems[t] * m_dtypeBytes[t] : 0;
+    if (k.tensors[t].role == TensorRole::Input) m_hostRead += moved;
+    if (k.tensors[t].role == TensorRole::Output) m_hostWrite += moved;
+  }
+  // Each axis's place among the axes of its dimension set, where its part's terms keep its tile factor.
+  m_axesOfSet.resize(sets.size());
+  for (std::size_t t = 0; t < k.tensors.size(); ++t) {
+    m_factorIndex.emplace_back(m_extents[t].size(), 0);
+    for (std::size_t a = 0; a < m_extents[t].size(); ++a) {
+      const int s = m_setOf[t][a];
+      if (s < 0) continue;
+      m_factorIndex[t][a] = m_axesOfSet[s].size();
+      m_axesOfSet[s].push_back(static_cast<double>(m_extents[t][a]));
+    }
+  }
+  const Backend& b = p.backend();
+  const double groups = b.totalGroups(), colBytes = b.dram.columnBytes;
+  m_hostReadBurstsPerGroup = ceilDiv(m_hostRead / groups, colBytes);
+  m_hostWriteBurstsPerGroup = ceilDiv(m_hostWrite / groups, colBytes);
+  m_hostReadBursts = ceilDiv(m_hostRead, colBytes);
+  const auto macab = b.pimTiming.find("pim.MACAB_to_MACAB");
+  m_macSpacing =
+      std::max<double>(b.timing.tCCDL, macab != b.pimTiming.end() ? macab->second : b.timing.tCCDL);
+  m_hasAccumulator = b.hasUnit("accumulator");
+}
+
+double FeatureExtractor::tileFactor(double extent, bool partitioned, double ratio) {
+  return std::max(1.0, partitioned ? std::min(extent, std::ceil(extent * ratio)) : extent);
+}
+
+const FeatureExtractor::PartTerms& FeatureExtractor::partTerms(int part, const PartChoice& c) const {
+  // The last choice of each part seen on this thread: the pruner's walk changes the inner parts most often,
+  // so most drafts reuse the outer parts' terms.
+  struct Cached {
+    std::uint64_t owner = 0;
+    bool valid = false;
+    PartChoice choice;
+    PartTerms terms;
+  };
+  thread_local std::array<Cached, kMaxParts> cache;
+  Cached& slot = cache[static_cast<std::size_t>(part)];
+  if (slot.valid && slot.owner == m_instance && slot.choice == c) return slot.terms;
+  const DraftSpace& space = m_problem.space();
+  const auto& rep = space.representative(part, c);
+  const double w = static_cast<double>(space.perCoreSize(part, c));
+  const bool simdPart = part == space.sets().simdSet;
+  PartTerms& t = slot.terms;
+  const double ratio = w / static_cast<double>(rep.extent);
+  t.padding = (w * c.groups * c.cores - static_cast<double>(rep.extent)) / static_cast<double>(rep.extent);
+  t.features = {
+      static_cast<float>(c.groups),
+      static_cast<float>(c.cores),
+      static_cast<float>(w),
+      static_cast<float>(rep.extent),
+      static_cast<float>(rep.equivalenceClass),
+      simdPart ? 1.f : 0.f,
+      simdPart && static_cast<long>(w) % std::max(1, m_problem.backend().core.simdLanes) == 0 ? 1.f : 0.f};
+  t.factors.clear();
+  for (double extent : m_axesOfSet[static_cast<std::size_t>(part)])
+    t.factors.push_back(tileFactor(extent, true, ratio));
+  slot.owner = m_instance;
+  slot.valid = true;
+  slot.choice = c;
+  return t;
 }
 
 CandidateEstimate FeatureExtractor::estimate(const Draft& d) const {
@@ -123,59 +198,48 @@ void FeatureExtractor::features(const Draft& d, std::vector<float>& f) const {
   const Kernel& k = p.kernel();
   const Backend& b = p.backend();
   const DraftSpace& space = p.space();
-  const auto& sets = space.sets().sets;
 
-  // Per-part configuration.
+  // Per-part configuration, from the terms of each part's choice (the same for every draft that makes it).
   double groupsUsed = 1, coresUsed = 1, padding = 0;
   // Scratch buffers reused across calls: extraction runs for 10^5 drafts per exploration.
-  thread_local std::vector<double> ratio, tile;
+  thread_local std::vector<double> tile;
   thread_local std::vector<int> ops;
-  ratio.assign(sets.size(), 1.0);  // per-core share of each set
+  const PartTerms* terms[kMaxParts] = {};
   for (int i = 0; i < kMaxParts; ++i) {
     if (i < space.partCount()) {
       const PartChoice& c = d.parts[i];
-      const auto& rep = space.representative(i, c);
-      const double w = static_cast<double>(space.perCoreSize(i, c));
-      const bool simdPart = i == space.sets().simdSet;
+      terms[i] = &partTerms(i, c);
       groupsUsed *= c.groups;
       coresUsed *= c.cores;
-      ratio[i] = w / static_cast<double>(rep.extent);
-      padding += (w * c.groups * c.cores - static_cast<double>(rep.extent)) / static_cast<double>(rep.extent);
-      f.insert(f.end(), {static_cast<float>(c.groups), static_cast<float>(c.cores), static_cast<float>(w),
-                         static_cast<float>(rep.extent), static_cast<float>(rep.equivalenceClass),
-                         simdPart ? 1.f : 0.f,
-                         simdPart && static_cast<long>(w) % std::max(1, b.core.simdLanes) == 0 ? 1.f : 0.f});
+      padding += terms[i]->padding;
+      f.insert(f.end(), terms[i]->features.begin(), terms[i]->features.end());
     } else {
       f.insert(f.end(), 7, 0.f);
     }
   }
 
-  // Tile elements per core of every tensor.
+  // Tile elements per core of every tensor: the product over its axes of each axis's factor, in axis order.
   tile.assign(k.tensors.size(), 1.0);
-  const std::vector<double>& full = m_fullElems;
   for (std::size_t t = 0; t < k.tensors.size(); ++t) {
     for (std::size_t a = 0; a < m_extents[t].size(); ++a) {
-      const double ext = static_cast<double>(m_extents[t][a]);
       const int s = m_setOf[t][a];
-      tile[t] *= std::max(1.0, s >= 0 ? std::min(ext, std::ceil(ext * ratio[s])) : ext);
+      tile[t] *= s >= 0 && s < kMaxParts ? terms[s]->factors[m_factorIndex[t][a]]
+                                         : tileFactor(static_cast<double>(m_extents[t][a]), s >= 0, 1.0);
     }
   }
-  auto bytes = [&](std::size_t t, double elems) {
-    return elems * static_cast<double>(dtypeBytes(k.tensors[t].dtype));
-  };
+  auto bytes = [&](std::size_t t, double elems) { return elems * m_dtypeBytes[t]; };
   // Tile bytes per core of all inputs and outputs (the layout), and of the streamed ones alone (what a call
   // moves: resident tensors stay in the banks).
-  double inPerCore = 0, outPerCore = 0, movedInPerCore = 0, movedOutPerCore = 0, hostRead = 0, hostWrite = 0;
+  double inPerCore = 0, outPerCore = 0, movedInPerCore = 0, movedOutPerCore = 0;
+  const double hostRead = m_hostRead, hostWrite = m_hostWrite;
   for (std::size_t t = 0; t < k.tensors.size(); ++t) {
-    const bool streamed = !m_problem.isResident(static_cast<int>(t));
+    const bool streamed = m_streamed[t];
     if (k.tensors[t].role == TensorRole::Input) {
       inPerCore += bytes(t, tile[t]);
       movedInPerCore += streamed ? bytes(t, tile[t]) : 0;
-      hostRead += streamed ? bytes(t, full[t]) : 0;
     } else if (k.tensors[t].role == TensorRole::Output) {
       outPerCore += bytes(t, tile[t]);
       movedOutPerCore += streamed ? bytes(t, tile[t]) : 0;
-      hostWrite += streamed ? bytes(t, full[t]) : 0;
     }
   }
 
@@ -200,18 +264,15 @@ void FeatureExtractor::features(const Draft& d, std::vector<float>& f) const {
   const double burst = std::max(1, b.timing.BL / 2);
   const double liveCores = groupsUsed * coresUsed;
   const double pimWrite = movedInPerCore * liveCores, pimRead = movedOutPerCore * liveCores;
-  const double inBursts = ceilDiv(hostRead / G, colBytes) + ceilDiv(coresUsed * movedInPerCore, colBytes);
-  const double outBursts2 = ceilDiv(coresUsed * movedOutPerCore, colBytes) + ceilDiv(hostWrite / G, colBytes);
+  const double inBursts = m_hostReadBurstsPerGroup + ceilDiv(coresUsed * movedInPerCore, colBytes);
+  const double outBursts2 = ceilDiv(coresUsed * movedOutPerCore, colBytes) + m_hostWriteBurstsPerGroup;
   const double rowsPerBank = ceilDiv(std::max(inPerCore, 1.0) / b.core.banksPerCore, colBytes * cols);
   const double rowSwitches = ceilDiv(stream, cols);
   const bool groupCmd = o.groupCommands && b.group.broadcast;
-  const double macSpacing = std::max<double>(b.timing.tCCDL, b.pimTiming.count("pim.MACAB_to_MACAB")
-                                                                 ? b.pimTiming.at("pim.MACAB_to_MACAB")
-                                                                 : b.timing.tCCDL);
+  const double macSpacing = m_macSpacing;
   const double halves = b.core.fpuSharedBy;
-  const double estIn = o.stagedRearrangement
-                           ? inBursts * burst / pch
-                           : (ceilDiv(hostRead, colBytes) / G + pimWrite / colBytes) * burst;
+  const double estIn =
+      o.stagedRearrangement ? inBursts * burst / pch : (m_hostReadBursts / G + pimWrite / colBytes) * burst;
   const double estOut = o.stagedRearrangement ? outBursts2 * burst / pch
                                               : (pimRead / colBytes + hostWrite / colBytes / G) * burst;
   const double estCompute = (groupCmd ? stream * macSpacing * halves : stream * coresUsed * b.timing.tCCDS) +
@@ -256,7 +317,7 @@ void FeatureExtractor::features(const Draft& d, std::vector<float>& f) const {
                      static_cast<float>(b.system.hostOnChipBytes),
                      static_cast<float>(b.core.fpuSharedBy),
                      b.group.broadcast ? 1.f : 0.f,
-                     b.hasUnit("accumulator") ? 1.f : 0.f});
+                     m_hasAccumulator ? 1.f : 0.f});
 }
 
 }  // namespace pim

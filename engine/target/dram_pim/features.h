@@ -4,6 +4,8 @@
 // backend parameters that scale them. Every feature is named and documented in docs/features.md; computing
 // them never simulates and never enumerates cores.
 #pragma once
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,8 +18,10 @@ namespace pim {
 /// Names of the features, in vector order. The list is the DRAM-PIM models' feature schema.
 const std::vector<std::string>& dramPimFeatureNames();
 /// Computes features of many drafts of one problem: everything that does not depend on the draft (extents,
-/// which set each tensor axis belongs to, the operands of every statement) is worked out once. The estimate
-/// is two of the features: est_total_ns and est_compute_cycles.
+/// which set each tensor axis belongs to, the operands of every statement, the host's bytes) is worked out
+/// once, and the terms of each part's last choice are kept per thread for the next draft that makes it (the
+/// pruner's walk changes the inner parts most often). The same floats as computing everything per draft. The
+/// estimate is two of the features: est_total_ns and est_compute_cycles.
 class FeatureExtractor final : public ICandidateEstimator {
  public:
   FeatureExtractor(const Problem& p, const OptimizerOptions& o = {});
@@ -25,6 +29,16 @@ class FeatureExtractor final : public ICandidateEstimator {
   CandidateEstimate estimate(const Draft& d) const override;
 
  private:
+  /// What one part's choice contributes to every draft that makes it.
+  struct PartTerms {
+    double padding = 0;
+    std::array<float, 7> features{};  // the part's seven features, in schema order
+    std::vector<double> factors;      // tile factor of each axis of the part's dimension set (m_axesOfSet)
+  };
+  /// One axis's factor of a tile: its per-core share of `extent` (`ratio`) when partitioned, else all of it.
+  static double tileFactor(double extent, bool partitioned, double ratio);
+  const PartTerms& partTerms(int part, const PartChoice& c) const;
+
   struct Statement {
     int target = -1;
     std::vector<int> operands;  // non-scalar operand tensors
@@ -36,6 +50,15 @@ class FeatureExtractor final : public ICandidateEstimator {
   std::vector<std::vector<int>> m_setOf;             // per tensor, per axis: dimension set or -1
   std::vector<double> m_fullElems, m_dtypeBytes;
   std::vector<Statement> m_statements;
+  // The backend's numbers, looked up once: extraction runs for 10^5-10^6 drafts per exploration.
+  double m_macSpacing = 0;
+  bool m_hasAccumulator = false;
+  std::vector<bool> m_streamed;            // per tensor: moved from and to the host on every call
+  double m_hostRead = 0, m_hostWrite = 0;  // bytes the host moves per call
+  double m_hostReadBursts = 0, m_hostReadBurstsPerGroup = 0, m_hostWriteBurstsPerGroup = 0;
+  std::vector<std::vector<double>> m_axesOfSet;         // per dimension set: extents of its tensor axes
+  std::vector<std::vector<std::size_t>> m_factorIndex;  // per tensor, per axis: place in m_axesOfSet
+  std::uint64_t m_instance;  // tells this extractor's cached part terms from another's
 };
 
 }  // namespace pim
