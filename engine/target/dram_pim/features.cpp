@@ -160,6 +160,7 @@ const FeatureExtractor::PartTerms& FeatureExtractor::partTerms(int part, const P
   thread_local std::array<Cached, kMaxParts> cache;
   Cached& slot = cache[static_cast<std::size_t>(part)];
   if (slot.valid && slot.owner == m_instance && slot.choice == c) return slot.terms;
+  slot.valid = false;  // until the terms below are complete (an allocation may throw half way)
   const DraftSpace& space = m_problem.space();
   const auto& rep = space.representative(part, c);
   const double w = static_cast<double>(space.perCoreSize(part, c));
