@@ -31,7 +31,7 @@ std::vector<std::size_t> screenForPrediction(const Problem& p, std::span<const D
   // Slices of threads the system would not start are done here.
   for (std::size_t t = started + 1; t < threads; ++t) workSlice(t);
   for (auto& t : pool) t.join();
-  // Ties by index, which is id order here.
+  // Ties to the smaller index (the smaller id for drafts in id order).
   std::nth_element(
       chosen.begin(), chosen.begin() + static_cast<std::ptrdiff_t>(limit), chosen.end(),
       [&](std::size_t a, std::size_t b) { return screensBefore(estimate[a], a, estimate[b], b); });

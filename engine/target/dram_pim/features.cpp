@@ -152,15 +152,14 @@ const FeatureExtractor::PartTerms& FeatureExtractor::partTerms(int part, const P
   // The last choice of each part seen on this thread: the pruner's walk changes the inner parts most often,
   // so most drafts reuse the outer parts' terms.
   struct Cached {
-    std::uint64_t owner = 0;
-    bool valid = false;
+    std::uint64_t owner = 0;  // the extractor whose terms these are; 0: none (instances count from 1)
     PartChoice choice;
     PartTerms terms;
   };
   thread_local std::array<Cached, kMaxParts> cache;
   Cached& slot = cache[static_cast<std::size_t>(part)];
-  if (slot.valid && slot.owner == m_instance && slot.choice == c) return slot.terms;
-  slot.valid = false;  // until the terms below are complete (an allocation may throw half way)
+  if (slot.owner == m_instance && slot.choice == c) return slot.terms;
+  slot.owner = 0;  // until the terms below are complete (an allocation may throw half way)
   const DraftSpace& space = m_problem.space();
   const auto& rep = space.representative(part, c);
   const double w = static_cast<double>(space.perCoreSize(part, c));
@@ -179,9 +178,8 @@ const FeatureExtractor::PartTerms& FeatureExtractor::partTerms(int part, const P
   t.factors.clear();
   for (double extent : m_axesOfSet[static_cast<std::size_t>(part)])
     t.factors.push_back(tileFactor(extent, true, ratio));
-  slot.owner = m_instance;
-  slot.valid = true;
   slot.choice = c;
+  slot.owner = m_instance;
   return t;
 }
 
