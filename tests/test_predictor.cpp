@@ -59,17 +59,36 @@ TEST(Features, AppendingToOneMatrixGrowsItGeometrically) {
   EXPECT_LE(reallocations, 40);
 }
 
+// The estimate is computed without writing the features, so it is checked against them on drafts of
+// several kernels and backends (staged and not), not just one.
 TEST(Features, TheEstimateIsTheTimeAndComputeFeatures) {
-  const auto p = problem("attacc", "gemv", "b=1,out=2048,in=1024");
-  const ITarget& t = targetOf(p->backend());
-  const auto& names = t.featureNames();
-  auto at = [&](const char* n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
-  const Draft d = p->space().draft(4321);
-  const std::vector<float> f = featuresOf(*p, d);
-  const CandidateEstimate e = t.estimator(*p, {})->estimate(d);
-  EXPECT_EQ(e.totalNs, f[static_cast<std::size_t>(at("est_total_ns"))]);
-  EXPECT_EQ(e.computeCycles, f[static_cast<std::size_t>(at("est_compute_cycles"))]);
-  EXPECT_GT(e.totalNs, 0.f);
+  const char* cases[][3] = {{"attacc", "gemv", "b=1,out=2048,in=1024"},
+                            {"attacc", "attn", "b=4,h=8,l=300,d=128"},
+                            {"hbm-pim", "va", "b=3,n=65536"},
+                            {"hbm2-pim", "red", "b=4,n=4096"}};
+  for (const auto& c : cases) {
+    const auto p = problem(c[0], c[1], c[2]);
+    const ITarget& t = targetOf(p->backend());
+    const auto& names = t.featureNames();
+    auto at = [&](const char* n) {
+      return static_cast<std::size_t>(std::find(names.begin(), names.end(), n) - names.begin());
+    };
+    for (bool staged : {true, false}) {
+      OptimizerOptions o;
+      o.stagedRearrangement = staged;
+      const auto e = t.estimator(*p, o);
+      std::vector<float> f;
+      for (std::uint64_t id = 0; id < p->space().size(); id += 1 + p->space().size() / 500) {
+        const Draft d = p->space().draft(id);
+        f.clear();
+        e->features(d, f);
+        const CandidateEstimate est = e->estimate(d);
+        ASSERT_EQ(est.totalNs, f[at("est_total_ns")]) << c[1] << " draft " << id;
+        ASSERT_EQ(est.computeCycles, f[at("est_compute_cycles")]) << c[1] << " draft " << id;
+        ASSERT_GT(est.totalNs, 0.f) << c[1] << " draft " << id;
+      }
+    }
+  }
 }
 
 // An extractor keeps the terms of the last choice of each part (per thread); two extractors used in turn on

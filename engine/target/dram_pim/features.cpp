@@ -13,7 +13,7 @@
 namespace pim {
 namespace {
 
-constexpr int kMaxParts = 4;
+constexpr int kMaxParts = FeatureExtractor::kMaxParts;
 
 struct Names {
   std::vector<std::string> v;
@@ -76,11 +76,6 @@ std::uint64_t nextInstance() {
 
 double ceilDiv(double a, double b) { return std::ceil(a / std::max(1.0, b)); }
 
-std::size_t featureIndex(const char* name) {
-  const auto& names = dramPimFeatureNames();
-  return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
-}
-
 }  // namespace
 
 const std::vector<std::string>& dramPimFeatureNames() {
@@ -122,15 +117,18 @@ FeatureExtractor::FeatureExtractor(const Problem& p, const OptimizerOptions& o)
     if (k.tensors[t].role == TensorRole::Input) m_hostRead += moved;
     if (k.tensors[t].role == TensorRole::Output) m_hostWrite += moved;
   }
-  // Each axis's place among the axes of its dimension set, where its part's terms keep its tile factor.
+  // Each partitioned axis under its dimension set; the tile takes every other axis whole.
   m_axesOfSet.resize(sets.size());
   for (std::size_t t = 0; t < k.tensors.size(); ++t) {
-    m_factorIndex.emplace_back(m_extents[t].size(), 0);
+    m_wholeAxesTile.push_back(1);
     for (std::size_t a = 0; a < m_extents[t].size(); ++a) {
       const int s = m_setOf[t][a];
-      if (s < 0) continue;
-      m_factorIndex[t][a] = m_axesOfSet[s].size();
-      m_axesOfSet[s].push_back(static_cast<double>(m_extents[t][a]));
+      const double extent = static_cast<double>(m_extents[t][a]);
+      if (s >= 0 && s < kMaxParts) {
+        m_axesOfSet[static_cast<std::size_t>(s)].push_back({t, extent});
+      } else {
+        m_wholeAxesTile.back() *= std::max(1.0, extent);
+      }
     }
   }
   const Backend& b = p.backend();
@@ -142,10 +140,6 @@ FeatureExtractor::FeatureExtractor(const Problem& p, const OptimizerOptions& o)
   m_macSpacing =
       std::max<double>(b.timing.tCCDL, macab != b.pimTiming.end() ? macab->second : b.timing.tCCDL);
   m_hasAccumulator = b.hasUnit("accumulator");
-}
-
-double FeatureExtractor::tileFactor(double extent, bool partitioned, double ratio) {
-  return std::max(1.0, partitioned ? std::min(extent, std::ceil(extent * ratio)) : extent);
 }
 
 const FeatureExtractor::PartTerms& FeatureExtractor::partTerms(int part, const PartChoice& c) const {
@@ -175,134 +169,148 @@ const FeatureExtractor::PartTerms& FeatureExtractor::partTerms(int part, const P
       static_cast<float>(rep.equivalenceClass),
       simdPart ? 1.f : 0.f,
       simdPart && static_cast<long>(w) % std::max(1, m_problem.backend().core.simdLanes) == 0 ? 1.f : 0.f};
-  t.factors.clear();
-  for (double extent : m_axesOfSet[static_cast<std::size_t>(part)])
-    t.factors.push_back(tileFactor(extent, true, ratio));
+  // An axis's per-core share of its extent. Tile sizes are whole numbers far below 2^53, so their products
+  // are exact in any order: a tile is the same double however its factors are grouped.
+  t.tileFactor.assign(m_extents.size(), 1.0);
+  for (const SetAxis& axis : m_axesOfSet[static_cast<std::size_t>(part)])
+    t.tileFactor[axis.tensor] *= std::max(1.0, std::min(axis.extent, std::ceil(axis.extent * ratio)));
   slot.choice = c;
   slot.owner = m_instance;
   return t;
 }
 
-CandidateEstimate FeatureExtractor::estimate(const Draft& d) const {
-  static const std::size_t total = featureIndex("est_total_ns"), compute = featureIndex("est_compute_cycles");
-  thread_local std::vector<float> f;
-  f.clear();
-  features(d, f);
-  return {f[total], f[compute]};
-}
+struct FeatureExtractor::DraftTerms {
+  double groupsUsed = 1, coresUsed = 1, padding = 0;
+  double inPerCore = 0, outPerCore = 0, pimWrite = 0, pimRead = 0, inBursts = 0, outBursts2 = 0;
+  double stream = 0, bcast = 0, outBursts = 0, rowsPerBank = 0, rowSwitches = 0;
+  double estIn = 0, estCompute = 0, estOut = 0;
+  bool groupCmd = false;
+};
 
-void FeatureExtractor::features(const Draft& d, std::vector<float>& f) const {
+FeatureExtractor::DraftTerms FeatureExtractor::draftTerms(
+    const Draft& d, std::array<const PartTerms*, kMaxParts>& parts) const {
   const Problem& p = m_problem;
   const OptimizerOptions& o = m_options;
   const Kernel& k = p.kernel();
   const Backend& b = p.backend();
-  const DraftSpace& space = p.space();
+  DraftTerms r;
 
   // Per-part configuration, from the terms of each part's choice (the same for every draft that makes it).
-  double groupsUsed = 1, coresUsed = 1, padding = 0;
   // Scratch buffers reused across calls: extraction runs for 10^5 drafts per exploration.
   thread_local std::vector<double> tile;
   thread_local std::vector<int> ops;
-  const PartTerms* terms[kMaxParts] = {};
+  tile.assign(m_wholeAxesTile.begin(), m_wholeAxesTile.end());
+  const int partCount = p.space().partCount();
   for (int i = 0; i < kMaxParts; ++i) {
-    if (i < space.partCount()) {
-      const PartChoice& c = d.parts[i];
-      terms[i] = &partTerms(i, c);
-      groupsUsed *= c.groups;
-      coresUsed *= c.cores;
-      padding += terms[i]->padding;
-      f.insert(f.end(), terms[i]->features.begin(), terms[i]->features.end());
-    } else {
-      f.insert(f.end(), 7, 0.f);
-    }
+    parts[static_cast<std::size_t>(i)] = i < partCount ? &partTerms(i, d.parts[i]) : nullptr;
+    if (i >= partCount) continue;
+    const PartTerms& terms = *parts[static_cast<std::size_t>(i)];
+    r.groupsUsed *= d.parts[i].groups;
+    r.coresUsed *= d.parts[i].cores;
+    r.padding += terms.padding;
+    // Tile elements per core of every tensor: the product over its axes of each axis's factor.
+    for (std::size_t t = 0; t < tile.size(); ++t) tile[t] *= terms.tileFactor[t];
   }
 
-  // Tile elements per core of every tensor: the product over its axes of each axis's factor, in axis order.
-  tile.assign(k.tensors.size(), 1.0);
-  for (std::size_t t = 0; t < k.tensors.size(); ++t) {
-    for (std::size_t a = 0; a < m_extents[t].size(); ++a) {
-      const int s = m_setOf[t][a];
-      tile[t] *= s >= 0 && s < kMaxParts ? terms[s]->factors[m_factorIndex[t][a]]
-                                         : tileFactor(static_cast<double>(m_extents[t][a]), s >= 0, 1.0);
-    }
-  }
   auto bytes = [&](std::size_t t, double elems) { return elems * m_dtypeBytes[t]; };
   // Tile bytes per core of all inputs and outputs (the layout), and of the streamed ones alone (what a call
   // moves: resident tensors stay in the banks).
-  double inPerCore = 0, outPerCore = 0, movedInPerCore = 0, movedOutPerCore = 0;
-  const double hostRead = m_hostRead, hostWrite = m_hostWrite;
+  double movedInPerCore = 0, movedOutPerCore = 0;
   for (std::size_t t = 0; t < k.tensors.size(); ++t) {
     const bool streamed = m_streamed[t];
     if (k.tensors[t].role == TensorRole::Input) {
-      inPerCore += bytes(t, tile[t]);
+      r.inPerCore += bytes(t, tile[t]);
       movedInPerCore += streamed ? bytes(t, tile[t]) : 0;
     } else if (k.tensors[t].role == TensorRole::Output) {
-      outPerCore += bytes(t, tile[t]);
+      r.outPerCore += bytes(t, tile[t]);
       movedOutPerCore += streamed ? bytes(t, tile[t]) : 0;
     }
   }
 
   // Work per core: the streamed operand of every statement, as its largest operand tile.
   const double colBytes = b.dram.columnBytes, cols = b.dram.columns;
-  double stream = 0, bcast = 0, outBursts = 0;
   for (const Statement& st : m_statements) {
     ops.assign(st.operands.begin(), st.operands.end());
     std::sort(ops.begin(), ops.end(), [&](int x, int y) { return tile[x] > tile[y]; });
     if (st.reduce && !ops.empty()) {
       // Segmented rows (reductionRows): each output's row starts on a column of its own.
       const double rows = std::ceil(tile[st.target] / b.core.banksPerCore);
-      stream +=
+      r.stream +=
           rows * ceilDiv(bytes(ops[0], std::ceil(tile[ops[0]] / std::max(1.0, tile[st.target]))), colBytes);
     } else if (!ops.empty()) {
-      stream += ceilDiv(bytes(ops[0], tile[ops[0]]) / b.core.banksPerCore, colBytes);
+      r.stream += ceilDiv(bytes(ops[0], tile[ops[0]]) / b.core.banksPerCore, colBytes);
     }
-    if (ops.size() >= 2 && st.accumulate) bcast += ceilDiv(bytes(ops[1], tile[ops[1]]), colBytes);
-    outBursts += ceilDiv(bytes(st.target, tile[st.target]), colBytes);
+    if (ops.size() >= 2 && st.accumulate) r.bcast += ceilDiv(bytes(ops[1], tile[ops[1]]), colBytes);
+    r.outBursts += ceilDiv(bytes(st.target, tile[st.target]), colBytes);
   }
   const double G = b.totalGroups(), pch = b.group.pseudoChannelsPerGroup;
   const double burst = std::max(1, b.timing.BL / 2);
-  const double liveCores = groupsUsed * coresUsed;
-  const double pimWrite = movedInPerCore * liveCores, pimRead = movedOutPerCore * liveCores;
-  const double inBursts = m_hostReadBurstsPerGroup + ceilDiv(coresUsed * movedInPerCore, colBytes);
-  const double outBursts2 = ceilDiv(coresUsed * movedOutPerCore, colBytes) + m_hostWriteBurstsPerGroup;
-  const double rowsPerBank = ceilDiv(std::max(inPerCore, 1.0) / b.core.banksPerCore, colBytes * cols);
-  const double rowSwitches = ceilDiv(stream, cols);
-  const bool groupCmd = o.groupCommands && b.group.broadcast;
-  const double macSpacing = m_macSpacing;
+  const double liveCores = r.groupsUsed * r.coresUsed;
+  r.pimWrite = movedInPerCore * liveCores;
+  r.pimRead = movedOutPerCore * liveCores;
+  r.inBursts = m_hostReadBurstsPerGroup + ceilDiv(r.coresUsed * movedInPerCore, colBytes);
+  r.outBursts2 = ceilDiv(r.coresUsed * movedOutPerCore, colBytes) + m_hostWriteBurstsPerGroup;
+  r.rowsPerBank = ceilDiv(std::max(r.inPerCore, 1.0) / b.core.banksPerCore, colBytes * cols);
+  r.rowSwitches = ceilDiv(r.stream, cols);
+  r.groupCmd = o.groupCommands && b.group.broadcast;
   const double halves = b.core.fpuSharedBy;
-  const double estIn =
-      o.stagedRearrangement ? inBursts * burst / pch : (m_hostReadBursts / G + pimWrite / colBytes) * burst;
-  const double estOut = o.stagedRearrangement ? outBursts2 * burst / pch
-                                              : (pimRead / colBytes + hostWrite / colBytes / G) * burst;
-  const double estCompute = (groupCmd ? stream * macSpacing * halves : stream * coresUsed * b.timing.tCCDS) +
-                            rowSwitches * (b.timing.tRP + b.timing.tRCDRD) +
-                            (bcast + outBursts) * b.timing.tCCDL;
-  f.insert(f.end(), {static_cast<float>(groupsUsed),
-                     static_cast<float>(coresUsed),
+  r.estIn = o.stagedRearrangement ? r.inBursts * burst / pch
+                                  : (m_hostReadBursts / G + r.pimWrite / colBytes) * burst;
+  r.estOut = o.stagedRearrangement ? r.outBursts2 * burst / pch
+                                   : (r.pimRead / colBytes + m_hostWrite / colBytes / G) * burst;
+  r.estCompute = (r.groupCmd ? r.stream * m_macSpacing * halves : r.stream * r.coresUsed * b.timing.tCCDS) +
+                 r.rowSwitches * (b.timing.tRP + b.timing.tRCDRD) + (r.bcast + r.outBursts) * b.timing.tCCDL;
+  return r;
+}
+
+CandidateEstimate FeatureExtractor::estimate(const Draft& d) const {
+  // The values of est_total_ns and est_compute_cycles, without writing the other features.
+  std::array<const PartTerms*, kMaxParts> parts{};
+  const DraftTerms r = draftTerms(d, parts);
+  return {static_cast<float>((r.estIn + r.estCompute + r.estOut) * m_problem.backend().dram.tCKns),
+          static_cast<float>(r.estCompute)};
+}
+
+void FeatureExtractor::features(const Draft& d, std::vector<float>& f) const {
+  const Backend& b = m_problem.backend();
+  std::array<const PartTerms*, kMaxParts> parts{};
+  const DraftTerms r = draftTerms(d, parts);
+  for (const PartTerms* terms : parts) {
+    if (terms) {
+      f.insert(f.end(), terms->features.begin(), terms->features.end());
+    } else {
+      f.insert(f.end(), 7, 0.f);
+    }
+  }
+  const double G = b.totalGroups(), pch = b.group.pseudoChannelsPerGroup;
+  const double burst = std::max(1, b.timing.BL / 2);
+  const double liveCores = r.groupsUsed * r.coresUsed;
+  f.insert(f.end(), {static_cast<float>(r.groupsUsed),
+                     static_cast<float>(r.coresUsed),
                      static_cast<float>(b.coresPerGroup()),
                      static_cast<float>(liveCores * b.core.banksPerCore),
-                     static_cast<float>(padding),
-                     static_cast<float>(inPerCore),
-                     static_cast<float>(outPerCore),
-                     static_cast<float>(hostRead),
-                     static_cast<float>(hostWrite),
-                     static_cast<float>(pimWrite),
-                     static_cast<float>(pimRead),
-                     static_cast<float>(inBursts),
-                     static_cast<float>(outBursts2),
-                     static_cast<float>(stream),
-                     static_cast<float>(bcast),
-                     static_cast<float>(outBursts),
-                     static_cast<float>(rowsPerBank),
-                     static_cast<float>(rowSwitches),
-                     static_cast<float>(groupCmd ? stream + bcast + outBursts : 0),
-                     static_cast<float>(groupCmd ? 0 : (stream + outBursts) * coresUsed),
-                     static_cast<float>(estIn),
-                     static_cast<float>(estCompute),
-                     static_cast<float>(estOut),
-                     static_cast<float>((estIn + estCompute + estOut) * b.dram.tCKns),
-                     o.stagedRearrangement ? 1.f : 0.f,
-                     groupCmd ? 1.f : 0.f,
+                     static_cast<float>(r.padding),
+                     static_cast<float>(r.inPerCore),
+                     static_cast<float>(r.outPerCore),
+                     static_cast<float>(m_hostRead),
+                     static_cast<float>(m_hostWrite),
+                     static_cast<float>(r.pimWrite),
+                     static_cast<float>(r.pimRead),
+                     static_cast<float>(r.inBursts),
+                     static_cast<float>(r.outBursts2),
+                     static_cast<float>(r.stream),
+                     static_cast<float>(r.bcast),
+                     static_cast<float>(r.outBursts),
+                     static_cast<float>(r.rowsPerBank),
+                     static_cast<float>(r.rowSwitches),
+                     static_cast<float>(r.groupCmd ? r.stream + r.bcast + r.outBursts : 0),
+                     static_cast<float>(r.groupCmd ? 0 : (r.stream + r.outBursts) * r.coresUsed),
+                     static_cast<float>(r.estIn),
+                     static_cast<float>(r.estCompute),
+                     static_cast<float>(r.estOut),
+                     static_cast<float>((r.estIn + r.estCompute + r.estOut) * b.dram.tCKns),
+                     m_options.stagedRearrangement ? 1.f : 0.f,
+                     r.groupCmd ? 1.f : 0.f,
                      static_cast<float>(G),
                      static_cast<float>(b.coresPerGroup()),
                      static_cast<float>(b.core.banksPerCore),

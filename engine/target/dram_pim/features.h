@@ -28,16 +28,21 @@ class FeatureExtractor final : public ICandidateEstimator {
   void features(const Draft& d, std::vector<float>& out) const override;
   CandidateEstimate estimate(const Draft& d) const override;
 
+  static constexpr int kMaxParts = 4;  // the feature schema has room for four parts
+
  private:
   /// What one part's choice contributes to every draft that makes it.
   struct PartTerms {
     double padding = 0;
     std::array<float, 7> features{};  // the part's seven features, in schema order
-    std::vector<double> factors;      // tile factor of each axis of the part's dimension set (m_axesOfSet)
+    /// Per tensor: the product of the tile factors of its axes in the part's dimension set (1 if none).
+    std::vector<double> tileFactor;
   };
-  /// One axis's factor of a tile: its per-core share of `extent` (`ratio`) when partitioned, else all of it.
-  static double tileFactor(double extent, bool partitioned, double ratio);
+  /// The draft-level quantities the features and the estimate are written from.
+  struct DraftTerms;
   const PartTerms& partTerms(int part, const PartChoice& c) const;
+  /// Fills `parts` with each part's terms (null past the space's parts) on the way.
+  DraftTerms draftTerms(const Draft& d, std::array<const PartTerms*, kMaxParts>& parts) const;
 
   struct Statement {
     int target = -1;
@@ -56,8 +61,13 @@ class FeatureExtractor final : public ICandidateEstimator {
   std::vector<bool> m_streamed;            // per tensor: moved from and to the host on every call
   double m_hostRead = 0, m_hostWrite = 0;  // bytes the host moves per call
   double m_hostReadBursts = 0, m_hostReadBurstsPerGroup = 0, m_hostWriteBurstsPerGroup = 0;
-  std::vector<std::vector<double>> m_axesOfSet;         // per dimension set: extents of its tensor axes
-  std::vector<std::vector<std::size_t>> m_factorIndex;  // per tensor, per axis: place in m_axesOfSet
+  struct SetAxis {
+    std::size_t tensor;
+    double extent;
+  };
+  std::vector<std::vector<SetAxis>> m_axesOfSet;  // per dimension set: its tensor axes
+  /// Per tensor: the product of the extents of its axes outside the drafts' parts (whole in every tile).
+  std::vector<double> m_wholeAxesTile;
   std::uint64_t m_instance;  // tells this extractor's cached part terms from another's
 };
 
