@@ -210,6 +210,32 @@ TEST(LlmResidency, PreloadIsTheResidentTensorsInputRearrangement) {
   EXPECT_LT(call.cycles[0], streamW.cycles[0]);
 }
 
+// Steps ahead simulate their attention in the cache's layout side by side (prefetchLayouts): exactly the
+// kernels whose pick splits differently, with the figures runLayout gives one at a time.
+TEST(LlmResidency, PrefetchedLayoutsAreWhatEachStepWouldSimulate) {
+  const Backend b = builtinBackend("attacc");
+  std::vector<PimKernel> ks;
+  for (int l : {17, 33, 65, 129, 257, 513, 1025})
+    ks.push_back({"attn", "b=4,h=8,l=" + std::to_string(l) + ",d=128"});
+  PimKernelTable ahead(b), oneByOne(b);
+  ahead.prepare(ks, 2);
+  const LayoutSignature cache = ahead.run(ks[0], Tiling::Dcc).layout;
+  int differing = 0;
+  for (const PimKernel& k : ks) differing += ahead.run(k, Tiling::Dcc).layout != cache ? 1 : 0;
+  ASSERT_GT(differing, 1) << "the shapes chosen no longer exercise a change of split";
+  ahead.prefetchLayouts(ks, cache, 2);
+  for (const PimKernel& k : ks) {
+    const bool differs = ahead.run(k, Tiling::Dcc).layout != cache;
+    EXPECT_EQ(ahead.holdsLayout(k, cache), differs) << k.dims;
+    if (!differs) continue;
+    const PimRun kept = ahead.runLayout(k, cache), fresh = oneByOne.runLayout(k, cache);
+    ASSERT_TRUE(kept.available) << kept.reason;
+    EXPECT_EQ(kept.ns, fresh.ns) << k.dims;
+    EXPECT_EQ(kept.energyPj, fresh.energyPj) << k.dims;
+    EXPECT_EQ(kept.schedule, fresh.schedule) << k.dims;
+  }
+}
+
 TEST(LlmRequest, RefusesWhatDoesNotFitWithTheNumbers) {
   LlmSimulator sim(quickSetup("mt-nlg-310b"));
   const SystemResult r = sim.request(parseSystem("gpu"), 64, 2048, 128);

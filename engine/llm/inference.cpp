@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <thread>
 
 #include "engine/common/error.h"
 #include "engine/target/gpu_baseline.h"
@@ -142,6 +143,21 @@ OpCost* attentionOf(StepCost& c) {
 
 }  // namespace
 
+void LlmSimulator::prefetchLayouts(const OpCost& now, const std::vector<PimKernel>& attention,
+                                   std::size_t from, const LayoutSignature& current) {
+  // While the cache stays in `current`, each step whose pick splits differently simulates its attention in
+  // `current` (keepOrRelayout). When this step's is not there yet, those of the next few steps are simulated
+  // side by side, so that the steps after find theirs.
+  if (from >= attention.size() || !now.kernel || *now.kernel != attention[from] ||
+      m_table->holdsLayout(attention[from], current))
+    return;
+  const unsigned threads =
+      std::max(1u, m_setup.threads ? m_setup.threads : std::thread::hardware_concurrency());
+  const std::size_t ahead = std::min(std::size_t{8} * threads, attention.size() - from);
+  const auto first = attention.begin() + static_cast<std::ptrdiff_t>(from);
+  m_table->prefetchLayouts({first, first + static_cast<std::ptrdiff_t>(ahead)}, current, m_setup.threads);
+}
+
 void LlmSimulator::keepOrRelayout(OpCost& attention, const LayoutSignature& current, std::int64_t remaining,
                                   TokenStep& t, MemoryUse& memory) {
   const double layers = static_cast<double>(m_model.layers);
@@ -216,9 +232,12 @@ SystemResult LlmSimulator::request(SystemChoice system, std::int64_t batch, std:
   }
   try {
     checkPimRun(m_model, m_hw, system);
-    if (system.usesPim() && system.pimTiling() == Tiling::Dcc)
-      m_table->prepare(attentionKernelsOf(m_model, {batch, lin + 1, m_setup.gpus, m_hw.bytes}, lout),
-                       m_setup.threads, cancel);
+    // DCC's attention kernel at each step, step s at s - 1: compiled before the steps run.
+    std::vector<PimKernel> attention;
+    if (system.usesPim() && system.pimTiling() == Tiling::Dcc) {
+      attention = attentionKernelsOf(m_model, {batch, lin + 1, m_setup.gpus, m_hw.bytes}, lout);
+      m_table->prepare(attention, m_setup.threads, cancel);
+    }
     const StepCost prefill = prefillCost(m_model, m_hw, system, batch, lin);
     r.prefillMs = prefill.ns / 1e6;
     r.compileMs = prefill.compileSeconds * 1e3;
@@ -234,8 +253,10 @@ SystemResult LlmSimulator::request(SystemChoice system, std::int64_t batch, std:
       }
       TokenStep t{step, lin + step, c.ns / 1e6, c.compileSeconds * 1e3, {}, 0};
       for (int p = 0; p < kPhaseCount; ++p) t.phaseMs[p] = c.phaseNs[p] / 1e6;
-      if (OpCost* a = attentionOf(c); a && !layout.empty() && a->layout != layout)
+      if (OpCost* a = attentionOf(c); a && !layout.empty() && a->layout != layout) {
+        prefetchLayouts(*a, attention, static_cast<std::size_t>(step - 1), layout);
         keepOrRelayout(*a, layout, lout - step, t, r.memory);
+      }
       if (const OpCost* a = attentionOf(c)) layout = a->layout;
       if (step == 1)
         for (const OpCost& o : c.ops)

@@ -3,9 +3,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <functional>
+#include <mutex>
 #include <thread>
 
 #include "engine/common/error.h"
+#include "engine/common/threads.h"
 #include "engine/core/problem.h"
 #include "engine/predict/predictor.h"
 #include "engine/schedule/parts_text.h"
@@ -46,6 +50,36 @@ double preloadNsOf(const Problem& p, const Draft& d) {
   return e.preloadCycles ? static_cast<double>(*e.preloadCycles) * e.tCKns : 0.0;
 }
 
+/// Runs body(i) for i in [0, count) on up to `workers` threads (0: one per hardware thread), the calling
+/// thread among them, handing out indices as threads free up; body(i, threadsPerItem) learns how many threads
+/// each item may use itself. Stops handing out once `cancel` is set. The first exception a body throws is
+/// rethrown here once every thread has stopped.
+void forEachShared(std::size_t count, unsigned workers, const std::atomic<bool>* cancel,
+                   const std::function<void(std::size_t, unsigned)>& body) {
+  const unsigned threads = std::max(1u, workers ? workers : std::thread::hardware_concurrency());
+  const unsigned n = std::max(1u, static_cast<unsigned>(std::min<std::size_t>(threads, count)));
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failureMutex;
+  auto work = [&](std::size_t) {
+    try {
+      for (std::size_t i; (i = next++) < count;) {
+        if (cancel && cancel->load()) return;
+        body(i, threads / n);
+      }
+    } catch (...) {
+      next = count;  // the others stop at their next item
+      std::lock_guard lock(failureMutex);
+      if (!failure) failure = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  startThreads(pool, n - 1, work);
+  work(0);
+  for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
 double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -66,6 +100,11 @@ PimKernelTable::~PimKernelTable() = default;
 bool PimKernelTable::holds(const PimKernel& k) const {
   std::lock_guard lock(m_mutex);
   return m_dcc.count(k) != 0;
+}
+
+bool PimKernelTable::holdsLayout(const PimKernel& k, const LayoutSignature& layout) const {
+  std::lock_guard lock(m_mutex);
+  return m_layouts.count({k, layout}) != 0;
 }
 
 std::size_t PimKernelTable::size() const {
@@ -100,22 +139,29 @@ void PimKernelTable::prepare(const std::vector<PimKernel>& kernels, unsigned wor
     for (const PimKernel& k : kernels)
       if (!m_dcc.count(k) && std::find(todo.begin(), todo.end(), k) == todo.end()) todo.push_back(k);
   }
-  const unsigned threads = std::max(1u, workers ? workers : std::thread::hardware_concurrency());
-  const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(todo.size())));
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next++) < todo.size();) {
-      if (cancel && cancel->load()) return;
-      // The compilations run side by side; threads no compilation takes simulate its confirmations.
-      PimRun r = compile(todo[i], threads / n);
-      std::lock_guard lock(m_mutex);
-      if (m_dcc.emplace(todo[i], std::move(r)).second) m_uncharged.insert(todo[i]);
+  // The compilations run side by side; threads no compilation takes simulate its confirmations.
+  forEachShared(todo.size(), workers, cancel, [&](std::size_t i, unsigned threads) {
+    PimRun r = compile(todo[i], threads);
+    std::lock_guard lock(m_mutex);
+    if (m_dcc.emplace(todo[i], std::move(r)).second) m_uncharged.insert(todo[i]);
+  });
+}
+
+void PimKernelTable::prefetchLayouts(const std::vector<PimKernel>& kernels, const LayoutSignature& layout,
+                                     unsigned workers) {
+  std::vector<PimKernel> todo;
+  {
+    std::lock_guard lock(m_mutex);
+    for (const PimKernel& k : kernels) {
+      const auto pick = m_dcc.find(k);
+      if (pick == m_dcc.end() || !pick->second.available || pick->second.layout == layout ||
+          m_layouts.count({k, layout}) || std::find(todo.begin(), todo.end(), k) != todo.end())
+        continue;
+      todo.push_back(k);
     }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned i = 1; i < n; ++i) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  }
+  forEachShared(todo.size(), workers, m_options.cancel,
+                [&](std::size_t i, unsigned) { runLayout(todo[i], layout); });
 }
 
 PimRun PimKernelTable::runLayout(const PimKernel& k, const LayoutSignature& layout) {
