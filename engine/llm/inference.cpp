@@ -144,7 +144,8 @@ OpCost* attentionOf(StepCost& c) {
 }  // namespace
 
 void LlmSimulator::prefetchLayouts(const OpCost& now, const std::vector<PimKernel>& attention,
-                                   std::size_t from, const LayoutSignature& current) {
+                                   std::size_t from, const LayoutSignature& current,
+                                   const std::atomic<bool>* cancel) {
   // While the cache stays in `current`, each step whose pick splits differently simulates its attention in
   // `current` (keepOrRelayout). When this step's is not there yet, those of the next few steps are simulated
   // side by side, so that the steps after find theirs.
@@ -155,7 +156,8 @@ void LlmSimulator::prefetchLayouts(const OpCost& now, const std::vector<PimKerne
       std::max(1u, m_setup.threads ? m_setup.threads : std::thread::hardware_concurrency());
   const std::size_t ahead = std::min(std::size_t{8} * threads, attention.size() - from);
   const auto first = attention.begin() + static_cast<std::ptrdiff_t>(from);
-  m_table->prefetchLayouts({first, first + static_cast<std::ptrdiff_t>(ahead)}, current, m_setup.threads);
+  m_table->prefetchLayouts({first, first + static_cast<std::ptrdiff_t>(ahead)}, current, m_setup.threads,
+                           cancel);
 }
 
 void LlmSimulator::keepOrRelayout(OpCost& attention, const LayoutSignature& current, std::int64_t remaining,
@@ -254,7 +256,7 @@ SystemResult LlmSimulator::request(SystemChoice system, std::int64_t batch, std:
       TokenStep t{step, lin + step, c.ns / 1e6, c.compileSeconds * 1e3, {}, 0};
       for (int p = 0; p < kPhaseCount; ++p) t.phaseMs[p] = c.phaseNs[p] / 1e6;
       if (OpCost* a = attentionOf(c); a && !layout.empty() && a->layout != layout) {
-        prefetchLayouts(*a, attention, static_cast<std::size_t>(step - 1), layout);
+        prefetchLayouts(*a, attention, static_cast<std::size_t>(step - 1), layout, cancel);
         keepOrRelayout(*a, layout, lout - step, t, r.memory);
       }
       if (const OpCost* a = attentionOf(c)) layout = a->layout;

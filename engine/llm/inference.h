@@ -123,7 +123,7 @@ class LlmSimulator {
   /// Before keepOrRelayout at the step whose attention is `now` (`attention`[from]): when its schedule in the
   /// `current` layout is not known yet, simulates it and the next steps' side by side.
   void prefetchLayouts(const OpCost& now, const std::vector<PimKernel>& attention, std::size_t from,
-                       const LayoutSignature& current);
+                       const LayoutSignature& current, const std::atomic<bool>* cancel);
   /// A step whose attention pick lays the KV cache out unlike `current`: keeps the current layout (its
   /// schedule at this shape) or pays the relayout, whichever costs less over the `remaining` steps.
   void keepOrRelayout(OpCost& attention, const LayoutSignature& current, std::int64_t remaining, TokenStep& t,

@@ -148,7 +148,7 @@ void PimKernelTable::prepare(const std::vector<PimKernel>& kernels, unsigned wor
 }
 
 void PimKernelTable::prefetchLayouts(const std::vector<PimKernel>& kernels, const LayoutSignature& layout,
-                                     unsigned workers) {
+                                     unsigned workers, const std::atomic<bool>* cancel) {
   std::vector<PimKernel> todo;
   {
     std::lock_guard lock(m_mutex);
@@ -160,8 +160,7 @@ void PimKernelTable::prefetchLayouts(const std::vector<PimKernel>& kernels, cons
       todo.push_back(k);
     }
   }
-  forEachShared(todo.size(), workers, m_options.cancel,
-                [&](std::size_t i, unsigned) { runLayout(todo[i], layout); });
+  forEachShared(todo.size(), workers, cancel, [&](std::size_t i, unsigned) { runLayout(todo[i], layout); });
 }
 
 PimRun PimKernelTable::runLayout(const PimKernel& k, const LayoutSignature& layout) {

@@ -79,8 +79,9 @@ class PimKernelTable {
   /// Simulates, `workers` at a time, runLayout(k, layout) for each of `kernels` whose DCC pick (compiled
   /// already) splits differently from `layout`: what the steps ahead ask for while the KV cache stays in
   /// `layout`. Changes no result, only when the simulations run; compiles nothing and charges nothing.
-  void prefetchLayouts(const std::vector<PimKernel>& kernels, const LayoutSignature& layout,
-                       unsigned workers);
+  /// Stops at the next kernel once `cancel` is set.
+  void prefetchLayouts(const std::vector<PimKernel>& kernels, const LayoutSignature& layout, unsigned workers,
+                       const std::atomic<bool>* cancel = nullptr);
   /// Whether runLayout(k, layout) would answer without simulating.
   bool holdsLayout(const PimKernel& k, const LayoutSignature& layout) const;
   /// Whether DCC's table already holds `k` (a run would not compile).
