@@ -3,12 +3,18 @@
 // std::system_error when the system refuses a thread (a thread limit, no memory for a stack), and unwinding
 // past the threads already running destroys joinable std::thread objects, which terminates the process.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <system_error>
 #include <thread>
 #include <vector>
 
 namespace pim {
+
+/// The threads a caller asked for, where 0 asks for one per hardware thread (at least 1).
+inline unsigned workerThreads(unsigned asked) {
+  return asked ? asked : std::max(1u, std::thread::hardware_concurrency());
+}
 
 /// Starts up to `count` threads, the i-th running `body(i)`, and stops at the first one the system refuses.
 /// Returns how many started (all joinable, in `pool`). Callers share their work out dynamically or do what

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <thread>
 
 #include "engine/common/error.h"
+#include "engine/common/threads.h"
 #include "engine/target/gpu_baseline.h"
 #include "engine/target/registry.h"
 
@@ -152,9 +152,8 @@ void LlmSimulator::prefetchLayouts(const OpCost& now, const std::vector<PimKerne
   if (from >= attention.size() || !now.kernel || *now.kernel != attention[from] ||
       m_table->holdsLayout(attention[from], current))
     return;
-  const unsigned threads =
-      std::max(1u, m_setup.threads ? m_setup.threads : std::thread::hardware_concurrency());
-  const std::size_t ahead = std::min(std::size_t{8} * threads, attention.size() - from);
+  const std::size_t ahead =
+      std::min(std::size_t{8} * workerThreads(m_setup.threads), attention.size() - from);
   const auto first = attention.begin() + static_cast<std::ptrdiff_t>(from);
   m_table->prefetchLayouts({first, first + static_cast<std::ptrdiff_t>(ahead)}, current, m_setup.threads,
                            cancel);

@@ -56,7 +56,7 @@ double preloadNsOf(const Problem& p, const Draft& d) {
 /// rethrown here once every thread has stopped.
 void forEachShared(std::size_t count, unsigned workers, const std::atomic<bool>* cancel,
                    const std::function<void(std::size_t, unsigned)>& body) {
-  const unsigned threads = std::max(1u, workers ? workers : std::thread::hardware_concurrency());
+  const unsigned threads = workerThreads(workers);
   const unsigned n = std::max(1u, static_cast<unsigned>(std::min<std::size_t>(threads, count)));
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;

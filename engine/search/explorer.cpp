@@ -301,9 +301,8 @@ bool Explorer::predict(const std::atomic<bool>& cancel, Reporter& report, const 
 
 void Explorer::simulate(const std::atomic<bool>& cancel, Reporter& report, ISearchStrategy& search) {
   Workers w(search, cancel, report);
-  const std::size_t threads = std::min<std::size_t>(
-      m_options.threads ? m_options.threads : std::max(1u, std::thread::hardware_concurrency()),
-      std::max<std::size_t>(1, search.planned()));
+  const std::size_t threads =
+      std::min<std::size_t>(workerThreads(m_options.threads), std::max<std::size_t>(1, search.planned()));
   std::vector<std::thread> pool;
   // Workers ask the strategy for drafts, so those the system would not start leave no work behind.
   startThreads(pool, threads - 1, [this, &w](std::size_t) { work(w); });

@@ -179,7 +179,7 @@ std::vector<std::pair<Draft, Evaluation>> labelDrafts(const Problem& p, const st
   }
   LabelCounts n;
   n.reused = out.size();
-  const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = workerThreads(o.threads);
   std::vector<sim::ChannelRunCache> caches(threads);
   const std::size_t batch = o.store ? std::max<std::size_t>(1, o.batchSize) : todo.size();
   for (std::size_t begin = 0; begin < todo.size(); begin += batch) {
@@ -225,7 +225,7 @@ double secondsPerFullSimulation(const Problem& p, const std::vector<Draft>& draf
   const std::size_t runs = std::min(kRuns, sample), perRun = sample / runs;
   EvalOptions eo = o.eval;
   eo.keepUnitStats = false;
-  const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = workerThreads(o.threads);
   double seconds = 0;
   std::size_t timed = 0;
   for (std::size_t run = 0; run < runs; ++run) {
