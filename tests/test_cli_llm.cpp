@@ -20,9 +20,12 @@ using pim::test::expectCliRefused;
 
 TEST(CliLlm, LlmsListsTheShippedModels) {
   const auto j = cliJson("llms --json");
-  ASSERT_EQ(j.size(), 4U);
+  ASSERT_EQ(j.size(), 6U);
   EXPECT_EQ(j[1]["model"], "gpt3-13b");
   EXPECT_EQ(j[1]["weight_params"], 12582912000LL);
+  EXPECT_EQ(j[3]["model"], "llama2-70b");
+  EXPECT_EQ(j[3]["kv_heads"], 8);
+  EXPECT_EQ(j[3]["weight_params"], 68451041280LL);  // 80 x (8192 x (2 x 8192 + 2 x 1024) + 3 x 8192 x 28672)
 }
 
 TEST(CliLlm, JsonHasTheIssuesFields) {

@@ -43,6 +43,7 @@ std::vector<Draft> sampleDrafts(const Problem& p, std::size_t n) {
 std::string smallShape(const std::string& kernel) {
   if (kernel == "gemv") return "b=2,out=256,in=512";
   if (kernel == "attn") return "b=1,h=4,l=256,d=64";
+  if (kernel == "attn_gqa") return "h=2,g=2,l=256,d=64";
   if (kernel == "ttv" || kernel == "mmtv") return "i=8,j=32,k=64";
   if (kernel == "gemm") return "m=32,n=32,k=64";
   if (kernel == "conv2d") return "k=8,c=4,p=8,q=8";
@@ -251,6 +252,12 @@ TEST(Baselines, VendorAndGpuAreAvailableWhereTheSpecsDefineThem) {
   EXPECT_EQ(hbm.draft->parts[0].groups, 2);  // batches over channels
   EXPECT_EQ(hbm.draft->parts[1].cores, 64);  // the vector over all banks of a channel
   EXPECT_TRUE(vendorBaseline(*problem("attacc", "attn", "b=1,h=8,l=256,d=128")).available);
+  // Grouped-query attention: AttAcc's layout of its K/V heads (over channels), head dimension (4 banks) and
+  // sequence (16 bank groups); a group's query heads run one after another (their part stays (1, 1)).
+  const auto gqa = problem("attacc", "attn_gqa", "h=8,g=4,l=256,d=128");
+  const Baseline v = vendorBaseline(*gqa);
+  ASSERT_TRUE(v.available) << v.reason;
+  EXPECT_EQ(gqa->space().label(*v.draft), "[[8, 1, q0^y], [1, 1, q1^z], [1, 4, q2^e], [1, 16, K1^t]]");
   EXPECT_GT(gpuBaseline(*problem("attacc", "red", "b=1,n=1024")).eval.timeNs, 0);
 }
 

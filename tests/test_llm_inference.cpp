@@ -81,6 +81,30 @@ TEST(LlmDecode, GpuAttentionMeetsAttAccsCalibrationPoint) {
   EXPECT_NEAR(us, 40.39, 0.01);
 }
 
+// Grouped-query attention (Llama 2 70B: 64 query heads over 8 K/V heads; 8 GPUs hold one K/V head each): one
+// instance per sequence and K/V head whose 8 query heads are the rows of one matrix product, so the GPU reads
+// K and V once per K/V head; on PIM the attn_gqa kernel holds one K/V head per instance. The MACs are those
+// of 8 heads of ordinary attention.
+TEST(LlmDecode, GroupedQueryAttentionReadsEachKvHeadOnce) {
+  const LlmModel m = llmModelByName("llama2-70b");
+  ASSERT_EQ(m.kvHeads, 8);
+  const auto ops = decodeLayerOps(m, {2, 100, 8, 2});
+  const GpuOp& score = named(ops, "score").gpu;
+  EXPECT_EQ(score.m, 8);
+  EXPECT_EQ(score.numOp, 2);  // 2 sequences x 1 K/V head of this GPU
+  EXPECT_EQ(named(ops, "score").pim->kernel, "attn_gqa");
+  EXPECT_EQ(named(ops, "score").pim->dims, "h=2,g=8,l=100,d=128");  // 2 sequences x 1 K/V head
+  EXPECT_EQ(named(ops, "softmax").gpu.numOp, 16);                   // one per sequence and query head
+  EXPECT_EQ(named(ops, "qkv").gpu.n, (64 + 2 * 8) * 128 / 8);
+  EXPECT_EQ(gpuOpFlops(score) + gpuOpFlops(named(ops, "context").gpu), 2 * 2 * 100 * 128 * (2 * 8));
+  // The same model without the grouping reads its K per query head: 8 times the K bytes.
+  LlmModel mha = m;
+  mha.kvHeads = mha.heads;
+  const GpuOp& mhaScore = named(decodeLayerOps(mha, {2, 100, 8, 2}), "score").gpu;
+  EXPECT_EQ(gpuOpSizes(mhaScore).in2, 8 * gpuOpSizes(score).in2);
+  EXPECT_EQ(gpuOpSizes(mhaScore).in1, gpuOpSizes(score).in1);
+}
+
 TEST(LlmDecode, GatedFfnHasTwoUpProjections) {
   const auto ops = decodeLayerOps(llmModelByName("llama2-33b"), {1, 10, 1, 2});
   EXPECT_EQ(named(ops, "ffn_gate").gpu.n, 17920);
@@ -245,6 +269,26 @@ TEST(LlmRequest, RefusesWhatDoesNotFitWithTheNumbers) {
   EXPECT_THROW(sim.request(parseSystem("gpu"), 0, 10, 10), InputError);
   EXPECT_THROW(sim.request(parseSystem("gpu"), 1, 10, 1), InputError);
   EXPECT_THROW(sim.request(parseSystem("gpu"), 1, kMaxTokens + 1, 10), InputError);
+}
+
+// Llama 3 8B's 32 query heads share 8 K/V heads: on AttAcc_Full attention runs on PIM as attn_gqa with the
+// vendor's layout (K/V heads over the channels, each group's query heads one after another), and each step
+// appends one K and V row per K/V head, not per query head.
+TEST(LlmRequest, GroupedQueryAttentionRunsOnPim) {
+  LlmSimulator sim(quickSetup("llama3-8b"));
+  const SystemResult r = sim.request(parseSystem("attacc-full"), 1, 64, 2);
+  ASSERT_TRUE(r.available) << r.reason;
+  bool sawAttention = false;
+  for (const KernelDecision& d : r.decisions)
+    if (d.op == "attention") {
+      sawAttention = true;
+      EXPECT_EQ(d.where, Placement::Pim);
+      EXPECT_EQ(d.schedule, "vendor");
+      EXPECT_EQ(d.shape, "attn_gqa[h=8,g=4,l=65,d=128]");
+    }
+  EXPECT_TRUE(sawAttention);
+  const KvAppendCost append = kvAppendCost(sim.table().backend(), 8, 128, 2);
+  EXPECT_NEAR(r.kvAppendMs, append.ns * 32 / 1e6, 1e-12);
 }
 
 TEST(LlmRequest, Fp8RunsOnTheGpuOnly) {

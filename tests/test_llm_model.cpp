@@ -82,7 +82,8 @@ std::string tempDir() {
 }
 
 TEST(LlmModel, TheFourShippedModelsAreListedSorted) {
-  EXPECT_EQ(llmModelNames(), (std::vector<std::string>{"gpt-j-6b", "gpt3-13b", "llama2-33b", "mt-nlg-310b"}));
+  EXPECT_EQ(llmModelNames(), (std::vector<std::string>{"gpt-j-6b", "gpt3-13b", "llama2-33b", "llama2-70b",
+                                                       "llama3-8b", "mt-nlg-310b"}));
   for (const std::string& name : llmModelNames()) {
     const LlmModel m = llmModelByName(name);
     EXPECT_EQ(m.name, name) << "the file's name is its stem";
@@ -266,7 +267,7 @@ TEST(LlmModel, ByNameTakesAShippedNameOrAPath) {
   EXPECT_EQ(loadLlmModelFile(path), llmModelByName("gpt3-13b"));
   const std::string unknown = errorOf([] { llmModelByName("gpt-4"); });
   EXPECT_NE(unknown.find("LLM model 'gpt-4': not a shipped model (known: gpt-j-6b, gpt3-13b, llama2-33b, "
-                         "mt-nlg-310b)"),
+                         "llama2-70b, llama3-8b, mt-nlg-310b)"),
             std::string::npos)
       << unknown;
   EXPECT_NE(errorOf([] { llmModelByName(""); }).find("not a shipped model"), std::string::npos);

@@ -84,7 +84,8 @@ QVariant LlmDecisionModel::headerData(int section, Qt::Orientation o, int role) 
                                  "PIM µs", "split µs", "margin", "steps"};
   static const char* tips[] = {
       "the operator of the decoder layer",
-      "as the PIM library kernel runs it (gemv, attn) where PIM is an option, else the GPU's GEMM shape",
+      "as the PIM library kernel runs it (gemv, attn, attn_gqa) where PIM is an option, else the GPU's GEMM "
+      "shape",
       "gpu, pim, or gpu+pim: rows shared so both finish together",
       "the GPU's, the vendor's tiling, or the draft DCC chose (groups, cores, representative per part)",
       "one call on the GPU at the run's first step, per layer",
@@ -100,7 +101,7 @@ QVariant LlmDecisionModel::headerData(int section, Qt::Orientation o, int role) 
 std::optional<LlmPimKernel> llmPimKernelOf(const std::string& shape) {
   // kernel[name=v,...]; an attention range "l=2049..2175" opens at its first length.
   static const std::regex form(
-      R"(^(gemv|attn)\[([a-z]+=[0-9]+(\.\.[0-9]+)?(,[a-z]+=[0-9]+(\.\.[0-9]+)?)*)\]$)");
+      R"(^(gemv|attn_gqa|attn)\[([a-z]+=[0-9]+(\.\.[0-9]+)?(,[a-z]+=[0-9]+(\.\.[0-9]+)?)*)\]$)");
   std::smatch m;
   if (!std::regex_match(shape, m, form)) return std::nullopt;
   static const std::regex range(R"(\.\.[0-9]+)");

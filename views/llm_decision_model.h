@@ -33,7 +33,7 @@ class LlmDecisionModel : public QAbstractTableModel {
 
 /// A library kernel and the dimensions the explorer takes (`explore --kernel K --dims D`).
 struct LlmPimKernel {
-  std::string kernel;  // "gemv" or "attn"
+  std::string kernel;  // "gemv", "attn" or "attn_gqa"
   std::string dims;    // "b=1,out=15360,in=5120"; an attention range's first length ("l=2049")
 };
 

@@ -63,8 +63,8 @@ LlmDecisionsPanel::LlmDecisionsPanel(QWidget* parent) : QWidget(parent) {
   top->addWidget(new QLabel(tr("System:")));
   top->addWidget(m_system);
   top->addSpacing(12);
-  auto* hint =
-      new QLabel(tr("Double-click a gemv[…] or attn[…] row to explore that kernel in the main window"));
+  auto* hint = new QLabel(
+      tr("Double-click a gemv[…], attn[…] or attn_gqa[…] row to explore that kernel in the main window"));
   hint->setStyleSheet(QStringLiteral("color: #555;"));
   top->addWidget(hint, 1);
   auto* layout = new QVBoxLayout(this);
@@ -151,9 +151,10 @@ void LlmDecisionsPanel::openRow(int row) {
     return;
   }
   if (row >= 0 && row < m_model->rowCount())
-    emit message(tr("%1 (%2) has no PIM kernel to open: only gemv[…] and attn[…] rows run on PIM")
-                     .arg(QString::fromStdString(m_model->decision(row).op),
-                          QString::fromStdString(m_model->decision(row).shape)));
+    emit message(
+        tr("%1 (%2) has no PIM kernel to open: only gemv[…], attn[…] and attn_gqa[…] rows run on PIM")
+            .arg(QString::fromStdString(m_model->decision(row).op),
+                 QString::fromStdString(m_model->decision(row).shape)));
 }
 
 }  // namespace pimgui

@@ -196,14 +196,15 @@ void registerLlms(CLI::App& app) {
   cmd->add_flag("--json", *json, "machine-readable output");
   cmd->callback([json] {
     nlohmann::json out = nlohmann::json::array();
-    TextTable t({"model", "name", "layers", "hidden", "heads", "head dim", "FFN", "weights"});
+    TextTable t({"model", "name", "layers", "hidden", "heads", "K/V heads", "head dim", "FFN", "weights"});
     for (const std::string& name : llmModelNames()) {
       const LlmModel m = llmModelByName(name);
       const std::string ffn =
           std::to_string(m.ffn.hidden) + (m.ffn.gated ? " gated " : " ") + m.ffn.activation;
       const std::int64_t params = m.layers * m.weightParamsPerLayer();
       t.add({name, m.display, std::to_string(m.layers), std::to_string(m.hidden), std::to_string(m.heads),
-             std::to_string(m.headDim), ffn, fixed(static_cast<double>(params) / 1e9, 2) + " B"});
+             std::to_string(m.kvHeads), std::to_string(m.headDim), ffn,
+             fixed(static_cast<double>(params) / 1e9, 2) + " B"});
       out.push_back({{"model", name},
                      {"display", m.display},
                      {"layers", m.layers},

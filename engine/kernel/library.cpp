@@ -120,6 +120,28 @@ kernel attn(b = 1, h = 32, l = 2048, d = 128)
 end
 )pim";
 
+// Sequences and K/V heads are one dimension `h` (their instances are independent): four dimension sets, as
+// attn has, which the DRAM-PIM predictor's per-part features describe (kMaxParts); with b and h apart the
+// fifth part went unseen and the attacc model's predictions were 13x off.
+constexpr const char* kAttnGqa =
+    R"pim(# ATTN_GQA: decode-phase grouped-query attention, one query token per query head
+kernel attn_gqa(h = 8, g = 4, l = 2048, d = 128)
+  doc "o = softmax(K q) V per K/V head h (of every sequence) and query head g of its group"
+  input  q: f16[h][g][d]
+  input  K: f16[h][l][d] resident
+  input  V: f16[h][l][d] resident
+  temp   s: f16[h][g][l]
+  temp   p: f16[h][g][l]
+  output o: f16[h][g][d]
+  # scores s = K q: the g query heads of a group share their K/V head's K
+  for y < h, z < g, t < l, e < d: s[y][z][t] += K[y][t][e] * q[y][z][e]
+  # probabilities over the sequence
+  for y < h, z < g, t < l: p[y][z][t] = softmax(s[y][z][t], t)
+  # output o = V^T p
+  for y < h, z < g, e < d, t < l: o[y][z][e] += V[y][t][e] * p[y][z][t]
+end
+)pim";
+
 constexpr const char* kTtv = R"pim(# TTV: tensor-times-vector along the last mode
 kernel ttv(i = 64, j = 64, k = 64)
   doc "y[i][j] += A[i][j][k] * x[k]"
@@ -210,6 +232,7 @@ void registerBuiltinKernels(KernelLibrary& lib) {
   lib.add({"geva", "scaled vector addition z = c*x + d*y (scalars c, d)", kGeva});
   lib.add({"relu", "element-wise ReLU y = max(x, 0)", kRelu});
   lib.add({"attn", "decode attention o = softmax(K q) V per head", kAttn});
+  lib.add({"attn_gqa", "decode grouped-query attention: g query heads share each K/V head", kAttnGqa});
   lib.add({"ttv", "tensor-times-vector y[i][j] = sum_k A[i][j][k] x[k]", kTtv});
   lib.add({"mmtv", "batched matrix-times-vector y[i][j] = sum_k A[i][j][k] x[i][k]", kMmtv});
   lib.add({"gemm", "matrix-matrix product C = A B", kGemm});

@@ -69,14 +69,17 @@ std::string gemvDims(std::int64_t batch, std::int64_t out, std::int64_t in) {
 /// The per-GPU widths every layer uses.
 struct Widths {
   std::int64_t qkvOut, attnWidth, ffn, headsPerGpu;
+  std::int64_t kvHeadsPerGpu,
+      group;  // K/V heads; query heads per K/V head (1 without grouped-query attention)
 };
 
 Widths widthsOf(const LlmModel& m, int gpus) {
   Widths w;
   w.headsPerGpu = share(m, m.heads, gpus, "heads");
-  share(m, m.kvHeads, gpus, "kv_heads");
+  w.kvHeadsPerGpu = share(m, m.kvHeads, gpus, "kv_heads");
+  w.group = m.heads / m.kvHeads;
   w.attnWidth = w.headsPerGpu * m.headDim;
-  w.qkvOut = w.attnWidth + 2 * (m.kvHeads / gpus) * m.headDim;
+  w.qkvOut = w.attnWidth + 2 * w.kvHeadsPerGpu * m.headDim;
   w.ffn = share(m, m.ffn.hidden, gpus, "ffn.hidden");
   return w;
 }
@@ -112,23 +115,28 @@ void appendProjectionAndFfn(std::vector<LayerOp>& ops, const LlmModel& m, const 
 std::vector<LayerOp> decodeLayerOps(const LlmModel& m, const DecodeShape& s) {
   if (s.batch < 1 || s.context < 1) throw InputError("decode step: batch and context must be at least 1");
   const Widths w = widthsOf(m, s.gpus);
-  const std::int64_t heads = w.headsPerGpu * s.batch;  // one attention instance per (sequence, head)
+  // One attention instance per (sequence, K/V head); its `g` query heads are the rows of one matrix product,
+  // so K and V are read once per K/V head (1 row without grouped-query attention). Softmax: one per query
+  // head.
+  const std::int64_t kvHeads = w.kvHeadsPerGpu * s.batch, g = w.group;
   std::vector<LayerOp> ops;
   ops.push_back(layerOp("qkv", Phase::Qkv, op(GpuOpKind::Fc, s.batch, w.qkvOut, m.hidden, 1, s.bytes),
                         PimKernel{"gemv", gemvDims(s.batch, w.qkvOut, m.hidden)}));
-  const std::string attnDims = "b=" + std::to_string(s.batch) + ",h=" + std::to_string(w.headsPerGpu) +
-                               ",l=" + std::to_string(s.context) + ",d=" + std::to_string(m.headDim);
-  LayerOp score =
-      layerOp("score", Phase::Attention, op(GpuOpKind::Matmul, 1, s.context, m.headDim, heads, s.bytes),
-              PimKernel{"attn", attnDims});
+  const std::string length = ",l=" + std::to_string(s.context) + ",d=" + std::to_string(m.headDim);
+  const PimKernel pim =
+      g == 1
+          ? PimKernel{"attn", "b=" + std::to_string(s.batch) + ",h=" + std::to_string(w.headsPerGpu) + length}
+          : PimKernel{"attn_gqa", "h=" + std::to_string(kvHeads) + ",g=" + std::to_string(g) + length};
+  LayerOp score = layerOp("score", Phase::Attention,
+                          op(GpuOpKind::Matmul, g, s.context, m.headDim, kvHeads, s.bytes), pim);
   score.attentionPart = true;
   ops.push_back(score);
   LayerOp softmax =
-      layerOp("softmax", Phase::Attention, op(GpuOpKind::Softmax, 1, s.context, 1, heads, s.bytes));
+      layerOp("softmax", Phase::Attention, op(GpuOpKind::Softmax, 1, s.context, 1, kvHeads * g, s.bytes));
   softmax.attentionPart = true;
   ops.push_back(softmax);
   LayerOp context =
-      layerOp("context", Phase::Attention, op(GpuOpKind::Matmul, 1, m.headDim, s.context, heads, s.bytes));
+      layerOp("context", Phase::Attention, op(GpuOpKind::Matmul, g, m.headDim, s.context, kvHeads, s.bytes));
   context.attentionPart = true;
   ops.push_back(context);
   appendProjectionAndFfn(ops, m, w, s.batch, s.bytes, true);
@@ -139,14 +147,16 @@ std::vector<LayerOp> prefillLayerOps(const LlmModel& m, std::int64_t batch, std:
                                      int bytes) {
   if (batch < 1 || lin < 1) throw InputError("prefill: batch and input tokens must be at least 1");
   const Widths w = widthsOf(m, gpus);
-  const std::int64_t heads = w.headsPerGpu * batch;
+  const std::int64_t kvHeads = w.kvHeadsPerGpu * batch, rows = w.group * lin;  // as decode, lin tokens each
   const std::int64_t tokens = batch * lin;
   std::vector<LayerOp> ops;
   ops.push_back(layerOp("qkv", Phase::Qkv, op(GpuOpKind::Fc, tokens, w.qkvOut, m.hidden, 1, bytes)));
-  ops.push_back(layerOp("score", Phase::Attention, op(GpuOpKind::Matmul, lin, lin, m.headDim, heads, bytes)));
-  ops.push_back(layerOp("softmax", Phase::Attention, op(GpuOpKind::Softmax, lin, lin, 1, heads, bytes)));
   ops.push_back(
-      layerOp("context", Phase::Attention, op(GpuOpKind::Matmul, lin, m.headDim, lin, heads, bytes)));
+      layerOp("score", Phase::Attention, op(GpuOpKind::Matmul, rows, lin, m.headDim, kvHeads, bytes)));
+  ops.push_back(
+      layerOp("softmax", Phase::Attention, op(GpuOpKind::Softmax, lin, lin, 1, kvHeads * w.group, bytes)));
+  ops.push_back(
+      layerOp("context", Phase::Attention, op(GpuOpKind::Matmul, rows, m.headDim, lin, kvHeads, bytes)));
   appendProjectionAndFfn(ops, m, w, tokens, bytes, false);
   return ops;
 }

@@ -21,7 +21,7 @@ const char* phaseName(Phase p);
 
 /// A kernel of the library (datasets/kernels) and its dimension sizes, as `explore --dims` takes them.
 struct PimKernel {
-  std::string kernel;  // "gemv" or "attn"
+  std::string kernel;  // "gemv", "attn" or (grouped-query attention) "attn_gqa"
   std::string dims;    // "b=1,out=15360,in=5120"
   bool operator<(const PimKernel& o) const { return kernel != o.kernel ? kernel < o.kernel : dims < o.dims; }
   bool operator==(const PimKernel&) const = default;

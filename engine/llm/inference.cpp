@@ -232,7 +232,7 @@ SystemResult LlmSimulator::request(SystemChoice system, std::int64_t batch, std:
     return r;
   }
   try {
-    checkPimRun(m_model, m_hw, system);
+    checkPimRun(m_hw, system);
     // DCC's attention kernel at each step, step s at s - 1: compiled before the steps run.
     std::vector<PimKernel> attention;
     if (system.usesPim() && system.pimTiling() == Tiling::Dcc) {

@@ -334,25 +334,24 @@ std::size_t placeAttention(LayerBuilder& b, const std::vector<LayerOp>& ops, std
   o.kernel = ops[score].pim;
   o.layout = run.layout;
   o.preloadNs = run.preloadNs;
-  const std::int64_t heads = s.numOp;  // sequences x heads of this GPU
+  // The score's instances are (sequence, K/V head) pairs of this GPU, each with s.m query heads
+  // (decodeLayerOps).
+  const std::int64_t kvHeads = s.numOp, queryHeads = s.numOp * s.m;
   const std::int64_t qkvBytes = ops[score - 1].gpu.m * ops[score - 1].gpu.n * s.dbyte;
-  b.pimOp(std::move(o), run, qkvBytes, heads * m.headDim * s.dbyte);
+  b.pimOp(std::move(o), run, qkvBytes, queryHeads * m.headDim * s.dbyte);
   const std::size_t at = b.ops().size() - 1;
-  b.kvAppend(kvAppendCost(hw.pim->backend(), heads, m.headDim, s.dbyte));
+  b.kvAppend(kvAppendCost(hw.pim->backend(), kvHeads, m.headDim, s.dbyte));
   return at;
 }
 
 }  // namespace
 
-void checkPimRun(const LlmModel& m, const LlmHardware& hw, SystemChoice sys) {
+void checkPimRun(const LlmHardware& hw, SystemChoice sys) {
   if (!sys.usesPim()) return;
   if (!hw.pim) throw InputError(sys.name() + " needs a PIM backend");
   if (hw.bytes != 2)
     throw InputError(sys.name() + ": the PIM kernels of " + hw.pim->backend().name +
                      " run in FP16 only (its core.dtypes); FP8 runs on the gpu system");
-  if (m.kvHeads != m.heads)
-    throw InputError(m.name + ": grouped-query attention (kv_heads " + std::to_string(m.kvHeads) + " of " +
-                     std::to_string(m.heads) + " heads) is not mapped onto PIM; run it on the gpu system");
 }
 
 namespace {
@@ -374,7 +373,7 @@ void total(const LlmModel& m, LayerBuilder& b, StepCost& out) {
 
 StepCost decodeStepCost(const LlmModel& m, const LlmHardware& hw, SystemChoice sys, std::int64_t batch,
                         std::int64_t context) {
-  checkPimRun(m, hw, sys);
+  checkPimRun(hw, sys);
   const std::vector<LayerOp> ops = decodeLayerOps(m, {batch, context, hw.gpu.gpus, hw.bytes});
   StepCost out;
   LayerBuilder b(m, hw, sys);
@@ -398,7 +397,7 @@ StepCost decodeStepCost(const LlmModel& m, const LlmHardware& hw, SystemChoice s
 
 StepCost prefillCost(const LlmModel& m, const LlmHardware& hw, SystemChoice sys, std::int64_t batch,
                      std::int64_t lin) {
-  checkPimRun(m, hw, sys);
+  checkPimRun(hw, sys);
   StepCost out;
   LayerBuilder b(m, hw, SystemChoice{});
   for (const LayerOp& op : prefillLayerOps(m, batch, lin, hw.gpu.gpus, hw.bytes)) b.gpuOp(op);

@@ -55,9 +55,9 @@ struct LlmHardware {
   PimKernelTable* pim = nullptr;  // the PIM backend's kernels; null for GPU-only runs
 };
 
-/// Throws InputError when `sys` cannot run `m` on `hw` at all (no PIM backend, an element type the PIM
-/// kernels lack, grouped-query attention on PIM), before anything is compiled.
-void checkPimRun(const LlmModel& m, const LlmHardware& hw, SystemChoice sys);
+/// Throws InputError when `sys` cannot run on `hw` at all (no PIM backend, an element type the PIM kernels
+/// lack), before anything is compiled.
+void checkPimRun(const LlmHardware& hw, SystemChoice sys);
 
 /// One decode step of `batch` sequences at `context` keys on `system`.
 StepCost decodeStepCost(const LlmModel& m, const LlmHardware& hw, SystemChoice system, std::int64_t batch,

@@ -49,16 +49,18 @@ std::optional<Draft> vendorTilingDraft(const Problem& p) {
         !give(setOverDim(p, "in"), 1, std::min(4, C))) {
       return std::nullopt;
     }
-  } else if (lib == "mmtv" || lib == "attn") {
+  } else if (lib == "mmtv" || lib == "attn" || lib == "attn_gqa") {
     // [(G, 1), (1, 4), (1, 16)]: heads (batch x heads) over channels, the head dimension over 4 banks, the
-    // sequence over 16 bank groups.
+    // sequence over 16 bank groups. Grouped-query attention lays out its K/V heads (of every sequence:
+    // attn_gqa's h) so; the query heads of a group then run one after another over the same K and V (their
+    // part stays (1, 1)).
     const char* heads = lib == "mmtv" ? "i" : "h";
     const char* headDim = lib == "mmtv" ? "k" : "d";
     const char* seq = lib == "mmtv" ? "j" : "l";
     int hg = G;
-    if (lib == "attn") {
+    if (lib != "mmtv") {
       hg = static_cast<int>(std::min<std::int64_t>(p.dimSize("h"), G));
-      if (!give(setOverDim(p, "b"), G / hg, 1)) return std::nullopt;
+      if (lib == "attn" && !give(setOverDim(p, "b"), G / hg, 1)) return std::nullopt;
     }
     if (!give(setOverDim(p, heads), hg, 1) || !give(setOverDim(p, headDim), 1, std::min(4, C)) ||
         !give(setOverDim(p, seq), 1, std::max(1, std::min(16, C / 4)))) {
