@@ -291,6 +291,65 @@ TEST(LlmRequest, GroupedQueryAttentionRunsOnPim) {
   EXPECT_NEAR(r.kvAppendMs, append.ns * 32 / 1e6, 1e-12);
 }
 
+// --lm-head: the final norm and the LM head once per step after the layers (GPT-3 13B: 5120 -> 50257 logits;
+// on 8 GPUs each computes ceil(50257 / 8) = 6283 of them, the vocabulary padded as Megatron pads it). On the
+// gpu system a step gains exactly those two operators' time, under their own phase; the prefill gains them
+// on each sequence's last token; the weights grow by the head's.
+TEST(LlmLmHead, TimedOnceAfterTheLayers) {
+  const LlmModel m = llmModelByName("gpt3-13b");
+  const auto head = lmHeadOps(m, 4, 8, 2, true);
+  ASSERT_EQ(head.size(), 2U);
+  EXPECT_EQ(head[1].name, "lm_head");
+  EXPECT_EQ(head[1].gpu.m, 4);
+  EXPECT_EQ(head[1].gpu.n, 6283);
+  EXPECT_EQ(head[1].gpu.k, 5120);
+  EXPECT_EQ(head[1].pim->dims, "b=4,out=6283,in=5120");
+  EXPECT_EQ(lmHeadWeightBytes(m, 8, 2), 6283LL * 8 * 5120 * 2);
+  EXPECT_FALSE(lmHeadOps(m, 4, 8, 2, false)[1].pim.has_value());  // prefill: on the GPU
+  LlmModel noVocab = m;
+  noVocab.vocab = 0;
+  EXPECT_THROW(lmHeadOps(noVocab, 1, 1, 2, true), InputError);
+
+  LlmSetup off = quickSetup("gpt3-13b"), on = off;
+  on.lmHead = true;
+  LlmSimulator without(off), with(on);
+  const SystemResult a = without.request(parseSystem("gpu"), 2, 128, 3),
+                     b = with.request(parseSystem("gpu"), 2, 128, 3);
+  ASSERT_TRUE(a.available && b.available);
+  double headMs = 0;
+  for (const LayerOp& op : lmHeadOps(m, 2, 1, 2, true)) headMs += gpuOpCost(op.gpu, GpuSystem{}).time_s * 1e3;
+  EXPECT_NEAR(b.steps[0].ms - a.steps[0].ms, headMs, 1e-9);
+  EXPECT_NEAR(b.steps[0].phaseMs[static_cast<int>(Phase::LmHead)], headMs, 1e-9);
+  EXPECT_EQ(a.steps[0].phaseMs[static_cast<int>(Phase::LmHead)], 0);
+  double prefillHeadMs = 0;
+  for (const LayerOp& op : lmHeadOps(m, 2, 1, 2, false))
+    prefillHeadMs += gpuOpCost(op.gpu, GpuSystem{}).time_s * 1e3;
+  EXPECT_NEAR(b.prefillMs - a.prefillMs, prefillHeadMs, 1e-9);
+  EXPECT_EQ(b.memory.weightBytes - a.memory.weightBytes, lmHeadWeightBytes(m, 1, 2));
+  bool row = false;
+  for (const KernelDecision& d : b.decisions) row = row || d.op == "lm_head";
+  EXPECT_TRUE(row);
+}
+
+// Placed as QKV is: AttAcc keeps it on the GPU, DCC moves it to PIM where its GEMV is faster. Its weights
+// are laid out once at model load, like a layer's, but once, not once per layer.
+TEST(LlmLmHead, OnPimItsWeightsArePreloadedOnce) {
+  LlmSetup off = quickSetup("gpt3-13b"), on = off;
+  on.lmHead = true;
+  LlmSimulator without(off), with(on);
+  const SystemResult a = without.request(parseSystem("attacc-base+dcc"), 1, 128, 2);
+  const SystemResult b = with.request(parseSystem("attacc-base+dcc"), 1, 128, 2);
+  ASSERT_TRUE(a.available && b.available) << a.reason << b.reason;
+  const KernelDecision* head = nullptr;
+  for (const KernelDecision& d : b.decisions)
+    if (d.op == "lm_head") head = &d;
+  ASSERT_NE(head, nullptr);
+  ASSERT_EQ(head->where, Placement::Pim) << head->schedule;
+  const PimRun run = with.table().run(PimKernel{"gemv", "b=1,out=50257,in=5120"}, Tiling::Dcc);
+  EXPECT_NEAR(b.memory.weightPreloadMs - a.memory.weightPreloadMs, run.preloadNs / 1e6, 1e-9);
+  EXPECT_EQ(with.request(parseSystem("attacc-base"), 1, 128, 2).decisions.back().where, Placement::Gpu);
+}
+
 TEST(LlmRequest, Fp8RunsOnTheGpuOnly) {
   LlmSetup s = quickSetup("gpt3-13b");
   s.dtype = "fp8";

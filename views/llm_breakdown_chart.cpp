@@ -18,10 +18,10 @@ using namespace pim::llm;
 
 QString ms(double v) { return QString::number(v, 'f', v >= 100 ? 1 : 3); }
 
-QString barTooltip(const SystemResult& s, const QString& speedup, const QString& reference) {
+QString barTooltip(const SystemResult& s, int phases, const QString& speedup, const QString& reference) {
   QString t = QObject::tr("%1: %2 ms per token, %3 against %4")
                   .arg(QString::fromStdString(s.system), ms(s.meanTokenMs), speedup, reference);
-  for (int p = 0; p < kPhaseCount; ++p)
+  for (int p = 0; p < phases; ++p)
     t += QStringLiteral("\n  %1: %2 ms")
              .arg(QString::fromLatin1(phaseName(static_cast<Phase>(p))),
                   ms(s.breakdownMs[static_cast<std::size_t>(p)]));
@@ -91,6 +91,7 @@ void LlmBreakdownChart::computeBars(const InferenceResult& r) {
     for (const SystemResult& s : r.systems)
       if (s.available && (!ref || s.meanTokenMs > ref->meanTokenMs)) ref = &s;
   m_reference = ref ? QString::fromStdString(ref->system) : QString();
+  m_phases = r.lmHead ? kPhaseCount : static_cast<int>(Phase::LmHead);
   for (const SystemResult& s : r.systems) {
     Bar b;
     b.system = QString::fromStdString(s.system);
@@ -103,7 +104,7 @@ void LlmBreakdownChart::computeBars(const InferenceResult& r) {
         b.parts[static_cast<std::size_t>(p)] = s.breakdownMs[static_cast<std::size_t>(p)] / ref->meanTokenMs;
       b.total = s.meanTokenMs / ref->meanTokenMs;
       b.speedup = QString::number(ref->meanTokenMs / s.meanTokenMs, 'f', 2) + QLatin1Char('x');
-      b.tooltip = barTooltip(s, b.speedup, m_reference);
+      b.tooltip = barTooltip(s, m_phases, b.speedup, m_reference);
     }
     m_bars.push_back(std::move(b));
   }
@@ -130,7 +131,7 @@ void LlmBreakdownChart::draw() {
   m_plot->clearItems();
   m_plot->xAxis->setLabel(tr("system"));
   if (m_bars.empty()) {
-    showPlotNote(m_plot, tr("Each system becomes a bar: its time per token split into the six phases"));
+    showPlotNote(m_plot, tr("Each system becomes a bar: its time per token split by phase"));
     m_plot->yAxis->setLabel(tr("time per token (normalised to GPU)"));
     m_plot->legend->setVisible(false);
     m_plot->replot();
@@ -143,7 +144,7 @@ void LlmBreakdownChart::draw() {
     top = std::max(top, m_bars[i].total);
   }
   QCPBars* below = nullptr;
-  for (int p = 0; p < kPhaseCount; ++p) {
+  for (int p = 0; p < m_phases; ++p) {
     auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
     bars->setName(QString::fromLatin1(phaseName(static_cast<Phase>(p))));
     bars->setBrush(llmPhaseColour(p));

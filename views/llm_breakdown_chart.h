@@ -49,6 +49,7 @@ class LlmBreakdownChart : public QWidget {
   void onMouseMove(QMouseEvent* e);
 
   std::vector<Bar> m_bars;
+  int m_phases = 0;  // the phases drawn: all but the LM head's unless the result timed it
   QString m_reference;
   QLabel* m_caption;
   QCustomPlot* m_plot;

@@ -88,8 +88,9 @@ QVariant LlmDecisionModel::headerData(int section, Qt::Orientation o, int role) 
       "shape",
       "gpu, pim, or gpu+pim: rows shared so both finish together",
       "the GPU's, the vendor's tiling, or the draft DCC chose (groups, cores, representative per part)",
-      "one call on the GPU at the run's first step, per layer",
-      "one call on the PIM devices at the run's first step, per layer (- : not an option)",
+      "one call on the GPU at the run's first step, per layer (the LM head: per step)",
+      "one call on the PIM devices at the run's first step, per layer (the LM head: per step; - : not an "
+      "option)",
       "the GPU and PIM sharing the rows (- : not an option)",
       "how much slower the next-best option was (smallest over the steps; - : none was weighed)",
       "the decode steps this placement and schedule held for"};

@@ -13,7 +13,8 @@ namespace {
 
 using namespace pim::llm;
 
-/// Whether a simulator built for `a` serves `b` (its PIM kernel table is keyed by all of these).
+/// Whether a simulator built for `a` serves `b` (its PIM kernel table is keyed by all of these; whether the
+/// LM head is timed is not a key: the runner sets it on the simulator it keeps).
 bool sameSetup(const LlmSetup& a, const LlmSetup& b) {
   return a.model == b.model && a.dtype == b.dtype && a.gpus == b.gpus &&
          a.pimDevicesPerGpu == b.pimDevicesPerGpu && a.powerConstraint == b.powerConstraint &&
@@ -137,6 +138,7 @@ std::shared_ptr<LlmSimulator> LlmRunner::simulatorFor(const LlmSetup& setup) {
     m_sim.reset();  // a table of another setup is of no use to this one
     m_sim = std::make_shared<LlmSimulator>(setup);
   }
+  m_sim->setLmHead(setup.lmHead);
   return m_sim;
 }
 

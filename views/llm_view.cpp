@@ -102,6 +102,10 @@ void LlmView::buildHardwareInputs() {
   m_power = new QCheckBox(tr("Power constraint"));
   m_power->setChecked(true);
   m_power->setToolTip(tr("AttAcc's MACAB spacing under the power constraint (6 cycles; off: 4)"));
+  m_lmHead = new QCheckBox(tr("LM head"));
+  m_lmHead->setToolTip(
+      tr("Also time the final norm and the LM head (hidden to vocab) of every token, placed "
+         "as QKV is (--lm-head); AttAcc and DCC leave them out"));
 }
 
 QLayout* LlmView::buildForm() {
@@ -142,6 +146,7 @@ QLayout* LlmView::buildForm() {
     row1->addSpacing(8);
   }
   row1->addWidget(m_power);
+  row1->addWidget(m_lmHead);
   row1->addStretch(1);
   auto* row2 = new QHBoxLayout;
   for (const LlmField* f : {&m_batch, &m_lin, &m_lout}) {
@@ -229,6 +234,7 @@ LlmSetup LlmView::setup() const {
   s.gpus = m_gpus->value();
   s.pimDevicesPerGpu = m_devices->value();
   s.powerConstraint = m_power->isChecked();
+  s.lmHead = m_lmHead->isChecked();
   return s;
 }
 
@@ -257,7 +263,7 @@ void LlmView::chooseSystems(const QStringList& systems) {
 bool LlmView::running() const { return m_runner->running(); }
 
 void LlmView::setRunning(bool running) {
-  for (QWidget* w : std::initializer_list<QWidget*>{m_model, m_dtype, m_gpus, m_devices, m_power,
+  for (QWidget* w : std::initializer_list<QWidget*>{m_model, m_dtype, m_gpus, m_devices, m_power, m_lmHead,
                                                     m_batch.edit, m_lin.edit, m_lout.edit, m_runButton})
     w->setEnabled(!running);
   for (QCheckBox* b : m_systems) b->setEnabled(!running);

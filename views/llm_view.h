@@ -65,6 +65,7 @@ class LlmView : public QWidget {
   QSpinBox* gpusBox() const { return m_gpus; }
   QSpinBox* devicesBox() const { return m_devices; }
   QCheckBox* powerBox() const { return m_power; }
+  QCheckBox* lmHeadBox() const { return m_lmHead; }
   QLineEdit* batchField() const { return m_batch.edit; }
   QLineEdit* linField() const { return m_lin.edit; }
   QLineEdit* loutField() const { return m_lout.edit; }
@@ -110,7 +111,7 @@ class LlmView : public QWidget {
   std::shared_ptr<const LlmRun> m_run;
   QComboBox *m_model, *m_dtype;
   QSpinBox *m_gpus, *m_devices;
-  QCheckBox* m_power;
+  QCheckBox *m_power, *m_lmHead;
   LlmField m_batch, m_lin, m_lout;
   std::vector<QCheckBox*> m_systems;
   QPushButton *m_runButton, *m_cancel;

@@ -24,6 +24,7 @@ struct LlmArgs {
   int devices = 5;
   bool noPowerConstraint = false;
   bool noCapacityCheck = false;
+  bool lmHead = false;
   std::string backend = "attacc";
   std::string db;
   unsigned threads = 0;
@@ -44,6 +45,9 @@ struct LlmArgs {
                   "AttAcc without its power constraint (MACAB every 4 cycles instead of 6)");
     cmd->add_flag("--no-capacity-check", noCapacityCheck,
                   "run a request whose weights and KV cache exceed the memory (reported, not refused)");
+    cmd->add_flag("--lm-head", lmHead,
+                  "also time the final norm and the LM head (hidden -> vocab) of every token; AttAcc and DCC "
+                  "leave them out, so this is off by default");
     cmd->add_option("--backend,-b", backend, "the PIM backend beside the GPU")->capture_default_str();
     cmd->add_option("--db", db,
                     "results store whose lookup table DCC's schedules are read from and written to");
@@ -59,6 +63,7 @@ struct LlmArgs {
     s.pimDevicesPerGpu = devices;
     s.powerConstraint = !noPowerConstraint;
     s.checkCapacity = !noCapacityCheck;
+    s.lmHead = lmHead;
     s.backend = backend;
     s.threads = cappedThreads(threads);
     s.store = store;
@@ -149,12 +154,18 @@ void printInference(const InferenceResult& r) {
   const SystemResult* gpu = nullptr;
   for (const SystemResult& s : r.systems)
     if (s.system == "gpu" && s.available) gpu = &s;
-  TextTable t({"system", "ms/token", "first", "last", "qkv", "attention", "projection", "ffn", "other",
-               "comm", "total ms", "tokens/s", "mJ/token", "vs gpu"});
+  // The phases as columns; the LM head's only when it was timed.
+  const int phases = r.lmHead ? kPhaseCount : static_cast<int>(Phase::LmHead);
+  std::vector<std::string> header = {"system", "ms/token", "first", "last"};
+  for (int p = 0; p < phases; ++p)
+    header.push_back(static_cast<Phase>(p) == Phase::Communication ? "comm"
+                                                                   : phaseName(static_cast<Phase>(p)));
+  for (const char* h : {"total ms", "tokens/s", "mJ/token", "vs gpu"}) header.push_back(h);
+  TextTable t(header);
   for (const SystemResult& s : r.systems) {
     if (!s.available) continue;
     std::vector<std::string> row = {s.system, ms(s.meanTokenMs), ms(s.firstTokenMs), ms(s.lastTokenMs)};
-    for (double v : s.breakdownMs) row.push_back(ms(v));
+    for (int p = 0; p < phases; ++p) row.push_back(ms(s.breakdownMs[p]));
     row.push_back(ms(s.totalMs));
     row.push_back(fixed(s.tokensPerS, 1));
     row.push_back(fixed(s.energyPerTokenMj, 1));
@@ -270,13 +281,10 @@ void registerLlm(CLI::App& app) {
     if (!a->csv.empty()) writeCsv(a->csv, tokenSeriesCsv(r));
     if (!a->decisionsCsvPath.empty()) writeCsv(a->decisionsCsvPath, decisionsCsv(r));
     if (a->json) {
-      nlohmann::json out = {{"model", r.model},
-                            {"batch", r.batch},
-                            {"lin", r.lin},
-                            {"lout", r.lout},
-                            {"dtype", r.dtype},
-                            {"gpus", r.gpus},
-                            {"systems", nlohmann::json::array()}};
+      nlohmann::json out = {{"model", r.model},    {"batch", r.batch},
+                            {"lin", r.lin},        {"lout", r.lout},
+                            {"dtype", r.dtype},    {"gpus", r.gpus},
+                            {"lm_head", r.lmHead}, {"systems", nlohmann::json::array()}};
       for (const SystemResult& s : r.systems) out["systems"].push_back(systemJson(s));
       return printJson(out);
     }

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "engine/common/checked.h"
 #include "engine/common/error.h"
 
 namespace pim::llm {
@@ -21,6 +22,8 @@ const char* phaseName(Phase p) {
       return "other";
     case Phase::Communication:
       return "communication";
+    case Phase::LmHead:
+      return "lm_head";
   }
   return "?";
 }
@@ -159,6 +162,27 @@ std::vector<LayerOp> prefillLayerOps(const LlmModel& m, std::int64_t batch, std:
       layerOp("context", Phase::Attention, op(GpuOpKind::Matmul, rows, m.headDim, lin, kvHeads, bytes)));
   appendProjectionAndFfn(ops, m, w, tokens, bytes, false);
   return ops;
+}
+
+namespace {
+
+std::int64_t vocabPerGpu(const LlmModel& m, int gpus) { return (m.vocab + gpus - 1) / gpus; }
+
+}  // namespace
+
+std::vector<LayerOp> lmHeadOps(const LlmModel& m, std::int64_t tokens, int gpus, int bytes, bool decode) {
+  if (m.vocab < 1) throw InputError("LLM model '" + m.name + "': no vocab, so its LM head cannot be timed");
+  const std::int64_t vocab = vocabPerGpu(m, gpus);
+  std::optional<PimKernel> gemv;
+  if (decode) gemv = PimKernel{"gemv", gemvDims(tokens, vocab, m.hidden)};
+  return {layerOp("norm_final", Phase::LmHead, op(GpuOpKind::Norm, tokens, m.hidden, 1, 1, bytes)),
+          layerOp("lm_head", Phase::LmHead, op(GpuOpKind::Fc, tokens, vocab, m.hidden, 1, bytes), gemv)};
+}
+
+std::int64_t lmHeadWeightBytes(const LlmModel& m, int gpus, int bytes) {
+  return checkedMul<std::int64_t>(checkedMul<std::int64_t>(vocabPerGpu(m, gpus), gpus, "LM head rows"),
+                                  checkedMul<std::int64_t>(m.hidden, bytes, "LM head row bytes"),
+                                  "LM head bytes");
 }
 
 std::int64_t layerWeightBytes(const LlmModel& m, int bytes) { return m.weightParamsPerLayer() * bytes; }

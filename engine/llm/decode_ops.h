@@ -13,10 +13,10 @@
 
 namespace pim::llm {
 
-/// The phases a request's time and energy are broken into (DCC Fig. 11).
-enum class Phase { Qkv, Attention, Projection, Ffn, Other, Communication };
-inline constexpr int kPhaseCount = 6;
-/// "qkv", "attention", "projection", "ffn", "other", "communication".
+/// The phases a request's time and energy are broken into (DCC Fig. 11), and the LM head when it is timed.
+enum class Phase { Qkv, Attention, Projection, Ffn, Other, Communication, LmHead };
+inline constexpr int kPhaseCount = 7;
+/// "qkv", "attention", "projection", "ffn", "other", "communication", "lm_head".
 const char* phaseName(Phase p);
 
 /// A kernel of the library (datasets/kernels) and its dimension sizes, as `explore --dims` takes them.
@@ -44,14 +44,23 @@ struct DecodeShape {
   int gpus = 1, bytes = 2;
 };
 
-/// The operators of one decoder layer at one decode step, in execution order. Attention uses the query
-/// heads (a grouped-query model reads each K/V head once per query head on the GPU model, as AttAcc's).
+/// The operators of one decoder layer at one decode step, in execution order. Attention has one instance per
+/// sequence and K/V head, its query heads the rows of one product (one row without grouped-query attention).
 /// Throws InputError when heads or widths do not split over `gpus`.
 std::vector<LayerOp> decodeLayerOps(const LlmModel& m, const DecodeShape& s);
 
 /// The operators of one decoder layer over the prompt (prefill: `batch` x `lin` tokens, on the GPU).
 std::vector<LayerOp> prefillLayerOps(const LlmModel& m, std::int64_t batch, std::int64_t lin, int gpus,
                                      int bytes);
+
+/// What follows the last decoder layer for `tokens` tokens (a decode step's batch; a prefill's last token of
+/// each sequence): the final norm and the LM head (hidden -> vocab; each GPU computes its share of the
+/// logits, the vocabulary padded to a multiple of the GPUs as Megatron pads it), both in Phase::LmHead; the
+/// head has a GEMV for PIM when `decode`. Greedy sampling reduces each GPU's best logit with a few bytes per
+/// sequence: not timed.
+std::vector<LayerOp> lmHeadOps(const LlmModel& m, std::int64_t tokens, int gpus, int bytes, bool decode);
+/// Bytes of the LM head's weights (all GPUs' shares, padding included).
+std::int64_t lmHeadWeightBytes(const LlmModel& m, int gpus, int bytes);
 
 /// Bytes of the weights one GPU's share of one layer holds, and of the K/V cache one token adds per layer.
 std::int64_t layerWeightBytes(const LlmModel& m, int bytes);

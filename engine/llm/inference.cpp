@@ -64,7 +64,7 @@ std::string layoutText(const OpCost& o) {
 
 bool decisionOp(const OpCost& o) {
   return o.op == "qkv" || o.op == "attention" || o.op == "score" || o.op == "proj" ||
-         o.op.starts_with("ffn_");
+         o.op.starts_with("ffn_") || o.op == "lm_head";
 }
 
 /// Folds one step's operators into the decision table: a row per operator and run of steps with the same
@@ -188,6 +188,7 @@ LlmSimulator::LlmSimulator(LlmSetup setup) : m_setup(std::move(setup)) {
   if (m_setup.gpus < 1 || m_setup.gpus > 8)
     throw InputError("--gpus: " + std::to_string(m_setup.gpus) + " is outside 1..8 (a DGX holds 8 A100s)");
   decodeLayerOps(m_model, {1, 1, m_setup.gpus, m_hw.bytes});  // refuses heads or widths that do not split
+  setLmHead(m_setup.lmHead);
   Backend b = pimBackend(m_setup);
   m_hw.gpu.gpus = m_setup.gpus;
   if (const auto declared = declaredHostGpu(b)) m_hw.gpu.gpu = *declared;
@@ -201,9 +202,15 @@ LlmSimulator::LlmSimulator(LlmSetup setup) : m_setup(std::move(setup)) {
 
 LlmSimulator::~LlmSimulator() = default;
 
+void LlmSimulator::setLmHead(bool on) {
+  if (on) lmHeadOps(m_model, 1, m_setup.gpus, m_hw.bytes, true);  // refuses a model without a vocab
+  m_setup.lmHead = on;
+}
+
 MemoryUse LlmSimulator::memoryUseOf(std::int64_t batch, std::int64_t lin, std::int64_t lout) const {
   MemoryUse u;
   u.weightBytes = m_model.layers * layerWeightBytes(m_model, m_hw.bytes);
+  if (m_setup.lmHead) u.weightBytes += lmHeadWeightBytes(m_model, m_setup.gpus, m_hw.bytes);
   u.kvBytes = m_model.layers * kvBytesPerToken(m_model, m_hw.bytes) * (lin + lout - 1) * batch;
   u.capacityBytes =
       std::int64_t{m_setup.gpus} * m_table->backend().system.devices * deviceBytes(m_table->backend());
@@ -239,7 +246,7 @@ SystemResult LlmSimulator::request(SystemChoice system, std::int64_t batch, std:
       attention = attentionKernelsOf(m_model, {batch, lin + 1, m_setup.gpus, m_hw.bytes}, lout);
       m_table->prepare(attention, m_setup.threads, cancel);
     }
-    const StepCost prefill = prefillCost(m_model, m_hw, system, batch, lin);
+    const StepCost prefill = prefillCost(m_model, m_hw, system, batch, lin, m_setup.lmHead);
     r.prefillMs = prefill.ns / 1e6;
     r.compileMs = prefill.compileSeconds * 1e3;
     DecisionTable decisions;
@@ -247,7 +254,7 @@ SystemResult LlmSimulator::request(SystemChoice system, std::int64_t batch, std:
     LayoutSignature layout;
     for (std::int64_t step = 1; step < lout; ++step) {
       if (cancel && cancel->load()) throw InputError("cancelled");
-      StepCost c = decodeStepCost(m_model, m_hw, system, batch, lin + step);
+      StepCost c = decodeStepCost(m_model, m_hw, system, batch, lin + step, m_setup.lmHead);
       if (!c.unavailable.empty()) {
         r.reason = c.unavailable;
         return r;
@@ -262,7 +269,8 @@ SystemResult LlmSimulator::request(SystemChoice system, std::int64_t batch, std:
       if (step == 1)
         for (const OpCost& o : c.ops)
           if (o.where != Placement::Gpu && o.op != "attention" && o.op != "kv_append")
-            r.memory.weightPreloadMs += o.preloadNs * static_cast<double>(m_model.layers) / 1e6;
+            r.memory.weightPreloadMs +=
+                o.preloadNs * (o.once ? 1.0 : static_cast<double>(m_model.layers)) / 1e6;
       decisions.add(c.ops, step, lin + step);
       for (int e = 0; e < kEnergyPartCount; ++e) energy[e] += c.energyPj[e];
       r.kvAppendMs += c.kvAppendNs / 1e6;
@@ -307,6 +315,7 @@ InferenceResult runInference(LlmSimulator& sim, const std::vector<SystemChoice>&
   out.lin = lin;
   out.lout = lout;
   out.gpus = sim.setup().gpus;
+  out.lmHead = sim.setup().lmHead;
   for (std::size_t i = 0; i < systems.size(); ++i) {
     LlmProgress p{systems[i].name(), i, systems.size(), 0, lout - 1, 0};
     out.systems.push_back(sim.request(

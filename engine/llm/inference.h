@@ -33,12 +33,13 @@ struct LlmSetup {
   bool checkCapacity = true;      // refuse a request whose weights and KV cache do not fit the memory
   unsigned threads = 0;           // simulation workers of a compilation
   int topK = 4;                   // drafts a compilation confirms by simulation
+  bool lmHead = false;            // time the final norm and LM head (AttAcc and DCC leave them out)
   ResultsStore* store = nullptr;  // optional lookup-table rows shared with `explore --db`
 };
 
 /// One row of the decision table: an operator of the decoder layer over a run of steps with one placement.
 struct KernelDecision {
-  std::string op;  // qkv, attention, proj, ffn_up, ffn_gate, ffn_down
+  std::string op;  // qkv, attention, proj, ffn_up, ffn_gate, ffn_down; lm_head (once per step) when timed
   Phase phase = Phase::Other;
   std::string shape;  // "gemv[b=1,out=15360,in=5120]"; attention: "attn[b=1,h=40,l=2049..2175,d=128]"
   Placement where = Placement::Gpu;
@@ -87,6 +88,7 @@ struct InferenceResult {
   std::string model, display, dtype;
   std::int64_t batch = 1, lin = 0, lout = 0;
   int gpus = 1;
+  bool lmHead = false;  // the LM head was timed (Phase::LmHead is 0 otherwise)
   std::vector<SystemResult> systems;
 };
 
@@ -106,6 +108,9 @@ class LlmSimulator {
   ~LlmSimulator();
 
   const LlmSetup& setup() const { return m_setup; }
+  /// Times the LM head from the next request on (or stops); the lookup table is kept. Throws InputError for a
+  /// model without a vocab.
+  void setLmHead(bool on);
   const LlmModel& model() const { return m_model; }
   int bytes() const { return m_hw.bytes; }
   PimKernelTable& table() { return *m_table; }

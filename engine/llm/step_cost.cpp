@@ -356,23 +356,37 @@ void checkPimRun(const LlmHardware& hw, SystemChoice sys) {
 
 namespace {
 
-/// The layer's costs summed over the model's layers into `out`.
-void total(const LlmModel& m, LayerBuilder& b, StepCost& out) {
-  const double layers = static_cast<double>(m.layers);
-  for (const OpCost& o : b.ops()) {
-    out.phaseNs[static_cast<int>(o.phase)] += o.ns * layers;
-    out.ns += o.ns * layers;
-    if (o.op == "kv_append") out.kvAppendNs += o.ns * layers;
+/// The builder's costs, `times` over (the layer count, or once for the LM head), added into `out`.
+void total(LayerBuilder& b, double times, StepCost& out) {
+  for (OpCost& o : b.ops()) {
+    out.phaseNs[static_cast<int>(o.phase)] += o.ns * times;
+    out.ns += o.ns * times;
+    if (o.op == "kv_append") out.kvAppendNs += o.ns * times;
     out.compileSeconds += o.compileSeconds;
+    out.ops.push_back(std::move(o));
   }
-  for (int e = 0; e < kEnergyPartCount; ++e) out.energyPj[e] = b.energy[e] * layers;
-  out.ops = std::move(b.ops());
+  for (int e = 0; e < kEnergyPartCount; ++e) out.energyPj[e] += b.energy[e] * times;
+}
+
+/// The final norm and the LM head after the layers, once (`decode`: placed by the system; else on the GPU).
+void addLmHead(const LlmModel& m, const LlmHardware& hw, SystemChoice sys, std::int64_t tokens, bool decode,
+               StepCost& out) {
+  LayerBuilder b(m, hw, decode ? sys : SystemChoice{});
+  for (const LayerOp& op : lmHeadOps(m, tokens, hw.gpu.gpus, hw.bytes, decode)) {
+    if (op.pim && sys.usesPim() && decode)
+      placeFc(b, op, hw, sys, out);
+    else
+      b.gpuOp(op);
+  }
+  const std::size_t first = out.ops.size();
+  total(b, 1, out);
+  for (std::size_t i = first; i < out.ops.size(); ++i) out.ops[i].once = true;
 }
 
 }  // namespace
 
 StepCost decodeStepCost(const LlmModel& m, const LlmHardware& hw, SystemChoice sys, std::int64_t batch,
-                        std::int64_t context) {
+                        std::int64_t context, bool lmHead) {
   checkPimRun(hw, sys);
   const std::vector<LayerOp> ops = decodeLayerOps(m, {batch, context, hw.gpu.gpus, hw.bytes});
   StepCost out;
@@ -391,12 +405,13 @@ StepCost decodeStepCost(const LlmModel& m, const LlmHardware& hw, SystemChoice s
   }
   if (!out.unavailable.empty()) return out;
   if (attention != std::string::npos) overlapAttentionLinks(b.ops(), attention, m.heads / hw.gpu.gpus);
-  total(m, b, out);
+  total(b, static_cast<double>(m.layers), out);
+  if (lmHead) addLmHead(m, hw, sys, batch, true, out);
   return out;
 }
 
 StepCost prefillCost(const LlmModel& m, const LlmHardware& hw, SystemChoice sys, std::int64_t batch,
-                     std::int64_t lin) {
+                     std::int64_t lin, bool lmHead) {
   checkPimRun(hw, sys);
   StepCost out;
   LayerBuilder b(m, hw, SystemChoice{});
@@ -420,7 +435,8 @@ StepCost prefillCost(const LlmModel& m, const LlmHardware& hw, SystemChoice sys,
       b.moveTo(false, 0);
     }
   }
-  total(m, b, out);
+  total(b, static_cast<double>(m.layers), out);
+  if (lmHead) addLmHead(m, hw, sys, batch, false, out);
   return out;
 }
 

@@ -36,10 +36,11 @@ struct OpCost {
   std::optional<PimKernel> kernel;  // what ran on PIM, when something did
   LayoutSignature layout;           // attention on PIM: its K/V layout
   double preloadNs = 0;             // attention on PIM: laying the cache out in that layout
+  bool once = false;                // runs once per step (the LM head), not in every layer
 };
 
 struct StepCost {
-  std::vector<OpCost> ops;                    // one layer
+  std::vector<OpCost> ops;                    // one layer, then the LM head's (OpCost::once) when timed
   std::array<double, kPhaseCount> phaseNs{};  // whole model
   std::array<double, kEnergyPartCount> energyPj{};
   double ns = 0;  // whole model
@@ -59,14 +60,16 @@ struct LlmHardware {
 /// lack), before anything is compiled.
 void checkPimRun(const LlmHardware& hw, SystemChoice sys);
 
-/// One decode step of `batch` sequences at `context` keys on `system`.
+/// One decode step of `batch` sequences at `context` keys on `system`; with `lmHead`, the final norm and the
+/// LM head once after the layers (placed as QKV is: on PIM where the system may and it is faster).
 StepCost decodeStepCost(const LlmModel& m, const LlmHardware& hw, SystemChoice system, std::int64_t batch,
-                        std::int64_t context);
+                        std::int64_t context, bool lmHead = false);
 
 /// The prefill of `batch` x `lin` tokens on the GPU, plus, when attention runs on PIM, the prompt's K and V
-/// moved to the PIM devices over the link (AttAcc's summarization stage).
+/// moved to the PIM devices over the link (AttAcc's summarization stage); with `lmHead`, the LM head on each
+/// sequence's last token (the first output token).
 StepCost prefillCost(const LlmModel& m, const LlmHardware& hw, SystemChoice system, std::int64_t batch,
-                     std::int64_t lin);
+                     std::int64_t lin, bool lmHead = false);
 
 /// The PIM-to-host bandwidth ratio AttAcc_Full's FFN share is computed from: the PIM units' aggregate
 /// bandwidth streaming rows (ACTAB, a MACAB per column at the MAC spacing, PREA) over the host GPU's memory

@@ -98,7 +98,8 @@ TEST(LlmView, BarsLinesAndDecisionsAreTheEnginesNumbers) {
   double stacked = 0;
   for (double part : bars[1].parts) stacked += part;
   EXPECT_NEAR(stacked, bars[1].total, 1e-9);
-  EXPECT_EQ(v.breakdown()->plot()->plottableCount(), pim::llm::kPhaseCount);  // one stack layer per phase
+  // One stack layer per phase; the LM head's only when it is timed.
+  EXPECT_EQ(v.breakdown()->plot()->plottableCount(), static_cast<int>(pim::llm::Phase::LmHead));
   EXPECT_EQ(v.breakdown()->plot()->yAxis->label(), "time per token (normalised to GPU)");
 
   // Per token: one line per system, one point per decode step (lout - 1).
@@ -293,4 +294,29 @@ TEST(LlmView, WarmUpServesTheStreamOnlineAndOffline) {
   QString error;
   ASSERT_TRUE(v.exportServedCsv(dir.filePath("served.csv"), &error)) << error.toStdString();
   EXPECT_EQ(fileText(dir.filePath("served.csv")).toStdString(), pim::llm::servedCsv(runs));
+}
+
+// Ticking "LM head" times the final norm and LM head (--lm-head): the breakdown gains its layer and
+// attacc-full's bar is the engine's with the head; the decision table gains its row. The lookup table is
+// kept.
+TEST(LlmView, TheLmHeadBoxTimesTheHeadAsTheCliDoes) {
+  LlmView v;
+  ask(v, "1", "128", "4", kGpuAndFull);
+  v.lmHeadBox()->setChecked(true);
+  ASSERT_TRUE(runAndWait(v)) << v.status()->text().toStdString();
+  pim::llm::LlmSetup setup;
+  setup.lmHead = true;
+  pim::llm::LlmSimulator sim(setup);
+  const auto engine = pim::llm::runInference(
+      sim, {pim::llm::parseSystem("gpu"), pim::llm::parseSystem("attacc-full")}, 1, 128, 4);
+  ASSERT_TRUE(engine.lmHead);
+  EXPECT_EQ(v.breakdown()->plot()->plottableCount(), pim::llm::kPhaseCount);
+  const auto& bars = v.breakdown()->bars();
+  ASSERT_EQ(bars.size(), 2u);
+  EXPECT_DOUBLE_EQ(bars[1].total, engine.systems[1].meanTokenMs / engine.systems[0].meanTokenMs);
+  EXPECT_GT(bars[1].parts[static_cast<std::size_t>(pim::llm::Phase::LmHead)], 0);
+  bool headRow = false;
+  for (int r = 0; r < v.decisions()->model()->rowCount(); ++r)
+    headRow = headRow || v.decisions()->model()->decision(r).op == "lm_head";
+  EXPECT_TRUE(headRow);
 }
