@@ -348,6 +348,13 @@ TEST(LlmLmHead, OnPimItsWeightsArePreloadedOnce) {
   const PimRun run = with.table().run(PimKernel{"gemv", "b=1,out=50257,in=5120"}, Tiling::Dcc);
   EXPECT_NEAR(b.memory.weightPreloadMs - a.memory.weightPreloadMs, run.preloadNs / 1e6, 1e-9);
   EXPECT_EQ(with.request(parseSystem("attacc-base"), 1, 128, 2).decisions.back().where, Placement::Gpu);
+  // Sampling reads the logits on the GPU: 50,257 FP16 logits cross the link after a head on PIM.
+  const LlmHardware hw{GpuSystem{}, 2, &with.table()};
+  const StepCost step = decodeStepCost(with.model(), hw, parseSystem("attacc-base+dcc"), 1, 129, true);
+  ASSERT_FALSE(step.ops.empty());
+  EXPECT_EQ(step.ops.back().op, "link");
+  EXPECT_EQ(step.ops.back().shape, "100514 B");
+  EXPECT_TRUE(step.ops.back().once);
 }
 
 TEST(LlmRequest, Fp8RunsOnTheGpuOnly) {

@@ -72,8 +72,8 @@ std::string gemvDims(std::int64_t batch, std::int64_t out, std::int64_t in) {
 /// The per-GPU widths every layer uses.
 struct Widths {
   std::int64_t qkvOut, attnWidth, ffn, headsPerGpu;
-  std::int64_t kvHeadsPerGpu,
-      group;  // K/V heads; query heads per K/V head (1 without grouped-query attention)
+  std::int64_t kvHeadsPerGpu;
+  std::int64_t group;  // query heads per K/V head (1 without grouped-query attention)
 };
 
 Widths widthsOf(const LlmModel& m, int gpus) {

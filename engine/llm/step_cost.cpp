@@ -372,12 +372,16 @@ void total(LayerBuilder& b, double times, StepCost& out) {
 void addLmHead(const LlmModel& m, const LlmHardware& hw, SystemChoice sys, std::int64_t tokens, bool decode,
                StepCost& out) {
   LayerBuilder b(m, hw, decode ? sys : SystemChoice{});
-  for (const LayerOp& op : lmHeadOps(m, tokens, hw.gpu.gpus, hw.bytes, decode)) {
-    if (op.pim && sys.usesPim() && decode)
+  const std::vector<LayerOp> ops = lmHeadOps(m, tokens, hw.gpu.gpus, hw.bytes, decode);
+  for (const LayerOp& op : ops) {
+    if (op.pim)
       placeFc(b, op, hw, sys, out);
     else
       b.gpuOp(op);
   }
+  // Sampling reads the logits on the GPU: a head that ran on PIM sends them back over the link.
+  const GpuOp& head = ops.back().gpu;
+  b.moveTo(false, head.m * head.n * head.dbyte);
   const std::size_t first = out.ops.size();
   total(b, 1, out);
   for (std::size_t i = first; i < out.ops.size(); ++i) out.ops[i].once = true;
