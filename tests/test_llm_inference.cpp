@@ -100,7 +100,8 @@ TEST(LlmDecode, GroupedQueryAttentionReadsEachKvHeadOnce) {
   // The same model without the grouping reads its K per query head: 8 times the K bytes.
   LlmModel mha = m;
   mha.kvHeads = mha.heads;
-  const GpuOp& mhaScore = named(decodeLayerOps(mha, {2, 100, 8, 2}), "score").gpu;
+  const auto mhaOps = decodeLayerOps(mha, {2, 100, 8, 2});
+  const GpuOp& mhaScore = named(mhaOps, "score").gpu;
   EXPECT_EQ(gpuOpSizes(mhaScore).in2, 8 * gpuOpSizes(score).in2);
   EXPECT_EQ(gpuOpSizes(mhaScore).in1, gpuOpSizes(score).in1);
 }
