@@ -91,7 +91,7 @@ void LlmBreakdownChart::computeBars(const InferenceResult& r) {
     for (const SystemResult& s : r.systems)
       if (s.available && (!ref || s.meanTokenMs > ref->meanTokenMs)) ref = &s;
   m_reference = ref ? QString::fromStdString(ref->system) : QString();
-  m_phases = r.lmHead ? kPhaseCount : static_cast<int>(Phase::LmHead);
+  m_phases = reportedPhaseCount(r);
   for (const SystemResult& s : r.systems) {
     Bar b;
     b.system = QString::fromStdString(s.system);

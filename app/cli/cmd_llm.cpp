@@ -154,8 +154,7 @@ void printInference(const InferenceResult& r) {
   const SystemResult* gpu = nullptr;
   for (const SystemResult& s : r.systems)
     if (s.system == "gpu" && s.available) gpu = &s;
-  // The phases as columns; the LM head's only when it was timed.
-  const int phases = r.lmHead ? kPhaseCount : static_cast<int>(Phase::LmHead);
+  const int phases = reportedPhaseCount(r);
   std::vector<std::string> header = {"system", "ms/token", "first", "last"};
   for (int p = 0; p < phases; ++p)
     header.push_back(static_cast<Phase>(p) == Phase::Communication ? "comm"

@@ -92,6 +92,11 @@ struct InferenceResult {
   std::vector<SystemResult> systems;
 };
 
+/// The phases a report of `r` shows, in order: all of them, the LM head's only when it was timed.
+inline int reportedPhaseCount(const InferenceResult& r) {
+  return r.lmHead ? kPhaseCount : static_cast<int>(Phase::LmHead);
+}
+
 struct LlmProgress {
   std::string system;
   std::size_t systemIndex = 0, systems = 0;
