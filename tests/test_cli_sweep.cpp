@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `pimscope-cli sweep` and `merge` as a user runs them: one process, then two MPI ranks under the launcher
-// CMake found (oversubscribed if need be), give the same labels; a rank killed mid-sweep loses at most its
-// unit in flight and the same command resumes; merging is idempotent; bad options are refused by name.
+// CMake found (oversubscribed, or placed by a hostfile), give the same labels; a rank killed mid-sweep loses
+// at most its unit in flight and the same command resumes; merging is idempotent; bad options are refused by
+// name.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -94,14 +95,15 @@ TEST(CliTrainActive, PrintsItsRoundsAndRefusesBadSettings) {
 #ifdef PIMSCOPE_MPIEXEC
 // The launcher line: oversubscribed (CI has 2 cores), allowed as root (CI containers), and under the
 // sanitizers without leak reports (MPI's own allocations at exit are not ours).
-std::string launcher(int ranks) {
+// `placement` says where the ranks go (default: all on this machine, more ranks than cores allowed).
+std::string launcher(int ranks, const std::string& placement = "--oversubscribe") {
   return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
          "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" " +
-         std::string(PIMSCOPE_MPIEXEC) + " --oversubscribe -n " + std::to_string(ranks);
+         std::string(PIMSCOPE_MPIEXEC) + " " + placement + " -n " + std::to_string(ranks);
 }
 
-test::CliRun runRanks(int ranks, const std::string& args) {
-  return test::runCli(args, test::cliScratch().file("mpi_err.txt"), launcher(ranks));
+test::CliRun runRanks(int ranks, const std::string& args, const std::string& placement = "--oversubscribe") {
+  return test::runCli(args, test::cliScratch().file("mpi_err.txt"), launcher(ranks, placement));
 }
 
 TEST(CliSweepMpi, TwoRanksGiveTheSingleProcessStore) {
@@ -130,6 +132,20 @@ TEST(CliSweepMpi, TwoRanksGiveTheSingleProcessStore) {
       modelTwo{std::istreambuf_iterator<char>(b), {}};
   EXPECT_FALSE(modelOne.empty());
   EXPECT_EQ(modelOne, modelTwo);
+}
+
+// Ranks placed by a hostfile, as on a cluster (here one machine with two slots, so without oversubscribing).
+TEST(CliSweepMpi, RanksPlacedByAHostfileGiveTheSingleProcessStore) {
+  const test::TempDir dir;
+  std::ofstream(dir.file("hosts")) << "localhost slots=2\n";
+  const std::string common = "sweep -b hbm-pim --suite " + quickSuite() + " --unit-drafts 64 --json --db ";
+  cliJson(common + dir.file("one.db") + " --threads 1");
+  const test::CliRun two = runRanks(2, common + dir.file("two.db"), "--hostfile " + dir.file("hosts"));
+  ASSERT_EQ(two.code, 0) << two.err;
+  const auto j = nlohmann::json::parse(two.out);
+  EXPECT_EQ(j["ranks"], 2);
+  EXPECT_EQ(j["units_complete"], j["units"]);
+  EXPECT_EQ(labelsIn(dir.file("two.db")), labelsIn(dir.file("one.db")));
 }
 
 // The number of units of `plan` recorded complete in the shards of `dir` so far.
