@@ -31,7 +31,7 @@ TEST(Cli, ListsBackendsAndKernelsAsJson) {
   const auto backends = nlohmann::json::parse(cli("backends --json").out);
   EXPECT_EQ(backends.size(), 16u);
   const auto kernels = nlohmann::json::parse(cli("kernels --json").out);
-  EXPECT_EQ(kernels.size(), 19u);
+  EXPECT_EQ(kernels.size(), 20u);
 }
 
 TEST(Cli, DraftsWhyAndIrWorkOnEveryBackend) {

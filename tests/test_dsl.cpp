@@ -209,7 +209,8 @@ TEST(DslErrors, Statements) {
   expectError(head + "  for i < n: y[i] = 0\n  for i < n - 1, j < m: y[i] += x[i][j]\nend\n",
               "k.pim:5:7: ", "loop variable 'i'");
   expectError(head + "  for i < n, i < m: y[i] = 0\nend\n", "k.pim:4:14: ", "appears twice");
-  expectError(head + "  for i < n: y[i] -= 1\nend\n", "k.pim:4:19: ", "expected '=', '+=' or 'max='");
+  expectError(head + "  for i < n: y[i] -= 1\nend\n",
+              "k.pim:4:19: ", "expected '=', '+=', 'max=', 'min=' or 'argmin='");
   expectError(head + "  for i < n: y[i] = foo(1)\nend\n", "k.pim:4:21: ", "unknown function 'foo'");
   expectError(head + "  for i < n: y[i] = max(1)\nend\n", "k.pim:4:26: ", "takes 2 arguments");
   expectError(head + "  for i < n: y[i] = softmax(y[i], z)\nend\n",

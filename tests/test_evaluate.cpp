@@ -52,6 +52,7 @@ std::string smallShape(const std::string& kernel) {
   if (kernel == "sel" || kernel == "uni" || kernel == "scan") return "n=2048";
   if (kernel == "hst") return "n=2048,bins=64";
   if (kernel == "bs") return "q=64,n=2048";
+  if (kernel == "ts") return "n=2048,m=64";
   return "b=2,n=2048";
 }
 

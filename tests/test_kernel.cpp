@@ -206,7 +206,7 @@ TEST(KernelLibrary, EveryKernelParsesAndMatchesItsFile) {
   const auto& lib = KernelLibrary::builtin();
   const std::vector<std::string> expected = {"gemv",     "red", "va",   "mul",  "geva",   "relu",      "attn",
                                              "attn_gqa", "ttv", "mmtv", "gemm", "conv2d", "conv2d_s2", "fc",
-                                             "sel",      "uni", "hst",  "scan", "bs"};
+                                             "sel",      "uni", "hst",  "scan", "bs",     "ts"};
   ASSERT_EQ(lib.entries().size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const LibraryKernel& e = lib.entries()[i];

@@ -102,6 +102,15 @@ struct SearchOutcome {
   const Predictor* model = nullptr;  // the shipped model, when it loaded
 };
 
+/// Why explore has no result: with the verifier's reason for the first draft when it refused candidates.
+std::string nothingSimulated(const Problem& p, const ExploreProgress& last) {
+  std::string why = "explore: no draft of " + p.title() + " could be simulated";
+  if (last.refused.empty() || p.space().size() == 0) return why;
+  const auto broken = targetOf(p.backend()).violations(p, p.space().draft(0));
+  if (!broken.empty()) why += "; the verifier refused the candidates, draft 0 for " + broken.front().message;
+  return why;
+}
+
 /// The schedules the best is compared with: vendor default, the compute-centric two-step choice, GPU only.
 struct Comparison {
   Baseline vendor, gpu;
@@ -399,8 +408,7 @@ void runExplore(const ExploreCmd& o) {
   const SearchOutcome r = search(o, *problem, eo, lookupPick);
   if (!loader.error().empty()) std::cerr << "pimscope-cli: warning: " << loader.error() << "\n";
   if (r.model) warnIfTrainedElsewhere(*r.model, b, o.problem.whatIf);
-  if (!r.best || !r.best->simulated)
-    throw InputError("explore: no draft of " + problem->title() + " could be simulated");
+  if (!r.best || !r.best->simulated) throw InputError(nothingSimulated(*problem, r.last));
   const Comparison c = compare(*problem, eo);
   if (o.json)
     printExploreJson(o, *problem, labelModel, r, c);

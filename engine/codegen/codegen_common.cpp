@@ -27,10 +27,14 @@ std::string firstUnsupported(const Kernel& k, bool elementwise, bool softmax,
                              const std::string& elementwiseWhy, const std::string& softmaxWhy) {
   // A data-dependent intrinsic places its results (or picks the counter it increments) by the data, which
   // no broadcast command to a group of banks can address.
-  for (const Statement& st : k.statements)
+  for (const Statement& st : k.statements) {
     if (const auto id = intrinsicOf(st))
       return "'" + st.value.op + "' (" + std::string(intrinsicNamed(st.value.op)->meaning) +
              ") depends on the data, which DRAM-PIM commands cannot: it has no PIM command template here";
+    if (st.op == AssignOp::ArgMin)
+      return "'argmin=' (the position of the least value) keeps a position chosen by the data, which "
+             "DRAM-PIM commands cannot: it has no PIM command template here";
+  }
   // Classify statements with an empty tile: only the kinds matter here.
   for (const StatementWork& w : statementKinds(k)) {
     if (!elementwise && w.kind == StatementWork::Kind::Elementwise) return elementwiseWhy;

@@ -46,6 +46,10 @@ const char* opText(AssignOp op) {
       return "+=";
     case AssignOp::Max:
       return "max=";
+    case AssignOp::Min:
+      return "min=";
+    case AssignOp::ArgMin:
+      return "argmin=";
   }
   return "=";
 }

@@ -42,6 +42,22 @@ std::int64_t compareInstructions(DpuType t) {
   return t == DpuType::Float || t == DpuType::Double ? instructionsOf(DpuOp::Sub, t) : 2;
 }
 
+// What folding one value into the target costs: an add, a compare and select, or for argmin= also the move
+// of the loop's position (PrIM TS: `if (d < min) { min = d; index = i + k; }`).
+std::int64_t accumulateInstructions(AssignOp op, DpuType t) {
+  switch (op) {
+    case AssignOp::Max:
+    case AssignOp::Min:
+      return compareInstructions(t);
+    case AssignOp::ArgMin:
+      return compareInstructions(t) + 1;
+    case AssignOp::Set:
+    case AssignOp::Add:
+      break;
+  }
+  return instructionsOf(DpuOp::Add, t);
+}
+
 std::int64_t exprInstructions(const Expr& e, DpuType t, const UpmemCodegenOptions& o) {
   std::int64_t n = 0;
   for (const Expr& a : e.args) n += exprInstructions(a, t, o);
@@ -101,7 +117,7 @@ StatementShape shapeOf(const Kernel& k, const Statement& s, const UpmemCodegenOp
   const std::int64_t op = exprInstructions(s.value, t, o);
   // upmem.md: an int64 sum carried across iterations costs about 3 more 32-bit adds per element.
   const std::int64_t carry = t == DpuType::Int64 ? 3 : 0;
-  sh.accumulate = s.op == AssignOp::Max ? compareInstructions(t) : instructionsOf(DpuOp::Add, t);
+  sh.accumulate = accumulateInstructions(s.op, t);
   const std::int64_t guards = static_cast<std::int64_t>(s.guards.size());  // each a dynamic branch
   if (sh.reduces())
     sh.perElement = operands + op + sh.accumulate + carry + kBranchInstructions + guards;
@@ -117,6 +133,12 @@ std::string bytesText(std::int64_t b) {
   return s + " B";
 }
 
+int mostBuffers(const std::vector<StatementShape>& shapes) {
+  int buffers = 0;
+  for (const auto& sh : shapes) buffers = std::max(buffers, sh.buffers());
+  return buffers;
+}
+
 // The limits that do not depend on the mapping; fills prog.wramBytes.
 void checkLimits(const UpmemCodegenOptions& o, const std::vector<StatementShape>& shapes, UpmemProgram& prog,
                  std::vector<LimitViolation>& out) {
@@ -127,9 +149,8 @@ void checkLimits(const UpmemCodegenOptions& o, const std::vector<StatementShape>
     out.push_back({"block", "block: " + bytesText(o.blockBytes) +
                                 " is not a DMA size (a multiple of 8 B from 8 to " +
                                 bytesText(o.dmaMaxBytes) + ")"});
-  int buffers = 0;
-  for (const auto& sh : shapes) buffers = std::max(buffers, sh.buffers());
-  prog.wramBytes = std::int64_t{o.tasklets} * (std::int64_t{buffers} * o.blockBytes + o.stackBytes);
+  const int buffers = mostBuffers(shapes);
+  prog.wramBytes = upmemWramBytes(shapes, o);
   if (prog.wramBytes > o.wramBytes)
     out.push_back({"WRAM", "WRAM: " + std::to_string(o.tasklets) + " tasklets x (" + std::to_string(buffers) +
                                " blocks of " + bytesText(o.blockBytes) + " + a stack of " +
@@ -222,15 +243,18 @@ std::vector<StatementShape> upmemStatementShapes(const Kernel& k, const UpmemCod
   return shapesOf(k, o);
 }
 
+std::int64_t upmemWramBytes(const std::vector<StatementShape>& shapes, const UpmemCodegenOptions& o) {
+  return std::int64_t{o.tasklets} * (std::int64_t{mostBuffers(shapes)} * o.blockBytes + o.stackBytes);
+}
+
 std::string upmemUnsupportedReason(const Kernel& k) {
   // The operation first: no element type makes a kernel without a template run.
   for (const std::string& op : k.requiredOps())
-    if (op != "mac" && op != "add" && op != "mul" && op != "max" && op != "relu" && op != "div" &&
-        op != "reduce" && !intrinsicNamed(op))
+    if (op != "mac" && op != "add" && op != "mul" && op != "max" && op != "argmin" && op != "relu" &&
+        op != "div" && op != "reduce" && !intrinsicNamed(op))
       return "operation '" + op +
-             "' has no UPMEM instruction template (add, mul, mac, max, relu, div, reduce, select, unique, "
-             "prefix, "
-             "hist, search)";
+             "' has no UPMEM instruction template (add, mul, mac, max, argmin, relu, div, reduce, select, "
+             "unique, prefix, hist, search)";
   for (const Tensor& t : k.tensors)
     if (t.dtype == DType::F16 || t.dtype == DType::BF16)
       return "tensor " + t.name + " is " + std::string(dtypeName(t.dtype)) +

@@ -89,6 +89,9 @@ std::vector<LimitViolation> upmemViolations(const Problem& p, const Draft& d, co
 /// Each statement of `k` as the templates see it under `o` (its loops, streamed operands, instructions per
 /// element, block): what lowerUpmem builds programs from, for estimates that build none.
 std::vector<StatementShape> upmemStatementShapes(const Kernel& k, const UpmemCodegenOptions& o);
+/// WRAM a DPU needs under `o`: per tasklet a block for each buffer of the statement with the most, and a
+/// stack.
+std::int64_t upmemWramBytes(const std::vector<StatementShape>& shapes, const UpmemCodegenOptions& o);
 
 /// Why `k` has no UPMEM program (an operation without a template, a 16-bit float type), empty if it has one.
 std::string upmemUnsupportedReason(const Kernel& k);

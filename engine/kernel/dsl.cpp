@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
@@ -375,13 +378,13 @@ class Parser : private TokenCursor {
     } else if (isPunct("+=")) {
       next();
       st.op = AssignOp::Add;
-    } else if (isWord("max") && isPunct("=", 1) && peek(1).line == peek().line &&
-               peek(1).col == peek().col + 3) {
+    } else if (const auto word = wordAssignment()) {
       next();
       next();
-      st.op = AssignOp::Max;
+      st.op = *word;
     } else {
-      fail(peek(), "expected '=', '+=' or 'max=' after the target, found " + describe(peek()));
+      fail(peek(),
+           "expected '=', '+=', 'max=', 'min=' or 'argmin=' after the target, found " + describe(peek()));
     }
     const Token& valueTok = peek();
     st.value = parseValue(k, nest).e;
@@ -391,7 +394,32 @@ class Parser : private TokenCursor {
     for (auto& l : newLoops) k.loops.push_back(std::move(l));
     // The whole kernel is dropped on an error, so the loops committed above need no undoing.
     if (const std::string why = intrinsicMisuse(k, st); !why.empty()) fail(valueTok, why);
+    if (const std::string why = argminMisuse(k, st); !why.empty()) fail(valueTok, why);
     k.statements.push_back(std::move(st));
+  }
+
+  // "max=", "min=" or "argmin=" at the cursor: the word and '=' written together, as one operator.
+  std::optional<AssignOp> wordAssignment() const {
+    static constexpr std::pair<std::string_view, AssignOp> kWords[] = {
+        {"max", AssignOp::Max}, {"min", AssignOp::Min}, {"argmin", AssignOp::ArgMin}};
+    for (const auto& [word, op] : kWords)
+      if (isWord(word) && isPunct("=", 1) && peek(1).line == peek().line &&
+          peek(1).col == peek().col + static_cast<int>(word.size()))
+        return op;
+    return std::nullopt;
+  }
+
+  // argmin= stores a loop's value, so exactly one loop of the statement may be reduced over.
+  static std::string argminMisuse(const Kernel& k, const Statement& st) {
+    if (st.op != AssignOp::ArgMin) return {};
+    const std::vector<int> reduced = st.reducedLoops();
+    if (reduced.size() == 1) return {};
+    std::string names;
+    for (int l : reduced)
+      names += (names.empty() ? "'" : ", '") + k.loops[static_cast<std::size_t>(l)].var + "'";
+    return "argmin= stores the position along the one loop that does not index its target; this statement "
+           "reduces over " +
+           (reduced.empty() ? std::string("none") : names);
   }
 
   Condition parseCondition(const Kernel& k, const Nest& nest) {

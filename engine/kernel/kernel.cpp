@@ -237,12 +237,15 @@ std::vector<std::string> Kernel::requiredOps() const {
       } else {
         ops.push_back("add");
       }
-    } else if (st.op == AssignOp::Max) {
-      ops.push_back("max");
+    } else if (st.op == AssignOp::Max || st.op == AssignOp::Min) {
+      ops.push_back("max");  // a compare and select, as for the max and min of values
+    } else if (st.op == AssignOp::ArgMin) {
+      ops.push_back("argmin");  // also keeps a position: no broadcast PIM command does
     }
     collectOps(st.value, macFold, ops);
   }
-  static const char* const kOrder[] = {"mac", "reduce", "add", "mul", "div", "max", "relu", "exp", "softmax"};
+  static const char* const kOrder[] = {"mac", "reduce", "add",  "mul", "div",
+                                       "max", "argmin", "relu", "exp", "softmax"};
   std::vector<std::string> result;
   for (const char* o : kOrder)
     if (std::find(ops.begin(), ops.end(), o) != ops.end()) result.emplace_back(o);

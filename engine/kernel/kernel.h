@@ -72,7 +72,9 @@ struct Expr {
   bool operator==(const Expr&) const = default;
 };
 
-enum class AssignOp : std::uint8_t { Set, Add, Max };  // "=", "+=", "max="
+/// "=", "+=", "max=", "min=", "argmin=". `y argmin= v` over the statement's one reduced loop stores that
+/// loop's value at which v is least (the first on ties, PrIM TS's strict `<`), -1 before any iteration.
+enum class AssignOp : std::uint8_t { Set, Add, Max, Min, ArgMin };
 enum class CmpOp : std::uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
 
 /// A guard "lhs op rhs" over loop variables and kernel dimensions (vars >= loopCount are dims).

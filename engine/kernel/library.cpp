@@ -222,6 +222,29 @@ kernel bs(q = 256, n = 4096)
 end
 )pim";
 
+constexpr const char* kTs =
+    R"pim(# TS (PrIM): where a query of length m best matches a time series, by z-normalised Euclidean distance. PrIM's
+# host precomputes every subsequence's mean and deviation (mu, sigma: its AMean and ASigma) and passes the
+# query's length, mean and deviation as DPU arguments (qs = m, m x the query's mean, the query's deviation);
+# each tasklet keeps its least distance and where it lies, and the host picks the least of them.
+kernel ts(n = 4096, m = 256)
+  doc "dist[i] = 2 (m - (t[i:i+m] . q - m mu[i] mu_q) / (sigma[i] sigma_q)); best = min dist, pos = argmin dist"
+  input  t: i32[n + m - 1]
+  input  q: i32[m]
+  input  mu: i32[n]
+  input  sigma: i32[n]
+  input  qs: i32[3]
+  temp   dot: i32[n]
+  temp   dist: i32[n]
+  output best: i32[1]
+  output pos: i32[1]
+  for i < n, j < m: dot[i] += t[i + j] * q[j]
+  for i < n: dist[i] = 2 * (qs[0] - (dot[i] - qs[1] * mu[i]) / (sigma[i] * qs[2]))
+  for i < n: best[0] min= dist[i]
+  for i < n: pos[0] argmin= dist[i]
+end
+)pim";
+
 }  // namespace
 
 void registerBuiltinKernels(KernelLibrary& lib) {
@@ -246,6 +269,7 @@ void registerBuiltinKernels(KernelLibrary& lib) {
   lib.add({"hst", "histogram (PrIM HST-S) of 12-bit values", kHst});
   lib.add({"scan", "inclusive prefix sum (PrIM SCAN-SSA)", kScan});
   lib.add({"bs", "binary search (PrIM BS) of keys in a sorted array", kBs});
+  lib.add({"ts", "time-series match (PrIM TS): a query's least z-normalised distance and its position", kTs});
 }
 
 const KernelLibrary& KernelLibrary::builtin() {

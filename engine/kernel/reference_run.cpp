@@ -49,6 +49,7 @@ class Runner {
     initialiseWritten();
     for (const Statement& st : m_k.statements) {
       m_along.clear();
+      m_leastSeen.clear();
       visit(st, 0);
     }
   }
@@ -60,7 +61,11 @@ class Runner {
       const auto t = static_cast<std::size_t>(st.target.tensor);
       if (seen[t] || m_k.tensors[t].role == TensorRole::Input) continue;
       seen[t] = true;
-      const double neutral = st.op == AssignOp::Max ? -std::numeric_limits<double>::infinity() : 0.0;
+      const double inf = std::numeric_limits<double>::infinity();
+      const double neutral = st.op == AssignOp::Max      ? -inf
+                             : st.op == AssignOp::Min    ? inf
+                             : st.op == AssignOp::ArgMin ? -1.0
+                                                         : 0.0;
       m_values[t].assign(m_values[t].size(), neutral);
     }
   }
@@ -144,7 +149,28 @@ class Runner {
     }
     const double v = eval(st.value);
     double& y = at(st.target);
-    y = st.op == AssignOp::Set ? v : st.op == AssignOp::Add ? y + v : std::max(y, v);
+    switch (st.op) {
+      case AssignOp::Set:
+        y = v;
+        return;
+      case AssignOp::Add:
+        y += v;
+        return;
+      case AssignOp::Max:
+        y = std::max(y, v);
+        return;
+      case AssignOp::Min:
+        y = std::min(y, v);
+        return;
+      case AssignOp::ArgMin: {  // the loops run upwards, so a strict < keeps the first position on ties
+        const auto [least, first] = m_leastSeen.try_emplace(&y, v);
+        if (first || v < least->second) {
+          least->second = v;
+          y = static_cast<double>(m_point[static_cast<std::size_t>(st.reducedLoops().front())]);
+        }
+        return;
+      }
+    }
   }
 
   // The point of the other loops of the statement: the key of an along-loop's running state.
@@ -209,6 +235,7 @@ class Runner {
   std::vector<TensorLayout> m_layouts;
   std::vector<std::int64_t> m_point;  // loop values, then dimension sizes (Condition's numbering)
   std::map<std::vector<std::int64_t>, AlongState> m_along;
+  std::map<const double*, double> m_leastSeen;  // argmin=: the least value seen per target element
 };
 
 }  // namespace

@@ -73,9 +73,10 @@ std::vector<PrimVariant> primVariants(const Problem& p) {
 
 UpmemCodegenOptions primOptions(const Problem& p) {
   UpmemCodegenOptions o = withPrimCode(paramsOf(p).codegen);
-  // PrIM's BS Makefile passes no BL, so its header default of 2^8 B holds (upmem.md, PrIM's configurations).
+  // PrIM's BS Makefile passes no BL, so its header default of 2^8 B holds; TS (the kernel with an argmin=)
+  // uses 256-B blocks too (upmem.md, PrIM's configurations).
   for (const Statement& st : p.kernel().statements)
-    if (intrinsicOf(st) == Intrinsic::Search) o.blockBytes = 256;
+    if (intrinsicOf(st) == Intrinsic::Search || st.op == AssignOp::ArgMin) o.blockBytes = 256;
   return o;
 }
 
