@@ -132,8 +132,7 @@ class Engine {
       }
       std::size_t pick = n;
       double soonest = kNever;
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t t = (next + i) % n;
+      for (std::size_t i = 0, t = next % n; i < n; ++i, t = t + 1 == n ? 0 : t + 1) {
         const Tasklet& tk = m_tasklets[t];
         if (tk.done || tk.waiting) continue;
         if (tk.readyAt <= now) {
@@ -166,24 +165,28 @@ class Engine {
   Rounds takeRounds(double& now, std::size_t& next) {
     const std::size_t n = m_tasklets.size();
     m_order.clear();
+    m_othersBefore.clear();
     std::int64_t rounds = std::numeric_limits<std::int64_t>::max();
-    double others = kNever;  // when the first tasklet outside the rounds could issue
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t t = (next + i) % n;
+    double others = kNever;   // when the first tasklet outside the rounds could issue
+    double between = kNever;  // ... of those since the last tasklet in the rounds, in round-robin order
+    for (std::size_t i = 0, t = next % n; i < n; ++i, t = t + 1 == n ? 0 : t + 1) {
       Tasklet& tk = m_tasklets[t];
       if (tk.done || tk.waiting) continue;
       const Step* s = tk.current();
       if (s->kind == Step::Kind::Issue && tk.readyAt <= now + static_cast<double>(m_order.size())) {
         rounds = std::min(rounds, tk.issueLeft - 1);
         m_order.push_back(t);
+        m_othersBefore.push_back(between);
+        between = kNever;
       } else {
         others = std::min(others, tk.readyAt);
+        between = std::min(between, tk.readyAt);
       }
     }
     const auto live = static_cast<std::int64_t>(m_order.size());
     if (live < m_cfg.sameTaskletGap) return Rounds::TooFewIssuing;
     if (others < kNever) rounds = std::min(rounds, static_cast<std::int64_t>((others - now) / live));
-    if (rounds < 1) return Rounds::None;
+    if (rounds < 1) return takePartialRound(now, next) ? Rounds::Taken : Rounds::None;
     for (std::size_t j = 0; j < m_order.size(); ++j) {
       Tasklet& tk = m_tasklets[m_order[j]];
       tk.issueLeft -= rounds;
@@ -194,6 +197,27 @@ class Engine {
     now += static_cast<double>(rounds * live);
     next = m_order.back() + 1;
     return Rounds::Taken;
+  }
+
+  // Less than a round before another tasklet could issue: the round's tasklets (m_order, each ready by its
+  // turn) still issue one instruction each, in order, one a cycle, as the loop above would pick them, until
+  // a tasklet before one of them in round-robin order is ready by then (it would be picked first) or one
+  // reaches the last instruction of its run (its step ends there).
+  bool takePartialRound(double& now, std::size_t& next) {
+    std::size_t taken = 0;
+    for (std::size_t j = 0; j < m_order.size(); ++j) {
+      Tasklet& tk = m_tasklets[m_order[j]];
+      const double at = now + static_cast<double>(j);
+      if (m_othersBefore[j] <= at || tk.issueLeft < 2 || tk.readyAt > at) break;
+      --tk.issueLeft;
+      tk.readyAt = at + m_cfg.sameTaskletGap;
+      taken = j + 1;
+    }
+    if (taken == 0) return false;
+    m_run.instructions += static_cast<std::int64_t>(taken);
+    now += static_cast<double>(taken);
+    next = m_order[taken - 1] + 1;
+    return true;
   }
 
   // Fewer tasklets issuing than the gap: the pipeline idles between them, and each issues once every gap
@@ -371,7 +395,8 @@ class Engine {
   std::vector<std::size_t> m_arrived;
   std::map<std::int32_t, std::optional<std::size_t>> m_mutexHolder;
   std::map<std::int32_t, std::deque<std::size_t>> m_mutexWaiters;
-  std::vector<std::size_t> m_order;                     // scratch of takeRounds
+  std::vector<std::size_t> m_order;    // scratch of takeRounds
+  std::vector<double> m_othersBefore;  // ... per m_order entry: the earliest ready of the others just before
   std::vector<std::pair<double, std::size_t>> m_slots;  // scratch of takeSparseRounds: (slot, tasklet)
   int m_backoff = 1, m_untilTry = 0;
   double m_lastArrival = 0;
