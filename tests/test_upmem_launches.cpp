@@ -37,8 +37,7 @@ Draft overRows(const Problem& p, int units) {
 TEST(UpmemLaunches, EachMlpLayerReadsThePreviousLayerThroughTheHost) {
   const auto p = mlp("b=1,n=1024");
   const Draft d = overRows(*p, 4);
-  const TileMapping m = mapDraft(p->space(), d, IndexingStrategy::Exact);
-  const std::vector<LaunchGroup> g = launchGroups(p->kernel(), m);
+  const std::vector<LaunchGroup> g = launchGroups(p->kernel(), UpmemCores(p->space(), d));
   ASSERT_EQ(g.size(), 3u);
   EXPECT_EQ(g[0].first, 0u);
   EXPECT_EQ(g[0].last, 2u);
@@ -81,8 +80,7 @@ TEST(UpmemLaunches, EachMlpLayerReadsThePreviousLayerThroughTheHost) {
 TEST(UpmemLaunches, OneDpuRunsTheWholeMlpInOneLaunch) {
   const auto p = mlp("b=1,n=256");
   const Draft d = p->space().draft(0);
-  const std::vector<LaunchGroup> g =
-      launchGroups(p->kernel(), mapDraft(p->space(), d, IndexingStrategy::Exact));
+  const std::vector<LaunchGroup> g = launchGroups(p->kernel(), UpmemCores(p->space(), d));
   ASSERT_EQ(g.size(), 1u);
   EXPECT_EQ(g[0].last, 6u);
   const Evaluation e = evaluateDraft(*p, d);
@@ -98,7 +96,7 @@ TEST(UpmemLaunches, OneStatementIsOneLaunch) {
   const Kernel k = retyped(KernelLibrary::builtin().get("gemv"), DType::I32);
   const Problem p(builtinBackends().get("upmem"), k, parseShape(k, "b=1,out=256,in=512"));
   for (std::uint64_t id : {0ull, 100ull, 5000ull}) {
-    const auto g = launchGroups(k, mapDraft(p.space(), p.space().draft(id), IndexingStrategy::Exact));
+    const auto g = launchGroups(k, UpmemCores(p.space(), p.space().draft(id)));
     EXPECT_EQ(g.size(), 1u) << id;
   }
 }

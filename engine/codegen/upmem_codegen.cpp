@@ -159,10 +159,10 @@ void checkLimits(const UpmemCodegenOptions& o, const std::vector<StatementShape>
 }
 
 // A DPU's MRAM share: its tile of every tensor, each padded to 8 B.
-std::int64_t mramOf(const Kernel& k, const CoreTile& core) {
+std::int64_t mramOf(const Kernel& k, const UpmemCores& cores, std::size_t c) {
   std::int64_t mram = 0;
   for (std::size_t t = 0; t < k.tensors.size(); ++t)
-    mram += roundUp8(core.tensors[t].elements * static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype)));
+    mram += roundUp8(cores.elements(c, t) * static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype)));
   return mram;
 }
 
@@ -180,18 +180,17 @@ std::vector<StatementShape> shapesOf(const Kernel& k, const UpmemCodegenOptions&
 
 // Every limit the schedule breaks, given its statement shapes and mapping; fills prog's WRAM and MRAM shares.
 std::vector<LimitViolation> violationsOf(const Kernel& k, const std::vector<StatementShape>& shapes,
-                                         const TileMapping& m, const UpmemCodegenOptions& o,
+                                         const UpmemCores& cores, const UpmemCodegenOptions& o,
                                          UpmemProgram& prog) {
   std::vector<LimitViolation> out;
   checkLimits(o, shapes, prog, out);
   std::int64_t histogram = 0;  // the largest private histogram a tasklet keeps in WRAM (hist)
-  for (const CoreTile& core : m.cores) {
-    if (core.idle) continue;
-    prog.mramBytes = std::max(prog.mramBytes, mramOf(k, core));
+  for (std::size_t c = 0; c < cores.size(); ++c) {
+    if (cores.idle(c)) continue;
+    prog.mramBytes = std::max(prog.mramBytes, mramOf(k, cores, c));
     for (const StatementShape& sh : shapes) {
       if (!sh.intrinsic) continue;
-      std::int64_t outs = 1;
-      for (int l : sh.outLoops) outs *= core.computeTile[static_cast<std::size_t>(l)].count;
+      const std::int64_t outs = cores.loopProduct(c, sh.outLoops);
       histogram = std::max(histogram, intrinsicWramPerTasklet(*sh.intrinsic, sh, intrinsicCodegen(o), outs));
     }
   }
@@ -235,8 +234,7 @@ IntrinsicCodegen intrinsicCodegen(const UpmemCodegenOptions& o) {
 
 std::vector<LimitViolation> upmemViolations(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
   UpmemProgram scratch;
-  return violationsOf(p.kernel(), shapesOf(p.kernel(), o), mapDraft(p.space(), d, IndexingStrategy::Exact), o,
-                      scratch);
+  return violationsOf(p.kernel(), shapesOf(p.kernel(), o), UpmemCores(p.space(), d), o, scratch);
 }
 
 std::vector<StatementShape> upmemStatementShapes(const Kernel& k, const UpmemCodegenOptions& o) {
@@ -269,14 +267,15 @@ namespace {
 using TileBytes = std::vector<std::vector<std::int64_t>>;
 
 /// What each busy DPU holds of every tensor (the union of its references), in bytes; counts the busy DPUs.
-TileBytes tilesOf(const Kernel& k, const TileMapping& m, const UpmemCodegenOptions& o, UpmemProgram& prog) {
+TileBytes tilesOf(const Kernel& k, const UpmemCores& cores, const UpmemCodegenOptions& o,
+                  UpmemProgram& prog) {
   TileBytes tiles(k.tensors.size(), std::vector<std::int64_t>(static_cast<std::size_t>(prog.plan.dpus)));
-  for (const CoreTile& core : m.cores) {
-    if (core.idle) continue;
+  for (std::size_t c = 0; c < cores.size(); ++c) {
+    if (cores.idle(c)) continue;
     ++prog.dpusUsed;
-    const auto dpu = static_cast<std::size_t>(core.group * o.dpusPerRank + core.core);
+    const std::size_t dpu = cores.dpu(c, o.dpusPerRank);
     for (std::size_t t = 0; t < k.tensors.size(); ++t)
-      tiles[t][dpu] = core.tensors[t].elements * static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype));
+      tiles[t][dpu] = cores.elements(c, t) * static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype));
   }
   return tiles;
 }
@@ -284,24 +283,21 @@ TileBytes tilesOf(const Kernel& k, const TileMapping& m, const UpmemCodegenOptio
 /// One launch: statements [g.first, g.last) on every busy DPU, a per-tasklet program each. A DPU's program
 /// depends only on how many outputs and reduction steps each statement gives it, so DPUs with the same
 /// counts share one kernel.
-HostStep launchStep(const TileMapping& m, const std::vector<StatementShape>& shapes, const LaunchGroup& g,
+HostStep launchStep(const UpmemCores& cores, const std::vector<StatementShape>& shapes, const LaunchGroup& g,
                     const UpmemCodegenOptions& o, UpmemProgram& prog) {
   HostStep launch;
   launch.kind = HostStep::Kind::Launch;
   launch.kernelOf.assign(static_cast<std::size_t>(prog.plan.dpus), -1);
   std::vector<LoopCounts>& loopsOf = prog.kernelLoops.emplace_back();
   std::map<std::vector<std::pair<std::int64_t, std::int64_t>>, std::int32_t> kernelOfCounts;
-  for (const CoreTile& core : m.cores) {
-    if (core.idle) continue;
-    const auto dpu = static_cast<std::size_t>(core.group * o.dpusPerRank + core.core);
-    auto count = [&](const std::vector<int>& loops) {
-      std::int64_t n = 1;
-      for (int l : loops) n *= core.computeTile[static_cast<std::size_t>(l)].count;
-      return n;
-    };
-    std::vector<std::pair<std::int64_t, std::int64_t>> counts;  // per statement: outputs, reduction steps
+  std::vector<std::pair<std::int64_t, std::int64_t>> counts;  // per statement: outputs, reduction steps
+  for (std::size_t c = 0; c < cores.size(); ++c) {
+    if (cores.idle(c)) continue;
+    const std::size_t dpu = cores.dpu(c, o.dpusPerRank);
+    counts.clear();
     for (std::size_t s = g.first; s < g.last; ++s)
-      counts.emplace_back(count(shapes[s].outLoops), count(shapes[s].reduceLoops));
+      counts.emplace_back(cores.loopProduct(c, shapes[s].outLoops),
+                          cores.loopProduct(c, shapes[s].reduceLoops));
     const auto [it, added] =
         kernelOfCounts.try_emplace(counts, static_cast<std::int32_t>(launch.kernels.size()));
     launch.kernelOf[dpu] = it->second;
@@ -417,7 +413,7 @@ void addMerge(const Tensor& t, std::int64_t partials, sim::dpu::UpmemPhase phase
 
 /// Tensor `t` moved through the host before launch `g`: every DPU's tile of its last write read back (and
 /// partial results added), then each DPU sent the largest tile a statement of `g` reads of it.
-void exchange(const Problem& p, const TileMapping& m, std::size_t t, const LaunchGroup& g,
+void exchange(const Problem& p, const UpmemCores& cores, std::size_t t, const LaunchGroup& g,
               const UpmemCodegenOptions& o, UpmemProgram& prog) {
   const Kernel& k = p.kernel();
   std::size_t writer = 0;
@@ -429,10 +425,10 @@ void exchange(const Problem& p, const TileMapping& m, std::size_t t, const Launc
   for (std::size_t s = g.first; s < g.last; ++s)
     for (std::size_t r : readsOf(k, s, static_cast<int>(t))) readRefs.push_back(r);
   std::vector<std::int64_t> written(static_cast<std::size_t>(prog.plan.dpus)), read(written.size());
-  for (const CoreTile& core : m.cores) {
-    const auto dpu = static_cast<std::size_t>(core.group * o.dpusPerRank + core.core);
-    written[dpu] = referenceElements(core, writeRef) * bytes;
-    for (std::size_t r : readRefs) read[dpu] = std::max(read[dpu], referenceElements(core, r) * bytes);
+  for (std::size_t c = 0; c < cores.size(); ++c) {
+    const std::size_t dpu = cores.dpu(c, o.dpusPerRank);
+    written[dpu] = cores.referenceElements(c, writeRef) * bytes;
+    for (std::size_t r : readRefs) read[dpu] = std::max(read[dpu], cores.referenceElements(c, r) * bytes);
   }
   const std::int64_t partials = addTransfer(p, t, false, written, prog, true);
   addMerge(k.tensors[t], partials, sim::dpu::UpmemPhase::InterDpu, o, prog);
@@ -441,27 +437,28 @@ void exchange(const Problem& p, const TileMapping& m, std::size_t t, const Launc
 
 /// Whether prefix statement `s` needs SCAN-SSA's offsets and second kernel: its loop is split over DPUs, or
 /// the code is PrIM's, which runs them always.
-bool needsScanOffsets(const Problem& p, const TileMapping& m, std::size_t s, const UpmemCodegenOptions& o) {
+bool needsScanOffsets(const Problem& p, const UpmemCores& cores, std::size_t s,
+                      const UpmemCodegenOptions& o) {
   if (o.style.handWritten) return true;
   const int along = p.kernel().statements[s].value.reduceVar;
   const auto bounds = loopBounds(p.kernel(), along, p.shape());
   const std::int64_t extent = bounds.second - bounds.first;
-  return std::any_of(m.cores.begin(), m.cores.end(), [&](const CoreTile& c) {
-    return !c.idle && c.computeTile[static_cast<std::size_t>(along)].count < extent;
-  });
+  for (std::size_t c = 0; c < cores.size(); ++c)
+    if (!cores.idle(c) && cores.loopCount(c, along) < extent) return true;
+  return false;
 }
 
 /// SCAN-SSA after its first kernel: the host reads each DPU's total, scans them, sends each DPU its offset,
 /// and a second kernel adds it to every value.
-void addScanOffsets(const Problem& p, const TileMapping& m, const StatementShape& scan, std::size_t s,
+void addScanOffsets(const Problem& p, const UpmemCores& cores, const StatementShape& scan, std::size_t s,
                     const UpmemCodegenOptions& o, UpmemProgram& prog) {
   const Kernel& k = p.kernel();
   // PrIM reads every tasklet's 8-B record (the last holds the DPU's total) and sends each DPU its offset
   // in its 16-B arguments.
   std::vector<std::int64_t> records(static_cast<std::size_t>(prog.plan.dpus), 0), offsets(records.size(), 0);
-  for (const CoreTile& core : m.cores) {
-    if (core.idle) continue;
-    const auto dpu = static_cast<std::size_t>(core.group * o.dpusPerRank + core.core);
+  for (std::size_t c = 0; c < cores.size(); ++c) {
+    if (cores.idle(c)) continue;
+    const std::size_t dpu = cores.dpu(c, o.dpusPerRank);
     records[dpu] = std::int64_t{o.tasklets} * 8;
     offsets[dpu] = 16;
   }
@@ -491,13 +488,12 @@ void addScanOffsets(const Problem& p, const TileMapping& m, const StatementShape
   launch.kernelOf.assign(static_cast<std::size_t>(prog.plan.dpus), -1);
   std::vector<LoopCounts>& loopsOf = prog.kernelLoops.emplace_back();
   std::map<std::int64_t, std::int32_t> kernelOfValues;
-  for (const CoreTile& core : m.cores) {
-    if (core.idle) continue;
-    std::int64_t values = 1;
-    for (int l : add.outLoops) values *= core.computeTile[static_cast<std::size_t>(l)].count;
+  for (std::size_t c = 0; c < cores.size(); ++c) {
+    if (cores.idle(c)) continue;
+    const std::int64_t values = cores.loopProduct(c, add.outLoops);
     const auto [it, added] =
         kernelOfValues.try_emplace(values, static_cast<std::int32_t>(launch.kernels.size()));
-    launch.kernelOf[static_cast<std::size_t>(core.group * o.dpusPerRank + core.core)] = it->second;
+    launch.kernelOf[cores.dpu(c, o.dpusPerRank)] = it->second;
     if (!added) continue;
     auto& kernel = launch.kernels.emplace_back();
     kernel.tasklets.resize(static_cast<std::size_t>(o.tasklets));
@@ -528,30 +524,30 @@ UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOpti
   std::vector<StatementShape> shapes = shapesOf(k, o);
   UpmemProgram prog;
   prog.tasklets = o.tasklets;
-  const TileMapping m = mapDraft(p.space(), d, IndexingStrategy::Exact);
-  if (auto violations = violationsOf(k, shapes, m, o, prog); !violations.empty())
+  const UpmemCores cores(p.space(), d);
+  if (auto violations = violationsOf(k, shapes, cores, o, prog); !violations.empty())
     throw LimitError(std::move(violations));
   prog.plan.dpusPerRank = o.dpusPerRank;
-  prog.plan.dpus = m.groupsUsed * o.dpusPerRank;
-  const TileBytes tiles = tilesOf(k, m, o, prog);
+  prog.plan.dpus = cores.groupsUsed() * o.dpusPerRank;
+  const TileBytes tiles = tilesOf(k, cores, o, prog);
   for (std::size_t t = 0; t < k.tensors.size(); ++t)
     if (k.tensors[t].role == TensorRole::Input && !p.isResident(static_cast<int>(t)))
       addTransfer(p, t, true, tiles[t], prog);
-  const std::vector<LaunchGroup> groups = launchGroups(k, m);
+  const std::vector<LaunchGroup> groups = launchGroups(k, cores);
   for (std::size_t s = 0; s < shapes.size(); ++s)  // SCAN-RSS: reduce first where offsets are needed
     shapes[s].scanReducesFirst =
-        o.scanReducesFirst && shapes[s].intrinsic == Intrinsic::Prefix && needsScanOffsets(p, m, s, o);
+        o.scanReducesFirst && shapes[s].intrinsic == Intrinsic::Prefix && needsScanOffsets(p, cores, s, o);
   for (const LaunchGroup& g : groups) {
-    for (int t : g.exchanged) exchange(p, m, static_cast<std::size_t>(t), g, o, prog);
-    prog.plan.steps.push_back(launchStep(m, shapes, g, o, prog));
+    for (int t : g.exchanged) exchange(p, cores, static_cast<std::size_t>(t), g, o, prog);
+    prog.plan.steps.push_back(launchStep(cores, shapes, g, o, prog));
     prog.notes.push_back(
         "launch " + std::to_string(o.tasklets) + " tasklets on " + std::to_string(prog.dpusUsed) + " DPUs" +
         (groups.size() > 1
              ? " (statements " + std::to_string(g.first + 1) + " to " + std::to_string(g.last) + ")"
              : std::string()));
     for (std::size_t s = g.first; s < g.last; ++s)
-      if (shapes[s].intrinsic == Intrinsic::Prefix && needsScanOffsets(p, m, s, o))
-        addScanOffsets(p, m, shapes[s], s, o, prog);
+      if (shapes[s].intrinsic == Intrinsic::Prefix && needsScanOffsets(p, cores, s, o))
+        addScanOffsets(p, cores, shapes[s], s, o, prog);
   }
   for (std::size_t t = 0; t < k.tensors.size(); ++t) {
     if (k.tensors[t].role != TensorRole::Output) continue;

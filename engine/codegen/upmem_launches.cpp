@@ -3,13 +3,14 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 
 namespace pim {
 namespace {
 
 // Whether every index `read` takes lies in what `written` covers, axis by axis (a strided write covers only
 // a read of the same indices).
-bool covered(const std::vector<IndexSet>& read, const std::vector<IndexSet>& written) {
+bool covered(std::span<const IndexSet> read, std::span<const IndexSet> written) {
   if (read.size() != written.size()) return false;
   for (std::size_t a = 0; a < read.size(); ++a) {
     const IndexSet& r = read[a];
@@ -21,10 +22,10 @@ bool covered(const std::vector<IndexSet>& read, const std::vector<IndexSet>& wri
 }
 
 // Whether reference `read` of every busy DPU stays within what reference `written` wrote on that DPU.
-bool local(const TileMapping& m, std::size_t read, std::size_t written) {
-  return std::all_of(m.cores.begin(), m.cores.end(), [&](const CoreTile& c) {
-    return c.idle || covered(c.references[read], c.references[written]);
-  });
+bool local(const UpmemCores& cores, std::size_t read, std::size_t written) {
+  for (std::size_t c = 0; c < cores.size(); ++c)
+    if (!cores.idle(c) && !covered(cores.reference(c, read), cores.reference(c, written))) return false;
+  return true;
 }
 
 }  // namespace
@@ -45,14 +46,7 @@ std::vector<std::size_t> readsOf(const Kernel& k, std::size_t s, int t) {
   return out;
 }
 
-std::int64_t referenceElements(const CoreTile& core, std::size_t ref) {
-  if (core.idle) return 0;
-  std::int64_t n = 1;
-  for (const IndexSet& s : core.references[ref]) n *= s.count;
-  return n;
-}
-
-std::vector<LaunchGroup> launchGroups(const Kernel& k, const TileMapping& m) {
+std::vector<LaunchGroup> launchGroups(const Kernel& k, const UpmemCores& cores) {
   std::vector<LaunchGroup> groups(1);
   struct Writer {
     std::size_t statement, group;
@@ -65,7 +59,7 @@ std::vector<LaunchGroup> launchGroups(const Kernel& k, const TileMapping& m) {
     std::vector<int> sameLaunch, earlierLaunch;  // tensors statement s reads from another DPU, by writer
     for (const auto& [t, w] : writerOf)
       for (std::size_t r : readsOf(k, s, t))
-        if (!local(m, r, targetReference(k, w.statement)))
+        if (!local(cores, r, targetReference(k, w.statement)))
           add(w.group + 1 == groups.size() ? sameLaunch : earlierLaunch, t);
     if (!sameLaunch.empty()) {  // the writer runs in this launch: the read waits for the next one
       groups.back().last = s;

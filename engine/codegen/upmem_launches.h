@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/codegen/upmem_cores.h"
 #include "engine/kernel/kernel.h"
-#include "engine/mapping/tile_mapping.h"
 
 namespace pim {
 
@@ -22,11 +22,8 @@ struct LaunchGroup {
   std::vector<int> exchanged;
 };
 
-/// The launches of `k` under mapping `m`, in order; one when every read is local.
-std::vector<LaunchGroup> launchGroups(const Kernel& k, const TileMapping& m);
-
-/// Elements of reference `ref` (an index into Kernel::references()) on `core`.
-std::int64_t referenceElements(const CoreTile& core, std::size_t ref);
+/// The launches of `k` on `cores`, in order; one when every read is local.
+std::vector<LaunchGroup> launchGroups(const Kernel& k, const UpmemCores& cores);
 
 /// The index in Kernel::references() of statement `s`'s target.
 std::size_t targetReference(const Kernel& k, std::size_t s);

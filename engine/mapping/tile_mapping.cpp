@@ -58,21 +58,17 @@ std::string_view indexingName(IndexingStrategy s) {
   return s == IndexingStrategy::Expand ? "expand" : "exact";
 }
 
-TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy strategy) {
+void forEachCoreTile(const DraftSpace& space, const Draft& d, IndexingStrategy strategy,
+                     const std::function<void(const CoreTile&)>& visit) {
   const Kernel& k = space.kernel();
   const DimensionSets& sets = space.sets();
   const int parts = space.partCount();
   const auto refs = k.references();
-
-  TileMapping m;
-  m.draft = d;
-  m.indexing = strategy;
+  int groupsUsed = 1, coresPerGroup = 1;
   for (const auto& p : d.parts) {
-    m.groupsUsed *= p.groups;
-    m.coresPerGroup *= p.cores;
+    groupsUsed *= p.groups;
+    coresPerGroup *= p.cores;
   }
-  m.paddedElements.assign(k.tensors.size(), 0);
-  m.cores.reserve(static_cast<std::size_t>(m.groupsUsed) * m.coresPerGroup);
 
   std::vector<IndexSet> fullLoops;
   for (std::size_t l = 0; l < sets.loopLo.size(); ++l)
@@ -83,13 +79,17 @@ TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy s
     axisBase[t + 1] = axisBase[t] + k.tensors[t].shape.size();
   std::vector<std::vector<IndexSet>> perAxis(axisBase.back());
 
-  for (int g = 0; g < m.groupsUsed; ++g) {
-    for (int c = 0; c < m.coresPerGroup; ++c) {
-      CoreTile t;
+  // One tile, its vectors refilled in place from core to core.
+  CoreTile t;
+  t.dataTiles.resize(static_cast<std::size_t>(parts));
+  t.references.resize(refs.size());
+  t.tensors.resize(k.tensors.size());
+  for (int g = 0; g < groupsUsed; ++g) {
+    for (int c = 0; c < coresPerGroup; ++c) {
       t.group = g;
       t.core = c;
+      t.idle = false;
       t.computeTile = fullLoops;
-      t.dataTiles.resize(parts);
       int gRest = g, cRest = c;
       for (int i = parts - 1; i >= 0; --i) {  // last part varies fastest
         const PartChoice& p = d.parts[i];
@@ -102,32 +102,46 @@ TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy s
         if (pt.compute.empty()) t.idle = true;
       }
       for (auto& slot : perAxis) slot.clear();
-      t.references.reserve(refs.size());
-      for (const auto& [stmt, ref] : refs) {
-        (void)stmt;
-        std::vector<IndexSet> axes;
-        axes.reserve(ref.index.size());
+      for (std::size_t r = 0; r < refs.size(); ++r) {
+        const TensorRef& ref = refs[r].second;
+        std::vector<IndexSet>& axes = t.references[r];
+        axes.clear();
         for (std::size_t a = 0; a < ref.index.size(); ++a) {
           IndexSet s = evaluateOver(ref.index[a], t.computeTile);
           if (strategy == IndexingStrategy::Expand) s = s.expanded();
           axes.push_back(s);
           perAxis[axisBase[ref.tensor] + a].push_back(s);
         }
-        t.references.push_back(std::move(axes));
       }
-      t.tensors.resize(k.tensors.size());
       for (std::size_t ti = 0; ti < k.tensors.size(); ++ti) {
         TensorTile& tt = t.tensors[ti];
+        tt.axes.clear();
         tt.elements = t.idle ? 0 : 1;
         for (std::size_t slot = axisBase[ti]; slot < axisBase[ti + 1]; ++slot) {
           tt.axes.push_back(axisUnion(perAxis[slot], strategy));
           tt.elements *= tt.axes.back().count();
         }
-        m.paddedElements[ti] = std::max(m.paddedElements[ti], tt.elements);
       }
-      m.cores.push_back(std::move(t));
+      visit(t);
     }
   }
+}
+
+TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy strategy) {
+  TileMapping m;
+  m.draft = d;
+  m.indexing = strategy;
+  for (const auto& p : d.parts) {
+    m.groupsUsed *= p.groups;
+    m.coresPerGroup *= p.cores;
+  }
+  m.paddedElements.assign(space.kernel().tensors.size(), 0);
+  m.cores.reserve(static_cast<std::size_t>(m.groupsUsed) * m.coresPerGroup);
+  forEachCoreTile(space, d, strategy, [&m](const CoreTile& t) {
+    for (std::size_t ti = 0; ti < t.tensors.size(); ++ti)
+      m.paddedElements[ti] = std::max(m.paddedElements[ti], t.tensors[ti].elements);
+    m.cores.push_back(t);
+  });
   return m;
 }
 

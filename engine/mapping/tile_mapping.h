@@ -3,6 +3,7 @@
 // and derive the tensor indices every core needs, under either of DCC's two indexing strategies.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -48,6 +49,10 @@ struct TileMapping {
 /// part i's representative dimension of extent E is [u*ts, min(E, (u+1)*ts)) with u = g_i*c_i + k_i and
 /// ts = ceil(E / (g_i*c_i)).
 TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy strategy);
+/// The same tiles one core at a time, group-major, in one CoreTile refilled in place (valid during the call
+/// only): for a pass over thousands of cores that keeps only what it reads of each.
+void forEachCoreTile(const DraftSpace& space, const Draft& d, IndexingStrategy strategy,
+                     const std::function<void(const CoreTile&)>& visit);
 
 // The pieces of the mapping, shared with the footprint mapping.
 
