@@ -335,11 +335,13 @@ void MainWindow::updateVerdict() {
 }
 
 void MainWindow::updateStale() {
-  // Only results on screen can be stale; a panel that does not parse is the verdict banner's business.
+  // Only results on screen can be stale. A panel that does not parse names no problem, so the views show
+  // another one whatever was changed (the verdict banner says what does not parse).
   const bool shown = m_session->problem() && (m_model->rowCount() > 0 || m_session->running());
-  const QString reason = shown && m_controls->inputError().isEmpty()
-                             ? staleReason(m_session->config(), requestedConfig())
-                             : QString();
+  const QString reason = !shown ? QString()
+                         : !m_controls->inputError().isEmpty()
+                             ? tr("settings")
+                             : staleReason(m_session->config(), requestedConfig());
   m_stale->setStale(reason, shown ? QString::fromStdString(m_session->problem()->title()) : QString());
   for (QDockWidget* d : {m_paretoDock, m_breakdownDock, m_heatmapDock, m_detailsDock}) {
     if (!d->property("baseTitle").isValid()) d->setProperty("baseTitle", d->windowTitle());

@@ -55,6 +55,14 @@ TEST(Feedback, ChangingADimensionMarksTheResultsStaleUntilTheyAreExploredAgain) 
   EXPECT_EQ(dockTitle(w, "pareto"), QStringLiteral("Pareto plot — stale"));
   EXPECT_EQ(dockTitle(w, "breakdown"), QStringLiteral("Time breakdown — stale"));
 
+  // A value that does not parse leaves the views stale too (they show n=4096, which the panel no longer
+  // says).
+  n->selectAll();
+  QTest::keyClicks(n, QStringLiteral("x"));
+  EXPECT_TRUE(w.staleBanner()->isVisible());
+  EXPECT_EQ(w.staleBanner()->reason(), QStringLiteral("settings"));
+  EXPECT_EQ(dockTitle(w, "pareto"), QStringLiteral("Pareto plot — stale"));
+
   // Typing the value back matches the results again.
   n->selectAll();
   QTest::keyClicks(n, QStringLiteral("4096"));
