@@ -46,8 +46,10 @@ inline const TempDir& cliScratch() {
   return dir;
 }
 
-/// `pimscope-cli <args>`, standard error through the scratch directory.
-inline CliRun cli(const std::string& args) { return runCli(args, cliScratch().file("cli_err.txt")); }
+/// `pimscope-cli <args>`, standard error through the scratch directory; `env` as for runCli.
+inline CliRun cli(const std::string& args, const std::string& env = "") {
+  return runCli(args, cliScratch().file("cli_err.txt"), env);
+}
 
 /// The JSON `pimscope-cli <args>` prints (args include --json), expecting exit code 0; null otherwise.
 inline nlohmann::json cliJson(const std::string& args) {

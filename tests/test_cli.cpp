@@ -18,7 +18,7 @@ namespace {
 #ifdef PIMSCOPE_CLI
 using pim::test::cli;
 using pim::test::CliRun;
-const pim::test::TempDir& scratch() { return pim::test::cliScratch(); }
+using pim::test::cliScratch;
 
 void expectInputError(const std::string& args, const std::string& mentions) {
   const CliRun r = cli(args);
@@ -85,7 +85,7 @@ TEST(Cli, ExploreEstimateCountsThePlannedSimulationsAndExploresNothing) {
 }
 
 TEST(Cli, RepeatedExploreIsServedFromTheLookupTable) {
-  const std::string db = scratch().file("lookup.db");
+  const std::string db = cliScratch().file("lookup.db");
   std::remove(db.c_str());
   const std::string args = "explore -b hbm-pim -k red -d b=1,n=1024 --db " + db + " --json";
   const auto first = nlohmann::json::parse(cli(args).out);
@@ -121,7 +121,7 @@ TEST(Cli, ExploreWarnsWhenTheShippedModelWasTrainedOnOtherParameters) {
   ASSERT_EQ(asShipped.code, 0) << asShipped.err;
   EXPECT_EQ(asShipped.err.find("trained on other parameters"), std::string::npos) << asShipped.err;
   const CliRun edited =
-      pim::test::runCli(args, scratch().file("edited_err.txt"), "PIMSCOPE_DATA=" + data.path());
+      pim::test::runCli(args, cliScratch().file("edited_err.txt"), "PIMSCOPE_DATA=" + data.path());
   ASSERT_EQ(edited.code, 0) << edited.err;
   EXPECT_NE(edited.err.find("the shipped model of hbm-pim was trained on other parameters"),
             std::string::npos)
@@ -145,7 +145,7 @@ TEST(Cli, BadInputGetsOneLineAndExitCode2) {
                    "--strategy: 'nope' is not predictor, exhaustive, compute-centric, imtp, vendor or gpu");
   expectInputError("explore -b gddr6-aim -k red -d b=1,n=64 --strategy vendor",
                    "vendor strategy: no vendor schedule is modelled for gddr6-aim");
-  const std::string bad = scratch().file("bad.pim");
+  const std::string bad = cliScratch().file("bad.pim");
   std::ofstream(bad) << "kernel k(n = 4)\n  input x: f16[n]\n  for i < n: y[i] = x[i]\nend\n";
   expectInputError("drafts -b attacc --kernel-file " + bad, "bad.pim:3:");
 }

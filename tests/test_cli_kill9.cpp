@@ -24,12 +24,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using pim::test::CliRun;
 
-const pim::test::TempDir& scratch() {
-  static const pim::test::TempDir dir;
-  return dir;
-}
-
-CliRun cli(const std::string& args) { return pim::test::runCli(args, scratch().file("cli_err.txt")); }
+using pim::test::cli;
+using pim::test::cliScratch;
 
 /// `pimscope-cli <args>` in a child process (output discarded); its pid.
 pid_t startCli(const std::string& args) {
@@ -110,9 +106,9 @@ constexpr double kKillMoments[] = {0.02, 0.15, 0.4, 0.7, 0.9, 0.98};
 // The predictor issue's "done means": kill -9 during `train` leaves a store that opens and holds every
 // finished batch, and a second `train` on it finishes, reusing them.
 TEST(Kill9, TrainLeavesAStoreThatOpensAndResumes) {
-  const std::string db = scratch().file("killed_train.db");
-  const std::string suite = scratch().file("kill_suite.json");
-  const std::string models = scratch().file("killed_models");
+  const std::string db = cliScratch().file("killed_train.db");
+  const std::string suite = cliScratch().file("kill_suite.json");
+  const std::string models = cliScratch().file("killed_models");
   std::ofstream(suite) << R"({"name": "kill", "description": "kill -9 during train",
     "kernels": {"gemv": ["b=1,out=1024,in=1024", "b=2,out=1024,in=2048"]}})";
   const std::string train = "train -b hbm-pim --suite " + suite + " --db " + db + " --out " + models;
@@ -137,13 +133,13 @@ TEST(Kill9, TrainLeavesAStoreThatOpensAndResumes) {
 // `explore --db` writes its schema on open and its pick at the end. A pick stored before is still served from
 // the lookup table after every kill, and the killed query itself completes on a rerun.
 TEST(Kill9, ExploreLeavesStoredPicksAndCompletesOnARerun) {
-  const std::string db = scratch().file("killed_explore.db");
+  const std::string db = cliScratch().file("killed_explore.db");
   const std::string stored = "explore -b hbm-pim -k red -d b=1,n=1024 --db " + db + " --json";
   const CliRun first = cli(stored);
   ASSERT_EQ(first.code, 0) << first.err;
   const auto pick = nlohmann::json::parse(first.out)["best"];
   const std::string killed = "explore -b hbm-pim -k gemv -d b=1,out=1024,in=2048 --db " + db + " --json";
-  const std::string probe = scratch().file("probe.db");
+  const std::string probe = cliScratch().file("probe.db");
   const TimedRun full = timedRun("explore -b hbm-pim -k gemv -d b=1,out=1024,in=2048 --json --db " + probe);
 
   int kills = 0;
@@ -167,13 +163,13 @@ TEST(Kill9, ExploreLeavesStoredPicksAndCompletesOnARerun) {
 // `evaluate --db` commits each shape's labels as one batch: none is lost or torn by a kill, and a rerun
 // finishes on what is stored.
 TEST(Kill9, EvaluateKeepsCommittedLabelsAndCompletesOnARerun) {
-  const std::string db = scratch().file("killed_evaluate.db");
-  const std::string suite = scratch().file("evaluate_suite.json");
+  const std::string db = cliScratch().file("killed_evaluate.db");
+  const std::string suite = cliScratch().file("evaluate_suite.json");
   std::ofstream(suite) << R"({"name": "kill", "description": "kill -9 during evaluate",
     "kernels": {"red": ["b=1,n=1024", "b=2,n=2048", "b=4,n=4096"]}})";
   const std::string evaluate = "evaluate -b hbm-pim -k red --suite " + suite + " --db " + db + " --json";
   const TimedRun full =
-      timedRun("evaluate -b hbm-pim -k red --json --suite " + suite + " --db " + scratch().file("p.db"));
+      timedRun("evaluate -b hbm-pim -k red --json --suite " + suite + " --db " + cliScratch().file("p.db"));
 
   long long committed = 0;
   int kills = 0;

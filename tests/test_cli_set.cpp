@@ -21,7 +21,7 @@ namespace {
 #ifdef PIMSCOPE_CLI
 using pim::test::cli;
 using pim::test::CliRun;
-const pim::test::TempDir& scratch() { return pim::test::cliScratch(); }
+using pim::test::cliScratch;
 
 using pim::test::cliJson;
 using pim::test::expectCliRefused;
@@ -82,11 +82,11 @@ TEST(CliSet, EveryProblemCommandTakesIt) {
   const std::string id = std::to_string(drafts["drafts"][0]["id"].get<std::uint64_t>());
   for (const std::string& args :
        {"drafts" + red + set, "why" + red + " --draft " + id + set, "simulate" + red + set,
-        "explore" + red + set, "export" + red + " --format ir --out " + scratch().file("x.ir") + set}) {
+        "explore" + red + set, "export" + red + " --format ir --out " + cliScratch().file("x.ir") + set}) {
     const auto j = cliJson(args);
     EXPECT_EQ(j["what_if"]["system.devices"]["value"], 1) << args;
   }
-  const std::string suite = scratch().file("set_suite.json");
+  const std::string suite = cliScratch().file("set_suite.json");
   std::ofstream(suite) << R"({"name": "set", "description": "--set on evaluate",
     "kernels": {"red": ["b=1,n=1024"]}})";
   const auto evaluated = cliJson("evaluate -b hbm-pim -k red --suite " + suite + set);
@@ -151,7 +151,7 @@ TEST(CliSet, BadTextOrValuesAreRefusedNamingTheParameter) {
 // The store keys results and picks by the backend's hash over every parameter value: a --set run is its own
 // problem, never served the shipped backend's pick, and its own pick is served on the next identical run.
 TEST(CliSet, ExploreDbDoesNotReuseTheUnmodifiedBackendsResults) {
-  const std::string db = scratch().file("set.db");
+  const std::string db = cliScratch().file("set.db");
   const std::string args = "explore -b hbm-pim -k red -d b=1,n=1024 --db " + db + " --json";
   const auto shipped = cliJson(args);
   const auto edited = cliJson(args + " --set system.devices=1");

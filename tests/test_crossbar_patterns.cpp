@@ -48,15 +48,7 @@ TimingParams pattern(bool outOfOrder, bool synchronous, int coresPerChip = 144) 
   return p;
 }
 
-ProfileResult run(int cores, const TimingParams& params, const std::vector<InstructionGroup>& groups) {
-  Profiler profiler(cores, params);
-  for (const InstructionGroup& g : groups) EXPECT_TRUE(profiler.group(g));
-  return profiler.result();
-}
-
-ProfileResult run(int cores, const TimingParams& params, std::vector<std::vector<Instruction>> lists) {
-  return run(cores, params, std::vector<InstructionGroup>{InstructionGroup{std::move(lists)}});
-}
+using pim::test::profile;
 
 }  // namespace
 
@@ -78,14 +70,14 @@ TEST(CrossbarPatterns, DefaultsArePimcompNnsPatterns) {
 TEST(CrossbarPatterns, InOrderLoadsWaitForEarlierMvmsAndMvmsForEarlierLoads) {
   const std::vector<std::vector<Instruction>> program{
       {op(Opcode::Ld, 16000), mvm(0), op(Opcode::Ld, 16000, Stage::Other, 1), mvm(1, 2)}};
-  const ProfileResult ooo = run(1, pattern(true, true), program);
+  const ProfileResult ooo = profile(1, pattern(true, true), program);
   EXPECT_EQ(ooo.totalNs, 5000);
   EXPECT_EQ(ooo.cores[0].memoryNs, 500);
   EXPECT_EQ(ooo.cores[0].mvmNs, 4500);
   EXPECT_EQ(ooo.nodes[1].firstStartNs, 500);  // under MVM 0
   EXPECT_EQ(ooo.nodes[2].firstStartNs, 1000);
 
-  const ProfileResult ino = run(1, pattern(false, true), program);
+  const ProfileResult ino = profile(1, pattern(false, true), program);
   EXPECT_EQ(ino.totalNs, 9000);
   EXPECT_EQ(ino.cores[0].memoryNs, 1000);
   EXPECT_EQ(ino.cores[0].mvmNs, 8000);
@@ -107,7 +99,7 @@ TEST(CrossbarPatterns, InOrderStillDrivesArraysTogether) {
   const std::vector<std::vector<Instruction>> program{
       {op(Opcode::Ld, 16000), op(Opcode::Lmv, 1000, Stage::Main), mvm(0), mvm(1, 3)}};
   for (const bool outOfOrder : {true, false}) {
-    const ProfileResult r = run(1, pattern(outOfOrder, true), program);
+    const ProfileResult r = profile(1, pattern(outOfOrder, true), program);
     EXPECT_EQ(r.totalNs, 4858) << outOfOrder;
     EXPECT_EQ(r.nodes[3].firstStartNs, 858) << outOfOrder;
     EXPECT_EQ(r.cores[0].copyBusyNs, 158) << outOfOrder;
@@ -131,11 +123,11 @@ TEST(CrossbarPatterns, AsyncSenderNeverWaitsForItsReceiver) {
   const std::vector<std::vector<Instruction>> early{
       {comm(Opcode::Send, 1, 5, 100), op(Opcode::Vrelu, 32)},
       {mvm(0), comm(Opcode::Recv, 0, 5, 100), op(Opcode::Vrelu, 32)}};
-  const ProfileResult sync = run(2, pattern(true, true), early);
+  const ProfileResult sync = profile(2, pattern(true, true), early);
   EXPECT_EQ(sync.cores[0].endNs, 4018);
   EXPECT_EQ(sync.cores[1].endNs, 4018);
   EXPECT_EQ(sync.cores[0].commSyncNs, 4000);
-  const ProfileResult async = run(2, pattern(true, false), early);
+  const ProfileResult async = profile(2, pattern(true, false), early);
   EXPECT_EQ(async.cores[0].endNs, 18);
   EXPECT_EQ(async.cores[1].endNs, 4010);
   EXPECT_EQ(async.totalNs, 4010);
@@ -150,11 +142,11 @@ TEST(CrossbarPatterns, AsyncSenderNeverWaitsForItsReceiver) {
 
   const std::vector<std::vector<Instruction>> late{{comm(Opcode::Recv, 1, 6, 100), op(Opcode::Vrelu, 32)},
                                                    {mvm(0), comm(Opcode::Send, 0, 6, 100)}};
-  const ProfileResult syncLate = run(2, pattern(true, true), late);
+  const ProfileResult syncLate = profile(2, pattern(true, true), late);
   EXPECT_EQ(syncLate.cores[0].endNs, 4018);
   EXPECT_EQ(syncLate.cores[1].endNs, 4008);
   EXPECT_EQ(syncLate.cores[0].commSyncNs, 4000);
-  const ProfileResult asyncLate = run(2, pattern(true, false), late);
+  const ProfileResult asyncLate = profile(2, pattern(true, false), late);
   EXPECT_EQ(asyncLate.cores[0].endNs, 4018);
   EXPECT_EQ(asyncLate.cores[1].endNs, 4008);
   EXPECT_EQ(asyncLate.cores[0].commSyncNs, 4008);
@@ -177,14 +169,14 @@ TEST(CrossbarPatterns, AsyncChainOfThreeCores) {
       {comm(Opcode::Send, 1, 0, 100), mvm(0)},
       {op(Opcode::Vrelu, 3200), comm(Opcode::Recv, 0, 0, 100), comm(Opcode::Send, 2, 1, 100), mvm(1)},
       {op(Opcode::Vrelu, 6400), comm(Opcode::Recv, 1, 1, 100)}};
-  const ProfileResult sync = run(3, pattern(true, true), lateReceivers);
+  const ProfileResult sync = profile(3, pattern(true, true), lateReceivers);
   EXPECT_EQ(sync.cores[0].endNs, 5008);
   EXPECT_EQ(sync.cores[1].endNs, 6008);
   EXPECT_EQ(sync.cores[2].endNs, 2008);
   EXPECT_EQ(sync.cores[0].commSyncNs, 1000);
   EXPECT_EQ(sync.cores[1].commSyncNs, 992);
   EXPECT_EQ(sync.cores[1].commTransferNs, 16);
-  const ProfileResult async = run(3, pattern(true, false), lateReceivers);
+  const ProfileResult async = profile(3, pattern(true, false), lateReceivers);
   EXPECT_EQ(async.cores[0].endNs, 4008);
   EXPECT_EQ(async.cores[1].endNs, 5008);
   EXPECT_EQ(async.cores[2].endNs, 2000);
@@ -199,7 +191,7 @@ TEST(CrossbarPatterns, AsyncChainOfThreeCores) {
       {comm(Opcode::Recv, 0, 0, 100), op(Opcode::Vrelu, 3200), comm(Opcode::Send, 2, 1, 100)},
       {comm(Opcode::Recv, 1, 1, 100), op(Opcode::Vrelu, 32)}};
   for (const bool synchronous : {true, false}) {
-    const ProfileResult r = run(3, pattern(true, synchronous), earlyReceivers);
+    const ProfileResult r = profile(3, pattern(true, synchronous), earlyReceivers);
     EXPECT_EQ(r.totalNs, 3026) << synchronous;
     EXPECT_EQ(r.cores[2].commSyncNs, synchronous ? 3008 : 3016)
         << synchronous;  // async: the hop in flight too
@@ -212,11 +204,11 @@ TEST(CrossbarPatterns, AsyncChainOfThreeCores) {
 TEST(CrossbarPatterns, AsyncSenderPaysTheInterChipTransfer) {
   const std::vector<std::vector<Instruction>> program{
       {comm(Opcode::Send, 2, 0, 1000)}, {}, {comm(Opcode::Recv, 0, 0, 1000)}, {}};
-  const ProfileResult sync = run(4, pattern(true, true, 2), program);
+  const ProfileResult sync = profile(4, pattern(true, true, 2), program);
   EXPECT_EQ(sync.cores[0].endNs, 391);
   EXPECT_EQ(sync.cores[2].endNs, 391);
   EXPECT_EQ(sync.chips[1].busBusyNs, 79);
-  const ProfileResult async = run(4, pattern(true, false, 2), program);
+  const ProfileResult async = profile(4, pattern(true, false, 2), program);
   EXPECT_EQ(async.cores[0].endNs, 391);
   EXPECT_EQ(async.cores[0].commTransferNs, 391);
   EXPECT_EQ(async.cores[2].endNs, 391);
@@ -238,7 +230,7 @@ TEST(CrossbarPatterns, AsyncRunsWhatSyncDeadlocksOnAndRefusesRealDeadlocks) {
       {comm(Opcode::Send, 0, 2, 100), comm(Opcode::Recv, 0, 1, 100)}};
   Profiler sync(2, pattern(true, true));
   EXPECT_THROW(sync.group(InstructionGroup{crossed}), std::invalid_argument);
-  const ProfileResult async = run(2, pattern(true, false), crossed);
+  const ProfileResult async = profile(2, pattern(true, false), crossed);
   EXPECT_EQ(async.cores[0].endNs, 16);
   EXPECT_EQ(async.cores[1].endNs, 16);
   EXPECT_EQ(async.cores[0].commSyncNs, 8);
@@ -358,13 +350,13 @@ TEST(CrossbarPatterns, DefaultsGiveTodaysResultsOnRandomPrograms) {
       TimingParams explicitFlags = base;
       explicitFlags.outOfOrder = true;
       explicitFlags.synchronous = true;
-      const ProfileResult reference = run(cores, base, program);
-      EXPECT_EQ(fingerprint(run(cores, explicitFlags, program)), fingerprint(reference)) << trial;
+      const ProfileResult reference = profile(cores, base, program);
+      EXPECT_EQ(fingerprint(profile(cores, explicitFlags, program)), fingerprint(reference)) << trial;
       for (const auto& [outOfOrder, synchronous] : {std::pair{false, true}, {true, false}, {false, false}}) {
         TimingParams other = base;
         other.outOfOrder = outOfOrder;
         other.synchronous = synchronous;
-        const ProfileResult r = run(cores, other, program);
+        const ProfileResult r = profile(cores, other, program);
         EXPECT_EQ(r.counts.mvmul, reference.counts.mvmul);
         EXPECT_EQ(r.counts.communication, reference.counts.communication);
         EXPECT_EQ(r.commBytes, reference.commBytes);

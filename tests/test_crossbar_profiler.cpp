@@ -25,11 +25,7 @@ using pim::test::ig;
 using pim::test::mvm;
 using pim::test::op;
 
-ProfileResult run(int cores, const TimingParams& params, const std::vector<InstructionGroup>& groups) {
-  Profiler profiler(cores, params);
-  for (const InstructionGroup& g : groups) EXPECT_TRUE(profiler.group(g));
-  return profiler.result();
-}
+using pim::test::profile;
 
 // Both modes with every core on one chip, so only the MVM latency differs.
 class CrossbarModes : public ::testing::TestWithParam<bool> {
@@ -74,7 +70,8 @@ TEST(CrossbarTimingParams, Factories) {
 // IG1 (preparation reset to 200 + 2L), two MVMULs of AG 0:
 //   #1 starts at 200 + 2L, time += L -> 200 + 3L; #2 start = 200 + 3L, time = 200 + 4L; share += 2L.
 TEST_P(CrossbarModes, MvmChainOnOneAg) {
-  const auto r = run(1, params(), {ig({{mvm(0, 0), mvm(0, 0), mvm(0, 0)}}), ig({{mvm(0, 0), mvm(0, 0)}})});
+  const auto r =
+      profile(1, params(), {ig({{mvm(0, 0), mvm(0, 0), mvm(0, 0)}}), ig({{mvm(0, 0), mvm(0, 0)}})});
   EXPECT_EQ(r.totalNs, 200 + 4 * L());
   EXPECT_EQ(r.cores[0].mvmNs, 200 + 4 * L());
   EXPECT_EQ(r.instructionGroups, 2);
@@ -92,8 +89,8 @@ TEST_P(CrossbarModes, MvmChainOnOneAg) {
 //   A0: AG 0 bound 100 + L > 300 + 200 (L > 400), start 100 + L, time 100 + 2L, share L - 200.
 //   A1: AG 1 bound 300 + L is not > (100 + L) + 200, start 300 + L, time 300 + 2L, share 200.
 TEST_P(CrossbarModes, TwoAgsOnOneCoreKeepTheIssueInterval) {
-  const auto r =
-      run(1, params(), {ig({{op(Opcode::Vrelu, 320)}}), ig({{mvm(0, 1), mvm(1, 1), mvm(0, 1), mvm(1, 1)}})});
+  const auto r = profile(
+      1, params(), {ig({{op(Opcode::Vrelu, 320)}}), ig({{mvm(0, 1), mvm(1, 1), mvm(0, 1), mvm(1, 1)}})});
   EXPECT_EQ(r.totalNs, 300 + 2 * L());
   EXPECT_EQ(r.cores[0].mvmNs, 2 * L() + 200);
   EXPECT_EQ(r.cores[0].vectorNs, 0);
@@ -111,9 +108,9 @@ TEST_P(CrossbarModes, TwoAgsOnOneCoreKeepTheIssueInterval) {
 //   LMV MAIN 250 elements = 500 B: 2 x ceil(500 / 25.6) = 40 ns: preparation 300, 290 since the last MVMUL.
 //   MVMUL AG 1: interval = max(200, 300 - 10) = 290, start 300, time 300 + L, share min(290, L) = 290.
 TEST_P(CrossbarModes, PreparationLongerThanTheInterval) {
-  const auto r = run(1, params(),
-                     {ig({{op(Opcode::Ld, 320), mvm(0), op(Opcode::Ld, 8000),
-                           op(Opcode::Lmv, 250, Stage::Main), mvm(1, 1)}})});
+  const auto r = profile(1, params(),
+                         {ig({{op(Opcode::Ld, 320), mvm(0), op(Opcode::Ld, 8000),
+                               op(Opcode::Lmv, 250, Stage::Main), mvm(1, 1)}})});
   EXPECT_EQ(r.totalNs, 300 + L());
   EXPECT_EQ(r.cores[0].mvmNs, L() + 290);
   EXPECT_EQ(r.cores[0].memoryNs, 10);
@@ -137,9 +134,9 @@ TEST_P(CrossbarModes, PreparationLongerThanTheInterval) {
 //   L).
 TEST_P(CrossbarModes, RendezvousChargesSyncToTheWaitingCore) {
   const auto r =
-      run(2, params(),
-          {ig({{mvm(0), comm(Opcode::Send, 1, 7, 100)},
-               {comm(Opcode::Recv, 0, 7, 100), mvm(1), op(Opcode::Lmv, 250, Stage::Main), mvm(2, 3)}})});
+      profile(2, params(),
+              {ig({{mvm(0), comm(Opcode::Send, 1, 7, 100)},
+                   {comm(Opcode::Recv, 0, 7, 100), mvm(1), op(Opcode::Lmv, 250, Stage::Main), mvm(2, 3)}})});
   EXPECT_EQ(r.cores[0].endNs, L() + 8);
   EXPECT_EQ(r.cores[1].endNs, 2 * L() + 40);
   EXPECT_EQ(r.totalNs, 2 * L() + 40);
@@ -163,13 +160,13 @@ TEST(CrossbarProfiler, TwoTransfersContendForTheChipBus) {
                            {comm(Opcode::Send, 3, 2, 100)},
                            {comm(Opcode::Recv, 2, 2, 100)}});
   for (const TimingParams& shared : {pimcompNn(), intended(16, 4)}) {
-    const auto r = run(4, shared, {program});
+    const auto r = profile(4, shared, {program});
     EXPECT_EQ(r.cores[1].endNs, 8);
     EXPECT_EQ(r.cores[3].endNs, 16);
     EXPECT_EQ(r.cores[2].commTransferNs, 16);
     EXPECT_EQ(r.chips[0].busBusyNs, 16);
   }
-  const auto split = run(4, intended(16, 2), {program});
+  const auto split = profile(4, intended(16, 2), {program});
   EXPECT_EQ(split.cores[3].endNs, 8);
   EXPECT_EQ(split.chips[1].busBusyNs, 8);
 }
@@ -181,7 +178,7 @@ TEST(CrossbarProfiler, CrossChipTransferAddsHyperTransport) {
   std::vector<std::vector<Instruction>> cores(145);
   cores[0] = {comm(Opcode::Send, 144, 9, 1000)};
   cores[144] = {comm(Opcode::Recv, 0, 9, 1000)};
-  const auto r = run(145, pimcompNn(), {ig(cores)});
+  const auto r = profile(145, pimcompNn(), {ig(cores)});
   EXPECT_EQ(r.cores[0].endNs, 391);
   EXPECT_EQ(r.cores[144].endNs, 391);
   EXPECT_EQ(r.interChipBytes, 2000);
@@ -191,8 +188,8 @@ TEST(CrossbarProfiler, CrossChipTransferAddsHyperTransport) {
   EXPECT_EQ(r.chips[1].hyperTransportBusyNs, 312);
 
   const auto pair = ig({{comm(Opcode::Send, 1, 9, 1000)}, {comm(Opcode::Recv, 0, 9, 1000)}});
-  EXPECT_EQ(run(2, intended(16, 1), {pair}).totalNs, 391);  // one core per chip
-  EXPECT_EQ(run(2, pimcompNn(), {pair}).totalNs, 79);       // both on chip 0
+  EXPECT_EQ(profile(2, intended(16, 1), {pair}).totalNs, 391);  // one core per chip
+  EXPECT_EQ(profile(2, pimcompNn(), {pair}).totalNs, 79);       // both on chip 0
 }
 
 // 33 elements x 16 bit = 528 bits, 512 per 10 ns step: 2 steps = 20 ns; 32 elements: 10 ns.
@@ -201,10 +198,10 @@ TEST(CrossbarProfiler, CrossChipTransferAddsHyperTransport) {
 //   VTANH 1 (stage Other): time 60.      LLDI 100 (200 B, ceil(200 / 25.6) = 8): time 68, VEC 48.
 //   LMV 100: 2 x 8 = 16: time 84, VEC 64.
 TEST_P(CrossbarModes, VectorOpsRoundUpToWholeSteps) {
-  const auto r = run(1, params(),
-                     {ig({{op(Opcode::Vrelu, 33, Stage::Post), op(Opcode::Vvadd, 32, Stage::MainA),
-                           op(Opcode::Vvadd, 64, Stage::Main), op(Opcode::Vvadd, 33, Stage::MainC),
-                           op(Opcode::Vtanh, 1), op(Opcode::Lldi, 100), op(Opcode::Lmv, 100)}})});
+  const auto r = profile(1, params(),
+                         {ig({{op(Opcode::Vrelu, 33, Stage::Post), op(Opcode::Vvadd, 32, Stage::MainA),
+                               op(Opcode::Vvadd, 64, Stage::Main), op(Opcode::Vvadd, 33, Stage::MainC),
+                               op(Opcode::Vtanh, 1), op(Opcode::Lldi, 100), op(Opcode::Lmv, 100)}})});
   EXPECT_EQ(r.totalNs, 84);
   EXPECT_EQ(r.cores[0].vectorNs, 64);
   EXPECT_EQ(r.cores[0].vfuBusyNs, 20 + 10 + 20 + 20 + 10);
@@ -212,33 +209,33 @@ TEST_P(CrossbarModes, VectorOpsRoundUpToWholeSteps) {
   EXPECT_EQ(r.counts.vvadd, 3);
   EXPECT_EQ(r.counts.otherVector, 2);
   EXPECT_EQ(r.counts.copy, 2);
-  EXPECT_EQ(run(1, params(), {ig({{op(Opcode::Vsigmoid, 33)}})}).totalNs, 20);
+  EXPECT_EQ(profile(1, params(), {ig({{op(Opcode::Vsigmoid, 33)}})}).totalNs, 20);
 }
 
 // Two cores each LD 640 elements (1,280 B = 20 ns) at 0, then MVMUL. Same chip: core 0 gets [0, 20), core 1
 // [20, 40) (latency 40, waits 40), so the MVMULs start at 20 and 40. Separate chips: both at 20.
 TEST(CrossbarProfiler, LoadsContendForTheChipGlobalMemory) {
   const auto program = ig({{op(Opcode::Ld, 640), mvm(0)}, {op(Opcode::Ld, 640), mvm(1, 5)}});
-  const auto shared = run(2, pimcompNn(), {program});
+  const auto shared = profile(2, pimcompNn(), {program});
   EXPECT_EQ(shared.cores[0].endNs, 20 + 800);
   EXPECT_EQ(shared.cores[1].endNs, 40 + 800);
   EXPECT_EQ(shared.cores[1].memoryNs, 40);
   EXPECT_EQ(shared.nodes[5].firstStartNs, 40);
   EXPECT_EQ(shared.chips[0].globalMemoryBusyNs, 40);
-  const auto split = run(2, intended(16, 1), {program});
+  const auto split = profile(2, intended(16, 1), {program});
   EXPECT_EQ(split.cores[0].endNs, 20 + 4000);
   EXPECT_EQ(split.cores[1].endNs, 20 + 4000);
-  EXPECT_EQ(run(2, intended(16, 2), {program}).cores[1].endNs, 40 + 4000);
+  EXPECT_EQ(profile(2, intended(16, 2), {program}).cores[1].endNs, 40 + 4000);
 }
 
 // Core 0: LD 320 (node 0: [0, 10), memory 10), MVMUL (node 1: [10, 10 + L]), VVADD 32 POST (node 2: 10 ns,
 // [10 + L, 20 + L]), SEND 100 (node 2). Core 1: RECV (node 4, at 0: sync 20 + L, transfer 8, ends 28 + L),
 // VRELU 32 POST (node 4: 10 ns, ends 38 + L). Node 3 has nothing.
 TEST_P(CrossbarModes, AttributesTimeToNodes) {
-  const auto r = run(2, params(),
-                     {ig({{op(Opcode::Ld, 320, Stage::Other, 0), mvm(0, 1),
-                           op(Opcode::Vvadd, 32, Stage::Post, 2), comm(Opcode::Send, 1, 3, 100, 2)},
-                          {comm(Opcode::Recv, 0, 3, 100, 4), op(Opcode::Vrelu, 32, Stage::Post, 4)}})});
+  const auto r = profile(2, params(),
+                         {ig({{op(Opcode::Ld, 320, Stage::Other, 0), mvm(0, 1),
+                               op(Opcode::Vvadd, 32, Stage::Post, 2), comm(Opcode::Send, 1, 3, 100, 2)},
+                              {comm(Opcode::Recv, 0, 3, 100, 4), op(Opcode::Vrelu, 32, Stage::Post, 4)}})});
   ASSERT_EQ(r.nodes.size(), 5u);
   EXPECT_EQ(r.nodes[0].memoryNs, 10);
   EXPECT_EQ(r.nodes[0].lastFinishNs, 10);
@@ -266,8 +263,8 @@ TEST_P(CrossbarModes, AttributesTimeToNodes) {
 // LD at 0 in IG 1 gets [20, 40), a latency of 40. (The table may only forget what precedes every core's
 // time.)
 TEST(CrossbarProfiler, ALateCoreSeesEarlierReservations) {
-  const auto r =
-      run(2, pimcompNn(), {ig({{op(Opcode::Ld, 640), mvm(0)}, {}}), ig({{mvm(0)}, {op(Opcode::Ld, 640)}})});
+  const auto r = profile(2, pimcompNn(),
+                         {ig({{op(Opcode::Ld, 640), mvm(0)}, {}}), ig({{mvm(0)}, {op(Opcode::Ld, 640)}})});
   EXPECT_EQ(r.cores[1].endNs, 40);
   EXPECT_EQ(r.cores[0].endNs, 20 + 2 * 800);  // IG 1's first MVMUL: time += L
   EXPECT_EQ(r.chips[0].globalMemoryBusyNs, 40);
@@ -287,8 +284,8 @@ TEST(CrossbarProfiler, LongSendChainsNeedNoDeepRecursion) {
     if (k + 1 < n) cores[k].push_back(comm(Opcode::Send, k + 1, k, 100));
   }
   const auto program = ig(cores);
-  EXPECT_EQ(run(n, intended(16, n), {program}).totalNs, 10 + 18 * (n - 1));
-  EXPECT_EQ(run(n, pimcompNn(), {program}).totalNs, 10 + 18 * (n - 1) + 31 * ((n - 1) / 144));
+  EXPECT_EQ(profile(n, intended(16, n), {program}).totalNs, 10 + 18 * (n - 1));
+  EXPECT_EQ(profile(n, pimcompNn(), {program}).totalNs, 10 + 18 * (n - 1) + 31 * ((n - 1) / 144));
 }
 
 TEST(CrossbarProfiler, UnpairedTransfersThrowInsteadOfHanging) {
@@ -394,7 +391,7 @@ TEST(CrossbarEnergy, PimmuScalesWithPhysicalCells) {
 // 79 ns of bus on chip 1, no MVMUL. HyperTransport: 2 x (10400 x 312 + 1040 x 79) mW ns = 2 x 3,326.96 nJ.
 TEST(CrossbarEnergy, TwoChipsChargeHyperTransport) {
   const auto r =
-      run(2, intended(16, 1), {ig({{comm(Opcode::Send, 1, 9, 1000)}, {comm(Opcode::Recv, 0, 9, 1000)}})});
+      profile(2, intended(16, 1), {ig({{comm(Opcode::Send, 1, 9, 1000)}, {comm(Opcode::Recv, 0, 9, 1000)}})});
   const EnergyBreakdown e = estimateEnergy(r, PimmuShape{});
   EXPECT_NEAR(e.hyperTransportNj, 2 * 3326.96, 1e-6);
   EXPECT_NEAR(e.routerNj, (43.13 * 79 + 4.313 * (391 - 79) + 4.313 * 391) * 1e-3, 1e-9);

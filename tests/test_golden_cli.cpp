@@ -27,14 +27,11 @@ using Json = nlohmann::ordered_json;
 
 const std::string kGoldenFile = std::string(PIMSCOPE_TEST_DATA_DIR) + "/golden/cli_golden.json";
 
-const pim::test::TempDir& scratch() {
-  static const pim::test::TempDir dir;
-  return dir;
-}
+using pim::test::cliScratch;
 
 using Run = pim::test::CliRun;
 
-Run cli(const std::string& args) { return pim::test::runCli(args, scratch().file("golden_err.txt")); }
+using pim::test::cli;
 
 /// Wall-clock fields differ from run to run; everything else must not.
 void dropTimes(Json& j) {
@@ -82,7 +79,7 @@ const std::string& sourceDir() {
 /// `{out}` in a command stands for a scratch file whose path differs from run to run; outputs name it `{out}`
 /// and the source tree `{src}`.
 Outcome outcome(const std::string& args) {
-  const std::string out = scratch().file("golden_out.txt");
+  const std::string out = cliScratch().file("golden_out.txt");
   Run r = cli(replaced(args, "{out}", out));
   r.out = replaced(replaced(r.out, out, "{out}"), sourceDir(), "{src}");
   r.err = replaced(replaced(r.err, out, "{out}"), sourceDir(), "{src}");

@@ -15,7 +15,7 @@ using namespace pim::sim;
 
 namespace {
 
-struct Step {
+struct ProtocolStep {
   Op op;
   int bg, bank;  // single-bank target, or -1/-1 for the even (bank 0) / odd (bank 1) AB half
   uint32_t row, col;
@@ -46,7 +46,7 @@ std::vector<TraceEvent> of(const Result& r, Op op) {
 TEST(Hbm2PimProtocol, PrologueAndEpilogueAreTheLibrarysTransactions) {
   const DeviceConfig c = pim::test::shippedDevice("hbm2-pim", false);
   const Program p = hbm2pimEltwise(c, 1, 0, Hbm2EltOp::Relu);
-  std::vector<Step> want;
+  std::vector<ProtocolStep> want;
   auto park = [&] {
     for (int ba = 0; ba < 4; ++ba)
       for (int bg = 0; bg < 4; ++bg) want.push_back({Op::RD, bg, ba, kHbm2ParkRow, 0});
@@ -68,7 +68,7 @@ TEST(Hbm2PimProtocol, PrologueAndEpilogueAreTheLibrarysTransactions) {
   Hbm2Emitter e(c);
   for (size_t i = 0; i < got.size(); ++i) {
     const Command& g = got[i];
-    const Step& w = want[i];
+    const ProtocolStep& w = want[i];
     EXPECT_EQ(g.op, w.op) << i;
     if (w.bg >= 0) {
       EXPECT_EQ(g.bankMask, 0u) << i;

@@ -55,12 +55,8 @@ TEST(WorkerThreads, RefusedThreadIsNotFatal) {
 // The CLI: exit code 2 and one line
 
 #ifdef PIMSCOPE_CLI
-const TempDir& scratch() {
-  static const TempDir dir;
-  return dir;
-}
-
-test::CliRun cli(const std::string& args) { return test::runCli(args, scratch().file("err.txt")); }
+using test::cli;
+using test::cliScratch;
 
 void expectCliError(const std::string& args, std::initializer_list<std::string> needles) {
   const test::CliRun r = cli(args);
@@ -101,7 +97,7 @@ TEST(MalformedCli, DraftIdWithBlankOrSignIsRefused) {
 }
 
 TEST(MalformedCli, NegativeExportDraftIsRefused) {
-  expectCliError("export " + kRed + "--draft -1 --out " + scratch().file("x.ir") + " --format ir",
+  expectCliError("export " + kRed + "--draft -1 --out " + cliScratch().file("x.ir") + " --format ir",
                  {"'-1' is not a draft id"});
 }
 
@@ -152,11 +148,11 @@ TEST(MalformedCli, NegativeChannelsIsRefused) {
 }
 
 TEST(MalformedCli, DirectoryAsSuiteSaysSo) {
-  expectCliError("train -b hbm2-pim --suite " + scratch().path(), {"is a directory, not a suite file"});
+  expectCliError("train -b hbm2-pim --suite " + cliScratch().path(), {"is a directory, not a suite file"});
 }
 
 TEST(MalformedCli, DirectoryAsKernelFileSaysSo) {
-  expectCliError("drafts -b hbm2-pim --kernel-file " + scratch().path(),
+  expectCliError("drafts -b hbm2-pim --kernel-file " + cliScratch().path(),
                  {"is a directory, not a kernel file"});
 }
 
@@ -166,7 +162,7 @@ TEST(MalformedCli, DevZeroAsKernelFileIsRefused) {
 
 // 50 MB of tokens, nested nowhere: refused by its size before a byte is lexed, at once and in little memory.
 TEST(MalformedCli, FiftyMegabytesOfTokensAreRefusedBySize) {
-  const std::string path = scratch().file("huge.pim");
+  const std::string path = cliScratch().file("huge.pim");
   writeBytes(path, repeat("tok ", 50 * 1024 * 1024 / 4));
   expectCliError("drafts -b hbm2-pim --kernel-file " + path,
                  {path + ": is 52428800 bytes, above the limit of 16 MiB for a kernel file"});
@@ -178,34 +174,35 @@ TEST(MalformedCli, DevZeroAsScheduleIsRefused) {
 }
 
 TEST(MalformedCli, NumberOverflowInScheduleIsAnInputError) {
-  writeBytes(scratch().file("big.json"), R"({"format": "pimscope-schedule", "version": 1e400})");
-  expectCliError("import " + scratch().file("big.json"),
+  writeBytes(cliScratch().file("big.json"), R"({"format": "pimscope-schedule", "version": 1e400})");
+  expectCliError("import " + cliScratch().file("big.json"),
                  {"big.json: line 1,", "number overflow parsing '1e400'"});
 }
 
 TEST(MalformedCli, DeeplyNestedKernelFileIsAnInputError) {
-  writeBytes(scratch().file("deep.pim"), kernelWithExtent(repeat("(", 1000000) + "n" + repeat(")", 1000000)));
-  expectCliError("drafts -b hbm2-pim --kernel-file " + scratch().file("deep.pim"),
+  writeBytes(cliScratch().file("deep.pim"),
+             kernelWithExtent(repeat("(", 1000000) + "n" + repeat(")", 1000000)));
+  expectCliError("drafts -b hbm2-pim --kernel-file " + cliScratch().file("deep.pim"),
                  {"deep.pim:2:276: expression nested deeper than 256 levels"});
 }
 
 // A DSL doc or comment in Latin-1 went into the schedule file's JSON and ended as "internal error" (nlohmann
 // type_error 316): the kernel file is refused where the byte is.
 TEST(MalformedCli, InvalidUtf8InAKernelFileIsRefusedWhereItIs) {
-  writeBytes(scratch().file("latin1.pim"),
+  writeBytes(cliScratch().file("latin1.pim"),
              std::string(kRedHead) + "  doc \"caf\xe9\"\n" + "  for b < b, i < n: y[b] += x[b][i]\nend\n");
-  expectCliError("export -b hbm2-pim --kernel-file " + scratch().file("latin1.pim") + " --out " +
-                     scratch().file("latin1.json"),
+  expectCliError("export -b hbm2-pim --kernel-file " + cliScratch().file("latin1.pim") + " --out " +
+                     cliScratch().file("latin1.json"),
                  {"latin1.pim:4:", "invalid UTF-8 (byte 0xe9); a kernel file is UTF-8 text"});
 }
 
 // An output path that is not UTF-8 is written, and the --json summary naming it is still valid JSON.
 TEST(MalformedCli, NonUtf8OutputPathGivesValidJson) {
-  const std::string out = scratch().file("\xff\xfe.csv");
+  const std::string out = cliScratch().file("\xff\xfe.csv");
   const test::CliRun r = cli("export " + kRed + "--format csv --limit 2 --json --out '" + out + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["path"].get<std::string>(), scratch().file("\xef\xbf\xbd\xef\xbf\xbd.csv"));
+  EXPECT_EQ(j["path"].get<std::string>(), cliScratch().file("\xef\xbf\xbd\xef\xbf\xbd.csv"));
   EXPECT_TRUE(std::filesystem::is_regular_file(out));
 }
 

@@ -56,20 +56,14 @@ TEST(ComputationHash, KernelNamedRedComputingSomethingElseDiffers) {
 }
 
 #ifdef PIMSCOPE_CLI
-const TempDir& scratch() {
-  static const TempDir dir;
-  return dir;
-}
+using test::cli;
+using test::cliScratch;
 
-test::CliRun cli(const std::string& args, const std::string& env = "") {
-  return test::runCli(args, scratch().file("err.txt"), env);
-}
-
-const std::string kRed = "-b hbm2-pim -d b=1,n=4096 --json ";
+const std::string kRedJson = "-b hbm2-pim -d b=1,n=4096 --json ";
 
 /// `explore --db db` of the library's red or of the DSL file `file`: where the pick came from and which.
 std::pair<std::string, nlohmann::json> explore(const std::string& db, const std::string& file = "") {
-  const CliRun r = cli("explore " + kRed + "--db " + db +
+  const CliRun r = cli("explore " + kRedJson + "--db " + db +
                        (file.empty() ? std::string(" -k red") : " --kernel-file " + file));
   EXPECT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out, nullptr, false);
@@ -78,13 +72,13 @@ std::pair<std::string, nlohmann::json> explore(const std::string& db, const std:
 }
 
 TEST(MalformedResults, KernelNamedLikeALibraryKernelGetsItsOwnLookupEntries) {
-  const std::string db = scratch().file("names.db");
-  writeBytes(scratch().file("fake_red.pim"), kFakeRed);
+  const std::string db = cliScratch().file("names.db");
+  writeBytes(cliScratch().file("fake_red.pim"), kFakeRed);
   EXPECT_EQ(explore(db).first, "search");
-  EXPECT_EQ(explore(db, scratch().file("fake_red.pim")).first, "search");  // not the library red's pick
-  EXPECT_EQ(explore(db, scratch().file("fake_red.pim")).first, "lookup table");
+  EXPECT_EQ(explore(db, cliScratch().file("fake_red.pim")).first, "search");  // not the library red's pick
+  EXPECT_EQ(explore(db, cliScratch().file("fake_red.pim")).first, "lookup table");
   EXPECT_EQ(explore(db).first, "lookup table");
-  const CliRun rows = cli("explore " + kRed + "--db " + db + " -k red");  // still one row per computation
+  const CliRun rows = cli("explore " + kRedJson + "--db " + db + " -k red");  // still one row per computation
   EXPECT_EQ(rows.code, 0);
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
@@ -100,11 +94,11 @@ TEST(MalformedResults, KernelNamedLikeALibraryKernelGetsItsOwnLookupEntries) {
 }
 
 TEST(MalformedResults, PlantedLookupRowWithABogusDraftIsNotServed) {
-  const std::string db = scratch().file("planted.db");
+  const std::string db = cliScratch().file("planted.db");
   const auto [first, draft] = explore(db);
   ASSERT_EQ(first, "search");
   rawExec(db, "UPDATE lookup SET draft_id = 123456789012345");
-  const CliRun r = cli("explore " + kRed + "--db " + db + " -k red");
+  const CliRun r = cli("explore " + kRedJson + "--db " + db + " -k red");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("lookup entry for red[b=1,n=4096] on hbm2-pim ignored: draft 123456789012345 is not "
                        "in its space of "),
@@ -117,7 +111,7 @@ TEST(MalformedResults, PlantedLookupRowWithABogusDraftIsNotServed) {
 }
 
 TEST(MalformedResults, PlantedLookupRowWithAPrunedDraftIsNotServed) {
-  const std::string db = scratch().file("pruned.db");
+  const std::string db = cliScratch().file("pruned.db");
   ASSERT_EQ(explore(db).first, "search");
   const Kernel red = KernelLibrary::builtin().get("red");
   const Problem p(builtinBackends().get("hbm2-pim"), red, parseShape(red, "b=1,n=4096"));
@@ -126,7 +120,7 @@ TEST(MalformedResults, PlantedLookupRowWithAPrunedDraftIsNotServed) {
   while (pruned < space->size() && space->why(pruned).kept) ++pruned;
   ASSERT_LT(pruned, space->size());
   rawExec(db, "UPDATE lookup SET draft_id = " + std::to_string(pruned));
-  const CliRun r = cli("explore " + kRed + "--db " + db + " -k red");
+  const CliRun r = cli("explore " + kRedJson + "--db " + db + " -k red");
   EXPECT_NE(r.err.find("ignored: draft " + std::to_string(pruned) + " is pruned (rule "), std::string::npos)
       << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["served_from"], "search");
@@ -136,14 +130,14 @@ TEST(MalformedResults, PlantedLookupRowWithAPrunedDraftIsNotServed) {
 // Trained models: where they go
 
 std::string tinySuite() {
-  const std::string suite = scratch().file("tiny_suite.json");
+  const std::string suite = cliScratch().file("tiny_suite.json");
   writeBytes(suite, R"({"name": "tiny", "description": "one small shape",
     "kernels": {"red": ["b=1,n=1024"]}})");
   return suite;
 }
 
 TEST(MalformedOutput, TrainRefusesAFifoAtTheModelPathBeforeLabelling) {
-  const std::string dir = scratch().file("fifo_models");
+  const std::string dir = cliScratch().file("fifo_models");
   std::filesystem::create_directories(dir);
   ASSERT_EQ(::mkfifo((dir + "/hbm2-pim.model").c_str(), 0600), 0);
   const CliRun r = cli("train -b hbm2-pim --suite " + tinySuite() + " --out " + dir);
@@ -154,12 +148,12 @@ TEST(MalformedOutput, TrainRefusesAFifoAtTheModelPathBeforeLabelling) {
 }
 
 TEST(MalformedOutput, TrainWithoutOutWritesToTheUserFolderNotThroughAPlantedLink) {
-  const std::string home = scratch().file("xdg");
+  const std::string home = cliScratch().file("xdg");
   const std::string models = home + "/pimscope/models";
   std::filesystem::create_directories(models);
   // The temporary name older versions used: a link there must not be written through.
-  writeBytes(scratch().file("victim"), "keep");
-  ASSERT_EQ(::symlink(scratch().file("victim").c_str(), (models + "/hbm2-pim.model.tmp").c_str()), 0);
+  writeBytes(cliScratch().file("victim"), "keep");
+  ASSERT_EQ(::symlink(cliScratch().file("victim").c_str(), (models + "/hbm2-pim.model.tmp").c_str()), 0);
   const CliRun r =
       cli("train -b hbm2-pim --suite " + tinySuite() + " --max-samples 40", "XDG_DATA_HOME=" + home);
   ASSERT_EQ(r.code, 0) << r.err;
@@ -167,7 +161,7 @@ TEST(MalformedOutput, TrainWithoutOutWritesToTheUserFolderNotThroughAPlantedLink
             std::string::npos)
       << r.out;
   EXPECT_TRUE(std::filesystem::is_regular_file(models + "/hbm2-pim.model"));
-  EXPECT_EQ(readBytes(scratch().file("victim")), "keep");
+  EXPECT_EQ(readBytes(cliScratch().file("victim")), "keep");
 }
 #endif
 

@@ -24,6 +24,7 @@
 #include "engine/target/registry.h"
 #include "views/breakdown_chart.h"
 #include "views/compare_runner.h"
+#include "views/kernel_combo.h"
 #include "views/residency_input.h"
 #include "views/run_progress.h"
 
@@ -31,7 +32,6 @@ namespace pimgui {
 
 namespace {
 
-constexpr auto kFileItem = "file";
 constexpr int kResultRole = Qt::UserRole;  // index into Comparison::results (column Backend)
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
@@ -273,14 +273,7 @@ void CompareView::loadProblem(const SessionConfig& c) {
   const QSignalBlocker block(m_kernel);
   if (!c.kernelFile.empty()) {
     const QString path = qs(c.kernelFile);
-    int i = m_kernel->findData(QLatin1String(kFileItem));
-    if (i < 0) {
-      m_kernel->addItem(QString(), QLatin1String(kFileItem));
-      i = m_kernel->count() - 1;
-    }
-    m_kernel->setItemText(i, QFileInfo(path).fileName());
-    m_kernel->setItemData(i, path, Qt::ToolTipRole);
-    m_kernel->setCurrentIndex(i);
+    selectKernelFileItem(m_kernel, QFileInfo(path).fileName(), path);
   } else {
     m_kernel->setCurrentIndex(std::max(0, m_kernel->findData(qs(c.kernel))));
   }
@@ -288,11 +281,7 @@ void CompareView::loadProblem(const SessionConfig& c) {
   onKernelChanged();
 }
 
-std::string CompareView::kernelName() const {
-  return m_kernel->currentData().toString() == QLatin1String(kFileItem)
-             ? std::string()
-             : m_kernel->currentText().toStdString();
-}
+std::string CompareView::kernelName() const { return libraryKernelName(m_kernel).toStdString(); }
 
 std::string CompareView::kernelFile() const {
   // The DSL item keeps its path in the tool tip, so switching to a library kernel and back still works.

@@ -21,12 +21,12 @@
 #include "engine/prune/prune_rule.h"
 #include "engine/search/strategy.h"
 #include "engine/target/registry.h"
+#include "views/kernel_combo.h"
 #include "views/residency_input.h"
 
 namespace pimgui {
 
 namespace {
-constexpr auto kFileItem = "file";
 pim::Kernel kernelFor(const QString& name, const QString& file) {
   return pim::resolveKernel(name.toStdString(), file.toStdString());
 }
@@ -112,7 +112,7 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   layout->addStretch();
 
   connect(m_kernel, &QComboBox::currentIndexChanged, this, [this] {
-    if (m_kernel->currentData().toString() != QLatin1String(kFileItem)) m_kernelFile.clear();
+    if (!isKernelFileItem(m_kernel)) m_kernelFile.clear();
     rebuildDims({});
   });
   connect(open, &QToolButton::clicked, this, &ControlPanel::openKernelRequested);
@@ -328,9 +328,7 @@ QLineEdit* ControlPanel::dimensionField(const QString& name) const {
 SessionConfig ControlPanel::config() const {
   SessionConfig c;
   c.backend = m_backend->currentText().toStdString();
-  c.kernel = m_kernel->currentData().toString() == QLatin1String(kFileItem)
-                 ? std::string()
-                 : m_kernel->currentText().toStdString();
+  c.kernel = libraryKernelName(m_kernel).toStdString();
   c.kernelFile = m_kernelFile.toStdString();
   QStringList shape;
   for (const auto& [name, field] : m_dims) shape << name + QLatin1Char('=') + sizeText(field);
@@ -379,17 +377,9 @@ bool ControlPanel::setKernelFile(const QString& path, QString* error) {
     pim::Kernel k = pim::loadKernelFile(path.toStdString());
     m_kernelFile = path;
     const QSignalBlocker block(m_kernel);
-    int i = m_kernel->findData(QLatin1String(kFileItem));
-    const QString text =
-        QFileInfo(path).fileName() + QStringLiteral(" (") + QString::fromStdString(k.name) + ')';
-    if (i < 0) {
-      m_kernel->addItem(text, QLatin1String(kFileItem));
-      i = m_kernel->count() - 1;
-    } else {
-      m_kernel->setItemText(i, text);
-    }
-    m_kernel->setItemData(i, path, Qt::ToolTipRole);
-    m_kernel->setCurrentIndex(i);
+    selectKernelFileItem(
+        m_kernel, QFileInfo(path).fileName() + QStringLiteral(" (") + QString::fromStdString(k.name) + ')',
+        path);
     rebuildDims({});
     if (!m_applying) emit configChanged();  // the signal blocker above silenced the combo box
     return true;

@@ -6,6 +6,7 @@
 
 #include "app/cli/cli_common.h"
 #include "engine/common/error.h"
+#include "engine/common/number_text.h"
 #include "engine/crossbar/instruction_dump.h"
 #include "engine/crossbar/replication.h"
 #include "engine/kernel/network.h"
@@ -95,7 +96,7 @@ crossbar::TimingMode timingOption(const std::string& s) {
 }
 
 /// The network --network names (a shipped one) or --model reads (a node-list .json file).
-Network networkOption(const CompileArgs& a) {
+Network networkOf(const CompileArgs& a) {
   if (a.network.empty() == a.model.empty())
     throw InputError("compile: give one of --network NAME (see `pimscope-cli networks`) or --model FILE");
   return a.model.empty() ? loadNetworkFile(builtinNetworkPath(a.network)) : loadNetworkModelFile(a.model);
@@ -106,13 +107,8 @@ std::string nsText(std::optional<double> v) {
   return grouped(static_cast<std::uint64_t>(std::llround(*v))) + " ns";
 }
 
-std::string fixed(double v, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, v);
-  return text;
-}
-std::string fixed1(double v) { return fixed(v, 1); }
-std::string fixed3(double v) { return fixed(v, 3); }
+std::string fixed1(double v) { return withDecimals(v, 1); }
+std::string fixed3(double v) { return withDecimals(v, 3); }
 
 nlohmann::json optionalJson(std::optional<double> v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
@@ -323,7 +319,7 @@ void registerCompile(CLI::App& app) {
     for (const char* ga : {"--ga-population", "--ga-iterations", "--ga-fitness", "--seed"})
       if (cmd->count(ga) > 0 && a->replication != kGaMethod)
         throw InputError(std::string(ga) + ": applies to --replication ga only");
-    const Network net = networkOption(*a);
+    const Network net = networkOf(*a);
     std::optional<crossbar::InstructionDump> dump;
     if (!a->dump.empty()) req.alsoTo = &dump.emplace(a->dump);
     installInterruptHandler();

@@ -7,6 +7,7 @@
 
 #include "app/cli/cli_common.h"
 #include "engine/common/error.h"
+#include "engine/common/number_text.h"
 #include "engine/common/output_file.h"
 #include "engine/llm/llm_export.h"
 #include "engine/store/store.h"
@@ -88,13 +89,6 @@ std::pair<std::int64_t, std::int64_t> rangeOption(const std::string& text, const
   }
 }
 
-/// `v` with `digits` decimals.
-std::string fixed(double v, int digits) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 std::string ms(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, v >= 100 ? "%.1f" : "%.3f", v);
@@ -166,9 +160,9 @@ void printInference(const InferenceResult& r) {
     std::vector<std::string> row = {s.system, ms(s.meanTokenMs), ms(s.firstTokenMs), ms(s.lastTokenMs)};
     for (int p = 0; p < phases; ++p) row.push_back(ms(s.breakdownMs[p]));
     row.push_back(ms(s.totalMs));
-    row.push_back(fixed(s.tokensPerS, 1));
-    row.push_back(fixed(s.energyPerTokenMj, 1));
-    row.push_back(gpu ? fixed(gpu->meanTokenMs / s.meanTokenMs, 2) + "x" : "-");
+    row.push_back(withDecimals(s.tokensPerS, 1));
+    row.push_back(withDecimals(s.energyPerTokenMj, 1));
+    row.push_back(gpu ? withDecimals(gpu->meanTokenMs / s.meanTokenMs, 2) + "x" : "-");
     t.add(row);
   }
   std::cout << t.str();
@@ -183,9 +177,9 @@ void printInference(const InferenceResult& r) {
               << s.memory.relayouts << " times\n";
     TextTable d({"kernel", "shape", "where", "schedule", "GPU us", "PIM us", "split us", "margin", "steps"});
     for (const KernelDecision& k : s.decisions) {
-      auto us = [](double v) { return v < 0 ? std::string("-") : fixed(v, 2); };
+      auto us = [](double v) { return v < 0 ? std::string("-") : withDecimals(v, 2); };
       d.add({k.op, k.shape, placementName(k.where), k.schedule, us(k.gpuUs), us(k.pimUs), us(k.splitUs),
-             k.margin > 0 ? fixed(k.margin, 2) + "x" : "-",
+             k.margin > 0 ? withDecimals(k.margin, 2) + "x" : "-",
              std::to_string(k.firstStep) +
                  (k.lastStep > k.firstStep ? ".." + std::to_string(k.lastStep) : "")});
     }
@@ -193,10 +187,10 @@ void printInference(const InferenceResult& r) {
   }
   if (!r.systems.empty()) {
     const MemoryUse& m = r.systems.front().memory;
-    std::cout << "\nmemory: " << fixed(static_cast<double>(m.weightBytes) / 1e9, 1) << " GB of weights + "
-              << fixed(static_cast<double>(m.kvBytes) / 1e9, 2) << " GB of KV cache in "
-              << fixed(static_cast<double>(m.capacityBytes) / 1e9, 1) << " GB\nresidency: " << m.policy
-              << "\n";
+    std::cout << "\nmemory: " << withDecimals(static_cast<double>(m.weightBytes) / 1e9, 1)
+              << " GB of weights + " << withDecimals(static_cast<double>(m.kvBytes) / 1e9, 2)
+              << " GB of KV cache in " << withDecimals(static_cast<double>(m.capacityBytes) / 1e9, 1)
+              << " GB\nresidency: " << m.policy << "\n";
   }
 }
 
@@ -214,7 +208,7 @@ void registerLlms(CLI::App& app) {
       const std::int64_t params = m.layers * m.weightParamsPerLayer();
       t.add({name, m.display, std::to_string(m.layers), std::to_string(m.hidden), std::to_string(m.heads),
              std::to_string(m.kvHeads), std::to_string(m.headDim), ffn,
-             fixed(static_cast<double>(params) / 1e9, 2) + " B"});
+             withDecimals(static_cast<double>(params) / 1e9, 2) + " B"});
       out.push_back({{"model", name},
                      {"display", m.display},
                      {"layers", m.layers},
@@ -304,7 +298,7 @@ void printServe(const std::vector<ServeResult>& runs) {
               << " ms, compilation " << ms(compile) << " ms in all, warm-up " << run.warmup << " requests, "
               << run.tableSize << " shapes in the table";
     if (run.mode == LookupMode::Offline)
-      std::cout << " (filled before the stream in " << fixed(run.prefillSeconds, 1) << " s)";
+      std::cout << " (filled before the stream in " << withDecimals(run.prefillSeconds, 1) << " s)";
     std::cout << "\n";
     if (!run.reason.empty()) std::cout << "  stopped: " << run.reason << "\n";
   }

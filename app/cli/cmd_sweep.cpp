@@ -13,6 +13,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/sweep_mpi.h"
 #include "engine/common/error.h"
+#include "engine/common/number_text.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
 #include "engine/workflow/suite.h"
@@ -78,12 +79,6 @@ class CoordinatedQueue : public ISweepQueue {
   std::size_t m_unitsDone = 0, m_draftsDone = 0;
   EtaMeter m_eta;
 };
-
-std::string fixed(double v, int digits) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 fs::path shardDir(const SweepCmd& o) {
   return o.shards.empty() ? fs::path(o.db + ".shards") : fs::path(o.shards);
@@ -198,8 +193,8 @@ void printSweep(const SweepCmd& o, const SweepSummary& r) {
             << " (" << sweepLabelsName(r.options.labels) << "), " << r.ranks
             << (r.ranks == 1 ? " rank" : " ranks") << " x " << r.options.train.threads << " threads\n"
             << "  " << r.resumed << " units complete before this run; ran " << r.queue.unitsRun << " in "
-            << fixed(r.seconds, 1) << " s: " << grouped(r.queue.simulated) << " simulations ("
-            << fixed(rate, 0) << "/s), " << grouped(r.queue.reused) << " labels reused\n"
+            << withDecimals(r.seconds, 1) << " s: " << grouped(r.queue.simulated) << " simulations ("
+            << withDecimals(rate, 0) << "/s), " << grouped(r.queue.reused) << " labels reused\n"
             << "  merged " << r.merged.shards << " shards into " << o.db << ": "
             << grouped(r.merged.sum.results) << " new labels";
   if (r.merged.sum.disagreements)

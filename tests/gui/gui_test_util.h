@@ -3,7 +3,13 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <functional>
+#include <memory>
 
+#include "engine/core/problem.h"
+#include "engine/hw/backend.h"
+#include "engine/kernel/kernel.h"
+#include "engine/kernel/library.h"
+#include "engine/target/registry.h"
 #include "views/session_config.h"
 
 namespace pimgui::test {
@@ -28,6 +34,14 @@ inline SessionConfig smallConfig() {
   c.strategy = "exhaustive";
   c.maxSimulations = 40;
   return c;
+}
+
+/// smallConfig()'s problem, as the views hand it to the engine.
+inline std::shared_ptr<const pim::Problem> smallProblem() {
+  const SessionConfig c = smallConfig();
+  pim::Kernel k = pim::resolveKernel(c.kernel, "");
+  const pim::Shape s = pim::parseShape(k, c.shape);
+  return std::make_shared<const pim::Problem>(pim::builtinBackends().get(c.backend), std::move(k), s);
 }
 
 }  // namespace pimgui::test

@@ -21,14 +21,7 @@
 
 using namespace pimgui;
 
-namespace {
-std::shared_ptr<const pim::Problem> smallProblem() {
-  const SessionConfig c = test::smallConfig();
-  pim::Kernel k = pim::resolveKernel(c.kernel, "");
-  pim::Shape s = pim::parseShape(k, c.shape);
-  return std::make_shared<const pim::Problem>(pim::builtinBackends().get(c.backend), std::move(k), s);
-}
-}  // namespace
+using test::smallProblem;
 
 TEST(DraftTableModel, PassesModelTesterWhileGrowingAndWithPrunedRows) {
   auto problem = smallProblem();

@@ -58,11 +58,7 @@ class PoolHog {
   QSemaphore m_started, m_release;
 };
 
-std::shared_ptr<const pim::Problem> smallProblem() {
-  const pim::Kernel k = pim::resolveKernel("red", "");
-  return std::make_shared<const pim::Problem>(pim::builtinBackends().get("hbm-pim"), k,
-                                              pim::parseShape(k, "b=1,n=4096"));
-}
+using test::smallProblem;
 
 // Milliseconds `destroy` took while the global pool was busy with unrelated tasks and `queue` had queued a
 // task of the object.
