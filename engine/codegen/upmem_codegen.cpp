@@ -82,6 +82,30 @@ std::int64_t exprInstructions(const Expr& e, DpuType t, const UpmemCodegenOption
   return n;
 }
 
+// How the outputs of a reduction share operand `r` (OperandReuse).
+OperandReuse reuseOf(const TensorRef& r, const StatementShape& sh) {
+  if (!sh.reduces()) return OperandReuse::None;
+  auto isOut = [&](int var) {
+    return std::find(sh.outLoops.begin(), sh.outLoops.end(), var) != sh.outLoops.end();
+  };
+  bool usesOut = false;
+  for (const AffineExpr& e : r.index)
+    for (const auto& [var, coeff] : e.terms) usesOut = usesOut || isOut(var);
+  if (!usesOut) return OperandReuse::AllOutputs;
+  // A window: one index `out + reduced` (unit steps), every other index constant.
+  if (sh.outLoops.size() != 1 || sh.reduceLoops.size() != 1) return OperandReuse::None;
+  const std::vector<std::pair<int, std::int64_t>> slide = {{std::min(sh.outLoops[0], sh.reduceLoops[0]), 1},
+                                                           {std::max(sh.outLoops[0], sh.reduceLoops[0]), 1}};
+  int sliding = 0;
+  for (const AffineExpr& e : r.index) {
+    if (e.terms == slide)
+      ++sliding;
+    else if (!e.isConstant())
+      return OperandReuse::None;
+  }
+  return sliding == 1 ? OperandReuse::Window : OperandReuse::None;
+}
+
 void collectRefs(const Expr& e, std::vector<const TensorRef*>& out) {
   if (e.kind == Expr::Kind::Ref) out.push_back(&e.ref);
   for (const Expr& a : e.args) collectRefs(a, out);
@@ -103,6 +127,7 @@ StatementShape shapeOf(const Kernel& k, const Statement& s, const UpmemCodegenOp
     }
     sh.streamedBytes.push_back(
         static_cast<int>(dtypeBytes(k.tensors[static_cast<std::size_t>(r->tensor)].dtype)));
+    sh.reuse.push_back(reuseOf(*r, sh));
   }
   int widest = sh.targetBytes;
   for (int b : sh.streamedBytes) widest = std::max(widest, b);
@@ -185,23 +210,33 @@ std::vector<LimitViolation> violationsOf(const Kernel& k, const std::vector<Stat
   std::vector<LimitViolation> out;
   checkLimits(o, shapes, prog, out);
   std::int64_t histogram = 0;  // the largest private histogram a tasklet keeps in WRAM (hist)
+  // The most a tasklet keeps of shared operands (KernelStyle::cacheOperands), on top of its blocks: a bound,
+  // as the blocks of the operands it keeps are counted too.
+  std::int64_t kept = 0;
   for (std::size_t c = 0; c < cores.size(); ++c) {
     if (cores.idle(c)) continue;
     prog.mramBytes = std::max(prog.mramBytes, mramOf(k, cores, c));
     for (const StatementShape& sh : shapes) {
-      if (!sh.intrinsic) continue;
       const std::int64_t outs = cores.loopProduct(c, sh.outLoops);
-      histogram = std::max(histogram, intrinsicWramPerTasklet(*sh.intrinsic, sh, intrinsicCodegen(o), outs));
+      if (sh.intrinsic)
+        histogram =
+            std::max(histogram, intrinsicWramPerTasklet(*sh.intrinsic, sh, intrinsicCodegen(o), outs));
+      else
+        kept = std::max(kept, KernelBuilder(sh, o.tasklets, o.dmaMaxBytes, o.split, o.style)
+                                  .cachedWramPerTasklet(outs, cores.loopProduct(c, sh.reduceLoops)));
     }
   }
-  if (histogram > 0 && out.empty()) {
-    prog.wramBytes += std::int64_t{o.tasklets} * histogram;
+  if (histogram + kept > 0 && out.empty()) {
+    prog.wramBytes += std::int64_t{o.tasklets} * (histogram + kept);
+    const std::string histogramText =
+        histogram == 0 ? ""
+                       : " and a " + bytesText(histogram) +
+                             (o.sharedHistogram ? " share of the shared histogram" : " private histogram");
+    const std::string keptText = kept == 0 ? "" : " and " + bytesText(kept) + " of operands kept in WRAM";
     if (prog.wramBytes > o.wramBytes)
-      out.push_back(
-          {"WRAM", "WRAM: " + std::to_string(o.tasklets) + " tasklets x (their blocks, a stack and a " +
-                       bytesText(histogram) +
-                       (o.sharedHistogram ? " share of the shared histogram) = " : " private histogram) = ") +
-                       bytesText(prog.wramBytes) + " exceed the DPU's " + bytesText(o.wramBytes)});
+      out.push_back({"WRAM", "WRAM: " + std::to_string(o.tasklets) + " tasklets x (their blocks, a stack" +
+                                 histogramText + keptText + ") = " + bytesText(prog.wramBytes) +
+                                 " exceed the DPU's " + bytesText(o.wramBytes)});
   }
   checkMram(o, prog.mramBytes, out);
   return out;

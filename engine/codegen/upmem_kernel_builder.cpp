@@ -72,6 +72,32 @@ EmittedSteps EmittedSteps::repeated(std::int64_t trips, const EmittedSteps& body
   return {{sim::dpu::Step::loop(trips, body.steps)}, body.counts.times(trips)};
 }
 
+bool StatementShape::sharesOperands() const {
+  return std::any_of(reuse.begin(), reuse.end(), [](OperandReuse r) { return r != OperandReuse::None; });
+}
+
+bool KernelBuilder::caches(std::int64_t outs) const {
+  return m_style.cacheOperands && m_sh.reduces() && m_sh.sharesOperands() && byOutputs(outs);
+}
+
+std::int64_t StatementShape::windowRun() const {
+  const std::int64_t perGroup = std::max(1, 8 / targetBytes);
+  return std::max<std::int64_t>(1, blockElements / perGroup) * perGroup;
+}
+
+std::int64_t KernelBuilder::cachedWramPerTasklet(std::int64_t outs, std::int64_t reduced) const {
+  if (!caches(outs)) return 0;
+  std::int64_t bytes = 0;
+  for (std::size_t i = 0; i < m_sh.reuse.size(); ++i) {
+    const std::int64_t elements = m_sh.reuse[i] == OperandReuse::AllOutputs ? reduced
+                                  : m_sh.reuse[i] == OperandReuse::Window
+                                      ? std::min(outs, m_sh.windowRun()) + reduced - 1
+                                      : 0;
+    bytes += roundUp8(elements * m_sh.streamedBytes[i]);
+  }
+  return bytes;
+}
+
 bool KernelBuilder::byOutputs(std::int64_t outs) const {
   switch (m_split) {
     case TaskletSplit::Outputs:
@@ -108,7 +134,8 @@ KernelBuilder::Emitted KernelBuilder::copy(std::int64_t n, int bytes, bool tail,
 KernelBuilder::Emitted KernelBuilder::block(std::int64_t n, bool writes, bool tail, bool rowGuard,
                                             bool dead) const {
   Emitted e;
-  e.issue(kUpmemBlockInstructions);
+  // The block's mram_read/_write calls: none where its operands are all kept in WRAM (cachedOutputs).
+  if (!m_sh.streamedBytes.empty() || writes || m_sh.keptOperands == 0) e.issue(kUpmemBlockInstructions);
   for (int bytes : m_sh.streamedBytes) e.add(copy(n, bytes, tail, false));
   const bool colGuard = !m_style.handWritten && tail && !m_style.passes.loopTightening;
   const std::int64_t iterations = colGuard ? m_sh.blockElements : n;
@@ -163,6 +190,55 @@ KernelBuilder::Emitted KernelBuilder::outputGroups(std::int64_t outs, std::int64
   return e;
 }
 
+// Tasklets take outputs and keep the operands those share in WRAM (KernelStyle::cacheOperands). With a
+// window, a tasklet takes runs of consecutive outputs in turn and reads each run's window once (PrIM's TS
+// reads its block of the series with the query's length more); the operands nothing shares stream per output.
+KernelBuilder::Emitted KernelBuilder::cachedOutputs(std::int64_t outs, std::int64_t reduced, int t) const {
+  StatementShape rest = m_sh;  // the statement as it streams what it does not keep
+  rest.streamedBytes.clear();
+  rest.reuse.clear();
+  std::vector<int> whole, windows;  // bytes per element of the operands kept whole / as windows
+  for (std::size_t i = 0; i < m_sh.reuse.size(); ++i) {
+    const int bytes = m_sh.streamedBytes[i];
+    if (m_sh.reuse[i] == OperandReuse::AllOutputs) {
+      whole.push_back(bytes);
+    } else if (m_sh.reuse[i] == OperandReuse::Window) {
+      windows.push_back(bytes);
+    } else {
+      rest.streamedBytes.push_back(bytes);
+      rest.reuse.push_back(OperandReuse::None);
+    }
+  }
+  rest.keptOperands = static_cast<int>(whole.size() + windows.size());
+  // The tasklet's share, dealt in turn: runs of consecutive outputs with a window, else 8-B groups of them.
+  const std::int64_t share = windows.empty() ? std::max(1, 8 / m_sh.targetBytes) : m_sh.windowRun();
+  const auto [full, last] = taskletBlocks(outs, share, t, m_T);
+  Emitted e;
+  if (full == 0 && last == 0) return e;  // no outputs: nothing to keep either
+  for (int bytes : whole) {
+    e.issue(kUpmemBlockInstructions);
+    e.dmaSplit(reduced * bytes, false, m_dmaMax);
+  }
+  if (windows.empty()) {
+    e.add(KernelBuilder(rest, m_T, m_dmaMax, TaskletSplit::Outputs, m_style).outputGroups(outs, reduced, t));
+    return e;
+  }
+  const KernelBuilder oneTasklet(rest, 1, m_dmaMax, TaskletSplit::Outputs,
+                                 m_style);  // a run's groups in order
+  auto run = [&](std::int64_t valid) {
+    Emitted r;
+    for (int bytes : windows) {
+      r.issue(kUpmemBlockInstructions);
+      r.dmaSplit((valid + reduced - 1) * bytes, false, m_dmaMax);
+    }
+    r.add(oneTasklet.outputGroups(valid, reduced, 0));
+    return r;
+  };
+  e.add(Emitted::repeated(full, run(share)));
+  if (last > 0) e.add(run(last));
+  return e;
+}
+
 LoopCounts KernelBuilder::append(std::vector<TaskletProgram>& tasklets, std::int64_t outs,
                                  std::int64_t reduced) const {
   LoopCounts total;
@@ -174,6 +250,8 @@ LoopCounts KernelBuilder::append(std::vector<TaskletProgram>& tasklets, std::int
     }
     if (!m_sh.reduces()) {
       e.add(streamBlocks(outs, t, m_T, true, false, false));
+    } else if (caches(outs)) {
+      e.add(cachedOutputs(outs, reduced, t));
     } else if (byOutputs(outs)) {
       e.add(outputGroups(outs, reduced, t));
     } else {

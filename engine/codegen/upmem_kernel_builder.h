@@ -63,10 +63,20 @@ struct EmittedSteps {
   static EmittedSteps repeated(std::int64_t trips, const EmittedSteps& body);
 };
 
+/// How the outputs of a reduction share one of its operands: what keeping the operand in WRAM saves.
+enum class OperandReuse : std::uint8_t {
+  None,        // each output reads elements of its own (GEMV's matrix)
+  AllOutputs,  // every output reads the same elements: no output loop in its index (GEMV's vector, TS's
+               // query)
+  Window,      // output i reads elements i .. i + reduced - 1: the index is `out + reduced` (TS's series)
+};
+
 /// One statement as its template sees it.
 struct StatementShape {
   std::vector<int> outLoops, reduceLoops;  // loop indices the target uses / does not use
   std::vector<int> streamedBytes;          // per operand read per element (the target's when it accumulates)
+  std::vector<OperandReuse> reuse;         // per streamed operand
+  int keptOperands = 0;                    // operands kept in WRAM instead (KernelStyle::cacheOperands)
   int scalars = 0;                         // operands without a loop variable: loaded once
   int targetBytes = 4;
   std::int64_t perElement = 0;  // instructions per element
@@ -76,6 +86,9 @@ struct StatementShape {
   bool scanReducesFirst = false;       // prefix: this launch only sums each DPU's values (SCAN-RSS's first)
   bool reduces() const { return !reduceLoops.empty(); }
   int buffers() const { return static_cast<int>(streamedBytes.size()) + (reduces() ? 0 : 1); }
+  bool sharesOperands() const;  // some operand's reuse is not None
+  /// Consecutive outputs whose window is read at once: a block's worth, in whole 8-B groups of outputs.
+  std::int64_t windowRun() const;
 };
 
 /// How a DPU's tasklets share the work of a statement that reduces (IMTP's choice of where to rfactor).
@@ -94,6 +107,11 @@ enum class TaskletSplit : std::uint8_t {
 struct KernelStyle {
   bool handWritten = false;  // PrIM's loops (blocks sized to what is left); else generated with `passes`
   BoundaryPasses passes;
+  /// Where tasklets take outputs, the operands those outputs share stay in WRAM (PrIM's TS; CoMoNM's
+  /// caching location per tensor): one read per tasklet of an operand every output reads whole, one window
+  /// per run of a block's worth of consecutive outputs of an operand read shifted by one; the others are
+  /// streamed per output as before. Off: every operand is streamed per output (PrIM's GEMV).
+  bool cacheOperands = false;
 };
 
 class KernelBuilder {
@@ -105,10 +123,16 @@ class KernelBuilder {
   /// returns what every tasklet's loops do together.
   LoopCounts append(std::vector<sim::dpu::TaskletProgram>& tasklets, std::int64_t outs,
                     std::int64_t reduced) const;
+  /// Whether tasklets take outputs (else they split each reduction) for a DPU of `outs` outputs.
+  bool byOutputs(std::int64_t outs) const;
+  /// Whether the statement keeps shared operands in WRAM for a DPU of `outs` outputs.
+  bool caches(std::int64_t outs) const;
+  /// WRAM per tasklet for the operands it keeps (0 unless caches(outs)): whole shared operands and windows.
+  std::int64_t cachedWramPerTasklet(std::int64_t outs, std::int64_t reduced) const;
 
  private:
   using Emitted = EmittedSteps;
-  bool byOutputs(std::int64_t outs) const;
+  Emitted cachedOutputs(std::int64_t outs, std::int64_t reduced, int t) const;
   Emitted copy(std::int64_t n, int bytes, bool tail, bool toMram) const;
   Emitted block(std::int64_t n, bool writes, bool tail, bool rowGuard, bool dead) const;
   Emitted streamBlocks(std::int64_t elements, int t, int T, bool writes, bool rowGuard, bool dead) const;

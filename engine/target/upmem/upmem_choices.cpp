@@ -16,6 +16,7 @@ constexpr const char* kSplit = "tasklet_split";
 constexpr const char* kCode = "code";
 constexpr const char* kHistogram = "histogram";
 constexpr const char* kScan = "scan";
+constexpr const char* kCache = "operand_caching";
 // PrIM's RED: dpu_results_t, one 64-bit sum and a 64-bit cycle count per tasklet (upmem.md).
 constexpr int kPrimResultRecordBytes = 16;
 
@@ -39,6 +40,13 @@ ChoiceAxis twoWays(const char* key, const char* label, bool own, const char* no,
   ChoiceAxis a{key, label, {own ? 1 : 0, own ? 0 : 1}, {}, false};
   for (std::int64_t v : a.values) a.texts.push_back(v ? yes : no);
   return a;
+}
+
+// A reduction whose outputs share an operand (the axis of KernelStyle::cacheOperands).
+bool sharesOperands(const Kernel& k, const UpmemCodegenOptions& own) {
+  const std::vector<StatementShape> shapes = upmemStatementShapes(k, own);
+  return std::any_of(shapes.begin(), shapes.end(),
+                     [](const StatementShape& sh) { return sh.reduces() && sh.sharesOperands(); });
 }
 
 bool reduces(const Kernel& k) {
@@ -78,6 +86,10 @@ ChoiceAxes upmemChoiceAxes(const Kernel& k, const UpmemCodegenOptions& own) {
   if (calls(k, Intrinsic::Prefix))
     axes.push_back(
         twoWays(kScan, "scan", own.scanReducesFirst, "scan, then add (SSA)", "reduce, then scan (RSS)"));
+  // Last, so that adding it left every earlier candidate's id as it was.
+  if (sharesOperands(k, own))
+    axes.push_back(
+        twoWays(kCache, "shared operands", own.style.cacheOperands, "streamed per output", "kept in WRAM"));
   return axes;
 }
 
@@ -93,6 +105,7 @@ UpmemCodegenOptions upmemChoicesOf(const CandidateIds& ids, std::uint64_t id, Up
   own.split = static_cast<TaskletSplit>(ids.value(id, kSplit, static_cast<std::int64_t>(own.split)));
   own.sharedHistogram = ids.value(id, kHistogram, own.sharedHistogram ? 1 : 0) != 0;
   own.scanReducesFirst = ids.value(id, kScan, own.scanReducesFirst ? 1 : 0) != 0;
+  own.style.cacheOperands = ids.value(id, kCache, own.style.cacheOperands ? 1 : 0) != 0;
   if (ids.value(id, kCode, own.style.handWritten ? 1 : 0) != 0) return withPrimCode(own);
   own.style.handWritten = false;
   own.taskletResultBytes = 0;
@@ -109,6 +122,7 @@ std::optional<std::uint64_t> upmemCandidateId(const CandidateIds& ids, std::uint
                               : a.key == kSplit     ? static_cast<std::int64_t>(o.split)
                               : a.key == kHistogram ? (o.sharedHistogram ? 1 : 0)
                               : a.key == kScan      ? (o.scanReducesFirst ? 1 : 0)
+                              : a.key == kCache     ? (o.style.cacheOperands ? 1 : 0)
                                                     : (o.style.handWritten ? 1 : 0);  // code
     const auto it = std::find(a.values.begin(), a.values.end(), want);
     if (it == a.values.end()) return std::nullopt;

@@ -115,6 +115,32 @@ class UpmemEstimator final : public ICandidateEstimator {
             std::min<double>(o.tasklets, blocks)};
   }
 
+  // A reduction's operands as KernelStyle::cacheOperands keeps them: those still streamed per output, and
+  // the DMAs reading the kept ones (whole once per tasklet, windows once per run of outputs).
+  struct Kept {
+    double streamed = 0, reads = 0;
+  };
+  static Kept kept(const StatementShape& sh, const UpmemCodegenOptions& o, bool byOutputs, double outs,
+                   double red) {
+    Kept k{static_cast<double>(sh.streamedBytes.size()), 0};
+    if (!o.style.cacheOperands || !byOutputs || !sh.sharesOperands()) return k;
+    const bool windows = std::find(sh.reuse.begin(), sh.reuse.end(), OperandReuse::Window) != sh.reuse.end();
+    const double run = static_cast<double>(sh.windowRun());
+    const double share = windows ? run : std::max(1, 8 / sh.targetBytes);  // outputs dealt at a time
+    const double working = std::min<double>(o.tasklets, ceilDiv(outs, share));
+    for (std::size_t i = 0; i < sh.reuse.size(); ++i) {
+      const double bytes = sh.streamedBytes[i];
+      if (sh.reuse[i] == OperandReuse::AllOutputs)
+        k.reads += working * ceilDiv(red * bytes, o.dmaMaxBytes);
+      else if (sh.reuse[i] == OperandReuse::Window)
+        k.reads += ceilDiv(outs, run) * ceilDiv((std::min(outs, run) + red - 1) * bytes, o.dmaMaxBytes);
+      else
+        continue;
+      k.streamed -= 1;
+    }
+    return k;
+  }
+
   // SCAN-SSA's second half where the codegen runs it (a scan split over DPUs, or PrIM's code): the host
   // reads every tasklet's record, scans the totals, sends the offsets; a second kernel adds them.
   void scanOffsets(const Layout& l, const UpmemCodegenOptions& o, const std::vector<StatementShape>& shapes,
@@ -182,12 +208,15 @@ class UpmemEstimator final : public ICandidateEstimator {
         busy = w.busy;
       } else {
         const double blocks = ceilDiv(red, c);
-        instructions = outs * (kUpmemOutputInstructions + red * static_cast<double>(sh.perElement) +
-                               blocks * kUpmemBlockInstructions);
-        dmas = outs * blocks * static_cast<double>(sh.streamedBytes.size());
         const bool byOutputs = o.split == TaskletSplit::Outputs     ? outs > 1
                                : o.split == TaskletSplit::Reduction ? false
                                                                     : outs >= o.tasklets;
+        const Kept k = kept(sh, o, byOutputs, outs, red);
+        const double perBlock = k.streamed > 0 || k.reads == 0 ? kUpmemBlockInstructions : 0.0;
+        instructions =
+            outs * (kUpmemOutputInstructions + red * static_cast<double>(sh.perElement) + blocks * perBlock) +
+            k.reads * kUpmemBlockInstructions;
+        dmas = outs * blocks * k.streamed + k.reads;
         busy =
             std::min<double>(o.tasklets, byOutputs ? ceilDiv(outs, std::max(1, 8 / sh.targetBytes)) : blocks);
       }

@@ -74,9 +74,12 @@ std::vector<PrimVariant> primVariants(const Problem& p) {
 UpmemCodegenOptions primOptions(const Problem& p) {
   UpmemCodegenOptions o = withPrimCode(paramsOf(p).codegen);
   // PrIM's BS Makefile passes no BL, so its header default of 2^8 B holds; TS (the kernel with an argmin=)
-  // uses 256-B blocks too (upmem.md, PrIM's configurations).
-  for (const Statement& st : p.kernel().statements)
+  // uses 256-B blocks too (upmem.md, PrIM's configurations), and keeps its query and its block of the series
+  // in WRAM (PrIM repo, TS/dpu/task.c).
+  for (const Statement& st : p.kernel().statements) {
     if (intrinsicOf(st) == Intrinsic::Search || st.op == AssignOp::ArgMin) o.blockBytes = 256;
+    if (st.op == AssignOp::ArgMin) o.style.cacheOperands = true;
+  }
   return o;
 }
 
