@@ -34,6 +34,8 @@ pim::ExploreOptions exploreOptionsFor(const SessionConfig& config) {
   o.eval = config.evalOptions();
   o.eval.keepUnitStats = false;  // records carry no per-bank table; the heat map re-evaluates one draft
   o.maxSimulations = config.maxSimulations;
+  // A sampling search (imtp) simulates each of its trials: the cap is its trial count.
+  if (config.maxSimulations > 0) o.sampling.trials = config.maxSimulations;
   return o;
 }
 

@@ -50,6 +50,7 @@
 #include "views/run_confirmation.h"
 #include "views/run_history.h"
 #include "views/run_progress.h"
+#include "views/search_progress_plot.h"
 #include "views/session_document.h"
 #include "views/shortcuts_dialog.h"
 #include "views/stale_banner.h"
@@ -88,6 +89,7 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   setCentralWidget(central);
   m_controls = new ControlPanel;
   m_pareto = new ParetoPlot(m_model, m_selection);
+  m_searchProgress = new SearchProgressPlot;
   m_breakdown = new BreakdownChart;
   m_heatmap = new UnitHeatmap;
   m_details = new DraftDetails;
@@ -213,7 +215,8 @@ void MainWindow::buildMenus() {
   QMenu* plots = file->addMenu(tr("Export &plot"));
   const std::pair<Plot, QString> plotEntries[] = {{Plot::Pareto, tr("&Pareto plot…")},
                                                   {Plot::Breakdown, tr("Time &breakdown…")},
-                                                  {Plot::Heatmap, tr("&Heat map…")}};
+                                                  {Plot::Heatmap, tr("&Heat map…")},
+                                                  {Plot::SearchProgress, tr("&Search progress…")}};
   for (const auto& [which, text] : plotEntries) {
     plots->addAction(text, this, [this, which = which] { exportPlotInteractive(which); });
     // The same export from the plot's own right-click menu.
@@ -248,8 +251,8 @@ void MainWindow::buildMenus() {
                   &DraftSelection::clear);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* d :
-       {m_controlsDock, m_whatIfDock, m_paretoDock, m_breakdownDock, m_heatmapDock, m_detailsDock})
+  for (QDockWidget* d : {m_controlsDock, m_whatIfDock, m_paretoDock, m_searchProgressDock, m_breakdownDock,
+                         m_heatmapDock, m_detailsDock})
     view->addAction(d->toggleViewAction());
   view->addSeparator();
   view->addAction(tr("Reset Pareto &zoom"), this, [this] { m_pareto->resetView(); });
@@ -343,7 +346,7 @@ void MainWindow::updateStale() {
                              ? tr("settings")
                              : staleReason(m_session->config(), requestedConfig());
   m_stale->setStale(reason, shown ? QString::fromStdString(m_session->problem()->title()) : QString());
-  for (QDockWidget* d : {m_paretoDock, m_breakdownDock, m_heatmapDock, m_detailsDock}) {
+  for (QDockWidget* d : {m_paretoDock, m_searchProgressDock, m_breakdownDock, m_heatmapDock, m_detailsDock}) {
     if (!d->property("baseTitle").isValid()) d->setProperty("baseTitle", d->windowTitle());
     const QString base = d->property("baseTitle").toString();
     d->setWindowTitle(reason.isEmpty() ? base : tr("%1 — stale").arg(base));
@@ -357,6 +360,7 @@ void MainWindow::clearResults() {
   m_model->reset(nullptr);
   m_table->setPrunedNote({});
   m_pareto->refresh();
+  m_searchProgress->clear();
   updateBreakdown();
   updateStatus();
   updateStale();
@@ -435,6 +439,7 @@ void MainWindow::feedRecords() {
   if (!more || !m_lastPlotRefresh.isValid() || m_lastPlotRefresh.elapsed() >= kRefreshMs) {
     m_lastPlotRefresh.restart();
     m_pareto->refresh();
+    updateSearchProgress(*m_pendingRecords);
     updateBreakdown();
   }
   updateStatus();
@@ -565,18 +570,18 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
     if (m_detailsDock->grab().save(path)) written << path;
   }
   tabs->setCurrentIndex(shown);
-  // The what-if form shares a tab with the controls; bring it forward for its picture only.
-  m_whatIfDock->raise();
-  QApplication::processEvents();
-  const QString whatIf = QDir(dir).filePath(QStringLiteral("whatif.png"));
-  if (m_whatIfDock->grab().save(whatIf)) written << whatIf;
-  m_controlsDock->raise();
-  // The run history shares a tab with the details.
-  m_historyDock->raise();
-  QApplication::processEvents();
-  const QString history = QDir(dir).filePath(QStringLiteral("history.png"));
-  if (m_historyDock->grab().save(history)) written << history;
-  m_detailsDock->raise();
+  // Docks sharing a tab with another (what-if with the controls, the history with the details, the search
+  // progress with the Pareto plot): brought forward for their picture only.
+  auto grabTab = [&](QDockWidget* dock, QDockWidget* shownBefore, const char* name) {
+    dock->raise();
+    QApplication::processEvents();
+    const QString path = QDir(dir).filePath(QString::fromLatin1(name) + QStringLiteral(".png"));
+    if (dock->grab().save(path)) written << path;
+    shownBefore->raise();
+  };
+  grabTab(m_whatIfDock, m_controlsDock, "whatif");
+  grabTab(m_historyDock, m_detailsDock, "history");
+  grabTab(m_searchProgressDock, m_paretoDock, "search_progress");
   if (!m_network->candidates().empty()) {  // only when a network was compiled (pimscope --screenshot does)
     QTabWidget* compileTabs = m_network->tabs();
     const char* names[] = {"compile_cores.png", "compile_pipeline.png", "compile_pareto.png"};

@@ -45,6 +45,7 @@ class DraftTableModel;
 class DraftTablePanel;
 class ExplorationSession;
 class ParetoPlot;
+class SearchProgressPlot;
 class PrunedLister;
 class WhatIfPanel;
 struct ParetoGhost;
@@ -73,7 +74,7 @@ class MainWindow : public QMainWindow {
   /// table order; one writer for both (views/csv_export.h). False with the reason in `error`.
   bool exportCsv(const QString& path, QString* error = nullptr) const;
   bool exportSelectedCsv(const QString& path, QString* error = nullptr) const;
-  enum class Plot { Pareto, Breakdown, Heatmap };
+  enum class Plot { Pareto, Breakdown, Heatmap, SearchProgress };
   /// Writes plot `p` as PNG, SVG or PDF (from the suffix) with a title naming the problem
   /// (views/plot_export.h). False with the reason, naming the file, in `error`.
   bool exportPlot(Plot p, const QString& path, QString* error = nullptr) const;
@@ -122,6 +123,7 @@ class MainWindow : public QMainWindow {
   /// above 30 s (views/run_confirmation.h).
   void exploreInteractive();
   ParetoPlot* pareto() const { return m_pareto; }
+  SearchProgressPlot* searchProgress() const { return m_searchProgress; }
   BreakdownChart* breakdown() const { return m_breakdown; }
   UnitHeatmap* heatmap() const { return m_heatmap; }
   DraftDetails* details() const { return m_details; }
@@ -175,6 +177,8 @@ class MainWindow : public QMainWindow {
   void onSelectionChanged();
   void updateBreakdown();
   void updateStatus();
+  /// The search progress plot from `records` of the session's strategy (main_window_status.cpp).
+  void updateSearchProgress(const std::vector<pim::DraftRecord>& records);
   void checkIdle();
   /// The engine's verdict on the panel's problem: the banner, and whether Explore is enabled.
   void updateVerdict();
@@ -247,6 +251,7 @@ class MainWindow : public QMainWindow {
   VerdictBanner* m_verdict;
   StaleBanner* m_stale;
   ParetoPlot* m_pareto;
+  SearchProgressPlot* m_searchProgress;
   BreakdownChart* m_breakdown;
   UnitHeatmap* m_heatmap;
   DraftDetails* m_details;
@@ -254,6 +259,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_whatIfDock;
   QDockWidget* m_controlsDock;
   QDockWidget* m_paretoDock;
+  QDockWidget* m_searchProgressDock;
   QDockWidget* m_breakdownDock;
   QDockWidget* m_heatmapDock;
   QDockWidget* m_detailsDock;

@@ -20,6 +20,7 @@
 #include "views/main_window.h"
 #include "views/pareto_plot.h"
 #include "views/plot_export.h"
+#include "views/search_progress_plot.h"
 #include "views/unit_heatmap.h"
 
 namespace pimgui {
@@ -77,6 +78,8 @@ QWidget* MainWindow::plotWidget(Plot p) const {
       return m_breakdown;
     case Plot::Heatmap:
       return m_heatmap;
+    case Plot::SearchProgress:
+      return m_searchProgress;
   }
   return nullptr;
 }
@@ -98,6 +101,9 @@ QString MainWindow::plotTitle(Plot p) const {
       what = a ? tr("Heat map of draft %1").arg(a->draft.id) : tr("Heat map");
       break;
     }
+    case Plot::SearchProgress:
+      what = tr("Search progress (%1)").arg(QString::fromStdString(m_session->config().strategy));
+      break;
   }
   return problem.isEmpty() ? what : what + QStringLiteral(" — ") + problem;
 }
@@ -107,7 +113,7 @@ bool MainWindow::exportPlot(Plot p, const QString& path, QString* error) const {
 }
 
 void MainWindow::exportPlotInteractive(Plot p) {
-  static const char* names[] = {"pareto", "breakdown", "heatmap"};
+  static const char* names[] = {"pareto", "breakdown", "heatmap", "search_progress"};
   const QString path = pimgui::exportPlotInteractive(
       this, plotWidget(p),
       exportBaseName(m_session->config(), QString::fromLatin1(names[static_cast<int>(p)])), plotTitle(p));

@@ -19,6 +19,7 @@
 #include "views/main_window.h"
 #include "views/pareto_plot.h"
 #include "views/run_history.h"
+#include "views/search_progress_plot.h"
 #include "views/unit_heatmap.h"
 #include "views/what_if_panel.h"
 
@@ -41,6 +42,10 @@ void MainWindow::buildDocks() {
                             controls->verticalScrollBar()->sizeHint().width());
   m_controlsDock = addDock(tr("Controls"), QStringLiteral("controls"), controls, Qt::LeftDockWidgetArea);
   m_paretoDock = addDock(tr("Pareto plot"), QStringLiteral("pareto"), m_pareto, Qt::RightDockWidgetArea);
+  m_searchProgressDock = addDock(tr("Search progress"), QStringLiteral("search_progress"), m_searchProgress,
+                                 Qt::RightDockWidgetArea);
+  tabifyDockWidget(m_paretoDock, m_searchProgressDock);
+  m_paretoDock->raise();
   m_breakdownDock =
       addDock(tr("Time breakdown"), QStringLiteral("breakdown"), m_breakdown, Qt::RightDockWidgetArea);
   m_heatmapDock = addDock(tr("Heat map"), QStringLiteral("heatmap"), m_heatmap, Qt::BottomDockWidgetArea);

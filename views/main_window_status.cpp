@@ -5,12 +5,14 @@
 #include <utility>
 
 #include "engine/predict/model_fit.h"
+#include "engine/search/strategy.h"
 #include "views/control_panel.h"
 #include "views/draft_table_model.h"
 #include "views/elided_label.h"
 #include "views/exploration_session.h"
 #include "views/main_window.h"
 #include "views/run_progress.h"
+#include "views/search_progress_plot.h"
 
 namespace pimgui {
 
@@ -110,5 +112,11 @@ QString MainWindow::predictionNote(const pim::ExploreProgress& p) {
 }
 
 QString MainWindow::countsText() const { return m_counts->text(); }
+
+void MainWindow::updateSearchProgress(const std::vector<pim::DraftRecord>& records) {
+  const std::string& name = m_session->config().strategy;
+  const pim::StrategyInfo* s = pim::StrategyRegistry::builtin().find(name);
+  m_searchProgress->setRecords(records, QString::fromStdString(name), s && !s->listsKept);
+}
 
 }  // namespace pimgui

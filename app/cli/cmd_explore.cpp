@@ -64,17 +64,6 @@ double stageSeconds(const ExploreProgress& p, const std::string& stage) {
   return 0;
 }
 
-/// The best time after each record, in record order; infinity until one ran.
-std::vector<double> bestSoFar(const std::vector<DraftRecord>& records) {
-  std::vector<double> curve;
-  double best = INFINITY;
-  for (const DraftRecord& r : records) {
-    if (r.simulated && !r.simulated->lowerBound) best = std::min(best, r.simulated->timeNs);
-    curve.push_back(best);
-  }
-  return curve;
-}
-
 struct ExploreCmd {
   ProblemOptions problem;
   std::string strategy = "predictor";
@@ -163,7 +152,7 @@ SearchOutcome search(const ExploreCmd& o, const Problem& problem, const ExploreO
     if (stderrIsTerminal()) std::cerr << "\r\033[K";
     r.best = ex.best();
     r.last = ex.progress();
-    if (!StrategyRegistry::builtin().get(o.strategy).listsKept) r.bestSoFarNs = bestSoFar(ex.records());
+    if (!StrategyRegistry::builtin().get(o.strategy).listsKept) r.bestSoFarNs = bestSoFarNs(ex.records());
     const Predictor* ranker = eo.predictorSource();
     if (r.best && r.best->simulated && ranker && r.best->draft.id != kNoDraft)
       r.best->predictedNs = ranker->predictNs(problem, std::vector{r.best->draft})[0];

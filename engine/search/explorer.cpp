@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/search/explorer.h"
 
+#include <limits>
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -431,6 +433,17 @@ std::optional<DraftRecord> exploreBest(const Problem& p, const ExploreOptions& o
 std::optional<DraftRecord> exploreBest(const Problem& p, const ExploreOptions& o) {
   const std::atomic<bool> never{false};
   return exploreBest(p, o, never);
+}
+
+std::vector<double> bestSoFarNs(const std::vector<DraftRecord>& records) {
+  std::vector<double> curve;
+  curve.reserve(records.size());
+  double best = std::numeric_limits<double>::infinity();
+  for (const DraftRecord& r : records) {
+    if (r.simulated && !r.simulated->lowerBound) best = std::min(best, r.simulated->timeNs);
+    curve.push_back(best);
+  }
+  return curve;
 }
 
 }  // namespace pim

@@ -92,6 +92,11 @@ struct DraftRecord {
   std::string error;                              // why it could not be evaluated (tiles do not fit, ...)
 };
 
+/// The best simulated time after each record, in record order; infinity until one has a time (a lower bound
+/// does not count). A sampling search's best-so-far curve: its records are its trials in the order it ran
+/// them (StrategyInfo::listsKept false).
+std::vector<double> bestSoFarNs(const std::vector<DraftRecord>& records);
+
 struct ExploreProgress {
   /// generating, screening, loading model, predicting, simulating, done, cancelled
   std::string stage = "idle";

@@ -36,6 +36,7 @@
 #include "views/pareto_plot.h"
 #include "views/plot_export.h"
 #include "views/pruned_lister.h"
+#include "views/search_progress_plot.h"
 #include "views/unit_heatmap.h"
 
 using namespace pimgui;
@@ -214,6 +215,7 @@ TEST_F(ExportTest, ContextMenuOffersExportOnEveryPlot) {
   };
   EXPECT_TRUE(hasExport(w->pareto()->plot()));
   EXPECT_TRUE(hasExport(w->heatmap()->plot()));
+  EXPECT_TRUE(hasExport(w->searchProgress()->plot()));
   EXPECT_TRUE(hasExport(w->breakdown()->findChild<QGraphicsView*>()));
 }
 
