@@ -63,7 +63,8 @@ TEST(UpmemChoices, SpaceAddressesDraftsWithChoices) {
   const ITarget& t = targetOf(p->backend());
   const auto space = t.candidates(*p);
   const CandidateIds ids = t.candidateIds(*p);
-  ASSERT_EQ(ids.axes().size(), 4u);  // tasklets, tile, tasklet split (GEMV reduces), loops
+  // tasklets, tile, tasklet split (GEMV reduces), loops, shared operands (x[b][i] across o)
+  ASSERT_EQ(ids.axes().size(), 5u);
   EXPECT_EQ(ids.axes()[0].values.front(), 16);
   EXPECT_EQ(ids.axes()[1].values.front(), 1024);
   EXPECT_EQ(space->size(), p->space().size());
@@ -72,7 +73,8 @@ TEST(UpmemChoices, SpaceAddressesDraftsWithChoices) {
   const Draft d = space->candidate(id);
   EXPECT_EQ(d.id, id);
   EXPECT_EQ(d.parts, p->space().draft(5).parts);
-  EXPECT_NE(space->label(d).find("{8 tasklets, 64-B tiles, tasklets take outputs, generated code}"),
+  EXPECT_NE(space->label(d).find(
+                "{8 tasklets, 64-B tiles, tasklets take outputs, generated code, streamed per output}"),
             std::string::npos)
       << space->label(d);
   EXPECT_EQ(space->why(id).kept, space->why(5).kept);

@@ -27,9 +27,9 @@ std::vector<OperandReuse> reuseOf(const char* kernel, std::size_t statement) {
 TEST(UpmemCaching, SharedOperandsAreFoundFromTheirIndices) {
   // ts: dot[i] += t[i + j] * q[j]: the series slides with the output, every output reads the whole query.
   EXPECT_EQ(reuseOf("ts", 0), (std::vector<R>{R::Window, R::AllOutputs}));
-  // gemv: y[b][o] += A[o][i] * x[b][i]: the matrix row is the output's own, and the vector is indexed by
-  // the batch, an output loop, so it is not taken for shared (even where a DPU holds one batch).
-  EXPECT_EQ(reuseOf("gemv", 0), (std::vector<R>{R::None, R::None}));
+  // gemv: y[b][o] += A[o][i] * x[b][i]: each operand misses an output loop, so the outputs of a DPU holding
+  // one batch share the vector, those of a DPU holding one row share the row.
+  EXPECT_EQ(reuseOf("gemv", 0), (std::vector<R>{R::SomeOutputs, R::SomeOutputs}));
   // red: y[b] += x[b][i], and va (nothing reduced): nothing shared.
   EXPECT_EQ(reuseOf("red", 0), (std::vector<R>{R::None}));
   EXPECT_EQ(reuseOf("va", 0), (std::vector<R>{R::None, R::None}));
@@ -79,24 +79,29 @@ TEST(UpmemCaching, KeptOperandsAreReadOncePerTaskletAndRun) {
   EXPECT_EQ(KernelBuilder(sh, 2, 2048, TaskletSplit::Auto, style).cachedWramPerTasklet(1, 8), 0);
 }
 
-// A matrix-vector product without a batch, 8 x 48 on one DPU and one tasklet, 64-B tiles (IMTP's Fig. 8
-// set-up, tests/test_upmem_boundary.cpp): streamed, 8 rows x 3 tiles x 2 operands = 48 reads; keeping the
-// vector, 1 read of its 192 B and 8 x 3 of the matrix.
-TEST(UpmemCaching, MatrixVectorKeepsItsVectorWhenAsked) {
-  const Kernel k = parseKernel(
-      "kernel mv(out = 8, in = 48)\n  input A: i32[out][in]\n  input x: i32[in]\n  output y: i32[out]\n"
-      "  for o < out, i < in: y[o] += A[o][i] * x[i]\nend\n",
-      "mv.pim");
-  const Problem p(builtinBackends().get("upmem"), k, parseShape(k, ""));
-  UpmemCodegenOptions o = upmemParams(p.backend()).codegen;
-  o.tasklets = 1;
-  o.blockBytes = 64;
-  auto reads = [&](bool cache) {
+// GEMV 8 x 48 on one DPU and one tasklet, 64-B tiles (IMTP's Fig. 8 set-up, tests/test_upmem_boundary.cpp):
+// streamed, 8 rows x 3 tiles x 2 operands = 48 reads; keeping the vector of the DPU's one batch, 1 read of
+// its 192 B and 8 x 3 of the matrix. With two batches on the DPU its outputs share no vector: 96 reads
+// either way. A matrix-vector product without a batch (x[i]: every output's) keeps it too.
+TEST(UpmemCaching, GemvKeepsTheVectorOfItsOneBatch) {
+  auto reads = [](const Kernel& k, const std::string& dims, bool cache) {
+    const Problem p(builtinBackends().get("upmem"), k, parseShape(k, dims));
+    UpmemCodegenOptions o = upmemParams(p.backend()).codegen;
+    o.tasklets = 1;
+    o.blockBytes = 64;
     o.style.cacheOperands = cache;
     return lowerUpmem(p, p.space().draft(0), o).kernelLoops.at(0).at(0).dmaReads;
   };
-  EXPECT_EQ(reads(false), 48);
-  EXPECT_EQ(reads(true), 25);
+  const Kernel gemv = retyped(KernelLibrary::builtin().get("gemv"), DType::I32);
+  EXPECT_EQ(reads(gemv, "b=1,out=8,in=48", false), 48);
+  EXPECT_EQ(reads(gemv, "b=1,out=8,in=48", true), 25);
+  EXPECT_EQ(reads(gemv, "b=2,out=8,in=48", false), 96);
+  EXPECT_EQ(reads(gemv, "b=2,out=8,in=48", true), 96);
+  const Kernel mv = parseKernel(
+      "kernel mv(out = 8, in = 48)\n  input A: i32[out][in]\n  input x: i32[in]\n  output y: i32[out]\n"
+      "  for o < out, i < in: y[o] += A[o][i] * x[i]\nend\n",
+      "mv.pim");
+  EXPECT_EQ(reads(mv, "", true), 25);
 }
 
 // The WRAM the kept operands take is checked: a query of 8,192 int32 (32 KB) per tasklet cannot be kept by

@@ -5,6 +5,7 @@
 #include "engine/codegen/upmem_launches.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -82,18 +83,25 @@ std::int64_t exprInstructions(const Expr& e, DpuType t, const UpmemCodegenOption
   return n;
 }
 
+// The output loops in operand `r`'s index, in sh.outLoops' order.
+std::vector<int> outLoopsOf(const TensorRef& r, const StatementShape& sh) {
+  std::vector<int> used;
+  for (int v : sh.outLoops)
+    for (const AffineExpr& e : r.index)
+      if (std::any_of(e.terms.begin(), e.terms.end(), [v](const auto& t) { return t.first == v; }) &&
+          std::find(used.begin(), used.end(), v) == used.end())
+        used.push_back(v);
+  return used;
+}
+
 // How the outputs of a reduction share operand `r` (OperandReuse).
 OperandReuse reuseOf(const TensorRef& r, const StatementShape& sh) {
   if (!sh.reduces()) return OperandReuse::None;
-  auto isOut = [&](int var) {
-    return std::find(sh.outLoops.begin(), sh.outLoops.end(), var) != sh.outLoops.end();
-  };
-  bool usesOut = false;
-  for (const AffineExpr& e : r.index)
-    for (const auto& [var, coeff] : e.terms) usesOut = usesOut || isOut(var);
-  if (!usesOut) return OperandReuse::AllOutputs;
+  const std::vector<int> used = outLoopsOf(r, sh);
+  if (used.empty()) return OperandReuse::AllOutputs;
   // A window: one index `out + reduced` (unit steps), every other index constant.
-  if (sh.outLoops.size() != 1 || sh.reduceLoops.size() != 1) return OperandReuse::None;
+  if (sh.outLoops.size() != 1 || sh.reduceLoops.size() != 1)
+    return used.size() < sh.outLoops.size() ? OperandReuse::SomeOutputs : OperandReuse::None;
   const std::vector<std::pair<int, std::int64_t>> slide = {{std::min(sh.outLoops[0], sh.reduceLoops[0]), 1},
                                                            {std::max(sh.outLoops[0], sh.reduceLoops[0]), 1}};
   int sliding = 0;
@@ -103,7 +111,8 @@ OperandReuse reuseOf(const TensorRef& r, const StatementShape& sh) {
     else if (!e.isConstant())
       return OperandReuse::None;
   }
-  return sliding == 1 ? OperandReuse::Window : OperandReuse::None;
+  if (sliding == 1) return OperandReuse::Window;
+  return used.size() < sh.outLoops.size() ? OperandReuse::SomeOutputs : OperandReuse::None;
 }
 
 void collectRefs(const Expr& e, std::vector<const TensorRef*>& out) {
@@ -128,6 +137,7 @@ StatementShape shapeOf(const Kernel& k, const Statement& s, const UpmemCodegenOp
     sh.streamedBytes.push_back(
         static_cast<int>(dtypeBytes(k.tensors[static_cast<std::size_t>(r->tensor)].dtype)));
     sh.reuse.push_back(reuseOf(*r, sh));
+    sh.operandOutLoops.push_back(outLoopsOf(*r, sh));
   }
   int widest = sh.targetBytes;
   for (int b : sh.streamedBytes) widest = std::max(widest, b);
@@ -221,9 +231,11 @@ std::vector<LimitViolation> violationsOf(const Kernel& k, const std::vector<Stat
       if (sh.intrinsic)
         histogram =
             std::max(histogram, intrinsicWramPerTasklet(*sh.intrinsic, sh, intrinsicCodegen(o), outs));
-      else
-        kept = std::max(kept, KernelBuilder(sh, o.tasklets, o.dmaMaxBytes, o.split, o.style)
-                                  .cachedWramPerTasklet(outs, cores.loopProduct(c, sh.reduceLoops)));
+      else if (o.style.cacheOperands && sh.mayShareOperands())
+        kept = std::max(
+            kept, KernelBuilder(sh.onDpu(sh.sharedOnDpu([&](int v) { return cores.loopProduct(c, {v}); })),
+                                o.tasklets, o.dmaMaxBytes, o.split, o.style)
+                      .cachedWramPerTasklet(outs, cores.loopProduct(c, sh.reduceLoops)));
     }
   }
   if (histogram + kept > 0 && out.empty()) {
@@ -324,15 +336,18 @@ HostStep launchStep(const UpmemCores& cores, const std::vector<StatementShape>& 
   launch.kind = HostStep::Kind::Launch;
   launch.kernelOf.assign(static_cast<std::size_t>(prog.plan.dpus), -1);
   std::vector<LoopCounts>& loopsOf = prog.kernelLoops.emplace_back();
-  std::map<std::vector<std::pair<std::int64_t, std::int64_t>>, std::int32_t> kernelOfCounts;
-  std::vector<std::pair<std::int64_t, std::int64_t>> counts;  // per statement: outputs, reduction steps
+  // Per statement: outputs, reduction steps, and the operands its outputs share on this DPU (sharedOnDpu).
+  using Counts = std::vector<std::array<std::uint64_t, 3>>;
+  std::map<Counts, std::int32_t> kernelOfCounts;
+  Counts counts;
   for (std::size_t c = 0; c < cores.size(); ++c) {
     if (cores.idle(c)) continue;
     const std::size_t dpu = cores.dpu(c, o.dpusPerRank);
     counts.clear();
     for (std::size_t s = g.first; s < g.last; ++s)
-      counts.emplace_back(cores.loopProduct(c, shapes[s].outLoops),
-                          cores.loopProduct(c, shapes[s].reduceLoops));
+      counts.push_back({static_cast<std::uint64_t>(cores.loopProduct(c, shapes[s].outLoops)),
+                        static_cast<std::uint64_t>(cores.loopProduct(c, shapes[s].reduceLoops)),
+                        shapes[s].sharedOnDpu([&](int v) { return cores.loopProduct(c, {v}); })});
     const auto [it, added] =
         kernelOfCounts.try_emplace(counts, static_cast<std::int32_t>(launch.kernels.size()));
     launch.kernelOf[dpu] = it->second;
@@ -343,12 +358,13 @@ HostStep launchStep(const UpmemCores& cores, const std::vector<StatementShape>& 
     for (std::size_t s = g.first; s < g.last; ++s) {
       if (s > g.first && o.tasklets > 1)
         for (auto& tp : kernel.tasklets) tp.push_back(Step::barrier());  // the next reads what this wrote
-      const auto [outs, reduced] = counts[s - g.first];
+      const auto& [outs, reduced, shared] = counts[s - g.first];
+      const auto n = static_cast<std::int64_t>(outs), r = static_cast<std::int64_t>(reduced);
       if (const auto id = shapes[s].intrinsic)
-        loops += appendIntrinsic(*id, shapes[s], intrinsicCodegen(o), kernel.tasklets, outs, reduced);
+        loops += appendIntrinsic(*id, shapes[s], intrinsicCodegen(o), kernel.tasklets, n, r);
       else
-        loops += KernelBuilder(shapes[s], o.tasklets, o.dmaMaxBytes, o.split, o.style)
-                     .append(kernel.tasklets, outs, reduced);
+        loops += KernelBuilder(shapes[s].onDpu(shared), o.tasklets, o.dmaMaxBytes, o.split, o.style)
+                     .append(kernel.tasklets, n, r);
     }
   }
   return launch;

@@ -73,6 +73,20 @@ EmittedSteps EmittedSteps::repeated(std::int64_t trips, const EmittedSteps& body
 }
 
 bool StatementShape::sharesOperands() const {
+  return std::any_of(reuse.begin(), reuse.end(), [](OperandReuse r) {
+    return r == OperandReuse::AllOutputs || r == OperandReuse::Window;
+  });
+}
+
+StatementShape StatementShape::onDpu(std::uint64_t shared) const {
+  StatementShape s = *this;
+  for (std::size_t i = 0; i < s.reuse.size(); ++i)
+    if (s.reuse[i] == OperandReuse::SomeOutputs)
+      s.reuse[i] = i < 64 && (shared >> i & 1) ? OperandReuse::AllOutputs : OperandReuse::None;
+  return s;
+}
+
+bool StatementShape::mayShareOperands() const {
   return std::any_of(reuse.begin(), reuse.end(), [](OperandReuse r) { return r != OperandReuse::None; });
 }
 

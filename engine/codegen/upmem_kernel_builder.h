@@ -69,6 +69,9 @@ enum class OperandReuse : std::uint8_t {
   AllOutputs,  // every output reads the same elements: no output loop in its index (GEMV's vector, TS's
                // query)
   Window,      // output i reads elements i .. i + reduced - 1: the index is `out + reduced` (TS's series)
+  /// Indexed by some output loops, not all (GEMV's x[b][i] across o): every output of a DPU holding one value
+  /// of each of those loops reads it whole, which StatementShape::onDpu turns into AllOutputs there.
+  SomeOutputs,
 };
 
 /// One statement as its template sees it.
@@ -76,8 +79,9 @@ struct StatementShape {
   std::vector<int> outLoops, reduceLoops;  // loop indices the target uses / does not use
   std::vector<int> streamedBytes;          // per operand read per element (the target's when it accumulates)
   std::vector<OperandReuse> reuse;         // per streamed operand
-  int keptOperands = 0;                    // operands kept in WRAM instead (KernelStyle::cacheOperands)
-  int scalars = 0;                         // operands without a loop variable: loaded once
+  std::vector<std::vector<int>> operandOutLoops;  // per streamed operand: the output loops in its index
+  int keptOperands = 0;  // operands kept in WRAM instead (KernelStyle::cacheOperands)
+  int scalars = 0;       // operands without a loop variable: loaded once
   int targetBytes = 4;
   std::int64_t perElement = 0;  // instructions per element
   std::int64_t accumulate = 0;  // instructions adding one partial result into another
@@ -86,7 +90,24 @@ struct StatementShape {
   bool scanReducesFirst = false;       // prefix: this launch only sums each DPU's values (SCAN-RSS's first)
   bool reduces() const { return !reduceLoops.empty(); }
   int buffers() const { return static_cast<int>(streamedBytes.size()) + (reduces() ? 0 : 1); }
-  bool sharesOperands() const;  // some operand's reuse is not None
+  bool sharesOperands() const;    // some operand's reuse is AllOutputs or Window
+  bool mayShareOperands() const;  // ... or SomeOutputs: on some DPUs
+  /// The SomeOutputs operands every output of a DPU shares, a bit per operand (the first 64): those whose
+  /// output loops the DPU holds one value of, its loop v spanning `extent(v)` values.
+  template <class Extent>
+  std::uint64_t sharedOnDpu(Extent extent) const {
+    std::uint64_t bits = 0;
+    for (std::size_t i = 0; i < reuse.size() && i < 64; ++i) {
+      if (reuse[i] != OperandReuse::SomeOutputs) continue;
+      bool one = true;
+      for (int v : operandOutLoops[i]) one = one && extent(v) <= 1;
+      if (one) bits |= std::uint64_t{1} << i;
+    }
+    return bits;
+  }
+  /// The statement as a DPU with `shared` (sharedOnDpu) runs it: those SomeOutputs operands AllOutputs, the
+  /// other SomeOutputs ones None.
+  StatementShape onDpu(std::uint64_t shared) const;
   /// Consecutive outputs whose window is read at once: a block's worth, in whole 8-B groups of outputs.
   std::int64_t windowRun() const;
 };

@@ -46,7 +46,7 @@ ChoiceAxis twoWays(const char* key, const char* label, bool own, const char* no,
 bool sharesOperands(const Kernel& k, const UpmemCodegenOptions& own) {
   const std::vector<StatementShape> shapes = upmemStatementShapes(k, own);
   return std::any_of(shapes.begin(), shapes.end(),
-                     [](const StatementShape& sh) { return sh.reduces() && sh.sharesOperands(); });
+                     [](const StatementShape& sh) { return sh.reduces() && sh.mayShareOperands(); });
 }
 
 bool reduces(const Kernel& k) {

@@ -120,10 +120,13 @@ class UpmemEstimator final : public ICandidateEstimator {
   struct Kept {
     double streamed = 0, reads = 0;
   };
-  static Kept kept(const StatementShape& sh, const UpmemCodegenOptions& o, bool byOutputs, double outs,
-                   double red) {
-    Kept k{static_cast<double>(sh.streamedBytes.size()), 0};
-    if (!o.style.cacheOperands || !byOutputs || !sh.sharesOperands()) return k;
+  static Kept kept(const StatementShape& shape, const Layout& l, const UpmemCodegenOptions& o, bool byOutputs,
+                   double outs, double red) {
+    Kept k{static_cast<double>(shape.streamedBytes.size()), 0};
+    if (!o.style.cacheOperands || !byOutputs || !shape.mayShareOperands()) return k;
+    const StatementShape sh =
+        shape.onDpu(shape.sharedOnDpu([&](int v) { return l.loopExtent[static_cast<std::size_t>(v)]; }));
+    if (!sh.sharesOperands()) return k;
     const bool windows = std::find(sh.reuse.begin(), sh.reuse.end(), OperandReuse::Window) != sh.reuse.end();
     const double run = static_cast<double>(sh.windowRun());
     const double share = windows ? run : std::max(1, 8 / sh.targetBytes);  // outputs dealt at a time
@@ -211,7 +214,7 @@ class UpmemEstimator final : public ICandidateEstimator {
         const bool byOutputs = o.split == TaskletSplit::Outputs     ? outs > 1
                                : o.split == TaskletSplit::Reduction ? false
                                                                     : outs >= o.tasklets;
-        const Kept k = kept(sh, o, byOutputs, outs, red);
+        const Kept k = kept(sh, l, o, byOutputs, outs, red);
         const double perBlock = k.streamed > 0 || k.reads == 0 ? kUpmemBlockInstructions : 0.0;
         instructions =
             outs * (kUpmemOutputInstructions + red * static_cast<double>(sh.perElement) + blocks * perBlock) +
