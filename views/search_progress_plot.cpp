@@ -27,7 +27,8 @@ SearchProgressPlot::SearchProgressPlot(QWidget* parent)
   m_plot->yAxis->setLabel(tr("Simulated time (µs)"));
   m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
   m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new ReadableLogTicker(false)));
-  m_plot->yAxis->setNumberFormat(QStringLiteral("gb"));
+  m_plot->yAxis->setNumberFormat(QStringLiteral("g"));
+  m_plot->yAxis->setNumberPrecision(7);  // 1000000, not 1e+06
 
   m_trials = m_plot->addGraph();
   m_trials->setName(tr("each trial"));
@@ -99,7 +100,17 @@ void SearchProgressPlot::setRecords(const std::vector<pim::DraftRecord>& records
                            .arg(strategy, l.toString(by.back(), 'f', 1), l.toString(records.size()),
                                 l.toString(firstBest), l.toString(unsimulated)));
     const auto [lo, hi] = std::minmax_element(ty.begin(), ty.end());
-    m_plot->yAxis->setRange(std::min(*lo, by.back()) / 1.3, std::max(*hi, by.front()) * 1.3);
+    const double low = std::min(*lo, by.back()) / 1.3, high = std::max(*hi, by.front()) * 1.3;
+    m_plot->yAxis->setRange(low, high);
+    // Early trials are often orders of magnitude slower: beyond two decades only the decades are labelled
+    // (1-2-5 labels crowded the dock's short axis).
+    if (high / low > 100) {
+      auto decades = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
+      decades->setSubTickCount(8);
+      m_plot->yAxis->setTicker(decades);
+    } else {
+      m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new ReadableLogTicker(false)));
+    }
   }
   m_plot->xAxis->setRange(0.5, static_cast<double>(std::max<std::size_t>(records.size(), 1)) + 0.5);
   m_plot->replot();
