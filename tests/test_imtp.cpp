@@ -3,7 +3,9 @@
 // that searches drafts and choices together (engine/search/strategies/imtp_strategy.cpp).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "engine/codegen/upmem_codegen.h"
@@ -237,6 +239,33 @@ TEST(ImtpStrategy, SearchesDraftsWhereThereAreNoChoices) {
   ASSERT_EQ(ex.records().size(), 48u);
   for (const DraftRecord& r : ex.records()) EXPECT_LT(r.draft.id, p.space().size());
   EXPECT_TRUE(ex.best().has_value());
+}
+
+}  // namespace
+
+namespace {
+
+// The best-so-far curve (explore --json's best_so_far_ns, the window's Search progress): infinity until a
+// trial has a time; a failed trial or a lower bound (a draft stopped early) leaves it as it was.
+TEST(BestSoFar, FollowsTheLeastCompleteTimeInTrialOrder) {
+  auto timed = [](double ns, bool lowerBound = false) {
+    DraftRecord r;
+    auto e = std::make_shared<Evaluation>();
+    e->timeNs = ns;
+    e->lowerBound = lowerBound;
+    r.simulated = e;
+    return r;
+  };
+  DraftRecord failed;
+  failed.error = "tiles do not fit";
+  const std::vector<DraftRecord> records = {failed,           timed(500), timed(700),
+                                            timed(100, true), timed(300), failed};
+  const std::vector<double> curve = bestSoFarNs(records);
+  ASSERT_EQ(curve.size(), 6u);
+  EXPECT_TRUE(std::isinf(curve[0]));
+  EXPECT_EQ(std::vector<double>(curve.begin() + 1, curve.end()),
+            (std::vector<double>{500, 500, 500, 300, 300}));
+  EXPECT_TRUE(bestSoFarNs({}).empty());
 }
 
 }  // namespace
