@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// The main window's exports: the drafts table as CSV (all rows as filtered and sorted, or the selected ones)
-// and the plots as PNG/SVG/PDF. Dialogs suggest a file name naming the problem and open in the last export
-// folder (views/export_paths.h).
+// The main window's exports: the drafts table as CSV (all rows as filtered and sorted, or the selected ones),
+// the plots as PNG/SVG/PDF, and a picture of every view. Dialogs suggest a file name naming the problem and
+// open in the last export folder (views/export_paths.h).
+#include <QApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QItemSelectionModel>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <algorithm>
 
@@ -13,11 +16,13 @@
 #include "views/breakdown_chart.h"
 #include "views/csv_export.h"
 #include "views/draft_analysis.h"
+#include "views/draft_details.h"
 #include "views/draft_filter_proxy.h"
 #include "views/draft_table_panel.h"
 #include "views/exploration_session.h"
 #include "views/export_paths.h"
 #include "views/main_window.h"
+#include "views/network_compile_view.h"
 #include "views/pareto_plot.h"
 #include "views/plot_export.h"
 #include "views/search_progress_plot.h"
@@ -118,6 +123,57 @@ void MainWindow::exportPlotInteractive(Plot p) {
       this, plotWidget(p),
       exportBaseName(m_session->config(), QString::fromLatin1(names[static_cast<int>(p)])), plotTitle(p));
   if (!path.isEmpty()) statusBar()->showMessage(tr("Exported %1").arg(path));
+}
+
+QStringList MainWindow::saveScreenshots(const QString& dir) {
+  QDir().mkpath(dir);
+  QStringList written;
+  const std::pair<const char*, QWidget*> shots[] = {
+      {"main_window", this},    {"table", m_table},         {"breakdown", m_breakdownDock},
+      {"pareto", m_paretoDock}, {"heatmap", m_heatmapDock}, {"details", m_detailsDock}};
+  for (const auto& [name, widget] : shots) {
+    const QString path = QDir(dir).filePath(QString::fromLatin1(name) + QStringLiteral(".png"));
+    if (widget->grab().save(path)) written << path;
+  }
+  // The details dock's other tabs too: the IR and command listing with their highlighting.
+  QTabWidget* tabs = m_details->tabs();
+  const int shown = tabs->currentIndex();
+  for (int i : {1, 2}) {
+    tabs->setCurrentIndex(i);
+    const QString path = QDir(dir).filePath(i == 1 ? QStringLiteral("details_ir.png")
+                                                   : QStringLiteral("details_commands.png"));
+    if (m_detailsDock->grab().save(path)) written << path;
+  }
+  tabs->setCurrentIndex(shown);
+  // Docks sharing a tab with another (what-if with the controls, the history with the details, the search
+  // progress with the Pareto plot): brought forward for their picture only.
+  auto grabTab = [&](QDockWidget* dock, QDockWidget* shownBefore, const char* name) {
+    dock->raise();
+    QApplication::processEvents();
+    const QString path = QDir(dir).filePath(QString::fromLatin1(name) + QStringLiteral(".png"));
+    if (dock->grab().save(path)) written << path;
+    shownBefore->raise();
+  };
+  grabTab(m_whatIfDock, m_controlsDock, "whatif");
+  grabTab(m_historyDock, m_detailsDock, "history");
+  grabTab(m_searchProgressDock, m_paretoDock, "search_progress");
+  if (!m_network->candidates().empty()) {  // only when a network was compiled (pimscope --screenshot does)
+    QTabWidget* compileTabs = m_network->tabs();
+    const char* names[] = {"compile_cores.png", "compile_pipeline.png", "compile_pareto.png"};
+    for (int i = 0; i < compileTabs->count() && i < 3; ++i) {
+      compileTabs->setCurrentIndex(i);
+      QApplication::processEvents();
+      const QString path = QDir(dir).filePath(QString::fromLatin1(names[i]));
+      if (m_network->grab().save(path)) written << path;
+    }
+    compileTabs->setCurrentIndex(0);
+  }
+  written << m_llm->saveScreenshots(dir);  // only when a request was run (pimscope --screenshot runs one)
+  if (m_compare->comparison()) {           // only when a comparison was run (pimscope --screenshot runs one)
+    const QString compare = QDir(dir).filePath(QStringLiteral("compare.png"));
+    if (m_compare->grab().save(compare)) written << compare;
+  }
+  return written;
 }
 
 }  // namespace pimgui

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/common/error.h"
+#include "engine/common/number_text.h"
 #include "engine/mapping/tile_mapping.h"
 #include "sim/dpu/dpu_ops.h"
 
@@ -20,153 +21,13 @@ namespace pim {
 namespace {
 
 using sim::dpu::DpuKernel;
-using sim::dpu::DpuOp;
-using sim::dpu::DpuType;
 using sim::dpu::HostStep;
-using sim::dpu::instructionsOf;
 using sim::dpu::Step;
 using sim::dpu::TaskletProgram;
 
-constexpr std::int64_t kStoreInstructions = 2;   // element-wise: shift and store
-constexpr std::int64_t kIndexInstructions = 2;   // element-wise: index add and branch
-constexpr std::int64_t kBranchInstructions = 1;  // reduction: compare-branch on the streamed pointer
-
 std::int64_t roundUp8(std::int64_t b) { return (b + 7) / 8 * 8; }
 
-bool usesLoopVar(const TensorRef& r) {
-  return std::any_of(r.index.begin(), r.index.end(), [](const AffineExpr& e) { return !e.isConstant(); });
-}
-
-// A comparison-and-select (max, min, relu): integer types compare and move (2); the soft-float library
-// compares through its subtraction (upmem.md gives no separate figure).
-std::int64_t compareInstructions(DpuType t) {
-  return t == DpuType::Float || t == DpuType::Double ? instructionsOf(DpuOp::Sub, t) : 2;
-}
-
-// What folding one value into the target costs: an add, a compare and select, or for argmin= also the move
-// of the loop's position (PrIM TS: `if (d < min) { min = d; index = i + k; }`).
-std::int64_t accumulateInstructions(AssignOp op, DpuType t) {
-  switch (op) {
-    case AssignOp::Max:
-    case AssignOp::Min:
-      return compareInstructions(t);
-    case AssignOp::ArgMin:
-      return compareInstructions(t) + 1;
-    case AssignOp::Set:
-    case AssignOp::Add:
-      break;
-  }
-  return instructionsOf(DpuOp::Add, t);
-}
-
-std::int64_t exprInstructions(const Expr& e, DpuType t, const UpmemCodegenOptions& o) {
-  std::int64_t n = 0;
-  for (const Expr& a : e.args) n += exprInstructions(a, t, o);
-  switch (e.kind) {
-    case Expr::Kind::Const:
-    case Expr::Kind::Ref:
-      return n;
-    case Expr::Kind::Unary:
-      return n + instructionsOf(DpuOp::Sub, t);
-    case Expr::Kind::Binary:
-      if (e.op == "+") return n + instructionsOf(DpuOp::Add, t);
-      if (e.op == "-") return n + instructionsOf(DpuOp::Sub, t);
-      if (e.op == "*") {
-        const bool hardware = o.hwMulInstructions > 0 && (t == DpuType::Int32 || t == DpuType::Int8or16);
-        return n + (hardware ? o.hwMulInstructions : instructionsOf(DpuOp::Mul, t, o.mulOperandBits));
-      }
-      if (e.op == "/") return n + instructionsOf(DpuOp::Div, t);
-      return n + compareInstructions(t);  // max, min
-    case Expr::Kind::Call:
-      return n + (e.op == "relu" ? 2 : compareInstructions(t));  // relu: sign test and select
-  }
-  return n;
-}
-
-// The output loops in operand `r`'s index, in sh.outLoops' order.
-std::vector<int> outLoopsOf(const TensorRef& r, const StatementShape& sh) {
-  std::vector<int> used;
-  for (int v : sh.outLoops)
-    for (const AffineExpr& e : r.index)
-      if (std::any_of(e.terms.begin(), e.terms.end(), [v](const auto& t) { return t.first == v; }) &&
-          std::find(used.begin(), used.end(), v) == used.end())
-        used.push_back(v);
-  return used;
-}
-
-// How the outputs of a reduction share operand `r` (OperandReuse).
-OperandReuse reuseOf(const TensorRef& r, const StatementShape& sh) {
-  if (!sh.reduces()) return OperandReuse::None;
-  const std::vector<int> used = outLoopsOf(r, sh);
-  if (used.empty()) return OperandReuse::AllOutputs;
-  // A window: one index `out + reduced` (unit steps), every other index constant.
-  if (sh.outLoops.size() != 1 || sh.reduceLoops.size() != 1)
-    return used.size() < sh.outLoops.size() ? OperandReuse::SomeOutputs : OperandReuse::None;
-  const std::vector<std::pair<int, std::int64_t>> slide = {{std::min(sh.outLoops[0], sh.reduceLoops[0]), 1},
-                                                           {std::max(sh.outLoops[0], sh.reduceLoops[0]), 1}};
-  int sliding = 0;
-  for (const AffineExpr& e : r.index) {
-    if (e.terms == slide)
-      ++sliding;
-    else if (!e.isConstant())
-      return OperandReuse::None;
-  }
-  if (sliding == 1) return OperandReuse::Window;
-  return used.size() < sh.outLoops.size() ? OperandReuse::SomeOutputs : OperandReuse::None;
-}
-
-void collectRefs(const Expr& e, std::vector<const TensorRef*>& out) {
-  if (e.kind == Expr::Kind::Ref) out.push_back(&e.ref);
-  for (const Expr& a : e.args) collectRefs(a, out);
-}
-
-StatementShape shapeOf(const Kernel& k, const Statement& s, const UpmemCodegenOptions& o) {
-  StatementShape sh;
-  const Tensor& target = k.tensors[static_cast<std::size_t>(s.target.tensor)];
-  const DpuType t = upmemDpuType(target.dtype);
-  sh.targetBytes = static_cast<int>(dtypeBytes(target.dtype));
-  for (int l : s.loops) (s.targetUses(l) ? sh.outLoops : sh.reduceLoops).push_back(l);
-  std::vector<const TensorRef*> refs;
-  collectRefs(s.value, refs);
-  if (s.op != AssignOp::Set && !sh.reduces()) refs.push_back(&s.target);  // y += x reads y
-  for (const TensorRef* r : refs) {
-    if (!usesLoopVar(*r)) {
-      ++sh.scalars;
-      continue;
-    }
-    sh.streamedBytes.push_back(
-        static_cast<int>(dtypeBytes(k.tensors[static_cast<std::size_t>(r->tensor)].dtype)));
-    sh.reuse.push_back(reuseOf(*r, sh));
-    sh.operandOutLoops.push_back(outLoopsOf(*r, sh));
-  }
-  int widest = sh.targetBytes;
-  for (int b : sh.streamedBytes) widest = std::max(widest, b);
-  sh.blockElements = std::max(1, o.blockBytes / widest);
-  if ((sh.intrinsic = intrinsicOf(s))) {
-    sh.perElement = intrinsicPerElement(*sh.intrinsic, t, o.keptFraction, o.mulOperandBits);
-    sh.accumulate = instructionsOf(DpuOp::Add, t);
-    return sh;
-  }
-  const std::int64_t operands =
-      kUpmemOperandInstructions * static_cast<std::int64_t>(sh.streamedBytes.size());
-  const std::int64_t op = exprInstructions(s.value, t, o);
-  // upmem.md: an int64 sum carried across iterations costs about 3 more 32-bit adds per element.
-  const std::int64_t carry = t == DpuType::Int64 ? 3 : 0;
-  sh.accumulate = accumulateInstructions(s.op, t);
-  const std::int64_t guards = static_cast<std::int64_t>(s.guards.size());  // each a dynamic branch
-  if (sh.reduces())
-    sh.perElement = operands + op + sh.accumulate + carry + kBranchInstructions + guards;
-  else
-    sh.perElement = operands + op + (s.op == AssignOp::Set ? 0 : sh.accumulate) + kStoreInstructions +
-                    kIndexInstructions + guards;
-  return sh;
-}
-
-std::string bytesText(std::int64_t b) {
-  std::string s = std::to_string(b);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-  return s + " B";
-}
+std::string bytesText(std::int64_t b) { return withThousands(b) + " B"; }
 
 int mostBuffers(const std::vector<StatementShape>& shapes) {
   int buffers = 0;
@@ -205,12 +66,6 @@ void checkMram(const UpmemCodegenOptions& o, std::int64_t mram, std::vector<Limi
   if (mram > o.mramBytes)
     out.push_back({"MRAM", "MRAM: a DPU's tiles take " + bytesText(mram) + ", above its " +
                                bytesText(o.mramBytes) + " (pim.MRAM_bytes)"});
-}
-
-std::vector<StatementShape> shapesOf(const Kernel& k, const UpmemCodegenOptions& o) {
-  std::vector<StatementShape> shapes;
-  for (const Statement& s : k.statements) shapes.push_back(shapeOf(k, s, o));
-  return shapes;
 }
 
 // Every limit the schedule breaks, given its statement shapes and mapping; fills prog's WRAM and MRAM shares.
@@ -256,36 +111,13 @@ std::vector<LimitViolation> violationsOf(const Kernel& k, const std::vector<Stat
 
 }  // namespace
 
-sim::dpu::DpuType upmemDpuType(DType t) {
-  using sim::dpu::DpuType;
-  switch (t) {
-    case DType::I8:
-      return DpuType::Int8or16;
-    case DType::I32:
-      return DpuType::Int32;
-    case DType::I64:
-      return DpuType::Int64;
-    case DType::F64:
-      return DpuType::Double;
-    case DType::F32:
-    case DType::F16:
-    case DType::BF16:
-      return DpuType::Float;
-  }
-  return DpuType::Int32;
-}
-
 IntrinsicCodegen intrinsicCodegen(const UpmemCodegenOptions& o) {
   return {o.tasklets, o.dmaMaxBytes, o.keptFraction, o.style.handWritten, o.sharedHistogram};
 }
 
 std::vector<LimitViolation> upmemViolations(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
   UpmemProgram scratch;
-  return violationsOf(p.kernel(), shapesOf(p.kernel(), o), UpmemCores(p.space(), d), o, scratch);
-}
-
-std::vector<StatementShape> upmemStatementShapes(const Kernel& k, const UpmemCodegenOptions& o) {
-  return shapesOf(k, o);
+  return violationsOf(p.kernel(), upmemStatementShapes(p.kernel(), o), UpmemCores(p.space(), d), o, scratch);
 }
 
 std::int64_t upmemWramBytes(const std::vector<StatementShape>& shapes, const UpmemCodegenOptions& o) {
@@ -572,7 +404,7 @@ bool writtenBySelection(const Kernel& k, const std::vector<StatementShape>& shap
 UpmemProgram lowerUpmem(const Problem& p, const Draft& d, const UpmemCodegenOptions& o) {
   const Kernel& k = p.kernel();
   if (const std::string why = upmemUnsupportedReason(k); !why.empty()) throw InputError(why);
-  std::vector<StatementShape> shapes = shapesOf(k, o);
+  std::vector<StatementShape> shapes = upmemStatementShapes(k, o);
   UpmemProgram prog;
   prog.tasklets = o.tasklets;
   const UpmemCores cores(p.space(), d);
