@@ -237,8 +237,8 @@ KernelBuilder::Emitted KernelBuilder::cachedOutputs(std::int64_t outs, std::int6
     e.add(KernelBuilder(rest, m_T, m_dmaMax, TaskletSplit::Outputs, m_style).outputGroups(outs, reduced, t));
     return e;
   }
-  const KernelBuilder oneTasklet(rest, 1, m_dmaMax, TaskletSplit::Outputs,
-                                 m_style);  // a run's groups in order
+  // One tasklet computes a whole run: its groups in order.
+  const KernelBuilder oneTasklet(rest, 1, m_dmaMax, TaskletSplit::Outputs, m_style);
   auto run = [&](std::int64_t valid) {
     Emitted r;
     for (int bytes : windows) {
