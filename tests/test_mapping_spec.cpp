@@ -7,9 +7,11 @@
 #include <functional>
 #include <map>
 
+#include "engine/codegen/upmem_codegen.h"
 #include "engine/common/error.h"
 #include "engine/mapping/mapping_spec.h"
 #include "engine/search/evaluate.h"
+#include "engine/target/registry.h"
 #include "engine/workflow/mapping_schedule.h"
 #include "tests/test_util.h"
 
@@ -85,6 +87,23 @@ TEST(MappingSpec, MalformedJsonNamesTheKey) {
   expectInputError(json(R"({"maps": [{"name": "M0", "levels": [[1]]}]})"), {"maps[0].name", "M<n>"});
   expectInputError(json(R"({"maps": [{"levels": [[1]]}], "block_bytes": 1.5})"), {"block_bytes"});
   expectInputError(json(R"({"maps": [{"levels": [[1]], "levels": [[2]]}]})"), {"duplicate key"});
+  expectInputError(json(R"({"maps": [{"levels": [[1]]}], "choices": [1]})"), {"m.json: choices", "object"});
+  expectInputError(json(R"({"maps": [{"levels": [[1]]}], "choices": {"code": 2.5}})"),
+                   {"m.json: choices.code", "2.5"});
+}
+
+// The kernel-level choices beside the map, in the file's order, each as written: a label or a number.
+TEST(MappingSpec, JsonChoicesKeepTheirOrderAndPlaces) {
+  const MappingSpec m = parseMappingJson(
+      R"({"maps": [{"levels": [[1]]}], "choices": {"operand_caching": "kept in WRAM", "split": 2}})",
+      "c.json");
+  ASSERT_EQ(m.choices.size(), 2u);
+  EXPECT_EQ(m.choices[0].key, "operand_caching");
+  EXPECT_EQ(m.choices[0].text, "kept in WRAM");
+  EXPECT_FALSE(m.choices[0].value);
+  EXPECT_EQ(m.choices[0].valueText(), "\"kept in WRAM\"");
+  EXPECT_EQ(m.choices[1].value, 2);
+  EXPECT_EQ(m.choices[1].at.str(), "c.json: choices.split");
 }
 
 // CoMoNM's single-DPU experiments: 1 DPU, T tasklets, each tasklet's extent the rest. VA has loops b and i;
@@ -179,6 +198,59 @@ TEST(MappingSchedule, HbmPimMappingBecomesTheEquivalentDraft) {
                         p->backend());
       },
       {"h.json: block_bytes", "no WRAM block"});
+}
+
+// A mapping's "choices" make it a candidate of the target's kernel-level choices: the same draft (the id's
+// draft part), the named axes at the named values and every other at the backend's own (index 0). GEMV's
+// outputs share x: kept in WRAM, a DPU reads it once per tasklet instead of once per output, so it moves
+// fewer DMA bytes (dpuStatistics' column 3).
+TEST(MappingSchedule, ChoicesMakeTheCandidate) {
+  const auto p = problem("upmem", "gemv", "b=1,out=65536,in=256", DType::I32);
+  const std::string map = R"({"maps": [{"levels": [[1,4,1],[1,64,1],[1,16,1],[1,16,256]]}])";
+  auto mapped = [&](const std::string& choices) {
+    return mappedSchedule(
+        parseMappingJson(map + (choices.empty() ? "" : ", \"choices\": " + choices) + "}", "g.json"), *p);
+  };
+  const MappedSchedule plain = mapped("");
+  const MappedSchedule kept =
+      mapped(R"({"operand_caching": "kept in WRAM", "tasklet_split": "tasklets take outputs"})");
+  const CandidateIds ids = targetOf(p->backend()).candidateIds(*p);
+  EXPECT_EQ(ids.draftOf(kept.draft.id), plain.draft.id);
+  EXPECT_EQ(ids.value(kept.draft.id, "operand_caching", -1), 1);
+  EXPECT_EQ(ids.value(kept.draft.id, "tasklet_split", -1), static_cast<std::int64_t>(TaskletSplit::Outputs));
+  const std::vector<int> choice = ids.choiceOf(kept.draft.id);
+  for (std::size_t a = 0; a < choice.size(); ++a) {
+    const std::string& key = ids.axes()[a].key;
+    if (key != "operand_caching" && key != "tasklet_split") {
+      EXPECT_EQ(choice[a], 0) << key;
+    }
+  }
+  EXPECT_EQ(kept.notes.back(), "tasklet_split: tasklets take outputs");
+  auto dmaBytes = [&](const Draft& d) {
+    const UnitStatistics& s = evaluateDraft(*p, d).unitStats;
+    double bytes = 0;
+    for (std::size_t u = 0; u < s.units(); ++u) bytes += s.at(u, 3);
+    return bytes;
+  };
+  EXPECT_LT(dmaBytes(kept.draft), dmaBytes(plain.draft));
+  // A numeric axis takes its number; what the map says elsewhere, a key no axis has and a value the axis
+  // does not take are refused with their place and what would do.
+  expectInputError([&] { mapped(R"({"operand_caching": "kept"})"); },
+                   {"g.json: choices.operand_caching", "\"kept\" is not a value", "\"kept in WRAM\""});
+  expectInputError([&] { mapped(R"({"operand_caching": 1})"); }, {"1 is not a value", "streamed per output"});
+  expectInputError([&] { mapped(R"({"caching": "kept in WRAM"})"); },
+                   {"g.json: choices.caching", "gemv on upmem has no choice caching", "operand_caching"});
+  expectInputError([&] { mapped(R"({"tasklets": 8})"); }, {"choices.tasklets", "level 3"});
+  expectInputError([&] { mapped(R"({"tile_bytes": 256})"); }, {"choices.tile_bytes", "block_bytes"});
+  const auto h = problem("hbm-pim", "red", "b=1,n=1048576");
+  expectInputError(
+      [&] {
+        mappedSchedule(parseMappingJson(R"({"maps": [{"levels": [[1,16],[1,64],[1,1],[1,1024]]}],
+                                            "choices": {"code": "generated code"}})",
+                                        "h.json"),
+                       *h);
+      },
+      {"h.json: choices.code", "no kernel-level choices"});
 }
 
 // A draft written in CoMoNM's notation reads back to the same draft and tasklets; a split with unequal tiles

@@ -197,6 +197,31 @@ std::int64_t jsonEntry(const nlohmann::json& v, const MappingPlace& at) {
   return v.get<std::int64_t>();
 }
 
+std::vector<MappingChoice> jsonChoices(const nlohmann::json& j, const std::string& file) {
+  if (!j.is_object())
+    throw InputError(file +
+                     ": choices: expected an object of kernel-level choices, such as "
+                     "{\"operand_caching\": \"kept in WRAM\"}");
+  std::vector<MappingChoice> out;
+  for (const auto& [key, value] : j.items()) {
+    MappingChoice c;
+    c.key = key;
+    c.at = jsonPlace(file, "choices." + key);
+    if (value.is_string()) {
+      c.text = value.get<std::string>();
+    } else if (value.is_number_integer()) {
+      c.value = value.get<std::int64_t>();
+    } else {
+      throw InputError(c.at.str() +
+                       ": expected a choice as its label says it (a string) or a whole number, "
+                       "found " +
+                       value.dump());
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 MappingMap jsonMap(const nlohmann::json& j, const std::string& file, const std::string& path, int n) {
   if (!j.is_object()) throw InputError(file + ": " + path + ": expected an object with \"levels\"");
   for (const auto& [key, value] : j.items())
@@ -233,6 +258,10 @@ MappingMap jsonMap(const nlohmann::json& j, const std::string& file, const std::
 
 }  // namespace
 
+std::string MappingChoice::valueText() const {
+  return value ? std::to_string(*value) : nlohmann::json(text).dump();
+}
+
 MappingSpec parseMappingText(std::string_view text, const std::string& file) {
   return MappingTextReader(text, file).read();
 }
@@ -241,9 +270,9 @@ MappingSpec parseMappingJson(std::string_view text, const std::string& file) {
   const nlohmann::json j = parseJsonInput(text, file);
   if (!j.is_object()) throw InputError(file + ": expected a JSON object with \"maps\"");
   for (const auto& [key, value] : j.items())
-    if (key != "target" && key != "maps" && key != "block_bytes")
+    if (key != "target" && key != "maps" && key != "block_bytes" && key != "choices")
       throw InputError(file + ": " + key +
-                       ": unknown key (a mapping has \"target\", \"maps\", \"block_bytes\")");
+                       ": unknown key (a mapping has \"target\", \"maps\", \"block_bytes\", \"choices\")");
   MappingSpec s;
   s.file = file;
   if (j.contains("target")) {
@@ -255,6 +284,7 @@ MappingSpec parseMappingJson(std::string_view text, const std::string& file) {
   for (std::size_t i = 0; i < j["maps"].size(); ++i)
     s.maps.push_back(jsonMap(j["maps"][i], file, "maps[" + std::to_string(i) + "]", static_cast<int>(i) + 1));
   if (j.contains("block_bytes")) s.blockBytes = jsonEntry(j["block_bytes"], jsonPlace(file, "block_bytes"));
+  if (j.contains("choices")) s.choices = jsonChoices(j["choices"], file);
   return s;
 }
 

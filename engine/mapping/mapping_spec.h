@@ -7,8 +7,9 @@
 // Two forms are read, both one file:
 //   text, CoMoNM's Fig. 8:  Upmem_map: [ M1: {(2, 9), (64, 1), (2, 4), (2, 32)} ]     ('#' starts a comment)
 //   JSON:  {"target": "upmem", "maps": [{"name": "M1", "levels": [[2,9],[64,1],[2,4],[2,32]]}],
-//           "block_bytes": 1024}                                   (optional kernel-level choices beside
-//           them)
+//           "block_bytes": 1024, "choices": {"operand_caching": "kept in WRAM"}}
+//          (optional: the WRAM block, and the target's other kernel-level choices by their axis keys, each
+//          value as its label says it or as a number)
 // Errors name the file and, in the text form, line and column; in JSON the key's path.
 #pragma once
 #include <cstdint>
@@ -40,10 +41,22 @@ struct MappingMap {
   MappingPlace at;
 };
 
+/// A kernel-level choice beside the map (JSON "choices"): the key of one of the target's choice axes
+/// (engine/core/kernel_choices.h) and a value, as a label says it ("kept in WRAM") or as a number (16).
+struct MappingChoice {
+  std::string key;
+  std::string text;                   // empty when the value is a number
+  std::optional<std::int64_t> value;  // the number, when given as one
+  MappingPlace at;
+  /// "\"kept in WRAM\"" or "16", as written.
+  std::string valueText() const;
+};
+
 struct MappingSpec {
   std::string target;  // as written: "Upmem", "Hbmpim" (text) or the JSON "target"
   std::vector<MappingMap> maps;
   std::optional<std::int64_t> blockBytes;  // JSON "block_bytes": WRAM caching block per operand (UPMEM)
+  std::vector<MappingChoice> choices;      // JSON "choices", in the file's order
   std::string file;
 };
 

@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include "engine/common/error.h"
+#include "engine/core/kernel_choices.h"
 #include "engine/target/registry.h"
 
 namespace pim {
@@ -14,6 +17,10 @@ namespace {
 // The backend parameter that carries level 3 when the family has one (UPMEM's tasklets).
 constexpr const char* kTaskletParam = "pim.tasklets";
 constexpr const char* kBlockParam = "pim.blockBytes";
+// Choice axes the map states elsewhere, and where: a "choices" entry for them would say it twice.
+constexpr std::pair<const char*, const char*> kStatedElsewhere[] = {
+    {"tasklets", "the tasklets are the map's level 3"},
+    {"tile_bytes", "the tile is the file's \"block_bytes\""}};
 
 struct Levels {
   std::string names[3];
@@ -117,6 +124,48 @@ void checkProducts(const MappingMap& map, const Kernel& k, const DimensionSets& 
   }
 }
 
+// "0 (streamed per output), 1 (kept in WRAM)" or "8 tasklets, 16 tasklets".
+std::string valuesText(const ChoiceAxis& a) {
+  std::string out;
+  for (std::size_t i = 0; i < a.values.size(); ++i)
+    out += (i ? ", " : "") + (a.numeric ? std::to_string(a.values[i]) : "\"" + a.texts[i] + "\"");
+  return out;
+}
+
+// The index on axis `a` of the value choice `c` names: one of its texts, or a numeric axis's number.
+int choiceIndex(const ChoiceAxis& a, const MappingChoice& c) {
+  for (std::size_t i = 0; i < a.values.size(); ++i)
+    if (c.value ? a.numeric && a.values[i] == *c.value : a.texts[i] == c.text) return static_cast<int>(i);
+  throw InputError(c.at.str() + ": " + c.valueText() + " is not a value of " + a.key + " (" + a.label +
+                   "); it takes " + valuesText(a));
+}
+
+// The candidate of `draft` with the file's kernel-level choices, every axis it does not name at the
+// backend's own value (choice 0), with a note per choice.
+Draft withChoices(const MappingSpec& m, const Problem& p, const Draft& draft,
+                  std::vector<std::string>& notes) {
+  const CandidateIds ids = targetOf(p.backend()).candidateIds(p);
+  std::vector<int> choice(ids.axes().size(), 0);
+  for (const MappingChoice& c : m.choices) {
+    for (const auto& [key, where] : kStatedElsewhere)
+      if (c.key == key) throw InputError(c.at.str() + ": " + where + ", not a choice");
+    const auto& axes = ids.axes();
+    const auto it =
+        std::find_if(axes.begin(), axes.end(), [&](const ChoiceAxis& a) { return a.key == c.key; });
+    if (it == axes.end()) {
+      std::string keys;
+      for (const ChoiceAxis& a : axes) keys += (keys.empty() ? "" : ", ") + a.key;
+      throw InputError(c.at.str() + ": " + p.kernel().name + " on " + p.backend().name + " has no choice " +
+                       c.key +
+                       (keys.empty() ? " (it has no kernel-level choices)" : " (its choices: " + keys + ")"));
+    }
+    const int index = choiceIndex(*it, c);
+    choice[static_cast<std::size_t>(it - axes.begin())] = index;
+    notes.push_back(c.key + ": " + it->texts[static_cast<std::size_t>(index)]);
+  }
+  return candidateOf(p, ids.id(draft.id, choice));
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, double>> mappingSettings(const MappingSpec& m, const Backend& b) {
@@ -202,6 +251,7 @@ MappedSchedule mappedSchedule(const MappingSpec& m, const Problem& p) {
                 "taken as part of each core's share");
   out.notes.push_back("leaf " + tupleText(map.tuples[3]) + ": each " +
                       (levels.threads ? std::string("tasklet") : std::string("lane")) + "'s share");
+  if (!m.choices.empty()) out.draft = withChoices(m, p, out.draft, out.notes);
   return out;
 }
 

@@ -27,7 +27,10 @@ struct MappedSchedule {
 /// The draft of `m` on `p` (built with mappingSettings applied). Throws InputError naming the place in the
 /// file and the rule: one map only (sub-maps run one after another, which a draft cannot say), K+1 tuples,
 /// one entry per loop of the kernel, every dimension's product equal to its extent, no more units than a
-/// level has, at most one split loop per dimension set.
+/// level has, at most one split loop per dimension set. The file's "choices" make it a candidate of the
+/// target's kernel-level choices (every axis it does not name at the backend's own value); a key that is no
+/// axis of the target, a value the axis does not take, or tasklets and tile_bytes (level 3 and
+/// "block_bytes" say them) are refused with their place.
 MappedSchedule mappedSchedule(const MappingSpec& m, const Problem& p);
 
 /// Draft `d` of `p` with `threads` at level 3 (UPMEM: tasklets; 1 for the DRAM-PIM families' lanes) in

@@ -201,3 +201,30 @@ TEST(ScheduleIo, MappingFileBecomesTheSessionsDraftAndTasklets) {
     EXPECT_NE(std::string(e.what()).find("va.map:1:14"), std::string::npos) << e.what();
   }
 }
+
+// A mapping's kernel-level choices: the window analyses the candidate they name (its label says them), as
+// `simulate --schedule mapping:FILE` does.
+TEST(ScheduleIo, MappingChoicesReachTheWindowsAnalysis) {
+  QTemporaryDir dir;
+  const QString path = writeFile(dir, "gemv.json",
+                                 R"({"maps": [{"levels": [[1,4,1],[1,64,1],[1,16,1],[1,16,256]]}],
+                    "choices": {"operand_caching": "kept in WRAM"}})");
+  MainWindow w(false);
+  SessionConfig c;
+  c.backend = "upmem";
+  c.kernel = "gemv";
+  c.dtype = "i32";
+  c.shape = "b=1,out=65536,in=256";
+  ASSERT_TRUE(w.startSession(c));  // the controls show the problem the mapping is read against
+  ASSERT_TRUE(test::waitFor([&] { return w.idle(); }, 60000));
+  QString error;
+  ASSERT_TRUE(w.importMapping(path, &error)) << error.toStdString();
+  ASSERT_TRUE(test::waitFor([&] { return w.idle() && w.analysis()->latest() != nullptr; }, 60000));
+  const auto p = makeProblem(w.session()->config());
+  ASSERT_TRUE(w.selection()->current().has_value());
+  const std::uint64_t id = *w.selection()->current();
+  EXPECT_GE(id, p->space().size());  // a candidate beyond the drafts: a choice is not the backend's own
+  EXPECT_EQ(w.analysis()->latest()->draft.id, id);
+  EXPECT_TRUE(w.statusBar()->currentMessage().contains("kept in WRAM"))
+      << w.statusBar()->currentMessage().toStdString();
+}
