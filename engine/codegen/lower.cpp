@@ -31,11 +31,11 @@ GroupView groupView(const LoweringInput& in, int group) {
   v.live = group < in.mapping.groupsUsed;
   // Idle groups may still hold part of the host layout at the same rows, so they take part in staged
   // rearrangement with group 0's regions.
-  v.regions = bankRegions(in, v.live ? group : 0);
+  if (v.live) v.work = groupWork(k, in.mapping, group);
+  v.regions = bankRegions(in, v.live ? group : 0, v.live ? &v.work : nullptr);
   setHostShare(in, group, v);
   if (!v.live) return v;
   v.liveBanks = liveBanks(in, group);
-  v.work = groupWork(k, in.mapping, group);
   v.outputReads = outputReads(in, group, v.work);
   return v;
 }

@@ -65,7 +65,8 @@ struct BankRegions {
 };
 class ICodeGenerator;
 struct LoweringInput;
-BankRegions bankRegions(const LoweringInput& in, int group);
+/// `work`: groupWork(kernel, mapping, group) when the caller has it (a used group's), else computed here.
+BankRegions bankRegions(const LoweringInput& in, int group, const std::vector<StatementWork>* work = nullptr);
 /// Whether every core of a group holds the same tile of tensor `t`: no part that splits one of t's axes gives
 /// a group more than one core. One write can then reach all of the group's units.
 bool sameTileOnEveryCore(const Problem& p, const Draft& d, int t);

@@ -51,25 +51,31 @@ std::vector<StatementShape> statementShapes(const Kernel& k) {
 }
 
 // Work of statement `s` on a core: the largest operand tile is streamed from the banks, the second one is
-// broadcast (or streamed too, for an element-wise op). `order` is scratch.
-StatementWork workOf(const StatementShape& sh, int s, std::span<const std::int64_t> elements,
-                     std::vector<int>& order) {
-  order.assign(sh.operands.begin(), sh.operands.end());
-  std::sort(order.begin(), order.end(), [&](int a, int b) { return elements[a] > elements[b]; });
+// broadcast (or streamed too, for an element-wise op); of equal tiles the earlier operand.
+StatementWork workOf(const StatementShape& sh, int s, std::span<const std::int64_t> elements) {
+  int first = -1, second = -1;
+  for (int t : sh.operands) {
+    if (first < 0 || elements[t] > elements[first]) {
+      second = first;
+      first = t;
+    } else if (second < 0 || elements[t] > elements[second]) {
+      second = t;
+    }
+  }
   StatementWork w;
   w.statement = s;
   w.kind = sh.kind;
   w.outputElems = elements[sh.target];
-  if (!order.empty()) {
-    w.streamTensor = order[0];
-    w.streamElems = elements[order[0]];
+  if (first >= 0) {
+    w.streamTensor = first;
+    w.streamElems = elements[first];
   }
-  if (order.size() >= 2) {
+  if (second >= 0) {
     if (w.kind == StatementWork::Kind::Elementwise) {
-      w.secondStream = order[1];
+      w.secondStream = second;
     } else {
-      w.broadcastTensor = order[1];
-      w.broadcastElems = elements[order[1]];
+      w.broadcastTensor = second;
+      w.broadcastElems = elements[second];
     }
   }
   return w;
@@ -79,10 +85,9 @@ StatementWork workOf(const StatementShape& sh, int s, std::span<const std::int64
 
 std::vector<StatementWork> statementWork(const Kernel& k, std::span<const std::int64_t> elements) {
   std::vector<StatementWork> out;
-  std::vector<int> order;
   const auto shapes = statementShapes(k);
   for (std::size_t s = 0; s < shapes.size(); ++s)
-    out.push_back(workOf(shapes[s], static_cast<int>(s), elements, order));
+    out.push_back(workOf(shapes[s], static_cast<int>(s), elements));
   return out;
 }
 
@@ -93,12 +98,15 @@ std::vector<StatementWork> statementKinds(const Kernel& k) {
 std::vector<StatementWork> groupWork(const Kernel& k, const DraftFootprints& m, int group) {
   const auto shapes = statementShapes(k);
   std::vector<StatementWork> out;
-  std::vector<int> order;
+  std::span<const std::int64_t> previous;
   for (int c = 0; c < m.coresPerGroup; ++c) {
     const std::span<const std::int64_t> elements(m.elements.data() + m.coreIndex(group, c) * m.tensorCount,
                                                  m.tensorCount);
+    // Cores with the tiles of the one before add nothing to the maxima (most cores of a group, usually).
+    if (c > 0 && std::equal(elements.begin(), elements.end(), previous.begin())) continue;
+    previous = elements;
     for (std::size_t s = 0; s < shapes.size(); ++s) {
-      const StatementWork w = workOf(shapes[s], static_cast<int>(s), elements, order);
+      const StatementWork w = workOf(shapes[s], static_cast<int>(s), elements);
       if (c == 0) {
         out.push_back(w);
         continue;
@@ -153,7 +161,7 @@ bool sameTileOnEveryCore(const Problem& p, const Draft& d, int t) {
   return true;
 }
 
-BankRegions bankRegions(const LoweringInput& in, int group) {
+BankRegions bankRegions(const LoweringInput& in, int group, const std::vector<StatementWork>* given) {
   const Problem& p = in.problem;
   const DraftFootprints& m = in.mapping;
   const sim::DeviceConfig& d = in.device;
@@ -170,7 +178,8 @@ BankRegions bankRegions(const LoweringInput& in, int group) {
   // registers), unless another statement streams that tensor from the banks.
   std::vector<std::optional<std::int64_t>> registerLayout(k.tensors.size());
   if (group < m.groupsUsed) {
-    const std::vector<StatementWork> work = groupWork(k, m, group);
+    const std::vector<StatementWork> computed = given ? std::vector<StatementWork>{} : groupWork(k, m, group);
+    const std::vector<StatementWork>& work = given ? *given : computed;
     for (const StatementWork& w : work) {
       const ReductionRows rr = reductionRows(p, w, d.bytesPerColumn);
       if (rr.rows > 0) segmented[w.streamTensor] = std::max(segmented[w.streamTensor], rr.columns());

@@ -22,6 +22,15 @@ void requireDramBanks(const Backend& b) {
     throw InputError(b.name + " (family " + b.family + ") declares no DRAM banks to place tiles on");
 }
 
+void requireFits(const DraftFootprints& fp, const Backend& b) {
+  requireDramBanks(b);
+  if (fp.groupsUsed > b.totalGroups() || fp.coresPerGroup > b.coresPerGroup()) {
+    throw InputError("draft " + std::to_string(fp.draft.id) + ": needs " + std::to_string(fp.groupsUsed) +
+                     " groups x " + std::to_string(fp.coresPerGroup) + " cores, backend '" + b.name +
+                     "' has " + std::to_string(b.totalGroups()) + " x " + std::to_string(b.coresPerGroup()));
+  }
+}
+
 // Calls fn(share) for every bank of every used group: a core's bytes of each tensor split evenly over its
 // banks (the first banks take the remainder), each tensor padded to the group's largest tile so that group
 // commands address every core at the same offsets. Throws InputError when the draft does not fit.
@@ -30,12 +39,7 @@ void forEachBankShare(const Kernel& k, const DraftFootprints& fp, const Backend&
   const int pchPerGroup = b.group.pseudoChannelsPerGroup;
   const int banksPerPseudoChannel = b.dram.banksPerPseudoChannel();
   const int banksPerCore = b.core.banksPerCore;
-  requireDramBanks(b);
-  if (fp.groupsUsed > b.totalGroups() || fp.coresPerGroup > b.coresPerGroup()) {
-    throw InputError("draft " + std::to_string(fp.draft.id) + ": needs " + std::to_string(fp.groupsUsed) +
-                     " groups x " + std::to_string(fp.coresPerGroup) + " cores, backend '" + b.name +
-                     "' has " + std::to_string(b.totalGroups()) + " x " + std::to_string(b.coresPerGroup()));
-  }
+  requireFits(fp, b);
   const std::size_t T = k.tensors.size();
   std::vector<std::int64_t> groupMax(T), tensorBytes(T);
   for (int g = 0; g < fp.groupsUsed; ++g) {
@@ -107,13 +111,32 @@ BankLayout placeOnBanks(const Kernel& k, const TileMapping& m, const Backend& b)
   return L;
 }
 
+// The sums of forEachBankShare's shares, per core rather than per bank (exploration asks for them once per
+// draft): a core's banks share each tensor's bytes exactly, so they hold its bytes and its padding up to the
+// group's largest; bank j holds something when some tensor has at least j + 1 bytes on the core.
 PlacementTotals placementTotals(const Kernel& k, const DraftFootprints& fp, const Backend& b) {
+  requireFits(fp, b);
+  const std::size_t T = k.tensors.size();
+  const std::int64_t banksPerCore = b.core.banksPerCore;
+  std::vector<std::int64_t> elementBytes(T), groupMax(T);
+  for (std::size_t t = 0; t < T; ++t) elementBytes[t] = dtypeBytes(k.tensors[t].dtype);
   PlacementTotals totals;
-  forEachBankShare(k, fp, b, [&](const BankShare& s) {
-    totals.placedBytes += s.bytes;
-    totals.paddingBytes += s.paddingBytes;
-    if (s.bytes > 0) ++totals.banksUsed;
-  });
+  for (int g = 0; g < fp.groupsUsed; ++g) {
+    std::fill(groupMax.begin(), groupMax.end(), 0);
+    for (int c = 0; c < fp.coresPerGroup; ++c)
+      for (std::size_t t = 0; t < T; ++t)
+        groupMax[t] = std::max(groupMax[t], fp.elementsOf(g, c, static_cast<int>(t)));
+    for (int c = 0; c < fp.coresPerGroup; ++c) {
+      std::int64_t most = 0;
+      for (std::size_t t = 0; t < T; ++t) {
+        const std::int64_t bytes = fp.elementsOf(g, c, static_cast<int>(t)) * elementBytes[t];
+        totals.placedBytes += bytes;
+        totals.paddingBytes += groupMax[t] * elementBytes[t] - bytes;
+        most = std::max(most, bytes);
+      }
+      totals.banksUsed += static_cast<int>(std::min(banksPerCore, most));
+    }
+  }
   return totals;
 }
 

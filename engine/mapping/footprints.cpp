@@ -95,42 +95,62 @@ DraftFootprints mapFootprints(const DraftSpace& space, const Draft& d, IndexingS
       slots[sl].output = k.tensors[t].role == TensorRole::Output;
   }
 
-  // Unions once per slot (no part) or per position of its one part; slots over several parts: per core.
+  // Unions once per slot (no part) or per position of its one part, kept flat: slot sl's value at position u
+  // of its part is memo[memoBase[sl] + u]. Slots over several parts: per core.
+  constexpr int kNoPart = -1, kSeveralParts = -2;
   std::vector<IndexSet> scratch, loops = fullLoops;
-  std::vector<std::vector<AxisValue>> memo(slots.size());
+  std::vector<AxisValue> memo;
+  std::vector<std::size_t> memoBase(slots.size(), 0);
+  std::vector<int> slotPart(slots.size(), kSeveralParts);
   for (std::size_t sl = 0; sl < slots.size(); ++sl) {
     const Slot& s = slots[sl];
+    memoBase[sl] = memo.size();
     if (s.parts.empty()) {
-      memo[sl].push_back(unionOver(s, fullLoops, strategy, scratch));
+      slotPart[sl] = kNoPart;
+      memo.push_back(unionOver(s, fullLoops, strategy, scratch));
     } else if (s.parts.size() == 1) {
       const int i = s.parts[0];
+      slotPart[sl] = i;
       const int var = space.representative(i, d.parts[i]).var;
       for (const IndexSet& r : range[i]) {
         loops[static_cast<std::size_t>(var)] = r;
-        memo[sl].push_back(unionOver(s, loops, strategy, scratch));
+        memo.push_back(unionOver(s, loops, strategy, scratch));
       }
       loops[static_cast<std::size_t>(var)] = fullLoops[static_cast<std::size_t>(var)];
     }
   }
+  // Per part position: whether no iteration falls on it.
+  std::vector<std::vector<std::uint8_t>> emptyAt(static_cast<std::size_t>(parts));
+  for (int i = 0; i < parts; ++i)
+    for (const IndexSet& r : range[i]) emptyAt[i].push_back(r.empty() ? 1 : 0);
 
+  // Each part's group and core digit of the core being visited, as odometers over the parts (the last part
+  // varies fastest, in groups as in cores): u = group digit x cores + core digit.
+  std::vector<int> groupDigit(static_cast<std::size_t>(parts), 0), coreDigit(groupDigit);
+  auto advance = [&](std::vector<int>& digit, auto radix) {
+    for (int i = parts - 1; i >= 0; --i) {
+      if (++digit[i] < radix(d.parts[i])) return;
+      digit[i] = 0;
+    }
+  };
   std::vector<std::int64_t> u(static_cast<std::size_t>(parts));
-  std::vector<AxisValue> value(slots.size());
-  for (int g = 0; g < groupsUsed; ++g) {
-    for (int c = 0; c < coresPerGroup; ++c) {
-      int gRest = g, cRest = c;
+  std::vector<const AxisValue*> value(slots.size());
+  std::vector<AxisValue> several(slots.size());
+  for (int g = 0; g < groupsUsed; ++g, advance(
+                                           groupDigit, [](const PartChoice& p) { return p.groups; })) {
+    std::fill(coreDigit.begin(), coreDigit.end(), 0);
+    for (int c = 0; c < coresPerGroup; ++c, advance(
+                                                coreDigit, [](const PartChoice& p) { return p.cores; })) {
       bool idle = false;
-      for (int i = parts - 1; i >= 0; --i) {  // last part varies fastest
-        const PartChoice& p = d.parts[i];
-        u[i] = std::int64_t{gRest % p.groups} * p.cores + cRest % p.cores;
-        gRest /= p.groups;
-        cRest /= p.cores;
-        idle = idle || range[i][static_cast<std::size_t>(u[i])].empty();
+      for (int i = 0; i < parts; ++i) {
+        u[i] = std::int64_t{groupDigit[i]} * d.parts[i].cores + coreDigit[i];
+        idle = idle || emptyAt[i][static_cast<std::size_t>(u[i])] != 0;
       }
       bool loopsSet = false;
       for (std::size_t sl = 0; sl < slots.size(); ++sl) {
-        const Slot& s = slots[sl];
-        if (s.parts.size() <= 1) {
-          value[sl] = memo[sl][s.parts.empty() ? 0 : static_cast<std::size_t>(u[s.parts[0]])];
+        const int part = slotPart[sl];
+        if (part != kSeveralParts) {
+          value[sl] = &memo[memoBase[sl] + (part == kNoPart ? 0 : static_cast<std::size_t>(u[part]))];
           continue;
         }
         if (!loopsSet) {
@@ -141,7 +161,8 @@ DraftFootprints mapFootprints(const DraftSpace& space, const Draft& d, IndexingS
           }
           loopsSet = true;
         }
-        value[sl] = unionOver(s, loops, strategy, scratch);
+        several[sl] = unionOver(slots[sl], loops, strategy, scratch);
+        value[sl] = &several[sl];
       }
       const std::size_t core = fp.coreIndex(g, c);
       fp.idle[core] = idle ? 1 : 0;
@@ -149,8 +170,8 @@ DraftFootprints mapFootprints(const DraftSpace& space, const Draft& d, IndexingS
       for (std::size_t t = 0; t < fp.tensorCount; ++t) {
         std::int64_t e = idle ? 0 : 1;
         for (std::size_t sl = axisBase[t]; sl < axisBase[t + 1]; ++sl) {
-          e *= value[sl].count;
-          if (slots[sl].output) *box++ = value[sl].lo, *box++ = value[sl].hi;
+          e *= value[sl]->count;
+          if (slots[sl].output) *box++ = value[sl]->lo, *box++ = value[sl]->hi;
         }
         fp.elements[core * fp.tensorCount + t] = e;
         fp.paddedElements[t] = std::max(fp.paddedElements[t], e);
