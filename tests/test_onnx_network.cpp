@@ -524,6 +524,28 @@ TEST(OnnxNetworkMalformed, AnUnsupportedOpIsNamedWithItsNode) {
 
 // A file that is no model, a truncated one, an inconsistent one: one line naming the file (and the node and
 // field where there is one), never an abort.
+// A Conv without kernel_shape whose stored weight has another rank than its data (fuzz_onnx's finding:
+// libonnx 1.13's shape inference then read past the data's dilations and crashed) is refused with its node;
+// so is one whose weight has no stored shape to read the kernel from.
+TEST(OnnxNetworkMalformed, AConvKernelIsReadFromItsStoredWeightOnly) {
+  Model rank5;
+  rank5.input("x", {1, 3, 8, 8});
+  rank5.weight("w", {4, 3, 3, 3, 1});
+  setInts(rank5.node("Conv", {"x", "w"}, {"c"}), "dilations", {1, 1});
+  rank5.output("c");
+  expectOneLineError([&] { parseOnnxNetwork(rank5.bytes(), "rank5.onnx"); },
+                     {"rank5.onnx: ", "kernel_shape"});
+  Model computed;
+  computed.input("x", {1, 3, 8, 8});
+  computed.weight("w", {4, 3, 3, 3});
+  computed.node("Relu", {"w"}, {"rw"});
+  computed.node("Conv", {"x", "rw"}, {"c"});
+  computed.output("c");
+  expectOneLineError([&] { parseOnnxNetwork(computed.bytes(), "computed.onnx"); },
+                     {"computed.onnx: ONNX node 1 'c' (Conv): kernel_shape: not given, and weight 'rw' is no "
+                      "initializer or graph input with a fixed shape"});
+}
+
 TEST(OnnxNetworkMalformed, BrokenFilesAndModelsGiveOneLine) {
   Model good;
   good.input("x", {1, 3, 8, 8});

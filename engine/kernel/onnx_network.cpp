@@ -86,6 +86,52 @@ void checkOnnxNodes(const onnx::GraphProto& g, std::string_view origin) {
   }
 }
 
+// A Conv without kernel_shape gets it from its weight's stored shape: ONNX's shape inference would read it
+// from the weight's type and index dilations, strides and pads, sized by the data's rank, with the weight's
+// (libonnx 1.13 reads past them when the two ranks differ); given as an attribute, it is checked against
+// the data's rank instead.
+void pinConvKernels(onnx::GraphProto& g, std::string_view origin) {
+  std::unordered_map<std::string, std::vector<std::int64_t>> stored;
+  for (const auto& t : g.initializer()) stored[t.name()].assign(t.dims().begin(), t.dims().end());
+  for (const auto& in : g.input()) {
+    if (stored.contains(in.name()) || !in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
+      continue;
+    std::vector<std::int64_t> dims;
+    for (const auto& d : in.type().tensor_type().shape().dim()) {
+      if (!d.has_dim_value()) break;
+      dims.push_back(d.dim_value());
+    }
+    if (dims.size() == static_cast<std::size_t>(in.type().tensor_type().shape().dim_size()))
+      stored[in.name()] = std::move(dims);
+  }
+  for (int i = 0; i < g.node_size(); ++i) {
+    onnx::NodeProto& n = *g.mutable_node(i);
+    if (n.op_type() != "Conv" || n.input_size() < 2) continue;
+    const auto& attrs = n.attribute();
+    if (std::any_of(attrs.begin(), attrs.end(), [](const auto& a) { return a.name() == "kernel_shape"; }))
+      continue;
+    const std::string where = onnxWhere(origin, i, n);
+    const auto w = stored.find(n.input(1));
+    if (w == stored.end())
+      throw InputError(where + ": kernel_shape: not given, and weight '" +
+                       onnx_frontend::printable(n.input(1)) +
+                       "' is no initializer or graph input with a fixed shape to read it from");
+    if (w->second.size() < 3)
+      throw InputError(where + ": weight '" + onnx_frontend::printable(n.input(1)) + "' has " +
+                       std::to_string(w->second.size()) +
+                       " dimensions; a convolution's weight is (out channels, in channels, kernel...)");
+    onnx::AttributeProto* k = n.add_attribute();
+    k->set_name("kernel_shape");
+    k->set_type(onnx::AttributeProto::INTS);
+    for (std::size_t d = 2; d < w->second.size(); ++d) {
+      if (w->second[d] < 1)
+        throw InputError(where + ": weight '" + onnx_frontend::printable(n.input(1)) +
+                         "': kernel dimension " + std::to_string(w->second[d]) + " is below 1");
+      k->add_ints(w->second[d]);
+    }
+  }
+}
+
 // frontend.py sets the first graph input's batch to 1 before inferring shapes; an initializer listed as an
 // input (IR < 4) is a weight, not the data.
 void setBatchOne(onnx::GraphProto& g) {
@@ -170,6 +216,7 @@ std::string onnxNodeListJson(std::string_view bytes, std::string_view origin) {
   if (!model.has_graph() || model.graph().node_size() == 0)
     throw InputError(where + ": graph: the model has no graph nodes (not an ONNX model, or an empty one)");
   checkOnnxNodes(model.graph(), origin);
+  pinConvKernels(*model.mutable_graph(), origin);
   setBatchOne(*model.mutable_graph());
   try {
     // Strict, so that an inconsistent model is reported as such rather than as an unknown shape later; data
