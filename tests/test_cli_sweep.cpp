@@ -134,6 +134,38 @@ TEST(CliSweepMpi, TwoRanksGiveTheSingleProcessStore) {
   EXPECT_EQ(modelOne, modelTwo);
 }
 
+// Branch and bound across ranks: two ranks share each shape's incumbent through rank 0 and prove the same
+// optima as one process and as `evaluate` (whose branch and bound runs in one process), in the same store
+// format; the labels themselves differ (which drafts finish depends on when the incumbent arrives).
+TEST(CliSweepMpi, TwoRanksProveTheOptimaOfOneProcess) {
+  const test::TempDir dir;
+  const std::string common =
+      "sweep -b hbm-pim --suite " + quickSuite() + " --labels optimum --unit-drafts 128 --json --db ";
+  const auto one = cliJson(common + dir.file("one.db") + " --threads 1");
+  const test::CliRun two = runRanks(2, common + dir.file("two.db"));
+  ASSERT_EQ(two.code, 0) << two.err;
+  const auto j = nlohmann::json::parse(two.out);
+  EXPECT_EQ(j["ranks"], 2);
+  EXPECT_EQ(j["units_complete"], j["units"]);
+  ASSERT_EQ(j["optima"].size(), one["optima"].size());
+  EXPECT_FALSE(j["optima"].empty());
+  EXPECT_LT(j["labelled"].get<std::size_t>(), j["drafts"].get<std::size_t>() / 2);
+  for (std::size_t i = 0; i < j["optima"].size(); ++i) {
+    EXPECT_EQ(j["optima"][i]["draft"], one["optima"][i]["draft"]) << j["optima"][i]["shape"];
+    EXPECT_EQ(j["optima"][i]["cycles"], one["optima"][i]["cycles"]) << j["optima"][i]["shape"];
+  }
+  const auto red = cliJson("evaluate -b hbm-pim -k red --suite " + quickSuite() + " --threads 1 --json");
+  for (const auto& row : red["rows"]) {
+    bool found = false;
+    for (const auto& o : j["optima"])
+      if (o["kernel"] == "red" && o["shape"] == row["shape"]) {
+        EXPECT_EQ(o["draft"], row["optimum"]) << row["shape"];
+        found = true;
+      }
+    EXPECT_TRUE(found) << row["shape"];
+  }
+}
+
 // Ranks placed by a hostfile, as on a cluster (here one machine with two slots, so without oversubscribing).
 TEST(CliSweepMpi, RanksPlacedByAHostfileGiveTheSingleProcessStore) {
   const test::TempDir dir;

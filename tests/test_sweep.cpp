@@ -11,6 +11,7 @@
 #include <atomic>
 
 #include "engine/common/error.h"
+#include "engine/predict/predictor.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
 #include "engine/workflow/sweep.h"
@@ -73,6 +74,7 @@ TEST(SweepPlan, RefusesWhatCannotRun) {
         << e.what();
   }
   EXPECT_THROW(parseSweepLabels("every"), InputError);
+  EXPECT_EQ(parseSweepLabels("optimum"), SweepLabels::Optimum);
 }
 
 // The sample mode labels exactly train's sample: training from the swept store simulates nothing new.
@@ -114,7 +116,7 @@ TEST(SweepRun, ShardsOfTwoWorkersMergeIntoTheSingleStoresLabels) {
     auto shard0 = ResultsStore::open(dir.file("shard-0.db"));
     auto shard1 = ResultsStore::open(dir.file("shard-1.db"));
     for (std::size_t u = 0; u < plan.units.size(); ++u)
-      runSweepUnit(b, smallSuite(), plan, u, u % 2 ? shard1 : shard0, o, static_cast<int>(u % 2));
+      runSweepUnit(b, smallSuite(), plan, {u}, u % 2 ? shard1 : shard0, o, static_cast<int>(u % 2));
   }
   auto merged = ResultsStore::open(dir.file("merged.db"));
   merged.mergeFrom(dir.file("shard-0.db"));
@@ -137,7 +139,7 @@ TEST(SweepRun, CancelledRunResumesFromItsCompletedUnits) {
     std::atomic<bool>& flag;
     std::size_t finished = 0;
     CancellingQueue(const SweepPlan& p, std::atomic<bool>& f) : inner(p, {}), flag(f) {}
-    std::optional<std::size_t> next(const SweepUnitResult* r) override {
+    std::optional<SweepAssignment> next(const SweepUnitResult* r) override {
       if (r && !r->cancelled && ++finished == 2) flag = true;
       return inner.next(r);
     }
@@ -151,6 +153,64 @@ TEST(SweepRun, CancelledRunResumesFromItsCompletedUnits) {
   LocalSweepQueue all(plan, {});
   runSweepWorker(b, smallSuite(), plan, all, fresh, o, 0);
   EXPECT_EQ(labelsOf(store, b, smallSuite()), labelsOf(fresh, b, smallSuite()));
+}
+
+// Optimum: every shape's seed (the shipped model's confirmations) comes before any other unit, the units tile
+// the pruned drafts, and branch and bound with the incumbent passed from unit to unit (two shards, units
+// dealt in turns, as ranks take them) finds the optimum that labelling every draft finds, stopping most
+// drafts unlabelled.
+TEST(SweepRun, OptimumByBranchAndBoundIsTheOptimumOfEveryLabel) {
+  const Backend& b = builtinBackend("hbm-pim");
+  SweepOptions o = smallOptions();
+  o.labels = SweepLabels::Optimum;
+  o.seedModel = sharedShippedModel(b).model;
+  ASSERT_TRUE(o.seedModel);
+  const SweepPlan plan = planSweep(b, smallSuite(), o);
+  std::size_t covered = 0;
+  for (std::size_t u = 0; u < plan.units.size(); ++u) {
+    const SweepUnit& unit = plan.units[u];
+    covered += unit.end - unit.begin;
+    if (u < plan.shapes.size()) {
+      EXPECT_EQ(unit.shape, u);
+      EXPECT_EQ(unit.begin, 0u);
+      EXPECT_EQ(unit.end, plan.shapes[u].seedDrafts);
+    }
+  }
+  SweepOptions every = smallOptions();
+  every.labels = SweepLabels::All;
+  EXPECT_EQ(covered, planSweep(b, smallSuite(), every).drafts());
+
+  const test::TempDir dir;
+  std::size_t labelled = 0;
+  {
+    auto shard0 = ResultsStore::open(dir.file("shard-0.db"));
+    auto shard1 = ResultsStore::open(dir.file("shard-1.db"));
+    LocalSweepQueue queue(plan, {});
+    std::optional<SweepUnitResult> last;
+    for (int turn = 0; const auto a = queue.next(last ? &*last : nullptr); ++turn) {
+      last = runSweepUnit(b, smallSuite(), plan, *a, turn % 2 ? shard1 : shard0, o, turn % 2);
+      labelled += last->labelled;
+    }
+  }
+  auto merged = ResultsStore::open(dir.file("merged.db"));
+  merged.mergeFrom(dir.file("shard-0.db"));
+  merged.mergeFrom(dir.file("shard-1.db"));
+  EXPECT_EQ(completedUnits(merged, plan).size(), plan.units.size());
+  EXPECT_LT(labelled, covered / 2);  // most drafts were stopped past the incumbent
+
+  auto all = ResultsStore::open(":memory:");
+  const SweepPlan everyPlan = planSweep(b, smallSuite(), every);
+  LocalSweepQueue queue(everyPlan, {});
+  runSweepWorker(b, smallSuite(), everyPlan, queue, all, every, 0);
+  const auto bounded = sweepOptima(b, smallSuite(), plan, merged, o);
+  const auto exhaustive = sweepOptima(b, smallSuite(), everyPlan, all, every);
+  ASSERT_EQ(bounded.size(), exhaustive.size());
+  for (std::size_t i = 0; i < bounded.size(); ++i) {
+    SCOPED_TRACE(bounded[i].kernel + " " + bounded[i].shape);
+    ASSERT_TRUE(bounded[i].draft && exhaustive[i].draft);
+    EXPECT_EQ(*bounded[i].draft, *exhaustive[i].draft);
+    EXPECT_EQ(bounded[i].cycles, exhaustive[i].cycles);
+  }
 }
 
 }  // namespace

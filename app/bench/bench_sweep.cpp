@@ -51,7 +51,7 @@ void BM_SweepUnitAttacc(benchmark::State& st) {
   std::size_t labelled = 0;
   for (auto _ : st) {
     auto store = ResultsStore::open(":memory:");
-    labelled = runSweepUnit(b, suite, plan, 0, store, o, 0).labelled;
+    labelled = runSweepUnit(b, suite, plan, {0}, store, o, 0).labelled;
   }
   st.counters["labels_per_s"] = benchmark::Counter(
       static_cast<double>(labelled) * static_cast<double>(st.iterations()), benchmark::Counter::kIsRate);

@@ -14,6 +14,7 @@
 #include "app/cli/sweep_mpi.h"
 #include "engine/common/error.h"
 #include "engine/common/number_text.h"
+#include "engine/predict/predictor.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
 #include "engine/workflow/suite.h"
@@ -45,7 +46,7 @@ class CoordinatedQueue : public ISweepQueue {
     for (std::size_t u : done) m_draftsDone += plan.units[u].end - plan.units[u].begin;
   }
 
-  std::optional<std::size_t> next(const SweepUnitResult* finished) override {
+  std::optional<SweepAssignment> next(const SweepUnitResult* finished) override {
     std::lock_guard lock(m_mutex);
     if (finished && !finished->cancelled) account(*finished);
     if (m_cancel.load()) return std::nullopt;
@@ -159,7 +160,18 @@ struct SweepSummary {
   double planSeconds, seconds;
   const CoordinatedQueue& queue;
   const MergeTotals& merged;
+  const std::vector<SweepOptimum>& optima;  // Optimum, once every unit is complete
 };
+
+nlohmann::json optimaJson(const std::vector<SweepOptimum>& optima) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const SweepOptimum& m : optima) {
+    nlohmann::json j = {{"kernel", m.kernel}, {"shape", m.shape}, {"drafts", m.drafts}};
+    if (m.draft) j.update({{"draft", *m.draft}, {"cycles", m.cycles}, {"time_ns", m.timeNs}});
+    out.push_back(std::move(j));
+  }
+  return out;
+}
 
 void printSweep(const SweepCmd& o, const SweepSummary& r) {
   const double rate = r.seconds > 0 ? static_cast<double>(r.queue.simulated) / r.seconds : 0.0;
@@ -185,6 +197,7 @@ void printSweep(const SweepCmd& o, const SweepSummary& r) {
                {"bytes_per_unit", SweepWorld::kBytesPerUnit},
                {"interrupted", interrupted().load()},
                {"merge", mergeJson(r.merged)},
+               {"optima", optimaJson(r.optima)},
                {"db", o.db}});
     return;
   }
@@ -200,6 +213,15 @@ void printSweep(const SweepCmd& o, const SweepSummary& r) {
   if (r.merged.sum.disagreements)
     std::cout << ", " << r.merged.sum.disagreements << " labels that differ between shards (first kept)";
   std::cout << "\n";
+  for (const SweepOptimum& m : r.optima) {
+    std::cout << "  optimum of " << m.kernel << "[" << m.shape << "] over " << grouped(m.drafts)
+              << " drafts: ";
+    if (m.draft)
+      std::cout << "draft " << *m.draft << ", " << grouped(m.cycles) << " cycles, "
+                << withDecimals(m.timeNs, 1) << " ns\n";
+    else
+      std::cout << "none runs\n";
+  }
   if (r.complete != r.plan.units.size())
     std::cout << "  incomplete: " << r.plan.units.size() - r.complete
               << " units left; rerun the same command to resume (shards kept in " << shardDir(o).string()
@@ -218,6 +240,7 @@ void runSweep(const SweepCmd& o) {
   so.train.screenLimit = o.screenLimit;
   so.train.seed = o.seed;
   so.train.cancel = &interrupted();
+  if (so.labels == SweepLabels::Optimum) so.seedModel = sharedShippedModel(b).model;
   // The machine's hardware threads are shared by the ranks it runs.
   so.train.threads = o.threads ? cappedThreads(o.threads)
                                : std::max(1u, std::max(1u, std::thread::hardware_concurrency()) /
@@ -258,7 +281,11 @@ void runSweep(const SweepCmd& o) {
   const bool finished = complete == plan.units.size() && !localError;
   if (finished) removeShards(shardDir(o), shards);
   if (localError) std::rethrow_exception(localError);
-  printSweep(o, {b.name, plan, so, world.size(), done.size(), complete, planSeconds, seconds, queue, merged});
+  const std::vector<SweepOptimum> optima = finished && so.labels == SweepLabels::Optimum
+                                               ? sweepOptima(b, suite, plan, db, so)
+                                               : std::vector<SweepOptimum>{};
+  printSweep(o, {b.name, plan, so, world.size(), done.size(), complete, planSeconds, seconds, queue, merged,
+                 optima});
 }
 
 struct MergeCmd {
@@ -294,7 +321,10 @@ void registerSweepCommands(CLI::App& app) {
   cmd->add_option("--db", s->db, "the store the shards merge into (and completed units are read from)")
       ->required();
   cmd->add_option("--shards", s->shards, "folder every rank can write its shard to (default: <db>.shards)");
-  cmd->add_option("--labels", s->labels, "sample (train's sample: train --db then reuses it) or all");
+  cmd->add_option(
+      "--labels", s->labels,
+      "sample (train's sample: train --db then reuses it), all, or optimum (every draft by branch and "
+      "bound, from the shipped model's confirmations: each shape's optimum, proven)");
   cmd->add_option("--max-samples", s->maxSamples, "as train: cap on sampled drafts per shape")
       ->check(nonNegative());
   cmd->add_option("--screen-limit", s->screenLimit, "as train: sample from the analytic screen's N best")

@@ -34,25 +34,28 @@ bool launchedAsRanks() {
 namespace {
 
 constexpr int kRequestTag = 1, kReplyTag = 2;
-// A request: {kind, unit, labelled, simulated, microseconds}. The reply: the next unit, or -1 (the end).
+// A request: {kind, unit, labelled, simulated, microseconds, best cycles}. The reply: {the next unit, or -1
+// (the end); its shape's incumbent}.
 enum Kind : long long { kFirst = 0, kFinished = 1, kLeaving = 2 };
-using Message = std::array<long long, 5>;
+using Message = std::array<long long, 6>;
+using Reply = std::array<long long, 2>;
 
 class RemoteQueue : public ISweepQueue {
  public:
-  std::optional<std::size_t> next(const SweepUnitResult* finished) override {
-    Message m{kFirst, -1, 0, 0, 0};
+  std::optional<SweepAssignment> next(const SweepUnitResult* finished) override {
+    Message m{kFirst, -1, 0, 0, 0, INT64_MAX};
     if (finished) {
-      m = {finished->cancelled ? kLeaving : kFinished, static_cast<long long>(finished->unit),
-           static_cast<long long>(finished->labelled), static_cast<long long>(finished->simulated),
-           static_cast<long long>(finished->seconds * 1e6)};
+      m = {finished->cancelled ? kLeaving : kFinished,      static_cast<long long>(finished->unit),
+           static_cast<long long>(finished->labelled),      static_cast<long long>(finished->simulated),
+           static_cast<long long>(finished->seconds * 1e6), finished->bestCycles};
     }
     MPI_Send(m.data(), static_cast<int>(m.size()), MPI_LONG_LONG, 0, kRequestTag, MPI_COMM_WORLD);
     if (m[0] == kLeaving) return std::nullopt;  // rank 0 sends no reply to a rank that leaves
-    long long unit = -1;
-    MPI_Recv(&unit, 1, MPI_LONG_LONG, 0, kReplyTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (unit < 0) return std::nullopt;
-    return static_cast<std::size_t>(unit);
+    Reply reply{-1, INT64_MAX};
+    MPI_Recv(reply.data(), static_cast<int>(reply.size()), MPI_LONG_LONG, 0, kReplyTag, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    if (reply[0] < 0) return std::nullopt;
+    return SweepAssignment{static_cast<std::size_t>(reply[0]), reply[1]};
   }
 };
 
@@ -101,14 +104,17 @@ void SweepWorld::serve(ISweepQueue& queue, const std::function<void()>& localWor
     r.labelled = static_cast<std::size_t>(m[2]);
     r.simulated = static_cast<std::size_t>(m[3]);
     r.seconds = static_cast<double>(m[4]) / 1e6;
+    r.bestCycles = m[5];
     r.cancelled = m[0] == kLeaving;
     const auto next = queue.next(m[0] == kFirst ? nullptr : &r);
     if (r.cancelled) {
       --active;
       continue;
     }
-    long long reply = next ? static_cast<long long>(*next) : -1;
-    MPI_Send(&reply, 1, MPI_LONG_LONG, st.MPI_SOURCE, kReplyTag, MPI_COMM_WORLD);
+    const Reply reply =
+        next ? Reply{static_cast<long long>(next->unit), next->incumbent} : Reply{-1, INT64_MAX};
+    MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_LONG_LONG, st.MPI_SOURCE, kReplyTag,
+             MPI_COMM_WORLD);
     if (!next) --active;
   }
   local.join();

@@ -34,8 +34,8 @@ class SweepWorld {
   void serve(ISweepQueue& queue, const std::function<void()>& localWork) const;
   /// Ranks other than 0: the queue that asks rank 0.
   std::unique_ptr<ISweepQueue> remoteQueue() const;
-  /// Bytes on the wire per unit handed out: a five-number request and a one-number reply.
-  static constexpr std::size_t kBytesPerUnit = 6 * sizeof(long long);
+  /// Bytes on the wire per unit handed out: a six-number request and a two-number reply.
+  static constexpr std::size_t kBytesPerUnit = 8 * sizeof(long long);
 
  private:
   int m_rank = 0, m_size = 1, m_localSize = 1;

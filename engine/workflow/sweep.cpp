@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/workflow/sweep.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <random>
 
@@ -37,12 +39,15 @@ std::string planText(const Backend& b, const Suite& suite, const SweepPlan& plan
 
 }  // namespace
 
-const char* sweepLabelsName(SweepLabels l) { return l == SweepLabels::All ? "all" : "sample"; }
+const char* sweepLabelsName(SweepLabels l) {
+  return l == SweepLabels::All ? "all" : l == SweepLabels::Optimum ? "optimum" : "sample";
+}
 
 SweepLabels parseSweepLabels(const std::string& text) {
   if (text == "sample") return SweepLabels::Sample;
   if (text == "all") return SweepLabels::All;
-  throw InputError("--labels: '" + text + "' is not one of sample, all");
+  if (text == "optimum") return SweepLabels::Optimum;
+  throw InputError("--labels: '" + text + "' is not one of sample, all, optimum");
 }
 
 std::size_t SweepPlan::drafts() const {
@@ -51,33 +56,62 @@ std::size_t SweepPlan::drafts() const {
   return n;
 }
 
+namespace {
+
+// Optimum: the pruned drafts with the model's confirmations first (the seed), the rest in id order.
+void seeded(const Problem& p, const SweepOptions& o, SweepShape& s) {
+  s.drafts = prunedDrafts(p);
+  if (!o.seedModel) return;
+  const std::vector<std::size_t> order =
+      confirmationOrder(p, s.drafts, *o.seedModel, {}, o.train.eval.optimizer);
+  std::vector<bool> seed(s.drafts.size(), false);
+  std::vector<Draft> drafts;
+  for (std::size_t i : order) {
+    seed[i] = true;
+    drafts.push_back(s.drafts[i]);
+  }
+  s.seedDrafts = drafts.size();
+  for (std::size_t i = 0; i < s.drafts.size(); ++i)
+    if (!seed[i]) drafts.push_back(s.drafts[i]);
+  s.drafts = std::move(drafts);
+}
+
+}  // namespace
+
 SweepPlan planSweep(const Backend& b, const Suite& suite, const SweepOptions& o) {
   if (o.unitDrafts == 0) throw InputError("sweep: --unit-drafts must be at least 1");
   SweepPlan plan;
   plan.backend = b.name;
   // The same generator, carried over shapes in suite order, as trainPredictor draws its sample.
   std::mt19937_64 rng(o.train.seed);
+  std::vector<SweepUnit> rest;  // Optimum: after every shape's seed
   for (const auto& [kernel, shapes] : suite.kernels) {
     const Kernel k = suite.kernel(kernel);
     if (!runsOn(suite.backendFor(b, kernel), k)) continue;
     for (const std::string& shape : shapes) {
       SweepShape s{kernel, shape, {}};
       const Problem p = problemOf(b, suite, s);
-      s.drafts = o.labels == SweepLabels::All ? prunedDrafts(p) : sampleDrafts(p, o.train, rng);
-      for (std::size_t begin = 0; begin < s.drafts.size(); begin += o.unitDrafts)
-        plan.units.push_back({plan.shapes.size(), begin, std::min(s.drafts.size(), begin + o.unitDrafts)});
+      if (o.labels == SweepLabels::Optimum) {
+        seeded(p, o, s);
+        if (s.seedDrafts > 0) plan.units.push_back({plan.shapes.size(), 0, s.seedDrafts});
+      } else {
+        s.drafts = o.labels == SweepLabels::All ? prunedDrafts(p) : sampleDrafts(p, o.train, rng);
+      }
+      for (std::size_t begin = s.seedDrafts; begin < s.drafts.size(); begin += o.unitDrafts)
+        rest.push_back({plan.shapes.size(), begin, std::min(s.drafts.size(), begin + o.unitDrafts)});
       plan.shapes.push_back(std::move(s));
     }
   }
   if (plan.shapes.empty()) throw InputError("sweep: no kernel of suite " + suite.name + " runs on " + b.name);
+  plan.units.insert(plan.units.end(), rest.begin(), rest.end());
   plan.key = sha256Hex(planText(b, suite, plan, o));
   return plan;
 }
 
-SweepUnitResult runSweepUnit(const Backend& b, const Suite& suite, const SweepPlan& plan, std::size_t unit,
-                             ResultsStore& store, const SweepOptions& o, int rank) {
+SweepUnitResult runSweepUnit(const Backend& b, const Suite& suite, const SweepPlan& plan,
+                             const SweepAssignment& a, ResultsStore& store, const SweepOptions& o, int rank) {
   const auto t0 = std::chrono::steady_clock::now();
-  const SweepUnit& u = plan.units.at(unit);
+  const SweepUnit& u = plan.units.at(a.unit);
   const SweepShape& s = plan.shapes.at(u.shape);
   const Problem p = problemOf(b, suite, s);
   TrainOptions t = o.train;
@@ -87,16 +121,21 @@ SweepUnitResult runSweepUnit(const Backend& b, const Suite& suite, const SweepPl
   const std::vector<Draft> drafts(s.drafts.begin() + static_cast<std::ptrdiff_t>(u.begin),
                                   s.drafts.begin() + static_cast<std::ptrdiff_t>(u.end));
   LabelCounts counts;
-  const auto labelled = labelDrafts(p, drafts, t, s.kernel + " " + s.shape, &counts);
+  std::atomic<std::int64_t> incumbent{a.incumbent};
+  const bool bound = o.labels == SweepLabels::Optimum;
+  const auto labelled =
+      labelDrafts(p, drafts, t, s.kernel + " " + s.shape, &counts, 0, bound ? &incumbent : nullptr);
   SweepUnitResult r;
-  r.unit = unit;
+  r.unit = a.unit;
   r.labelled = labelled.size();
   r.reused = counts.reused;
   r.simulated = counts.simulated;
+  for (const auto& [draft, e] : labelled)
+    if (!e.lowerBound) r.bestCycles = std::min(r.bestCycles, e.totalCycles);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.cancelled = o.train.cancel && o.train.cancel->load();
   if (!r.cancelled) {
-    store.putSweepUnit({plan.key, static_cast<std::int64_t>(unit), static_cast<std::int64_t>(drafts.size()),
+    store.putSweepUnit({plan.key, static_cast<std::int64_t>(a.unit), static_cast<std::int64_t>(drafts.size()),
                         static_cast<std::int64_t>(r.labelled), r.seconds, rank, 0});
   }
   return r;
@@ -111,28 +150,34 @@ std::set<std::size_t> completedUnits(ResultsStore& store, const SweepPlan& plan)
   return done;
 }
 
-LocalSweepQueue::LocalSweepQueue(const SweepPlan& plan, const std::set<std::size_t>& done) {
+LocalSweepQueue::LocalSweepQueue(const SweepPlan& plan, const std::set<std::size_t>& done)
+    : m_plan(plan), m_best(plan.shapes.size(), INT64_MAX) {
   for (std::size_t u = 0; u < plan.units.size(); ++u) {
     if (!done.count(u)) m_todo.push_back(u);
   }
 }
 
-std::optional<std::size_t> LocalSweepQueue::next(const SweepUnitResult* finished) {
+std::optional<SweepAssignment> LocalSweepQueue::next(const SweepUnitResult* finished) {
+  if (finished) {
+    std::int64_t& best = m_best[m_plan.units.at(finished->unit).shape];
+    best = std::min(best, finished->bestCycles);
+  }
   if ((finished && finished->cancelled) || m_at >= m_todo.size()) return std::nullopt;
-  return m_todo[m_at++];
+  const std::size_t unit = m_todo[m_at++];
+  return SweepAssignment{unit, m_best[m_plan.units[unit].shape]};
 }
 
 std::size_t runSweepWorker(const Backend& b, const Suite& suite, const SweepPlan& plan, ISweepQueue& queue,
                            ResultsStore& store, const SweepOptions& o, int rank) {
   std::size_t completed = 0;
   std::optional<SweepUnitResult> last;
-  while (const auto unit = queue.next(last ? &*last : nullptr)) {
+  while (const auto a = queue.next(last ? &*last : nullptr)) {
     try {
-      last = runSweepUnit(b, suite, plan, *unit, store, o, rank);
+      last = runSweepUnit(b, suite, plan, *a, store, o, rank);
     } catch (...) {
       // Leave the sweep (the unit stays incomplete for a rerun) so that no one waits for this worker.
       SweepUnitResult gone;
-      gone.unit = *unit;
+      gone.unit = a->unit;
       gone.cancelled = true;
       queue.next(&gone);
       throw;
@@ -140,6 +185,30 @@ std::size_t runSweepWorker(const Backend& b, const Suite& suite, const SweepPlan
     if (!last->cancelled) ++completed;  // a cancelled unit goes back to the queue, which then ends
   }
   return completed;
+}
+
+std::vector<SweepOptimum> sweepOptima(const Backend& b, const Suite& suite, const SweepPlan& plan,
+                                      ResultsStore& store, const SweepOptions& o) {
+  std::vector<SweepOptimum> out;
+  for (const SweepShape& s : plan.shapes) {
+    const Problem p = problemOf(b, suite, s);
+    SweepOptimum best{s.kernel, s.shape, s.drafts.size(), std::nullopt, 0, 0};
+    const std::string options = optionsKey(o.train.eval, targetOf(p.backend()));
+    const auto backendId = store.upsertBackend(p.backend().name, p.backend().hash(), p.backend().toJson());
+    const auto problemId = store.upsertProblem(backendId, p.kernel().name, computationHash(p.kernel()),
+                                               p.kernel().source, p.storeKey());
+    for (const StoredResult& r : store.results(problemId)) {
+      if (r.schedule != "draft" || r.options != options) continue;
+      const auto id = static_cast<std::uint64_t>(r.draftId);
+      if (!best.draft || r.totalCycles < best.cycles || (r.totalCycles == best.cycles && id < *best.draft)) {
+        best.draft = id;
+        best.cycles = r.totalCycles;
+        best.timeNs = r.timeNs;
+      }
+    }
+    out.push_back(std::move(best));
+  }
+  return out;
 }
 
 }  // namespace pim

@@ -356,6 +356,27 @@ Predictor trainPredictor(const Backend& b, const Suite& suite, const TrainOption
   return pred;
 }
 
+std::vector<double> screenedPredictions(const Problem& p, const std::vector<Draft>& drafts,
+                                        const Predictor& predictor, std::size_t predictLimit,
+                                        const OptimizerOptions& optimizer) {
+  std::vector<double> ns(drafts.size(), INFINITY);
+  std::vector<const Draft*> all;
+  for (const Draft& d : drafts) all.push_back(&d);
+  const auto chosen = screenForPrediction(p, all, predictLimit, optimizer);
+  std::vector<Draft> screened;
+  for (std::size_t i : chosen) screened.push_back(drafts[i]);
+  const auto predicted = predictor.predictNs(p, screened);
+  for (std::size_t i = 0; i < chosen.size(); ++i) ns[chosen[i]] = predicted[i];
+  return ns;
+}
+
+std::vector<std::size_t> confirmationOrder(const Problem& p, const std::vector<Draft>& drafts,
+                                           const Predictor& predictor, const EvaluateOptions& e,
+                                           const OptimizerOptions& optimizer) {
+  return bestPredicted(screenedPredictions(p, drafts, predictor, e.predictLimit, optimizer), e.topK,
+                       e.bandErrors * predictor.expectedErrorPct(), e.maxConfirm);
+}
+
 EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, const Suite& suite,
                                    const Predictor& predictor, const TrainOptions& o,
                                    const EvaluateOptions& eo) {
@@ -385,17 +406,8 @@ EvaluationReport evaluatePredictor(const Backend& b, const std::string& kernel, 
       const Problem p(kb, k, parseShape(k, shape));
       const auto tPredict = Clock::now();
       const std::vector<Draft> drafts = prunedDrafts(p);
-      // As the explorer does: the analytic screen, then the model on what it keeps (the rest ranks last).
-      std::vector<double> ns(drafts.size(), INFINITY);
-      {
-        std::vector<const Draft*> all;
-        for (const Draft& d : drafts) all.push_back(&d);
-        const auto chosen = screenForPrediction(p, all, eo.predictLimit, o.eval.optimizer);
-        std::vector<Draft> screened;
-        for (std::size_t i : chosen) screened.push_back(drafts[i]);
-        const auto predicted = predictor.predictNs(p, screened);
-        for (std::size_t i = 0; i < chosen.size(); ++i) ns[chosen[i]] = predicted[i];
-      }
+      const std::vector<double> ns =
+          screenedPredictions(p, drafts, predictor, eo.predictLimit, o.eval.optimizer);
       const std::vector<std::size_t> order =
           bestPredicted(ns, eo.topK, eo.bandErrors * predictor.expectedErrorPct(), eo.maxConfirm);
       if (order.empty()) continue;

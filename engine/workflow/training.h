@@ -127,6 +127,19 @@ struct EvaluateOptions {
   std::size_t timingSample = 64;
 };
 
+/// The model's predicted time of each of `drafts` (ns), as the explorer ranks them: the analytic screen keeps
+/// `predictLimit` (0: all) and the model predicts those; the rest get infinity.
+std::vector<double> screenedPredictions(const Problem& p, const std::vector<Draft>& drafts,
+                                        const Predictor& predictor, std::size_t predictLimit,
+                                        const OptimizerOptions& optimizer);
+/// The drafts the predictor strategy confirms by simulation on `p` (indices into `drafts`, best predicted
+/// first), as explore takes them: the analytic screen keeps `e.predictLimit`, the model ranks what it keeps
+/// (the rest ranks last), then the `e.topK` best and the near-ties within `e.bandErrors` expected errors, at
+/// most `e.maxConfirm`.
+std::vector<std::size_t> confirmationOrder(const Problem& p, const std::vector<Draft>& drafts,
+                                           const Predictor& predictor, const EvaluateOptions& e,
+                                           const OptimizerOptions& optimizer);
+
 /// For every shape of `kernel` in the suite: simulate every pruned draft (the true optimum; see
 /// EvaluateOptions::branchAndBound) and compare with
 /// the predictor strategy's pick: the best simulated of the `topK` best predicted drafts (DCC 4.4: predict
