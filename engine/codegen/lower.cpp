@@ -26,12 +26,15 @@ bool movedByHost(const LoweringInput& in, int t) {
 }
 
 GroupView groupView(const LoweringInput& in, int group) {
-  const Kernel& k = in.problem.kernel();
+  return groupView(in, group, statementOperands(in.problem.kernel()));
+}
+
+GroupView groupView(const LoweringInput& in, int group, const std::vector<StatementOperands>& statements) {
   GroupView v;
   v.live = group < in.mapping.groupsUsed;
   // Idle groups may still hold part of the host layout at the same rows, so they take part in staged
   // rearrangement with group 0's regions.
-  if (v.live) v.work = groupWork(k, in.mapping, group);
+  if (v.live) v.work = groupWork(statements, in.mapping, group);
   v.regions = bankRegions(in, v.live ? group : 0, v.live ? &v.work : nullptr);
   setHostShare(in, group, v);
   if (!v.live) return v;
@@ -47,13 +50,14 @@ DraftViews groupViews(const LoweringInput& in) {
   const int groups = in.problem.backend().totalGroups();
   views.reserve(static_cast<std::size_t>(groups));
   std::optional<GroupView> idle;  // idle groups differ only in their host share
+  const std::vector<StatementOperands> statements = statementOperands(in.problem.kernel());
   for (int g = 0; g < groups; ++g) {
     if (g >= in.mapping.groupsUsed && idle) {
       views.push_back(*idle);
       setHostShare(in, g, views.back());
       continue;
     }
-    views.push_back(groupView(in, g));
+    views.push_back(groupView(in, g, statements));
     if (!views.back().live) idle = views.back();
   }
   return out;
@@ -68,9 +72,14 @@ sim::Program lowerDraft(const LoweringInput& in, const DraftViews& views) {
   std::vector<std::pair<GroupView, int>> lowered;  // distinct views and their program (a handful per draft)
   const bool staged = stagedCopies(in);
   for (int g = 0; g < static_cast<int>(views.groups.size()); ++g) {
-    GroupView view = views.groups[static_cast<std::size_t>(g)];
-    // Views of the call for its preload (or back): the host shares follow what this lowering moves.
-    if (views.preload != in.preload) setHostShare(in, g, view);
+    // Views of the call for its preload (or back): the host shares follow what this lowering moves. Otherwise
+    // the view as it is (no copy: a draft has tens of groups and this is exploration's hot path).
+    std::optional<GroupView> moved;
+    if (views.preload != in.preload) {
+      moved = views.groups[static_cast<std::size_t>(g)];
+      setHostShare(in, g, *moved);
+    }
+    const GroupView& view = moved ? *moved : views.groups[static_cast<std::size_t>(g)];
     const auto same =
         std::find_if(lowered.begin(), lowered.end(), [&](const auto& l) { return l.first == view; });
     if (same != lowered.end()) {
@@ -96,7 +105,7 @@ sim::Program lowerDraft(const LoweringInput& in, const DraftViews& views) {
       prog.programs.push_back(std::move(cp));
     }
     prog.channelMap.push_back(index);
-    lowered.emplace_back(std::move(view), index);
+    lowered.emplace_back(view, index);
   }
   return prog;
 }

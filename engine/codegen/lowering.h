@@ -37,7 +37,18 @@ struct StatementWork {
 std::vector<StatementWork> statementWork(const Kernel& k, std::span<const std::int64_t> elements);
 /// The kinds of the statements alone (every count zero).
 std::vector<StatementWork> statementKinds(const Kernel& k);
+/// What a statement reads and does, independent of tile sizes: its target, its non-scalar operand tensors in
+/// reference order, and its kind. Per kernel, so a draft's groups share one list.
+struct StatementOperands {
+  int target = -1;
+  std::vector<int> operands;
+  StatementWork::Kind kind = StatementWork::Kind::Mac;
+};
+std::vector<StatementOperands> statementOperands(const Kernel& k);
+/// Per statement, the largest work over the group's cores.
 std::vector<StatementWork> groupWork(const Kernel& k, const DraftFootprints& m, int group);
+std::vector<StatementWork> groupWork(const std::vector<StatementOperands>& statements,
+                                     const DraftFootprints& m, int group);
 
 /// A reduction's tile on one bank as the hardware processes it: `rows` outputs, each summing one row of
 /// `rowElems` elements that starts on a column of its own (segmented), so no column mixes two rows and a
@@ -118,6 +129,8 @@ struct GroupView {
 };
 /// Throws InputError when the group's tiles need more rows than a bank's PIM region.
 GroupView groupView(const LoweringInput& in, int group);
+/// The same with the kernel's statementOperands, computed once per draft by the caller.
+GroupView groupView(const LoweringInput& in, int group, const std::vector<StatementOperands>& statements);
 
 class ICodeGenerator {
  public:

@@ -5,7 +5,6 @@
 #include <functional>
 #include <map>
 #include <numeric>
-#include <set>
 
 #include "engine/codegen/emit.h"
 #include "engine/codegen/host_layout.h"
@@ -106,11 +105,15 @@ namespace {
 std::vector<int> readCores(const LoweringInput& in, int group) {
   std::vector<int> cores;
   const bool merged = in.problem.backend().hasUnit("accumulator");
-  std::set<std::vector<std::int64_t>> seen;
   for (int c = 0; c < in.mapping.coresPerGroup; ++c) {
     if (in.mapping.isIdle(group, c)) continue;
     const auto box = in.mapping.outputBox(group, c);  // the covering range of every output axis
-    if (!merged || seen.insert(std::vector<std::int64_t>(box.begin(), box.end())).second) cores.push_back(c);
+    // With an accumulator, one core per distinct box (a scan of those kept: a group has tens of cores).
+    const bool seen = merged && std::any_of(cores.begin(), cores.end(), [&](int kept) {
+                        const auto other = in.mapping.outputBox(group, kept);
+                        return std::equal(box.begin(), box.end(), other.begin(), other.end());
+                      });
+    if (!seen) cores.push_back(c);
   }
   return cores;
 }

@@ -20,19 +20,10 @@ std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
-namespace {
-
-// What a statement reads and does, independent of tile sizes.
-struct StatementShape {
-  int target = -1;
-  std::vector<int> operands;  // non-scalar operand tensors, in reference order
-  StatementWork::Kind kind = StatementWork::Kind::Mac;
-};
-
-std::vector<StatementShape> statementShapes(const Kernel& k) {
-  std::vector<StatementShape> out;
+std::vector<StatementOperands> statementOperands(const Kernel& k) {
+  std::vector<StatementOperands> out;
   for (const Statement& st : k.statements) {
-    StatementShape sh;
+    StatementOperands sh;
     sh.target = st.target.tensor;
     bool softmax = false;
     collect(st.value, sh.operands, softmax);
@@ -50,9 +41,11 @@ std::vector<StatementShape> statementShapes(const Kernel& k) {
   return out;
 }
 
+namespace {
+
 // Work of statement `s` on a core: the largest operand tile is streamed from the banks, the second one is
 // broadcast (or streamed too, for an element-wise op); of equal tiles the earlier operand.
-StatementWork workOf(const StatementShape& sh, int s, std::span<const std::int64_t> elements) {
+StatementWork workOf(const StatementOperands& sh, int s, std::span<const std::int64_t> elements) {
   int first = -1, second = -1;
   for (int t : sh.operands) {
     if (first < 0 || elements[t] > elements[first]) {
@@ -85,7 +78,7 @@ StatementWork workOf(const StatementShape& sh, int s, std::span<const std::int64
 
 std::vector<StatementWork> statementWork(const Kernel& k, std::span<const std::int64_t> elements) {
   std::vector<StatementWork> out;
-  const auto shapes = statementShapes(k);
+  const auto shapes = statementOperands(k);
   for (std::size_t s = 0; s < shapes.size(); ++s)
     out.push_back(workOf(shapes[s], static_cast<int>(s), elements));
   return out;
@@ -96,7 +89,11 @@ std::vector<StatementWork> statementKinds(const Kernel& k) {
 }
 
 std::vector<StatementWork> groupWork(const Kernel& k, const DraftFootprints& m, int group) {
-  const auto shapes = statementShapes(k);
+  return groupWork(statementOperands(k), m, group);
+}
+
+std::vector<StatementWork> groupWork(const std::vector<StatementOperands>& shapes, const DraftFootprints& m,
+                                     int group) {
   std::vector<StatementWork> out;
   std::span<const std::int64_t> previous;
   for (int c = 0; c < m.coresPerGroup; ++c) {

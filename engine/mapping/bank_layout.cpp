@@ -126,15 +126,23 @@ PlacementTotals placementTotals(const Kernel& k, const DraftFootprints& fp, cons
     for (int c = 0; c < fp.coresPerGroup; ++c)
       for (std::size_t t = 0; t < T; ++t)
         groupMax[t] = std::max(groupMax[t], fp.elementsOf(g, c, static_cast<int>(t)));
+    PlacementTotals core;  // the last core's share, again for each core with its tiles
     for (int c = 0; c < fp.coresPerGroup; ++c) {
-      std::int64_t most = 0;
-      for (std::size_t t = 0; t < T; ++t) {
-        const std::int64_t bytes = fp.elementsOf(g, c, static_cast<int>(t)) * elementBytes[t];
-        totals.placedBytes += bytes;
-        totals.paddingBytes += groupMax[t] * elementBytes[t] - bytes;
-        most = std::max(most, bytes);
+      const std::int64_t* tiles = fp.elements.data() + fp.coreIndex(g, c) * T;
+      if (c == 0 || !std::equal(tiles, tiles + T, tiles - T)) {
+        core = {};
+        std::int64_t most = 0;
+        for (std::size_t t = 0; t < T; ++t) {
+          const std::int64_t bytes = tiles[t] * elementBytes[t];
+          core.placedBytes += bytes;
+          core.paddingBytes += groupMax[t] * elementBytes[t] - bytes;
+          most = std::max(most, bytes);
+        }
+        core.banksUsed = static_cast<int>(std::min(banksPerCore, most));
       }
-      totals.banksUsed += static_cast<int>(std::min(banksPerCore, most));
+      totals.placedBytes += core.placedBytes;
+      totals.paddingBytes += core.paddingBytes;
+      totals.banksUsed += core.banksUsed;
     }
   }
   return totals;
