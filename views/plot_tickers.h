@@ -4,6 +4,8 @@
 #pragma once
 #include <qcustomplot.h>
 
+#include <cmath>
+
 namespace pimgui {
 
 /// Log-axis ticks at 1-2-5 x 10^k (1-2-3-5 or 1..9 x 10^k when the range is narrower, every decade when
@@ -31,6 +33,24 @@ class CountAwareTicker : public QCPAxisTicker {
 
  private:
   bool m_integral;
+};
+
+/// `Ticker`'s ticks labelled as written out, in groups of three: 10,000,000 rather than 1e+07 (a 'g' format
+/// switches to an exponent past its precision), as the plot's caption quotes its values.
+template <class Ticker>
+class WrittenOutLabels : public Ticker {
+ public:
+  using Ticker::Ticker;
+
+ protected:
+  QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override {
+    if (std::abs(tick) >= 1 && std::abs(tick) < 1e15 && tick == std::round(tick)) {
+      QLocale grouped = locale;  // QCustomPlot's axis locale omits the group separator
+      grouped.setNumberOptions(QLocale::DefaultNumberOptions);
+      return grouped.toString(tick, 'f', 0);
+    }
+    return Ticker::getTickLabel(tick, locale, formatChar, precision);
+  }
 };
 
 }  // namespace pimgui

@@ -26,9 +26,9 @@ SearchProgressPlot::SearchProgressPlot(QWidget* parent)
   m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new CountAwareTicker(true)));
   m_plot->yAxis->setLabel(tr("Simulated time (µs)"));
   m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
-  m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new ReadableLogTicker(false)));
+  m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new WrittenOutLabels<ReadableLogTicker>(false)));
   m_plot->yAxis->setNumberFormat(QStringLiteral("g"));
-  m_plot->yAxis->setNumberPrecision(7);  // 1000000, not 1e+06
+  m_plot->yAxis->setNumberPrecision(7);  // 0.25, not 2.5e-01
 
   m_trials = m_plot->addGraph();
   m_trials->setName(tr("each trial"));
@@ -105,11 +105,12 @@ void SearchProgressPlot::setRecords(const std::vector<pim::DraftRecord>& records
     // Early trials are often orders of magnitude slower: beyond two decades only the decades are labelled
     // (1-2-5 labels crowded the dock's short axis).
     if (high / low > 100) {
-      auto decades = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
+      auto decades = QSharedPointer<QCPAxisTickerLog>(new WrittenOutLabels<QCPAxisTickerLog>);
       decades->setSubTickCount(8);
       m_plot->yAxis->setTicker(decades);
     } else {
-      m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new ReadableLogTicker(false)));
+      m_plot->yAxis->setTicker(
+          QSharedPointer<QCPAxisTickerLog>(new WrittenOutLabels<ReadableLogTicker>(false)));
     }
   }
   m_plot->xAxis->setRange(0.5, static_cast<double>(std::max<std::size_t>(records.size(), 1)) + 0.5);

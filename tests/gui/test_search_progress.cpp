@@ -4,8 +4,11 @@
 // results clears the curve.
 #include <gtest/gtest.h>
 
+#include <qcustomplot.h>
 #include <QTemporaryDir>
+#include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "engine/search/explorer.h"
 #include "gui_test_util.h"
@@ -77,3 +80,27 @@ TEST(SearchProgress, ClearEmptiesTheCurve) {
 }
 
 }  // namespace
+
+// A slow early trial puts the axis past 10^7 µs: its labels are written out (10,000,000), not "1e+07", in
+// both tickers the plot picks (decades beyond two decades, 1-2-5 within).
+TEST(SearchProgress, LargeTimesAreWrittenOut) {
+  auto record = [](double ns) {
+    pim::DraftRecord r;
+    auto e = std::make_shared<pim::Evaluation>();
+    e->timeNs = ns;
+    r.simulated = std::move(e);
+    return r;
+  };
+  SearchProgressPlot plot;
+  plot.resize(400, 300);
+  for (const std::vector<double>& times : {std::vector<double>{9e12, 2e9}, std::vector<double>{4e10, 2e10}}) {
+    std::vector<pim::DraftRecord> records;
+    for (double ns : times) records.push_back(record(ns));
+    plot.setRecords(records, QStringLiteral("imtp"), true);
+    const QVector<QString> labels = plot.plot()->yAxis->tickVectorLabels();
+    ASSERT_FALSE(labels.isEmpty());
+    for (const QString& l : labels) EXPECT_FALSE(l.contains(QLatin1Char('e'))) << l.toStdString();
+    EXPECT_TRUE(
+        std::any_of(labels.begin(), labels.end(), [](const QString& l) { return l.endsWith(",000,000"); }));
+  }
+}
