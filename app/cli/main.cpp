@@ -5,8 +5,10 @@
 
 #include "app/cli/cli_common.h"
 #include "engine/common/error.h"
+#include "engine/common/memory_policy.h"
 
 int main(int argc, char** argv) {
+  pim::keepFreedMemory();
   CLI::App app{"PIMScope: data-centric schedule exploration for processing-in-memory backends"};
   app.name("pimscope-cli");
   app.require_subcommand(1);

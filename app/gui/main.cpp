@@ -12,6 +12,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "engine/common/memory_policy.h"
 #include "views/classroom_dialog.h"
 #include "views/compare_view.h"
 #include "views/llm_view.h"
@@ -19,6 +20,7 @@
 #include "views/network_compile_view.h"
 
 int main(int argc, char** argv) {
+  pim::keepFreedMemory();
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("PIMScope"));
   QApplication::setApplicationName(QStringLiteral("pimscope"));
