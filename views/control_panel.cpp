@@ -10,6 +10,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <exception>
@@ -105,11 +107,24 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   buttons->addWidget(m_explore);
   buttons->addWidget(m_cancel);
 
+  // The form scrolls (it is taller than the room a 1280x800 screen leaves it, and grows with the kernel's
+  // dimensions); the buttons below it stay in view.
+  auto* form = new QWidget;
+  auto* formLayout = new QVBoxLayout(form);
+  formLayout->setContentsMargins(0, 0, 0, 0);
+  formLayout->addWidget(problem);
+  formLayout->addWidget(search);
+  formLayout->addStretch();
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(form);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // As wide as the form needs beside a vertical scroll bar: only the height gives way.
+  scroll->setMinimumWidth(form->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(problem);
-  layout->addWidget(search);
+  layout->addWidget(scroll, 1);
   layout->addLayout(buttons);
-  layout->addStretch();
 
   connect(m_kernel, &QComboBox::currentIndexChanged, this, [this] {
     if (!isKernelFileItem(m_kernel)) m_kernelFile.clear();

@@ -7,8 +7,6 @@
 #include <QDockWidget>
 #include <QGuiApplication>
 #include <QScreen>
-#include <QScrollArea>
-#include <QScrollBar>
 #include <QSettings>
 
 #include "views/breakdown_chart.h"
@@ -30,17 +28,7 @@ constexpr QSize kPreferredSize(1680, 1050);
 }  // namespace
 
 void MainWindow::buildDocks() {
-  // Scrollable: the panel is taller than the room a 1280x800 screen leaves it (the window's minimum height
-  // was 844 px, so its bottom and the status bar fell off such a screen).
-  auto* controls = new QScrollArea;
-  controls->setWidget(m_controls);
-  controls->setWidgetResizable(true);
-  controls->setFrameShape(QFrame::NoFrame);
-  controls->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  // As wide as the panel needs beside a vertical scroll bar: only the height gives way.
-  controls->setMinimumWidth(m_controls->minimumSizeHint().width() +
-                            controls->verticalScrollBar()->sizeHint().width());
-  m_controlsDock = addDock(tr("Controls"), QStringLiteral("controls"), controls, Qt::LeftDockWidgetArea);
+  m_controlsDock = addDock(tr("Controls"), QStringLiteral("controls"), m_controls, Qt::LeftDockWidgetArea);
   m_paretoDock = addDock(tr("Pareto plot"), QStringLiteral("pareto"), m_pareto, Qt::RightDockWidgetArea);
   m_searchProgressDock = addDock(tr("Search progress"), QStringLiteral("search_progress"), m_searchProgress,
                                  Qt::RightDockWidgetArea);

@@ -20,7 +20,10 @@ QString MainWindow::cancelledText() const {
   // The counts of what the views show (the engine keeps nothing after the cancel, so they are what it did).
   const pim::ExploreProgress& done = m_session->progress();
   const int shown = m_model->simulatedRows();
-  QString msg = tr("Cancelled after %L1 of %L2 simulated").arg(shown).arg(done.toSimulate);
+  // Before the simulation stage planned any ("0 of 0 simulated" read as a finished, empty search).
+  QString msg = done.toSimulate == 0 && done.simulated == 0
+                    ? tr("Cancelled before any draft was simulated")
+                    : tr("Cancelled after %L1 of %L2 simulated").arg(shown).arg(done.toSimulate);
   // Compute-only runs (compute-centric's first step) count as evaluations but have no row of their own.
   if (done.simulated > static_cast<std::uint64_t>(shown))
     msg += tr(" (and %L1 compute-only runs, not listed)")
