@@ -2,13 +2,11 @@
 // ONNX models as networks (engine/kernel/onnx_network.h, issue 19; ../shared/specs/crossbar.md, "Model input:
 // the ONNX-derived node list"): small models written here through the protobuf API load to the same
 // pim::Network as the node list PIMCOMP-NN's frontend writes for them (folding, pad merging, Shape-chain
-// removal, reshape_info), and a model the frontend cannot map, or a file that is no model, is refused with
-// one line naming the file, the node and the field.
+// removal, reshape_info). What the reader refuses is test_onnx_network_malformed.cpp.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -17,9 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "engine/common/error.h"
 #include "engine/kernel/network.h"
 #include "engine/kernel/onnx_network.h"
+#include "tests/onnx_model_builder.h"
 #include "tests/test_util.h"
 
 namespace {
@@ -27,99 +25,10 @@ namespace {
 using namespace pim;
 using nlohmann::json;
 using Dims = std::vector<std::int64_t>;
-
-// An ONNX model written through the protobuf API (opset 13 unless told): float tensors, weights as
-// zero-filled initializers (only their shapes matter to the frontend).
-class Model {
- public:
-  explicit Model(int opset = 13) {
-    m_model.set_ir_version(8);
-    m_model.set_producer_name("pimscope-test");
-    auto* op = m_model.add_opset_import();
-    op->set_domain("");
-    op->set_version(opset);
-    m_model.mutable_graph()->set_name("test");
-  }
-  // A graph input; a size < 0 is symbolic (a dynamic batch).
-  void input(const std::string& name, const Dims& dims) {
-    auto* shape = tensorType(m_model.mutable_graph()->add_input(), name)->mutable_shape();
-    for (auto d : dims) {
-      if (d < 0)
-        shape->add_dim()->set_dim_param("N");
-      else
-        shape->add_dim()->set_dim_value(d);
-    }
-  }
-  void output(const std::string& name) { tensorType(m_model.mutable_graph()->add_output(), name); }
-  // withData false: dims only (a weight of a whole network would take hundreds of MB).
-  void weight(const std::string& name, const Dims& dims, bool withData = true) {
-    auto* t = m_model.mutable_graph()->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    std::int64_t n = 1;
-    for (auto d : dims) t->add_dims(d), n *= d;
-    if (withData) t->set_raw_data(std::string(static_cast<std::size_t>(n) * sizeof(float), '\0'));
-  }
-  void ints(const std::string& name, const Dims& values, bool scalar = false) {
-    auto* t = m_model.mutable_graph()->add_initializer();
-    t->set_name(name);
-    fillInts(t, values, scalar);
-  }
-  onnx::NodeProto& node(const std::string& op, std::initializer_list<std::string> in,
-                        std::initializer_list<std::string> out) {
-    auto* n = m_model.mutable_graph()->add_node();
-    n->set_op_type(op);
-    for (const auto& x : in) n->add_input(x);
-    for (const auto& x : out) n->add_output(x);
-    return *n;
-  }
-  // A Constant node holding int64 `values`.
-  void constant(const std::string& out, const Dims& values) {
-    auto* a = node("Constant", {}, {out}).add_attribute();
-    a->set_name("value");
-    a->set_type(onnx::AttributeProto::TENSOR);
-    fillInts(a->mutable_t(), values, false);
-  }
-  std::string bytes() const { return m_model.SerializeAsString(); }
-  std::string write(const test::TempDir& dir, const std::string& name) const {
-    const std::string path = dir.file(name);
-    test::writeBytes(path, bytes());
-    return path;
-  }
-
- private:
-  static onnx::TypeProto_Tensor* tensorType(onnx::ValueInfoProto* v, const std::string& name) {
-    v->set_name(name);
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
-    return t;
-  }
-  static void fillInts(onnx::TensorProto* t, const Dims& values, bool scalar) {
-    t->set_data_type(onnx::TensorProto::INT64);
-    if (!scalar) t->add_dims(static_cast<std::int64_t>(values.size()));
-    for (auto v : values) t->add_int64_data(v);
-  }
-  onnx::ModelProto m_model;
-};
-
-void setInts(onnx::NodeProto& n, const std::string& name, const Dims& values) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (auto v : values) a->add_ints(v);
-}
-void setInt(onnx::NodeProto& n, const std::string& name, std::int64_t value) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(value);
-}
-void setString(onnx::NodeProto& n, const std::string& name, const std::string& value) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(value);
-}
+using test::Model;
+using test::setInt;
+using test::setInts;
+using test::setString;
 
 // The node list the frontend would write, built like scripts/make_networks.py builds one: each node names
 // its providers and gets listed as their consumer; input_dim is the first provider's output.
@@ -211,18 +120,6 @@ void expectSameNetwork(const Network& got, const Network& want) {
     EXPECT_EQ(got.reshape_info->name, want.reshape_info->name);
     EXPECT_EQ(got.reshape_info->input_dim, want.reshape_info->input_dim);
     EXPECT_EQ(got.reshape_info->output_dim, want.reshape_info->output_dim);
-  }
-}
-
-// `f` throws an InputError of one line holding every needle.
-void expectOneLineError(const std::function<void()>& f, std::initializer_list<std::string> needles) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an InputError";
-  } catch (const InputError& e) {
-    const std::string msg = e.what();
-    for (const auto& n : needles) EXPECT_NE(msg.find(n), std::string::npos) << msg << "\nlacks: " << n;
-    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   }
 }
 
@@ -501,108 +398,6 @@ TEST(OnnxNetwork, AutoPadCeilModeAndAMissingKernelShapeBecomeExplicit) {
   want.add("dr", "DROPOUT", {"l"}, {1, 2, 4, 4});
   want.add("cat", "CONCAT", {"dr", "c"}, {1, 4, 4, 4});
   expectSameNetwork(parseOnnxNetwork(m.bytes(), "windows.onnx"), want.network());
-}
-
-TEST(OnnxNetworkMalformed, AnUnsupportedOpIsNamedWithItsNode) {
-  Model m;
-  m.input("x", {1, 2, 4, 4});
-  m.node("Relu", {"x"}, {"r"});
-  m.node("LeakyRelu", {"r"}, {"y"});
-  m.output("y");
-  const test::TempDir dir;
-  const std::string path = m.write(dir, "leaky.onnx");
-  expectOneLineError([&] { loadOnnxNetwork(path); },
-                     {path + ": ONNX node 1 'y' (LeakyRelu): op_type: unsupported operation 'LeakyRelu'",
-                      "PIMCOMP-NN's frontend maps Constant and Add, AveragePool"});
-  Model custom;
-  custom.input("x", {1, 2});
-  custom.node("Gelu", {"x"}, {"y"}).set_domain("com.microsoft");
-  expectOneLineError([&] { parseOnnxNetwork(custom.bytes(), "ms.onnx"); },
-                     {"ms.onnx: ONNX node 0 'y' (Gelu): op_type: unsupported operation 'Gelu' of domain "
-                      "'com.microsoft'"});
-}
-
-// A file that is no model, a truncated one, an inconsistent one: one line naming the file (and the node and
-// field where there is one), never an abort.
-// A Conv without kernel_shape whose stored weight has another rank than its data (fuzz_onnx's finding:
-// libonnx 1.13's shape inference then read past the data's dilations and crashed) is refused with its node;
-// so is one whose weight has no stored shape to read the kernel from.
-TEST(OnnxNetworkMalformed, AConvKernelIsReadFromItsStoredWeightOnly) {
-  Model rank5;
-  rank5.input("x", {1, 3, 8, 8});
-  rank5.weight("w", {4, 3, 3, 3, 1});
-  setInts(rank5.node("Conv", {"x", "w"}, {"c"}), "dilations", {1, 1});
-  rank5.output("c");
-  expectOneLineError([&] { parseOnnxNetwork(rank5.bytes(), "rank5.onnx"); },
-                     {"rank5.onnx: ", "kernel_shape"});
-  Model computed;
-  computed.input("x", {1, 3, 8, 8});
-  computed.weight("w", {4, 3, 3, 3});
-  computed.node("Relu", {"w"}, {"rw"});
-  computed.node("Conv", {"x", "rw"}, {"c"});
-  computed.output("c");
-  expectOneLineError([&] { parseOnnxNetwork(computed.bytes(), "computed.onnx"); },
-                     {"computed.onnx: ONNX node 1 'c' (Conv): kernel_shape: not given, and weight 'rw' is no "
-                      "initializer or graph input with a fixed shape"});
-}
-
-TEST(OnnxNetworkMalformed, BrokenFilesAndModelsGiveOneLine) {
-  Model good;
-  good.input("x", {1, 3, 8, 8});
-  good.weight("w", {4, 3, 3, 3});
-  setInts(good.node("Conv", {"x", "w"}, {"c"}), "kernel_shape", {3, 3});
-  good.output("c");
-  const test::TempDir dir;
-  const std::string bytes = good.bytes();
-  test::writeBytes(dir.file("half.onnx"), bytes.substr(0, bytes.size() / 2));
-  expectOneLineError([&] { loadOnnxNetwork(dir.file("half.onnx")); },
-                     {dir.file("half.onnx") + ": not an ONNX model (protobuf cannot parse it"});
-  test::writeBytes(dir.file("text.onnx"), "{\"node_list\": []}\n");
-  expectOneLineError([&] { loadOnnxNetwork(dir.file("text.onnx")); }, {dir.file("text.onnx") + ": "});
-  test::writeBytes(dir.file("empty.onnx"), "");
-  expectOneLineError([&] { loadOnnxNetwork(dir.file("empty.onnx")); },
-                     {dir.file("empty.onnx") + ": graph: the model has no graph nodes"});
-  expectOneLineError([&] { loadOnnxNetwork(dir.file("none.onnx")); },
-                     {dir.file("none.onnx") + ": cannot open model file"});
-  expectOneLineError([&] { loadOnnxNetwork(dir.path()); }, {dir.path() + ": ", "is a directory"});
-
-  Model wrongChannels = good;
-  wrongChannels.weight("w2", {4, 5, 3, 3});
-  setInts(wrongChannels.node("Conv", {"c", "w2"}, {"c2"}), "kernel_shape", {3, 3});
-  expectOneLineError([&] { parseOnnxNetwork(wrongChannels.bytes(), "bad.onnx"); },
-                     {"bad.onnx: ONNX node 1 'c2' (Conv): input: the weight 4x5x3x3 with group 1 reads 5 "
-                      "channels, but the input 1x4x6x6 has 4"});
-  Model mismatch;
-  mismatch.input("a", {1, 2});
-  mismatch.input("b", {1, 3});
-  mismatch.node("Add", {"a", "b"}, {"s"});
-  expectOneLineError([&] { parseOnnxNetwork(mismatch.bytes(), "add.onnx"); },
-                     {"add.onnx: ONNX shape inference: "});
-  Model zeroStride = good;  // ONNX 1.12's inference would divide by it (SIGFPE inside libonnx)
-  auto& pool = zeroStride.node("MaxPool", {"c"}, {"p\nq"});  // a name no message may print raw
-  setInts(pool, "kernel_shape", {2, 2});
-  setInts(pool, "strides", {0, 1});
-  expectOneLineError([&] { parseOnnxNetwork(zeroStride.bytes(), "zero.onnx"); },
-                     {"zero.onnx: ONNX node 1 'p\\x0aq' (MaxPool): strides: 0 is below 1"});
-  Model dangling;
-  dangling.input("x", {1, 2});
-  dangling.node("Add", {"x", "ghost"}, {"y"});
-  expectOneLineError([&] { parseOnnxNetwork(dangling.bytes(), "ghost.onnx"); },
-                     {"ghost.onnx: ONNX node 0 'y' (Add): input: tensor 'ghost' comes from no earlier node"});
-  Model dynamic;
-  dynamic.input("x", {1, 3, -1, 8});  // a dynamic height stays unknown (only the batch becomes 1)
-  dynamic.weight("w", {4, 3, 3, 3});
-  setInts(dynamic.node("Conv", {"x", "w"}, {"c"}), "kernel_shape", {3, 3});
-  expectOneLineError([&] { parseOnnxNetwork(dynamic.bytes(), "dyn.onnx"); },
-                     {"dyn.onnx: ONNX node 0 'c' (Conv): input: the shape of tensor 'x' is unknown"});
-  Model channelPad;
-  channelPad.input("x", {1, 2, 4, 4});
-  channelPad.ints("pads", {0, 1, 0, 0, 0, 0, 0, 0});
-  channelPad.weight("w", {2, 3, 1, 1});
-  channelPad.node("Pad", {"x", "pads"}, {"xp"});
-  channelPad.node("Conv", {"xp", "w"}, {"c"});
-  expectOneLineError([&] { parseOnnxNetwork(channelPad.bytes(), "cpad.onnx"); },
-                     {"cpad.onnx: ONNX node 0 'xp' (Pad): pads: pads the batch or channel axis"});
 }
 
 // The reader's node list is a document the JSON loader reads: what it writes can be shipped as a .json.

@@ -47,6 +47,23 @@ inline void expectInputError(const std::function<void()>& f, std::initializer_li
   }
 }
 
+/// The same, and the message is one line (the CLI prints it after "error: ").
+inline void expectOneLineInputError(const std::function<void()>& f,
+                                    std::initializer_list<std::string> needles) {
+  std::string msg;
+  expectInputError(
+      [&] {
+        try {
+          f();
+        } catch (const InputError& e) {
+          msg = e.what();
+          throw;
+        }
+      },
+      needles);
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+}
+
 /// A fresh directory under the test temp dir, removed (permissions restored first) at scope exit.
 class TempDir {
  public:
