@@ -14,6 +14,7 @@
 #include "engine/kernel/library.h"
 #include "engine/mapping/bank_layout.h"
 #include "engine/mapping/footprints.h"
+#include "engine/mapping/tile_mapping.h"
 #include "engine/search/baselines.h"
 #include "engine/search/evaluate.h"
 #include "engine/target/dram_pim/device_config.h"
@@ -162,6 +163,41 @@ TEST(EvaluateConformance, FootprintsEqualTheFullMapping) {
     return !::testing::Test::HasFailure();
   });
   EXPECT_GT(checked, 1000);
+}
+
+// The core sizes by iteration counts (shared by cores whose parts give equal counts) equal the sizes of
+// every core's full mapping, core by core and in order: library kernels on every backend, and DCC's example,
+// which reads A twice and so is mapped core by core.
+TEST(EvaluateConformance, CoreSizesEqualTheFullMapping) {
+  auto same = [](const DraftSpace& space, const Draft& d, IndexingStrategy s) {
+    SCOPED_TRACE(space.kernel().name + " " + space.label(d));
+    std::vector<CoreSizes> slow, fast;
+    forEachCoreTile(space, d, s, [&](const CoreTile& t) { slow.push_back(sizesOf(t)); });
+    forEachCoreSizes(space, d, s, [&](const CoreSizes& c) { fast.push_back(c); });
+    EXPECT_EQ(fast, slow);
+  };
+  int checked = 0;
+  for (const Backend& b : builtinBackends().all()) {
+    if (b.family == "pim-hierarchy") continue;
+    for (const auto& entry : KernelLibrary::builtin().entries()) {
+      const auto p = problem(b.name, entry.name, smallShape(entry.name));
+      for (const Draft& d : sampleDrafts(*p, 4)) {
+        SCOPED_TRACE(b.name);
+        same(p->space(), d, IndexingStrategy::Exact);
+        same(p->space(), d, IndexingStrategy::Expand);
+        ++checked;
+      }
+    }
+  }
+  const Kernel example = loadKernelFile(std::string(PIMSCOPE_DATA_DIR) + "/kernels/dcc_example.pim");
+  const DraftSpace space(example, buildDimensionSets(example, parseShape(example, "n=12,m=3,p=16")),
+                         Resources{2, 4, 16});
+  space.forEach([&](const Draft& d) {
+    same(space, d, IndexingStrategy::Exact);
+    ++checked;
+    return !::testing::Test::HasFailure();
+  });
+  EXPECT_GT(checked, 500);
 }
 
 // Branch and bound may refuse a draft from its command counts alone (sim/bounds.h): on the programs of real

@@ -22,14 +22,20 @@ UpmemCores::UpmemCores(const DraftSpace& space, const Draft& d) {
   m_elements.reserve(cores * m_tensors);
   m_loopCounts.reserve(cores * m_loops);
   m_refAxes.reserve(cores * m_refAxesPerCore);
-  forEachCoreTile(space, d, IndexingStrategy::Exact, [this, keepReferences](const CoreTile& t) {
-    m_idle.push_back(t.idle ? 1 : 0);
-    m_group.push_back(t.group);
-    m_core.push_back(t.core);
-    for (const TensorTile& tt : t.tensors) m_elements.push_back(tt.elements);
-    for (const IndexSet& l : t.computeTile) m_loopCounts.push_back(l.count);
-    if (keepReferences)
-      for (const auto& axes : t.references) m_refAxes.insert(m_refAxes.end(), axes.begin(), axes.end());
+  auto add = [this](const CoreSizes& s) {
+    m_idle.push_back(s.idle ? 1 : 0);
+    m_group.push_back(s.group);
+    m_core.push_back(s.core);
+    m_elements.insert(m_elements.end(), s.elements.begin(), s.elements.end());
+    m_loopCounts.insert(m_loopCounts.end(), s.loopCounts.begin(), s.loopCounts.end());
+  };
+  if (!keepReferences) {
+    forEachCoreSizes(space, d, IndexingStrategy::Exact, add);
+    return;
+  }
+  forEachCoreTile(space, d, IndexingStrategy::Exact, [this, &add](const CoreTile& t) {
+    add(sizesOf(t));
+    for (const auto& axes : t.references) m_refAxes.insert(m_refAxes.end(), axes.begin(), axes.end());
   });
 }
 

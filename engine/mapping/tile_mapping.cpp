@@ -58,73 +58,170 @@ std::string_view indexingName(IndexingStrategy s) {
   return s == IndexingStrategy::Expand ? "expand" : "exact";
 }
 
-void forEachCoreTile(const DraftSpace& space, const Draft& d, IndexingStrategy strategy,
-                     const std::function<void(const CoreTile&)>& visit) {
-  const Kernel& k = space.kernel();
-  const DimensionSets& sets = space.sets();
-  const int parts = space.partCount();
-  const auto refs = k.references();
-  int groupsUsed = 1, coresPerGroup = 1;
-  for (const auto& p : d.parts) {
-    groupsUsed *= p.groups;
-    coresPerGroup *= p.cores;
+namespace {
+
+/// One core's tiles at a time (forEachCoreTile's body), with what every core shares set up once.
+class CoreTiler {
+ public:
+  CoreTiler(const DraftSpace& space, const Draft& d, IndexingStrategy strategy)
+      : m_space(space), m_draft(d), m_strategy(strategy), m_refs(space.kernel().references()) {
+    const Kernel& k = space.kernel();
+    const DimensionSets& sets = space.sets();
+    for (const auto& p : d.parts) {
+      m_groupsUsed *= p.groups;
+      m_coresPerGroup *= p.cores;
+    }
+    for (std::size_t l = 0; l < sets.loopLo.size(); ++l)
+      m_fullLoops.push_back(IndexSet::range(sets.loopLo[l], sets.loopHi[l]));
+    // Reference axes feed tensor axes (flat slots, tensor-major).
+    m_axisBase.assign(k.tensors.size() + 1, 0);
+    for (std::size_t t = 0; t < k.tensors.size(); ++t)
+      m_axisBase[t + 1] = m_axisBase[t] + k.tensors[t].shape.size();
+    m_perAxis.resize(m_axisBase.back());
+  }
+  int groupsUsed() const { return m_groupsUsed; }
+  int coresPerGroup() const { return m_coresPerGroup; }
+
+  /// Part i's tiles of core (g, c): its position along part i is u = g_i*c_i + k_i, (g_i, k_i) the mixed
+  /// radix digits of g and c with the last part fastest.
+  void partTiles(int g, int c, std::vector<PartTile>& out) const {
+    const int parts = m_space.partCount();
+    out.resize(static_cast<std::size_t>(parts));
+    int gRest = g, cRest = c;
+    for (int i = parts - 1; i >= 0; --i) {
+      const PartChoice& p = m_draft.parts[i];
+      const int gi = gRest % p.groups, ki = cRest % p.cores;
+      gRest /= p.groups;
+      cRest /= p.cores;
+      out[static_cast<std::size_t>(i)] = partTile(m_space, i, p, std::int64_t{gi} * p.cores + ki);
+    }
   }
 
-  std::vector<IndexSet> fullLoops;
-  for (std::size_t l = 0; l < sets.loopLo.size(); ++l)
-    fullLoops.push_back(IndexSet::range(sets.loopLo[l], sets.loopHi[l]));
-  // Reference axes feed tensor axes (flat slots, tensor-major).
-  std::vector<std::size_t> axisBase(k.tensors.size() + 1, 0);
-  for (std::size_t t = 0; t < k.tensors.size(); ++t)
-    axisBase[t + 1] = axisBase[t] + k.tensors[t].shape.size();
-  std::vector<std::vector<IndexSet>> perAxis(axisBase.back());
+  /// Refills `t` (its vectors reused) with core (g, c)'s tiles.
+  void tile(int g, int c, CoreTile& t) {
+    const Kernel& k = m_space.kernel();
+    const int parts = m_space.partCount();
+    t.dataTiles.resize(static_cast<std::size_t>(parts));
+    t.references.resize(m_refs.size());
+    t.tensors.resize(k.tensors.size());
+    t.group = g;
+    t.core = c;
+    t.idle = false;
+    t.computeTile = m_fullLoops;
+    partTiles(g, c, m_parts);
+    for (int i = 0; i < parts; ++i) {
+      const PartTile& pt = m_parts[static_cast<std::size_t>(i)];
+      t.dataTiles[i] = pt.data;
+      t.computeTile[m_space.representative(i, m_draft.parts[i]).var] = pt.compute;
+      if (pt.compute.empty()) t.idle = true;
+    }
+    for (auto& slot : m_perAxis) slot.clear();
+    for (std::size_t r = 0; r < m_refs.size(); ++r) {
+      const TensorRef& ref = m_refs[r].second;
+      std::vector<IndexSet>& axes = t.references[r];
+      axes.clear();
+      for (std::size_t a = 0; a < ref.index.size(); ++a) {
+        IndexSet s = evaluateOver(ref.index[a], t.computeTile);
+        if (m_strategy == IndexingStrategy::Expand) s = s.expanded();
+        axes.push_back(s);
+        m_perAxis[m_axisBase[ref.tensor] + a].push_back(s);
+      }
+    }
+    for (std::size_t ti = 0; ti < k.tensors.size(); ++ti) {
+      TensorTile& tt = t.tensors[ti];
+      tt.axes.clear();
+      tt.elements = t.idle ? 0 : 1;
+      for (std::size_t slot = m_axisBase[ti]; slot < m_axisBase[ti + 1]; ++slot) {
+        tt.axes.push_back(axisUnion(m_perAxis[slot], m_strategy));
+        tt.elements *= tt.axes.back().count();
+      }
+    }
+  }
 
-  // One tile, its vectors refilled in place from core to core.
-  CoreTile t;
-  t.dataTiles.resize(static_cast<std::size_t>(parts));
-  t.references.resize(refs.size());
-  t.tensors.resize(k.tensors.size());
-  for (int g = 0; g < groupsUsed; ++g) {
-    for (int c = 0; c < coresPerGroup; ++c) {
-      t.group = g;
-      t.core = c;
-      t.idle = false;
-      t.computeTile = fullLoops;
-      int gRest = g, cRest = c;
-      for (int i = parts - 1; i >= 0; --i) {  // last part varies fastest
-        const PartChoice& p = d.parts[i];
-        const int gi = gRest % p.groups, ki = cRest % p.cores;
-        gRest /= p.groups;
-        cRest /= p.cores;
-        const PartTile pt = partTile(space, i, p, std::int64_t{gi} * p.cores + ki);
-        t.dataTiles[i] = pt.data;
-        t.computeTile[space.representative(i, p).var] = pt.compute;
-        if (pt.compute.empty()) t.idle = true;
-      }
-      for (auto& slot : perAxis) slot.clear();
-      for (std::size_t r = 0; r < refs.size(); ++r) {
-        const TensorRef& ref = refs[r].second;
-        std::vector<IndexSet>& axes = t.references[r];
-        axes.clear();
-        for (std::size_t a = 0; a < ref.index.size(); ++a) {
-          IndexSet s = evaluateOver(ref.index[a], t.computeTile);
-          if (strategy == IndexingStrategy::Expand) s = s.expanded();
-          axes.push_back(s);
-          perAxis[axisBase[ref.tensor] + a].push_back(s);
-        }
-      }
-      for (std::size_t ti = 0; ti < k.tensors.size(); ++ti) {
-        TensorTile& tt = t.tensors[ti];
-        tt.axes.clear();
-        tt.elements = t.idle ? 0 : 1;
-        for (std::size_t slot = axisBase[ti]; slot < axisBase[ti + 1]; ++slot) {
-          tt.axes.push_back(axisUnion(perAxis[slot], strategy));
-          tt.elements *= tt.axes.back().count();
-        }
-      }
+ private:
+  const DraftSpace& m_space;
+  const Draft& m_draft;
+  IndexingStrategy m_strategy;
+  std::vector<std::pair<int, TensorRef>> m_refs;
+  int m_groupsUsed = 1, m_coresPerGroup = 1;
+  std::vector<IndexSet> m_fullLoops;
+  std::vector<std::size_t> m_axisBase;
+  std::vector<std::vector<IndexSet>> m_perAxis;
+  std::vector<PartTile> m_parts;  // scratch of tile()
+};
+
+// Every tensor has at most one reference: then each of its axes is one affine expression over the loop
+// ranges, whose count depends only on the ranges' counts (a shift of a range shifts the values), so a
+// tile's size does not depend on where it lies. Two references of one tensor (x[i] and x[2*i]) unite sets
+// whose overlap depends on their offsets.
+bool everyTensorReadOnce(const Kernel& k) {
+  std::vector<int> reads(k.tensors.size(), 0);
+  for (const auto& [stmt, ref] : k.references())
+    if (++reads[static_cast<std::size_t>(ref.tensor)] > 1) return false;
+  return true;
+}
+
+}  // namespace
+
+void forEachCoreTile(const DraftSpace& space, const Draft& d, IndexingStrategy strategy,
+                     const std::function<void(const CoreTile&)>& visit) {
+  CoreTiler tiler(space, d, strategy);
+  CoreTile t;  // one tile, its vectors refilled in place from core to core
+  for (int g = 0; g < tiler.groupsUsed(); ++g) {
+    for (int c = 0; c < tiler.coresPerGroup(); ++c) {
+      tiler.tile(g, c, t);
       visit(t);
     }
   }
+}
+
+void forEachCoreSizes(const DraftSpace& space, const Draft& d, IndexingStrategy strategy,
+                      const std::function<void(const CoreSizes&)>& visit) {
+  CoreTiler tiler(space, d, strategy);
+  // Cores are keyed by their parts' compute counts (which fix every loop's count) when sizes depend on
+  // nothing else; otherwise each core is its own key.
+  const bool bySize = everyTensorReadOnce(space.kernel());
+  struct Known {
+    std::vector<std::int64_t> key;
+    CoreSizes sizes;
+  };
+  std::vector<Known> known;  // a few per draft: whole tiles, the last partial one, empty ones
+  std::vector<PartTile> parts;
+  std::vector<std::int64_t> key;
+  CoreTile t;
+  CoreSizes fresh;
+  for (int g = 0; g < tiler.groupsUsed(); ++g) {
+    for (int c = 0; c < tiler.coresPerGroup(); ++c) {
+      CoreSizes* sizes = &fresh;
+      if (bySize) {
+        tiler.partTiles(g, c, parts);
+        key.clear();
+        for (const PartTile& pt : parts) key.push_back(pt.compute.count);
+        auto it = std::find_if(known.begin(), known.end(), [&](const Known& k) { return k.key == key; });
+        if (it == known.end()) {
+          tiler.tile(g, c, t);
+          it = known.insert(known.end(), {key, sizesOf(t)});
+        }
+        sizes = &it->sizes;
+      } else {
+        tiler.tile(g, c, t);
+        fresh = sizesOf(t);
+      }
+      sizes->group = g;
+      sizes->core = c;
+      visit(*sizes);
+    }
+  }
+}
+
+CoreSizes sizesOf(const CoreTile& t) {
+  CoreSizes s;
+  s.group = t.group;
+  s.core = t.core;
+  s.idle = t.idle;
+  for (const IndexSet& l : t.computeTile) s.loopCounts.push_back(l.count);
+  for (const TensorTile& tt : t.tensors) s.elements.push_back(tt.elements);
+  return s;
 }
 
 TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy strategy) {

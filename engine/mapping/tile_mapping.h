@@ -54,6 +54,22 @@ TileMapping mapDraft(const DraftSpace& space, const Draft& d, IndexingStrategy s
 void forEachCoreTile(const DraftSpace& space, const Draft& d, IndexingStrategy strategy,
                      const std::function<void(const CoreTile&)>& visit);
 
+/// The sizes of one core's tiles, without their index sets.
+struct CoreSizes {
+  int group = 0, core = 0;
+  bool idle = false;
+  std::vector<std::int64_t> loopCounts;  // per loop variable: its iterations on the core
+  std::vector<std::int64_t> elements;    // per tensor: the elements of its tile (CoreTile::tensors)
+  bool operator==(const CoreSizes&) const = default;
+};
+CoreSizes sizesOf(const CoreTile& t);
+/// forEachCoreTile's sizes, one core at a time, group-major (`visit`'s argument valid during the call only).
+/// When no tensor is read twice a tile's size does not depend on where it lies, so cores whose parts give
+/// equal iteration counts (whole tiles, the last partial one, empty ones) share one mapping; otherwise each
+/// core is mapped.
+void forEachCoreSizes(const DraftSpace& space, const Draft& d, IndexingStrategy strategy,
+                      const std::function<void(const CoreSizes&)>& visit);
+
 // The pieces of the mapping, shared with the footprint mapping.
 
 /// Part i's tiles at position u along it (u = g_i*c_i + k_i): the data tile along its representative
