@@ -252,10 +252,18 @@ class Engine {
       m_slots[kept++] = {slot, t};
     }
     m_slots.resize(kept);
-    std::sort(m_slots.begin(), m_slots.end());
-    for (std::size_t i = 1; i < m_slots.size(); ++i)
-      if (m_slots[i].first == m_slots[i - 1].first) return false;  // a tie: round robin decides
-    const double last = m_slots.back().first;
+    // Slots are whole cycles in [earliest, earliest + gap): a tie (round robin decides) shows as a slot
+    // seen twice, and the last slot is the largest (no sort: this runs at every tasklet's join and leave).
+    m_slotTaken.assign(static_cast<std::size_t>(gap + 63) / 64, 0);
+    std::size_t lastAt = 0;
+    for (std::size_t i = 0; i < m_slots.size(); ++i) {
+      const auto offset = static_cast<std::size_t>(m_slots[i].first - earliest);
+      const std::uint64_t bit = std::uint64_t{1} << (offset % 64);
+      if (m_slotTaken[offset / 64] & bit) return false;
+      m_slotTaken[offset / 64] |= bit;
+      if (m_slots[i].first > m_slots[lastAt].first) lastAt = i;
+    }
+    const double last = m_slots[lastAt].first;
     if (others < kNever) {
       if (others <= last) return false;
       rounds = std::min(rounds, static_cast<std::int64_t>(std::floor((others - last - 1) / gap)) + 1);
@@ -267,7 +275,7 @@ class Engine {
     }
     m_run.instructions += rounds * static_cast<std::int64_t>(m_slots.size());
     now = last + static_cast<double>((rounds - 1) * gap) + 1;
-    next = m_slots.back().second + 1;
+    next = m_slots[lastAt].second + 1;
     return true;
   }
 
@@ -398,6 +406,7 @@ class Engine {
   std::vector<std::size_t> m_order;    // scratch of takeRounds
   std::vector<double> m_othersBefore;  // ... per m_order entry: the earliest ready of the others just before
   std::vector<std::pair<double, std::size_t>> m_slots;  // scratch of takeSparseRounds: (slot, tasklet)
+  std::vector<std::uint64_t> m_slotTaken;  // ... a bit per cycle of the first period: a slot there
   int m_backoff = 1, m_untilTry = 0;
   double m_lastArrival = 0;
   double m_queueFree = 0;
