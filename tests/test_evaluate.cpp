@@ -278,6 +278,10 @@ TEST(EvaluateRefusals, KernelsABackendCannotRunAreRefusedWithTheReason) {
   EXPECT_THROW(evaluateDraft(*attn, attn->space().draft(0)), InputError);
   const auto up = problem("upmem", "red", "b=1,n=1024");
   EXPECT_THROW(evaluateDraft(*up, up->space().draft(0)), InputError);
+  // A crossbar backend says what it runs instead, and the command that does it.
+  EXPECT_EQ(unsupportedReason(builtinBackends().get("crossbar-arch-a"), KernelLibrary::builtin().get("gemv")),
+            "crossbar backends compile whole networks, not DCC kernels: `pimscope-cli compile --backend "
+            "crossbar-arch-a --network resnet18` (`pimscope-cli networks` lists the shipped networks)");
 }
 
 TEST(Baselines, VendorAndGpuAreAvailableWhereTheSpecsDefineThem) {

@@ -24,6 +24,7 @@
 #include "engine/target/registry.h"
 #include "views/breakdown_chart.h"
 #include "views/compare_runner.h"
+#include "views/elided_label.h"
 #include "views/kernel_combo.h"
 #include "views/residency_input.h"
 #include "views/run_progress.h"
@@ -108,9 +109,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), m_runner(new Compar
   for (const pim::Backend& b : pim::builtinBackends().all()) {
     const QString name = qs(b.name);
     auto* box = new QCheckBox(name);
-    auto* reason = new QLabel;
+    // One line ending in "…" (the whole reason is the tooltip): wrapped, the crossbar backends' reasons ran
+    // past the row's height and were cut mid-sentence.
+    auto* reason = new ElidedLabel;
     reason->setStyleSheet(QStringLiteral("color: palette(mid);"));
-    reason->setWordWrap(true);
     grid->addWidget(box, row / 2, (row % 2) * 2);
     grid->addWidget(reason, row / 2, (row % 2) * 2 + 1);
     ++row;

@@ -8,10 +8,10 @@
 namespace pim {
 namespace {
 
-/// Why a kernel cannot run on a crossbar backend, with the command that does what the user wants.
+/// Why a kernel cannot run on a crossbar backend, with the command that does what the user wants. The reason
+/// comes first: the window shows it beside the backend's name, cut to what fits.
 std::string networksOnly(const Backend& b) {
-  return "backend " + b.name +
-         " (family crossbar) compiles whole networks, not DCC kernels: `pimscope-cli compile --backend " +
+  return "crossbar backends compile whole networks, not DCC kernels: `pimscope-cli compile --backend " +
          b.name + " --network resnet18` (`pimscope-cli networks` lists the shipped networks)";
 }
 
