@@ -12,6 +12,7 @@
 
 #include "engine/common/error.h"
 #include "engine/hw/backend.h"
+#include "tests/store_test_util.h"
 #include "tests/test_util.h"
 
 namespace pim::test {
@@ -44,16 +45,6 @@ inline std::string makeFifo(const TempDir& dir, const std::string& name) {
   const std::string path = dir.file(name);
   EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0);
   return path;
-}
-
-/// Runs SQL on the SQLite file `db` through a plain connection, as someone editing the file would.
-inline void rawExec(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(h);
 }
 
 inline std::string shipped(const std::string& relative) { return dataDir() + "/" + relative; }

@@ -1,27 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-// Results store: round trips for every table, transactions, schema migration v1 -> v2, refusal of foreign,
-// corrupt and newer files (left byte-for-byte untouched), a full disk, and durability across kill -9.
+// Results store: round trips for every table, transactions, the file's header and schema migration v1 -> v2.
+// Refusals, a full disk and kill -9 are test_store_refusals.cpp.
 #include <gtest/gtest.h>
 
-#include <signal.h>
 #include <sqlite3.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include "tests/test_util.h"
 
-#include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <functional>
 #include <limits>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "engine/common/error.h"
 #include "engine/store/store.h"
+#include "tests/store_test_util.h"
+#include "tests/test_util.h"
 
 using pim::InputError;
 using pim::LookupEntry;
@@ -32,92 +24,15 @@ using pim::StoredResult;
 
 namespace {
 
+using pim::test::expectInputError;
+using pim::test::expectSameResult;
+using pim::test::makeResult;
+using pim::test::rawExec;
+using pim::test::rawInt;
 using pim::test::readBytes;
+using pim::test::StoreFixture;
 using pim::test::TempDir;
 using pim::test::writeBytes;
-
-namespace fs = std::filesystem;
-
-/// Expects `f` to throw InputError whose message contains every needle.
-void expectInputError(const std::function<void()>& f, std::initializer_list<std::string> needles) {
-  try {
-    f();
-    ADD_FAILURE() << "expected InputError";
-  } catch (const InputError& e) {
-    std::string msg = e.what();
-    for (const auto& n : needles)
-      EXPECT_NE(msg.find(n), std::string::npos) << "message '" << msg << "' lacks '" << n << "'";
-  }
-}
-
-/// Runs SQL on `path` through a plain SQLite connection (no PIMScope logic).
-void rawExec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
-  EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-}
-
-/// One integer from a plain SQLite connection.
-std::int64_t rawInt(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  std::int64_t v = -1;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-      v = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-  }
-  sqlite3_close(db);
-  return v;
-}
-
-StoredResult makeResult(std::int64_t problem, std::int64_t draft, std::string schedule = "draft",
-                        std::string options = "", std::size_t jsonBytes = 16) {
-  StoredResult r;
-  r.problem = problem;
-  r.draftId = draft;
-  r.schedule = std::move(schedule);
-  r.options = std::move(options);
-  r.inputCycles = 100 + draft;
-  r.computeCycles = 2000 + draft;
-  r.outputCycles = 30 + draft;
-  r.totalCycles = r.inputCycles + r.computeCycles + r.outputCycles;
-  r.timeNs = r.totalCycles * 0.5;
-  r.energyPj = 1.25e6 + draft;
-  r.energyJson = R"({"ACT":1.5,"pad":")" + std::string(jsonBytes, 'e') + "\"}";
-  r.banksJson = "[" + std::to_string(draft) + "]";
-  return r;
-}
-
-void expectSameResult(const StoredResult& a, const StoredResult& b) {
-  EXPECT_EQ(a.problem, b.problem);
-  EXPECT_EQ(a.draftId, b.draftId);
-  EXPECT_EQ(a.schedule, b.schedule);
-  EXPECT_EQ(a.options, b.options);
-  EXPECT_EQ(a.inputCycles, b.inputCycles);
-  EXPECT_EQ(a.computeCycles, b.computeCycles);
-  EXPECT_EQ(a.outputCycles, b.outputCycles);
-  EXPECT_EQ(a.totalCycles, b.totalCycles);
-  EXPECT_EQ(a.timeNs, b.timeNs);
-  EXPECT_EQ(a.energyPj, b.energyPj);
-  EXPECT_EQ(a.energyJson, b.energyJson);
-  EXPECT_EQ(a.banksJson, b.banksJson);
-}
-
-/// A store with one backend and one problem.
-struct Fixture {
-  ResultsStore store;
-  std::int64_t backend;
-  std::int64_t problem;
-  explicit Fixture(const std::string& path = ":memory:")
-      : store(ResultsStore::open(path)),
-        backend(store.upsertBackend("hbm2-pim", "abc123", R"({"name":"hbm2-pim"})")),
-        problem(store.upsertProblem(backend, "gemv", "ir-gemv", "kernel gemv ...", "b=1,out=4096,in=4096")) {}
-};
 
 // The shipped v1 schema, written out by hand: a store as PIMScope schema 1 left it.
 constexpr const char* kV1Store = R"sql(
@@ -178,7 +93,7 @@ TEST(ResultsStore, BackendAndProblemUpsert) {
 }
 
 TEST(ResultsStore, DraftsRoundTrip) {
-  Fixture f;
+  StoreFixture f;
   std::vector<StoredDraft> drafts = {
       {0, R"({"parts":[1,2]})", {1.0f, -0.0f, 3.5e-30f, std::numeric_limits<float>::max(), 42.25f}},
       {7, R"({"parts":[]})", {}},
@@ -209,7 +124,7 @@ TEST(ResultsStore, DraftsRoundTrip) {
 }
 
 TEST(ResultsStore, ResultsRoundTrip) {
-  Fixture f;
+  StoreFixture f;
   std::vector<StoredResult> rs = {
       makeResult(f.problem, 2),           makeResult(f.problem, 1),
       makeResult(f.problem, 1, "vendor"), makeResult(f.problem, 1, "draft", "tREFI=0"),
@@ -252,7 +167,7 @@ TEST(ResultsStore, ResultsRoundTrip) {
 }
 
 TEST(ResultsStore, ModelsAndPredictionsRoundTrip) {
-  Fixture f;
+  StoreFixture f;
   StoredModel m;
   m.backendHash = "abc123";
   m.name = "xgb-time";
@@ -309,7 +224,7 @@ TEST(ResultsStore, ModelsAndPredictionsRoundTrip) {
 }
 
 TEST(ResultsStore, LookupUpsert) {
-  Fixture f;
+  StoreFixture f;
   EXPECT_FALSE(f.store.lookup("abc123", "ir-gemv", "b=1"));
   f.store.putLookup({"abc123", "ir-gemv", "gemv", "b=1", 17, 1234.5, std::nullopt, "simulated"});
   auto e = f.store.lookup("abc123", "ir-gemv", "b=1");
@@ -345,7 +260,7 @@ TEST(ResultsStore, LookupUpsert) {
 // A kernel named like another but computing something else must never see the other's results; the same
 // computation under another text (comments, layout, name) keeps them.
 TEST(ResultsStore, ProblemsAreKeyedByWhatTheKernelComputes) {
-  Fixture f;
+  StoreFixture f;
   std::vector<StoredResult> r = {makeResult(f.problem, 1)};
   f.store.putResults(r);
   const std::string shape = "b=1,out=4096,in=4096";
@@ -360,7 +275,7 @@ TEST(ResultsStore, ProblemsAreKeyedByWhatTheKernelComputes) {
 }
 
 TEST(ResultsStore, TransactionsCommitRollBackAndNest) {
-  Fixture f;
+  StoreFixture f;
   {
     ResultsStore::Transaction tx(f.store);
     std::vector<StoredResult> a = {makeResult(f.problem, 1)}, b = {makeResult(f.problem, 2)};
@@ -396,7 +311,7 @@ TEST(ResultsStore, TransactionsCommitRollBackAndNest) {
 }
 
 TEST(ResultsStore, MoveKeepsTheConnection) {
-  Fixture f;
+  StoreFixture f;
   ResultsStore moved = std::move(f.store);
   std::vector<StoredResult> r = {makeResult(f.problem, 1)};
   moved.putResults(r);
@@ -414,7 +329,7 @@ TEST(ResultsStore, FileStorePersistsWithWalAndApplicationId) {
   auto path = dir.file("runs.db");
   std::int64_t problem = 0;
   {
-    Fixture f(path);
+    StoreFixture f(path);
     problem = f.problem;
     std::vector<StoredResult> r = {makeResult(f.problem, 1), makeResult(f.problem, 2)};
     f.store.putResults(r);
@@ -488,172 +403,4 @@ TEST(ResultsStore, MigratesV1ToV2) {
   EXPECT_EQ(schemaOf(path), schemaOf(fresh));
   EXPECT_EQ(rawInt(fresh, "SELECT count(*) FROM pragma_table_info('lookup')"),
             rawInt(path, "SELECT count(*) FROM pragma_table_info('lookup')"));
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Refusals: the file is left byte-for-byte untouched
-
-TEST(ResultsStore, RefusesRandomBytes) {
-  TempDir dir;
-  auto path = dir.file("random.db");
-  std::mt19937 rng(42);
-  std::string bytes(8192, '\0');
-  for (auto& c : bytes) c = static_cast<char>(rng());
-  writeBytes(path, bytes);
-  expectInputError([&] { ResultsStore::open(path); }, {path + ": file is not a database"});
-  EXPECT_EQ(readBytes(path), bytes);
-
-  auto text = dir.file("notes.txt");
-  writeBytes(text, "hello\n");
-  expectInputError([&] { ResultsStore::open(text); }, {text + ": file is not a database"});
-  EXPECT_EQ(readBytes(text), "hello\n");
-}
-
-TEST(ResultsStore, RefusesTruncatedDatabase) {
-  TempDir dir;
-  auto path = dir.file("truncated.db");
-  {
-    Fixture f(path);
-    std::vector<StoredResult> rs;
-    for (int i = 0; i < 2000; ++i) rs.push_back(makeResult(f.problem, i, "draft", "", 200));
-    f.store.putResults(rs);
-  }
-  auto full = readBytes(path);
-  ASSERT_GT(full.size(), 100'000u);
-  fs::resize_file(path, full.size() / 2);
-  auto bytes = readBytes(path);
-  expectInputError([&] { ResultsStore::open(path); }, {path + ": database is corrupt: "});
-  EXPECT_EQ(readBytes(path), bytes);
-}
-
-TEST(ResultsStore, RefusesForeignSqliteDatabase) {
-  TempDir dir;
-  auto path = dir.file("foreign.db");
-  rawExec(path, "CREATE TABLE foo(x INTEGER); INSERT INTO foo VALUES (1), (2);");
-  auto bytes = readBytes(path);
-  expectInputError([&] { ResultsStore::open(path); },
-                   {path + ": not a PIMScope store (application id 0x00000000)"});
-  EXPECT_EQ(readBytes(path), bytes);
-
-  auto other = dir.file("other-app.db");
-  rawExec(other, "PRAGMA application_id = 305419896; CREATE TABLE foo(x);");
-  bytes = readBytes(other);
-  expectInputError([&] { ResultsStore::open(other); },
-                   {other + ": not a PIMScope store (application id 0x12345678)"});
-  EXPECT_EQ(readBytes(other), bytes);
-}
-
-TEST(ResultsStore, RefusesNewerSchema) {
-  TempDir dir;
-  auto path = dir.file("newer.db");
-  { auto s = ResultsStore::open(path); }
-  rawExec(path, "UPDATE meta SET value = 99 WHERE key = 'schema_version'");
-  auto bytes = readBytes(path);
-  expectInputError([&] { ResultsStore::open(path); },
-                   {path + ": written by a newer PIMScope (schema 99, this build reads up to " +
-                    std::to_string(ResultsStore::schemaVersion()) + ")"});
-  EXPECT_EQ(readBytes(path), bytes);
-}
-
-TEST(ResultsStore, RefusesUnopenablePath) {
-  TempDir dir;
-  expectInputError([&] { ResultsStore::open(dir.file("no/such/dir/x.db")); }, {"no/such/dir/x.db", "open"});
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Failure and crash safety
-
-TEST(ResultsStore, DiskFullKeepsCommittedBatches) {
-  TempDir dir;
-  auto path = dir.file("full.db");
-  std::int64_t problem = 0;
-  constexpr int kBatch = 50;
-  auto batch = [&](int b) {
-    std::vector<StoredResult> rs;
-    for (int i = 0; i < kBatch; ++i) rs.push_back(makeResult(problem, b * kBatch + i, "draft", "", 1000));
-    return rs;
-  };
-  {
-    Fixture f(path);
-    problem = f.problem;
-    for (int b = 0; b < 3; ++b) f.store.putResults(batch(b));
-    auto pages = rawInt(path, "PRAGMA page_count");
-    ASSERT_GT(pages, 0);
-    // WAL frames count towards the size: allow only a few more pages than the committed data needs.
-    f.store.setMaxPageCount(pages + 4);
-    expectInputError([&] { f.store.putResults(batch(3)); }, {path + ": putResults: disk full"});
-    // The connection stays usable and holds exactly the committed batches.
-    EXPECT_EQ(f.store.countResults(problem), 3 * kBatch);
-    // Small writes that fit still work.
-    std::vector<StoredResult> small = {makeResult(problem, 9999)};
-    f.store.putResults(small);
-  }
-  auto store = ResultsStore::open(path);
-  EXPECT_EQ(store.countResults(problem), 3 * kBatch + 1);
-  auto all = store.results(problem);
-  for (int i = 0; i < 3 * kBatch; ++i) {
-    ASSERT_EQ(all[i].draftId, i);
-    expectSameResult(all[i], makeResult(problem, i, "draft", "", 1000));
-  }
-}
-
-TEST(ResultsStore, CommittedBatchesSurviveKill9) {
-  TempDir dir;
-  auto path = dir.file("killed.db");
-  constexpr int kBatch = 40;
-  constexpr int kWaitFor = 200;
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    close(fds[0]);
-    try {
-      auto store = ResultsStore::open(path);
-      auto b = store.upsertBackend("hbm2-pim", "h", "{}");
-      auto p = store.upsertProblem(b, "gemv", "ir-gemv", "src", "b=1");
-      for (std::int32_t n = 0; n < 1'000'000; ++n) {
-        std::vector<StoredResult> rs;
-        for (int i = 0; i < kBatch; ++i)
-          rs.push_back(makeResult(p, std::int64_t{n} * kBatch + i, "draft", "", 300));
-        store.putResults(rs);
-        std::int32_t done = n + 1;
-        if (write(fds[1], &done, sizeof done) != sizeof done) _exit(3);
-      }
-    } catch (...) {
-      _exit(2);
-    }
-    _exit(0);
-  }
-  close(fds[1]);
-  std::int32_t committed = 0;
-  while (committed < kWaitFor) {
-    std::int32_t n = 0;
-    ssize_t got = read(fds[0], &n, sizeof n);
-    if (got != sizeof n) break;
-    committed = n;
-  }
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(fds[0]);
-  ASSERT_GE(committed, kWaitFor) << "writer stopped early, status " << status;
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
-  // The writer never closed: its committed batches are (at least partly) still only in the write-ahead log.
-  EXPECT_TRUE(fs::exists(path + "-wal"));
-
-  auto store = ResultsStore::open(path);
-  auto b = store.upsertBackend("hbm2-pim", "h", "{}");
-  auto p = store.findProblem(b, "ir-gemv", "b=1");
-  ASSERT_TRUE(p);
-  auto all = store.results(*p);
-  std::map<std::int64_t, int> perBatch;
-  for (const auto& r : all) ++perBatch[r.draftId / kBatch];
-  ASSERT_GE(static_cast<std::int64_t>(perBatch.size()), committed);
-  std::int64_t expectBatch = 0;
-  for (const auto& [batchNo, count] : perBatch) {
-    EXPECT_EQ(batchNo, expectBatch++) << "batches are committed in order";
-    EXPECT_EQ(count, kBatch) << "partial batch " << batchNo;
-  }
-  for (const auto& r : all) expectSameResult(r, makeResult(*p, r.draftId, "draft", "", 300));
 }

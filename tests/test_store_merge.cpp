@@ -13,12 +13,14 @@
 
 #include "engine/common/error.h"
 #include "engine/store/store.h"
+#include "tests/store_test_util.h"
 #include "tests/test_util.h"
 
 namespace pim {
 namespace {
 
 using test::expectInputError;
+using test::rawExec;
 using test::readBytes;
 using test::TempDir;
 using test::writeBytes;
@@ -42,15 +44,6 @@ std::vector<std::string> rawRows(const std::string& path, const std::string& sql
   sqlite3_finalize(s);
   sqlite3_close(db);
   return rows;
-}
-
-void rawExec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
 }
 
 /// Every table that merges, by natural key (ids replaced by the keys they stand for), sorted.
