@@ -3,6 +3,7 @@
 #pragma once
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -64,15 +65,18 @@ inline void expectOneLineInputError(const std::function<void()>& f,
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 }
 
-/// A fresh directory under the test temp dir, removed (permissions restored first) at scope exit.
+/// A fresh directory under the test temp dir, removed (permissions restored first) at scope exit, by the
+/// process that made it only: a forked child (a death test) that exits normally runs the destructors of its
+/// copies too, and removed the parent's CLI scratch directory under the tests that ran after it.
 class TempDir {
  public:
-  TempDir() {
+  TempDir() : m_owner(getpid()) {
     std::string tmpl = testing::TempDir() + "pimscope-test-XXXXXX";
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed for " + tmpl);
     m_path = tmpl;
   }
   ~TempDir() {
+    if (getpid() != m_owner) return;
     std::error_code ec;
     std::filesystem::permissions(m_path, std::filesystem::perms::owner_all,
                                  std::filesystem::perm_options::add, ec);
@@ -89,6 +93,7 @@ class TempDir {
   }
 
  private:
+  pid_t m_owner;
   std::string m_path;
 };
 
