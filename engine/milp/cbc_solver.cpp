@@ -128,10 +128,10 @@ thread_local RunState* t_run = nullptr;
 
 int stageCallBack(CbcModel* model, int whereFrom) {
   if (!t_run || !t_run->stopping()) return 0;
-  // Before preprocessing ends there is no incumbent to lose: leave. At 3 the start may have given one,
-  // which a time limit of 0 keeps (EventHandler).
-  if (whereFrom < 3) return 1;
-  if (whereFrom == 3) model->setMaximumSeconds(0);
+  // After the first LP nothing is held yet: leave. Later, leaving skips CbcMain1's clean-up (the saved
+  // solver after preprocessing leaks), so stop as on a time limit, which also keeps a start's incumbent.
+  if (whereFrom == 1) return 1;
+  if (whereFrom <= 3) model->setMaximumSeconds(0);
   return 0;
 }
 
