@@ -214,15 +214,27 @@ TEST_P(Milp, MipStartIsTaken) {
   ASSERT_FALSE(incumbents.empty());
   EXPECT_LE(incumbents.front(), good.objective + 1e-6);
 
-  // Partial, fractional, repeated and infeasible starts are no errors.
-  o.onProgress = nullptr;
+  // Partial, fractional, repeated and infeasible starts are no errors: the solve goes on to a solution. It
+  // is cancelled at its first incumbent, not given a short time limit: under a sanitizer on a loaded machine
+  // 0.2 s may end before the root node does.
+  std::atomic<bool> found{false};
+  SolveOptions untilFound;
+  untilFound.timeLimitSeconds = 30;
+  untilFound.cancel = &found;
+  untilFound.onProgress = [&](const SolveProgress& p) {
+    if (p.incumbent) found = true;
+  };
+  auto solvesUntilFound = [&] {
+    found = false;
+    return solve(m, untilFound).hasSolution();
+  };
   m.start.resize(10);
-  EXPECT_TRUE(solve(m, o).hasSolution());
+  EXPECT_TRUE(solvesUntilFound());
   m.start = {{0, 0.5}, {1, 1}, {1, 0}};
-  EXPECT_TRUE(solve(m, o).hasSolution());
+  EXPECT_TRUE(solvesUntilFound());
   m.start.clear();
   for (std::size_t j = 0; j < m.variables.size(); ++j) m.start.emplace_back(j, 1.0);  // everything: too heavy
-  EXPECT_TRUE(solve(m, o).hasSolution());
+  EXPECT_TRUE(solvesUntilFound());
 }
 
 TEST_P(Milp, TimeLimitStopsAHardModelWithAFiniteGap) {
