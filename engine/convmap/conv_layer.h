@@ -40,6 +40,12 @@ struct ConvLayer {
   /// Elements of a tensor (the input's padded extent).
   std::int64_t elements(int tensor) const;
   std::int64_t bytes(int tensor) const { return elements(tensor) * elementBytes[tensor]; }
+  /// Elements of a tensor every mapping touches: the input's N*C*P*Q window origins (distinct input positions
+  /// whatever the kernel and stride; a padded input's skipped columns are never needed), the whole weight and
+  /// output. What the lower bound counts moved at least once.
+  std::int64_t touchedElements(int tensor) const {
+    return tensor == Input ? bound[N] * bound[C] * bound[P] * bound[Q] : elements(tensor);
+  }
 
   /// Input columns (rows) a tile of `outputs` x `kernel` positions reads: stride*(outputs-1) +
   /// dil*(kernel-1) + 1.

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <vector>
 
+#include "engine/convmap/fill_bound.h"
 #include "engine/convmap/mapspace.h"
 
 namespace pim::convmap {
@@ -14,14 +16,6 @@ namespace pim::convmap {
 namespace {
 
 std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-/// Elements of t every mapping touches: the input's N*C*P*Q window origins (distinct input positions
-/// whatever the kernel and stride; a padded input's skipped columns are never needed), the whole weight and
-/// output.
-std::int64_t touchedElements(const ConvLayer& layer, int t) {
-  const auto& b = layer.bound;
-  return t == Input ? b[N] * b[C] * b[P] * b[Q] : layer.elements(t);
-}
 
 /// Product of the bounds of the dimensions irrelevant to t: the most MACs that can share one operand.
 std::int64_t irrelevantProduct(const ConvLayer& layer, int t) {
@@ -99,6 +93,33 @@ bool fitsBeside(const ConvLayer& layer, const Hierarchy& h, const Spatial& s, in
   return bytes <= l.capacityBytes(h.elementBytes);
 }
 
+struct KeeperEnergy {
+  int level;
+  double energyPj;  // of the tensor's operands there (and at level 0, its touched bytes once)
+};
+
+/// The least, over every choice of lowest keeper per tensor, of the tensors' energies there plus the fills of
+/// each level by the tensors it is the lowest keeper of (FillBound: they share its capacity).
+double leastKeeperEnergy(const std::array<std::vector<KeeperEnergy>, kTensors>& keepers,
+                         const FillBound& fill) {
+  double least = std::numeric_limits<double>::infinity();
+  for (const auto& a : keepers[Input])
+    for (const auto& b : keepers[Weight])
+      for (const auto& c : keepers[Output]) {
+        double e = a.energyPj + b.energyPj + c.energyPj;
+        const std::array<int, kTensors> lv = {a.level, b.level, c.level};
+        for (int t = 0; t < kTensors; ++t) {  // each level once, with every tensor it is the lowest keeper of
+          if (lv[t] == 0 || (t > 0 && lv[t - 1] == lv[t]) || (t > 1 && lv[0] == lv[t])) continue;
+          unsigned set = 0;
+          for (int u = 0; u < kTensors; ++u)
+            if (lv[u] == lv[t]) set |= 1u << u;
+          e += fill.energyPj(lv[t], set);
+        }
+        least = std::min(least, e);
+      }
+  return least;
+}
+
 /// A bound on the levels below DRAM (what withLayerTerms() completes).
 struct SpatialBound {
   std::int64_t latency = 0;
@@ -107,12 +128,14 @@ struct SpatialBound {
 };
 
 /// What every mapping with spatial factors `s` costs at least below DRAM: compute on its PEs and lanes, and
-/// per tensor, at the fastest (for energy: cheapest) level that may be its lowest keeper and holds its
-/// smallest tile, every MAC's operand (shared by exactly the spatial factors irrelevant to it; level 0 by its
-/// Internal lanes, per PE) plus each touched element written into it once (an output read out once
-/// instead). nullopt when no valid mapping has these factors (a tensor fits no level that may be its lowest
-/// keeper, or a level overflows with what it must keep).
-std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, const Spatial& s) {
+/// per tensor, at the fastest level that may be its lowest keeper and holds its smallest tile, every MAC's
+/// operand (shared by exactly the spatial factors irrelevant to it; level 0 by its Internal lanes, per PE)
+/// plus each touched element written into it once (an output read out once instead); for energy, the least
+/// over every choice of lowest keepers of those operands plus the levels' fills (FillBound). nullopt when no
+/// valid mapping has these factors (a tensor fits no level that may be its lowest keeper, a level overflows
+/// with what it must keep, or no choice of keepers fits).
+std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, const FillBound& fill,
+                                    const Spatial& s) {
   for (int lv = 0; lv < h.dramLevel(); ++lv)  // what a level must keep fits it (t = -1: only those)
     if (!fitsBeside(layer, h, s, lv, -1)) return std::nullopt;
   SpatialBound b;
@@ -124,6 +147,8 @@ std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, 
   const auto macs = layer.macs();
   b.latency = macs / (pes * lanes);
   b.latencyBy = "compute";
+  std::array<std::vector<KeeperEnergy>, kTensors>
+      keepers;  // where each tensor may be lowest kept, at what cost
   for (int t = 0; t < kTensors; ++t) {
     std::int64_t sharedPe = 1, sharedArray = 1;
     for (int d = 0; d < kDims; ++d)
@@ -131,9 +156,8 @@ std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, 
         sharedPe *= s[2][d];
         sharedArray *= s[0][d] * s[1][d] * s[2][d];
       }
-    const auto once = touchedElements(layer, t) * layer.elementBytes[t];
+    const auto once = layer.touchedElements(t) * layer.elementBytes[t];
     std::int64_t fastest = -1;
-    double cheapest = -1;
     std::string fastestAt;
     for (int lv : lowestKeepers(h, t)) {
       if (!fitsBeside(layer, h, s, lv, t)) continue;  // no mapping with these factors keeps t there
@@ -150,16 +174,18 @@ std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, 
         fastest = cycles;
         fastestAt = l.name;
       }
-      const double e = levelEnergy(l, static_cast<double>(once + operands * (t == Output ? 2 : 1)));
-      if (cheapest < 0 || e < cheapest) cheapest = e;
+      // Operands, and at level 0 each touched byte once; above it, fills are the FillBound's share.
+      const double operandBytes = static_cast<double>(operands * (t == Output ? 2 : 1));
+      keepers[t].push_back({lv, levelEnergy(l, operandBytes + (lv == 0 ? static_cast<double>(once) : 0))});
     }
     if (fastest < 0) return std::nullopt;  // t fits no level it may be kept at: no valid mapping
     if (fastest > b.latency) {
       b.latency = fastest;
       b.latencyBy = fastestAt + " (" + std::string(kTensorNames[t]) + ")";
     }
-    b.energyPj += std::max(0.0, cheapest);
   }
+  b.energyPj = leastKeeperEnergy(keepers, fill);
+  if (b.energyPj == std::numeric_limits<double>::infinity()) return std::nullopt;  // no keepers' tiles fit
   return b;
 }
 
@@ -178,7 +204,7 @@ SpatialBound arrayBound(const ConvLayer& layer, const Hierarchy& h) {
       const double operands =
           static_cast<double>(macs / share * layer.elementBytes[t]) * (t == Output ? 2 : 1);
       const double e =
-          levelEnergy(l, static_cast<double>(touchedElements(layer, t) * layer.elementBytes[t]) + operands);
+          levelEnergy(l, static_cast<double>(layer.touchedElements(t) * layer.elementBytes[t]) + operands);
       if (cheapest < 0 || e < cheapest) cheapest = e;
     }
     b.energyPj += std::max(0.0, cheapest);
@@ -196,7 +222,7 @@ CostBound withLayerTerms(const ConvLayer& layer, const Hierarchy& h, const Spati
   b.energyPj = static_cast<double>(layer.macs()) * h.pe.macEnergyPj + below.energyPj;
   const auto& dram = h.dram();
   for (int t = 0; t < kTensors; ++t) {
-    const auto bytes = touchedElements(layer, t) * layer.elementBytes[t];
+    const auto bytes = layer.touchedElements(t) * layer.elementBytes[t];
     const auto transfer = ceilDiv(bytes, t == Output ? dram.writeBandwidth : dram.readBandwidth);
     const auto dramCycles = transfer + ceilDiv(bytes, dram.rowBytes) * h.timing.activationCycles();
     if (dramCycles > b.latencyCycles) {
@@ -213,8 +239,9 @@ CostBound withLayerTerms(const ConvLayer& layer, const Hierarchy& h, const Spati
 bool forEachSpatialBound(const ConvLayer& layer, const Hierarchy& h,
                          const std::function<void(const Spatial&, const CostBound&)>& fn) {
   bool any = false;
+  const FillBound fill(layer, h);
   const bool walked = forEachSpatial(layer, h, kMaxBoundSpatialAssignments, [&](const Spatial& s) {
-    if (const auto below = boundOf(layer, h, s)) {
+    if (const auto below = boundOf(layer, h, fill, s)) {
       any = true;
       fn(s, withLayerTerms(layer, h, *below));
     }

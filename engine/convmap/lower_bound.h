@@ -2,9 +2,9 @@
 // A proven lower bound on every valid mapping's latency and energy under the model (docs/convmap.md "Lower
 // bound"), so that a mapper that does not prove optimality still reports how far its answer can be from
 // the optimum. It counts only what no mapping avoids: every MAC on the most PEs and lanes the layer's
-// divisors can fill, every touched element of each tensor moved through DRAM once and into one buffer once,
-// each touched DRAM row opened once, and every MAC's operands read from a buffer with the most sharing the
-// array allows.
+// divisors can fill, every touched element of each tensor moved through DRAM once, each touched DRAM row
+// opened once, every MAC's operands read from a buffer with the most sharing the array allows, and the
+// refills of the buffers the tensors are read from as their capacity forces them (fill_bound.h).
 #pragma once
 #include <array>
 #include <cstdint>

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// What filling a buffer level costs at least, for the tensors that have it as their lowest keeper (a term of
+// the lower bound, docs/convmap.md "Lower bound"). The tensors a level keeps share its tile extents e, so
+// their tiles must fit its capacity together; every loop above the level with a bound > 1 refills all of
+// them but the one tensor to which the innermost such loop is irrelevant (each dimension is irrelevant to
+// exactly one tensor). So with L = the product of D_d / e_d, at least all but one of them move L x tile(e)
+// bytes into the level, and the one at least its touched bytes: the least over every e that fits and every
+// choice of that one tensor, which the level's capacity keeps far above "each byte once" where buffers are
+// small.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "engine/convmap/conv_layer.h"
+#include "engine/convmap/hierarchy.h"
+
+namespace pim::convmap {
+
+/// Tile extents the fill bound walks at most (the product of the dimensions' divisor counts); past it the
+/// bound counts each touched byte once, as with one tensor per level (still a bound, a looser one).
+inline constexpr std::int64_t kMaxFillBoundExtents = 2'000'000;
+
+class FillBound {
+ public:
+  FillBound(const ConvLayer& layer, const Hierarchy& h);
+
+  /// The least energy (pJ) any valid mapping spends filling buffer level `level` (1 .. DRAM - 1) with the
+  /// tensors of `tensors` (bit t: tensor t) when it is the lowest level keeping each of them: the bytes
+  /// written into it (an output's: read out of it) and read from its parent (written to it), less one
+  /// pass of each touched byte through DRAM, which the bound counts on its own. +inf when their tiles fit the
+  /// level together at no extents. Level 0 is not covered: 0 (its share is counted per PE elsewhere).
+  double energyPj(int level, unsigned tensors) const;
+
+ private:
+  std::vector<std::array<double, 8>> m_energy;  // [level][tensor set]
+};
+
+}  // namespace pim::convmap
