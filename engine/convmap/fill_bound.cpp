@@ -60,8 +60,8 @@ FillBound::FillBound(const ConvLayer& layer, const Hierarchy& h) {
   std::array<double, kTensors> touched{};
   for (int t = 0; t < kTensors; ++t)
     touched[t] = static_cast<double>(layer.touchedElements(t) * layer.elementBytes[t]);
-  // Each tensor alone: its touched bytes once (one tensor is always the one the innermost loop spares). The
-  // walk below only raises sets of two or more, and leaves them here when the extents are too many to walk.
+  // Each tensor's touched bytes once: what stays when the extents are too many to walk (the walk replaces
+  // it).
   for (int lv = 1; lv < dram; ++lv) {
     for (unsigned set = 1; set < 8; ++set) {
       double e = 0;
@@ -75,9 +75,13 @@ FillBound::FillBound(const ConvLayer& layer, const Hierarchy& h) {
   const bool walked = forEachExtents(layer, kMaxFillBoundExtents, [&](const DimFactors& e) {
     double refills = 1;  // L: the product of the loop bounds above a level with these extents
     for (int d = 0; d < kDims; ++d) refills *= static_cast<double>(layer.bound[d] / e[d]);
-    std::array<double, kTensors> tile{};
-    for (int t = 0; t < kTensors; ++t)
+    std::array<double, kTensors> tile{}, spared{};  // bytes of a tile; moved at least if the tensor is spared
+    for (int t = 0; t < kTensors; ++t) {
       tile[t] = static_cast<double>(tileElements(layer, e, t) * layer.elementBytes[t]);
+      spared[t] = tile[t];  // its own loops refill it whatever the order: a window's halo is fetched again
+      for (int d = 0; d < kDims; ++d)
+        if (relevant(d, t)) spared[t] *= static_cast<double>(layer.bound[d] / e[d]);
+    }
     for (int lv = 1; lv < dram; ++lv) {
       const auto& l = h.levels[lv];
       const double capacity = static_cast<double>(l.capacityBytes(h.elementBytes));
@@ -89,12 +93,11 @@ FillBound::FillBound(const ConvLayer& layer, const Hierarchy& h) {
         for (int t = 0; t < kTensors; ++t)
           if ((set >> t & 1) && !(l.bypassFixed && l.stores[t])) room += tile[t];
         if (room > capacity) continue;
-        for (int spared = 0; spared < kTensors; ++spared) {
-          if (!(set >> spared & 1)) continue;
+        for (int u = 0; u < kTensors; ++u) {
+          if (!(set >> u & 1)) continue;
           double e = 0;
           for (int t = 0; t < kTensors; ++t)
-            if (set >> t & 1)
-              e += fillEnergy(h, t, lv, t == spared ? touched[t] : refills * tile[t], touched[t]);
+            if (set >> t & 1) e += fillEnergy(h, t, lv, t == u ? spared[t] : refills * tile[t], touched[t]);
           least[lv][set] = std::min(least[lv][set], e);
         }
       }

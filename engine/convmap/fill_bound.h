@@ -4,9 +4,10 @@
 // their tiles must fit its capacity together; every loop above the level with a bound > 1 refills all of
 // them but the one tensor to which the innermost such loop is irrelevant (each dimension is irrelevant to
 // exactly one tensor). So with L = the product of D_d / e_d, at least all but one of them move L x tile(e)
-// bytes into the level, and the one at least its touched bytes: the least over every e that fits and every
-// choice of that one tensor, which the level's capacity keeps far above "each byte once" where buffers are
-// small.
+// bytes into the level, and that one at least tile(e) x the product of D_d / e_d over its own dimensions
+// (every loop relevant to it refills it, whatever the order: a window's halo is fetched again): the least
+// over every e that fits and every choice of that one tensor, which the level's capacity keeps far above
+// "each byte once" where buffers are small.
 #pragma once
 #include <array>
 #include <cstdint>
