@@ -107,9 +107,8 @@ ConvCost evaluateValid(const ConvLayer& layer, const Hierarchy& h, const ConvMap
       }
     }
     for (int t = 0; t < kTensors; ++t)
-      cost.energyPj += static_cast<double>(cost.bytesRead[t] + cost.bytesWritten[t] + cost.operandRead[t] +
-                                           cost.operandWritten[t]) /
-                       static_cast<double>(decl.blockBytes) * decl.accessEnergyPj;
+      cost.energyPj += decl.energyPj(static_cast<double>(cost.bytesRead[t] + cost.bytesWritten[t] +
+                                                         cost.operandRead[t] + cost.operandWritten[t]));
     if (cost.cycles > c.latencyCycles) {
       c.latencyCycles = cost.cycles;
       c.boundBy = decl.name;

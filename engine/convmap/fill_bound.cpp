@@ -14,8 +14,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double perByte(const MemoryLevel& l) { return l.accessEnergyPj / static_cast<double>(l.blockBytes); }
-
 /// Energy of moving `bytes` of t between `level` and the cheapest level above it that may keep t (the
 /// evaluator charges the same per block for a read and a write). From DRAM, one pass of the touched bytes is
 /// left out: the bound counts it already.
@@ -24,9 +22,9 @@ double fillEnergy(const Hierarchy& h, int t, int level, double bytes, double tou
   for (int p = level + 1; p <= h.dramLevel(); ++p) {
     if (!h.levels[p].stores[t]) continue;
     const double moved = p == h.dramLevel() ? bytes - touched : bytes;
-    parent = std::min(parent, moved * perByte(h.levels[p]));
+    parent = std::min(parent, h.levels[p].energyPj(moved));
   }
-  return bytes * perByte(h.levels[level]) + parent;
+  return h.levels[level].energyPj(bytes) + parent;
 }
 
 /// Calls fn on every tuple of divisors of the layer's bounds; false (having called nothing) when there are

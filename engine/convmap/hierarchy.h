@@ -29,6 +29,8 @@ struct MemoryLevel {
   std::int64_t rowBytes = 0;  // DRAM and row buffer only
 
   std::int64_t capacityBytes(std::int64_t elementBytes) const { return entries * elementBytes; }
+  /// Energy of moving `bytes` through this level, at its per-block access cost.
+  double energyPj(double bytes) const { return bytes / static_cast<double>(blockBytes) * accessEnergyPj; }
 };
 
 struct PeArray {

@@ -25,11 +25,6 @@ std::int64_t irrelevantProduct(const ConvLayer& layer, int t) {
   return p;
 }
 
-/// Energy of moving `bytes` through a level once, at its per-block cost.
-double levelEnergy(const MemoryLevel& l, double bytes) {
-  return bytes / static_cast<double>(l.blockBytes) * l.accessEnergyPj;
-}
-
 /// The spatial factors of level 0 (H, W, Internal) a valid mapping may have: each dimension in one slot at
 /// most, with a divisor of its bound, each slot's product within the array (pimopt eqs. 13, 18-20).
 using Spatial = SpatialFactors;
@@ -176,7 +171,7 @@ std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, 
       }
       // Operands, and at level 0 each touched byte once; above it, fills are the FillBound's share.
       const double operandBytes = static_cast<double>(operands * (t == Output ? 2 : 1));
-      keepers[t].push_back({lv, levelEnergy(l, operandBytes + (lv == 0 ? static_cast<double>(once) : 0))});
+      keepers[t].push_back({lv, l.energyPj(operandBytes + (lv == 0 ? static_cast<double>(once) : 0))});
     }
     if (fastest < 0) return std::nullopt;  // t fits no level it may be kept at: no valid mapping
     if (fastest > b.latency) {
@@ -204,7 +199,7 @@ SpatialBound arrayBound(const ConvLayer& layer, const Hierarchy& h) {
       const double operands =
           static_cast<double>(macs / share * layer.elementBytes[t]) * (t == Output ? 2 : 1);
       const double e =
-          levelEnergy(l, static_cast<double>(layer.touchedElements(t) * layer.elementBytes[t]) + operands);
+          l.energyPj(static_cast<double>(layer.touchedElements(t) * layer.elementBytes[t]) + operands);
       if (cheapest < 0 || e < cheapest) cheapest = e;
     }
     b.energyPj += std::max(0.0, cheapest);
@@ -229,7 +224,7 @@ CostBound withLayerTerms(const ConvLayer& layer, const Hierarchy& h, const Spati
       b.latencyCycles = dramCycles;
       b.latencyBy = dram.name + " (" + std::string(kTensorNames[t]) + ")";
     }
-    b.energyPj += levelEnergy(dram, static_cast<double>(bytes));
+    b.energyPj += dram.energyPj(static_cast<double>(bytes));
   }
   return b;
 }
