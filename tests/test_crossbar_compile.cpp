@@ -353,6 +353,29 @@ TEST(CrossbarLayout, FirstFitTakesTheLowestCoreWithRoom) {
   EXPECT_EQ(identityPlacement(p.accelerator), (std::vector<std::int64_t>{0, 1, 2, 3}));
 }
 
+// Each AG reads a slice of the window (im2col) vector: matrix m of I,O,K2 is kernel position m (elements
+// [16m, 16m + 16) of c2's 144), matrix m of IK,O,K is kernel row m ([48m, 48m + 48), cut in bands of 32).
+// Every format's AGs of one replica cover the window exactly once.
+TEST(CrossbarLayout, AgsReadTheirSliceOfTheWindow) {
+  Accelerator acc = tinyAccelerator(2, 2, 16);
+  acc.rows = 32;
+  const auto rowsOf = [&](const std::string& format) {
+    UnfoldingChoice choice;
+    choice.perLayer["c2"] = format;
+    const std::vector<LayerPartition> layers = partitionNetwork(tinyNetwork(), acc, choice, PipelineMode::Ht);
+    std::vector<std::pair<std::int64_t, std::int64_t>> rows;
+    for (const ArrayGroup& ag : arrayGroups(layers, {1, 1, 1, 1}, acc))
+      if (ag.layer == 1) rows.emplace_back(ag.rowStart, ag.rows);
+    return rows;
+  };
+  using Rows = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  EXPECT_EQ(rowsOf("im2col"), (Rows{{0, 32}, {32, 32}, {64, 32}, {96, 32}, {128, 16}}));
+  EXPECT_EQ(rowsOf("IK,O,K"), (Rows{{0, 32}, {32, 16}, {48, 32}, {80, 16}, {96, 32}, {128, 16}}));
+  Rows kernelPositions;
+  for (std::int64_t m = 0; m < 9; ++m) kernelPositions.emplace_back(16 * m, 16);
+  EXPECT_EQ(rowsOf("I,O,K2"), kernelPositions);
+}
+
 TEST(CrossbarLayout, AnAgThatFitsNowhereIsAnError) {
   // 5 cores of 3 hold the 15 crossbars of c2 at two replicas by count, but each core takes only one of c2's
   // 2-crossbar AGs, and the sixth has no core (PIMCOMP-NN would leave it unmapped).
@@ -420,16 +443,74 @@ TEST(CrossbarHtSchedule, HandWorkedNetwork) {
   EXPECT_EQ(withPost.groups, 10);
 }
 
-TEST(CrossbarHtSchedule, StopsWhenTheSinkSaysSoAndRefusesOtherUnfoldings) {
+TEST(CrossbarHtSchedule, StopsWhenTheSinkSaysSoAndRefusesScatterUnfoldings) {
   CountingSink stop(3);
   EXPECT_TRUE(scheduleHt(tinyPlan("balance"), stop).cancelled);
   EXPECT_EQ(stop.groups, 3);
-  CompileOptions o;
-  o.unfolding.perLayer["c2"] = "IK,O,K";
-  const CompilePlan p = compilePlan(tinyNetwork(), tinyAccelerator(2, 2, 8), o);
-  CountingSink sink;
-  EXPECT_EQ(errorOf([&] { scheduleHt(p, sink); }),
-            "tiny: node 2 'c2': unfolding: the HT schedule supports im2col (IK2,O,1) only, not IK,O,K");
+  for (const Unfolding& u : kUnfoldings) {
+    CompileOptions o;
+    o.unfolding.perLayer["c2"] = std::string(u.name);
+    const CompilePlan p = compilePlan(tinyNetwork(), tinyAccelerator(2, 2, 8), o);
+    CountingSink sink;
+    const std::string e = errorOf([&] { scheduleHt(p, sink); });
+    if (u == kUnfoldings[1] || u == kUnfoldings[3]) {
+      EXPECT_EQ(
+          e, "tiny: node 2 'c2': unfolding: the HT schedule runs IK2,O,1 (im2col), I,O,K2 and IK,O,K, not " +
+                 std::string(u.name) +
+                 " (its columns mix output pixels: the scatter accumulation is not modelled)");
+    } else {
+      EXPECT_EQ(e, "") << u.name;
+    }
+  }
+}
+
+// What one node's MVMULs multiply, and the MAIN-stage copies and fills that assembled their AGs' inputs.
+class PreparationSink : public xbar::IProgramSink {
+ public:
+  PreparationSink(const CompilePlan& plan, int node) : m_plan(plan), m_node(node) {}
+  bool group(const xbar::InstructionGroup& ig) override {
+    for (const auto& core : ig.cores) {
+      for (const xbar::Instruction& i : core) {
+        if (i.node != m_node) continue;
+        if (i.op == Opcode::Mvmul) {
+          ++mvms;
+          agRows += m_plan.layout.ags[i.ag].rows;
+        } else if ((i.op == Opcode::Lmv || i.op == Opcode::Lldi) && i.stage == xbar::Stage::Main) {
+          prepared += i.elements;
+        }
+      }
+    }
+    return true;
+  }
+  std::int64_t mvms = 0, agRows = 0, prepared = 0;
+
+ private:
+  const CompilePlan& m_plan;
+  int m_node;
+};
+
+// c2 (3x3 s2, 16 -> 32, no bias) in each format the HT schedule runs, on 32-row arrays: the MVM count is
+// windows x AGs and every AG input is assembled exactly. Its pieces (one pixel's 16 channels at most) are
+// all under 64 elements, so every load is a covering load plus a MAIN copy: the copies and the padding
+// fills add up to the rows multiplied.
+//   im2col: H 144 -> 5 bands;  I,O,K2: 9 matrices of H 16, 1 band each;  IK,O,K: 3 of H 48, 2 bands each.
+TEST(CrossbarHtSchedule, WindowUnfoldingsPrepareEveryAgInput) {
+  Accelerator acc = tinyAccelerator(2, 2, 16);
+  acc.rows = 32;
+  const std::map<std::string, std::int64_t> agsPerReplica = {{"IK2,O,1", 5}, {"I,O,K2", 9}, {"IK,O,K", 6}};
+  for (const auto& [format, ags] : agsPerReplica) {
+    SCOPED_TRACE(format);
+    CompileOptions o;
+    o.unfolding.perLayer["c2"] = format;
+    const CompilePlan p = compilePlan(tinyNetwork(), acc, o);
+    EXPECT_EQ(p.layers[1].agsPerReplica, ags);
+    PreparationSink sink(p, 2);
+    const HtScheduleSummary s = scheduleHt(p, sink);
+    EXPECT_EQ(sink.mvms, 16 * ags);
+    EXPECT_EQ(sink.agRows, 16 * 144);
+    EXPECT_EQ(sink.prepared, sink.agRows);
+    EXPECT_EQ(s.mvms, 64 * 2 + 16 * ags + 4 + 1);  // c1 (H 36) has 2 bands of 32 rows
+  }
 }
 
 // Post nodes on ResNet-18: 2 POOL, 8 ELTWISE, 8 RELU (after the adds, not fused) and the FLATTEN, one IG each

@@ -244,12 +244,13 @@ void printText(const NetworkCompileResult& r) {
                                               " replicas given back that first fit could not place"
                                         : std::string())
             << "\n";
-  TextTable t({"node", "layer", "op", "replicas", "crossbars", "windows", "MVMs", "MVM ns", "vector ns",
-               "memory ns", "comm ns"});
+  TextTable t({"node", "layer", "op", "unfolding", "replicas", "crossbars", "windows", "MVMs", "MVM ns",
+               "vector ns", "memory ns", "comm ns"});
   for (const CompiledLayer& l : r.layers)
-    t.add({std::to_string(l.node), l.name, l.op, std::to_string(l.replicas), std::to_string(l.crossbars),
-           std::to_string(l.windows), std::to_string(l.time.counts.mvmul), std::to_string(l.time.mvmNs),
-           std::to_string(l.time.vectorNs), std::to_string(l.time.memoryNs), std::to_string(l.time.commNs)});
+    t.add({std::to_string(l.node), l.name, l.op, l.unfolding, std::to_string(l.replicas),
+           std::to_string(l.crossbars), std::to_string(l.windows), std::to_string(l.time.counts.mvmul),
+           std::to_string(l.time.mvmNs), std::to_string(l.time.vectorNs), std::to_string(l.time.memoryNs),
+           std::to_string(l.time.commNs)});
   std::cout << t.str();
   if (!r.gaHistory.empty())
     std::cout << "  genetic search: best fitness " << grouped(static_cast<std::uint64_t>(r.gaHistory.front()))

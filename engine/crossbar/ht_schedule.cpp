@@ -12,15 +12,6 @@
 namespace pim::crossbar {
 namespace {
 
-void requireIm2col(const CompilePlan& plan) {
-  for (const LayerPartition& l : plan.layers) {
-    if (l.op == NetworkOp::Conv && !(l.unfolding == kIm2col))
-      throw InputError(plan.networkName + ": node " + std::to_string(l.node) + " '" + l.name +
-                       "': unfolding: the HT schedule supports im2col (IK2,O,1) only, not " +
-                       std::string(l.unfolding.name));
-  }
-}
-
 // Copies the drafts into the sink's IG and counts them.
 void fill(xbar::InstructionGroup& ig, std::vector<ht::CoreList>& lists, HtScheduleSummary& s) {
   ig.cores.resize(lists.size());
@@ -44,7 +35,7 @@ std::int64_t htInstructionGroups(const CompilePlan& plan) {
 }
 
 HtScheduleSummary scheduleHt(const CompilePlan& plan, xbar::IProgramSink& sink, const HtOptions& options) {
-  requireIm2col(plan);
+  requireWindowUnfoldings(plan.layers, plan.networkName, "HT");
   ht::Context ctx(plan);
   HtScheduleSummary s;
   s.instructionGroups = ctx.igCount;

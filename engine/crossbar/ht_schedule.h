@@ -31,8 +31,8 @@ struct HtScheduleSummary {
   std::int64_t count(xbar::Opcode op) const { return perOpcode[static_cast<std::size_t>(op)]; }
 };
 
-/// Emits the HT program of `plan` to `sink`. Requires im2col (H = K_h*K_w*C_in) for every CONV layer: throws
-/// InputError naming the first layer with another unfolding.
+/// Emits the HT program of `plan` to `sink`. Every CONV layer's unfolding must multiply whole windows
+/// (multipliesWholeWindows: im2col, I,O,K2, IK,O,K): throws InputError naming the first that does not.
 HtScheduleSummary scheduleHt(const CompilePlan& plan, xbar::IProgramSink& sink,
                              const HtOptions& options = {});
 

@@ -50,8 +50,11 @@ std::vector<ArrayGroup> arrayGroups(const std::vector<LayerPartition>& layers,
         ag.replica = rep;
         ag.part = part;
         ag.indexInReplica = k;
-        ag.rowStart = (k % l.bandsPerMatrix) * acc.rows;
-        ag.rows = std::min(l.matrix.h, ag.rowStart + acc.rows) - ag.rowStart;
+        const std::int64_t bandStart = (k % l.bandsPerMatrix) * acc.rows;  // within its matrix
+        // Matrix m of the formats the schedules run holds the window elements [m*H, (m+1)*H): kernel
+        // position m of I,O,K2, kernel row m of IK,O,K, everything of im2col (P = 1).
+        ag.rowStart = (k / l.bandsPerMatrix) * l.matrix.h + bandStart;
+        ag.rows = std::min(l.matrix.h, bandStart + acc.rows) - bandStart;
         ag.colStart = colStart;
         ag.cols = cols;
         ag.crossbars = (cols + acc.cols - 1) / acc.cols;

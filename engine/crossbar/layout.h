@@ -19,7 +19,7 @@ struct ArrayGroup {
   std::int64_t replica = 0;             // origin replica * agp + part
   std::int64_t part = 0;                // AGP part (0 unless the band is wider than a core)
   std::int64_t indexInReplica = 0;      // band 0..agsPerReplica-1 (matrix = index / bandsPerMatrix)
-  std::int64_t rowStart = 0, rows = 0;  // the band's matrix rows: its input elements
+  std::int64_t rowStart = 0, rows = 0;  // its input: elements of the window (im2col) vector
   std::int64_t colStart = 0, cols = 0;  // the part's matrix columns: its output elements
   std::int64_t crossbars = 0;           // column arrays of the part
   std::int64_t core = -1;               // after placement

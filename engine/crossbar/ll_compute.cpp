@@ -15,11 +15,10 @@ using xbar::Stage;
 
 namespace {
 
-// Where window element `element` lands in the AG's input buffer, computed as PIMCOMP-NN does (element mod the
-// array height, mod the AG's rows), which is element - rowStart for bands of `arrayRows` rows.
-std::int64_t offsetInAg(std::int64_t element, const ArrayGroup& ag, std::int64_t arrayRows) {
-  return element % arrayRows % ag.rows;
-}
+// Where window element `element` lands in the AG's input buffer. PIMCOMP-NN computes element mod the array
+// height, mod the AG's rows: the same for im2col, whose bands start at multiples of the height, but not for
+// the matrices of I,O,K2 and IK,O,K, which start at multiples of H.
+std::int64_t offsetInAg(std::int64_t element, const ArrayGroup& ag) { return element - ag.rowStart; }
 
 }  // namespace
 
@@ -148,7 +147,7 @@ void Scheduler::prepareAndMultiply(ComputeState& s, std::int64_t agIndex, std::i
       const std::int64_t last = std::min(std::int64_t(n) * c + c - 1, rowLast);
       if (window[n] < 0 && first <= last)
         emitCopy(ag.core, Opcode::Lldi, Stage::Main, s.node, last - first + 1,
-                 {0, 0, m_agInput[agIndex], offsetInAg(first, ag, m_plan.accelerator.rows)});
+                 {0, 0, m_agInput[agIndex], offsetInAg(first, ag)});
     }
   }
   xbar::Instruction& mvm = emit(ag.core, Opcode::Mvmul, Stage::Main, s.node, 0);
@@ -169,8 +168,7 @@ void Scheduler::readChannel(ComputeState& s, std::int64_t agIndex, std::int64_t 
     throw std::logic_error("LL schedule: node " + std::to_string(s.node) + " input pixel " +
                            std::to_string(channel) + " is not on core " + std::to_string(core));
   emitCopy(core, Opcode::Lmv, Stage::Main, s.node, last - first + 1,
-           {use->address, first - position * s.channelElements, m_agInput[agIndex],
-            offsetInAg(first, ag, m_plan.accelerator.rows)});
+           {use->address, first - position * s.channelElements, m_agInput[agIndex], offsetInAg(first, ag)});
   if (--use->rest == 0) {
     m_memory.release(core, use->address, s.channelElements);
     use->address = -1;

@@ -22,18 +22,6 @@ std::int64_t LlScheduleSummary::maxLocalMemoryPeak() const {
 }
 
 namespace ll {
-namespace {
-
-void requireIm2col(const CompilePlan& plan) {
-  for (const LayerPartition& l : plan.layers) {
-    if (l.op == NetworkOp::Conv && !(l.unfolding == kIm2col))
-      throw InputError(plan.networkName + ": node " + std::to_string(l.node) + " '" + l.name +
-                       "': unfolding: the LL schedule supports im2col (IK2,O,1) only, not " +
-                       std::string(l.unfolding.name));
-  }
-}
-
-}  // namespace
 
 Scheduler::Scheduler(const CompilePlan& plan, const LlOptions& options)
     : m_plan(plan),
@@ -41,7 +29,7 @@ Scheduler::Scheduler(const CompilePlan& plan, const LlOptions& options)
       m_graph(plan.network),
       m_memory(plan.accelerator.cores(), options.localMemoryElements),
       m_cores(plan.accelerator.cores()) {
-  requireIm2col(plan);
+  requireWindowUnfoldings(plan.layers, plan.networkName, "LL");
   const std::size_t nodes = plan.network.nodes.size();
   m_computeOf.assign(nodes, -1);
   m_postOf.assign(nodes, -1);

@@ -61,10 +61,10 @@ struct LlScheduleSummary {
   std::int64_t maxLocalMemoryPeak() const;
 };
 
-/// Emits the LL program of `plan` to `sink`. Requires im2col (H = K_h*K_w*C_in) for every CONV layer.
-/// Throws InputError for another unfolding, an operation the element pipeline cannot run (PAD, SHUFFLE,
-/// SHAPE, GATHER, UNSQUEEZE), or a schedule that cannot go on (see LlOptions::localMemoryElements; also a
-/// node that never receives its input).
+/// Emits the LL program of `plan` to `sink`. Every CONV layer's unfolding must multiply whole windows
+/// (multipliesWholeWindows). Throws InputError for another unfolding, an operation the element pipeline
+/// cannot run (PAD, SHUFFLE, SHAPE, GATHER, UNSQUEEZE), or a schedule that cannot go on (see
+/// LlOptions::localMemoryElements; also a node that never receives its input).
 LlScheduleSummary scheduleLl(const CompilePlan& plan, const LlOptions& options, xbar::IProgramSink& sink);
 
 }  // namespace pim::crossbar

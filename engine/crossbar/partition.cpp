@@ -102,6 +102,22 @@ UnfoldingCost unfoldingCost(const Unfolding& u, const ConvGeometry& g) {
   return {outPixels, outPixels * k2 * I, k2 * I + O};
 }
 
+bool multipliesWholeWindows(const Unfolding& u) {
+  return u.w.outputChannels && !u.w.inputChannels && u.w.kernelPower == 0;
+}
+
+void requireWindowUnfoldings(const std::vector<LayerPartition>& layers, std::string_view network,
+                             std::string_view schedule) {
+  for (const LayerPartition& l : layers) {
+    if (l.op != NetworkOp::Conv || multipliesWholeWindows(l.unfolding)) continue;
+    throw InputError(std::string(network) + ": node " + std::to_string(l.node) + " '" + l.name +
+                     "': unfolding: the " + std::string(schedule) +
+                     " schedule runs IK2,O,1 (im2col), I,O,K2 and " + "IK,O,K, not " +
+                     std::string(l.unfolding.name) +
+                     " (its columns mix output pixels: the scatter accumulation is not modelled)");
+  }
+}
+
 const Unfolding& greedyUnfolding(const ConvGeometry& g, PipelineMode mode) {
   const Unfolding* best = &kUnfoldings[0];
   auto key = [&](const Unfolding& u) {

@@ -89,7 +89,7 @@ const Unfolding& greedyUnfolding(const ConvGeometry& g, PipelineMode mode);
 /// of the P matrices, so agsPerReplica = P*ceil(H/rows), and all of them are summed into the replica's output
 /// (the P matrices of (I,O,K^2) and (IK,O,K) hold different kernel positions of the same outputs). A format
 /// whose W mixes O with K ((I,OK^2,1), (IK,OK,1)) leaves the shifted accumulation of its column blocks to the
-/// vector unit, which the HT schedule does not model: scheduleHt accepts im2col only. AGP: an AG wider than a
+/// vector unit, which the schedules do not model (multipliesWholeWindows). AGP: an AG wider than a
 /// core (ceil(W/cols) > crossbars per core) is cut into agp column parts of at most a core each; PIMCOMP-NN
 /// then treats every part as a replica of its own (replicas = origin replicas * agp).
 struct LayerPartition {
@@ -106,6 +106,16 @@ struct LayerPartition {
   std::int64_t crossbarsPerReplica = 0;  // agsPerReplica * columnArrays (all agp parts together)
   UnfoldingCost cost;  // Table IV quantities (FC: 1 cycle, `inputs` loaded, no extra memory)
 };
+
+/// True when the columns of `u`'s matrices are the output channels alone (W = O): every AG then multiplies a
+/// contiguous slice of one window's im2col vector and a replica's AGs sum into one output pixel, which is
+/// what the HT and LL schedules build. I,OK2,1 and IK,OK,1 spread a window's products over several output
+/// pixels (a shifted, scatter accumulation in the vector unit) and are not scheduled.
+bool multipliesWholeWindows(const Unfolding& u);
+
+/// InputError naming the first CONV layer of `network` whose unfolding `schedule` ("HT", "LL") cannot run.
+void requireWindowUnfoldings(const std::vector<LayerPartition>& layers, std::string_view network,
+                             std::string_view schedule);
 
 /// Per-layer unfolding choice: "auto" (greedy), "im2col", or a Table IV name; `perLayer` (node name ->
 /// choice) overrides `all` for single layers.
