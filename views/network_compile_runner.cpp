@@ -71,7 +71,7 @@ void NetworkCompileRunner::start(pim::Backend backend, pim::Network network,
         post(generation,
              [this, line = QString::fromStdString(method + ": " + line)] { emit progressed(line); });
       };
-      CompiledCandidate c{method, nullptr, {}};
+      CompiledCandidate c{method, r.compile.unfolding.all, nullptr, {}};
       try {
         auto result = std::make_shared<pim::NetworkCompileResult>(pim::compileNetwork(backend, network, r));
         if (result->cancelled) break;  // a cut-short compile is not a candidate (a stopped GA's best is)

@@ -22,6 +22,7 @@ namespace pimgui {
 /// One compile of a batch: its request's method, and the result or why there is none.
 struct CompiledCandidate {
   std::string method;
+  std::string unfolding;                                    // as asked: "im2col", "auto" or a Table IV name
   std::shared_ptr<const pim::NetworkCompileResult> result;  // null when it failed
   QString error;
 };

@@ -15,6 +15,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <tuple>
 
 #include "engine/crossbar/replication.h"
 #include "engine/kernel/onnx_network.h"
@@ -25,23 +26,6 @@
 
 namespace pimgui {
 namespace {
-
-enum Column {
-  kMethod,
-  kMode,
-  kTiming,
-  kPeriod,
-  kThroughput,
-  kFirstBatch,
-  kLatency,
-  kEnergy,
-  kCrossbars,
-  kGroups,
-  kMvms,
-  kSeconds,
-  kNote,
-  kColumns
-};
 
 /// A number cell that sorts by value (QTableWidgetItem compares display text); empty, and sorted first, when
 /// there is none.
@@ -60,6 +44,39 @@ QTableWidgetItem* numberItem(std::optional<double> v, int decimals) {
   }
   item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
   return item;
+}
+
+/// The unfolding asked for; after "auto", the formats the greedy picked.
+QString unfoldingText(const CompiledCandidate& c) {
+  QString text = QString::fromStdString(c.unfolding);
+  if (c.unfolding != "auto" || !c.result) return text;
+  QStringList picked;
+  for (const pim::CompiledLayer& l : c.result->layers)
+    if (l.op == "CONV" && !picked.contains(QString::fromStdString(l.unfolding)))
+      picked << QString::fromStdString(l.unfolding);
+  return text + QStringLiteral(": ") + picked.join(QStringLiteral(" + "));
+}
+
+/// A candidate's place on the Pareto plot.
+struct ParetoPoint {
+  double timeUs, energyMj;
+  QString label;  // empty for a GA finalist (drawn, not named)
+};
+
+/// Points sorted by (time, energy) with those at the same place made one, its labels joined: candidates
+/// with equal figures (the same compile asked twice, two methods that agree) would otherwise print their
+/// labels over each other.
+std::vector<ParetoPoint> mergedCoincident(std::vector<ParetoPoint> sorted) {
+  std::vector<ParetoPoint> out;
+  for (ParetoPoint& p : sorted) {
+    if (!out.empty() && out.back().timeUs == p.timeUs && out.back().energyMj == p.energyMj) {
+      if (!out.back().label.split(QStringLiteral(" = ")).contains(p.label))
+        out.back().label += QStringLiteral(" = ") + p.label;
+      continue;
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
 }
 
 std::optional<double> micro(std::optional<double> ns) {
@@ -104,6 +121,15 @@ QLayout* NetworkCompileView::buildControls() {
   m_timing = new QComboBox;
   m_timing->addItem(tr("PIMCOMP-NN (800 ns MVM)"), QStringLiteral("pimcomp-nn"));
   m_timing->addItem(tr("Intended (MVM from its parts)"), QStringLiteral("intended"));
+  m_unfolding = new QComboBox;
+  m_unfolding->addItem(tr("im2col (IK2,O,1)"), QStringLiteral("im2col"));
+  m_unfolding->addItem(QStringLiteral("I,O,K2"), QStringLiteral("I,O,K2"));
+  m_unfolding->addItem(QStringLiteral("IK,O,K"), QStringLiteral("IK,O,K"));
+  m_unfolding->addItem(tr("auto (greedy per layer)"), QStringLiteral("auto"));
+  m_unfolding->setToolTip(
+      tr("How each CONV layer's weights unfold into matrices (tcad Table IV). im2col is PIMCOMP-NN's only "
+         "format. I,OK2,1 and IK,OK,1 are not scheduled (their columns mix output pixels), so auto stops "
+         "at the first layer the greedy gives one of them"));
   auto* methods = new QHBoxLayout;
   methods->addWidget(new QLabel(tr("Replication:")));
   for (const std::string& name : pim::compileMethodNames()) {
@@ -129,6 +155,8 @@ QLayout* NetworkCompileView::buildControls() {
   row1->addWidget(m_mode);
   row1->addWidget(new QLabel(tr("Timing:")));
   row1->addWidget(m_timing);
+  row1->addWidget(new QLabel(tr("Unfolding:")));
+  row1->addWidget(m_unfolding);
   row1->addStretch(1);
   auto* row2 = new QHBoxLayout;
   row2->addLayout(methods);
@@ -143,9 +171,10 @@ QLayout* NetworkCompileView::buildControls() {
 
 QWidget* NetworkCompileView::buildResults() {
   m_table = new QTableWidget(0, kColumns);
-  m_table->setHorizontalHeaderLabels({tr("Replication"), tr("Mode"), tr("Timing"), tr("Period µs"),
-                                      tr("Samples/s"), tr("1st batch µs"), tr("Latency µs"), tr("Energy mJ"),
-                                      tr("Crossbars"), tr("IGs"), tr("MVMs"), tr("Time s"), tr("Note")});
+  m_table->setHorizontalHeaderLabels({tr("Replication"), tr("Mode"), tr("Timing"), tr("Unfolding"),
+                                      tr("Period µs"), tr("Samples/s"), tr("1st batch µs"), tr("Latency µs"),
+                                      tr("Energy mJ"), tr("Crossbars"), tr("IGs"), tr("MVMs"), tr("Time s"),
+                                      tr("Note")});
   m_table->horizontalHeaderItem(kCrossbars)->setToolTip(tr("Crossbars the layout uses"));
   m_table->horizontalHeaderItem(kSeconds)->setToolTip(tr("Seconds the compile took"));
   m_table->horizontalHeaderItem(kFirstBatch)
@@ -242,6 +271,7 @@ void NetworkCompileView::compile() {
     if (!box->isChecked()) continue;
     pim::NetworkCompileRequest r;
     r.compile.replication = box->text().toStdString();
+    r.compile.unfolding.all = m_unfolding->currentData().toString().toStdString();
     r.compile.mode = m_mode->currentData().toString() == QLatin1String("ll")
                          ? pim::crossbar::PipelineMode::Ll
                          : pim::crossbar::PipelineMode::Ht;
@@ -277,6 +307,7 @@ void NetworkCompileView::addCandidate(const CompiledCandidate& c) {
   auto* method = new QTableWidgetItem(QString::fromStdString(c.method));
   method->setData(Qt::UserRole, index);
   m_table->setItem(row, kMethod, method);
+  m_table->setItem(row, kUnfolding, new QTableWidgetItem(unfoldingText(c)));
   if (const auto& r = c.result) {
     m_table->setItem(row, kMode,
                      new QTableWidgetItem(QString::fromStdString(std::string(pim::modeName(r->mode)))));
@@ -321,20 +352,17 @@ void NetworkCompileView::showSelected() {
 void NetworkCompileView::redrawPareto() {
   m_pareto->clearPlottables();
   m_pareto->clearItems();
-  struct Point {
-    double timeUs, energyMj;
-    QString label;  // empty for a GA finalist (drawn, not named)
-  };
-  std::vector<Point> points, finalists;
+  std::vector<ParetoPoint> points, finalists;
   for (const CompiledCandidate& c : m_candidates) {
     if (!c.result) continue;
     const auto& r = *c.result;
     const double ns = r.periodNs ? *r.periodNs : r.latencyNs.value_or(0);
+    const QString unfolding = c.unfolding == "im2col" ? QString() : QStringLiteral(", ") + unfoldingText(c);
     points.push_back({ns / 1000.0, r.energyNj / 1e6,
-                      QStringLiteral("%1 (%2, %3)")
+                      QStringLiteral("%1 (%2, %3%4)")
                           .arg(QString::fromStdString(c.method),
                                QString::fromStdString(std::string(pim::modeName(r.mode))),
-                               QString::fromStdString(std::string(pim::timingName(r.timing))))});
+                               QString::fromStdString(std::string(pim::timingName(r.timing))), unfolding)});
     for (const auto& f : r.gaFinalists) finalists.push_back({f.timeNs / 1000.0, f.energyNj / 1e6, {}});
   }
   m_pareto->xAxis->setLabel(tr("Time per inference: HT period or LL latency (µs, log)"));
@@ -365,13 +393,16 @@ void NetworkCompileView::redrawPareto() {
   dominated->setName(tr("dominated"));
   front->setName(tr("Pareto-optimal"));
   if (finalists.empty()) population->removeFromLegend();
-  std::vector<Point> all = points;
+  std::vector<ParetoPoint> all = points;
   all.insert(all.end(), finalists.begin(), finalists.end());
-  for (const Point& p : finalists) population->addData(p.timeUs, p.energyMj);
-  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.timeUs < b.timeUs; });
+  for (const ParetoPoint& p : finalists) population->addData(p.timeUs, p.energyMj);
+  std::sort(points.begin(), points.end(), [](const ParetoPoint& a, const ParetoPoint& b) {
+    return std::tie(a.timeUs, a.energyMj) < std::tie(b.timeUs, b.energyMj);
+  });
+  points = mergedCoincident(std::move(points));
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const Point& p = points[i];
-    const bool beaten = std::any_of(all.begin(), all.end(), [&](const Point& q) {
+    const ParetoPoint& p = points[i];
+    const bool beaten = std::any_of(all.begin(), all.end(), [&](const ParetoPoint& q) {
       return q.timeUs <= p.timeUs && q.energyMj <= p.energyMj &&
              (q.timeUs < p.timeUs || q.energyMj < p.energyMj);
     });
@@ -384,7 +415,7 @@ void NetworkCompileView::redrawPareto() {
     label->setFont(QFont(m_pareto->font().family(), 8));
   }
   double lo = all.front().timeUs, hi = lo, elo = all.front().energyMj, ehi = elo;
-  for (const Point& p : all) {
+  for (const ParetoPoint& p : all) {
     lo = std::min(lo, p.timeUs), hi = std::max(hi, p.timeUs);
     elo = std::min(elo, p.energyMj), ehi = std::max(ehi, p.energyMj);
   }

@@ -30,6 +30,25 @@ class NetworkComparePanel;
 class NetworkCompileView : public QWidget {
   Q_OBJECT
  public:
+  /// The candidates' table columns.
+  enum Column {
+    kMethod,
+    kMode,
+    kTiming,
+    kUnfolding,
+    kPeriod,
+    kThroughput,
+    kFirstBatch,
+    kLatency,
+    kEnergy,
+    kCrossbars,
+    kGroups,
+    kMvms,
+    kSeconds,
+    kNote,
+    kColumns
+  };
+
   explicit NetworkCompileView(QWidget* parent = nullptr);
   ~NetworkCompileView() override;
 
@@ -46,6 +65,7 @@ class NetworkCompileView : public QWidget {
   QComboBox* backendBox() const { return m_backend; }
   QComboBox* modeBox() const { return m_mode; }
   QComboBox* timingBox() const { return m_timing; }
+  QComboBox* unfoldingBox() const { return m_unfolding; }
   QCheckBox* methodBox(const QString& method) const;
   QTableWidget* table() const { return m_table; }
   QTabWidget* tabs() const { return m_tabs; }
@@ -70,7 +90,7 @@ class NetworkCompileView : public QWidget {
 
   NetworkCompileRunner* m_runner;
   std::vector<CompiledCandidate> m_candidates;  // in table-insertion order (row data holds the index)
-  QComboBox *m_network, *m_backend, *m_mode, *m_timing;
+  QComboBox *m_network, *m_backend, *m_mode, *m_timing, *m_unfolding;
   std::vector<QCheckBox*> m_methods;
   QPushButton *m_compile, *m_cancel, *m_open;
   QLabel* m_status;

@@ -71,8 +71,10 @@ TEST(NetworkCompileView, RowsAreTheEnginesNumbersAndTheMapsShowTheSelectedRow) {
                           pim::loadNetworkFile(pim::builtinNetworkPath("resnet18")), r);
   const int row = rowOf(v.table(), "balance");
   ASSERT_GE(row, 0);
-  EXPECT_EQ(v.table()->item(row, 3)->text(), QString::number(*engine.periodNs / 1000.0, 'f', 1));
-  EXPECT_EQ(v.table()->item(row, 10)->text(), "132500");
+  EXPECT_EQ(v.table()->item(row, NetworkCompileView::kPeriod)->text(),
+            QString::number(*engine.periodNs / 1000.0, 'f', 1));
+  EXPECT_EQ(v.table()->item(row, NetworkCompileView::kMvms)->text(), "132500");
+  EXPECT_EQ(v.table()->item(row, NetworkCompileView::kUnfolding)->text(), "im2col");
   v.table()->selectRow(row);
   // Core 0 is full under first fit; the last core is empty (5,334 of 9,216 crossbars).
   EXPECT_DOUBLE_EQ(v.coreMap()->value(0), 100.0);
@@ -95,8 +97,8 @@ TEST(NetworkCompileView, LlRowsShowLatencyAndTheLayerTimeline) {
   v.modeBox()->setCurrentIndex(v.modeBox()->findData("ll"));
   ASSERT_TRUE(compileAndWait(v));
   ASSERT_EQ(v.table()->rowCount(), 1);
-  EXPECT_TRUE(v.table()->item(0, 3)->text().isEmpty());  // no period in LL
-  EXPECT_FALSE(v.table()->item(0, 6)->text().isEmpty());
+  EXPECT_TRUE(v.table()->item(0, NetworkCompileView::kPeriod)->text().isEmpty());  // no period in LL
+  EXPECT_FALSE(v.table()->item(0, NetworkCompileView::kLatency)->text().isEmpty());
   v.table()->selectRow(0);
   EXPECT_EQ(v.pipeline()->bottleneck(), -1);
   EXPECT_EQ(v.pipeline()->plot()->plottableCount(), 2);
@@ -108,8 +110,32 @@ TEST(NetworkCompileView, ANetworkThatDoesNotFitIsARowWithTheReason) {
   v.backendBox()->setCurrentText("crossbar-arch-c");
   ASSERT_TRUE(compileAndWait(v));
   ASSERT_EQ(v.table()->rowCount(), 1);
-  EXPECT_TRUE(v.table()->item(0, 12)->text().contains("74 crossbars"))
-      << v.table()->item(0, 12)->text().toStdString();
+  EXPECT_TRUE(v.table()->item(0, NetworkCompileView::kNote)->text().contains("74 crossbars"))
+      << v.table()->item(0, NetworkCompileView::kNote)->text().toStdString();
+}
+
+// The unfolding box reaches the compile: IK,O,K's row has the engine's MVM count (three kernel rows per
+// replica), and auto on ResNet-18 is a row that says which layer the schedule cannot run and why.
+TEST(NetworkCompileView, TheUnfoldingIsAChoiceAndAColumn) {
+  NetworkCompileView v;
+  only(v, {"balance"});
+  v.unfoldingBox()->setCurrentIndex(v.unfoldingBox()->findData("IK,O,K"));
+  ASSERT_TRUE(compileAndWait(v));
+  pim::NetworkCompileRequest r;
+  r.compile.unfolding.all = "IK,O,K";
+  const pim::NetworkCompileResult engine =
+      pim::compileNetwork(pim::builtinBackends().get("crossbar-pimcomp"),
+                          pim::loadNetworkFile(pim::builtinNetworkPath("resnet18")), r);
+  ASSERT_EQ(v.table()->rowCount(), 1);
+  EXPECT_EQ(v.table()->item(0, NetworkCompileView::kUnfolding)->text(), "IK,O,K");
+  EXPECT_EQ(v.table()->item(0, NetworkCompileView::kMvms)->text(), QString::number(engine.mvmCount));
+  EXPECT_NE(engine.mvmCount, 132500);
+  v.unfoldingBox()->setCurrentIndex(v.unfoldingBox()->findData("auto"));
+  ASSERT_TRUE(compileAndWait(v));
+  ASSERT_EQ(v.table()->rowCount(), 2);
+  const int row = v.table()->item(0, NetworkCompileView::kUnfolding)->text() == "auto" ? 0 : 1;
+  EXPECT_TRUE(v.table()->item(row, NetworkCompileView::kNote)->text().contains("not I,OK2,1"))
+      << v.table()->item(row, NetworkCompileView::kNote)->text().toStdString();
 }
 
 TEST(NetworkCompileView, ABadNetworkFileIsRefusedInTheStatusLine) {
@@ -138,7 +164,7 @@ TEST(NetworkCompileView, CancelDuringTheGeneticSearchKeepsTheRowsDoneAndTheSearc
   ASSERT_EQ(v.table()->rowCount(), 2);  // balance, and the search's best so far, compiled
   const int ga = rowOf(v.table(), "ga");
   ASSERT_GE(ga, 0);
-  EXPECT_EQ(v.table()->item(ga, 10)->text(), "132500");
+  EXPECT_EQ(v.table()->item(ga, NetworkCompileView::kMvms)->text(), "132500");
   const auto& candidate = v.candidates().back();
   ASSERT_TRUE(candidate.result);
   EXPECT_TRUE(candidate.result->gaCancelled);
