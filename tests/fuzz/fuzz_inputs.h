@@ -6,6 +6,7 @@
 #pragma once
 #include <unistd.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -154,9 +155,10 @@ inline bool onnx(std::string_view bytes) {
   return accepted([&] { (void)parseOnnxNetwork(bytes, "fuzz.onnx"); });
 }
 
-/// A network compiled on a small crossbar accelerator in both pipelines, checked against the MVM invariant
-/// (every window of every layer runs each AG band once): a count that differs aborts (a finding). Large
-/// networks are left out (their schedules take seconds; the seeds' shapes are small).
+/// A network compiled on a small crossbar accelerator in both pipelines and in each weight unfolding they run
+/// (im2col, I,O,K2, IK,O,K), checked against the MVM invariant (every window of every layer runs each AG
+/// band of each matrix once): a count that differs aborts (a finding). Large networks are left out (their
+/// schedules take seconds; the seeds' shapes are small).
 inline bool crossbar(std::string_view bytes) {
   return accepted([&] {
     const Network net = parseNetworkJson(bytes, "fuzz.json");
@@ -165,37 +167,50 @@ inline bool crossbar(std::string_view bytes) {
     acc.coresX = acc.coresY = 4;
     acc.crossbarsPerCore = 16;
     acc.rows = acc.cols = 32;
-    std::int64_t expected = 0, work = 0;
-    for (const ConvLayerShape& l : convLayers(net)) {
-      // A grouped conv is placed as PIMCOMP-NN places it: its block-diagonal weight as a dense R S C x K
-      // matrix.
-      const std::int64_t bands = (l.R * l.S * l.C + acc.rows - 1) / acc.rows;
-      expected += l.P * l.Q * bands;
-      work += l.P * l.Q * bands * ((l.K + acc.cols - 1) / acc.cols);
-    }
+    const auto bands = [&](std::int64_t h) { return (h + acc.rows - 1) / acc.rows; };
+    // R is the kernel's width, S its height. A grouped conv is placed as PIMCOMP-NN places it: its
+    // block-diagonal weight as a dense R S C x K matrix. An FC (R = S = 1) is the same in every format.
+    const std::array<std::pair<const char*, std::int64_t (*)(const ConvLayerShape&, std::int64_t)>, 3>
+        formats{{
+            {"im2col",
+             [](const ConvLayerShape& l, std::int64_t rows) { return (l.R * l.S * l.C + rows - 1) / rows; }},
+            {"I,O,K2", [](const ConvLayerShape& l,
+                          std::int64_t rows) { return l.R * l.S * ((l.C + rows - 1) / rows); }},
+            {"IK,O,K", [](const ConvLayerShape& l,
+                          std::int64_t rows) { return l.S * ((l.R * l.C + rows - 1) / rows); }},
+        }};
+    std::int64_t work = 0;
+    for (const ConvLayerShape& l : convLayers(net))
+      work += l.P * l.Q * l.R * l.S * bands(l.C) * ((l.K + acc.cols - 1) / acc.cols);  // I,O,K2's, the most
     if (work > 200000) return;  // too slow to be worth a fuzz execution
-    for (const auto mode : {crossbar::PipelineMode::Ht, crossbar::PipelineMode::Ll}) {
-      crossbar::CompileOptions o;
-      o.mode = mode;
-      const crossbar::CompilePlan plan = crossbar::compilePlan(net, acc, o);
-      struct Count final : xbar::IProgramSink {
-        std::int64_t mvms = 0;
-        bool group(const xbar::InstructionGroup& ig) override {
-          for (const auto& core : ig.cores)
-            for (const auto& i : core) mvms += i.op == xbar::Opcode::Mvmul;
-          return true;
+    for (const auto& [format, agsPerWindow] : formats) {
+      std::int64_t expected = 0;
+      for (const ConvLayerShape& l : convLayers(net)) expected += l.P * l.Q * agsPerWindow(l, acc.rows);
+      for (const auto mode : {crossbar::PipelineMode::Ht, crossbar::PipelineMode::Ll}) {
+        crossbar::CompileOptions o;
+        o.mode = mode;
+        o.unfolding.all = format;
+        const crossbar::CompilePlan plan = crossbar::compilePlan(net, acc, o);
+        struct Count final : xbar::IProgramSink {
+          std::int64_t mvms = 0;
+          bool group(const xbar::InstructionGroup& ig) override {
+            for (const auto& core : ig.cores)
+              for (const auto& i : core) mvms += i.op == xbar::Opcode::Mvmul;
+            return true;
+          }
+        } count;
+        if (mode == crossbar::PipelineMode::Ht)
+          crossbar::scheduleHt(plan, count);
+        else
+          crossbar::scheduleLl(plan, crossbar::LlOptions{}, count);
+        bool split =
+            false;  // an AG split in column parts runs once per part: the invariant holds without AGP
+        for (const auto& l : plan.layers) split = split || l.agp > 1;
+        if (!split && count.mvms != expected) {
+          std::fprintf(stderr, "MVM invariant broken (%s): %lld MVMs, %lld expected\n", format,
+                       static_cast<long long>(count.mvms), static_cast<long long>(expected));
+          std::abort();
         }
-      } count;
-      if (mode == crossbar::PipelineMode::Ht)
-        crossbar::scheduleHt(plan, count);
-      else
-        crossbar::scheduleLl(plan, crossbar::LlOptions{}, count);
-      bool split = false;  // an AG split in column parts runs once per part: the invariant holds without AGP
-      for (const auto& l : plan.layers) split = split || l.agp > 1;
-      if (!split && count.mvms != expected) {
-        std::fprintf(stderr, "MVM invariant broken: %lld MVMs, %lld expected\n",
-                     static_cast<long long>(count.mvms), static_cast<long long>(expected));
-        std::abort();
       }
     }
   });
