@@ -185,6 +185,19 @@ TEST(CrossbarPartition, TableIvShapesAndValidity) {
       EXPECT_EQ(m.h * m.w * m.p, g.inChannels * g.outChannels * g.kernelH * g.kernelW) << u.name;
     }
   }
+  // A 1x3 kernel (K_h 1, K_w 3), 4 -> 8 channels: IK,O,K is one kernel row of 3 pixels (H 12, P 1), IK,OK,1
+  // a kernel column of 1 pixel (H 4) against 3 output columns (W 24); each holds the 96 weights once.
+  ConvGeometry row;
+  row.inChannels = 4, row.outChannels = 8, row.kernelH = 1, row.kernelW = 3;
+  const std::vector<MatrixShape> rowShapes = {{4, 8, 3}, {4, 24, 1}, {12, 8, 1}, {4, 24, 1}, {12, 8, 1}};
+  for (std::size_t i = 0; i < kUnfoldings.size(); ++i) {
+    const MatrixShape m = unfoldedShape(kUnfoldings[i], row);
+    EXPECT_EQ(std::tie(m.h, m.w, m.p), std::tie(rowShapes[i].h, rowShapes[i].w, rowShapes[i].p))
+        << kUnfoldings[i].name;
+  }
+  // Extra memory: IK,O,K keeps K_h = 1 partial output, IK,OK,1 a column of K_h inputs and K_w partials.
+  EXPECT_EQ(unfoldingCost(kUnfoldings[2], row).extraMemory, 3 * 4 + 1 * 8);
+  EXPECT_EQ(unfoldingCost(kUnfoldings[3], row).extraMemory, 1 * 4 + 3 * 8);
   // Output channels in H (accumulation would mix outputs), a channel in P, or K^3 are not unfoldings.
   EXPECT_FALSE(isValidUnfolding({"O,I,K2", {false, true, 0}, {true, false, 0}, {false, false, 2}}));
   EXPECT_FALSE(isValidUnfolding({"IO,K,K", {true, true, 0}, {false, false, 1}, {false, false, 1}}));

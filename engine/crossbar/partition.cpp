@@ -88,17 +88,19 @@ ConvGeometry convGeometry(const NetworkNode& conv) {
 }
 
 MatrixShape unfoldedShape(const Unfolding& u, const ConvGeometry& g) {
-  return {dimSize(u.h, g, g.kernelW), dimSize(u.w, g, g.kernelW), dimSize(u.p, g, g.kernelH)};
+  // H's lone K is what W and P leave: K_w beside P = K_h (IK,O,K), K_h beside W = O K_w (IK,OK,1).
+  const std::int64_t heightK = u.w.kernelPower == 1 ? g.kernelH : g.kernelW;
+  return {dimSize(u.h, g, heightK), dimSize(u.w, g, g.kernelW), dimSize(u.p, g, g.kernelH)};
 }
 
 UnfoldingCost unfoldingCost(const Unfolding& u, const ConvGeometry& g) {
-  const std::int64_t I = g.inChannels, O = g.outChannels, k2 = g.kernelH * g.kernelW, k = g.kernelW;
+  const std::int64_t I = g.inChannels, O = g.outChannels, k2 = g.kernelH * g.kernelW;
   const std::int64_t outPixels = g.outH * g.outW, inPixels = g.inH * g.inW;
   const std::int64_t rowLoads = g.outH * g.kernelH * g.inW * I;  // F_in*F_out*K*I
   if (u == kUnfoldings[0]) return {outPixels, rowLoads, k2 * I + k2 * O};
   if (u == kUnfoldings[1]) return {inPixels, inPixels * I, I + k2 * O};
-  if (u == kUnfoldings[2]) return {outPixels, rowLoads, k2 * I + k * O};
-  if (u == kUnfoldings[3]) return {g.outH * g.inW, rowLoads, k * I + k * O};
+  if (u == kUnfoldings[2]) return {outPixels, rowLoads, k2 * I + g.kernelH * O};  // K_h partial outputs
+  if (u == kUnfoldings[3]) return {g.outH * g.inW, rowLoads, g.kernelH * I + g.kernelW * O};
   return {outPixels, outPixels * k2 * I, k2 * I + O};
 }
 

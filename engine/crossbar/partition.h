@@ -54,8 +54,10 @@ bool isValidUnfolding(const Unfolding& u);
 /// "I,O,K2", "i,o,k2", "(I, O, K^2)" and "im2col" (= "IK2,O,1") name a format; anything else is nullopt.
 std::optional<Unfolding> parseUnfolding(std::string_view name);
 
-/// A conv's sizes as Table IV uses them. Rectangular kernels: K^2 = K_h*K_w; the single K of an "IK" height
-/// or an "OK" width is one kernel row (K_w), and a P of K counts kernel rows (K_h).
+/// A conv's sizes as Table IV uses them. Rectangular kernels: K^2 = K_h*K_w; the single K of an "OK" width is
+/// one kernel row (K_w), a P of K counts kernel rows (K_h), and an "IK" height is a kernel row of pixels
+/// (K_w) beside a P of K_h (IK,O,K) or a kernel column (K_h) beside a width of O K_w (IK,OK,1, one MVM per
+/// output row and input column), so H*W*P = I*O*K_h*K_w in every format.
 struct ConvGeometry {
   std::int64_t inChannels = 0, outChannels = 0, kernelH = 1, kernelW = 1;
   std::int64_t inH = 1, inW = 1, outH = 1, outW = 1;
