@@ -13,9 +13,12 @@
 #include "engine/crossbar/compile.h"
 #include "engine/crossbar/ht_schedule.h"
 #include "engine/crossbar/replication.h"
+#include "tests/crossbar_invariants.h"
 
 namespace pim::crossbar {
 namespace {
+
+using test::expectedMvms;
 
 using xbar::Opcode;
 
@@ -57,21 +60,6 @@ class CountingSink : public xbar::IProgramSink {
  private:
   std::int64_t m_stopAfter;
 };
-
-// Spec invariant: sum over CONV of H_out*W_out*ceil(K_h*K_w*C_in/rows) + sum over FC of ceil(inputs/rows).
-std::int64_t expectedMvms(const Network& net, std::int64_t rows) {
-  std::int64_t n = 0;
-  for (const NetworkNode& node : net.nodes) {
-    if (node.op == NetworkOp::Conv) {
-      const ConvParams& c = node.conv;
-      n += node.output_dim[2] * node.output_dim[3] *
-           ((c.kernel_h * c.kernel_w * c.input_channel + rows - 1) / rows);
-    } else if (node.op == NetworkOp::Fc) {
-      n += (node.fc.num_input + rows - 1) / rows;
-    }
-  }
-  return n;
-}
 
 Accelerator defaultAccelerator(std::int64_t coresPerSide = 12) {
   Accelerator a;
@@ -523,6 +511,24 @@ TEST(CrossbarHtSchedule, WindowUnfoldingsPrepareEveryAgInput) {
     EXPECT_EQ(sink.agRows, 16 * 144);
     EXPECT_EQ(sink.prepared, sink.agRows);
     EXPECT_EQ(s.mvms, 64 * 2 + 16 * ags + 4 + 1);  // c1 (H 36) has 2 bands of 32 rows
+  }
+}
+
+// ResNet-18 on the default accelerator in the two other formats the HT schedule runs: the invariant counted
+// from the node list (docs/crossbar.md quotes these counts).
+TEST(CrossbarHtSchedule, WindowUnfoldingsOnResNet18) {
+  const Network net = loadNetworkFile(builtinNetworkPath("resnet18"));
+  for (const auto& [format, mvms] :
+       std::vector<std::pair<std::string, std::int64_t>>{{"I,O,K2", 775380}, {"IK,O,K", 208548}}) {
+    SCOPED_TRACE(format);
+    CompileOptions o;
+    o.unfolding.all = format;
+    const CompilePlan p = compilePlan(net, defaultAccelerator(), o);
+    CountingSink sink;
+    scheduleHt(p, sink);
+    EXPECT_EQ(sink.mvms, expectedMvms(net, 128, format));
+    EXPECT_EQ(sink.mvms, mvms);
+    EXPECT_EQ(sink.unpairedComms, 0);
   }
 }
 

@@ -15,9 +15,12 @@
 #include "engine/crossbar/compile.h"
 #include "engine/crossbar/ll_schedule.h"
 #include "engine/crossbar/replication.h"
+#include "tests/crossbar_invariants.h"
 
 namespace pim::crossbar {
 namespace {
+
+using test::expectedMvms;
 
 using xbar::Opcode;
 
@@ -77,21 +80,6 @@ class CountingSink : public xbar::IProgramSink {
   const CompilePlan* m_plan = nullptr;
   std::vector<std::int64_t> prepared;  // per core: MAIN copy/fill elements since its last MVMUL
 };
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-// The spec's invariant, from the network alone: every window of every layer runs every AG band once.
-std::int64_t expectedMvms(const Network& net, std::int64_t rows) {
-  std::int64_t n = 0;
-  for (const NetworkNode& node : net.nodes) {
-    if (node.op == NetworkOp::Conv)
-      n += node.output_dim[2] * node.output_dim[3] *
-           ceilDiv(node.conv.kernel_h * node.conv.kernel_w * node.conv.input_channel, rows);
-    else if (node.op == NetworkOp::Fc)
-      n += ceilDiv(node.fc.num_input, rows);
-  }
-  return n;
-}
 
 const Network& shipped(const std::string& name) {
   static std::map<std::string, Network> cache;
