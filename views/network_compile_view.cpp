@@ -79,6 +79,21 @@ std::vector<ParetoPoint> mergedCoincident(std::vector<ParetoPoint> sorted) {
   return out;
 }
 
+/// Whether each label (points sorted by time) sits above its point. Neighbours in time alternate, so close
+/// candidates stay readable; of two that are close on the log axis, the higher one's label goes above and
+/// the lower one's below, so the two labels move apart rather than into each other.
+std::vector<bool> labelsAbove(const std::vector<ParetoPoint>& sorted) {
+  std::vector<bool> above(sorted.size()), paired(sorted.size(), false);
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    above[i] = i % 2 == 0;
+    if (i == 0 || sorted[i].timeUs >= sorted[i - 1].timeUs * 1.5) continue;
+    above[i] = sorted[i].energyMj >= sorted[i - 1].energyMj;
+    if (!paired[i - 1]) above[i - 1] = !above[i];  // a point already paired with its other neighbour stays
+    paired[i] = true;
+  }
+  return above;
+}
+
 std::optional<double> micro(std::optional<double> ns) {
   if (!ns) return std::nullopt;
   return *ns / 1000.0;
@@ -400,6 +415,7 @@ void NetworkCompileView::redrawPareto() {
     return std::tie(a.timeUs, a.energyMj) < std::tie(b.timeUs, b.energyMj);
   });
   points = mergedCoincident(std::move(points));
+  const std::vector<bool> above = labelsAbove(points);
   for (std::size_t i = 0; i < points.size(); ++i) {
     const ParetoPoint& p = points[i];
     const bool beaten = std::any_of(all.begin(), all.end(), [&](const ParetoPoint& q) {
@@ -409,8 +425,7 @@ void NetworkCompileView::redrawPareto() {
     (beaten ? dominated : front)->addData(p.timeUs, p.energyMj);
     auto* label = new QCPItemText(m_pareto);
     label->position->setCoords(p.timeUs, p.energyMj);
-    // Neighbours in time alternate above and below their point, so close candidates stay readable.
-    label->setPositionAlignment(Qt::AlignLeft | (i % 2 ? Qt::AlignTop : Qt::AlignBottom));
+    label->setPositionAlignment(Qt::AlignLeft | (above[i] ? Qt::AlignBottom : Qt::AlignTop));
     label->setText(QStringLiteral("  ") + p.label);
     label->setFont(QFont(m_pareto->font().family(), 8));
   }
