@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Compile a network on a crossbar accelerator (issue 19): choose network, backend, pipeline mode, timing mode
-// and the replication methods to try; each method's compile becomes a row (period, throughput, latency,
-// energy, crossbars, provenance) as soon as it is done, off the GUI thread with progress and Cancel. The
-// selected row shows its per-core map and its layer pipeline; the Pareto tab puts every row's time per
-// inference against its energy; the Compare backends tab runs the network on several backends (crossbar and
-// others). Everything here is `pimscope-cli compile` / `compare --network` (same engine calls, same numbers).
+// Compile a network on a crossbar accelerator (issue 19): choose network, backend, pipeline mode, timing
+// mode, weight unfolding and the replication methods to try; each method's compile becomes a row (period,
+// throughput, latency, energy, crossbars, provenance) as soon as it is done, off the GUI thread with progress
+// and Cancel. The selected row shows its per-core map and its layer pipeline; the Pareto tab puts every row's
+// time per inference against its energy; the Compare backends tab runs the network on several backends
+// (crossbar and others). Everything here is `pimscope-cli compile` / `compare --network` (same engine calls,
+// same numbers).
 #pragma once
 #include <QWidget>
 #include <memory>
