@@ -80,13 +80,15 @@ std::vector<ParetoPoint> mergedCoincident(std::vector<ParetoPoint> sorted) {
 }
 
 /// Whether each label (points sorted by time) sits above its point. Neighbours in time alternate, so close
-/// candidates stay readable; of two that are close on the log axis, the higher one's label goes above and
+/// candidates stay readable; of two that are close on both log axes, the higher one's label goes above and
 /// the lower one's below, so the two labels move apart rather than into each other.
 std::vector<bool> labelsAbove(const std::vector<ParetoPoint>& sorted) {
   std::vector<bool> above(sorted.size()), paired(sorted.size(), false);
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     above[i] = i % 2 == 0;
-    if (i == 0 || sorted[i].timeUs >= sorted[i - 1].timeUs * 1.5) continue;
+    const double higher = std::max(sorted[i].energyMj, sorted[i - (i > 0)].energyMj),
+                 lower = std::min(sorted[i].energyMj, sorted[i - (i > 0)].energyMj);
+    if (i == 0 || sorted[i].timeUs >= sorted[i - 1].timeUs * 1.5 || higher >= lower * 1.25) continue;
     above[i] = sorted[i].energyMj >= sorted[i - 1].energyMj;
     if (!paired[i - 1]) above[i - 1] = !above[i];  // a point already paired with its other neighbour stays
     paired[i] = true;
