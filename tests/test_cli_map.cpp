@@ -37,6 +37,19 @@ TEST(CliMap, AutoWalksASmallSpaceWholeAndSaysItIsOptimal) {
   EXPECT_EQ(j["solver"]["gap"], 0.0);
 }
 
+TEST(CliMap, IlpProvesTheEnergyOptimumTheWalkFinds) {
+  const auto walk =
+      cliJson("map -b hbm2-pim -k fc --dims C=16,K=8,N=2 --objective energy --mapper exhaustive --json");
+  const auto ilp =
+      cliJson("map -b hbm2-pim -k fc --dims C=16,K=8,N=2 --objective energy --mapper ilp --json");
+  ASSERT_TRUE(walk.is_object() && ilp.is_object());
+  EXPECT_EQ(ilp["solver"]["name"], "ilp (cbc)");
+  EXPECT_EQ(ilp["solver"]["status"], "optimal");
+  EXPECT_EQ(ilp["solver"]["gap"], 0.0);
+  EXPECT_TRUE(ilp["solver"]["nodes"].is_number_integer());
+  EXPECT_NEAR(ilp["energy_pj"].get<double>(), walk["energy_pj"].get<double>(), 1e-6);
+}
+
 TEST(CliMap, ASavedMappingIsTracedAgainPerBank) {
   const auto file = cliScratch().file("fc.json");
   const auto j = cliJson(
@@ -179,8 +192,11 @@ TEST(CliMap, BadInputGetsOneClearLine) {
                    {"--kernel: 'gemv' is not a conv-mapping kernel"});
   expectCliRefused("map -b pimopt-small -k fc --dims R=3,C=8,K=8", {"an FC layer has R = S = P = Q = 1"});
   expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --time-limit 0", {"--time-limit"});
-  expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper ilp",
-                   {"mapper 'ilp'", "auto, exhaustive, heuristic"});
+  expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper milp",
+                   {"mapper 'milp'", "auto, exhaustive, heuristic, ilp"});
+  expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper ilp", {"ilp", "energy objective only"});
+  expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper ilp --objective energy --solver glpk",
+                   {"unknown solver 'glpk'", "cbc"});
   expectCliRefused("map -b pimopt-small -k conv2d --dims R=3,S=3,P=56,Q=56,C=64,K=64 --mapper exhaustive",
                    {"has more than 5000000 mappings to walk on pimopt-small"});
   expectCliRefused("map -b pimopt-small --network resnet18 --layer nope", {"--layer: 'nope'"});

@@ -19,7 +19,8 @@
 #include "engine/crossbar/ga_operators.h"
 
 namespace pim::crossbar {
-namespace {
+// Named, not anonymous: the unity build may put this file beside another test with helpers of the same names.
+namespace ga_tests {
 
 using ga::Chromosome;
 using ga::GaProblem;
@@ -349,5 +350,5 @@ TEST(CrossbarGa, CompileWithGaAndOptionErrors) {
   EXPECT_THROW(runGa(base, bad, xbar::TimingParams{}), InputError);
 }
 
-}  // namespace
+}  // namespace ga_tests
 }  // namespace pim::crossbar

@@ -18,7 +18,8 @@
 #include "tests/crossbar_invariants.h"
 
 namespace pim::crossbar {
-namespace {
+// Named, not anonymous: the unity build may put this file beside another test with helpers of the same names.
+namespace ll_tests {
 
 using test::expectedMvms;
 
@@ -377,5 +378,5 @@ TEST(CrossbarLl, RunsWindowUnfoldingsAndRefusesScatterOnes) {
   }
 }
 
-}  // namespace
+}  // namespace ll_tests
 }  // namespace pim::crossbar

@@ -55,7 +55,10 @@ void printResult(const ConvLayer& layer, const Hierarchy& h, const MapResult& r)
             << "mapper " << r.mapper << ": " << r.status
             << (r.gap ? ", gap " + num(*r.gap * 100) + " % (bound: " + r.boundSource + ")"
                       : std::string(", gap unknown"))
-            << ", " << r.evaluated << " proposals (" << r.valid << " valid) in " << num(r.seconds) << " s\n"
+            << ", "
+            << (r.nodes ? std::to_string(*r.nodes) + " branch-and-bound nodes"
+                        : std::to_string(r.evaluated) + " proposals (" + std::to_string(r.valid) + " valid)")
+            << " in " << num(r.seconds) << " s\n"
             << "mapping  " << mappingLabel(h, r.mapping) << "\n"
             << "layout   input " << layoutName(r.mapping.layout[Input])
             << (r.mapping.layout[Input] == Layout::RowAligned
@@ -100,7 +103,7 @@ nlohmann::json resultJson(const ConvLayer& layer, const Hierarchy& h, const MapR
                  {"bound", r.bound ? nlohmann::json(*r.bound) : nlohmann::json()},
                  {"gap", r.gap ? nlohmann::json(*r.gap) : nlohmann::json()},
                  {"bound_source", r.boundSource.empty() ? nlohmann::json() : nlohmann::json(r.boundSource)},
-                 {"nodes", nullptr},
+                 {"nodes", r.nodes ? nlohmann::json(*r.nodes) : nlohmann::json()},
                  {"evaluated", r.evaluated},
                  {"seconds", r.seconds},
                  {"best_so_far", r.bestSoFar}};
@@ -160,6 +163,8 @@ struct MapArgs {
   bool json = false, trace = false, pareto = false, fresh = false;
   int paretoPoints = 0;  // --pareto N: an epsilon-constraint sweep of N points; 0: the front the search saw
   int randomChecks = 0;
+  std::string solver = "cbc";
+  int threads = 1;
 };
 
 MapOptions mapOptionsOf(const MapArgs& a) {
@@ -172,6 +177,8 @@ MapOptions mapOptionsOf(const MapArgs& a) {
   o.cancel = &interrupted();
   o.collectFront = a.pareto && a.paretoPoints == 0;
   o.gap = a.gap;
+  o.solver = a.solver;
+  o.threads = a.threads;
   return o;
 }
 
@@ -320,7 +327,13 @@ void registerMapCommands(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   map->add_option("--mapper", a->mapper,
-                  "auto (exhaustive when small, else heuristic), exhaustive or heuristic")
+                  "auto (exhaustive when small, else heuristic; energy: then the MILP from its mapping), "
+                  "exhaustive, heuristic or ilp (the exact energy MILP)")
+      ->capture_default_str();
+  map->add_option("--solver", a->solver, "ilp: the MILP solver by name (built in: cbc)")
+      ->capture_default_str();
+  map->add_option("--threads", a->threads, "ilp: the solver's threads")
+      ->check(wholeNumberIn(1, 256))
       ->capture_default_str();
   map->add_option("--time-limit", a->timeLimit, "seconds the mapper may search")
       ->check(nonNegative())

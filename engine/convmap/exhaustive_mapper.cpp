@@ -185,7 +185,7 @@ class Walk {
       if (m_progress) m_progress({m_result.evaluated, m_result.valid, m_best, seconds()});
     }
     if (!violations(m_layer, m_h, m).empty()) return;
-    chooseLayouts(m);
+    chooseFewestActivationLayouts(m_layer, m_h, m);
     offer(m);
   }
 
@@ -208,36 +208,6 @@ class Walk {
       m_result.cost = std::move(c);
       m_result.bestSoFar.push_back(obj);
       if (withinGap(m_o, obj, m_bound)) m_stop = true;  // proven close enough: the rest cannot matter
-    }
-  }
-
-  /// Each tensor's layout (and the input's block) with the fewest activations of that tensor.
-  void chooseLayouts(ConvMapping& m) const {
-    for (int t = 0; t < kTensors; ++t) {
-      std::vector<ConvMapping> options;
-      ConvMapping v = m;
-      v.layout[t] = Layout::Sequential;
-      if (t == Input) v.blockH = v.blockW = 0;
-      options.push_back(v);
-      v.layout[t] = Layout::RowAligned;
-      if (t != Input) {
-        options.push_back(v);
-      } else {
-        for (auto bh : divisors(m_layer.inputHeight()))
-          for (auto bw : divisors(m_layer.inputWidth())) {
-            v.blockH = bh;
-            v.blockW = bw;
-            if (violations(m_layer, m_h, v).empty()) options.push_back(v);
-          }
-      }
-      std::int64_t best = -1;
-      for (const auto& o : options) {
-        const auto acts = rowActivations(m_layer, m_h, o).count[t];
-        if (best < 0 || acts < best) {
-          best = acts;
-          m = o;
-        }
-      }
     }
   }
 

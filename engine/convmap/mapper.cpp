@@ -10,6 +10,7 @@ namespace pim::convmap {
 
 std::unique_ptr<IConvMapper> makeHeuristicMapper();
 std::unique_ptr<IConvMapper> makeExhaustiveMapper();
+std::unique_ptr<IConvMapper> makeIlpMapper();
 
 namespace {
 
@@ -49,6 +50,7 @@ void registerBuiltinMappers() {
     registry().push_back({"auto", &makeAutoMapper});
     registry().push_back({"exhaustive", &makeExhaustiveMapper});
     registry().push_back({"heuristic", &makeHeuristicMapper});
+    registry().push_back({"ilp", &makeIlpMapper});
   });
 }
 

@@ -31,6 +31,8 @@ struct MapOptions {
   /// A warm start: a valid mapping the heuristic anneals from and the exhaustive walk takes as its first
   /// incumbent (ignored when invalid or over maxLatencyCycles); none: the trivial mapping.
   std::optional<ConvMapping> start;
+  std::string solver = "cbc";  // ilp: the registered MILP solver (engine/milp)
+  int threads = 1;             // ilp: the solver's threads
 };
 
 struct MapProgress {
@@ -48,8 +50,9 @@ struct MapResult {
   ConvCost cost;
   double objective = 0, seconds = 0;
   std::int64_t evaluated = 0, valid = 0;
-  std::vector<double> bestSoFar;  // the incumbent after each improvement
-  ParetoFront front;              // when MapOptions::collectFront: exact if status is "optimal" (exhaustive)
+  std::optional<std::int64_t> nodes;  // branch-and-bound nodes (ilp)
+  std::vector<double> bestSoFar;      // the incumbent after each improvement
+  ParetoFront front;  // when MapOptions::collectFront: exact if status is "optimal" (exhaustive)
 };
 
 class IConvMapper {

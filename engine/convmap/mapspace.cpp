@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "engine/convmap/row_activation.h"
+
 namespace pim::convmap {
 
 std::vector<std::int64_t> primeFactors(std::int64_t n) {
@@ -129,6 +131,35 @@ bool randomMove(const ConvLayer& layer, const Hierarchy& h, ConvMapping& m, std:
   if (kind < 8) return swapLoops(m, rng);
   if (kind < 9) return toggleKeep(h, m, rng);
   return changeLayout(layer, m, rng);
+}
+
+void chooseFewestActivationLayouts(const ConvLayer& layer, const Hierarchy& h, ConvMapping& m) {
+  for (int t = 0; t < kTensors; ++t) {
+    std::vector<ConvMapping> options;
+    ConvMapping v = m;
+    v.layout[t] = Layout::Sequential;
+    if (t == Input) v.blockH = v.blockW = 0;
+    options.push_back(v);
+    v.layout[t] = Layout::RowAligned;
+    if (t != Input) {
+      options.push_back(v);
+    } else {
+      for (auto bh : divisors(layer.inputHeight()))
+        for (auto bw : divisors(layer.inputWidth())) {
+          v.blockH = bh;
+          v.blockW = bw;
+          if (violations(layer, h, v).empty()) options.push_back(v);
+        }
+    }
+    std::int64_t best = -1;
+    for (const auto& o : options) {
+      const auto acts = rowActivations(layer, h, o).count[t];
+      if (best < 0 || acts < best) {
+        best = acts;
+        m = o;
+      }
+    }
+  }
 }
 
 }  // namespace pim::convmap

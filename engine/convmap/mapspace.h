@@ -27,6 +27,11 @@ bool randomMove(const ConvLayer& layer, const Hierarchy& h, ConvMapping& m, std:
 std::vector<ConvMapping> randomValidMappings(const ConvLayer& layer, const Hierarchy& h, int count,
                                              std::uint64_t seed, double maxIterations);
 
+/// Gives each tensor of a valid mapping the layout (and the input the block) with the fewest row activations
+/// of that tensor (ties: sequential first, then smaller blocks). Lossless for every objective: a tensor's
+/// layout changes only its own activations, which enter only its own DRAM time (docs/convmap.md "Mappers").
+void chooseFewestActivationLayouts(const ConvLayer& layer, const Hierarchy& h, ConvMapping& m);
+
 /// Sets factor[level][slot][dim] to `value`, keeping `order[level]` listing exactly the temporal loops above
 /// 1 (a new loop goes innermost).
 void setFactor(ConvMapping& m, int level, int slot, int dim, std::int64_t value);

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// The `ilp` mapper: the energy MILP (energy_milp.h) solved by a registered solver, warm-started from
+// MapOptions::start or the trivial mapping. Its answer is decoded, given the layouts with the fewest row
+// activations (lossless: layouts change no energy), and re-evaluated by the evaluator, whose energy is
+// reported; it may not exceed the solver's objective (that would be a modelling defect, reported as one).
+// The bound is the solver's, or the analytic lower bound when that is higher.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "engine/convmap/energy_milp.h"
+#include "engine/convmap/lower_bound.h"
+#include "engine/convmap/mapper.h"
+#include "engine/convmap/mapspace.h"
+
+namespace pim::convmap {
+
+namespace {
+
+ConvMapping startOf(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o) {
+  if (o.start && violations(layer, h, *o.start).empty()) return *o.start;
+  return trivialMapping(layer, h);
+}
+
+class IlpMapper final : public IConvMapper {
+ public:
+  std::string name() const override { return "ilp"; }
+  std::string description() const override {
+    return "an exact MILP of the energy objective (CBC): proven optimal, or stopped with a proven gap";
+  }
+  MapResult solve(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
+                  const std::function<void(const MapProgress&)>& progress) const override {
+    const auto began = std::chrono::steady_clock::now();
+    requireFits(layer, h);
+    if (o.objective.kind != Objective::Energy)
+      throw InputError(
+          "ilp: the MILP states the energy objective only (latency counts DRAM row activations, "
+          "which it does not model yet; docs/convmap.md); use --mapper auto, exhaustive or "
+          "heuristic for " +
+          std::string(objectiveName(o.objective.kind)));
+    if (o.maxLatencyCycles)
+      throw InputError(
+          "ilp: a latency bound (the Pareto sweep) needs latency in the MILP, which it does not "
+          "state yet; sweep with --mapper heuristic or exhaustive");
+    auto milp = buildEnergyMilp(layer, h);
+    const auto start = startOf(layer, h, o);
+    milp.model.start = mappingValues(milp, start);
+    milp::SolveOptions so;
+    so.timeLimitSeconds = o.timeLimitSeconds;
+    so.relativeGap = o.gap;
+    so.threads = o.threads;
+    so.cancel = o.cancel;
+    if (progress)
+      so.onProgress = [&](const milp::SolveProgress& p) { progress({p.nodes, 0, p.incumbent, p.seconds}); };
+    const auto s = milp::makeSolver(o.solver)->solve(milp.model, so);
+    if (s.status == milp::SolveStatus::Infeasible)
+      throw std::logic_error("ilp: the MILP of layer " + layer.name +
+                             " is infeasible though the trivial "
+                             "mapping fits (a modelling defect)");
+    MapResult r;
+    r.mapper = name() + " (" + o.solver + ")";
+    r.mapping = s.hasSolution() ? decodeMapping(milp, s.values) : start;
+    chooseFewestActivationLayouts(layer, h, r.mapping);
+    r.cost = evaluate(layer, h, r.mapping);
+    r.objective = r.cost.energyPj;
+    // An incumbent's auxiliaries need not be at their least (a loop left unspared), so its objective may lie
+    // above its mapping's energy, never below: at the optimum the two meet (the exactness test).
+    if (s.hasSolution() && r.objective > s.objective + 1e-6 * std::max(1.0, r.objective))
+      throw std::logic_error("ilp: the MILP's objective " + std::to_string(s.objective) +
+                             " pJ is below the evaluator's " + std::to_string(r.objective) +
+                             " pJ for its mapping (a modelling defect)");
+    r.evaluated = r.valid = 1;
+    r.nodes = s.nodes;
+    r.bestSoFar.push_back(r.objective);
+    r.status = s.status == milp::SolveStatus::Optimal ? "optimal" : "feasible";
+    double bound = s.bestBound;
+    r.boundSource = "MILP (" + o.solver + ")";
+    if (r.status != "optimal") {
+      const double analytic = objectiveBound(o.objective, lowerBound(layer, h));
+      if (analytic > bound) {
+        bound = analytic;
+        r.boundSource = "analytic lower bound";
+      }
+    }
+    r.bound = r.status == "optimal" ? r.objective : std::min(bound, r.objective);
+    r.gap = r.objective > 0 ? (r.objective - *r.bound) / r.objective : 0.0;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    return r;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<IConvMapper> makeIlpMapper() { return std::make_unique<IlpMapper>(); }
+
+}  // namespace pim::convmap

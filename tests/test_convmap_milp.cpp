@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// The energy MILP (engine/convmap/energy_milp) and the `ilp` mapper: with a valid mapping's factors, orders
+// and keeps fixed the MILP's optimum is the evaluator's energy (random mappings of several layers on every
+// kind of hierarchy); its optimum equals the exhaustive walk's on small layers of two hierarchies; what it
+// refuses.
+#include <gtest/gtest.h>
+
+#include "engine/convmap/energy_milp.h"
+#include "engine/convmap/mapper.h"
+#include "engine/convmap/mapping_io.h"
+#include "engine/convmap/mapspace.h"
+#include "tests/convmap_fixtures.h"
+
+namespace pim::convmap {
+namespace {
+
+using test::tinyHierarchy;
+
+double fixedObjective(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m) {
+  auto e = buildEnergyMilp(layer, h);
+  for (const auto& [var, value] : mappingValues(e, m))
+    e.model.variables[var].lower = e.model.variables[var].upper = value;
+  milp::SolveOptions o;
+  o.timeLimitSeconds = 60;
+  const auto s = milp::makeSolver("cbc")->solve(e.model, o);
+  EXPECT_EQ(s.status, milp::SolveStatus::Optimal) << mappingLabel(h, m);
+  const auto back = decodeMapping(e, s.values);
+  for (std::size_t lv = 0; lv < m.levels.size(); ++lv) {  // level 0's order is not the model's
+    EXPECT_EQ(back.levels[lv].factor, m.levels[lv].factor) << "decoding changed " << mappingLabel(h, m);
+    EXPECT_EQ(back.levels[lv].keep, m.levels[lv].keep) << "decoding changed " << mappingLabel(h, m);
+    if (lv > 0) {
+      EXPECT_EQ(back.levels[lv].order, m.levels[lv].order) << "decoding changed " << mappingLabel(h, m);
+    }
+  }
+  return s.objective;
+}
+
+TEST(ConvMapMilp, AFixedMappingCostsWhatTheEvaluatorSays) {
+  struct Case {
+    const char* dims;
+    Hierarchy h;
+  };
+  auto bypass = tinyHierarchy();
+  bypass.levels[1].stores = {true, false, true};  // the global buffer cannot keep the weight
+  const std::vector<Case> cases = {
+      {"R=3,S=3,P=4,Q=4,C=4,K=4", tinyHierarchy()},
+      {"R=3,P=6,C=2,K=6,stride=2", bypass},
+      {"R=3,S=3,P=14,Q=14,C=16,K=32", builtinHierarchy("pimopt-default")},
+      {"R=1,S=1,P=7,Q=7,C=32,K=64,stride=2", builtinHierarchy("pimopt-small")},
+      {"C=64,K=32,N=4", builtinHierarchy("pimopt-doc")},
+      {"R=3,S=3,P=8,Q=8,C=16,K=16,dilation=2", builtinHierarchy("hbm-pim")},
+  };
+  for (const auto& c : cases) {
+    const auto layer = parseLayerDims(c.dims, "exact");
+    const auto mappings = randomValidMappings(layer, c.h, 12, 7, 1e12);
+    ASSERT_GE(mappings.size(), 6u) << c.dims;
+    for (const auto& m : mappings) {
+      const double expected = evaluate(layer, c.h, m).energyPj;
+      EXPECT_NEAR(fixedObjective(layer, c.h, m), expected, 1e-9 * expected)
+          << c.dims << " on " << c.h.name << ": " << mappingLabel(c.h, m);
+    }
+  }
+}
+
+TEST(ConvMapMilp, IlpMatchesTheExhaustiveOptimumOnSmallLayers) {
+  auto bypassFree = tinyHierarchy();
+  bypassFree.levels[1].stores = {true, true, true};
+  for (const auto& h : {tinyHierarchy(), builtinHierarchy("hbm2-pim")})
+    for (const char* dims :
+         {"R=3,P=4,C=2,K=4", "P=4,Q=2,C=4,K=4", "C=16,K=8,N=2", "R=3,P=4,C=2,K=2,stride=2"}) {
+      const auto layer = parseLayerDims(dims, "small");
+      MapOptions o;
+      o.objective = {Objective::Energy};
+      o.timeLimitSeconds = 600;
+      const auto walk = makeMapper("exhaustive")->solve(layer, h, o, nullptr);
+      ASSERT_EQ(walk.status, "optimal") << dims;
+      const auto ilp = makeMapper("ilp")->solve(layer, h, o, nullptr);
+      EXPECT_EQ(ilp.status, "optimal") << dims << " on " << h.name;
+      EXPECT_NEAR(ilp.objective, walk.objective, 1e-9 * walk.objective) << dims << " on " << h.name;
+      EXPECT_TRUE(violations(layer, h, ilp.mapping).empty());
+    }
+}
+
+TEST(ConvMapMilp, IlpRefusesWhatItDoesNotModel) {
+  const auto layer = parseLayerDims("P=4,C=4,K=4", "refused");
+  MapOptions o;
+  EXPECT_THROW(makeMapper("ilp")->solve(layer, tinyHierarchy(), o, nullptr), InputError);  // latency
+  o.objective = {Objective::Energy};
+  o.maxLatencyCycles = 100;
+  EXPECT_THROW(makeMapper("ilp")->solve(layer, tinyHierarchy(), o, nullptr), InputError);
+  o.maxLatencyCycles.reset();
+  o.solver = "gurobi";
+  EXPECT_THROW(makeMapper("ilp")->solve(layer, tinyHierarchy(), o, nullptr), InputError);
+}
+
+}  // namespace
+}  // namespace pim::convmap
