@@ -50,6 +50,17 @@ TEST(CliMap, IlpProvesTheEnergyOptimumTheWalkFinds) {
   EXPECT_NEAR(ilp["energy_pj"].get<double>(), walk["energy_pj"].get<double>(), 1e-6);
 }
 
+TEST(CliMap, AutoUnderEnergyHandsTheHeuristicsMappingToTheMilp) {
+  // Too many mappings to walk; the heuristic stops at its proposal budget, 4.1 % above the analytic bound,
+  // and the MILP from its mapping proves the optimum in the time left.
+  const auto j =
+      cliJson("map -b pimopt-default -k fc --dims C=256,K=128 --objective energy --time-limit 120 --json");
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["solver"]["name"], "auto (heuristic + ilp (cbc))");
+  EXPECT_EQ(j["solver"]["status"], "optimal");
+  EXPECT_EQ(j["solver"]["bound_source"], "MILP (cbc)");
+}
+
 TEST(CliMap, ASavedMappingIsTracedAgainPerBank) {
   const auto file = cliScratch().file("fc.json");
   const auto j = cliJson(

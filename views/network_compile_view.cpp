@@ -384,6 +384,13 @@ void NetworkCompileView::redrawPareto() {
   }
   m_pareto->xAxis->setLabel(tr("Time per inference: HT period or LL latency (µs, log)"));
   m_pareto->yAxis->setLabel(tr("Energy per inference (mJ, log)"));
+  // Times and energies of candidates span orders of magnitude (uniform's period is 18x balance's). With no
+  // point yet the axes carry no numbers: a range of nothing would be invented.
+  for (QCPAxis* axis : {m_pareto->xAxis, m_pareto->yAxis}) {
+    axis->setScaleType(QCPAxis::stLogarithmic);
+    axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    axis->setTickLabels(!points.empty());
+  }
   if (points.empty()) {
     auto* note = new QCPItemText(m_pareto);
     note->position->setType(QCPItemPosition::ptAxisRectRatio);
@@ -393,11 +400,6 @@ void NetworkCompileView::redrawPareto() {
     m_pareto->legend->setVisible(false);
     m_pareto->replot();
     return;
-  }
-  // Times and energies of candidates span orders of magnitude (uniform's period is 18x balance's).
-  for (QCPAxis* axis : {m_pareto->xAxis, m_pareto->yAxis}) {
-    axis->setScaleType(QCPAxis::stLogarithmic);
-    axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
   }
   auto* population = m_pareto->addGraph();
   auto* dominated = m_pareto->addGraph();

@@ -105,6 +105,23 @@ BENCHMARK(BM_ConvMapResNet18)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
+// The energy MILP alone (`ilp`, CBC, one thread, 60 s) on a ResNet-18 layer of pimopt-default (arg: layer;
+// 20 is the FC, proven optimal; 8 a 3 x 3 layer it does not prove). Counters: the gap in percent and the
+// branch-and-bound nodes.
+static void BM_ConvMapIlp(benchmark::State& st) {
+  const auto& c = resnet18Layer(st.range(0));
+  const auto mapper = makeMapper("ilp");
+  MapOptions o;
+  o.objective.kind = Objective::Energy;
+  o.timeLimitSeconds = 60;
+  MapResult r;
+  for (auto _ : st) r = mapper->solve(c.layer, c.h, o, nullptr);
+  st.counters["gap_pct"] = r.gap.value_or(-1) * 100;
+  st.counters["nodes"] = static_cast<double>(r.nodes.value_or(0));
+  labelled(st, c);
+}
+BENCHMARK(BM_ConvMapIlp)->Arg(20)->Arg(8)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 // VGG-16 (13 convs, 3 FCs) and MobileNet-v1's mappable layers (the first conv, 13 pointwise, the FC):
 // args network (1 VGG-16, 2 MobileNet), layer among the mappable ones; latency; the gap as above.
 static void BM_ConvMapHeuristicNetworks(benchmark::State& st) {

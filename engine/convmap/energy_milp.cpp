@@ -244,6 +244,8 @@ class Builder {
           precedence[{lv, dims[i], dims[j]}] = v;
           out.precedences.push_back({lv, dims[i], dims[j], v});
         }
+      for (std::size_t i = 0; i < dims.size(); ++i)
+        for (std::size_t j = i + 1; j < dims.size(); ++j) addCanonicalOrder(lv, dims[i], dims[j]);
       for (int a : dims)  // transitive: a inside b inside c => a inside c
         for (int b : dims)
           for (int c : dims) {
@@ -256,6 +258,16 @@ class Builder {
             m().addRow("order transitive", e1, -milp::kInf, 1 - k1 - k2 + k3);
           }
     }
+  }
+
+  /// Loops of bound 1 change nothing, so they lie outermost, in dimension order (a < b: a inside b): one
+  /// order per distinct nest, not one per placement of its trivial loops.
+  void addCanonicalOrder(int lv, int a, int b) {
+    const auto o = precedence.at({lv, a, b});
+    const auto oneA = isOne(a, temporalPlace(lv)), oneB = isOne(b, temporalPlace(lv));
+    m().addRow("trivial loops outside", {{o, 1}, {oneA, 1}, {oneB, -1}}, -milp::kInf, 1);
+    m().addRow("trivial loops outside", {{o, 1}, {oneA, 1}, {oneB, -1}}, 0, milp::kInf);
+    m().addRow("trivial loops in order", {{o, 1}, {oneA, -1}, {oneB, -1}}, -1, milp::kInf);
   }
 
   // ---- reuse -----------------------------------------------------------------------------------------

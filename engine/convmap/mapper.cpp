@@ -14,19 +14,49 @@ std::unique_ptr<IConvMapper> makeIlpMapper();
 
 namespace {
 
-/// `auto`: the exhaustive walk when the space is small enough, else the heuristic (the MILP is not built
-/// yet).
+/// `auto`: the exhaustive walk when the space is small enough; else the heuristic, and under the energy
+/// objective, when the heuristic stops before the time limit (its proposal budget spent) without proving its
+/// mapping optimal, the MILP warm-started from that mapping for the time left: the better mapping and the
+/// higher bound are kept. The heuristic's own budget is never cut for it.
 class AutoMapper final : public IConvMapper {
  public:
   std::string name() const override { return "auto"; }
   std::string description() const override {
-    return "exhaustive up to " + std::to_string(kMaxExhaustiveMappings) + " mappings, else heuristic";
+    return "exhaustive up to " + std::to_string(kMaxExhaustiveMappings) +
+           " mappings, else heuristic (energy: then the MILP from its mapping in the time left)";
   }
   MapResult solve(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
                   const std::function<void(const MapProgress&)>& progress) const override {
     const auto cap = static_cast<double>(kMaxExhaustiveMappings);
-    const bool small = exhaustiveSize(layer, h, cap) <= cap;
-    auto r = (small ? makeExhaustiveMapper() : makeHeuristicMapper())->solve(layer, h, o, progress);
+    if (exhaustiveSize(layer, h, cap) <= cap)
+      return named(makeExhaustiveMapper()->solve(layer, h, o, progress));
+    const bool milp = o.objective.kind == Objective::Energy && !o.maxLatencyCycles && !o.collectFront;
+    auto r = makeHeuristicMapper()->solve(layer, h, o, progress);
+    const double left = o.timeLimitSeconds - r.seconds;
+    if (!milp || r.status == "optimal" || left < kLeastMilpSeconds || (o.cancel && o.cancel->load()))
+      return named(std::move(r));
+    MapOptions second = o;
+    second.start = r.mapping;
+    second.timeLimitSeconds = left;
+    auto exact = makeIlpMapper()->solve(layer, h, second, progress);
+    const double bound = std::max(*r.bound, *exact.bound);
+    auto& best = exact.objective < r.objective ? exact : r;
+    best.boundSource = bound == *exact.bound ? exact.boundSource : r.boundSource;
+    best.bound = bound;
+    best.gap = best.objective > 0 ? std::max(0.0, (best.objective - bound) / best.objective) : 0.0;
+    if (*best.gap < 1e-12) best.status = "optimal";
+    best.seconds = r.seconds + exact.seconds;
+    best.evaluated = r.evaluated + 1;
+    best.valid = r.valid + 1;
+    best.nodes = exact.nodes;
+    best.mapper = "heuristic + " + exact.mapper;
+    return named(std::move(best));
+  }
+
+ private:
+  /// Less time than this left after the heuristic is not worth building and starting the MILP.
+  static constexpr double kLeastMilpSeconds = 0.5;
+  MapResult named(MapResult r) const {
     r.mapper = "auto (" + r.mapper + ")";
     return r;
   }

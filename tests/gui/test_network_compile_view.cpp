@@ -63,8 +63,13 @@ TEST(NetworkCompileView, ListsCrossbarBackendsOnlyAndTheShippedNetworks) {
 TEST(NetworkCompileView, RowsAreTheEnginesNumbersAndTheMapsShowTheSelectedRow) {
   NetworkCompileView v;
   only(v, {"balance", "w0h0"});
+  // Before any point the log axes carry no numbers (a range of nothing would be invented); after, they do.
+  EXPECT_EQ(v.pareto()->xAxis->scaleType(), QCPAxis::stLogarithmic);
+  EXPECT_FALSE(v.pareto()->xAxis->tickLabels());
   ASSERT_TRUE(compileAndWait(v));
   ASSERT_EQ(v.table()->rowCount(), 2);
+  EXPECT_TRUE(v.pareto()->xAxis->tickLabels());
+  EXPECT_TRUE(v.pareto()->yAxis->tickLabels());
   pim::NetworkCompileRequest r;
   const pim::NetworkCompileResult engine =
       pim::compileNetwork(pim::builtinBackends().get("crossbar-pimcomp"),
