@@ -89,6 +89,9 @@ TEST(ConvMapMilp, IlpRefusesWhatItDoesNotModel) {
   o.maxLatencyCycles = 100;
   EXPECT_THROW(makeMapper("ilp")->solve(layer, tinyHierarchy(), o, nullptr), InputError);
   o.maxLatencyCycles.reset();
+  o.collectFront = true;
+  EXPECT_THROW(makeMapper("ilp")->solve(layer, tinyHierarchy(), o, nullptr), InputError);
+  o.collectFront = false;
   o.solver = "gurobi";
   EXPECT_THROW(makeMapper("ilp")->solve(layer, tinyHierarchy(), o, nullptr), InputError);
 }

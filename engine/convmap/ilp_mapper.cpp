@@ -33,6 +33,10 @@ class IlpMapper final : public IConvMapper {
                   const std::function<void(const MapProgress&)>& progress) const override {
     const auto began = std::chrono::steady_clock::now();
     requireFits(layer, h);
+    if (o.collectFront)
+      throw InputError(
+          "ilp: a front of the mappings seen needs a search that sees many; the MILP reports one "
+          "(use --mapper heuristic or exhaustive with --pareto)");
     if (o.objective.kind != Objective::Energy)
       throw InputError(
           "ilp: the MILP states the energy objective only (latency counts DRAM row activations, "
