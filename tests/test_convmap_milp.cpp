@@ -42,9 +42,13 @@ TEST(ConvMapMilp, AFixedMappingCostsWhatTheEvaluatorSays) {
   };
   auto bypass = tinyHierarchy();
   bypass.levels[1].stores = {true, false, true};  // the global buffer cannot keep the weight
+  auto noPeOutput = tinyHierarchy();
+  noPeOutput.levels[0].stores = {true, true, false};  // partial sums go straight to the global buffer
+  noPeOutput.levels[1].bypassFixed = true;
   const std::vector<Case> cases = {
       {"R=3,S=3,P=4,Q=4,C=4,K=4", tinyHierarchy()},
       {"R=3,P=6,C=2,K=6,stride=2", bypass},
+      {"R=3,S=3,P=4,Q=4,C=4,K=8", noPeOutput},
       {"R=3,S=3,P=14,Q=14,C=16,K=32", builtinHierarchy("pimopt-default")},
       {"R=1,S=1,P=7,Q=7,C=32,K=64,stride=2", builtinHierarchy("pimopt-small")},
       {"C=64,K=32,N=4", builtinHierarchy("pimopt-doc")},
