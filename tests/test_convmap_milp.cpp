@@ -78,7 +78,10 @@ TEST(ConvMapMilp, IlpMatchesTheExhaustiveOptimumOnSmallLayers) {
       o.timeLimitSeconds = 600;
       const auto walk = makeMapper("exhaustive")->solve(layer, h, o, nullptr);
       ASSERT_EQ(walk.status, "optimal") << dims;
+      o.start = trivialMapping(layer, h);  // the MILP alone, not the heuristic's mapping first
       const auto ilp = makeMapper("ilp")->solve(layer, h, o, nullptr);
+      o.start.reset();
+      EXPECT_EQ(ilp.mapper, "ilp (cbc)");
       EXPECT_EQ(ilp.status, "optimal") << dims << " on " << h.name;
       EXPECT_NEAR(ilp.objective, walk.objective, 1e-9 * walk.objective) << dims << " on " << h.name;
       EXPECT_TRUE(violations(layer, h, ilp.mapping).empty());

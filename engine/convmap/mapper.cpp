@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "engine/convmap/lower_bound.h"
+#include "engine/milp/milp.h"
 
 namespace pim::convmap {
 
@@ -31,31 +32,14 @@ class AutoMapper final : public IConvMapper {
     if (exhaustiveSize(layer, h, cap) <= cap)
       return named(makeExhaustiveMapper()->solve(layer, h, o, progress));
     const bool milp = o.objective.kind == Objective::Energy && !o.maxLatencyCycles && !o.collectFront;
+    if (milp) milp::makeSolver(o.solver);  // a solver not built in is refused before any search
     auto r = makeHeuristicMapper()->solve(layer, h, o, progress);
+    if (!milp) return named(std::move(r));
     const double left = o.timeLimitSeconds - r.seconds;
-    if (!milp || r.status == "optimal" || left < kLeastMilpSeconds || (o.cancel && o.cancel->load()))
-      return named(std::move(r));
-    MapOptions second = o;
-    second.start = r.mapping;
-    second.timeLimitSeconds = left;
-    auto exact = makeIlpMapper()->solve(layer, h, second, progress);
-    const double bound = std::max(*r.bound, *exact.bound);
-    auto& best = exact.objective < r.objective ? exact : r;
-    best.boundSource = bound == *exact.bound ? exact.boundSource : r.boundSource;
-    best.bound = bound;
-    best.gap = best.objective > 0 ? std::max(0.0, (best.objective - bound) / best.objective) : 0.0;
-    if (*best.gap < 1e-12) best.status = "optimal";
-    best.seconds = r.seconds + exact.seconds;
-    best.evaluated = r.evaluated + 1;
-    best.valid = r.valid + 1;
-    best.nodes = exact.nodes;
-    best.mapper = "heuristic + " + exact.mapper;
-    return named(std::move(best));
+    return named(refineWithMilp(std::move(r), layer, h, o, left, progress));
   }
 
  private:
-  /// Less time than this left after the heuristic is not worth building and starting the MILP.
-  static constexpr double kLeastMilpSeconds = 0.5;
   MapResult named(MapResult r) const {
     r.mapper = "auto (" + r.mapper + ")";
     return r;

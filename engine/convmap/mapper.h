@@ -88,6 +88,14 @@ bool withinGap(const MapOptions& o, double objective, double bound);
 /// (lower_bound.h) and the gap to it.
 void applyAnalyticBound(MapResult& r, const ConvLayer& layer, const Hierarchy& h, const ObjectiveSpec& o);
 
+/// The energy MILP (`ilp`) from `from`'s mapping for `seconds`, keeping the better mapping and the higher
+/// bound; `from` itself when it is proven optimal, less than kLeastMilpSeconds is left or the run was
+/// cancelled. The mapper is named "<from's> + ilp (<solver>)".
+MapResult refineWithMilp(MapResult from, const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
+                         double seconds, const std::function<void(const MapProgress&)>& progress);
+/// Less time than this is not worth building and starting the MILP.
+inline constexpr double kLeastMilpSeconds = 0.5;
+
 /// Refuses a layer no mapping can fit, naming the level and sizes (the smallest tiles: one element of every
 /// tensor at each level that must keep it). Called by every mapper before it searches.
 void requireFits(const ConvLayer& layer, const Hierarchy& h);
