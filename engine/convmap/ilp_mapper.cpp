@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The `ilp` mapper: the energy MILP (energy_milp.h) solved by a registered solver, warm-started from
-// MapOptions::start or the trivial mapping. Its answer is decoded, given the layouts with the fewest row
+// MapOptions::start or, without one, from the heuristic's mapping (refineWithMilp, which `auto` shares).
+// Its answer is decoded, given the layouts with the fewest row
 // activations (lossless: layouts change no energy), and re-evaluated by the evaluator, whose energy is
 // reported; it may not exceed the solver's objective (that would be a modelling defect, reported as one).
 // The bound is the solver's, or the analytic lower bound when that is higher.
