@@ -152,6 +152,8 @@ TEST(ConvMapBound, TheFillTermKeepsTheBoundUnderTheExhaustiveOptimum) {
       MapOptions o;
       o.objective.kind = Objective::Energy;
       o.collectFront = true;  // the whole walk
+      o.timeLimitSeconds =
+          600;  // not the map default's 10 s: under the sanitizers on a busy machine it ran out
       const auto whole = makeMapper("exhaustive")->solve(l, h, o, nullptr);
       ASSERT_EQ(whole.status, "optimal") << dims;
       EXPECT_LE(b.energyPj, whole.cost.energyPj * (1 + 1e-12)) << dims << ", " << entries << " B";
