@@ -10,7 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgl1-mesa-dev
   libxgboost-dev xgboost
-  coinor-libcbc-dev
+  coinor-libcbc-dev libglpk-dev
   libonnx-dev libprotobuf-dev
   openmpi-bin libopenmpi-dev
 )

@@ -218,8 +218,8 @@ TEST(CliMap, BadInputGetsOneClearLine) {
   expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper milp",
                    {"mapper 'milp'", "auto, exhaustive, heuristic, ilp"});
   expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper ilp", {"ilp", "energy objective only"});
-  expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper ilp --objective energy --solver glpk",
-                   {"unknown solver 'glpk'", "cbc"});
+  expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper ilp --objective energy --solver gurobi",
+                   {"unknown solver 'gurobi'", "cbc"});
   expectCliRefused("map -b pimopt-small -k conv2d --dims R=3,S=3,P=56,Q=56,C=64,K=64 --mapper exhaustive",
                    {"has more than 5000000 mappings to walk on pimopt-small"});
   expectCliRefused("map -b pimopt-small --network resnet18 --layer nope", {"--layer: 'nope'"});

@@ -156,6 +156,24 @@ TEST_P(Milp, IntegerAndContinuousVariablesDiffer) {
   }
 }
 
+// Fractional bounds of an integer variable hold the integers between them (GLPK takes only integral ones,
+// so its backend rounds them inwards); bounds with no integer between them make the model infeasible.
+TEST_P(Milp, FractionalBoundsOfAnIntegerVariable) {
+  MilpModel m;
+  const auto x = m.addVariable("x", -2.5, 3.7, true);
+  m.objective.terms = {{x, -1}};
+  SolveResult r = solve(m);
+  ASSERT_EQ(r.status, SolveStatus::Optimal);
+  EXPECT_EQ(r.values[x], 3);
+  m.objective.terms = {{x, 1}};
+  r = solve(m);
+  ASSERT_EQ(r.status, SolveStatus::Optimal);
+  EXPECT_EQ(r.values[x], -2);
+  m.variables[x].lower = 0.2;
+  m.variables[x].upper = 0.8;
+  EXPECT_EQ(solve(m).status, SolveStatus::Infeasible);
+}
+
 TEST_P(Milp, EqualityRowsHold) {
   MilpModel m;
   const auto x = m.addVariable("x", 0, 20, true), y = m.addVariable("y", 0, 20, true);

@@ -330,7 +330,8 @@ void registerMapCommands(CLI::App& app) {
                   "auto (exhaustive when small, else heuristic; energy: then the MILP from its mapping), "
                   "exhaustive, heuristic or ilp (the exact energy MILP)")
       ->capture_default_str();
-  map->add_option("--solver", a->solver, "ilp: the MILP solver by name (built in: cbc)")
+  map->add_option("--solver", a->solver,
+                  "ilp: the MILP solver by name (cbc; glpk in builds with PIMSCOPE_GLPK)")
       ->capture_default_str();
   map->add_option("--threads", a->threads, "ilp: the solver's threads")
       ->check(wholeNumberIn(1, 256))

@@ -6,6 +6,7 @@
 // binaries) 0.28 s and 0.5 s against 2.3 s and 3.9 s; CbcStrategyDefault's cuts and heuristics on a bare
 // model stayed at 1.2 s - 3.2 s.
 #include "engine/milp/milp.h"
+#include "engine/milp/solve_rules.h"
 
 #include <algorithm>
 #include <chrono>
@@ -28,77 +29,30 @@ namespace pim::milp {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-bool cancelRequested(const SolveOptions& o) { return o.cancel && o.cancel->load(std::memory_order_relaxed); }
+using rules::Clock;
+using rules::ProgressReporter;
 
 // CBC's "no value" (1e50 for an objective without a solution, COIN_DBL_MAX) as an infinity of ours.
 double fromCbc(double v) { return std::abs(v) >= 1e49 ? std::copysign(kInf, v) : v; }
 
 // CbcMain1 reads its arguments through process-wide globals (CbcOrClpRead_mode, afterEquals) and points
 // another at the model it solves, so two calls at once corrupt each other: every CBC solve in the process
-// holds this lock. A timed mutex, so that a waiting call still sees its cancel flag and its time limit.
+// holds this lock.
 std::timed_mutex& cbcLock() {
   static std::timed_mutex m;
   return m;
 }
 
-// What solve() and every copy of the event handler share (CBC clones the handler into its sub-models, and
-// with threads raises events from each worker). The mutex guards the progress fields.
-struct RunState {
-  const SolveOptions& options;
-  Clock::time_point start;
-  double constant;  // the model's objective constant, added to CBC's values
-  std::atomic<bool> cancelled{false};
-
-  std::mutex mutex;
-  double bound = -kInf;
+// Folds the state of CBC's top-level model into the progress.
+void observe(ProgressReporter& progress, const CbcModel& m, bool force) {
   std::optional<double> incumbent;
-  std::int64_t nodes = 0;
-  double lastReport = -kInf;
-  std::exception_ptr callbackError;  // thrown by onProgress: stops the run, rethrown by solve()
-
-  RunState(const SolveOptions& o, Clock::time_point s, double c) : options(o), start(s), constant(c) {}
-
-  bool stopping() {
-    if (cancelRequested(options)) cancelled = true;
-    const std::lock_guard<std::mutex> lock(mutex);
-    return cancelled || callbackError;
-  }
-
-  // Folds in the state of CBC's top-level model and reports when a new incumbent came or the interval has
-  // passed. The bound reported is the best seen so far: each one CBC gives is a valid lower bound, so their
-  // maximum is too, and it never goes down, as a progress display expects.
-  void observe(const CbcModel& m, bool force) {
-    const std::lock_guard<std::mutex> lock(mutex);
-    const double now = secondsSince(start);
-    bool improved = false;
-    if (m.bestSolution() && m.getObjValue() < 1e49) {
-      const double value = m.getObjValue() + constant;
-      improved = !incumbent || value < *incumbent;
-      if (improved) incumbent = value;
-    }
-    const double raw = fromCbc(m.getBestPossibleObjValue()) + constant;
-    if (std::isfinite(raw)) bound = std::max(bound, incumbent ? std::min(raw, *incumbent) : raw);
-    nodes = std::max<std::int64_t>(nodes, m.getNodeCount());
-    const bool due = improved || force || now - lastReport >= SolveOptions::kProgressIntervalSeconds;
-    if (!options.onProgress || !due || callbackError) return;
-    lastReport = now;
-    SolveProgress p{incumbent, bound, std::nullopt, nodes, now};
-    if (incumbent) p.gap = relativeGap(*incumbent, bound);
-    try {
-      options.onProgress(p);
-    } catch (...) {
-      callbackError = std::current_exception();  // an exception must not unwind through CBC
-    }
-  }
-};
+  if (m.bestSolution() && m.getObjValue() < 1e49) incumbent = m.getObjValue();
+  progress.observe(incumbent, fromCbc(m.getBestPossibleObjValue()), m.getNodeCount(), force);
+}
 
 class EventHandler : public CbcEventHandler {
  public:
-  explicit EventHandler(RunState& s) : m_state(&s) {}
+  explicit EventHandler(ProgressReporter& s) : m_state(&s) {}
   CbcEventHandler* clone() const override { return new EventHandler(*this); }
 
   CbcAction event(CbcEvent e) override {
@@ -113,18 +67,18 @@ class EventHandler : public CbcEventHandler {
     // Sub-models (a heuristic's small branch and bound) have bounds of their own problem.
     if (!model_->parentModel() &&
         (e == node || e == treeStatus || e == solution || e == heuristicSolution || e == endSearch))
-      m_state->observe(*model_, e == endSearch);
+      observe(*m_state, *model_, e == endSearch);
     return noAction;
   }
 
  private:
-  RunState* m_state;
+  ProgressReporter* m_state;
 };
 
 // CbcMain1's call-back at each stage (1 after the first LP, 2 after preprocessing, 3 before branch and
 // bound, 4 and 5 after it): the one way to stop it between stages, where no event is raised. It takes no
 // user data, hence the thread_local (CbcMain1 calls it on the thread that called CbcMain1).
-thread_local RunState* t_run = nullptr;
+thread_local ProgressReporter* t_run = nullptr;
 
 int stageCallBack(CbcModel* model, int whereFrom) {
   if (!t_run || !t_run->stopping()) return 0;
@@ -133,26 +87,6 @@ int stageCallBack(CbcModel* model, int whereFrom) {
   if (whereFrom == 1) return 1;
   if (whereFrom <= 3) model->setMaximumSeconds(0);
   return 0;
-}
-
-// Sums the terms of each variable (the model allows repeats; CoinPackedMatrix does not), drops zeros.
-void merge(std::vector<Term> terms, std::vector<int>& index, std::vector<double>& value) {
-  std::sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.var < b.var; });
-  index.clear();
-  value.clear();
-  for (const Term& t : terms) {
-    if (!index.empty() && index.back() == static_cast<int>(t.var)) {
-      value.back() += t.coef;
-    } else {
-      index.push_back(static_cast<int>(t.var));
-      value.push_back(t.coef);
-    }
-  }
-  std::size_t k = 0;
-  for (std::size_t i = 0; i < index.size(); ++i)
-    if (value[i] != 0) index[k] = index[i], value[k++] = value[i];
-  index.resize(k);
-  value.resize(k);
 }
 
 std::string columnName(std::size_t j) { return "x" + std::to_string(j); }
@@ -167,7 +101,7 @@ void load(const MilpModel& m, OsiClpSolverInterface& si, bool zeroObjective) {
   std::vector<int> index;
   std::vector<double> value;
   for (const Row& r : m.rows) {
-    merge(r.terms, index, value);
+    rules::mergeTerms(r.terms, index, value);
     matrix.appendRow(static_cast<int>(index.size()), index.data(), value.data());
     rowLower.push_back(osi(r.lower));
     rowUpper.push_back(osi(r.upper));
@@ -186,24 +120,6 @@ void load(const MilpModel& m, OsiClpSolverInterface& si, bool zeroObjective) {
   // CBC takes a MIP start by column name; ours need not be unique, hence generated ones.
   si.setIntParam(OsiNameDiscipline, 1);
   for (int j = 0; j < n; ++j) si.setColName(j, columnName(j));
-}
-
-// The last value given to each variable of the start (the model allows repeats), NaN where none.
-std::vector<double> startValues(const MilpModel& m) {
-  std::vector<double> x(m.variables.size(), std::nan(""));
-  for (const auto& [var, value] : m.start) x[var] = value;
-  return x;
-}
-
-// A result holding one solution: integers rounded (CBC leaves them within its integrality tolerance, and
-// callers read tiling factors off them), the objective recomputed from the model.
-SolveResult withValues(const MilpModel& m, const double* x) {
-  SolveResult r;
-  r.values.assign(x, x + m.variables.size());
-  for (std::size_t j = 0; j < r.values.size(); ++j)
-    if (m.variables[j].integer) r.values[j] = std::round(r.values[j]);
-  r.objective = evaluate(m, r.values).objective;
-  return r;
 }
 
 std::string text(double v) {
@@ -228,19 +144,19 @@ std::vector<std::string> arguments(const SolveOptions& o, double secondsLeft) {
 }
 
 // Maps CBC's final state to a result. `cbc` is the model CbcMain1 was given: it copies the outcome back.
-SolveResult outcome(const MilpModel& m, const CbcModel& cbc, const RunState& run, double constant) {
+SolveResult outcome(const MilpModel& m, const CbcModel& cbc, ProgressReporter& progress, double constant) {
   // An LP, or a MIP that preprocessing solves whole, has a best solution but a solution count of 0.
   const bool found = cbc.bestSolution() && cbc.getObjValue() < 1e49;
-  SolveResult r = found ? withValues(m, cbc.bestSolution()) : SolveResult{};
-  r.nodes = std::max<std::int64_t>(cbc.getNodeCount(), run.nodes);
-  r.bestBound = std::max(run.bound, fromCbc(cbc.getBestPossibleObjValue()) + constant);
+  SolveResult r = found ? rules::withValues(m, cbc.bestSolution()) : SolveResult{};
+  r.nodes = std::max<std::int64_t>(cbc.getNodeCount(), progress.nodes());
+  r.bestBound = std::max(progress.bound(), fromCbc(cbc.getBestPossibleObjValue()) + constant);
   const int secondary = cbc.secondaryStatus();  // CbcModel.hpp: 2 gap, 4 time, 7 unbounded relaxation
-  if (run.cancelled) {
+  if (progress.cancelled()) {
     r.stop = StopReason::Cancelled;
   } else if (cbc.isProvenInfeasible() && !found) {
     r.status = SolveStatus::Infeasible;
   } else if (cbc.isContinuousUnbounded() || cbc.isProvenDualInfeasible() || secondary == 7) {
-    r.status = SolveStatus::Unbounded;  // of the relaxation: CbcSolver::solveUnlocked checks feasibility
+    r.status = SolveStatus::Unbounded;  // of the relaxation: the rules check feasibility
   } else if (cbc.isProvenOptimal() && found) {
     // CBC says optimal also when it stopped on the allowed gap.
     r.status = secondary == 2 ? SolveStatus::Feasible : SolveStatus::Optimal;
@@ -252,36 +168,20 @@ SolveResult outcome(const MilpModel& m, const CbcModel& cbc, const RunState& run
   return r;
 }
 
-class CbcSolver final : public IMilpSolver {
- public:
-  std::string_view name() const override { return "cbc"; }
-  SolveResult solve(const MilpModel& model, const SolveOptions& options) const override;
-
- private:
-  static SolveResult run(const MilpModel& m, const SolveOptions& o, Clock::time_point start,
-                         bool zeroObjective);
-  static SolveResult solveUnlocked(const MilpModel& m, const SolveOptions& o, Clock::time_point start);
-};
-
-SolveResult CbcSolver::run(const MilpModel& m, const SolveOptions& o, Clock::time_point start,
-                           bool zeroObjective) {
-  const double secondsLeft = o.timeLimitSeconds - secondsSince(start);
-  if (!(secondsLeft > 0) || cancelRequested(o)) {
-    SolveResult r;
-    r.stop = cancelRequested(o) ? StopReason::Cancelled : StopReason::TimeLimit;
-    return r;
-  }
+// One CbcMain1 run (solve_rules.h: Search).
+SolveResult search(const MilpModel& m, const SolveOptions& o, Clock::time_point start, bool zeroObjective) {
+  const double secondsLeft = o.timeLimitSeconds - rules::secondsSince(start);
   const double constant = zeroObjective ? 0 : m.objective.constant;
-  RunState state(o, start, constant);
+  ProgressReporter progress(o, start, constant);
   OsiClpSolverInterface si;
   load(m, si, zeroObjective);
   si.messageHandler()->setLogLevel(o.logLevel);
   CbcModel cbc(si);
   cbc.setLogLevel(o.logLevel);
-  EventHandler handler(state);
+  EventHandler handler(progress);
   cbc.passInEventHandler(&handler);  // CBC keeps a clone
   std::vector<std::pair<std::string, double>> mipStart;
-  const std::vector<double> given = startValues(m);
+  const std::vector<double> given = rules::startValues(m);
   for (std::size_t j = 0; j < given.size(); ++j)
     if (!std::isnan(given[j])) mipStart.emplace_back(columnName(j), given[j]);
   cbc.setMIPStart(mipStart);  // CBC completes a partial one: it fixes the values given, searches the rest
@@ -298,72 +198,21 @@ SolveResult CbcSolver::run(const MilpModel& m, const SolveOptions& o, Clock::tim
   for (const auto& a : args) argv.push_back(a.c_str());
   struct sigaction savedSigint {};
   sigaction(SIGINT, nullptr, &savedSigint);
-  t_run = &state;
+  t_run = &progress;
   CbcMain1(static_cast<int>(argv.size()), argv.data(), cbc, stageCallBack, data);
   t_run = nullptr;
   sigaction(SIGINT, &savedSigint, nullptr);  // Clp's initialSolve may set one of its own
-  if (state.callbackError) std::rethrow_exception(state.callbackError);
-  return outcome(m, cbc, state, constant);
+  progress.rethrowCallbackError();
+  return outcome(m, cbc, progress, constant);
 }
 
-SolveResult CbcSolver::solveUnlocked(const MilpModel& m, const SolveOptions& o, Clock::time_point start) {
-  SolveResult r = run(m, o, start, false);
-  if (r.status != SolveStatus::Unbounded) return r;
-  // The relaxation is unbounded: the model is unbounded if it has a solution at all (its data are rational),
-  // infeasible otherwise. The same model without objective tells which.
-  SolveOptions quiet = o;
-  quiet.onProgress = nullptr;  // its incumbents are of another objective
-  const SolveResult feasibility = run(m, quiet, start, true);
-  if (feasibility.status == SolveStatus::Infeasible) return feasibility;
-  SolveResult out;
-  out.nodes = r.nodes + feasibility.nodes;
-  if (feasibility.hasSolution()) {
-    out.status = SolveStatus::Unbounded;
-    out.objective = -kInf;
-  } else {
-    out.stop = feasibility.stop;  // stopped before it knew
+class CbcSolver final : public IMilpSolver {
+ public:
+  std::string_view name() const override { return "cbc"; }
+  SolveResult solve(const MilpModel& m, const SolveOptions& o) const override {
+    return rules::solveWithRules(m, o, cbcLock(), search);
   }
-  return out;
-}
-
-SolveResult CbcSolver::solve(const MilpModel& m, const SolveOptions& o) const {
-  validate(m);
-  validate(o);
-  const Clock::time_point start = Clock::now();
-  SolveResult r;
-  if (m.variables.empty()) {
-    // CBC cannot load a model without columns; its rows are constants.
-    const Evaluation e = evaluate(m, r.values);
-    r.status = e.feasible() ? SolveStatus::Optimal : SolveStatus::Infeasible;
-    r.objective = e.feasible() ? e.objective : kInf;
-  } else {
-    std::unique_lock<std::timed_mutex> lock(cbcLock(), std::defer_lock);
-    while (!lock.try_lock_for(std::chrono::milliseconds(5)))
-      if (cancelRequested(o) || secondsSince(start) >= o.timeLimitSeconds) break;
-    if (lock.owns_lock())
-      r = solveUnlocked(m, o, start);
-    else
-      r.stop = cancelRequested(o) ? StopReason::Cancelled : StopReason::TimeLimit;
-    // A full, feasible start is an answer even when CBC stopped before reading it, or did worse.
-    const std::vector<double> x = startValues(m);
-    const bool full = std::none_of(x.begin(), x.end(), [](double v) { return std::isnan(v); });
-    const bool open = r.status == SolveStatus::NoSolution || r.status == SolveStatus::Feasible;
-    if (full && open && evaluate(m, x).feasible() &&
-        (!r.hasSolution() || evaluate(m, x).objective < r.objective)) {
-      const SolveResult fromStart = withValues(m, x.data());
-      r.values = fromStart.values;
-      r.objective = fromStart.objective;
-      r.status = SolveStatus::Feasible;
-    }
-  }
-  if (r.status == SolveStatus::Optimal) r.bestBound = r.objective;
-  if (r.status == SolveStatus::Infeasible) r.bestBound = kInf;
-  if (r.status == SolveStatus::Unbounded) r.bestBound = -kInf;
-  if (r.hasSolution()) r.bestBound = std::min(r.bestBound, r.objective);
-  r.gap = r.status == SolveStatus::Optimal ? 0 : relativeGap(r.objective, r.bestBound);
-  r.seconds = secondsSince(start);
-  return r;
-}
+};
 
 }  // namespace
 

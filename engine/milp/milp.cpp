@@ -208,8 +208,11 @@ void registerBuiltins() {
   const std::lock_guard<std::mutex> lock(r.mutex);
   if (r.builtinsDone) return;
   r.builtinsDone = true;
-  // The one place a built-in solver is registered. A GLPK backend would go here (behind a CMake option).
+  // The one place a built-in solver is registered.
   addLocked(r, "cbc", makeCbcSolver);
+#ifdef PIMSCOPE_HAVE_GLPK
+  addLocked(r, "glpk", makeGlpkSolver);
+#endif
   for (const auto& s : r.solvers) r.builtin.push_back(s.first);
 }
 

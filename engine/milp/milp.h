@@ -154,7 +154,8 @@ using SolverFactory = std::function<std::unique_ptr<IMilpSolver>()>;
 
 /// Adds a solver by name (a plug-in, or a test double); throws InputError when the name is taken.
 void registerSolver(std::string name, SolverFactory make);
-/// Registers the built-in solvers ("cbc"); idempotent. solverNames() and makeSolver() call it.
+/// Registers the built-in solvers ("cbc", and "glpk" when built with it); idempotent. solverNames() and
+/// makeSolver() call it.
 void registerBuiltins();
 /// The registered solvers, built-in ones first, in registration order.
 std::vector<std::string> solverNames();
@@ -163,5 +164,8 @@ std::unique_ptr<IMilpSolver> makeSolver(std::string_view name);
 
 /// CBC (COIN-OR branch and cut) through its C++ API (cbc_solver.cpp).
 std::unique_ptr<IMilpSolver> makeCbcSolver();
+/// GLPK's branch and cut (glpk_solver.cpp); defined only in builds with the CMake option PIMSCOPE_GLPK,
+/// where registerBuiltins() adds it as "glpk".
+std::unique_ptr<IMilpSolver> makeGlpkSolver();
 
 }  // namespace pim::milp
