@@ -106,5 +106,56 @@ TEST(ConvMapMilp, IlpRefusesWhatItDoesNotModel) {
   EXPECT_THROW(makeMapper("ilp")->solve(layer, tinyHierarchy(), o, nullptr), InputError);
 }
 
+// Every stage of `ilp` reports what a person watching the solve needs: the heuristic its incumbent and the
+// analytic bound, the MILP its nodes and bound; the time runs on across stages, the incumbent never rises
+// and the bound never exceeds it.
+TEST(ConvMapMilp, ProgressReportsCarryTheIncumbentTheBoundAndTheNodes) {
+  const auto layer = parseLayerDims("C=128,K=64", "fc");
+  const auto h = builtinHierarchy("pimopt-default");
+  MapOptions o;
+  o.objective = {Objective::Energy};
+  o.timeLimitSeconds = 30;
+  std::vector<MapProgress> reports;
+  const auto r = makeMapper("ilp")->solve(layer, h, o, [&](const MapProgress& p) { reports.push_back(p); });
+  ASSERT_EQ(r.status, "optimal");
+  bool heuristic = false, milp = false;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const MapProgress& p = reports[i];
+    heuristic |= p.stage == "heuristic";
+    milp |= p.stage == "ilp (cbc)";
+    if (p.stage == "ilp (cbc)") {
+      EXPECT_TRUE(p.nodes.has_value()) << i;
+      EXPECT_EQ(p.evaluated, 0) << i;
+    }
+    if (p.incumbent && p.bound) {
+      EXPECT_LE(*p.bound, *p.incumbent * (1 + 1e-9)) << i;
+    }
+    if (i == 0) continue;
+    EXPECT_GE(p.seconds, reports[i - 1].seconds) << i;
+    if (p.incumbent && reports[i - 1].incumbent) {
+      EXPECT_LE(*p.incumbent, *reports[i - 1].incumbent * (1 + 1e-9)) << i;
+    }
+  }
+  EXPECT_TRUE(heuristic);
+  EXPECT_TRUE(milp);
+  ASSERT_TRUE(reports.back().incumbent && reports.back().bound);
+  EXPECT_GE(*reports.back().incumbent, r.objective * (1 - 1e-9));
+  EXPECT_LE(*reports.back().bound, r.objective * (1 + 1e-9));
+}
+
+TEST(ConvMapProgress, TextReadsFiguresFirst) {
+  MapProgress p{0, 0, 46067.58, 1.23, 46021.3, 151, "ilp (cbc)"};
+  EXPECT_EQ(progressText({Objective::Energy}, p),
+            "ilp (cbc): best 46.0676 nJ, bound 46.0213 nJ, gap 0.1 % · 151 nodes · 1.2 s");
+  p = {12000, 9000, 464128, 0.42, 451584, std::nullopt, "heuristic"};
+  EXPECT_EQ(progressText({Objective::Latency}, p, 20000),
+            "heuristic: best 464,128 cycles, bound 451,584 cycles, gap 2.7 % · 12,000 of 20,000 mappings "
+            "evaluated · 0.4 s");
+  p = {1024, 0, std::nullopt, 0.05, std::nullopt, std::nullopt, "exhaustive"};
+  EXPECT_EQ(progressText({Objective::Blended}, p),
+            "exhaustive: no mapping yet · 1,024 mappings evaluated · 0.1 s");
+  EXPECT_EQ(objectiveValueText({Objective::Blended}, 0.81234), "0.8123");
+}
+
 }  // namespace
 }  // namespace pim::convmap

@@ -240,7 +240,7 @@ TEST(PimHierarchyTarget, PreparingTheListReportsItsSearchesAndStopsOnCancel) {
   EXPECT_FALSE(t.prepare(*p, control));
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines.front().rfind("mapping the layer (latency, 1 of 3): best ", 0), 0u) << lines.front();
-  for (const char* part : {" cycles, bound ", ", gap ", " of 20,000 proposals"})
+  for (const char* part : {" cycles, bound ", ", gap ", " of 20,000 mappings evaluated"})
     EXPECT_NE(lines.front().find(part), std::string::npos) << lines.front();
   cancel = false;
   lines.clear();

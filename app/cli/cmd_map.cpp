@@ -217,8 +217,7 @@ MapResult solveLayer(const MapArgs& a, const Hierarchy& h, const IConvMapper& ma
   if (!stored.note.empty() && !a.json)
     std::cerr << "note: layer " << layer.name << ": " << stored.note << "\n";
   auto r = mapper.solve(layer, h, o, [&](const MapProgress& p) {
-    progressLine("mapping " + layer.name + ": " + std::to_string(p.evaluated) + " proposals, best " +
-                 (p.incumbent ? num(*p.incumbent) : std::string("-")) + ", " + num(p.seconds) + " s");
+    progressLine("mapping " + layer.name + " (" + progressText(o.objective, p) + ")");
   });
   progressLine("");
   if (store) {

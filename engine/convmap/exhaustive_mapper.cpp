@@ -182,7 +182,9 @@ class Walk {
     ++m_result.evaluated;
     if ((m_result.evaluated & 1023) == 0) {
       if (seconds() > m_o.timeLimitSeconds) m_stop = true;
-      if (m_progress) m_progress({m_result.evaluated, m_result.valid, m_best, seconds()});
+      if (m_progress)
+        m_progress({m_result.evaluated, m_result.valid, m_best, seconds(), std::nullopt, std::nullopt,
+                    "exhaustive"});
     }
     if (!violations(m_layer, m_h, m).empty()) return;
     chooseFewestActivationLayouts(m_layer, m_h, m);

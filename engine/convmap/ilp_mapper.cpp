@@ -56,7 +56,11 @@ MapResult solveEnergyMilp(const ConvLayer& layer, const Hierarchy& h, const MapO
   so.threads = o.threads;
   so.cancel = o.cancel;
   if (progress)
-    so.onProgress = [&](const milp::SolveProgress& p) { progress({p.nodes, 0, p.incumbent, p.seconds}); };
+    so.onProgress = [&](const milp::SolveProgress& p) {
+      MapProgress m{0, 0, p.incumbent, p.seconds, std::nullopt, p.nodes, "ilp (" + o.solver + ")"};
+      if (std::isfinite(p.bestBound)) m.bound = p.bestBound;
+      progress(m);
+    };
   const auto s = milp::makeSolver(o.solver)->solve(milp.model, so);
   if (s.status == milp::SolveStatus::Infeasible)
     throw std::logic_error("ilp: the MILP of layer " + layer.name +
@@ -129,7 +133,17 @@ MapResult refineWithMilp(MapResult from, const ConvLayer& layer, const Hierarchy
   MapOptions second = o;
   second.start = from.mapping;
   second.timeLimitSeconds = seconds;
-  auto exact = solveEnergyMilp(layer, h, second, progress);
+  // The MILP's reports continue the first stage's: its time after the first's, the better incumbent and
+  // the higher bound of the two.
+  std::function<void(const MapProgress&)> continued;
+  if (progress)
+    continued = [&](MapProgress p) {
+      p.seconds += from.seconds;
+      if (!p.incumbent || from.objective < *p.incumbent) p.incumbent = from.objective;
+      if (from.bound && (!p.bound || *from.bound > *p.bound)) p.bound = from.bound;
+      progress(p);
+    };
+  auto exact = solveEnergyMilp(layer, h, second, continued);
   const double bound = std::max(from.bound.value_or(0.0), *exact.bound);
   auto& best = exact.objective < from.objective ? exact : from;
   best.boundSource = bound == *exact.bound ? exact.boundSource : from.boundSource;
