@@ -42,6 +42,7 @@
 #include "views/draft_table_panel.h"
 #include "views/elided_label.h"
 #include "views/exploration_session.h"
+#include "views/layer_map_view.h"
 #include "views/llm_view.h"
 #include "views/network_compile_view.h"
 #include "views/pareto_plot.h"
@@ -188,6 +189,7 @@ MainWindow::MainWindow(bool persistLayout, QWidget* parent) : QMainWindow(parent
   m_networkDialog->resize(1240, 860);
   connect(m_network, &NetworkCompileView::done, this, &MainWindow::checkIdle);
   buildLlmWindow();
+  buildLayerMapWindow();
 
   m_defaultState = saveState();  // View > Reset layout returns to it
   fitToScreen();
@@ -286,6 +288,8 @@ void MainWindow::buildMenus() {
   run->addAction(tr("Compile a &network on crossbars…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K), this,
                  &MainWindow::showNetworkCompile);
   run->addAction(tr("&LLM inference…"), QKeySequence(Qt::CTRL | Qt::Key_L), this, &MainWindow::showLlm);
+  run->addAction(tr("&Map a conv layer on a PIM hierarchy…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M),
+                 this, &MainWindow::showLayerMap);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* guide =
@@ -510,7 +514,8 @@ void MainWindow::updateBreakdown() {
 
 bool MainWindow::idle() const {
   return !m_session->running() && !m_awaitFinal && !m_finalArrived && !m_feeding && !m_analysis->busy() &&
-         !m_pruned->busy() && !m_compare->running() && !m_network->running() && !m_llm->running();
+         !m_pruned->busy() && !m_compare->running() && !m_network->running() && !m_llm->running() &&
+         !m_layerMap->running();
 }
 
 void MainWindow::showNetworkCompile() {

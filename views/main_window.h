@@ -36,6 +36,7 @@ class RunConfirmation;
 class BreakdownChart;
 class CompareView;
 class NetworkCompileView;
+class LayerMapView;
 class LlmView;
 class ControlPanel;
 class DraftAnalysisRunner;
@@ -137,6 +138,9 @@ class MainWindow : public QMainWindow {
   /// Opens the LLM inference window (Run > LLM inference…, views/llm_view.h).
   void showLlm();
   LlmView* llmView() const { return m_llm; }
+  /// Opens the window that maps a conv layer on a PIM hierarchy (Run > Map a conv layer…).
+  void showLayerMap();
+  LayerMapView* layerMapView() const { return m_layerMap; }
   /// Sets the control panel to `c` (an undo step; a backend override shows in the what-if form), brings the
   /// window forward and explores exactly `c`, asking first when the run is estimated long (as Explore does).
   void exploreProblem(const SessionConfig& c);
@@ -197,7 +201,8 @@ class MainWindow : public QMainWindow {
   /// The control panel's problem, exploring the what-if backend when it edits the same backend.
   SessionConfig requestedConfig() const;
   void openClassroom();
-  void buildLlmWindow();  // views/main_window_llm.cpp
+  void buildLlmWindow();       // views/main_window_llm.cpp
+  void buildLayerMapWindow();  // views/main_window_map.cpp
   // Sessions, recent files and undo (views/session_window.cpp; session_document.cpp maps file <-> window).
   void addSessionActions(QMenu* file);
   void addUndoActions(QMenu* edit);
@@ -245,6 +250,8 @@ class MainWindow : public QMainWindow {
   QDialog* m_networkDialog;
   LlmView* m_llm;
   QDialog* m_llmDialog;
+  LayerMapView* m_layerMap;
+  QDialog* m_layerMapDialog;
   PrunedLister* m_pruned;
   ControlPanel* m_controls;
   DraftTablePanel* m_table;

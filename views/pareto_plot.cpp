@@ -17,6 +17,7 @@
 #include "views/draft_selection.h"
 #include "views/draft_table_model.h"
 #include "views/elided_label.h"
+#include "views/plot_legend.h"
 #include "views/plot_tickers.h"
 
 namespace pimgui {
@@ -104,15 +105,9 @@ ParetoPlot::ParetoPlot(DraftTableModel* model, DraftSelection* selection, QWidge
   for (QCPGraph* g : {m_dominated, m_front, m_selected, m_prunedGraph, m_ghostGraph})
     g->setSelectable(QCP::stNone);
   // The legend sits in its own row under the axes, never over the data (it hid the best draft in a corner).
-  m_plot->legend->setVisible(true);
-  m_plot->axisRect()->insetLayout()->take(m_plot->legend);
-  m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+  placeLegendBelow(m_plot);
   m_plot->legend->setWrap(3);  // a fourth entry (the ghost front, pruned drafts) starts a second row
-  m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-  m_plot->legend->setBorderPen(Qt::NoPen);
   m_plot->legend->setMargins(QMargins(4, 0, 4, 2));
-  m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
-  m_plot->plotLayout()->setRowSpacing(0);
   m_plot->selectionRect()->setPen(QPen(QColor(50, 50, 200), 1, Qt::DashLine));
   m_plot->selectionRect()->setBrush(QColor(50, 50, 200, 30));
   m_plot->installEventFilter(this);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "views/plot_legend.h"
 #include "views/plot_tickers.h"
 
 namespace pimgui {
@@ -39,13 +40,7 @@ SearchProgressPlot::SearchProgressPlot(QWidget* parent)
   m_best->setLineStyle(QCPGraph::lsStepLeft);
   m_best->setPen(QPen(QColor(31, 119, 180), 2));
   // The legend in its own row under the axes, as the Pareto plot's: never over a trial.
-  m_plot->legend->setVisible(true);
-  m_plot->axisRect()->insetLayout()->take(m_plot->legend);
-  m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
-  m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-  m_plot->legend->setBorderPen(Qt::NoPen);
-  m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
-  m_plot->plotLayout()->setRowSpacing(0);
+  placeLegendBelow(m_plot);
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   clear();
 }

@@ -14,6 +14,7 @@
 
 #include "engine/common/error.h"
 #include "engine/common/json_output.h"
+#include "engine/common/number_text.h"
 #include "engine/target/registry.h"
 
 namespace pim::cli {
@@ -116,11 +117,7 @@ unsigned cappedThreads(unsigned requested) {
   return hardware;
 }
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return buf;
-}
+std::string num(double v) { return compactNumber(v); }
 
 Kernel kernelOption(const std::string& kernel, const std::string& kernelFile, const std::string& dtype) {
   Kernel k = resolveKernel(kernel, kernelFile);

@@ -14,6 +14,7 @@
 #include "engine/convmap/mapping_io.h"
 #include "engine/convmap/mapspace.h"
 #include "engine/convmap/network_layers.h"
+#include "engine/convmap/result_text.h"
 #include "engine/convmap/trace_bridge.h"
 
 namespace pim::cli {
@@ -51,29 +52,7 @@ ObjectiveSpec objectiveOption(const std::string& text, double alpha) {
 
 void printResult(const ConvLayer& layer, const Hierarchy& h, const MapResult& r) {
   const auto& c = r.cost;
-  std::cout << "layer " << layer.name << " (" << shapeText(layer) << ") on " << h.name << "\n"
-            << "mapper " << r.mapper << ": " << r.status
-            << (r.gap ? ", gap " + num(*r.gap * 100) + " % (bound: " + r.boundSource + ")"
-                      : std::string(", gap unknown"))
-            << ", "
-            << (r.nodes ? std::to_string(*r.nodes) + " branch-and-bound nodes"
-                        : std::to_string(r.evaluated) + " proposals (" + std::to_string(r.valid) + " valid)")
-            << " in " << num(r.seconds) << " s\n"
-            << "mapping  " << mappingLabel(h, r.mapping) << "\n"
-            << "layout   input " << layoutName(r.mapping.layout[Input])
-            << (r.mapping.layout[Input] == Layout::RowAligned
-                    ? " (block " + std::to_string(r.mapping.blockH) + " x " +
-                          std::to_string(r.mapping.blockW) + ")"
-                    : std::string())
-            << ", weight " << layoutName(r.mapping.layout[Weight]) << ", output "
-            << layoutName(r.mapping.layout[Output]) << "\n"
-            << "latency  " << c.latencyCycles << " cycles (bound by " << c.boundBy << "; compute "
-            << c.computeCycles << ")\n"
-            << "energy   " << num(c.energyPj / 1000) << " nJ (MACs " << num(c.macEnergyPj / 1000) << " nJ)\n"
-            << "row activations  input " << c.rowActs.count[Input] << " (" << c.rowActs.regime[Input]
-            << "), weight " << c.rowActs.count[Weight] << " (" << c.rowActs.regime[Weight] << "), output "
-            << c.rowActs.count[Output] << " (" << c.rowActs.regime[Output] << "), total " << c.rowActs.total()
-            << "\n";
+  std::cout << resultSummary(layer, h, r);
   TextTable t(
       {"level", "cycles", "energy nJ", "read B (i/w/o)", "written B (i/w/o)", "MAC operands B (i/w/o)"});
   for (std::size_t lv = 0; lv < c.levels.size(); ++lv) {

@@ -13,6 +13,12 @@ std::string withThousands(std::int64_t v) {
   return v < 0 ? "-" + s : s;
 }
 
+std::string compactNumber(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.12g", v);
+  return buf;
+}
+
 std::string withDecimals(double v, int decimals) {
   const int n = std::snprintf(nullptr, 0, "%.*f", decimals, v);
   std::string s(static_cast<std::size_t>(n), '\0');

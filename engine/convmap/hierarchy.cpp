@@ -13,6 +13,7 @@
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
 #include "engine/common/json_input.h"
+#include "engine/common/number_text.h"
 
 namespace pim::convmap {
 
@@ -50,12 +51,6 @@ const std::vector<HierarchyField>& hierarchyFields() {
 
 namespace {
 
-std::string shortNumber(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return buf;
-}
-
 const HierarchyField& field(std::string_view path) {
   for (const auto& f : hierarchyFields())
     if (f.path == path) return f;
@@ -85,8 +80,8 @@ struct Reader {
     if (!v.is_number()) fail(where, "must be a number (" + std::string(f.unit) + ")");
     const double x = v.get<double>();
     if (!std::isfinite(x) || x < f.min || x > f.max)
-      fail(where, v.dump() + " is out of range [" + shortNumber(f.min) + ", " + shortNumber(f.max) + "] " +
-                      std::string(f.unit));
+      fail(where, v.dump() + " is out of range [" + compactNumber(f.min) + ", " + compactNumber(f.max) +
+                      "] " + std::string(f.unit));
     if (f.integer && x != std::floor(x))
       fail(where, v.dump() + " must be a whole number of " + std::string(f.unit));
     return x;
@@ -244,10 +239,10 @@ void setHierarchyValue(Hierarchy& h, std::string_view path, double value, std::s
   if (!ref) unknown();
   const HierarchyField& f = field(level >= 0 ? "levels[]." + member : member);
   if (!std::isfinite(value) || value < f.min || value > f.max)
-    throw InputError(std::string(origin) + ": " + at + ": " + shortNumber(value) + " is out of range [" +
-                     shortNumber(f.min) + ", " + shortNumber(f.max) + "] " + std::string(f.unit));
+    throw InputError(std::string(origin) + ": " + at + ": " + compactNumber(value) + " is out of range [" +
+                     compactNumber(f.min) + ", " + compactNumber(f.max) + "] " + std::string(f.unit));
   if (f.integer && value != std::floor(value))
-    throw InputError(std::string(origin) + ": " + at + ": " + shortNumber(value) +
+    throw InputError(std::string(origin) + ": " + at + ": " + compactNumber(value) +
                      " must be a whole number of " + std::string(f.unit));
   std::visit([&](auto* p) { *p = static_cast<std::remove_reference_t<decltype(*p)>>(value); }, *ref);
 }

@@ -19,6 +19,7 @@
 #include "views/main_window.h"
 #include "views/stale_banner.h"
 #include "views/verdict_banner.h"
+#include "window_test_util.h"
 
 using namespace pimgui;
 
@@ -32,7 +33,7 @@ SessionConfig smallGemv() {
   return c;
 }
 
-bool settled(const MainWindow& w) { return w.idle() && w.analysis()->latest() != nullptr; }
+using pimgui::test::settled;
 
 QString detailsText(const MainWindow& w) {
   QString all;

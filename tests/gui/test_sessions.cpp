@@ -44,12 +44,13 @@
 #include "views/pareto_plot.h"
 #include "views/unit_heatmap.h"
 #include "views/what_if_panel.h"
+#include "window_test_util.h"
 
 using namespace pimgui;
 
 namespace {
 
-bool settled(const MainWindow& w) { return w.idle() && w.analysis()->latest() != nullptr; }
+using pimgui::test::settled;
 
 /// Every cell of the filtered, sorted table as displayed, one string per row.
 std::vector<std::string> tableCells(const MainWindow& w) {

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/convmap/result_text.h"
+
+#include <sstream>
+
+#include "engine/common/number_text.h"
+#include "engine/convmap/mapping.h"
+
+namespace pim::convmap {
+
+namespace {
+
+std::string num(double v) { return compactNumber(v); }
+
+}  // namespace
+
+std::string resultSummary(const ConvLayer& layer, const Hierarchy& h, const MapResult& r) {
+  const auto& c = r.cost;
+  const auto& m = r.mapping;
+  std::ostringstream out;
+  out << "layer " << layer.name << " (" << shapeText(layer) << ") on " << h.name << "\n"
+      << "mapper " << r.mapper << ": " << r.status
+      << (r.gap ? ", gap " + num(*r.gap * 100) + " % (bound: " + r.boundSource + ")"
+                : std::string(", gap unknown"))
+      << ", "
+      << (r.nodes ? std::to_string(*r.nodes) + " branch-and-bound nodes"
+                  : std::to_string(r.evaluated) + " proposals (" + std::to_string(r.valid) + " valid)")
+      << " in " << num(r.seconds) << " s\n"
+      << "mapping  " << mappingLabel(h, m) << "\n"
+      << "layout   input " << layoutName(m.layout[Input])
+      << (m.layout[Input] == Layout::RowAligned
+              ? " (block " + std::to_string(m.blockH) + " x " + std::to_string(m.blockW) + ")"
+              : std::string())
+      << ", weight " << layoutName(m.layout[Weight]) << ", output " << layoutName(m.layout[Output]) << "\n"
+      << "latency  " << c.latencyCycles << " cycles (bound by " << c.boundBy << "; compute "
+      << c.computeCycles << ")\n"
+      << "energy   " << num(c.energyPj / 1000) << " nJ (MACs " << num(c.macEnergyPj / 1000) << " nJ)\n"
+      << "row activations  input " << c.rowActs.count[Input] << " (" << c.rowActs.regime[Input]
+      << "), weight " << c.rowActs.count[Weight] << " (" << c.rowActs.regime[Weight] << "), output "
+      << c.rowActs.count[Output] << " (" << c.rowActs.regime[Output] << "), total " << c.rowActs.total()
+      << "\n";
+  return out.str();
+}
+
+}  // namespace pim::convmap

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+// A mapper's result as the lines people read first (the CLI's `map` text and the window's mapping pane):
+// layer, mapper and proof, mapping, layout, latency, energy, row activations.
+#pragma once
+#include <string>
+
+#include "engine/convmap/mapper.h"
+
+namespace pim::convmap {
+
+/// Seven lines, each ending in '\n': "layer fc (R1 S1 P1 Q1 C256 K128 N1) on pimopt-default", "mapper ilp
+/// (cbc): optimal, gap 0 % (bound: MILP (cbc)), 151 branch-and-bound nodes in 1.2 s", "mapping  ...",
+/// "layout   ...", "latency  ...", "energy   ...", "row activations  ...". Numbers as %.12g.
+std::string resultSummary(const ConvLayer& layer, const Hierarchy& h, const MapResult& r);
+
+}  // namespace pim::convmap
