@@ -339,10 +339,12 @@ void NetworkCompileView::addCandidate(const CompiledCandidate& c) {
     m_table->setItem(row, kGroups, numberItem(static_cast<double>(r->instructionGroups), 0));
     m_table->setItem(row, kMvms, numberItem(static_cast<double>(r->mvmCount), 0));
     m_table->setItem(row, kSeconds, numberItem(r->planSeconds + r->scheduleSeconds, 2));
-    m_table->setItem(
-        row, kNote,
-        new QTableWidgetItem(
-            tr("%1 on %2").arg(QString::fromStdString(r->network), QString::fromStdString(r->backend))));
+    QString note = tr("%1 on %2").arg(QString::fromStdString(r->network), QString::fromStdString(r->backend));
+    // A cancelled genetic search still delivers its best so far: the row must not read as a finished search.
+    if (r->gaCancelled)
+      note += tr(" · genetic search stopped after %n iteration(s): its best so far", nullptr,
+                 static_cast<int>(std::max<std::size_t>(r->gaHistory.size(), 1) - 1));
+    m_table->setItem(row, kNote, new QTableWidgetItem(note));
   } else {
     auto* note = new QTableWidgetItem(tr("cannot compile: %1").arg(c.error));
     note->setForeground(QColor(170, 30, 30));

@@ -272,6 +272,9 @@ void ParetoPlot::refresh() {
                            ? tr("No drafts with a value on both axes yet\n(%1)").arg(why)
                            : QString());
   m_emptyNote->setVisible(!m_emptyNote->text().isEmpty());
+  // An empty plot's axes carry no numbers: a range with nothing in it would read as data.
+  m_plot->xAxis->setTickLabels(!m_emptyNote->visible());
+  m_plot->yAxis->setTickLabels(!m_emptyNote->visible());
   if (!m_userZoomed) resetView();
   showSelection();
 }

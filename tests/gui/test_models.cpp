@@ -137,12 +137,16 @@ TEST(ParetoPlot, AnEmptyPlotNamesTheAxisWithoutValues) {
   model.reset(problem);
   EXPECT_TRUE(plot.emptyNote().contains(QStringLiteral("nothing evaluated")))
       << plot.emptyNote().toStdString();
+  EXPECT_FALSE(plot.plot()->xAxis->tickLabels());  // no numbers for a range with nothing in it
+  EXPECT_FALSE(plot.plot()->yAxis->tickLabels());
   model.updateRecords(explorer.records());
   plot.setObjectives(Objective::PredictedTime, Objective::Energy);
   EXPECT_TRUE(plot.emptyNote().contains(QStringLiteral("no draft has a value for Predicted time")))
       << plot.emptyNote().toStdString();
   plot.setObjectives(Objective::SimulatedTime, Objective::Energy);
   EXPECT_TRUE(plot.emptyNote().isEmpty());
+  EXPECT_TRUE(plot.plot()->xAxis->tickLabels());
+  EXPECT_TRUE(plot.plot()->yAxis->tickLabels());
 }
 
 TEST(DraftTableModel, HundredThousandRowsStayFast) {

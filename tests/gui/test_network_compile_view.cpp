@@ -170,6 +170,9 @@ TEST(NetworkCompileView, CancelDuringTheGeneticSearchKeepsTheRowsDoneAndTheSearc
   const int ga = rowOf(v.table(), "ga");
   ASSERT_GE(ga, 0);
   EXPECT_EQ(v.table()->item(ga, NetworkCompileView::kMvms)->text(), "132500");
+  EXPECT_TRUE(
+      v.table()->item(ga, NetworkCompileView::kNote)->text().contains("genetic search stopped after "))
+      << v.table()->item(ga, NetworkCompileView::kNote)->text().toStdString();
   const auto& candidate = v.candidates().back();
   ASSERT_TRUE(candidate.result);
   EXPECT_TRUE(candidate.result->gaCancelled);
