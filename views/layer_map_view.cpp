@@ -3,6 +3,7 @@
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -15,6 +16,7 @@
 #include <exception>
 #include <variant>
 
+#include "engine/common/output_file.h"
 #include "engine/convmap/network_layers.h"
 #include "engine/convmap/result_text.h"
 #include "engine/kernel/network.h"
@@ -100,11 +102,21 @@ QWidget* LayerMapView::buildControls() {
   m_map->setDefault(true);
   m_cancel = new QPushButton(tr("Cancel"));
   m_cancel->setEnabled(false);
+  m_save = new QPushButton(tr("Save mapping…"));
+  m_save->setToolTip(
+      tr("The mapping and its cost as JSON, as pimscope-cli map --out writes it (pimscope-cli "
+         "rowtrace --mapping reads it)"));
+  m_save->setEnabled(false);
   connect(m_network, &QComboBox::currentTextChanged, this, &LayerMapView::fillLayers);
   connect(m_mapper, &QComboBox::currentTextChanged, this, &LayerMapView::updateSolverChoice);
   connect(m_objective, &QComboBox::currentTextChanged, this, &LayerMapView::updateSolverChoice);
   connect(m_map, &QPushButton::clicked, this, &LayerMapView::map);
   connect(m_cancel, &QPushButton::clicked, this, &LayerMapView::cancel);
+  connect(m_save, &QPushButton::clicked, this, [this] {
+    const QString name = QString::fromStdString(m_runLayer->name + "_" + m_runHierarchy->name + ".json");
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save mapping"), name, tr("JSON (*.json)"));
+    if (!path.isEmpty()) saveMapping(path);
+  });
 
   auto* box = new QWidget;
   auto* rows = new QVBoxLayout(box);
@@ -128,6 +140,7 @@ QWidget* LayerMapView::buildControls() {
   row2->addStretch(1);
   row2->addWidget(m_map);
   row2->addWidget(m_cancel);
+  row2->addWidget(m_save);
   rows->addLayout(row1);
   rows->addLayout(row2);
   return box;
@@ -207,8 +220,7 @@ void LayerMapView::map() {
     request.options.timeLimitSeconds = m_timeLimit->value();
     request.options.solver = m_solver->currentText().toStdString();
   } catch (const std::exception& e) {
-    m_status->setText(tr("<span style='color:#b00020'>Cannot map: %1</span>")
-                          .arg(QString::fromUtf8(e.what()).toHtmlEscaped()));
+    showError(tr("Cannot map: %1").arg(QString::fromUtf8(e.what())));
     return;
   }
   m_runLayer = request.layer;
@@ -229,9 +241,30 @@ void LayerMapView::map() {
 
 void LayerMapView::cancel() { m_runner->cancel(); }
 
+void LayerMapView::showError(const QString& message) {
+  m_status->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(message.toHtmlEscaped()));
+}
+
+bool LayerMapView::saveMapping(const QString& path) {
+  if (!m_result) {
+    showError(tr("Nothing to save: map a layer first"));
+    return false;
+  }
+  try {
+    const auto j = cm::resultJson(*m_runLayer, *m_runHierarchy, *m_result);
+    pim::writeFileAtomically(path.toStdString(), j.dump(1) + "\n");
+  } catch (const std::exception& e) {
+    showError(tr("Cannot save the mapping: %1").arg(QString::fromUtf8(e.what())));
+    return false;
+  }
+  m_status->setText(tr("Saved the mapping to %1").arg(path));
+  return true;
+}
+
 void LayerMapView::setRunning(bool on) {
   m_map->setEnabled(!on);
   m_cancel->setEnabled(on);
+  m_save->setEnabled(!on && m_result.has_value());
   for (QWidget* w :
        std::initializer_list<QWidget*>{m_hierarchy, m_network, m_layer, m_objective, m_mapper, m_timeLimit})
     w->setEnabled(!on);
@@ -250,8 +283,7 @@ void LayerMapView::showOutcome(const LayerMapOutcome& outcome) {
   setRunning(false);
   if (!outcome.result) {
     m_result.reset();
-    const QString why = tr("Cannot map: %1").arg(outcome.error);
-    m_status->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(why.toHtmlEscaped()));
+    showError(tr("Cannot map: %1").arg(outcome.error));
     m_plot->begin(m_runObjective, tr("No search ran (the message above says why)."));
     emit done();
     return;
@@ -274,6 +306,7 @@ void LayerMapView::showOutcome(const LayerMapOutcome& outcome) {
 
 void LayerMapView::showResult(const cm::MapResult& r) {
   m_result = r;
+  m_save->setEnabled(true);
   const cm::Hierarchy& h = *m_runHierarchy;
   m_text->setPlainText(QString::fromStdString(cm::resultSummary(*m_runLayer, h, r) + "\nloop nest:\n" +
                                               cm::loopNestText(h, r.mapping)));

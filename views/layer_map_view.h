@@ -32,6 +32,9 @@ class LayerMapView : public QWidget {
   void map();
   void cancel();
   bool running() const;
+  /// Writes the result shown as `map --out` does (a file `rowtrace --mapping` reads); false with the reason
+  /// in the status line when there is none or the file cannot be written.
+  bool saveMapping(const QString& path);
 
   // For tests and screenshots.
   QComboBox* hierarchyBox() const { return m_hierarchy; }
@@ -43,6 +46,7 @@ class LayerMapView : public QWidget {
   QDoubleSpinBox* timeLimitBox() const { return m_timeLimit; }
   QPushButton* mapButton() const { return m_map; }
   QPushButton* cancelButton() const { return m_cancel; }
+  QPushButton* saveButton() const { return m_save; }
   QLabel* status() const { return m_status; }
   SolveProgressPlot* progressPlot() const { return m_plot; }
   QPlainTextEdit* resultText() const { return m_text; }
@@ -62,11 +66,12 @@ class LayerMapView : public QWidget {
   void showOutcome(const LayerMapOutcome& outcome);
   void showResult(const pim::convmap::MapResult& r);
   void setRunning(bool on);
+  void showError(const QString& message);
 
   LayerMapRunner* m_runner;
   QComboBox *m_hierarchy, *m_network, *m_layer, *m_objective, *m_mapper, *m_solver;
   QDoubleSpinBox* m_timeLimit;
-  QPushButton *m_map, *m_cancel;
+  QPushButton *m_map, *m_cancel, *m_save;
   QLabel* m_status;
   SolveProgressPlot* m_plot;
   QPlainTextEdit* m_text;

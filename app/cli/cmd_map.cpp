@@ -68,27 +68,6 @@ void printResult(const ConvLayer& layer, const Hierarchy& h, const MapResult& r)
   std::cout << t.str() << "loop nest:\n" << loopNestText(h, r.mapping);
 }
 
-nlohmann::json resultJson(const ConvLayer& layer, const Hierarchy& h, const MapResult& r) {
-  auto j = costJson(h, r.cost);
-  j["layer"] = layer.name;
-  j["shape"] = layerJson(layer);
-  j["hierarchy"] = h.name;
-  j["mapping"] = mappingJson(h, r.mapping);
-  j["label"] = mappingLabel(h, r.mapping);
-  j["trace"] = nullptr;
-  j["solver"] = {{"name", r.mapper},
-                 {"status", r.status},
-                 {"objective", r.objective},
-                 {"bound", r.bound ? nlohmann::json(*r.bound) : nlohmann::json()},
-                 {"gap", r.gap ? nlohmann::json(*r.gap) : nlohmann::json()},
-                 {"bound_source", r.boundSource.empty() ? nlohmann::json() : nlohmann::json(r.boundSource)},
-                 {"nodes", r.nodes ? nlohmann::json(*r.nodes) : nlohmann::json()},
-                 {"evaluated", r.evaluated},
-                 {"seconds", r.seconds},
-                 {"best_so_far", r.bestSoFar}};
-  return j;
-}
-
 nlohmann::json traceJson(const TraceCheck& t) {
   return {{"row_activations",
            {{"input", t.trace[Input]},

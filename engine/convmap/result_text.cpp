@@ -5,6 +5,7 @@
 
 #include "engine/common/number_text.h"
 #include "engine/convmap/mapping.h"
+#include "engine/convmap/mapping_io.h"
 
 namespace pim::convmap {
 
@@ -40,6 +41,27 @@ std::string resultSummary(const ConvLayer& layer, const Hierarchy& h, const MapR
       << c.rowActs.count[Output] << " (" << c.rowActs.regime[Output] << "), total " << c.rowActs.total()
       << "\n";
   return out.str();
+}
+
+nlohmann::json resultJson(const ConvLayer& layer, const Hierarchy& h, const MapResult& r) {
+  auto j = costJson(h, r.cost);
+  j["layer"] = layer.name;
+  j["shape"] = layerJson(layer);
+  j["hierarchy"] = h.name;
+  j["mapping"] = mappingJson(h, r.mapping);
+  j["label"] = mappingLabel(h, r.mapping);
+  j["trace"] = nullptr;
+  j["solver"] = {{"name", r.mapper},
+                 {"status", r.status},
+                 {"objective", r.objective},
+                 {"bound", r.bound ? nlohmann::json(*r.bound) : nlohmann::json()},
+                 {"gap", r.gap ? nlohmann::json(*r.gap) : nlohmann::json()},
+                 {"bound_source", r.boundSource.empty() ? nlohmann::json() : nlohmann::json(r.boundSource)},
+                 {"nodes", r.nodes ? nlohmann::json(*r.nodes) : nlohmann::json()},
+                 {"evaluated", r.evaluated},
+                 {"seconds", r.seconds},
+                 {"best_so_far", r.bestSoFar}};
+  return j;
 }
 
 }  // namespace pim::convmap

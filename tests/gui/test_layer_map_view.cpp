@@ -9,15 +9,20 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QLabel>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTableWidget>
+#include <QTemporaryDir>
 
+#include "engine/common/input_file.h"
 #include "engine/convmap/mapper.h"
+#include "engine/convmap/mapping_io.h"
 #include "engine/convmap/mapspace.h"
 #include "engine/convmap/network_layers.h"
+#include "engine/convmap/result_text.h"
 #include "engine/milp/milp.h"
 #include "gui_test_util.h"
 #include "views/layer_map_view.h"
@@ -103,6 +108,19 @@ TEST(LayerMapView, TheFcLayersOptimumIsTheEnginesWithItsSearchLive) {
   EXPECT_GE(v.progressPlot()->bound()->dataCount(), 2);
   EXPECT_EQ(v.progressPlot()->plot()->yAxis->label(), "Energy (nJ)");
   EXPECT_TRUE(v.mapButton()->isEnabled());
+
+  // Save mapping writes what `map --out` writes; `rowtrace --mapping` reads its mapping back.
+  ASSERT_TRUE(v.saveButton()->isEnabled());
+  QTemporaryDir dir;
+  const QString path = dir.filePath("fc.json");
+  ASSERT_TRUE(v.saveMapping(path)) << v.status()->text().toStdString();
+  EXPECT_TRUE(v.status()->text().startsWith("Saved the mapping to "));
+  const auto saved = nlohmann::json::parse(pim::readInputFile(path.toStdString(), "mapping file"));
+  EXPECT_EQ(saved, cm::resultJson(layer, h, *v.result()));
+  EXPECT_EQ(cm::parseMappingJson(saved["mapping"], h, "saved"), v.result()->mapping);
+  EXPECT_FALSE(v.saveMapping(dir.filePath("no/such/folder/fc.json")));
+  EXPECT_TRUE(v.status()->text().contains("Cannot save the mapping: ")) << v.status()->text().toStdString();
+  EXPECT_TRUE(QFile::exists(path));  // the earlier file is untouched
 }
 
 // Cancel in the heuristic, then in the MILP: each stops within a second (100 ms is the target; a loaded
