@@ -12,6 +12,7 @@
 #include "engine/convmap/mapping_io.h"
 #include "engine/convmap/network_layers.h"
 #include "engine/convmap/trace_bridge.h"
+#include "engine/milp/milp.h"
 
 using namespace pim::convmap;
 
@@ -105,23 +106,34 @@ BENCHMARK(BM_ConvMapResNet18)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
-// The energy MILP alone (`ilp`, CBC, one thread, 60 s) on a ResNet-18 layer of pimopt-default (arg: layer;
-// 20 is the FC, proven optimal; 8 a 3 x 3 layer it does not prove). Counters: the gap in percent and the
-// branch-and-bound nodes.
+// The energy MILP alone (`ilp`, one thread, 60 s) on a ResNet-18 layer of pimopt-default (args: layer, then
+// the solver's index in milp::solverNames(): 0 CBC, 1 GLPK where built; layer 20 is the FC, proven optimal;
+// 8 a 3 x 3 layer it does not prove). Counters: the gap in percent and the branch-and-bound nodes.
 static void BM_ConvMapIlp(benchmark::State& st) {
   const auto& c = resnet18Layer(st.range(0));
+  const auto solvers = pim::milp::solverNames();
+  if (static_cast<std::size_t>(st.range(1)) >= solvers.size()) {
+    st.SkipWithError("solver not built (GLPK: PIMSCOPE_GLPK)");
+    return;
+  }
   const auto mapper = makeMapper("ilp");
   MapOptions o;
   o.objective.kind = Objective::Energy;
   o.timeLimitSeconds = 60;
   o.start = trivialMapping(c.layer, c.h);  // the MILP alone: without a start `ilp` runs the heuristic first
+  o.solver = solvers[static_cast<std::size_t>(st.range(1))];
   MapResult r;
   for (auto _ : st) r = mapper->solve(c.layer, c.h, o, nullptr);
   st.counters["gap_pct"] = r.gap.value_or(-1) * 100;
   st.counters["nodes"] = static_cast<double>(r.nodes.value_or(0));
-  labelled(st, c);
+  st.SetLabel(o.solver + " " + c.layer.name + " " + shapeText(c.layer));
 }
-BENCHMARK(BM_ConvMapIlp)->Arg(20)->Arg(8)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ConvMapIlp)
+    ->Args({20, 0})
+    ->Args({8, 0})
+    ->Args({20, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 // VGG-16 (13 convs, 3 FCs) and MobileNet-v1's mappable layers (the first conv, 13 pointwise, the FC):
 // args network (1 VGG-16, 2 MobileNet), layer among the mappable ones; latency; the gap as above.
