@@ -169,7 +169,8 @@ class HeuristicMapper final : public IConvMapper {
     auto stop = [&] {
       if (progress && elapsed() - lastReport > 0.1) {
         lastReport = elapsed();
-        progress({r.evaluated, r.valid, r.objective, lastReport, bound, std::nullopt, name()});
+        const auto best = walk.started() ? std::optional<double>(r.objective) : std::nullopt;  // none yet
+        progress({r.evaluated, r.valid, best, lastReport, bound, std::nullopt, name()});
       }
       return r.evaluated >= o.maxEvaluations || elapsed() >= o.timeLimitSeconds ||
              (o.cancel && o.cancel->load()) || (walk.started() && withinGap(o, r.objective, bound));
