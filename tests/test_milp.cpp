@@ -380,6 +380,26 @@ TEST_P(Milp, ConcurrentCallsAreAnsweredAndCancellable) {
   EXPECT_LT(latency, 1.0);
 }
 
+// The solver's own log goes to onLog, line by line, and not to stdout; without onLog (and log level 0)
+// nothing is printed at all.
+TEST_P(Milp, LogLinesGoToTheCallbackNotToStdout) {
+  const Knapsack k = knapsack(16, 3);
+  std::vector<std::string> lines;
+  SolveOptions o;
+  o.onLog = [&](const std::string& line) { lines.push_back(line); };
+  testing::internal::CaptureStdout();
+  const SolveResult r = solve(knapsackModel(k), o);
+  const std::string printed = testing::internal::GetCapturedStdout();
+  ASSERT_EQ(r.status, SolveStatus::Optimal);
+  EXPECT_NEAR(r.objective, -bruteForce(k), 1e-6);
+  EXPECT_GT(lines.size(), 2u);
+  for (const std::string& line : lines) EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+  EXPECT_EQ(printed, "");
+  testing::internal::CaptureStdout();
+  solve(knapsackModel(k));
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
+}
+
 TEST_P(Milp, ProgressCallbackExceptionIsRethrown) {
   SolveOptions o;
   o.onProgress = [](const SolveProgress&) { throw std::runtime_error("display closed"); };

@@ -39,6 +39,9 @@ void LayerMapRunner::start(LayerMapRequest request) {
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   m_tasks.start([this, generation, request = std::move(request), cancel = m_cancel]() mutable {
     request.options.cancel = cancel.get();
+    request.options.solverLog = [this, generation](const std::string& line) {
+      post(generation, [this, line = QString::fromStdString(line)] { emit logged(line); });
+    };
     LayerMapOutcome outcome;
     try {
       const auto mapper = pim::convmap::makeMapper(request.mapper);

@@ -49,6 +49,8 @@ class LayerMapRunner : public QObject {
 
  signals:
   void progressed(const pim::convmap::MapProgress& progress);
+  /// A line of the MILP solver's own log.
+  void logged(const QString& line);
   void stopping();
   void finished(const pimgui::LayerMapOutcome& outcome);
 

@@ -11,7 +11,10 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QVBoxLayout>
 #include <exception>
 #include <variant>
@@ -35,6 +38,15 @@ QComboBox* comboOf(const std::vector<std::string>& items, const QString& preferr
   box->setCurrentIndex(std::max(0, box->findText(preferred)));
   box->setToolTip(tip);
   return box;
+}
+
+QPlainTextEdit* monospaceText(const QString& placeholder) {
+  auto* text = new QPlainTextEdit;
+  text->setReadOnly(true);
+  text->setLineWrapMode(QPlainTextEdit::NoWrap);
+  text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  text->setPlaceholderText(placeholder);
+  return text;
 }
 
 QLabel* labelFor(const QString& text, QWidget* buddy) {
@@ -64,6 +76,13 @@ LayerMapView::LayerMapView(QWidget* parent) : QWidget(parent), m_runner(new Laye
   layout->addWidget(m_status);
   layout->addWidget(buildResults(), 1);
   connect(m_runner, &LayerMapRunner::progressed, this, &LayerMapView::showProgress);
+  connect(m_runner, &LayerMapRunner::logged, this, [this](const QString& line) {
+    // At the document's end, not through the view's cursor: appending there scrolls the view to the end of
+    // the longest line, out of the others' sight.
+    QTextCursor end(m_log->document());
+    end.movePosition(QTextCursor::End);
+    end.insertText(m_log->document()->isEmpty() ? line : QStringLiteral("\n") + line);
+  });
   connect(m_runner, &LayerMapRunner::finished, this, &LayerMapView::showOutcome);
   connect(m_runner, &LayerMapRunner::stopping, this,
           [this] { m_status->setText(tr("Cancelling: the search stops and keeps its best mapping…")); });
@@ -148,11 +167,9 @@ QWidget* LayerMapView::buildControls() {
 
 QWidget* LayerMapView::buildResults() {
   m_plot = new SolveProgressPlot;
-  m_text = new QPlainTextEdit;
-  m_text->setReadOnly(true);
-  m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
-  m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  m_text->setPlaceholderText(tr("The mapping, its cost and its loop nest appear here."));
+  m_text = monospaceText(tr("The mapping, its cost and its loop nest appear here."));
+  m_log = monospaceText(tr("The MILP solver's own log (ilp, and auto under energy) appears here."));
+  m_log->setMaximumBlockCount(20000);  // a long solve's log stays bounded
   m_levels = new QTableWidget(0, 5);
   m_levels->setHorizontalHeaderLabels(
       {tr("Level"), tr("Cycles"), tr("Energy (nJ)"), tr("Read B (I / W / O)"), tr("Written B (I / W / O)")});
@@ -161,8 +178,11 @@ QWidget* LayerMapView::buildResults() {
   m_levels->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_levels->verticalHeader()->setVisible(false);
   m_levels->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_tabs = new QTabWidget;
+  m_tabs->addTab(m_text, tr("Mapping"));
+  m_tabs->addTab(m_log, tr("Solver log"));
   auto* right = new QSplitter(Qt::Vertical);
-  right->addWidget(m_text);
+  right->addWidget(m_tabs);
   right->addWidget(m_levels);
   right->setStretchFactor(0, 3);
   right->setStretchFactor(1, 1);
@@ -233,6 +253,7 @@ void LayerMapView::map() {
                m_objective->currentText(), m_mapper->currentText()));
   m_result.reset();  // the pane shows this run's result, or nothing if it cannot run
   m_text->clear();
+  m_log->clear();
   m_levels->setRowCount(0);
   m_status->setText(tr("Mapping… (building the search)"));
   setRunning(true);

@@ -3,7 +3,8 @@
 // layer, the objective, the mapper (auto, exhaustive, heuristic, ilp), the MILP solver and a time limit; the
 // search runs off the GUI thread with its best mapping, proven bound and gap live in the status line and the
 // convergence plot, and Cancel keeps the best mapping found. The result pane shows the mapper's verdict, the
-// mapping, its latency, energy and row activations, each level's traffic and the loop nest.
+// mapping, its latency, energy and row activations, each level's traffic and the loop nest, and a tab the
+// MILP solver's own log.
 #pragma once
 #include <QWidget>
 #include <optional>
@@ -16,6 +17,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
+class QTabWidget;
 class QTableWidget;
 
 namespace pimgui {
@@ -50,6 +52,7 @@ class LayerMapView : public QWidget {
   QLabel* status() const { return m_status; }
   SolveProgressPlot* progressPlot() const { return m_plot; }
   QPlainTextEdit* resultText() const { return m_text; }
+  QPlainTextEdit* solverLog() const { return m_log; }
   QTableWidget* levelTable() const { return m_levels; }
   /// The last run's result (also a cancelled run's best mapping), none before the first or after an error.
   const std::optional<pim::convmap::MapResult>& result() const { return m_result; }
@@ -74,7 +77,8 @@ class LayerMapView : public QWidget {
   QPushButton *m_map, *m_cancel, *m_save;
   QLabel* m_status;
   SolveProgressPlot* m_plot;
-  QPlainTextEdit* m_text;
+  QTabWidget* m_tabs;
+  QPlainTextEdit *m_text, *m_log;
   QTableWidget* m_levels;
   std::optional<pim::convmap::MapResult> m_result;
   // What the running search maps, for the result pane.

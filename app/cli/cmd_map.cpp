@@ -123,6 +123,7 @@ struct MapArgs {
   int randomChecks = 0;
   std::string solver = "cbc";
   int threads = 1;
+  bool solverLog = false;
 };
 
 MapOptions mapOptionsOf(const MapArgs& a) {
@@ -137,6 +138,7 @@ MapOptions mapOptionsOf(const MapArgs& a) {
   o.gap = a.gap;
   o.solver = a.solver;
   o.threads = a.threads;
+  if (a.solverLog) o.solverLog = [](const std::string& line) { std::cerr << line << "\n"; };
   return o;
 }
 
@@ -290,6 +292,7 @@ void registerMapCommands(CLI::App& app) {
   map->add_option("--solver", a->solver,
                   "ilp: the MILP solver by name (cbc; glpk in builds with PIMSCOPE_GLPK)")
       ->capture_default_str();
+  map->add_flag("--solver-log", a->solverLog, "ilp: print the MILP solver's own log on stderr");
   map->add_option("--threads", a->threads, "ilp: the solver's threads")
       ->check(wholeNumberIn(1, 256))
       ->capture_default_str();

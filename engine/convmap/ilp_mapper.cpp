@@ -55,6 +55,7 @@ MapResult solveEnergyMilp(const ConvLayer& layer, const Hierarchy& h, const MapO
   so.relativeGap = o.gap;
   so.threads = o.threads;
   so.cancel = o.cancel;
+  so.onLog = o.solverLog;
   if (progress)
     so.onProgress = [&](const milp::SolveProgress& p) {
       MapProgress m{0, 0, p.incumbent, p.seconds, std::nullopt, p.nodes, "ilp (" + o.solver + ")"};

@@ -33,6 +33,8 @@ struct MapOptions {
   std::optional<ConvMapping> start;
   std::string solver = "cbc";  // ilp: the registered MILP solver (engine/milp)
   int threads = 1;             // ilp: the solver's threads
+  /// ilp: the MILP solver's own log, line by line (milp::SolveOptions::onLog); none: no log.
+  std::function<void(const std::string&)> solverLog;
 };
 
 /// What a mapper reports as it searches (about ten times a second, and on each better mapping of the MILP).

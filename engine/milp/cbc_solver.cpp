@@ -22,6 +22,7 @@
 #include <CbcEventHandler.hpp>
 #include <CbcModel.hpp>
 #include <CbcSolver.hpp>
+#include <CoinMessageHandler.hpp>
 #include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
 
@@ -42,6 +43,21 @@ std::timed_mutex& cbcLock() {
   static std::timed_mutex m;
   return m;
 }
+
+// CBC's and Clp's messages to the caller's log instead of stdout. CBC clones the handler into the models it
+// makes (one per thread, one per sub-problem); every clone writes to the same sink.
+class LogHandler : public CoinMessageHandler {
+ public:
+  explicit LogHandler(rules::LogSink& sink) : m_sink(&sink) {}
+  CoinMessageHandler* clone() const override { return new LogHandler(*this); }
+  int print() override {
+    m_sink->write(std::string(messageBuffer()) + "\n");  // one call: threads' lines stay whole
+    return 0;
+  }
+
+ private:
+  rules::LogSink* m_sink;
+};
 
 // Folds the state of CBC's top-level model into the progress.
 void observe(ProgressReporter& progress, const CbcModel& m, bool force) {
@@ -128,9 +144,9 @@ std::string text(double v) {
   return s;
 }
 
-std::vector<std::string> arguments(const SolveOptions& o, double secondsLeft) {
-  const std::string log = std::to_string(o.logLevel);
-  std::vector<std::string> a{"pimscope", "-log", log, "-slog", log};
+std::vector<std::string> arguments(const SolveOptions& o, int logLevel, int lpLogLevel, double secondsLeft) {
+  std::vector<std::string> a{"pimscope", "-log", std::to_string(logLevel), "-slog",
+                             std::to_string(lpLogLevel)};
   a.insert(a.end(), {"-timeMode", "elapsed"});  // the limit is the caller's wall-clock budget
   if (std::isfinite(secondsLeft)) a.insert(a.end(), {"-sec", text(secondsLeft)});
   // CBC stops when incumbent - bound < ratio x max(|incumbent|, |bound|); relativeGap() divides by
@@ -173,11 +189,19 @@ SolveResult search(const MilpModel& m, const SolveOptions& o, Clock::time_point 
   const double secondsLeft = o.timeLimitSeconds - rules::secondsSince(start);
   const double constant = zeroObjective ? 0 : m.objective.constant;
   ProgressReporter progress(o, start, constant);
+  rules::LogSink log(o);
+  LogHandler logHandler(log);  // before the solvers, which keep a pointer to it
+  // For onLog alone, level 1: the preprocessing, the model's size and the MIP start. Level 2 would add the
+  // branch and bound's progress, but then CBC's preprocessing prints some lines on stdout through a handler
+  // of its own (seen: "Pre-processing says infeasible" on a small knapsack), which `map --json` cannot have.
+  const int logLevel = log.enabled() && o.logLevel == 0 ? 1 : o.logLevel;
   OsiClpSolverInterface si;
   load(m, si, zeroObjective);
-  si.messageHandler()->setLogLevel(o.logLevel);
+  if (log.enabled()) si.passInMessageHandler(&logHandler);
+  si.messageHandler()->setLogLevel(logLevel);
   CbcModel cbc(si);
-  cbc.setLogLevel(o.logLevel);
+  if (log.enabled()) cbc.passInMessageHandler(&logHandler);
+  cbc.setLogLevel(logLevel);
   EventHandler handler(progress);
   cbc.passInEventHandler(&handler);  // CBC keeps a clone
   std::vector<std::pair<std::string, double>> mipStart;
@@ -186,14 +210,14 @@ SolveResult search(const MilpModel& m, const SolveOptions& o, Clock::time_point 
     if (!std::isnan(given[j])) mipStart.emplace_back(columnName(j), given[j]);
   cbc.setMIPStart(mipStart);  // CBC completes a partial one: it fixes the values given, searches the rest
   CbcSolverUsefulData data;
-  data.noPrinting_ = o.logLevel == 0;
+  data.noPrinting_ = logLevel == 0;
   data.useSignalHandler_ = false;  // the process's SIGINT handler (the CLI's) stays in charge
   CbcMain0(cbc, data);
   // Off: Clp's fast dives solve many nodes without raising an event, which left 0.3 s between events (the
   // cancel's latency); without them the gaps stay under 10 ms, and the knapsack above took 1.1 s instead
   // of 0.75 s. -999 is CbcMain1's code for off (-1 is replaced by its default).
   cbc.setFastNodeDepth(-999);
-  const std::vector<std::string> args = arguments(o, secondsLeft);
+  const std::vector<std::string> args = arguments(o, logLevel, logLevel, secondsLeft);
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   struct sigaction savedSigint {};
@@ -203,6 +227,7 @@ SolveResult search(const MilpModel& m, const SolveOptions& o, Clock::time_point 
   t_run = nullptr;
   sigaction(SIGINT, &savedSigint, nullptr);  // Clp's initialSolve may set one of its own
   progress.rethrowCallbackError();
+  log.finish();
   return outcome(m, cbc, progress, constant);
 }
 

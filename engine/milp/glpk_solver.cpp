@@ -145,10 +145,11 @@ SolveResult unsolved(StopReason stop) {
 }
 
 // The root LP (glp_intopt without its presolver needs it solved). nullopt when it is optimal.
-std::optional<SolveResult> solveRoot(glp_prob* p, const SolveOptions& o, Clock::time_point start) {
+std::optional<SolveResult> solveRoot(glp_prob* p, const SolveOptions& o, Clock::time_point start,
+                                     int messages) {
   glp_smcp lp;
   glp_init_smcp(&lp);
-  lp.msg_lev = o.logLevel > 0 ? GLP_MSG_ON : GLP_MSG_OFF;
+  lp.msg_lev = messages;
   lp.tm_lim = milliseconds(o.timeLimitSeconds - rules::secondsSince(start));
   const int code = glp_simplex(p, &lp);
   if (code == GLP_ETMLIM) return unsolved(StopReason::TimeLimit);
@@ -169,9 +170,9 @@ std::optional<SolveResult> solveRoot(glp_prob* p, const SolveOptions& o, Clock::
   }
 }
 
-// One glp_intopt run (solve_rules.h: Search).
-SolveResult search(const MilpModel& m, const SolveOptions& o, Clock::time_point start, bool zeroObjective) {
-  glp_term_out(o.logLevel > 0 ? GLP_ON : GLP_OFF);
+// The root LP and glp_intopt; GLPK's messages at level `messages`. Frees GLPK's environment.
+SolveResult branchAndCut(const MilpModel& m, const SolveOptions& o, Clock::time_point start,
+                         bool zeroObjective, int messages) {
   Problem problem;
   glp_prob* p = problem.p;
   if (!load(m, p, zeroObjective)) {
@@ -179,12 +180,12 @@ SolveResult search(const MilpModel& m, const SolveOptions& o, Clock::time_point 
     r.status = SolveStatus::Infeasible;
     return r;
   }
-  if (auto root = solveRoot(p, o, start)) return *root;
+  if (auto root = solveRoot(p, o, start, messages)) return *root;
   ProgressReporter progress(o, start, 0);  // GLPK's values include the objective constant
   CallbackState state{m, o, start, progress, zeroObjective ? std::vector<double>{} : offerableStart(m)};
   glp_iocp mip;
   glp_init_iocp(&mip);
-  mip.msg_lev = o.logLevel > 0 ? GLP_MSG_ON : GLP_MSG_OFF;
+  mip.msg_lev = messages;
   mip.tm_lim = milliseconds(o.timeLimitSeconds - rules::secondsSince(start));
   mip.mip_gap = o.relativeGap;  // GLPK's gap divides by |incumbent| as relativeGap() does
   mip.gmi_cuts = mip.mir_cuts = mip.cov_cuts = mip.clq_cuts = GLP_ON;
@@ -217,6 +218,23 @@ SolveResult search(const MilpModel& m, const SolveOptions& o, Clock::time_point 
     r.status = SolveStatus::Infeasible;
   }
   if (found && r.status == SolveStatus::NoSolution) r.status = SolveStatus::Feasible;
+  return r;
+}
+
+// GLPK's terminal output to the caller's log (`info`: the LogSink); 1: not to stdout.
+int termHook(void* info, const char* text) {
+  static_cast<rules::LogSink*>(info)->write(text);
+  return 1;
+}
+
+// One solve of the root LP and the branch and cut (solve_rules.h: Search), GLPK's output to the log.
+SolveResult search(const MilpModel& m, const SolveOptions& o, Clock::time_point start, bool zeroObjective) {
+  rules::LogSink log(o);
+  const bool logging = o.logLevel > 0 || log.enabled();
+  glp_term_out(logging ? GLP_ON : GLP_OFF);
+  if (log.enabled()) glp_term_hook(termHook, &log);  // gone with the environment branchAndCut frees
+  const SolveResult r = branchAndCut(m, o, start, zeroObjective, logging ? GLP_MSG_ON : GLP_MSG_OFF);
+  log.finish();
   return r;
 }
 

@@ -90,6 +90,10 @@ struct SolveOptions {
   /// Polled while solving; once true the solver stops as soon as it can and returns its incumbent
   /// (StopReason::Cancelled). The cancel flag is not seen during the solver's preprocessing.
   const std::atomic<bool>* cancel = nullptr;
+  /// The solver's own log (CBC's and Clp's messages, GLPK's terminal output), line by line, instead of
+  /// stdout; with it a logLevel of 0 counts as 1. Called from the solving threads, never two at once; an
+  /// exception it throws is rethrown by solve() once the solver has returned.
+  std::function<void(const std::string& line)> onLog;
 
   static constexpr double kProgressIntervalSeconds = 0.1;
 };

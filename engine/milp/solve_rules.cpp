@@ -128,6 +128,27 @@ SolveResult solveWithRules(const MilpModel& m, const SolveOptions& o, std::timed
   return r;
 }
 
+void LogSink::write(std::string_view text) {
+  if (!m_onLog) return;
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  m_partial += text;
+  std::size_t start = 0;
+  for (std::size_t end; (end = m_partial.find('\n', start)) != std::string::npos; start = end + 1) {
+    if (m_error || end == start) continue;
+    try {
+      m_onLog(m_partial.substr(start, end - start));
+    } catch (...) {
+      m_error = std::current_exception();  // an exception must not unwind through the solver
+    }
+  }
+  m_partial.erase(0, start);
+}
+
+void LogSink::finish() {
+  if (!m_partial.empty()) write("\n");
+  if (m_error) std::rethrow_exception(m_error);
+}
+
 bool ProgressReporter::stopping() {
   if (cancelRequested(m_options)) m_cancelled = true;
   const std::lock_guard<std::mutex> lock(m_mutex);

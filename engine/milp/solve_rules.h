@@ -12,6 +12,8 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/milp/milp.h"
@@ -48,6 +50,24 @@ using Search = std::function<SolveResult(const MilpModel& m, const SolveOptions&
 /// IMilpSolver::solve for a backend: the rules above around `search`. `lock` serialises the backend's calls.
 SolveResult solveWithRules(const MilpModel& m, const SolveOptions& o, std::timed_mutex& lock,
                            const Search& search);
+
+/// Where a backend sends its solver's log: whole lines to SolveOptions::onLog (text without a newline waits
+/// for the rest of its line), one at a time, an exception kept for rethrowCallbackError.
+class LogSink {
+ public:
+  explicit LogSink(const SolveOptions& o) : m_onLog(o.onLog) {}
+  bool enabled() const { return static_cast<bool>(m_onLog); }
+  /// Appends `text` (any number of lines, the last one maybe partial).
+  void write(std::string_view text);
+  /// Sends a partial last line, then rethrows what onLog threw, if it did.
+  void finish();
+
+ private:
+  const std::function<void(const std::string&)>& m_onLog;
+  std::mutex m_mutex;
+  std::string m_partial;
+  std::exception_ptr m_error;
+};
 
 /// The progress of one search, shared by the backend's callbacks (CBC raises events from its worker
 /// threads, hence the mutex): folds in what the solver reports and calls SolveOptions::onProgress.

@@ -103,6 +103,9 @@ TEST(LayerMapView, TheFcLayersOptimumIsTheEnginesWithItsSearchLive) {
   const QString text = v.resultText()->toPlainText();
   EXPECT_TRUE(text.contains("mapper heuristic + ilp (cbc): optimal")) << text.toStdString();
   EXPECT_TRUE(text.contains("loop nest:"));
+  EXPECT_GT(v.solverLog()->blockCount(), 1);  // CBC's own log, not stdout
+  EXPECT_TRUE(v.solverLog()->toPlainText().contains("processed model has"))
+      << v.solverLog()->toPlainText().left(400).toStdString();
   EXPECT_EQ(v.levelTable()->rowCount(), static_cast<int>(h.levels.size()));
   EXPECT_GE(v.progressPlot()->best()->dataCount(), 2);
   EXPECT_GE(v.progressPlot()->bound()->dataCount(), 2);
