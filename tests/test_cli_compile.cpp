@@ -170,6 +170,22 @@ TEST(CliCompile, AnOnnxModelCompilesAsItsNodeList) {
   expectCliRefused("compile -b crossbar-arch-a --model " + truncated, {"truncated.onnx"});
 }
 
+// MobileNet's one replica per layer fits Arch-A's 2,016 crossbars by count (1,796) but not node-order first
+// fit (its 4-crossbar AGs fill cores before the 8-crossbar ones come): the compiler packs largest first and
+// says so. Every window of every layer still runs once per AG of its replica.
+TEST(CliCompile, NetworksNodeOrderFirstFitCannotPlaceArePackedLargestFirst) {
+  const auto j = cliJson("compile -b crossbar-arch-a -n mobilenet_v1 --json");
+  EXPECT_EQ(j["placement"], "first fit, largest AGs first");
+  EXPECT_LE(j["crossbars_used"].get<int>(), 2016);
+  std::int64_t mvms = 0;
+  for (const auto& l : j["layers"])
+    mvms += l["windows"].get<std::int64_t>() * l["ags_per_replica"].get<std::int64_t>();
+  EXPECT_EQ(j["mvm_count"].get<std::int64_t>(), mvms);
+  EXPECT_EQ(cliJson("compile -b crossbar-arch-a -n resnet34 --json")["placement"], "first fit");
+  const CliRun text = cli("compile -b crossbar-arch-a -n mobilenet_v1");
+  EXPECT_NE(text.out.find("AGs packed largest first"), std::string::npos) << text.out;
+}
+
 // balance on Arch-A leaves ResNet-34's 4-crossbar AGs no core with room (PIMCOMP-NN drops them): replicas
 // are given back until first fit places every AG, and the MVM invariant holds.
 TEST(CliCompile, ReplicasFirstFitCannotPlaceAreGivenBack) {

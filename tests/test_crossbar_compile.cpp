@@ -412,6 +412,46 @@ TEST(CrossbarLayout, AnAgThatFitsNowhereIsAnError) {
   EXPECT_NE(over.find("core 0 holds more than its 8 crossbars"), std::string::npos) << over;
 }
 
+// Two 1x1 convolutions of the same input on 2 cores of 3 crossbars: a's two 1-crossbar AGs come first, so
+// node-order first fit puts both on core 0 and b's 2-crossbar AGs need three cores. Largest first pairs each
+// of b's AGs with one of a's: one replica per layer fits, and compilePlan says how it was packed.
+TEST(CrossbarLayout, LargestFirstPacksWhatNodeOrderFirstFitCannot) {
+  const std::string none = R"(,"with_bn":0,"with_act":0,"act_type":-1)";
+  const Network net = parseNetworkJson(
+      networkJson(
+          {{"data", "OP_INPUT", {}, {1, 128, 8, 8}, {1, 128, 8, 8}, "", ""},
+           {"a", "OP_CONV", {0}, {1, 128, 8, 8}, {1, 16, 8, 8}, convParam(1, 1, 0, 128, 16, 0), none},
+           {"b", "OP_CONV", {0}, {1, 128, 8, 8}, {1, 32, 8, 8}, convParam(1, 1, 0, 128, 32, 0), none}}),
+      "pair.json");
+  const Accelerator acc = tinyAccelerator(1, 2, 3);
+  CompileOptions once;
+  once.replication = "one-each";
+  registerReplicationMethod(
+      "one-each", [](const ReplicationRequest& r) { return std::vector<std::int64_t>(r.layers.size(), 1); });
+  const CompilePlan p = compilePlan(net, acc, once);
+  EXPECT_EQ(p.placement, "first fit, largest AGs first");
+  EXPECT_EQ(p.replicasGivenBack, 0);
+  ASSERT_EQ(p.layout.ags.size(), 4u);
+  std::vector<std::int64_t> cores;
+  for (const ArrayGroup& ag : p.layout.ags) cores.push_back(ag.core);
+  EXPECT_EQ(cores, (std::vector<std::int64_t>{0, 1, 0, 1}));  // a's bands, then b's, in network order
+  EXPECT_EQ(p.layout.usedCrossbars, (std::vector<std::int64_t>{3, 3}));
+  const std::string e =
+      errorOf([&] { placeFirstFit(arrayGroups(p.layers, p.replicas, acc), p.layers, acc, "pair"); });
+  EXPECT_EQ(
+      e,
+      "pair: layer 'b' replica 0 AG 1 needs 2 crossbars; no core of tiny-acc has them free (first fit, 3 "
+      "of 4 AGs placed)");
+  // An AG that fits nowhere under largest first is named with the rule (here b's two AGs fill both cores).
+  const Accelerator small = tinyAccelerator(1, 2, 2);
+  EXPECT_EQ(
+      errorOf([&] { placeLargestFirst(arrayGroups(p.layers, p.replicas, small), p.layers, small, "pair"); }),
+      "pair: layer 'a' replica 0 AG 0 needs 1 crossbars; no core of tiny-acc has them free (first fit, "
+      "largest AGs first, 2 of 4 AGs placed)");
+  // PIMCOMP-NN's node order stays wherever it places one replica per layer.
+  EXPECT_EQ(compilePlan(net, tinyAccelerator(1, 3, 3), once).placement, "first fit");
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // HT schedule
 // ---------------------------------------------------------------------------------------------------------

@@ -201,6 +201,7 @@ nlohmann::json resultJson(const NetworkCompileResult& r) {
           {"crossbars_used", r.crossbarsUsed},
           {"crossbars_total", r.crossbarsTotal},
           {"replicas_given_back", r.replicasGivenBack},
+          {"placement", r.placement},
           {"volumes_bytes",
            {{"communication", r.profile.commBytes},
             {"load", r.profile.loadBytes},
@@ -240,10 +241,7 @@ void printText(const NetworkCompileResult& r) {
             << grouped(static_cast<std::uint64_t>(r.instructions)) << " instructions); crossbars "
             << grouped(static_cast<std::uint64_t>(r.crossbarsUsed)) << " of "
             << grouped(static_cast<std::uint64_t>(r.crossbarsTotal))
-            << (r.replicasGivenBack > 0 ? "; " + std::to_string(r.replicasGivenBack) +
-                                              " replicas given back that first fit could not place"
-                                        : std::string())
-            << "\n";
+            << (placementNote(r).empty() ? std::string() : "; " + placementNote(r)) << "\n";
   TextTable t({"node", "layer", "op", "unfolding", "replicas", "crossbars", "windows", "MVMs", "MVM ns",
                "vector ns", "memory ns", "comm ns"});
   for (const CompiledLayer& l : r.layers)

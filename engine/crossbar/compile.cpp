@@ -60,6 +60,18 @@ int layerToBackOff(const CompilePlan& p) {
   return best;
 }
 
+// Whether node-order first fit places one replica (its AGP parts) of every layer.
+bool firstFitPlacesOneEach(const CompilePlan& p, const Accelerator& acc) {
+  std::vector<std::int64_t> one;
+  for (const LayerPartition& l : p.layers) one.push_back(l.agp);
+  try {
+    placeFirstFit(arrayGroups(p.layers, one, acc), p.layers, acc, p.networkName);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 CompilePlan compilePlan(const Network& net, const Accelerator& acc, const CompileOptions& options) {
@@ -67,12 +79,26 @@ CompilePlan compilePlan(const Network& net, const Accelerator& acc, const Compil
   p.replicas = replicate(options.replication, {p.layers, p.accelerator, p.networkName});
   // A rule counts crossbars, not how they pack: first fit can leave an AG several crossbars wide with no core
   // that has them. PIMCOMP-NN then drops the AG silently; PIMScope gives back one replica at a time, where it
-  // costs the fewest instruction groups, until every AG is placed (or refuses at one replica each).
+  // costs the fewest instruction groups, until every AG is placed. Where node-order first fit cannot place
+  // even one replica per layer (it fills every core with narrow AGs before the wide ones come, as MobileNet's
+  // on Arch-A), the AGs are packed largest first instead, and replicas are given back under that rule.
+  using Place = Layout (*)(std::vector<ArrayGroup>, const std::vector<LayerPartition>&, const Accelerator&,
+                           std::string_view);
+  Place place = placeFirstFit;
+  bool oneEachChecked = false;
   for (;;) {
     try {
-      p.layout = placeFirstFit(arrayGroups(p.layers, p.replicas, acc), p.layers, acc, p.networkName);
+      p.layout = place(arrayGroups(p.layers, p.replicas, acc), p.layers, acc, p.networkName);
       return p;
     } catch (const InputError&) {
+      if (!oneEachChecked) {
+        oneEachChecked = true;
+        if (!firstFitPlacesOneEach(p, acc)) {
+          place = placeLargestFirst;
+          p.placement = "first fit, largest AGs first";
+          continue;
+        }
+      }
       const int layer = layerToBackOff(p);
       if (layer < 0) throw;
       p.replicas[static_cast<std::size_t>(layer)] -= p.layers[static_cast<std::size_t>(layer)].agp;
@@ -95,6 +121,7 @@ CompilePlan assemblePlan(const Network& net, const Accelerator& acc, const Compi
                        std::to_string(l.windows * l.agp));
   }
   p.replicas = std::move(replicas);
+  p.placement = "genetic search";
   p.layout = placeOnCores(arrayGroups(p.layers, p.replicas, acc), cores, p.layers, acc, p.networkName);
   return p;
 }

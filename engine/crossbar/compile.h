@@ -34,6 +34,10 @@ struct CompilePlan {
   /// Replicas the rule gave that first fit could not place and compilePlan gave back (0 in every case
   /// PIMCOMP-NN compiles: it drops such AGs instead).
   std::int64_t replicasGivenBack = 0;
+  /// How the AGs were packed: "first fit" (PIMCOMP-NN's, in network order) or, when that cannot place one
+  /// replica per layer, "first fit, largest AGs first" (placeLargestFirst); "genetic search" for an assembled
+  /// plan.
+  std::string placement = "first fit";
 
   std::int64_t crossbarsUsed() const;
   /// The layer of a CONV/FC node, or nullptr.
@@ -41,8 +45,9 @@ struct CompilePlan {
 };
 
 /// Partition, replicate (options.replication) and place first fit, giving back replicas first fit cannot
-/// place (replicasGivenBack). Throws InputError for a network that does not fit at one replica, an unknown
-/// method or unfolding, a failed method or an AG that fits nowhere even at one replica per layer.
+/// place (replicasGivenBack), packing largest AGs first where first fit cannot place one replica per layer.
+/// Throws InputError for a network that does not fit at one replica, an unknown method or unfolding, a failed
+/// method or an AG that fits nowhere even at one replica per layer, packed largest first.
 CompilePlan compilePlan(const Network& net, const Accelerator& acc, const CompileOptions& options);
 
 /// A plan from replicas and cores chosen elsewhere (a GA): `cores` per AG of arrayGroups(layers, replicas).

@@ -65,25 +65,54 @@ std::vector<ArrayGroup> arrayGroups(const std::vector<LayerPartition>& layers,
   return ags;
 }
 
+namespace {
+
+// First fit over `order`: each AG to the lowest-numbered core with its crossbars free. Returns the core of
+// every AG (by AG index); `how` names the rule in the error for an AG that fits nowhere.
+std::vector<std::int64_t> firstFitCores(const std::vector<ArrayGroup>& ags,
+                                        const std::vector<std::size_t>& order,
+                                        const std::vector<LayerPartition>& layers, const Accelerator& acc,
+                                        std::string_view network, std::string_view how) {
+  std::vector<std::int64_t> cores(ags.size(), -1);
+  std::vector<std::int64_t> used(acc.cores(), 0);
+  std::int64_t firstWithRoom = 0;  // cores before it are full: skipping them changes no choice
+  for (std::size_t placed = 0; placed < order.size(); ++placed) {
+    const ArrayGroup& ag = ags[order[placed]];
+    while (firstWithRoom < acc.cores() && used[firstWithRoom] == acc.crossbarsPerCore) ++firstWithRoom;
+    std::int64_t core = firstWithRoom;
+    while (core < acc.cores() && acc.crossbarsPerCore - used[core] < ag.crossbars) ++core;
+    if (core == acc.cores()) {
+      throw InputError(std::string(network) + ": " + agName(ag, layers) + " needs " +
+                       std::to_string(ag.crossbars) + " crossbars; no core of " + acc.name +
+                       " has them free (" + std::string(how) + ", " +
+                       withThousands(static_cast<std::int64_t>(placed)) + " of " +
+                       withThousands(static_cast<std::int64_t>(ags.size())) + " AGs placed)");
+    }
+    cores[order[placed]] = core;
+    used[core] += ag.crossbars;
+  }
+  return cores;
+}
+
+}  // namespace
+
 Layout placeFirstFit(std::vector<ArrayGroup> ags, const std::vector<LayerPartition>& layers,
                      const Accelerator& acc, std::string_view network) {
-  Layout out = emptyLayout(std::move(ags), acc);
-  std::int64_t firstWithRoom = 0;  // cores before it are full: skipping them changes no choice
-  for (std::size_t i = 0; i < out.ags.size(); ++i) {
-    const std::int64_t need = out.ags[i].crossbars;
-    while (firstWithRoom < acc.cores() && out.usedCrossbars[firstWithRoom] == acc.crossbarsPerCore)
-      ++firstWithRoom;
-    std::int64_t core = firstWithRoom;
-    while (core < acc.cores() && acc.crossbarsPerCore - out.usedCrossbars[core] < need) ++core;
-    if (core == acc.cores()) {
-      throw InputError(std::string(network) + ": " + agName(out.ags[i], layers) + " needs " +
-                       std::to_string(need) + " crossbars; no core of " + acc.name +
-                       " has them free (first fit, " + withThousands(static_cast<std::int64_t>(i)) + " of " +
-                       withThousands(static_cast<std::int64_t>(out.ags.size())) + " AGs placed)");
-    }
-    assign(out, static_cast<int>(i), core);
-  }
-  return out;
+  std::vector<std::size_t> order(ags.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const std::vector<std::int64_t> cores = firstFitCores(ags, order, layers, acc, network, "first fit");
+  return placeOnCores(std::move(ags), cores, layers, acc, network);
+}
+
+Layout placeLargestFirst(std::vector<ArrayGroup> ags, const std::vector<LayerPartition>& layers,
+                         const Accelerator& acc, std::string_view network) {
+  std::vector<std::size_t> order(ags.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return ags[a].crossbars > ags[b].crossbars; });
+  const std::vector<std::int64_t> cores =
+      firstFitCores(ags, order, layers, acc, network, "first fit, largest AGs first");
+  return placeOnCores(std::move(ags), cores, layers, acc, network);
 }
 
 Layout placeOnCores(std::vector<ArrayGroup> ags, const std::vector<std::int64_t>& cores,

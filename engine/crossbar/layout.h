@@ -40,6 +40,13 @@ std::vector<ArrayGroup> arrayGroups(const std::vector<LayerPartition>& layers,
 Layout placeFirstFit(std::vector<ArrayGroup> ags, const std::vector<LayerPartition>& layers,
                      const Accelerator& acc, std::string_view network);
 
+/// First fit with the AGs taken widest first (ties in network order): packs AGs several crossbars wide next
+/// to narrow ones where node-order first fit has filled every core with narrow AGs before the wide ones come.
+/// PIMCOMP-NN has no such step; compilePlan uses it only when node-order first fit cannot place one replica
+/// per layer. Same error as placeFirstFit, naming the rule.
+Layout placeLargestFirst(std::vector<ArrayGroup> ags, const std::vector<LayerPartition>& layers,
+                         const Accelerator& acc, std::string_view network);
+
 /// A layout from cores chosen elsewhere (a GA): checks every core index and capacity, throws InputError.
 Layout placeOnCores(std::vector<ArrayGroup> ags, const std::vector<std::int64_t>& cores,
                     const std::vector<LayerPartition>& layers, const Accelerator& acc,

@@ -119,6 +119,20 @@ TEST(NetworkCompileView, ANetworkThatDoesNotFitIsARowWithTheReason) {
       << v.table()->item(0, NetworkCompileView::kNote)->text().toStdString();
 }
 
+// A network packed largest first (node-order first fit cannot place it) is a result whose note says so.
+TEST(NetworkCompileView, ARowSaysWhenTheAgsWerePackedLargestFirst) {
+  NetworkCompileView v;
+  only(v, {"balance"});
+  v.networkBox()->setCurrentText("mobilenet_v1");
+  v.backendBox()->setCurrentText("crossbar-arch-a");
+  ASSERT_TRUE(compileAndWait(v));
+  ASSERT_EQ(v.table()->rowCount(), 1);
+  const QString note = v.table()->item(0, NetworkCompileView::kNote)->text();
+  EXPECT_TRUE(note.contains("packed largest first")) << note.toStdString();
+  EXPECT_TRUE(note.contains("replicas given back")) << note.toStdString();
+  EXPECT_FALSE(v.table()->item(0, NetworkCompileView::kPeriod)->text().isEmpty());
+}
+
 // The unfolding box reaches the compile: IK,O,K's row has the engine's MVM count (three kernel rows per
 // replica), and auto on ResNet-18 is a row that says which layer the schedule cannot run and why.
 TEST(NetworkCompileView, TheUnfoldingIsAChoiceAndAColumn) {

@@ -248,6 +248,17 @@ std::string_view timingName(cb::TimingMode t) {
   return t == cb::TimingMode::PimcompNn ? "pimcomp-nn" : "intended";
 }
 
+std::string placementNote(const NetworkCompileResult& r) {
+  std::string note;
+  if (r.replicasGivenBack > 0)
+    note = std::to_string(r.replicasGivenBack) + (r.replicasGivenBack == 1 ? " replica" : " replicas") +
+           " given back that first fit could not place";
+  if (r.placement == "first fit, largest AGs first")
+    note += std::string(note.empty() ? "" : "; ") +
+            "AGs packed largest first: node-order first fit (PIMCOMP-NN's) leaves no core wide enough";
+  return note;
+}
+
 bool compilesNetworks(const Backend& b) { return b.family == "crossbar"; }
 
 std::vector<std::string> compileMethodNames() {
@@ -293,6 +304,7 @@ NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const 
   r.mvmCount = run.mvms;
   r.crossbarsUsed = plan.crossbarsUsed();
   r.replicasGivenBack = plan.replicasGivenBack;
+  r.placement = plan.placement;
   r.crossbarsTotal = acc.crossbars();
   r.layers = layersOf(plan, r.profile);
   fillCores(plan, r);

@@ -66,6 +66,7 @@ struct NetworkCompileResult {
   std::int64_t mvmCount = 0, instructionGroups = 0, instructions = 0;
   std::int64_t crossbarsUsed = 0, crossbarsTotal = 0;
   std::int64_t replicasGivenBack = 0;  // replicas first fit could not place (crossbar::CompilePlan)
+  std::string placement;               // how the AGs were packed (crossbar::CompilePlan::placement)
   std::vector<CompiledLayer> layers;
   std::vector<std::int64_t> coreCrossbars;  // per core: crossbars its AGs hold
   /// Per core: the layers with an AG on it (index into `layers`) and how many of their AGs it holds.
@@ -98,6 +99,10 @@ bool compilesNetworks(const Backend& b);
 /// Throws InputError naming the problem (a network that does not fit, a replication method that cannot work,
 /// an AG that fits nowhere, an unfolding the scheduler cannot run).
 NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const NetworkCompileRequest& r);
+
+/// Where the compiler departed from the replication rule's plan or from PIMCOMP-NN's node-order first fit
+/// (replicas given back, AGs packed largest first), as one sentence for the CLI and the window; empty if not.
+std::string placementNote(const NetworkCompileResult& r);
 
 /// "ht" / "ll", "pimcomp-nn" / "intended": the CLI's and JSON's spellings.
 std::string_view modeName(crossbar::PipelineMode m);
