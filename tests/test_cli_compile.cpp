@@ -186,6 +186,20 @@ TEST(CliCompile, NetworksNodeOrderFirstFitCannotPlaceArePackedLargestFirst) {
   EXPECT_NE(text.out.find("AGs packed largest first"), std::string::npos) << text.out;
 }
 
+// Intended timing bounds LL by the core's 64 kB: ResNet-18 runs by spilling, says how much, and keeps the MVM
+// invariant; PIMCOMP-NN's timing (128 M elements) spills nothing.
+TEST(CliCompile, IntendedLlSpillsWhatLocalMemoryCannotHold) {
+  const auto j = cliJson("compile -b crossbar-pimcomp -n resnet18 --mode ll --timing intended --json");
+  EXPECT_EQ(j["mvm_count"], 132500);
+  EXPECT_GT(j["spilled_pixels"].get<std::int64_t>(), 0);
+  EXPECT_EQ(j["spilled_bytes"].get<std::int64_t>() % 2, 0);
+  EXPECT_GE(j["volumes_bytes"]["store"].get<std::int64_t>(), j["spilled_bytes"].get<std::int64_t>());
+  EXPECT_EQ(cliJson("compile -b crossbar-pimcomp -n resnet18 --mode ll --json")["spilled_pixels"], 0);
+  const CliRun text = cli("compile -b crossbar-pimcomp -n resnet18 --mode ll --timing intended");
+  EXPECT_NE(text.out.find("went through global memory for want of local memory"), std::string::npos)
+      << text.out;
+}
+
 // balance on Arch-A leaves ResNet-34's 4-crossbar AGs no core with room (PIMCOMP-NN drops them): replicas
 // are given back until first fit places every AG, and the MVM invariant holds.
 TEST(CliCompile, ReplicasFirstFitCannotPlaceAreGivenBack) {

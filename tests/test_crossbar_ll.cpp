@@ -43,8 +43,12 @@ class CountingSink : public xbar::IProgramSink {
     for (std::size_t core = 0; core < ig.cores.size(); ++core) {
       for (const xbar::Instruction& inst : ig.cores[core]) {
         ++perOpcode[static_cast<std::size_t>(inst.op)];
-        if ((inst.op == Opcode::Lmv || inst.op == Opcode::Lldi) && inst.stage == xbar::Stage::Main)
+        // A spilled input pixel reaches the AG's input by an LD from global memory instead of an LMV.
+        if ((inst.op == Opcode::Lmv || inst.op == Opcode::Lldi || inst.op == Opcode::Ld) &&
+            inst.stage == xbar::Stage::Main)
           prepared[core] += inst.elements;
+        if (inst.op == Opcode::Ld && inst.stage == xbar::Stage::Main) mainLoads += inst.elements;
+        if (inst.op == Opcode::Ld && inst.stage == xbar::Stage::Post) postLoads += inst.elements;
         if (inst.op == Opcode::Mvmul) {
           ++mvms;
           agGroups[inst.ag].push_back(groups);
@@ -71,7 +75,7 @@ class CountingSink : public xbar::IProgramSink {
     return true;
   }
 
-  std::int64_t groups = 0, mvms = 0, unpaired = 0, misprepared = 0;
+  std::int64_t groups = 0, mvms = 0, unpaired = 0, misprepared = 0, mainLoads = 0, postLoads = 0;
   std::array<std::int64_t, 12> perOpcode{};
   std::map<std::int64_t, std::vector<std::int64_t>> agGroups;  // AG -> IGs of its MVMULs, in order
   std::map<int, std::vector<std::int64_t>> stores;             // node -> IGs of its STs
@@ -115,6 +119,27 @@ TEST(CrossbarLl, MvmInvariantOnShippedNetworksUnderEveryReplication) {
       EXPECT_EQ(s.count(Opcode::Send), s.count(Opcode::Recv));
       EXPECT_EQ(s.count(Opcode::St), 1);  // the FC's one output pixel
     }
+  }
+}
+
+// Every shipped network that fits the default accelerator (PIMCOMP-NN's) completes in its 64 KB of local
+// memory with spilling (concatenations in GoogLeNet, element-wise adds in the ResNets, pools everywhere),
+// each MVM gets its whole window, and the bound holds.
+TEST(CrossbarLl, ShippedNetworksCompleteInTheIntendedLocalMemoryBySpilling) {
+  const Accelerator acc;
+  LlOptions intended;
+  intended.localMemoryElements = llLocalMemoryElements(acc, TimingMode::Intended);
+  intended.spillToGlobalMemory = true;
+  for (const std::string name : {"lenet5", "googlenet", "mobilenet_v1", "resnet50"}) {
+    SCOPED_TRACE(name);
+    const CompilePlan plan = compilePlan(shipped(name), acc, llCompile("balance"));
+    CountingSink sink(plan);
+    const LlScheduleSummary s = scheduleLl(plan, intended, sink);
+    EXPECT_TRUE(s.completed);
+    EXPECT_EQ(sink.mvms, expectedMvms(shipped(name), acc.rows));
+    EXPECT_EQ(sink.misprepared, 0);
+    EXPECT_EQ(sink.unpaired, 0);
+    for (std::int64_t p : s.localMemoryPeak) EXPECT_LE(p, intended.localMemoryElements);
   }
 }
 
@@ -301,12 +326,50 @@ TEST(CrossbarLl, LocalMemoryIsBoundedByTheOption) {
   tight.localMemoryElements = peak - 1;
   CountingSink tightSink;
   EXPECT_THROW(scheduleLl(plan, tight, tightSink), InputError);
+
+  // Spilling changes nothing where everything fits.
+  roomy.spillToGlobalMemory = true;
+  CountingSink roomySpillSink;
+  const LlScheduleSummary rs = scheduleLl(plan, roomy, roomySpillSink);
+  EXPECT_EQ(rs.perOpcode, unbounded.perOpcode);
+  EXPECT_EQ(rs.localMemoryPeak, unbounded.localMemoryPeak);
+  EXPECT_EQ(rs.spilledPixels, 0);
+}
+
+// conv2's cores (1 and 2) hold their AG's buffers (18 + 2 elements) and room for two of conv1's 2-element
+// pixels in 24 elements; without spilling, the pixels conv2's first windows need cannot all arrive. With it,
+// a pixel a core has no room for goes through global memory: conv1 stores it once (however many cores read
+// it from there) and each read of it is an LD into the AG's input, so every MVM still gets its whole window.
+TEST(CrossbarLl, PixelsWithoutRoomGoThroughGlobalMemory) {
+  const CompilePlan plan = assemblePlan(chain(), small(), llCompile("balance"), {1, 2}, {0, 1, 2});
+  LlOptions tight;
+  tight.localMemoryElements = 24;
+  CountingSink waiting;
+  EXPECT_THROW(scheduleLl(plan, tight, waiting), InputError);
+
+  tight.spillToGlobalMemory = true;
+  CountingSink sink(plan);
+  const LlScheduleSummary s = scheduleLl(plan, tight, sink);
+  EXPECT_TRUE(s.completed);
+  EXPECT_EQ(s.mvms, 32);
+  EXPECT_EQ(sink.misprepared, 0);
+  EXPECT_EQ(sink.unpaired, 0);
+  for (std::int64_t p : s.localMemoryPeak) EXPECT_LE(p, 24);
+  ASSERT_GT(s.spilledPixels, 0);
+  EXPECT_EQ(s.spilledElements, 2 * s.spilledPixels);
+  // conv1's STs are its spills, one per pixel; conv2 (the last node) stores its 16 pixels.
+  EXPECT_EQ(static_cast<std::int64_t>(sink.stores[1].size()), s.spilledPixels);
+  EXPECT_EQ(sink.stores[2].size(), 16u);
+  EXPECT_EQ(s.count(Opcode::St), s.spilledPixels + 16);
+  // Each (pixel, reading core) is a SEND or spilled; a spilled one is read by LDs, at least 2 elements each.
+  EXPECT_LT(s.count(Opcode::Send), 32);
+  EXPECT_GE(sink.mainLoads, 2 * (32 - s.count(Opcode::Send)));
 }
 
 // Bounded by exactly its unbounded peak, ResNet-18 still completes: where first fit finds no room, a
 // transfer, an input load or a post-node output waits for a later IG, and no core ever holds more than the
-// bound. With the default core's 64 KB (32 K elements, the Intended mode's bound) the pipeline cannot
-// progress at all.
+// bound. With the default core's 64 KB (32 K elements, the Intended mode's bound) waiting leaves no node able
+// to progress; spilling (the Intended mode's) completes within the bound.
 TEST(CrossbarLl, ResNet18WaitsForLocalMemory) {
   const CompilePlan plan = compilePlan(shipped("resnet18"), Accelerator{}, llCompile("balance"));
   CountingSink unboundedSink;
@@ -325,6 +388,22 @@ TEST(CrossbarLl, ResNet18WaitsForLocalMemory) {
   intended.localMemoryElements = llLocalMemoryElements(plan.accelerator, TimingMode::Intended);
   CountingSink intendedSink;
   EXPECT_THROW(scheduleLl(plan, intended, intendedSink), InputError);
+  intended.spillToGlobalMemory = true;
+  CountingSink spillSink(plan);
+  const LlScheduleSummary spilled = scheduleLl(plan, intended, spillSink);
+  EXPECT_TRUE(spilled.completed);
+  EXPECT_EQ(spilled.mvms, 132500);
+  EXPECT_EQ(spillSink.unpaired, 0);
+  EXPECT_EQ(spillSink.misprepared, 0);
+  EXPECT_GT(spilled.spilledPixels, 0);
+  for (std::int64_t p : spilled.localMemoryPeak) EXPECT_LE(p, intended.localMemoryElements);
+  // Every ST is a spill (one per pixel) or the last node's output; spilled inputs of pool and element-wise
+  // nodes are loaded too, not only those of convolutions.
+  std::int64_t lastStores = 0;
+  for (int n : spilled.lastNodes) lastStores += static_cast<std::int64_t>(spillSink.stores[n].size());
+  EXPECT_EQ(spilled.count(Opcode::St), spilled.spilledPixels + lastStores);
+  EXPECT_GT(spillSink.mainLoads, 0);
+  EXPECT_GT(spillSink.postLoads, 0);
 }
 
 TEST(CrossbarLl, PostNodesCanGoWhereTheirInputIs) {

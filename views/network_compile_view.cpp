@@ -344,7 +344,7 @@ void NetworkCompileView::addCandidate(const CompiledCandidate& c) {
     if (r->gaCancelled)
       note += tr(" · genetic search stopped after %n iteration(s): its best so far", nullptr,
                  static_cast<int>(std::max<std::size_t>(r->gaHistory.size(), 1) - 1));
-    if (const std::string placed = pim::placementNote(*r); !placed.empty())
+    if (const std::string placed = pim::compileNote(*r); !placed.empty())
       note += QStringLiteral(" · ") + QString::fromStdString(placed);
     m_table->setItem(row, kNote, new QTableWidgetItem(note));
   } else {

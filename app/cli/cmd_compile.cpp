@@ -202,6 +202,8 @@ nlohmann::json resultJson(const NetworkCompileResult& r) {
           {"crossbars_total", r.crossbarsTotal},
           {"replicas_given_back", r.replicasGivenBack},
           {"placement", r.placement},
+          {"spilled_pixels", r.spilledPixels},
+          {"spilled_bytes", r.spilledBytes},
           {"volumes_bytes",
            {{"communication", r.profile.commBytes},
             {"load", r.profile.loadBytes},
@@ -241,7 +243,7 @@ void printText(const NetworkCompileResult& r) {
             << grouped(static_cast<std::uint64_t>(r.instructions)) << " instructions); crossbars "
             << grouped(static_cast<std::uint64_t>(r.crossbarsUsed)) << " of "
             << grouped(static_cast<std::uint64_t>(r.crossbarsTotal))
-            << (placementNote(r).empty() ? std::string() : "; " + placementNote(r)) << "\n";
+            << (compileNote(r).empty() ? std::string() : "; " + compileNote(r)) << "\n";
   TextTable t({"node", "layer", "op", "unfolding", "replicas", "crossbars", "windows", "MVMs", "MVM ns",
                "vector ns", "memory ns", "comm ns"});
   for (const CompiledLayer& l : r.layers)

@@ -38,10 +38,9 @@ bool Scheduler::communicate() {
 bool Scheduler::deliverMain(const Transfer& t) {
   ComputeState& s = m_compute[m_computeOf[t.target]];
   for (ChannelUse& use : s.uses[t.pixel]) {
-    if (use.address >= 0) continue;
-    use.address = m_memory.tryAllocate(use.core, s.channelElements);
-    if (use.address < 0) return false;
-    transfer(t, use.core, use.address);
+    if (use.address >= 0 || use.address == kInGlobalMemory) continue;
+    use.address = receive(t, use.core, s.channelElements);
+    if (use.address == -1) return false;
   }
   s.ready[t.pixel] = 1;
   while (s.readyPrefix < s.inputChannels && s.ready[s.readyPrefix]) ++s.readyPrefix;
@@ -53,10 +52,9 @@ bool Scheduler::deliverPost(const Transfer& t) {
   PostState& p = m_post[m_postOf[t.target]];
   PostInput& in = p.inputs[t.slot][t.pixel];
   if (!in.requested) {
-    in.address = m_memory.tryAllocate(p.core, p.slotElements[t.slot]);
-    if (in.address < 0) return false;
+    in.address = receive(t, p.core, p.slotElements[t.slot]);
+    if (in.address == -1) return false;
     in.requested = true;
-    transfer(t, p.core, in.address);
   }
   in.ready = true;
   if (m_graph.role[t.target] == Role::Pool) {
@@ -75,6 +73,19 @@ void Scheduler::settle(const Transfer& t) {
   }
   for (PostState::Output& out : m_post[m_postOf[t.origin]].outputs)
     if (out.address == t.address) --out.waiting;
+}
+
+// Room for a delivered pixel on `core`: its buffer there (the transfer is issued), kInGlobalMemory (spilled),
+// or -1 (the transfer waits).
+std::int64_t Scheduler::receive(const Transfer& t, std::int64_t core, std::int64_t elements) {
+  const std::int64_t address = holdInput(core, elements);
+  if (address >= 0) {
+    transfer(t, core, address);
+  } else if (m_options.spillToGlobalMemory) {
+    spill(t);
+    return kInGlobalMemory;
+  }
+  return address;
 }
 
 // SEND/RECV between cores; a copy when the pixel is already on the receiving core.

@@ -87,7 +87,8 @@ bool Scheduler::computeReplica(ComputeState& s, std::int64_t replica) {
 }
 
 // The network input arrives from global memory: each input pixel the first time any window needs it, on every
-// core that will read it. When a core has no room for them the replica waits (nothing is loaded).
+// core that will read it. When a core has no room for them the replica waits (nothing is loaded), or, with
+// spilling, that core reads the pixel from global memory whenever an AG needs it.
 bool Scheduler::loadFirstLayerInputs(ComputeState& s, std::int64_t pixel) {
   std::vector<std::int64_t> inputs{0};
   if (s.fcKey < 0) {
@@ -99,10 +100,14 @@ bool Scheduler::loadFirstLayerInputs(ComputeState& s, std::int64_t pixel) {
   m_memory.beginAttempt();
   for (std::int64_t in : inputs) {
     for (ChannelUse& use : s.uses[in]) {
-      if (use.address >= 0) continue;
-      use.address = m_memory.tryAllocate(use.core, s.channelElements);
+      if (use.address >= 0 || use.address == kInGlobalMemory) continue;
+      use.address = holdInput(use.core, s.channelElements);
       if (use.address >= 0) {
         placed.push_back(&use);
+        continue;
+      }
+      if (m_options.spillToGlobalMemory) {  // read in place from the network input when the AG needs it
+        use.address = kInGlobalMemory;
         continue;
       }
       for (auto it = placed.rbegin(); it != placed.rend(); ++it) {  // first fit: undone in reverse
@@ -127,10 +132,8 @@ bool Scheduler::loadFirstLayerInputs(ComputeState& s, std::int64_t pixel) {
 // padding after the pixels) and drives the AG.
 void Scheduler::prepareAndMultiply(ComputeState& s, std::int64_t agIndex, std::int64_t pixel) {
   const ArrayGroup& ag = m_plan.layout.ags[agIndex];
-  if (m_agOutput[agIndex] < 0) {  // the AG's output and input buffers stay on its core from first use on
-    m_agOutput[agIndex] = allocate(ag.core, ag.cols, "an AG output", s.node);
-    m_agInput[agIndex] = allocate(ag.core, ag.rows, "an AG input", s.node);
-  }
+  // The AG's output and input buffers stay on its core from first use on.
+  if (m_agOutput[agIndex] < 0) allocateAgBuffers(agIndex, s.node);
   const std::int64_t rowFirst = ag.rowStart, rowLast = ag.rowStart + ag.rows - 1, c = s.channelElements;
   if (s.fcKey >= 0) {
     for (std::int64_t ch = 0; ch < s.inputChannels; ++ch)
@@ -164,13 +167,20 @@ void Scheduler::readChannel(ComputeState& s, std::int64_t agIndex, std::int64_t 
   const std::int64_t core = ag.core;
   auto& uses = s.uses[channel];
   auto use = std::find_if(uses.begin(), uses.end(), [&](const ChannelUse& u) { return u.core == core; });
-  if (use == uses.end() || use->address < 0)
+  if (use == uses.end() || (use->address < 0 && use->address != kInGlobalMemory))
     throw std::logic_error("LL schedule: node " + std::to_string(s.node) + " input pixel " +
                            std::to_string(channel) + " is not on core " + std::to_string(core));
-  emitCopy(core, Opcode::Lmv, Stage::Main, s.node, last - first + 1,
-           {use->address, first - position * s.channelElements, m_agInput[agIndex], offsetInAg(first, ag)});
+  const std::int64_t offset = first - position * s.channelElements;
+  if (use->address == kInGlobalMemory) {  // LD from the producer's (or the network input's) global copy
+    const std::int64_t source = s.firstLayer ? -1 : spillSource(s.node, 0);
+    emitCopy(core, Opcode::Ld, Stage::Main, s.node, last - first + 1,
+             {source, channel * s.channelElements + offset, m_agInput[agIndex] + offsetInAg(first, ag), 0});
+  } else {
+    emitCopy(core, Opcode::Lmv, Stage::Main, s.node, last - first + 1,
+             {use->address, offset, m_agInput[agIndex], offsetInAg(first, ag)});
+  }
   if (--use->rest == 0) {
-    m_memory.release(core, use->address, s.channelElements);
+    if (use->address >= 0) m_memory.release(core, use->address, s.channelElements);
     use->address = -1;
   }
 }

@@ -61,6 +61,9 @@ class LocalMemory {
   void beginAttempt() { m_peakBefore = m_peak; }
   void abandonAttempt() { m_peak = m_peakBefore; }
   void release(std::int64_t core, std::int64_t address, std::int64_t elements);
+  /// The longest run of free elements on the core once tryAllocate(core, elements) has run; -1 if it would
+  /// fail.
+  std::int64_t largestGapAfter(std::int64_t core, std::int64_t elements) const;
   const std::vector<std::int64_t>& peak() const { return m_peak; }
   void setGroup(std::int64_t ig) { m_group = ig; }
 
@@ -71,11 +74,19 @@ class LocalMemory {
   std::vector<std::int64_t> m_used, m_peak, m_peakBefore;
 };
 
+/// ChannelUse::address of an input pixel read from global memory (LlOptions::spillToGlobalMemory).
+inline constexpr std::int64_t kInGlobalMemory = -2;
+/// Operands::src of an LD of the spilled inputs of a node's provider slot: apart from the network input (-1),
+/// the biases (-node) and every other slot, so that MergePreparation merges only loads of one region.
+inline std::int64_t spillSource(int node, std::int64_t slot) {
+  return -(std::int64_t{1} << 40) - std::int64_t{node} * 4096 - slot;
+}
+
 /// One input pixel of a CONV/FC on one core: how many (AG, output pixel) segments still read it.
 struct ChannelUse {
   std::int64_t core = 0;
   std::int64_t rest = 0;
-  std::int64_t address = -1;  // held on the core while >= 0
+  std::int64_t address = -1;  // held on the core while >= 0; kInGlobalMemory when spilled
 };
 
 /// A CONV/FC node's progress and the runtime record of its inputs.
@@ -169,6 +180,9 @@ class Scheduler {
   bool postReady(const PostState& p, std::int64_t pixel);
   void runPool(PostState& p, std::int64_t pixel, std::int64_t out);
   void runVector(PostState& p, std::int64_t pixel, std::int64_t out);
+  std::int64_t postOperand(PostState& p, std::size_t slot, std::int64_t pixel, std::int64_t into,
+                           std::int64_t intoOffset);
+  void dropPostInput(PostState& p, std::size_t slot, std::int64_t pixel);
   void forward(int origin, int from, int next, std::int64_t pixel, const Transfer& where);
   void finishPixel(const Transfer& where);
   void queue(std::vector<Transfer>& list, const Transfer& t);
@@ -178,6 +192,8 @@ class Scheduler {
   bool deliverPost(const Transfer& t);
   void settle(const Transfer& t);
   void transfer(const Transfer& t, std::int64_t to, std::int64_t toAddress);
+  void spill(const Transfer& t);
+  std::int64_t receive(const Transfer& t, std::int64_t core, std::int64_t elements);
   void releasePostOutputs();
   // ll_schedule.cpp
   xbar::Instruction& emit(std::int64_t core, xbar::Opcode op, xbar::Stage stage, int node,
@@ -187,6 +203,14 @@ class Scheduler {
                 const Operands& at, bool bias = false);
   void unmodelled(std::int64_t core);
   std::int64_t allocate(std::int64_t core, std::int64_t elements, const char* what, int node);
+  /// An input pixel's buffer on `core`, or -1: with spilling, only where the core keeps room for what cannot
+  /// wait (m_headroom), so a core full of held inputs never blocks the work that would free them.
+  std::int64_t holdInput(std::int64_t core, std::int64_t elements);
+  /// A post node's output buffer, or -1 (the pixel waits): with spilling, leaving room for partial sums.
+  std::int64_t holdPostOutput(std::int64_t core, std::int64_t elements);
+  std::int64_t tryAllocateLeaving(std::int64_t core, std::int64_t elements, std::int64_t room);
+  void initHeadroom();
+  void allocateAgBuffers(std::int64_t ag, int node);
   bool finished() const;
   [[noreturn]] void throwStalled() const;
 
@@ -203,6 +227,12 @@ class Scheduler {
   std::vector<CopyRecord> m_emitted, m_kept;        // per core: see CopyRecord
   std::vector<Transfer> m_mainTransfers, m_postTransfers;  // requested in the current IG
   std::vector<Transfer> m_waiting;                         // requested earlier, receiver's memory was full
+  std::vector<std::vector<char>> m_inGlobalMemory;         // per node, per output pixel: stored by a spill
+  /// Spilling only, per core: the largest received partial sum, and the largest post-node output and
+  /// scratch (a spilled operand or an average pool's scale) that must still find room.
+  std::vector<std::int64_t> m_partialRoom, m_postOutputRoom, m_postScratchRoom;
+  std::vector<std::int64_t> m_agBufferRoom;  // spilling only, per core: AG buffers not yet placed
+  std::int64_t m_spilledPixels = 0, m_spilledElements = 0;
   xbar::InstructionGroup m_ig;
   std::int64_t m_group = 0;
   std::int64_t m_nextComm = 0;

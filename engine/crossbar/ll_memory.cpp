@@ -39,6 +39,17 @@ std::int64_t LocalMemory::allocate(std::int64_t core, std::int64_t elements, con
                    " contiguous elements free for " + what);
 }
 
+std::int64_t LocalMemory::largestGapAfter(std::int64_t core, std::int64_t elements) const {
+  std::int64_t longest = -1;
+  bool taken = false;  // first fit takes the lowest gap that is long enough
+  for (const auto& [start, length] : m_free[core]) {
+    const bool chosen = !taken && length >= elements;
+    taken = taken || chosen;
+    longest = std::max(longest, chosen ? length - elements : length);
+  }
+  return taken ? longest : -1;
+}
+
 void LocalMemory::release(std::int64_t core, std::int64_t address, std::int64_t elements) {
   auto& gaps = m_free[core];
   auto next = gaps.lower_bound(address);

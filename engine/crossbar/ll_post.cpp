@@ -33,7 +33,7 @@ bool Scheduler::computePost(PostState& p) {
   p.candidates.clear();
   for (std::int64_t pixel : candidates) {
     if (p.done[pixel] || !postReady(p, pixel)) continue;
-    const std::int64_t out = m_memory.tryAllocate(p.core, m_graph.channelElements[p.node]);
+    const std::int64_t out = holdPostOutput(p.core, m_graph.channelElements[p.node]);
     if (out < 0) {  // no room for the output: try again next IG
       p.candidates.insert(pixel);
       continue;
@@ -55,8 +55,29 @@ bool Scheduler::computePost(PostState& p) {
   return any;
 }
 
+// A post node's input pixel: held on its core, or (spilled) loaded from global memory into `into`, a buffer
+// the caller provides. Returns the pixel's buffer on the core.
+std::int64_t Scheduler::postOperand(PostState& p, std::size_t slot, std::int64_t pixel, std::int64_t into,
+                                    std::int64_t intoOffset) {
+  const PostInput& in = p.inputs[slot][pixel];
+  if (in.address >= 0) return in.address;
+  if (in.address != kInGlobalMemory) throw std::logic_error("LL schedule: post-node input pixel missing");
+  const std::int64_t n = p.slotElements[slot];
+  emitCopy(p.core, Opcode::Ld, Stage::Post, p.node, n,
+           {spillSource(p.node, std::int64_t(slot)), pixel * n, into + intoOffset, 0});
+  return into;
+}
+
+// Done with a post node's input pixel: its buffer is freed (a spilled one holds none).
+void Scheduler::dropPostInput(PostState& p, std::size_t slot, std::int64_t pixel) {
+  PostInput& in = p.inputs[slot][pixel];
+  if (in.address >= 0) m_memory.release(p.core, in.address, p.slotElements[slot]);
+  in.address = -1;
+}
+
 // Max pool: copy the first input pixel, VVMAX the others; average pool: VVADD them, then scale by an LLDI-
-// filled constant (the VVMUL has no opcode here and no time in PIMCOMP-NN's evaluator).
+// filled constant (the VVMUL has no opcode here and no time in PIMCOMP-NN's evaluator). A spilled pixel is
+// loaded into the output (the first) or into a scratch buffer (the others).
 void Scheduler::runPool(PostState& p, std::int64_t pixel, std::int64_t out) {
   const int node = p.node;
   const std::int64_t c = m_graph.channelElements[node];
@@ -65,26 +86,29 @@ void Scheduler::runPool(PostState& p, std::int64_t pixel, std::int64_t out) {
   m_graph.window[node].inputsOf(pixel, window);
   std::erase(window, -1);
   for (std::size_t i = 0; i < window.size(); ++i) {
-    PostInput& in = p.inputs[0][window[i]];
-    if (in.address < 0) throw std::logic_error("LL schedule: pool input pixel missing");
-    if (i == 0)  // PIMCOMP-NN writes this copy's destination into its offset field
-      emitCopy(p.core, Opcode::Lmv, Stage::Post, node, c, {in.address, 0, 0, out});
-    else
+    const bool spilled = p.inputs[0][window[i]].address == kInGlobalMemory;
+    if (i == 0) {
+      const std::int64_t held = postOperand(p, 0, window[i], out, 0);
+      if (!spilled)  // PIMCOMP-NN writes this copy's destination into its offset field
+        emitCopy(p.core, Opcode::Lmv, Stage::Post, node, c, {held, 0, 0, out});
+    } else {
+      const std::int64_t scratch = spilled ? allocate(p.core, c, "a spilled pool operand", node) : -1;
+      postOperand(p, 0, window[i], scratch, 0);
       emit(p.core, average ? Opcode::Vvadd : Opcode::Vvmax, Stage::Post, node, c);
+      if (spilled) m_memory.release(p.core, scratch, c);
+    }
     if (i + 1 == window.size() && average) {
       const std::int64_t scale = allocate(p.core, c, "an average-pool scale", node);
       emitCopy(p.core, Opcode::Lldi, Stage::Post, node, c, {0, 0, scale, 0});
       m_memory.release(p.core, scale, c);
     }
     unmodelled(p.core);  // PIMCOMP-NN's VER after each step
-    if (--in.rest == 0) {
-      m_memory.release(p.core, in.address, p.slotElements[0]);
-      in.address = -1;
-    }
+    if (--p.inputs[0][window[i]].rest == 0) dropPostInput(p, 0, window[i]);
   }
 }
 
-// ELTWISE (LLDI of zeros, then one VVADD per input), CONCAT (one LMV per input) and activations.
+// ELTWISE (LLDI of zeros, then one VVADD per input), CONCAT (one LMV per input) and activations. A spilled
+// input is loaded where it is needed: into the output (CONCAT, activations) or a scratch buffer (ELTWISE).
 void Scheduler::runVector(PostState& p, std::int64_t pixel, std::int64_t out) {
   const int node = p.node;
   const Role role = m_graph.role[node];
@@ -94,24 +118,29 @@ void Scheduler::runVector(PostState& p, std::int64_t pixel, std::int64_t out) {
   std::int64_t concatOffset = 0;
   const std::size_t slots = role == Role::Activation ? 1 : p.inputs.size();
   for (std::size_t s = 0; s < slots; ++s) {
-    PostInput& in = p.inputs[s][pixel];
-    if (in.address < 0) throw std::logic_error("LL schedule: vector-node input pixel missing");
-    if (role == Role::Eltwise && nn.eltwise == EltwiseType::Add) {
-      emit(p.core, Opcode::Vvadd, Stage::Post, node, c);
-    } else if (role == Role::Eltwise) {
-      unmodelled(p.core);  // VSUB
+    const bool spilled = p.inputs[s][pixel].address == kInGlobalMemory;
+    if (role == Role::Eltwise) {
+      const std::int64_t scratch = spilled ? allocate(p.core, c, "a spilled element-wise operand", node) : -1;
+      postOperand(p, s, pixel, scratch, 0);
+      if (nn.eltwise == EltwiseType::Add)
+        emit(p.core, Opcode::Vvadd, Stage::Post, node, c);
+      else
+        unmodelled(p.core);  // VSUB
+      if (spilled) m_memory.release(p.core, scratch, c);
     } else if (role == Role::Concat) {
-      emitCopy(p.core, Opcode::Lmv, Stage::Post, node, p.slotElements[s], {in.address, 0, out, concatOffset});
+      const std::int64_t held = postOperand(p, s, pixel, out, concatOffset);
+      if (!spilled)
+        emitCopy(p.core, Opcode::Lmv, Stage::Post, node, p.slotElements[s], {held, 0, out, concatOffset});
       concatOffset += p.slotElements[s];
     } else if (role == Role::Activation) {
+      postOperand(p, s, pixel, out, 0);
       const Opcode op = nn.op == NetworkOp::Relu   ? Opcode::Vrelu
                         : nn.op == NetworkOp::Tanh ? Opcode::Vtanh
                                                    : Opcode::Vsigmoid;
       emit(p.core, op, Stage::Post, node, c);
     }
     if (role != Role::Concat) unmodelled(p.core);  // VER
-    m_memory.release(p.core, in.address, p.slotElements[s]);
-    in.address = -1;
+    dropPostInput(p, s, pixel);
   }
   if (role == Role::Concat) unmodelled(p.core);  // VER
 }

@@ -36,6 +36,7 @@ Scheduler::Scheduler(const CompilePlan& plan, const LlOptions& options)
   m_nodeDone.assign(nodes, 0);
   m_agInput.assign(plan.layout.ags.size(), -1);
   m_agOutput.assign(plan.layout.ags.size(), -1);
+  m_inGlobalMemory.resize(nodes);
   m_emitted.resize(m_cores);
   m_kept.resize(m_cores);
   m_compute.reserve(plan.layers.size());
@@ -134,7 +135,10 @@ LlScheduleSummary Scheduler::run(xbar::IProgramSink& sink) {
        ++m_group) {
     m_memory.setGroup(m_group);
     for (auto& list : m_ig.cores) list.clear();
-    if (m_group == 0) loadBiases();
+    if (m_group == 0) {
+      loadBiases();
+      if (m_options.spillToGlobalMemory) initHeadroom();
+    }
     bool progressed = false;
     for (std::size_t n = 0; n < m_computeOf.size(); ++n) {
       if (m_computeOf[n] >= 0) {
@@ -165,6 +169,8 @@ LlScheduleSummary Scheduler::run(xbar::IProgramSink& sink) {
   summary.mvms = summary.count(xbar::Opcode::Mvmul);
   summary.sendRecvPairs = summary.count(xbar::Opcode::Send);
   summary.localMemoryPeak = m_memory.peak();
+  summary.spilledPixels = m_spilledPixels;
+  summary.spilledElements = m_spilledElements;
   return summary;
 }
 

@@ -34,6 +34,12 @@ struct LlOptions {
   /// always stops at pimcompNnIgCap(network name); PIMScope only does so when asked.
   std::int64_t maxInstructionGroups = 0;
   LlPostPlacement postPlacement = LlPostPlacement::NodeIndex;
+  /// An input pixel (of a CONV/FC or a post node) that finds no room on a core that reads it goes through
+  /// global memory instead of waiting: its producer stores it once (ST) and each read loads it (LD), as tcad
+  /// VII-A keeps a result on chip "or stores it back to global memory based on the capacity of the local
+  /// memory" (ll_spill.cpp, with the headroom that keeps it from sticking). Off, such a transfer waits
+  /// (PIMCOMP-NN's memory never fills), which can leave no node able to progress.
+  bool spillToGlobalMemory = false;
 };
 
 /// PIMCOMP-NN's IG cap: 15,000 for a network named "vgg16", else 2,000.
@@ -53,9 +59,12 @@ struct LlScheduleSummary {
   std::array<std::int64_t, 12> perOpcode{};  // indexed by xbar::Opcode
   std::int64_t sendRecvPairs = 0;
   std::vector<std::int64_t> localMemoryPeak;  // per core: most elements held at once
-  std::vector<int> lastNodes;                 // the nodes whose completion ends the schedule
-  bool completed = false;                     // every last node finished (not capped, not cancelled)
-  bool cancelled = false;                     // the sink returned false
+  /// With LlOptions::spillToGlobalMemory: pixels stored to global memory for want of room, and their
+  /// elements; reads of them (LDs) are in perOpcode.
+  std::int64_t spilledPixels = 0, spilledElements = 0;
+  std::vector<int> lastNodes;  // the nodes whose completion ends the schedule
+  bool completed = false;      // every last node finished (not capped, not cancelled)
+  bool cancelled = false;      // the sink returned false
 
   std::int64_t count(xbar::Opcode op) const { return perOpcode[static_cast<std::size_t>(op)]; }
   std::int64_t maxLocalMemoryPeak() const;

@@ -222,20 +222,39 @@ inline bool crossbar(std::string_view bytes) {
             return true;
           }
         } count;
-        if (mode == crossbar::PipelineMode::Ht)
-          crossbar::scheduleHt(plan, count);
-        else
-          crossbar::scheduleLl(plan, crossbar::LlOptions{}, count);
         bool split =
             false;  // an AG split in column parts runs once per part: the invariant holds without AGP
         for (const auto& l : plan.layers) split = split || l.agp > 1;
-        const bool tooFew =
-            count.mvms < expected && !(mode == crossbar::PipelineMode::Ll && !everyPixelRead(net));
-        if (!split && (count.mvms > expected || tooFew)) {
-          std::fprintf(stderr, "MVM invariant broken (%s): %lld MVMs, %lld expected\n", format,
-                       static_cast<long long>(count.mvms), static_cast<long long>(expected));
+        auto check = [&](std::int64_t mvms, const char* how) {
+          const bool tooFew =
+              mvms < expected && !(mode == crossbar::PipelineMode::Ll && !everyPixelRead(net));
+          if (!split && (mvms > expected || tooFew)) {
+            std::fprintf(stderr, "MVM invariant broken (%s, %s): %lld MVMs, %lld expected\n", format, how,
+                         static_cast<long long>(mvms), static_cast<long long>(expected));
+            std::abort();
+          }
+        };
+        if (mode == crossbar::PipelineMode::Ht) {
+          crossbar::scheduleHt(plan, count);
+          check(count.mvms, "HT");
+          continue;
+        }
+        crossbar::scheduleLl(plan, crossbar::LlOptions{}, count);
+        check(count.mvms, "LL");
+        // A small local memory with spilling: refused up front if a core cannot hold its buffers, never
+        // stuck.
+        crossbar::LlOptions tight;
+        tight.localMemoryElements = 1024;
+        tight.spillToGlobalMemory = true;
+        Count spilled;
+        try {
+          crossbar::scheduleLl(plan, tight, spilled);
+        } catch (const InputError& e) {
+          if (std::string_view(e.what()).find("no node can progress") == std::string_view::npos) continue;
+          std::fprintf(stderr, "LL with spilling stuck: %s\n", e.what());
           std::abort();
         }
+        check(spilled.mvms, "LL, spilling");
       }
     }
   });

@@ -120,7 +120,8 @@ void fillCores(const cb::CompilePlan& plan, NetworkCompileResult& r) {
 struct ScheduleRun {
   xbar::ProfileResult profile;
   std::int64_t groups = 0, mvms = 0, instructions = 0;
-  std::vector<std::int64_t> localMemoryPeak;  // LL only
+  std::vector<std::int64_t> localMemoryPeak;         // LL only
+  std::int64_t spilledPixels = 0, spilledBytes = 0;  // LL only
   bool cancelled = false;
 };
 
@@ -144,6 +145,7 @@ ScheduleRun runSchedule(const cb::CompilePlan& plan, const xbar::TimingParams& t
   } else {
     cb::LlOptions o;
     o.localMemoryElements = cb::llLocalMemoryElements(plan.accelerator, mode);
+    o.spillToGlobalMemory = mode == cb::TimingMode::Intended;
     cb::LlScheduleSummary s;
     try {
       s = cb::scheduleLl(plan, o, sink);
@@ -160,6 +162,8 @@ ScheduleRun runSchedule(const cb::CompilePlan& plan, const xbar::TimingParams& t
     run.mvms = s.mvms;
     run.cancelled = s.cancelled;
     run.localMemoryPeak = s.localMemoryPeak;
+    run.spilledPixels = s.spilledPixels;
+    run.spilledBytes = s.spilledElements * plan.accelerator.elementBits / 8;
   }
   run.instructions = compileSink.instructions();
   run.profile = profiler.result();
@@ -248,7 +252,7 @@ std::string_view timingName(cb::TimingMode t) {
   return t == cb::TimingMode::PimcompNn ? "pimcomp-nn" : "intended";
 }
 
-std::string placementNote(const NetworkCompileResult& r) {
+std::string compileNote(const NetworkCompileResult& r) {
   std::string note;
   if (r.replicasGivenBack > 0)
     note = std::to_string(r.replicasGivenBack) + (r.replicasGivenBack == 1 ? " replica" : " replicas") +
@@ -256,6 +260,9 @@ std::string placementNote(const NetworkCompileResult& r) {
   if (r.placement == "first fit, largest AGs first")
     note += std::string(note.empty() ? "" : "; ") +
             "AGs packed largest first: node-order first fit (PIMCOMP-NN's) leaves no core wide enough";
+  if (r.spilledPixels > 0)
+    note += std::string(note.empty() ? "" : "; ") + withThousands(r.spilledPixels) + " pixels (" +
+            withThousands(r.spilledBytes) + " bytes) went through global memory for want of local memory";
   return note;
 }
 
@@ -299,6 +306,8 @@ NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const 
   r.cancelled = run.cancelled;
   r.profile = std::move(run.profile);
   r.coreLocalMemoryPeak = std::move(run.localMemoryPeak);
+  r.spilledPixels = run.spilledPixels;
+  r.spilledBytes = run.spilledBytes;
   r.instructionGroups = run.groups;
   r.instructions = run.instructions;
   r.mvmCount = run.mvms;

@@ -76,6 +76,9 @@ struct NetworkCompileResult {
   };
   std::vector<std::vector<CoreLayer>> coreLayers;
   std::vector<std::int64_t> coreLocalMemoryPeak;  // per core, elements (LL; empty in HT)
+  /// LL in intended timing: CONV/FC input pixels that found no room in a reading core's local memory and went
+  /// through global memory instead (crossbar::LlOptions::spillToGlobalMemory), and their bytes.
+  std::int64_t spilledPixels = 0, spilledBytes = 0;
   xbar::ProfileResult profile;
   /// GA only: the best fitness after the initial population and after each iteration, the deterministic
   /// seeds' fitness, whether Cancel stopped the search (the best so far was compiled), and the finalists.
@@ -100,9 +103,10 @@ bool compilesNetworks(const Backend& b);
 /// an AG that fits nowhere, an unfolding the scheduler cannot run).
 NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const NetworkCompileRequest& r);
 
-/// Where the compiler departed from the replication rule's plan or from PIMCOMP-NN's node-order first fit
-/// (replicas given back, AGs packed largest first), as one sentence for the CLI and the window; empty if not.
-std::string placementNote(const NetworkCompileResult& r);
+/// Where the compile departed from the replication rule's plan, from PIMCOMP-NN's node-order first fit or
+/// from an on-chip element pipeline (replicas given back, AGs packed largest first, pixels spilled to global
+/// memory), as one sentence for the CLI and the window; empty if nowhere.
+std::string compileNote(const NetworkCompileResult& r);
 
 /// "ht" / "ll", "pimcomp-nn" / "intended": the CLI's and JSON's spellings.
 std::string_view modeName(crossbar::PipelineMode m);
