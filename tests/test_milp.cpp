@@ -394,6 +394,15 @@ TEST_P(Milp, LogLinesGoToTheCallbackNotToStdout) {
   EXPECT_NEAR(r.objective, -bruteForce(k), 1e-6);
   EXPECT_GT(lines.size(), 2u);
   for (const std::string& line : lines) EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+  // The last line is the search's outcome, whatever the backend prints before it.
+  EXPECT_EQ(lines.back().rfind("search ended: optimal, ", 0), 0u) << lines.back();
+  EXPECT_NE(lines.back().find("gap 0.00 %"), std::string::npos) << lines.back();
+  // CBC's own log stops before its branch and bound at the level kept off stdout: the search's state is
+  // shown.
+  if (GetParam() == "cbc") {
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
+                            [](const std::string& l) { return l.rfind("search: ", 0) == 0; }));
+  }
   EXPECT_EQ(printed, "");
   testing::internal::CaptureStdout();
   solve(knapsackModel(k));

@@ -190,6 +190,8 @@ SolveResult search(const MilpModel& m, const SolveOptions& o, Clock::time_point 
   const double constant = zeroObjective ? 0 : m.objective.constant;
   ProgressReporter progress(o, start, constant);
   rules::LogSink log(o);
+  // Level 2's branch-and-bound lines come from the progress instead (ProgressReporter::logTo).
+  if (log.enabled()) progress.logTo(log);
   LogHandler logHandler(log);  // before the solvers, which keep a pointer to it
   // For onLog alone, level 1: the preprocessing, the model's size and the MIP start. Level 2 would add the
   // branch and bound's progress, but then CBC's preprocessing prints some lines on stdout through a handler
@@ -227,8 +229,9 @@ SolveResult search(const MilpModel& m, const SolveOptions& o, Clock::time_point 
   t_run = nullptr;
   sigaction(SIGINT, &savedSigint, nullptr);  // Clp's initialSolve may set one of its own
   progress.rethrowCallbackError();
-  log.finish();
-  return outcome(m, cbc, progress, constant);
+  SolveResult r = outcome(m, cbc, progress, constant);
+  log.finish(r, rules::secondsSince(start));
+  return r;
 }
 
 class CbcSolver final : public IMilpSolver {

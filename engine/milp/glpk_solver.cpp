@@ -234,7 +234,7 @@ SolveResult search(const MilpModel& m, const SolveOptions& o, Clock::time_point 
   glp_term_out(logging ? GLP_ON : GLP_OFF);
   if (log.enabled()) glp_term_hook(termHook, &log);  // gone with the environment branchAndCut frees
   const SolveResult r = branchAndCut(m, o, start, zeroObjective, logging ? GLP_MSG_ON : GLP_MSG_OFF);
-  log.finish();
+  log.finish(r, rules::secondsSince(start));
   return r;
 }
 

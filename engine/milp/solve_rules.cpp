@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 namespace pim::milp::rules {
 
@@ -144,8 +146,34 @@ void LogSink::write(std::string_view text) {
   m_partial.erase(0, start);
 }
 
-void LogSink::finish() {
+namespace {
+
+constexpr double kLogIntervalSeconds = 1.0;
+
+std::string number(double v) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%.10g", v);
+  return s;
+}
+
+std::string stateLine(const std::string& prefix, std::int64_t nodes, std::optional<double> incumbent,
+                      double bound, double seconds) {
+  const bool bounded = std::isfinite(bound);
+  char gap[32] = "-";
+  if (incumbent && bounded) std::snprintf(gap, sizeof gap, "%.2f %%", 100 * relativeGap(*incumbent, bound));
+  char tail[48];
+  std::snprintf(tail, sizeof tail, ", %.1f s\n", seconds);
+  return prefix + std::to_string(nodes) + " nodes, best " + (incumbent ? number(*incumbent) : "none") +
+         ", bound " + (bounded ? number(bound) : "none") + ", gap " + gap + tail;
+}
+
+}  // namespace
+
+void LogSink::finish(const SolveResult& r, double seconds) {
+  if (!enabled()) return;
   if (!m_partial.empty()) write("\n");
+  write(stateLine("search ended: " + std::string(toString(r.status)) + ", ", r.nodes,
+                  r.hasSolution() ? std::optional<double>(r.objective) : std::nullopt, r.bestBound, seconds));
   if (m_error) std::rethrow_exception(m_error);
 }
 
@@ -168,6 +196,10 @@ void ProgressReporter::observe(std::optional<double> incumbent, double bound, st
   const double raw = bound + m_constant;
   if (std::isfinite(raw)) m_bound = std::max(m_bound, m_incumbent ? std::min(raw, *m_incumbent) : raw);
   m_nodes = std::max(m_nodes, nodes);
+  if (m_log && (improved || force || now - m_lastLogLine >= kLogIntervalSeconds)) {
+    m_lastLogLine = now;
+    m_log->write(stateLine("search: ", m_nodes, m_incumbent, m_bound, now));
+  }
   const bool due = improved || force || now - m_lastReport >= SolveOptions::kProgressIntervalSeconds;
   if (!m_options.onProgress || !due || m_callbackError) return;
   m_lastReport = now;

@@ -59,8 +59,9 @@ class LogSink {
   bool enabled() const { return static_cast<bool>(m_onLog); }
   /// Appends `text` (any number of lines, the last one maybe partial).
   void write(std::string_view text);
-  /// Sends a partial last line, then rethrows what onLog threw, if it did.
-  void finish();
+  /// Sends a partial last line and a closing line with the search's outcome (`r` after `seconds`), then
+  /// rethrows what onLog threw, if it did.
+  void finish(const SolveResult& r, double seconds);
 
  private:
   const std::function<void(const std::string&)>& m_onLog;
@@ -86,6 +87,11 @@ class ProgressReporter {
   /// so their maximum is too, and it never goes down, as a progress display expects.
   void observe(std::optional<double> incumbent, double bound, std::int64_t nodes, bool force);
 
+  /// Also writes a line of the search's state (nodes, best, bound, gap, seconds) to `log` on each new
+  /// incumbent, at the end and at most once a second otherwise: for a backend whose own log does not show
+  /// its branch and bound (CBC below its log level 2, which would print on stdout).
+  void logTo(LogSink& log) { m_log = &log; }
+
   /// The best bound seen (with the constant), -kInf when none, and the most nodes.
   double bound();
   std::int64_t nodes();
@@ -103,6 +109,8 @@ class ProgressReporter {
   std::optional<double> m_incumbent;
   std::int64_t m_nodes = 0;
   double m_lastReport = -kInf;
+  LogSink* m_log = nullptr;
+  double m_lastLogLine = -kInf;
   std::exception_ptr m_callbackError;  // an exception must not unwind through a solver's C or C++ frames
 };
 
