@@ -35,6 +35,25 @@ TEST(UpmemCaching, SharedOperandsAreFoundFromTheirIndices) {
   EXPECT_EQ(reuseOf("va", 0), (std::vector<R>{R::None, R::None}));
 }
 
+// GEMV's operands (A[o][i], bit 0; x[b][i], bit 1) on DPUs holding b x o outputs: a DPU of one batch shares
+// the vector whole, one of one row shares the row whole, and one of several of each shares the vector by runs
+// of its rows (b is the outer output loop); the row, indexed by the inner loop, is nobody's.
+TEST(UpmemCaching, RunsOfOutputsShareAnOperandOfTheOuterLoops) {
+  const Kernel k = retyped(KernelLibrary::builtin().get("gemv"), DType::I32);
+  const StatementShape sh = upmemStatementShapes(k, {}).at(0);
+  ASSERT_EQ(sh.outLoops.size(), 2u);
+  auto sharing = [&](std::int64_t batches, std::int64_t rows) {
+    return sh.sharingOnDpu([&](int v) { return v == sh.outLoops[0] ? batches : rows; });
+  };
+  EXPECT_EQ(sharing(1, 8), (DpuSharing{0b10, 0, 0}));
+  EXPECT_EQ(sharing(2, 1), (DpuSharing{0b01, 0, 0}));
+  EXPECT_EQ(sharing(2, 8), (DpuSharing{0, 0b10, 8}));
+  EXPECT_EQ(sharing(1, 1), (DpuSharing{0b11, 0, 0}));
+  const StatementShape onDpu = sh.onDpu(sharing(2, 8));
+  EXPECT_EQ(onDpu.reuse, (std::vector<R>{R::None, R::PerRun}));
+  EXPECT_EQ(onDpu.outputsPerRun, 8);
+}
+
 // A TS-like reduction: 128 int32 outputs of 8 elements each, a window operand and a whole one, 64-element
 // (256-B) blocks, 2 tasklets, all of IMTP's passes.
 StatementShape slidingShape() {
@@ -81,13 +100,16 @@ TEST(UpmemCaching, KeptOperandsAreReadOncePerTaskletAndRun) {
 
 // GEMV 8 x 48 on one DPU and one tasklet, 64-B tiles (IMTP's Fig. 8 set-up, tests/test_upmem_boundary.cpp):
 // streamed, 8 rows x 3 tiles x 2 operands = 48 reads; keeping the vector of the DPU's one batch, 1 read of
-// its 192 B and 8 x 3 of the matrix. With two batches on the DPU its outputs share no vector: 96 reads
-// either way. A matrix-vector product without a batch (x[i]: every output's) keeps it too.
-TEST(UpmemCaching, GemvKeepsTheVectorOfItsOneBatch) {
-  auto reads = [](const Kernel& k, const std::string& dims, bool cache) {
+// its 192 B and 8 x 3 of the matrix. With two batches on the DPU the outputs go batch by batch (a run of 8
+// rows), each batch's vector read once for its run: 2 x (1 + 24) = 50 reads, against 96 streamed. With two
+// tasklets each run's four row pairs are dealt in turn: each tasklet reads the vector once per run and its
+// 4 rows x 3 tiles: 2 runs x 2 tasklets x 13 = 52. A matrix-vector product without a batch (x[i]: every
+// output's) keeps it too.
+TEST(UpmemCaching, GemvKeepsTheVectorOfEachBatch) {
+  auto reads = [](const Kernel& k, const std::string& dims, bool cache, int tasklets = 1) {
     const Problem p(builtinBackends().get("upmem"), k, parseShape(k, dims));
     UpmemCodegenOptions o = upmemParams(p.backend()).codegen;
-    o.tasklets = 1;
+    o.tasklets = tasklets;
     o.blockBytes = 64;
     o.style.cacheOperands = cache;
     return lowerUpmem(p, p.space().draft(0), o).kernelLoops.at(0).at(0).dmaReads;
@@ -96,7 +118,9 @@ TEST(UpmemCaching, GemvKeepsTheVectorOfItsOneBatch) {
   EXPECT_EQ(reads(gemv, "b=1,out=8,in=48", false), 48);
   EXPECT_EQ(reads(gemv, "b=1,out=8,in=48", true), 25);
   EXPECT_EQ(reads(gemv, "b=2,out=8,in=48", false), 96);
-  EXPECT_EQ(reads(gemv, "b=2,out=8,in=48", true), 96);
+  EXPECT_EQ(reads(gemv, "b=2,out=8,in=48", true), 50);
+  EXPECT_EQ(reads(gemv, "b=2,out=8,in=48", false, 2), 96);
+  EXPECT_EQ(reads(gemv, "b=2,out=8,in=48", true, 2), 52);
   const Kernel mv = parseKernel(
       "kernel mv(out = 8, in = 48)\n  input A: i32[out][in]\n  input x: i32[in]\n  output y: i32[out]\n"
       "  for o < out, i < in: y[o] += A[o][i] * x[i]\nend\n",

@@ -45,9 +45,10 @@ TEST(UpmemEstimate, RanksCandidatesAsTheModelDoes) {
   };
   for (const Case& c :
        {Case{"va", "b=1,n=2621440", DType::I32}, Case{"red", "b=1,n=6553600", DType::I64},
-        Case{"gemv", "b=1,out=8192,in=1024", DType::I32}, Case{"sel", "n=262144", DType::I64},
-        Case{"uni", "n=262144", DType::I64}, Case{"scan", "n=262144", DType::I64},
-        Case{"hst", "n=262144,bins=256", DType::I32}, Case{"bs", "q=16384,n=262144", DType::I64}}) {
+        Case{"gemv", "b=1,out=8192,in=1024", DType::I32}, Case{"gemv", "b=4,out=8192,in=1024", DType::I32},
+        Case{"sel", "n=262144", DType::I64}, Case{"uni", "n=262144", DType::I64},
+        Case{"scan", "n=262144", DType::I64}, Case{"hst", "n=262144,bins=256", DType::I32},
+        Case{"bs", "q=16384,n=262144", DType::I64}}) {
     const Kernel k = retyped(KernelLibrary::builtin().get(c.kernel), c.type);
     const Problem p(builtinBackends().get("upmem"), k, parseShape(k, c.dims));
     const ITarget& t = targetOf(p.backend());

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -88,7 +89,7 @@ std::vector<LimitViolation> violationsOf(const Kernel& k, const std::vector<Stat
             std::max(histogram, intrinsicWramPerTasklet(*sh.intrinsic, sh, intrinsicCodegen(o), outs));
       else if (o.style.cacheOperands && sh.mayShareOperands())
         kept = std::max(
-            kept, KernelBuilder(sh.onDpu(sh.sharedOnDpu([&](int v) { return cores.loopProduct(c, {v}); })),
+            kept, KernelBuilder(sh.onDpu(sh.sharingOnDpu([&](int v) { return cores.loopProduct(c, {v}); })),
                                 o.tasklets, o.dmaMaxBytes, o.split, o.style)
                       .cachedWramPerTasklet(outs, cores.loopProduct(c, sh.reduceLoops)));
     }
@@ -168,8 +169,8 @@ HostStep launchStep(const UpmemCores& cores, const std::vector<StatementShape>& 
   launch.kind = HostStep::Kind::Launch;
   launch.kernelOf.assign(static_cast<std::size_t>(prog.plan.dpus), -1);
   std::vector<LoopCounts>& loopsOf = prog.kernelLoops.emplace_back();
-  // Per statement: outputs, reduction steps, and the operands its outputs share on this DPU (sharedOnDpu).
-  using Counts = std::vector<std::array<std::uint64_t, 3>>;
+  // Per statement: outputs, reduction steps, and how its outputs share operands on this DPU (sharingOnDpu).
+  using Counts = std::vector<std::tuple<std::uint64_t, std::uint64_t, DpuSharing>>;
   std::map<Counts, std::int32_t> kernelOfCounts;
   Counts counts;
   for (std::size_t c = 0; c < cores.size(); ++c) {
@@ -177,9 +178,9 @@ HostStep launchStep(const UpmemCores& cores, const std::vector<StatementShape>& 
     const std::size_t dpu = cores.dpu(c, o.dpusPerRank);
     counts.clear();
     for (std::size_t s = g.first; s < g.last; ++s)
-      counts.push_back({static_cast<std::uint64_t>(cores.loopProduct(c, shapes[s].outLoops)),
-                        static_cast<std::uint64_t>(cores.loopProduct(c, shapes[s].reduceLoops)),
-                        shapes[s].sharedOnDpu([&](int v) { return cores.loopProduct(c, {v}); })});
+      counts.emplace_back(static_cast<std::uint64_t>(cores.loopProduct(c, shapes[s].outLoops)),
+                          static_cast<std::uint64_t>(cores.loopProduct(c, shapes[s].reduceLoops)),
+                          shapes[s].sharingOnDpu([&](int v) { return cores.loopProduct(c, {v}); }));
     const auto [it, added] =
         kernelOfCounts.try_emplace(counts, static_cast<std::int32_t>(launch.kernels.size()));
     launch.kernelOf[dpu] = it->second;

@@ -74,15 +74,18 @@ EmittedSteps EmittedSteps::repeated(std::int64_t trips, const EmittedSteps& body
 
 bool StatementShape::sharesOperands() const {
   return std::any_of(reuse.begin(), reuse.end(), [](OperandReuse r) {
-    return r == OperandReuse::AllOutputs || r == OperandReuse::Window;
+    return r == OperandReuse::AllOutputs || r == OperandReuse::Window || r == OperandReuse::PerRun;
   });
 }
 
-StatementShape StatementShape::onDpu(std::uint64_t shared) const {
+StatementShape StatementShape::onDpu(const DpuSharing& sharing) const {
   StatementShape s = *this;
-  for (std::size_t i = 0; i < s.reuse.size(); ++i)
-    if (s.reuse[i] == OperandReuse::SomeOutputs)
-      s.reuse[i] = i < 64 && (shared >> i & 1) ? OperandReuse::AllOutputs : OperandReuse::None;
+  for (std::size_t i = 0; i < s.reuse.size(); ++i) {
+    if (s.reuse[i] != OperandReuse::SomeOutputs) continue;
+    const bool whole = i < 64 && (sharing.whole >> i & 1), runs = i < 64 && (sharing.runs >> i & 1);
+    s.reuse[i] = whole ? OperandReuse::AllOutputs : runs ? OperandReuse::PerRun : OperandReuse::None;
+  }
+  s.outputsPerRun = sharing.runs ? sharing.run : 0;
   return s;
 }
 
@@ -103,7 +106,8 @@ std::int64_t KernelBuilder::cachedWramPerTasklet(std::int64_t outs, std::int64_t
   if (!caches(outs)) return 0;
   std::int64_t bytes = 0;
   for (std::size_t i = 0; i < m_sh.reuse.size(); ++i) {
-    const std::int64_t elements = m_sh.reuse[i] == OperandReuse::AllOutputs ? reduced
+    const bool whole = m_sh.reuse[i] == OperandReuse::AllOutputs || m_sh.reuse[i] == OperandReuse::PerRun;
+    const std::int64_t elements = whole ? reduced
                                   : m_sh.reuse[i] == OperandReuse::Window
                                       ? std::min(outs, m_sh.windowRun()) + reduced - 1
                                       : 0;
@@ -206,45 +210,61 @@ KernelBuilder::Emitted KernelBuilder::outputGroups(std::int64_t outs, std::int64
 
 // Tasklets take outputs and keep the operands those share in WRAM (KernelStyle::cacheOperands). With a
 // window, a tasklet takes runs of consecutive outputs in turn and reads each run's window once (PrIM's TS
-// reads its block of the series with the query's length more); the operands nothing shares stream per output.
+// reads its block of the series with the query's length more). With PerRun operands the outputs go run by run
+// (GEMV's batches), each run's 8-B groups dealt in turn, and a tasklet with outputs in a run reads those
+// operands once for it. The operands nothing shares stream per output.
 KernelBuilder::Emitted KernelBuilder::cachedOutputs(std::int64_t outs, std::int64_t reduced, int t) const {
   StatementShape rest = m_sh;  // the statement as it streams what it does not keep
   rest.streamedBytes.clear();
   rest.reuse.clear();
-  std::vector<int> whole, windows;  // bytes per element of the operands kept whole / as windows
+  rest.outputsPerRun = 0;
+  std::vector<int> whole, windows,
+      perRun;  // bytes per element of the operands kept whole / as windows / per run
   for (std::size_t i = 0; i < m_sh.reuse.size(); ++i) {
     const int bytes = m_sh.streamedBytes[i];
     if (m_sh.reuse[i] == OperandReuse::AllOutputs) {
       whole.push_back(bytes);
     } else if (m_sh.reuse[i] == OperandReuse::Window) {
       windows.push_back(bytes);
+    } else if (m_sh.reuse[i] == OperandReuse::PerRun) {
+      perRun.push_back(bytes);
     } else {
       rest.streamedBytes.push_back(bytes);
       rest.reuse.push_back(OperandReuse::None);
     }
   }
-  rest.keptOperands = static_cast<int>(whole.size() + windows.size());
-  // The tasklet's share, dealt in turn: runs of consecutive outputs with a window, else 8-B groups of them.
+  rest.keptOperands = static_cast<int>(whole.size() + windows.size() + perRun.size());
+  // The tasklet's share, dealt in turn: runs of consecutive outputs with a window, else 8-B groups of them
+  // (of each run with PerRun operands).
   const std::int64_t share = windows.empty() ? std::max(1, 8 / m_sh.targetBytes) : m_sh.windowRun();
-  const auto [full, last] = taskletBlocks(outs, share, t, m_T);
+  const std::int64_t dealt = perRun.empty() ? outs : m_sh.outputsPerRun;
+  const auto [full, last] = taskletBlocks(dealt, share, t, m_T);
   Emitted e;
   if (full == 0 && last == 0) return e;  // no outputs: nothing to keep either
-  for (int bytes : whole) {
-    e.issue(kUpmemBlockInstructions);
-    e.dmaSplit(reduced * bytes, false, m_dmaMax);
+  auto keep = [&](Emitted& into, const std::vector<int>& operands, std::int64_t elements) {
+    for (int bytes : operands) {
+      into.issue(kUpmemBlockInstructions);
+      into.dmaSplit(elements * bytes, false, m_dmaMax);
+    }
+  };
+  keep(e, whole, reduced);
+  const KernelBuilder streaming(rest, m_T, m_dmaMax, TaskletSplit::Outputs, m_style);
+  if (!perRun.empty()) {
+    Emitted run;
+    keep(run, perRun, reduced);
+    run.add(streaming.outputGroups(dealt, reduced, t));
+    e.add(Emitted::repeated(outs / dealt, run));
+    return e;
   }
   if (windows.empty()) {
-    e.add(KernelBuilder(rest, m_T, m_dmaMax, TaskletSplit::Outputs, m_style).outputGroups(outs, reduced, t));
+    e.add(streaming.outputGroups(outs, reduced, t));
     return e;
   }
   // One tasklet computes a whole run: its groups in order.
   const KernelBuilder oneTasklet(rest, 1, m_dmaMax, TaskletSplit::Outputs, m_style);
   auto run = [&](std::int64_t valid) {
     Emitted r;
-    for (int bytes : windows) {
-      r.issue(kUpmemBlockInstructions);
-      r.dmaSplit((valid + reduced - 1) * bytes, false, m_dmaMax);
-    }
+    keep(r, windows, valid + reduced - 1);
     r.add(oneTasklet.outputGroups(valid, reduced, 0));
     return r;
   };

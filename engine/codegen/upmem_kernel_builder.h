@@ -16,6 +16,8 @@
 //   and a dead row runs its copies and loop anyway.
 // A guard is one dynamic branch, one issue slot (upmem.md; IMTP section 3).
 #pragma once
+#include <algorithm>
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -70,8 +72,22 @@ enum class OperandReuse : std::uint8_t {
                // query)
   Window,      // output i reads elements i .. i + reduced - 1: the index is `out + reduced` (TS's series)
   /// Indexed by some output loops, not all (GEMV's x[b][i] across o): every output of a DPU holding one value
-  /// of each of those loops reads it whole, which StatementShape::onDpu turns into AllOutputs there.
+  /// of each of those loops reads it whole, which StatementShape::onDpu turns into AllOutputs there, and
+  /// where those loops are the outer ones, runs of consecutive outputs read it whole: PerRun there.
   SomeOutputs,
+  /// Every output of a run of StatementShape::outputsPerRun consecutive outputs reads the same elements
+  /// (GEMV's x[b][i] on a DPU holding several batches: a run is one batch's rows): a 2-D caching tile, read
+  /// once per run.
+  PerRun,
+};
+
+/// How a DPU's outputs share the SomeOutputs operands of a statement (StatementShape::sharingOnDpu), a bit
+/// per operand (the first 64).
+struct DpuSharing {
+  std::uint64_t whole = 0;  // every output reads the same elements: its output loops hold one value here
+  std::uint64_t runs = 0;   // runs of `run` consecutive outputs read the same elements
+  std::int64_t run = 0;
+  auto operator<=>(const DpuSharing&) const = default;  // a key of the kernels a launch shares
 };
 
 /// One statement as its template sees it.
@@ -86,28 +102,50 @@ struct StatementShape {
   std::int64_t perElement = 0;  // instructions per element
   std::int64_t accumulate = 0;  // instructions adding one partial result into another
   std::int64_t blockElements = 1;
+  std::int64_t outputsPerRun = 0;      // PerRun operands' run (onDpu); 0 without them
   std::optional<Intrinsic> intrinsic;  // a data-dependent call (upmem_intrinsics.h builds it)
   bool scanReducesFirst = false;       // prefix: this launch only sums each DPU's values (SCAN-RSS's first)
   bool reduces() const { return !reduceLoops.empty(); }
   int buffers() const { return static_cast<int>(streamedBytes.size()) + (reduces() ? 0 : 1); }
-  bool sharesOperands() const;    // some operand's reuse is AllOutputs or Window
+  bool sharesOperands() const;    // some operand's reuse is AllOutputs, Window or PerRun
   bool mayShareOperands() const;  // ... or SomeOutputs: on some DPUs
-  /// The SomeOutputs operands every output of a DPU shares, a bit per operand (the first 64): those whose
-  /// output loops the DPU holds one value of, its loop v spanning `extent(v)` values.
+  /// How the outputs of a DPU whose loop v spans `extent(v)` values share the SomeOutputs operands: whole
+  /// where the DPU holds one value of each of its output loops; by runs where those of more than one value
+  /// are the outer ones of outLoops' (the DPU's output order), a run being one value of them and its length
+  /// the product of the inner ones (one length per statement: the first operand's).
   template <class Extent>
-  std::uint64_t sharedOnDpu(Extent extent) const {
-    std::uint64_t bits = 0;
+  DpuSharing sharingOnDpu(Extent extent) const {
+    DpuSharing s;
+    std::vector<int> varying;  // output loops of more than one value here, outer first
+    for (int v : outLoops)
+      if (extent(v) > 1) varying.push_back(v);
     for (std::size_t i = 0; i < reuse.size() && i < 64; ++i) {
       if (reuse[i] != OperandReuse::SomeOutputs) continue;
-      bool one = true;
-      for (int v : operandOutLoops[i]) one = one && extent(v) <= 1;
-      if (one) bits |= std::uint64_t{1} << i;
+      std::size_t own = 0, deepest = 0;  // its loops of more than one value; the innermost's place + 1
+      for (int v : operandOutLoops[i]) {
+        if (extent(v) <= 1) continue;
+        ++own;
+        const auto at =
+            static_cast<std::size_t>(std::find(varying.begin(), varying.end(), v) - varying.begin());
+        deepest = std::max(deepest, at + 1);
+      }
+      const std::uint64_t bit = std::uint64_t{1} << i;
+      if (own == 0) {
+        s.whole |= bit;
+        continue;
+      }
+      if (deepest != own || own == varying.size()) continue;  // not the outer loops, or all of them
+      std::int64_t run = 1;
+      for (std::size_t j = own; j < varying.size(); ++j) run *= extent(varying[j]);
+      if (s.run != 0 && s.run != run) continue;
+      s.run = run;
+      s.runs |= bit;
     }
-    return bits;
+    return s;
   }
-  /// The statement as a DPU with `shared` (sharedOnDpu) runs it: those SomeOutputs operands AllOutputs, the
-  /// other SomeOutputs ones None.
-  StatementShape onDpu(std::uint64_t shared) const;
+  /// The statement as a DPU with `sharing` (sharingOnDpu) runs it: its whole SomeOutputs operands AllOutputs,
+  /// its run ones PerRun (outputsPerRun set), the other SomeOutputs ones None.
+  StatementShape onDpu(const DpuSharing& sharing) const;
   /// Consecutive outputs whose window is read at once: a block's worth, in whole 8-B groups of outputs.
   std::int64_t windowRun() const;
 };

@@ -116,7 +116,8 @@ class UpmemEstimator final : public ICandidateEstimator {
   }
 
   // A reduction's operands as KernelStyle::cacheOperands keeps them: those still streamed per output, and
-  // the DMAs reading the kept ones (whole once per tasklet, windows once per run of outputs).
+  // the DMAs reading the kept ones (whole once per tasklet, windows once per run of outputs, PerRun ones once
+  // per run and tasklet with outputs in it).
   struct Kept {
     double streamed = 0, reads = 0;
   };
@@ -125,16 +126,20 @@ class UpmemEstimator final : public ICandidateEstimator {
     Kept k{static_cast<double>(shape.streamedBytes.size()), 0};
     if (!o.style.cacheOperands || !byOutputs || !shape.mayShareOperands()) return k;
     const StatementShape sh =
-        shape.onDpu(shape.sharedOnDpu([&](int v) { return l.loopExtent[static_cast<std::size_t>(v)]; }));
+        shape.onDpu(shape.sharingOnDpu([&](int v) { return l.loopExtent[static_cast<std::size_t>(v)]; }));
     if (!sh.sharesOperands()) return k;
     const bool windows = std::find(sh.reuse.begin(), sh.reuse.end(), OperandReuse::Window) != sh.reuse.end();
     const double run = static_cast<double>(sh.windowRun());
     const double share = windows ? run : std::max(1, 8 / sh.targetBytes);  // outputs dealt at a time
     const double working = std::min<double>(o.tasklets, ceilDiv(outs, share));
+    const double perRun = static_cast<double>(sh.outputsPerRun);
     for (std::size_t i = 0; i < sh.reuse.size(); ++i) {
       const double bytes = sh.streamedBytes[i];
       if (sh.reuse[i] == OperandReuse::AllOutputs)
         k.reads += working * ceilDiv(red * bytes, o.dmaMaxBytes);
+      else if (sh.reuse[i] == OperandReuse::PerRun)
+        k.reads += outs / perRun * std::min<double>(o.tasklets, ceilDiv(perRun, share)) *
+                   ceilDiv(red * bytes, o.dmaMaxBytes);
       else if (sh.reuse[i] == OperandReuse::Window)
         k.reads += ceilDiv(outs, run) * ceilDiv((std::min(outs, run) + red - 1) * bytes, o.dmaMaxBytes);
       else
