@@ -194,6 +194,10 @@ TEST(CliCompile, IntendedLlSpillsWhatLocalMemoryCannotHold) {
   EXPECT_GT(j["spilled_pixels"].get<std::int64_t>(), 0);
   EXPECT_EQ(j["spilled_bytes"].get<std::int64_t>() % 2, 0);
   EXPECT_GE(j["volumes_bytes"]["store"].get<std::int64_t>(), j["spilled_bytes"].get<std::int64_t>());
+  // Per core, what each stored and loaded for spills: at least every spilled byte stored once.
+  std::int64_t perCore = 0;
+  for (const auto& core : j["cores"]) perCore += core["spill_bytes"].get<std::int64_t>();
+  EXPECT_GT(perCore, j["spilled_bytes"].get<std::int64_t>());
   EXPECT_EQ(cliJson("compile -b crossbar-pimcomp -n resnet18 --mode ll --json")["spilled_pixels"], 0);
   const CliRun text = cli("compile -b crossbar-pimcomp -n resnet18 --mode ll --timing intended");
   EXPECT_NE(text.out.find("went through global memory for want of local memory"), std::string::npos)

@@ -37,6 +37,8 @@ QString metricTitle(CoreMap::Metric m) {
       return QObject::tr("Layers on the core (count)");
     case CoreMap::Metric::LocalMemoryPeak:
       return QObject::tr("Local-memory peak (elements)");
+    case CoreMap::Metric::SpillTraffic:
+      return QObject::tr("Spilled through global memory (KiB stored and loaded)");
   }
   return {};
 }
@@ -46,7 +48,7 @@ QString metricTitle(CoreMap::Metric m) {
 CoreMap::CoreMap(QWidget* parent) : QWidget(parent) {
   m_metricBox = new QComboBox;
   for (Metric m : {Metric::CrossbarUse, Metric::MvmBusy, Metric::CommunicationVolume, Metric::Layers,
-                   Metric::LocalMemoryPeak})
+                   Metric::LocalMemoryPeak, Metric::SpillTraffic})
     m_metricBox->addItem(metricTitle(m), static_cast<int>(m));
   m_caption = new ElidedLabel(tr("Compile a network to see its cores"));
   m_caption->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -126,6 +128,8 @@ double CoreMap::value(int core) const {
       return c < r.coreLayers.size() ? static_cast<double>(r.coreLayers[c].size()) : 0;
     case Metric::LocalMemoryPeak:
       return c < r.coreLocalMemoryPeak.size() ? static_cast<double>(r.coreLocalMemoryPeak[c]) : 0;
+    case Metric::SpillTraffic:
+      return c < r.coreSpillBytes.size() ? static_cast<double>(r.coreSpillBytes[c]) / 1024.0 : 0;
   }
   return 0;
 }
@@ -172,10 +176,16 @@ void CoreMap::rebuild() {
   layoutCores();
   m_plot->clearItems();
   const bool have = m_result && !m_cells.empty();
+  // LL metrics: the peak in every LL run, spills only where local memory is bounded (intended timing).
   const bool localMemory = have && !m_result->coreLocalMemoryPeak.empty();
-  if (m_metric == Metric::LocalMemoryPeak && !localMemory && have) m_metric = Metric::CrossbarUse;
-  if (auto* model = qobject_cast<QStandardItemModel*>(m_metricBox->model()))
+  const bool spills = have && !m_result->coreSpillBytes.empty();
+  if (have && ((m_metric == Metric::LocalMemoryPeak && !localMemory) ||
+               (m_metric == Metric::SpillTraffic && !spills)))
+    m_metric = Metric::CrossbarUse;
+  if (auto* model = qobject_cast<QStandardItemModel*>(m_metricBox->model())) {
     model->item(m_metricBox->findData(static_cast<int>(Metric::LocalMemoryPeak)))->setEnabled(localMemory);
+    model->item(m_metricBox->findData(static_cast<int>(Metric::SpillTraffic)))->setEnabled(spills);
+  }
   {
     const QSignalBlocker block(m_metricBox);
     m_metricBox->setCurrentIndex(m_metricBox->findData(static_cast<int>(m_metric)));

@@ -21,7 +21,7 @@ namespace pimgui {
 class CoreMap : public QWidget {
   Q_OBJECT
  public:
-  enum class Metric { CrossbarUse, MvmBusy, CommunicationVolume, Layers, LocalMemoryPeak };
+  enum class Metric { CrossbarUse, MvmBusy, CommunicationVolume, Layers, LocalMemoryPeak, SpillTraffic };
   explicit CoreMap(QWidget* parent = nullptr);
   void setResult(std::shared_ptr<const pim::NetworkCompileResult> result);
   void setMetric(Metric m);

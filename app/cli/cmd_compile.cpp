@@ -146,6 +146,7 @@ nlohmann::json coresJson(const NetworkCompileResult& r) {
                            {"crossbars_used", c < r.coreCrossbars.size() ? r.coreCrossbars[c] : 0},
                            {"layers", names}};
     if (c < r.coreLocalMemoryPeak.size()) core["local_memory_peak_elements"] = r.coreLocalMemoryPeak[c];
+    if (c < r.coreSpillBytes.size()) core["spill_bytes"] = r.coreSpillBytes[c];
     cores.push_back(std::move(core));
   }
   return cores;

@@ -175,6 +175,7 @@ void Scheduler::readChannel(ComputeState& s, std::int64_t agIndex, std::int64_t 
     const std::int64_t source = s.firstLayer ? -1 : spillSource(s.node, 0);
     emitCopy(core, Opcode::Ld, Stage::Main, s.node, last - first + 1,
              {source, channel * s.channelElements + offset, m_agInput[agIndex] + offsetInAg(first, ag), 0});
+    m_spillTraffic[core] += last - first + 1;
   } else {
     emitCopy(core, Opcode::Lmv, Stage::Main, s.node, last - first + 1,
              {use->address, offset, m_agInput[agIndex], offsetInAg(first, ag)});

@@ -233,6 +233,7 @@ class Scheduler {
   std::vector<std::int64_t> m_partialRoom, m_postOutputRoom, m_postScratchRoom;
   std::vector<std::int64_t> m_agBufferRoom;  // spilling only, per core: AG buffers not yet placed
   std::int64_t m_spilledPixels = 0, m_spilledElements = 0;
+  std::vector<std::int64_t> m_spillTraffic;  // per core: elements stored and loaded for spills
   xbar::InstructionGroup m_ig;
   std::int64_t m_group = 0;
   std::int64_t m_nextComm = 0;

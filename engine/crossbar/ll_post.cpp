@@ -63,6 +63,7 @@ std::int64_t Scheduler::postOperand(PostState& p, std::size_t slot, std::int64_t
   if (in.address >= 0) return in.address;
   if (in.address != kInGlobalMemory) throw std::logic_error("LL schedule: post-node input pixel missing");
   const std::int64_t n = p.slotElements[slot];
+  m_spillTraffic[p.core] += n;
   emitCopy(p.core, Opcode::Ld, Stage::Post, p.node, n,
            {spillSource(p.node, std::int64_t(slot)), pixel * n, into + intoOffset, 0});
   return into;

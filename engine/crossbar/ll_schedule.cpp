@@ -37,6 +37,7 @@ Scheduler::Scheduler(const CompilePlan& plan, const LlOptions& options)
   m_agInput.assign(plan.layout.ags.size(), -1);
   m_agOutput.assign(plan.layout.ags.size(), -1);
   m_inGlobalMemory.resize(nodes);
+  m_spillTraffic.assign(m_cores, 0);
   m_emitted.resize(m_cores);
   m_kept.resize(m_cores);
   m_compute.reserve(plan.layers.size());
@@ -171,6 +172,7 @@ LlScheduleSummary Scheduler::run(xbar::IProgramSink& sink) {
   summary.localMemoryPeak = m_memory.peak();
   summary.spilledPixels = m_spilledPixels;
   summary.spilledElements = m_spilledElements;
+  if (m_options.spillToGlobalMemory) summary.spillTraffic = m_spillTraffic;
   return summary;
 }
 

@@ -91,6 +91,7 @@ void Scheduler::spill(const Transfer& t) {
   emit(t.core, Opcode::St, Stage::Post, t.origin, t.elements);
   ++m_spilledPixels;
   m_spilledElements += t.elements;
+  m_spillTraffic[t.core] += t.elements;
 }
 
 }  // namespace pim::crossbar::ll

@@ -119,6 +119,28 @@ TEST(NetworkCompileView, ANetworkThatDoesNotFitIsARowWithTheReason) {
       << v.table()->item(0, NetworkCompileView::kNote)->text().toStdString();
 }
 
+// In intended LL the core map shows each core's spill traffic, which sums to what the engine reports per
+// core; PIMCOMP-NN's timing spills nothing and the metric falls back to crossbar use.
+TEST(NetworkCompileView, IntendedLlMapsSpillTrafficPerCore) {
+  NetworkCompileView v;
+  only(v, {"balance"});
+  v.modeBox()->setCurrentIndex(v.modeBox()->findData("ll"));
+  v.timingBox()->setCurrentIndex(v.timingBox()->findData("intended"));
+  ASSERT_TRUE(compileAndWait(v));
+  ASSERT_EQ(v.table()->rowCount(), 1);
+  v.table()->selectRow(0);
+  v.coreMap()->setMetric(CoreMap::Metric::SpillTraffic);
+  ASSERT_EQ(v.coreMap()->metric(), CoreMap::Metric::SpillTraffic);
+  double kib = 0;
+  for (int c = 0; c < 144; ++c) kib += v.coreMap()->value(c);
+  EXPECT_GT(kib, 0);
+  EXPECT_TRUE(v.table()->item(0, NetworkCompileView::kNote)->text().contains("through global memory"));
+  v.timingBox()->setCurrentIndex(v.timingBox()->findData("pimcomp-nn"));
+  ASSERT_TRUE(compileAndWait(v));
+  v.table()->selectRow(v.table()->rowCount() - 1);
+  EXPECT_EQ(v.coreMap()->metric(), CoreMap::Metric::CrossbarUse);
+}
+
 // A network packed largest first (node-order first fit cannot place it) is a result whose note says so.
 TEST(NetworkCompileView, ARowSaysWhenTheAgsWerePackedLargestFirst) {
   NetworkCompileView v;

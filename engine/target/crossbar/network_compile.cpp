@@ -122,6 +122,7 @@ struct ScheduleRun {
   std::int64_t groups = 0, mvms = 0, instructions = 0;
   std::vector<std::int64_t> localMemoryPeak;         // LL only
   std::int64_t spilledPixels = 0, spilledBytes = 0;  // LL only
+  std::vector<std::int64_t> spillBytes;              // LL with spilling, per core
   bool cancelled = false;
 };
 
@@ -164,6 +165,8 @@ ScheduleRun runSchedule(const cb::CompilePlan& plan, const xbar::TimingParams& t
     run.localMemoryPeak = s.localMemoryPeak;
     run.spilledPixels = s.spilledPixels;
     run.spilledBytes = s.spilledElements * plan.accelerator.elementBits / 8;
+    for (const std::int64_t elements : s.spillTraffic)
+      run.spillBytes.push_back(elements * plan.accelerator.elementBits / 8);
   }
   run.instructions = compileSink.instructions();
   run.profile = profiler.result();
@@ -308,6 +311,7 @@ NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const 
   r.coreLocalMemoryPeak = std::move(run.localMemoryPeak);
   r.spilledPixels = run.spilledPixels;
   r.spilledBytes = run.spilledBytes;
+  r.coreSpillBytes = std::move(run.spillBytes);
   r.instructionGroups = run.groups;
   r.instructions = run.instructions;
   r.mvmCount = run.mvms;

@@ -79,6 +79,7 @@ struct NetworkCompileResult {
   /// LL in intended timing: CONV/FC input pixels that found no room in a reading core's local memory and went
   /// through global memory instead (crossbar::LlOptions::spillToGlobalMemory), and their bytes.
   std::int64_t spilledPixels = 0, spilledBytes = 0;
+  std::vector<std::int64_t> coreSpillBytes;  // per core: bytes it stored and loaded for spills (LL, intended)
   xbar::ProfileResult profile;
   /// GA only: the best fitness after the initial population and after each iteration, the deterministic
   /// seeds' fitness, whether Cancel stopped the search (the best so far was compiled), and the finalists.
