@@ -95,7 +95,7 @@ CompilePlan compilePlan(const Network& net, const Accelerator& acc, const Compil
         oneEachChecked = true;
         if (!firstFitPlacesOneEach(p, acc)) {
           place = placeLargestFirst;
-          p.placement = "first fit, largest AGs first";
+          p.placement = kLargestFirst;
           continue;
         }
       }

@@ -37,7 +37,7 @@ struct CompilePlan {
   /// How the AGs were packed: "first fit" (PIMCOMP-NN's, in network order) or, when that cannot place one
   /// replica per layer, "first fit, largest AGs first" (placeLargestFirst); "genetic search" for an assembled
   /// plan.
-  std::string placement = "first fit";
+  std::string placement = kFirstFit;
 
   std::int64_t crossbarsUsed() const;
   /// The layer of a CONV/FC node, or nullptr.

@@ -100,7 +100,7 @@ Layout placeFirstFit(std::vector<ArrayGroup> ags, const std::vector<LayerPartiti
                      const Accelerator& acc, std::string_view network) {
   std::vector<std::size_t> order(ags.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  const std::vector<std::int64_t> cores = firstFitCores(ags, order, layers, acc, network, "first fit");
+  const std::vector<std::int64_t> cores = firstFitCores(ags, order, layers, acc, network, kFirstFit);
   return placeOnCores(std::move(ags), cores, layers, acc, network);
 }
 
@@ -110,8 +110,7 @@ Layout placeLargestFirst(std::vector<ArrayGroup> ags, const std::vector<LayerPar
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return ags[a].crossbars > ags[b].crossbars; });
-  const std::vector<std::int64_t> cores =
-      firstFitCores(ags, order, layers, acc, network, "first fit, largest AGs first");
+  const std::vector<std::int64_t> cores = firstFitCores(ags, order, layers, acc, network, kLargestFirst);
   return placeOnCores(std::move(ags), cores, layers, acc, network);
 }
 

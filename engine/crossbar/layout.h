@@ -40,6 +40,10 @@ std::vector<ArrayGroup> arrayGroups(const std::vector<LayerPartition>& layers,
 Layout placeFirstFit(std::vector<ArrayGroup> ags, const std::vector<LayerPartition>& layers,
                      const Accelerator& acc, std::string_view network);
 
+/// The placement rules' names, as CompilePlan::placement and the JSON give them and errors name them.
+inline constexpr const char* kFirstFit = "first fit";
+inline constexpr const char* kLargestFirst = "first fit, largest AGs first";
+
 /// First fit with the AGs taken widest first (ties in network order): packs AGs several crossbars wide next
 /// to narrow ones where node-order first fit has filled every core with narrow AGs before the wide ones come.
 /// PIMCOMP-NN has no such step; compilePlan uses it only when node-order first fit cannot place one replica

@@ -260,7 +260,7 @@ std::string compileNote(const NetworkCompileResult& r) {
   if (r.replicasGivenBack > 0)
     note = std::to_string(r.replicasGivenBack) + (r.replicasGivenBack == 1 ? " replica" : " replicas") +
            " given back that first fit could not place";
-  if (r.placement == "first fit, largest AGs first")
+  if (r.placement == cb::kLargestFirst)
     note += std::string(note.empty() ? "" : "; ") +
             "AGs packed largest first: node-order first fit (PIMCOMP-NN's) leaves no core wide enough";
   if (r.spilledPixels > 0)
