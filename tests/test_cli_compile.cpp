@@ -214,6 +214,30 @@ TEST(CliCompile, ReplicasFirstFitCannotPlaceAreGivenBack) {
   EXPECT_EQ(cliJson("compile -b crossbar-pimcomp -n resnet18 --json")["replicas_given_back"], 0);
 }
 
+// auto runs what the greedy would give a scatter format with the best scheduled one and says so per layer:
+// LeNet-5's first conv (1 -> 6 channels, 5x5, 28 x 28) is I,OK2,1 by the greedy in HT, I,O,K2 of the three
+// the schedules run; its second conv is I,O,K2 by the greedy itself. Both conv layers in I,O,K2: the same
+// compile as naming it.
+TEST(CliCompile, AutoUnfoldingRunsTheBestScheduledFormatAndNamesTheOneItPassedOver) {
+  const std::string lenet = "compile -b crossbar-pimcomp -n lenet5 --json --unfolding ";
+  const auto automatic = cliJson(lenet + "auto");
+  const auto named = cliJson(lenet + "I,O,K2");
+  ASSERT_EQ(automatic["layers"].size(), 5u);  // two CONV, three FC
+  EXPECT_EQ(automatic["layers"][0]["unfolding"], "I,O,K2");
+  EXPECT_EQ(automatic["layers"][0]["unfolding_passed_over"], "I,OK2,1");
+  EXPECT_EQ(automatic["layers"][1]["unfolding"], "I,O,K2");
+  EXPECT_TRUE(automatic["layers"][1]["unfolding_passed_over"].is_null());
+  EXPECT_TRUE(named["layers"][0]["unfolding_passed_over"].is_null());
+  EXPECT_EQ(automatic["period_ns"], named["period_ns"]);
+  EXPECT_EQ(automatic["mvm_count"], named["mvm_count"]);
+  const std::string text = cli("compile -b crossbar-pimcomp -n lenet5 --unfolding auto").out;
+  EXPECT_NE(text.find("auto unfolding: 1 layer takes the best scheduled format in place of the greedy's "
+                      "I,OK2,1 or IK,OK,1 (not scheduled)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("I,O,K2 (not I,OK2,1)"), std::string::npos) << text;
+}
+
 TEST(CliCompile, KernelCommandsOnACrossbarBackendPointToCompile) {
   expectCliRefused("simulate -b crossbar-pimcomp -k va", {"compile", "networks"});
   expectCliRefused("explore -b crossbar-arch-a -k gemv", {"compile"});

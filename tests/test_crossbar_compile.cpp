@@ -1,163 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-// The crossbar compiler (engine/crossbar): partitioning, replication, first-fit layout and the HT schedule
-// against ../shared/specs/crossbar.md ("Layer partitioning", "Weight replication", "AG to core mapping",
-// "Scheduling", "Invariants") and hand-worked cases.
+// The crossbar compiler (engine/crossbar): partitioning, replication and first-fit layout against
+// ../shared/specs/crossbar.md ("Layer partitioning", "Weight replication", "AG to core mapping") and
+// hand-worked cases. The HT schedule's tests are in test_crossbar_ht.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
-#include "engine/common/error.h"
-#include "engine/crossbar/compile.h"
-#include "engine/crossbar/ht_schedule.h"
 #include "engine/crossbar/replication.h"
-#include "tests/crossbar_invariants.h"
+#include "tests/crossbar_tiny_network.h"
 
-namespace pim::crossbar {
-namespace {
-
-using test::expectedMvms;
-
-using xbar::Opcode;
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-// Counts what the scheduler emits and checks every IG's SEND/RECV pairing on the fly.
-class CountingSink : public xbar::IProgramSink {
- public:
-  explicit CountingSink(std::int64_t stopAfter = -1) : m_stopAfter(stopAfter) {}
-  bool group(const xbar::InstructionGroup& ig) override {
-    ++groups;
-    std::map<std::int64_t, std::vector<std::pair<std::int64_t, xbar::Instruction>>> comms;
-    for (std::size_t c = 0; c < ig.cores.size(); ++c) {
-      for (const xbar::Instruction& i : ig.cores[c]) {
-        ++perOpcode[i.op];
-        if (i.op == Opcode::Mvmul) ++mvms;
-        if (i.op == Opcode::Send || i.op == Opcode::Recv) comms[i.comm].push_back({c, i});
-      }
-    }
-    for (const auto& [comm, halves] : comms) {
-      const bool paired = halves.size() == 2 && halves[0].second.op != halves[1].second.op &&
-                          halves[0].second.peer == halves[1].first &&
-                          halves[1].second.peer == halves[0].first &&
-                          halves[0].second.elements == halves[1].second.elements;
-      if (!paired) ++unpairedComms;
-    }
-    return m_stopAfter < 0 || groups < m_stopAfter;
-  }
-  std::int64_t groups = 0, mvms = 0, unpairedComms = 0;
-  std::map<Opcode, std::int64_t> perOpcode;
-
- private:
-  std::int64_t m_stopAfter;
-};
-
-Accelerator defaultAccelerator(std::int64_t coresPerSide = 12) {
-  Accelerator a;
-  a.name = "crossbar-default";
-  a.coresX = a.coresY = coresPerSide;
-  return a;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// A hand-worked network: data 4x8x8 -> c1 (3x3 s1 p1, 4->16, bias, relu) -> c2 (3x3 s2 p1, 16->32) ->
-// c3 (1x1 s2, 32->16) -> global average pool -> flatten -> fc (16->10). On 64 x 16 arrays:
-//   c1: H 36 (1 band), W 16 (1 array), 64 windows;  c2: H 144 (3 bands), W 32 (2 arrays), 16 windows;
-//   c3: H 32 (1 band), W 16 (1 array), 4 windows;   fc: H 16, W 10, 1 crossbar.
-// ---------------------------------------------------------------------------------------------------------
-struct NodeSpec {
-  std::string name, op;
-  std::vector<int> providers;
-  std::vector<int> in, out;
-  std::string param, flags;
-};
-
-std::string dims(const std::vector<int>& d) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
-  return s + "]";
-}
-
-std::string networkJson(const std::vector<NodeSpec>& nodes) {
-  std::string s = R"({"node_list": [)";
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const NodeSpec& n = nodes[i];
-    std::vector<int> consumers;
-    for (std::size_t j = 0; j < nodes.size(); ++j)
-      for (int p : nodes[j].providers)
-        if (p == static_cast<int>(i)) consumers.push_back(static_cast<int>(j));
-    std::string prov = "[", provIdx = dims(n.providers), cons = "[";
-    for (std::size_t k = 0; k < n.providers.size(); ++k)
-      prov += (k ? ",\"" : "\"") + nodes[n.providers[k]].name + "\"";
-    for (std::size_t k = 0; k < consumers.size(); ++k)
-      cons += (k ? ",\"" : "\"") + nodes[consumers[k]].name + "\"";
-    s += std::string(i ? "," : "") + R"({"index":)" + std::to_string(i) + R"(,"name":")" + n.name +
-         R"(","operation":")" + n.op + R"(","provider_num":)" + std::to_string(n.providers.size()) +
-         R"(,"provider":)" + prov + R"(],"provider_index":)" + provIdx + R"(,"consumer_num":)" +
-         std::to_string(consumers.size()) + R"(,"consumer":)" + cons + R"(],"consumer_index":)" +
-         dims(consumers) + R"(,"input_dim_num":)" + std::to_string(n.in.size()) + R"(,"input_dim":)" +
-         dims(n.in) + R"(,"output_dim_num":)" + std::to_string(n.out.size()) + R"(,"output_dim":)" +
-         dims(n.out) + R"(,"bitwidth":16)" + n.flags + (n.param.empty() ? "" : R"(,"param":)" + n.param) +
-         "}";
-  }
-  return s + "]}";
-}
-
-std::string convParam(int k, int s, int p, int in, int out, int bias) {
-  const std::string ks = std::to_string(k), ss = std::to_string(s), ps = std::to_string(p);
-  return R"({"kernel_h":)" + ks + R"(,"kernel_w":)" + ks + R"(,"stride_h":)" + ss + R"(,"stride_w":)" + ss +
-         R"(,"pad_h0":)" + ps + R"(,"pad_h1":)" + ps + R"(,"pad_w0":)" + ps + R"(,"pad_w1":)" + ps +
-         R"(,"input_channel":)" + std::to_string(in) + R"(,"output_channel":)" + std::to_string(out) +
-         R"(,"with_bias":)" + std::to_string(bias) + "}";
-}
-
-Network tinyNetwork() {
-  const std::string relu = R"(,"with_bn":0,"with_act":1,"act_type":0)";
-  const std::string none = R"(,"with_bn":0,"with_act":0,"act_type":-1)";
-  const std::vector<NodeSpec> nodes = {
-      {"data", "OP_INPUT", {}, {1, 4, 8, 8}, {1, 4, 8, 8}, "", ""},
-      {"c1", "OP_CONV", {0}, {1, 4, 8, 8}, {1, 16, 8, 8}, convParam(3, 1, 1, 4, 16, 1), relu},
-      {"c2", "OP_CONV", {1}, {1, 16, 8, 8}, {1, 32, 4, 4}, convParam(3, 2, 1, 16, 32, 0), none},
-      {"c3", "OP_CONV", {2}, {1, 32, 4, 4}, {1, 16, 2, 2}, convParam(1, 2, 0, 32, 16, 0), none},
-      {"pool",
-       "OP_POOL",
-       {3},
-       {1, 16, 2, 2},
-       {1, 16, 1, 1},
-       R"({"kernel_h":2,"kernel_w":2,"stride_h":1,"stride_w":1,"pad_h0":0,"pad_h1":0,"pad_w0":0,"pad_w1":0,)"
-       R"("pool_method":1,"global":1})",
-       ""},
-      {"flat", "OP_FLATTEN", {4}, {1, 16, 1, 1}, {1, 16}, "", ""},
-      {"fc", "OP_FC", {5}, {1, 16}, {1, 10}, R"({"num_input":16,"num_output":10,"with_bias":1})", none},
-  };
-  return parseNetworkJson(networkJson(nodes), "tiny.json");
-}
-
-Accelerator tinyAccelerator(std::int64_t coresX, std::int64_t coresY, std::int64_t perCore) {
-  Accelerator a;
-  a.name = "tiny-acc";
-  a.rows = 64;
-  a.cols = 16;
-  a.crossbarsPerCore = perCore;
-  a.coresX = coresX;
-  a.coresY = coresY;
-  return a;
-}
-
-CompilePlan tinyPlan(const std::string& method, const Accelerator& acc = tinyAccelerator(2, 2, 8)) {
-  CompileOptions o;
-  o.replication = method;
-  return compilePlan(tinyNetwork(), acc, o);
-}
+namespace pim::crossbar::compile_tests {
 
 // ---------------------------------------------------------------------------------------------------------
 // Partitioning
@@ -223,6 +79,38 @@ TEST(CrossbarPartition, TableIvQuantitiesOnHandWorkedLayers) {
   EXPECT_EQ(unfoldingCost(kUnfoldings[3], c2).computeCycles, 32);
   EXPECT_EQ(greedyUnfolding(c2, PipelineMode::Ht), kUnfoldings[0]);
   EXPECT_EQ(greedyUnfolding(c2, PipelineMode::Ll), kIm2col);
+}
+
+// `auto` takes the greedy's best among the formats the schedules run and names the one it passed over. On
+// c1, HT's greedy picks I,OK^2,1 (all five take 64 cycles; load 256); of the scheduled three, I,O,K^2 and
+// IK,O,K load 768 and Table IV order keeps I,O,K^2. c2's greedy choice (I,O,K^2) is scheduled: nothing
+// passed over. In LL a 3x3 layer of 64 -> 64 channels on 8x8 ties at 64 cycles in I,O,K^2, IK,O,K, IK,OK,1
+// and im2col; extra memory 1,152 / 768 / 384 / 640: IK,OK,1, not scheduled, so im2col.
+TEST(CrossbarPartition, AutoTakesTheGreedysBestScheduledFormatAndNamesTheOneItPassedOver) {
+  const Network net = tinyNetwork();
+  UnfoldingChoice choice;
+  choice.all = "auto";
+  const std::vector<LayerPartition> ht =
+      partitionNetwork(net, tinyAccelerator(2, 2, 8), choice, PipelineMode::Ht);
+  EXPECT_EQ(ht[0].unfolding, kUnfoldings[0]);
+  EXPECT_EQ(ht[0].greedyPassedOver, "I,OK2,1");
+  EXPECT_EQ(ht[1].unfolding, kUnfoldings[0]);
+  EXPECT_EQ(ht[1].greedyPassedOver, "");
+  for (const LayerPartition& l : partitionNetwork(net, tinyAccelerator(2, 2, 8), choice, PipelineMode::Ll))
+    EXPECT_EQ(l.greedyPassedOver, "") << l.name;
+  ConvGeometry wide;
+  wide.inChannels = wide.outChannels = 64;
+  wide.kernelH = wide.kernelW = 3;
+  wide.inH = wide.inW = wide.outH = wide.outW = 8;
+  EXPECT_EQ(unfoldingCost(kUnfoldings[3], wide).extraMemory, 384);
+  EXPECT_EQ(greedyUnfolding(wide, PipelineMode::Ll), kUnfoldings[3]);
+  EXPECT_EQ(greedyUnfolding(wide, PipelineMode::Ll, multipliesWholeWindows), kIm2col);
+  // A named format is taken as named, scheduled or not (the schedules refuse it by layer).
+  choice.all = "I,OK2,1";
+  const std::vector<LayerPartition> named =
+      partitionNetwork(net, tinyAccelerator(2, 2, 8), choice, PipelineMode::Ht);
+  EXPECT_EQ(named[0].unfolding, kUnfoldings[1]);
+  EXPECT_EQ(named[0].greedyPassedOver, "");
 }
 
 TEST(CrossbarPartition, ArrayGroupsAgpAndChoices) {
@@ -452,187 +340,4 @@ TEST(CrossbarLayout, LargestFirstPacksWhatNodeOrderFirstFitCannot) {
   EXPECT_EQ(compilePlan(net, tinyAccelerator(1, 3, 3), once).placement, "first fit");
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// HT schedule
-// ---------------------------------------------------------------------------------------------------------
-
-// balance on the tiny network: c1 8 replicas on core 0, c2 replica 0 on core 1, replica 1 split between
-// cores 1 (AG 0) and 2, replica 2 between cores 2 and 3 (AG 2). c2's 16 windows go 6, 5, 5 to its replicas
-// (core 1 takes ceil(16/3*2) = 11 for two), so 5 + 5 SEND/RECV pairs. 8 IGs (c1: 64 / 8).
-TEST(CrossbarHtSchedule, HandWorkedNetwork) {
-  const CompilePlan p = tinyPlan("balance");
-  EXPECT_EQ(p.layout.usedCrossbars, (std::vector<std::int64_t>{8, 8, 8, 4}));
-  CountingSink sink;
-  const HtScheduleSummary s = scheduleHt(p, sink);
-  EXPECT_EQ(s.instructionGroups, 8);
-  EXPECT_EQ(sink.groups, 8);
-  EXPECT_EQ(s.mvms, 64 + 16 * 3 + 4 + 1);
-  EXPECT_EQ(sink.mvms, expectedMvms(p.network, 64));
-  EXPECT_EQ(s.sendRecvPairs, 10);
-  EXPECT_EQ(sink.perOpcode[Opcode::Recv], 10);
-  EXPECT_EQ(sink.unpairedComms, 0);
-  EXPECT_EQ(s.count(Opcode::Vrelu), 64);  // c1's fused ReLU, once per window
-  EXPECT_EQ(s.count(Opcode::St), 64 + 16 + 4 + 1);
-  std::int64_t total = 0;
-  for (std::int64_t n : s.perOpcode) total += n;
-  EXPECT_EQ(total, s.instructions);
-  // Post nodes: pool, flatten (an empty IG, as in PIMCOMP-NN).
-  HtOptions post;
-  post.postNodes = true;
-  CountingSink withPost;
-  EXPECT_EQ(scheduleHt(p, withPost, post).postGroups, 2);
-  EXPECT_EQ(withPost.groups, 10);
-}
-
-TEST(CrossbarHtSchedule, StopsWhenTheSinkSaysSoAndRefusesScatterUnfoldings) {
-  CountingSink stop(3);
-  EXPECT_TRUE(scheduleHt(tinyPlan("balance"), stop).cancelled);
-  EXPECT_EQ(stop.groups, 3);
-  for (const Unfolding& u : kUnfoldings) {
-    CompileOptions o;
-    o.unfolding.perLayer["c2"] = std::string(u.name);
-    const CompilePlan p = compilePlan(tinyNetwork(), tinyAccelerator(2, 2, 8), o);
-    CountingSink sink;
-    const std::string e = errorOf([&] { scheduleHt(p, sink); });
-    if (u == kUnfoldings[1] || u == kUnfoldings[3]) {
-      EXPECT_EQ(
-          e, "tiny: node 2 'c2': unfolding: the HT schedule runs IK2,O,1 (im2col), I,O,K2 and IK,O,K, not " +
-                 std::string(u.name) +
-                 " (its columns mix output pixels: the scatter accumulation is not modelled)");
-    } else {
-      EXPECT_EQ(e, "") << u.name;
-    }
-  }
-}
-
-// What one node's MVMULs multiply, and the MAIN-stage copies and fills that assembled their AGs' inputs.
-class PreparationSink : public xbar::IProgramSink {
- public:
-  PreparationSink(const CompilePlan& plan, int node) : m_plan(plan), m_node(node) {}
-  bool group(const xbar::InstructionGroup& ig) override {
-    for (const auto& core : ig.cores) {
-      for (const xbar::Instruction& i : core) {
-        if (i.node != m_node) continue;
-        if (i.op == Opcode::Mvmul) {
-          ++mvms;
-          agRows += m_plan.layout.ags[i.ag].rows;
-        } else if ((i.op == Opcode::Lmv || i.op == Opcode::Lldi) && i.stage == xbar::Stage::Main) {
-          prepared += i.elements;
-        }
-      }
-    }
-    return true;
-  }
-  std::int64_t mvms = 0, agRows = 0, prepared = 0;
-
- private:
-  const CompilePlan& m_plan;
-  int m_node;
-};
-
-// c2 (3x3 s2, 16 -> 32, no bias) in each format the HT schedule runs, on 32-row arrays: the MVM count is
-// windows x AGs and every AG input is assembled exactly. Its pieces (one pixel's 16 channels at most) are
-// all under 64 elements, so every load is a covering load plus a MAIN copy: the copies and the padding
-// fills add up to the rows multiplied.
-//   im2col: H 144 -> 5 bands;  I,O,K2: 9 matrices of H 16, 1 band each;  IK,O,K: 3 of H 48, 2 bands each.
-TEST(CrossbarHtSchedule, WindowUnfoldingsPrepareEveryAgInput) {
-  Accelerator acc = tinyAccelerator(2, 2, 16);
-  acc.rows = 32;
-  const std::map<std::string, std::int64_t> agsPerReplica = {{"IK2,O,1", 5}, {"I,O,K2", 9}, {"IK,O,K", 6}};
-  for (const auto& [format, ags] : agsPerReplica) {
-    SCOPED_TRACE(format);
-    CompileOptions o;
-    o.unfolding.perLayer["c2"] = format;
-    const CompilePlan p = compilePlan(tinyNetwork(), acc, o);
-    EXPECT_EQ(p.layers[1].agsPerReplica, ags);
-    PreparationSink sink(p, 2);
-    const HtScheduleSummary s = scheduleHt(p, sink);
-    EXPECT_EQ(sink.mvms, 16 * ags);
-    EXPECT_EQ(sink.agRows, 16 * 144);
-    EXPECT_EQ(sink.prepared, sink.agRows);
-    EXPECT_EQ(s.mvms, 64 * 2 + 16 * ags + 4 + 1);  // c1 (H 36) has 2 bands of 32 rows
-  }
-}
-
-// ResNet-18 on the default accelerator in the two other formats the HT schedule runs: the invariant counted
-// from the node list (docs/crossbar.md quotes these counts).
-TEST(CrossbarHtSchedule, WindowUnfoldingsOnResNet18) {
-  const Network net = loadNetworkFile(builtinNetworkPath("resnet18"));
-  for (const auto& [format, mvms] :
-       std::vector<std::pair<std::string, std::int64_t>>{{"I,O,K2", 775380}, {"IK,O,K", 208548}}) {
-    SCOPED_TRACE(format);
-    CompileOptions o;
-    o.unfolding.all = format;
-    const CompilePlan p = compilePlan(net, defaultAccelerator(), o);
-    CountingSink sink;
-    scheduleHt(p, sink);
-    EXPECT_EQ(sink.mvms, expectedMvms(net, 128, format));
-    EXPECT_EQ(sink.mvms, mvms);
-    EXPECT_EQ(sink.unpairedComms, 0);
-  }
-}
-
-// Post nodes on ResNet-18: 2 POOL, 8 ELTWISE, 8 RELU (after the adds, not fused) and the FLATTEN, one IG each
-// after the 33 pipeline IGs, on as many cores as they have output pixels (up to all 144).
-TEST(CrossbarHtSchedule, PostNodesOnResNet18) {
-  const CompilePlan p =
-      compilePlan(loadNetworkFile(builtinNetworkPath("resnet18")), defaultAccelerator(), {});
-  HtOptions o;
-  o.postNodes = true;
-  CountingSink sink;
-  const HtScheduleSummary s = scheduleHt(p, sink, o);
-  EXPECT_EQ(s.instructionGroups, 33);
-  EXPECT_EQ(s.postGroups, 19);
-  EXPECT_EQ(sink.groups, 33 + 19);
-  EXPECT_EQ(sink.unpairedComms, 0);
-  // pool0 (3x3 s2 p1 over 112x112 -> 56x56) max-pools with VVMAX: one fewer than its inputs per pixel.
-  std::int64_t poolInputs = 0;
-  for (std::int64_t oh = 0; oh < 56; ++oh)
-    for (std::int64_t ow = 0; ow < 56; ++ow) {
-      const auto span = [](std::int64_t o) {
-        return std::min<std::int64_t>(112, 2 * o + 2) - std::max<std::int64_t>(0, 2 * o - 1);
-      };
-      poolInputs += span(oh) * span(ow);
-    }
-  EXPECT_EQ(s.count(Opcode::Vvmax), poolInputs - 56 * 56);
-}
-
-// The spec's invariants on the shipped networks under every method: MVM count (ResNet-18 at 128 rows:
-// 132,500), IG count, crossbar accounting, window cap, SEND/RECV pairs within each IG.
-TEST(CrossbarHtSchedule, InvariantsOnShippedNetworks) {
-  for (const std::string name : {"resnet18", "resnet50", "vgg16"}) {
-    const Network net = loadNetworkFile(builtinNetworkPath(name));
-    const Accelerator acc = defaultAccelerator(name == "vgg16" ? 16 : 12);
-    for (const std::string method : {"balance", "w0h0", "uniform"}) {
-      SCOPED_TRACE(name + " " + method);
-      CompileOptions o;
-      o.replication = method;
-      const CompilePlan p = compilePlan(net, acc, o);
-      std::int64_t igs = 0, crossbars = 0;
-      for (std::size_t i = 0; i < p.layers.size(); ++i) {
-        const LayerPartition& l = p.layers[i];
-        ASSERT_EQ(l.agp, 1);
-        EXPECT_LE(p.replicas[i], l.windows);
-        igs = std::max(igs, (l.windows + p.replicas[i] - 1) / p.replicas[i]);
-        crossbars += p.replicas[i] * ((l.matrix.h + 127) / 128) * ((l.matrix.w + 127) / 128);
-      }
-      EXPECT_EQ(p.crossbarsUsed(), crossbars);
-      EXPECT_LE(crossbars, acc.cores() * acc.crossbarsPerCore);
-      for (std::int64_t used : p.layout.usedCrossbars) EXPECT_LE(used, acc.crossbarsPerCore);
-      CountingSink sink;
-      const HtScheduleSummary s = scheduleHt(p, sink);
-      EXPECT_EQ(sink.mvms, expectedMvms(net, 128));
-      if (name == "resnet18") {
-        EXPECT_EQ(sink.mvms, 132500);
-      }
-      EXPECT_EQ(s.mvms, sink.mvms);
-      EXPECT_EQ(s.instructionGroups, igs);
-      EXPECT_EQ(sink.groups, igs);
-      EXPECT_EQ(sink.unpairedComms, 0);
-      EXPECT_EQ(sink.perOpcode[Opcode::Send], sink.perOpcode[Opcode::Recv]);
-    }
-  }
-}
-
-}  // namespace
-}  // namespace pim::crossbar
+}  // namespace pim::crossbar::compile_tests

@@ -17,6 +17,7 @@
 #include "engine/common/error.h"
 #include "engine/crossbar/ga.h"
 #include "engine/crossbar/ga_operators.h"
+#include "tests/crossbar_tiny_network.h"
 
 namespace pim::crossbar {
 // Named, not anonymous: the unity build may put this file beside another test with helpers of the same names.
@@ -25,73 +26,16 @@ namespace ga_tests {
 using ga::Chromosome;
 using ga::GaProblem;
 
-// ---------------------------------------------------------------------------------------------------------
-// A hand-built network: data 4x8x8 -> c1 (3x3 s1 p1, 4->16) -> c2 (3x3 s2 p1, 16->32) -> c3 (1x1 s2, 32->16)
-// -> global average pool -> flatten -> fc (16->10). On 64 x 16 arrays (layer: AGs per replica x crossbars
-// per AG, windows): c1 1 x 1, 64; c2 3 x 2, 16; c3 1 x 1, 4; fc 1 x 1, 1.
-// ---------------------------------------------------------------------------------------------------------
-std::string node(int index, const std::string& name, const std::string& op, const std::vector<int>& providers,
-                 const std::vector<int>& consumers, const std::string& in, const std::string& out,
-                 const std::string& extra, const std::vector<std::string>& names) {
-  auto list = [&](const std::vector<int>& v, bool quoted) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < v.size(); ++i)
-      s += (i ? "," : "") + (quoted ? "\"" + names[std::size_t(v[i])] + "\"" : std::to_string(v[i]));
-    return s + "]";
-  };
-  const int inDims = static_cast<int>(std::count(in.begin(), in.end(), ',')) + 1;
-  const int outDims = static_cast<int>(std::count(out.begin(), out.end(), ',')) + 1;
-  return R"({"index":)" + std::to_string(index) + R"(,"name":")" + name + R"(","operation":")" + op +
-         R"(","provider_num":)" + std::to_string(providers.size()) + R"(,"provider":)" +
-         list(providers, true) + R"(,"provider_index":)" + list(providers, false) + R"(,"consumer_num":)" +
-         std::to_string(consumers.size()) + R"(,"consumer":)" + list(consumers, true) +
-         R"(,"consumer_index":)" + list(consumers, false) + R"(,"input_dim_num":)" + std::to_string(inDims) +
-         R"(,"input_dim":[)" + in + R"(],"output_dim_num":)" + std::to_string(outDims) +
-         R"(,"output_dim":[)" + out + R"(],"bitwidth":16)" + extra + "}";
-}
-
-std::string conv(int k, int s, int p, int in, int out) {
-  const std::string K = std::to_string(k), S = std::to_string(s), P = std::to_string(p);
-  return R"(,"with_bn":0,"with_act":0,"act_type":-1,"param":{"kernel_h":)" + K + R"(,"kernel_w":)" + K +
-         R"(,"stride_h":)" + S + R"(,"stride_w":)" + S + R"(,"pad_h0":)" + P + R"(,"pad_h1":)" + P +
-         R"(,"pad_w0":)" + P + R"(,"pad_w1":)" + P + R"(,"input_channel":)" + std::to_string(in) +
-         R"(,"output_channel":)" + std::to_string(out) + R"(,"with_bias":0})";
-}
-
-Network tinyNetwork() {
-  const std::vector<std::string> n = {"data", "c1", "c2", "c3", "pool", "flat", "fc"};
-  const std::string pool =
-      R"(,"param":{"kernel_h":2,"kernel_w":2,"stride_h":1,"stride_w":1,"pad_h0":0,"pad_h1":0,"pad_w0":0,)"
-      R"("pad_w1":0,"pool_method":1,"global":1})";
-  const std::string fc =
-      R"(,"with_bn":0,"with_act":0,"act_type":-1,"param":{"num_input":16,"num_output":10,"with_bias":1})";
-  const std::string json =
-      R"({"node_list":[)" + node(0, n[0], "OP_INPUT", {}, {1}, "1,4,8,8", "1,4,8,8", "", n) + "," +
-      node(1, n[1], "OP_CONV", {0}, {2}, "1,4,8,8", "1,16,8,8", conv(3, 1, 1, 4, 16), n) + "," +
-      node(2, n[2], "OP_CONV", {1}, {3}, "1,16,8,8", "1,32,4,4", conv(3, 2, 1, 16, 32), n) + "," +
-      node(3, n[3], "OP_CONV", {2}, {4}, "1,32,4,4", "1,16,2,2", conv(1, 2, 0, 32, 16), n) + "," +
-      node(4, n[4], "OP_POOL", {3}, {5}, "1,16,2,2", "1,16,1,1", pool, n) + "," +
-      node(5, n[5], "OP_FLATTEN", {4}, {6}, "1,16,1,1", "1,16", "", n) + "," +
-      node(6, n[6], "OP_FC", {5}, {}, "1,16", "1,10", fc, n) + "]}";
-  return parseNetworkJson(json, "tiny.json");
-}
+// The hand-worked network of tests/crossbar_tiny_network.h with c1 plain (no bias, no ReLU). On 64 x 16
+// arrays (layer: AGs per replica x crossbars per AG, windows): c1 1 x 1, 64; c2 3 x 2, 16; c3 1 x 1, 4;
+// fc 1 x 1, 1.
+Network tinyNetwork() { return compile_tests::tinyNetwork(true); }
 
 Accelerator tinyAccelerator(std::int64_t cores = 2, std::int64_t perCore = 16) {
-  Accelerator a;
-  a.name = "tiny-acc";
-  a.rows = 64;
-  a.cols = 16;
-  a.crossbarsPerCore = perCore;
-  a.coresX = cores;
-  a.coresY = cores;
-  return a;
+  return compile_tests::tinyAccelerator(cores, cores, perCore);
 }
 
-Accelerator defaultAccelerator() {
-  Accelerator a;
-  a.name = "crossbar-default";
-  return a;
-}
+using compile_tests::defaultAccelerator;
 
 CompilePlan planOf(const Network& net, const Accelerator& acc, PipelineMode mode) {
   CompileOptions o;

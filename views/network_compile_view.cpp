@@ -145,8 +145,9 @@ QLayout* NetworkCompileView::buildControls() {
   m_unfolding->addItem(tr("auto (greedy per layer)"), QStringLiteral("auto"));
   m_unfolding->setToolTip(
       tr("How each CONV layer's weights unfold into matrices (tcad Table IV). im2col is PIMCOMP-NN's only "
-         "format. I,OK2,1 and IK,OK,1 are not scheduled (their columns mix output pixels), so auto stops "
-         "at the first layer the greedy gives one of them"));
+         "format. I,OK2,1 and IK,OK,1 are not scheduled (their columns mix output pixels), so auto takes "
+         "the greedy's best of the other three; the row's note counts the layers where the greedy would "
+         "have picked one of those two"));
   auto* methods = new QHBoxLayout;
   methods->addWidget(new QLabel(tr("Replication:")));
   for (const std::string& name : pim::compileMethodNames()) {

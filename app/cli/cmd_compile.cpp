@@ -156,6 +156,8 @@ nlohmann::json resultJson(const NetworkCompileResult& r) {
   nlohmann::json replication = nlohmann::json::array(), layers = nlohmann::json::array();
   for (const CompiledLayer& l : r.layers) {
     replication.push_back({{"node", l.node}, {"name", l.name}, {"replicas", l.replicas}});
+    const nlohmann::json passedOver =
+        l.unfoldingPassedOver.empty() ? nlohmann::json(nullptr) : nlohmann::json(l.unfoldingPassedOver);
     layers.push_back({{"node", l.node},
                       {"name", l.name},
                       {"op", l.op},
@@ -164,6 +166,7 @@ nlohmann::json resultJson(const NetworkCompileResult& r) {
                       {"crossbars", l.crossbars},
                       {"windows", l.windows},
                       {"unfolding", l.unfolding},
+                      {"unfolding_passed_over", passedOver},
                       {"mvm_count", l.time.counts.mvmul},
                       {"mvm_ns", l.time.mvmNs},
                       {"vector_ns", l.time.vectorNs},
@@ -248,10 +251,11 @@ void printText(const NetworkCompileResult& r) {
   TextTable t({"node", "layer", "op", "unfolding", "replicas", "crossbars", "windows", "MVMs", "MVM ns",
                "vector ns", "memory ns", "comm ns"});
   for (const CompiledLayer& l : r.layers)
-    t.add({std::to_string(l.node), l.name, l.op, l.unfolding, std::to_string(l.replicas),
-           std::to_string(l.crossbars), std::to_string(l.windows), std::to_string(l.time.counts.mvmul),
-           std::to_string(l.time.mvmNs), std::to_string(l.time.vectorNs), std::to_string(l.time.memoryNs),
-           std::to_string(l.time.commNs)});
+    t.add({std::to_string(l.node), l.name, l.op,
+           l.unfoldingPassedOver.empty() ? l.unfolding : l.unfolding + " (not " + l.unfoldingPassedOver + ")",
+           std::to_string(l.replicas), std::to_string(l.crossbars), std::to_string(l.windows),
+           std::to_string(l.time.counts.mvmul), std::to_string(l.time.mvmNs), std::to_string(l.time.vectorNs),
+           std::to_string(l.time.memoryNs), std::to_string(l.time.commNs)});
   std::cout << t.str();
   if (!r.gaHistory.empty())
     std::cout << "  genetic search: best fitness " << grouped(static_cast<std::uint64_t>(r.gaHistory.front()))
@@ -284,7 +288,8 @@ void registerCompile(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option(
          "--unfolding", a->unfolding,
-         "weight unfolding: im2col (PIMCOMP-NN's only), auto (greedy per layer), or a Table IV format")
+         "weight unfolding: im2col (PIMCOMP-NN's only), auto (greedy per layer among the three formats the "
+         "schedules run), or a Table IV format")
       ->capture_default_str();
   cmd->add_option("--dump-instructions", a->dump,
                   "write every instruction group to FILE (.json: JSON, else text)");

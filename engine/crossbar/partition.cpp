@@ -33,9 +33,16 @@ std::string normalised(std::string_view s) {
   return out;
 }
 
+// `auto` picks among the formats the schedules run; `passedOver` gets the greedy's choice over all five when
+// that one is not among them.
 const Unfolding& chosenUnfolding(std::string_view choice, const ConvGeometry& g, PipelineMode mode,
-                                 const NetworkNode& node) {
-  if (choice == "auto") return greedyUnfolding(g, mode);
+                                 const NetworkNode& node, std::string_view& passedOver) {
+  if (choice == "auto") {
+    const Unfolding& scheduled = greedyUnfolding(g, mode, multipliesWholeWindows);
+    const Unfolding& any = greedyUnfolding(g, mode);
+    if (!(any == scheduled)) passedOver = any.name;
+    return scheduled;
+  }
   const auto u = parseUnfolding(choice);
   if (!u) {
     throw InputError("node " + std::to_string(node.index) + " '" + node.name +
@@ -120,15 +127,18 @@ void requireWindowUnfoldings(const std::vector<LayerPartition>& layers, std::str
   }
 }
 
-const Unfolding& greedyUnfolding(const ConvGeometry& g, PipelineMode mode) {
-  const Unfolding* best = &kUnfoldings[0];
+const Unfolding& greedyUnfolding(const ConvGeometry& g, PipelineMode mode,
+                                 bool (*admissible)(const Unfolding&)) {
+  const Unfolding* best = nullptr;
   auto key = [&](const Unfolding& u) {
     const UnfoldingCost c = unfoldingCost(u, g);
     return std::make_tuple(c.computeCycles, mode == PipelineMode::Ht ? c.loadVolume : c.extraMemory);
   };
-  for (const Unfolding& u : kUnfoldings)
-    if (key(u) < key(*best)) best = &u;  // strict: equal keys keep Table IV order
-  return *best;
+  for (const Unfolding& u : kUnfoldings) {
+    if (admissible && !admissible(u)) continue;
+    if (!best || key(u) < key(*best)) best = &u;  // strict: equal keys keep Table IV order
+  }
+  return best ? *best : kIm2col;  // im2col is admissible under every filter the compiler uses
 }
 
 std::vector<LayerPartition> partitionNetwork(const Network& net, const Accelerator& acc,
@@ -148,7 +158,8 @@ std::vector<LayerPartition> partitionNetwork(const Network& net, const Accelerat
     if (n.op == NetworkOp::Conv) {
       const ConvGeometry g = convGeometry(n);
       const auto over = choice.perLayer.find(n.name);
-      l.unfolding = chosenUnfolding(over != choice.perLayer.end() ? over->second : choice.all, g, mode, n);
+      l.unfolding = chosenUnfolding(over != choice.perLayer.end() ? over->second : choice.all, g, mode, n,
+                                    l.greedyPassedOver);
       l.matrix = unfoldedShape(l.unfolding, g);
       l.cost = unfoldingCost(l.unfolding, g);
       l.windows = l.cost.computeCycles;

@@ -81,8 +81,10 @@ struct UnfoldingCost {
 UnfoldingCost unfoldingCost(const Unfolding& u, const ConvGeometry& g);
 
 /// tcad V-B: fewest compute cycles, then least load volume (HT) or least extra memory (LL), then Table IV
-/// order.
-const Unfolding& greedyUnfolding(const ConvGeometry& g, PipelineMode mode);
+/// order; among the formats `admissible` accepts when given (`--unfolding auto` passes
+/// multipliesWholeWindows, the formats the schedules run).
+const Unfolding& greedyUnfolding(const ConvGeometry& g, PipelineMode mode,
+                                 bool (*admissible)(const Unfolding&) = nullptr);
 
 /// One CONV or FC layer after partitioning (before replication).
 ///
@@ -107,6 +109,9 @@ struct LayerPartition {
   std::int64_t agp = 1;             // column parts of a band (1 unless a band is wider than a core)
   std::int64_t crossbarsPerReplica = 0;  // agsPerReplica * columnArrays (all agp parts together)
   UnfoldingCost cost;  // Table IV quantities (FC: 1 cycle, `inputs` loaded, no extra memory)
+  /// `auto` only: the greedy's choice over all five formats when the schedules do not run it (I,OK2,1 or
+  /// IK,OK,1) and `unfolding` is the best of the three they do; empty otherwise.
+  std::string_view greedyPassedOver;
 };
 
 /// True when the columns of `u`'s matrices are the output channels alone (W = O): every AG then multiplies a
@@ -119,7 +124,8 @@ bool multipliesWholeWindows(const Unfolding& u);
 void requireWindowUnfoldings(const std::vector<LayerPartition>& layers, std::string_view network,
                              std::string_view schedule);
 
-/// Per-layer unfolding choice: "auto" (greedy), "im2col", or a Table IV name; `perLayer` (node name ->
+/// Per-layer unfolding choice: "auto" (the greedy among the formats the schedules run), "im2col", or a Table
+/// IV name; `perLayer` (node name ->
 /// choice) overrides `all` for single layers.
 struct UnfoldingChoice {
   std::string all = "im2col";

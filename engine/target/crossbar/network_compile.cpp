@@ -95,6 +95,7 @@ std::vector<CompiledLayer> layersOf(const cb::CompilePlan& plan, const xbar::Pro
     c.agsPerReplica = l.agsPerReplica;
     c.windows = l.windows;
     c.unfolding = std::string(l.unfolding.name);
+    c.unfoldingPassedOver = std::string(l.greedyPassedOver);
     if (static_cast<std::size_t>(l.node) < profile.nodes.size()) c.time = profile.nodes[l.node];
     out.push_back(std::move(c));
   }
@@ -266,6 +267,13 @@ std::string compileNote(const NetworkCompileResult& r) {
   if (r.spilledPixels > 0)
     note += std::string(note.empty() ? "" : "; ") + withThousands(r.spilledPixels) + " pixels (" +
             withThousands(r.spilledBytes) + " bytes) went through global memory for want of local memory";
+  const auto passedOver = std::count_if(r.layers.begin(), r.layers.end(), [](const CompiledLayer& l) {
+    return !l.unfoldingPassedOver.empty();
+  });
+  if (passedOver > 0)
+    note += std::string(note.empty() ? "" : "; ") + "auto unfolding: " + std::to_string(passedOver) +
+            (passedOver == 1 ? " layer takes" : " layers take") +
+            " the best scheduled format in place of the greedy's I,OK2,1 or IK,OK,1 (not scheduled)";
   return note;
 }
 

@@ -45,7 +45,8 @@ struct CompiledLayer {
   std::string name, op;  // op: "CONV" or "FC"
   std::int64_t replicas = 0, agsPerReplica = 0, crossbars = 0, windows = 0;
   std::string unfolding;
-  xbar::NodeProfile time;  // its instructions' time, counts, first start and last finish
+  std::string unfoldingPassedOver;  // crossbar::LayerPartition::greedyPassedOver
+  xbar::NodeProfile time;           // its instructions' time, counts, first start and last finish
 };
 
 struct NetworkCompileResult {
