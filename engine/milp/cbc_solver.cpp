@@ -22,6 +22,7 @@
 #include <CbcEventHandler.hpp>
 #include <CbcModel.hpp>
 #include <CbcSolver.hpp>
+#include <ClpEventHandler.hpp>
 #include <CoinMessageHandler.hpp>
 #include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
@@ -91,6 +92,19 @@ class EventHandler : public CbcEventHandler {
   ProgressReporter* m_state;
 };
 
+// Clp's simplex raises no CBC event: a large model's root LPs (and preprocessing's) ran for seconds deaf to a
+// cancel (3.7 s on ResNet-18's 56 x 56 3 x 3 layer, 37,670 columns). Asked every iteration, a stop ends the
+// LP (status 5); the CBC event handler and the stage call-back then end the search.
+class LpStopper : public ClpEventHandler {
+ public:
+  explicit LpStopper(ProgressReporter& s) : m_state(&s) {}
+  ClpEventHandler* clone() const override { return new LpStopper(*this); }
+  int event(Event e) override { return e == endOfIteration && m_state->stopping() ? 0 : -1; }
+
+ private:
+  ProgressReporter* m_state;
+};
+
 // CbcMain1's call-back at each stage (1 after the first LP, 2 after preprocessing, 3 before branch and
 // bound, 4 and 5 after it): the one way to stop it between stages, where no event is raised. It takes no
 // user data, hence the thread_local (CbcMain1 calls it on the thread that called CbcMain1).
@@ -111,17 +125,25 @@ void load(const MilpModel& m, OsiClpSolverInterface& si, bool zeroObjective) {
   const int n = static_cast<int>(m.variables.size());
   const double inf = si.getInfinity();
   auto osi = [inf](double v) { return std::isinf(v) ? std::copysign(inf, v) : v; };
-  CoinPackedMatrix matrix(false, 0, 0);  // row-ordered
-  matrix.setDimensions(0, n);
+  // The rows gathered first and handed over whole: appending them one by one to a CoinPackedMatrix copies
+  // it each time (2.1 s for ResNet-18's 56 x 56 3 x 3 layer, 20,155 rows; now a few milliseconds).
   std::vector<double> rowLower, rowUpper, colLower(n), colUpper(n), objective(n, 0.0);
-  std::vector<int> index;
-  std::vector<double> value;
+  std::vector<int> index, indices, lengths;
+  std::vector<double> value, elements;
+  std::vector<CoinBigIndex> starts;
   for (const Row& r : m.rows) {
     rules::mergeTerms(r.terms, index, value);
-    matrix.appendRow(static_cast<int>(index.size()), index.data(), value.data());
+    starts.push_back(static_cast<CoinBigIndex>(indices.size()));
+    lengths.push_back(static_cast<int>(index.size()));
+    indices.insert(indices.end(), index.begin(), index.end());
+    elements.insert(elements.end(), value.begin(), value.end());
     rowLower.push_back(osi(r.lower));
     rowUpper.push_back(osi(r.upper));
   }
+  starts.push_back(static_cast<CoinBigIndex>(indices.size()));
+  const CoinPackedMatrix matrix(false, n, static_cast<int>(m.rows.size()),
+                                static_cast<CoinBigIndex>(elements.size()), elements.data(), indices.data(),
+                                starts.data(), lengths.data());  // row-ordered
   for (int j = 0; j < n; ++j) {
     colLower[j] = osi(m.variables[j].lower);
     colUpper[j] = osi(m.variables[j].upper);
@@ -199,6 +221,8 @@ SolveResult search(const MilpModel& m, const SolveOptions& o, Clock::time_point 
   const int logLevel = log.enabled() && o.logLevel == 0 ? 1 : o.logLevel;
   OsiClpSolverInterface si;
   load(m, si, zeroObjective);
+  LpStopper lpStopper(progress);
+  si.getModelPtr()->passInEventHandler(&lpStopper);  // Clp keeps a clone, copied with every solver copy
   if (log.enabled()) si.passInMessageHandler(&logHandler);
   si.messageHandler()->setLogLevel(logLevel);
   CbcModel cbc(si);
