@@ -144,14 +144,24 @@ SolveResult unsolved(StopReason stop) {
   return r;
 }
 
+// Simplex iterations between two looks at the cancel flag in the root LP (a few milliseconds each).
+constexpr int kRootLpSlice = 200;
+
 // The root LP (glp_intopt without its presolver needs it solved). nullopt when it is optimal.
 std::optional<SolveResult> solveRoot(glp_prob* p, const SolveOptions& o, Clock::time_point start,
                                      int messages) {
   glp_smcp lp;
   glp_init_smcp(&lp);
   lp.msg_lev = messages;
-  lp.tm_lim = milliseconds(o.timeLimitSeconds - rules::secondsSince(start));
-  const int code = glp_simplex(p, &lp);
+  // glp_simplex has no call-back: it runs in slices of iterations, each continuing from the basis the last
+  // one left, so that a cancel is heard between them (a large model's root LP took 2 s).
+  lp.it_lim = kRootLpSlice;
+  int code = GLP_EITLIM;
+  while (code == GLP_EITLIM) {
+    if (rules::cancelRequested(o)) return unsolved(StopReason::Cancelled);
+    lp.tm_lim = milliseconds(o.timeLimitSeconds - rules::secondsSince(start));
+    code = glp_simplex(p, &lp);
+  }
   if (code == GLP_ETMLIM) return unsolved(StopReason::TimeLimit);
   if (code != 0)
     throw std::runtime_error("glpk: the root LP failed (glp_simplex code " + std::to_string(code) + ")");
