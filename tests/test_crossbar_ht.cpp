@@ -58,7 +58,7 @@ TEST(CrossbarHtSchedule, StopsWhenTheSinkSaysSoAndRefusesScatterUnfoldings) {
       EXPECT_EQ(
           e, "tiny: node 2 'c2': unfolding: the HT schedule runs IK2,O,1 (im2col), I,O,K2 and IK,O,K, not " +
                  std::string(u.name) +
-                 " (its columns mix output pixels: the scatter accumulation is not modelled)");
+                 " (its columns mix output pixels: the scatter accumulation runs in the LL schedule only)");
     } else {
       EXPECT_EQ(e, "") << u.name;
     }

@@ -422,9 +422,8 @@ TEST(CrossbarLl, PostNodesCanGoWhereTheirInputIs) {
 
 // The formats that multiply whole windows run; every MVMUL's AG input is assembled exactly (the sink checks
 // the copies and fills before each one). conv2 (2 channels, 3x3) on 4-row arrays: im2col has 5 bands of
-// its 18 rows, I,O,K2 9 matrices of 2 rows, IK,O,K 3 matrices of 6 rows in 2 bands. The scatter formats
-// are refused by name.
-TEST(CrossbarLl, RunsWindowUnfoldingsAndRefusesScatterOnes) {
+// its 18 rows, I,O,K2 9 matrices of 2 rows, IK,O,K 3 matrices of 6 rows in 2 bands.
+TEST(CrossbarLl, RunsWindowUnfoldings) {
   Accelerator acc = small();
   acc.crossbarsPerCore = 64;
   acc.rows = 4;
@@ -448,12 +447,99 @@ TEST(CrossbarLl, RunsWindowUnfoldingsAndRefusesScatterOnes) {
     if (format == "IK2,O,1") im2colIgs = s.instructionGroups;
     EXPECT_EQ(s.instructionGroups, im2colIgs);
   }
-  for (const std::string format : {"I,OK2,1", "IK,OK,1"}) {
+}
+
+// The scatter formats (ll_scatter.cpp) on conv2, one replica on core 1. Windows: I,OK2,1 the 16 input pixels
+// (H = 2 rows: one AG), IK,OK,1 4 output rows x 4 input columns (H = 6: two AGs of 4 rows). A 3 x 3, pad-1
+// kernel on 4 x 4 meets (2 + 3 + 3 + 2)^2 = 100 (output pixel, tap) pairs, each a block of I,OK2,1; IK,OK,1
+// takes a kernel column per block, (2 + 3 + 3 + 2) x 4 = 40. Each output pixel's first block is copied into
+// its accumulator, the others added (VVADD): 84 and 24 adds, plus IK,OK,1's 16 band sums; conv1 (im2col, 5
+// AGs on core 0) adds 4 band sums a pixel, 64. Every output pixel of conv2 is stored once.
+TEST(CrossbarLl, ScatterUnfoldingsAddEveryBlockIntoItsOutputPixel) {
+  Accelerator acc = small();
+  acc.crossbarsPerCore = 64;
+  acc.rows = 4;
+  struct Case {
+    std::string format;
+    std::int64_t ags, adds;
+  };
+  for (const Case& c : {Case{"I,OK2,1", 1, 84}, Case{"IK,OK,1", 2, 24 + 16}}) {
+    SCOPED_TRACE(c.format);
     CompileOptions o = llCompile("balance");
-    o.unfolding.all = format;
-    const CompilePlan plan = compilePlan(chain(), acc, o);
-    CountingSink sink;
-    EXPECT_THROW(scheduleLl(plan, {}, sink), InputError) << format;
+    o.unfolding.perLayer["conv2"] = c.format;
+    std::vector<std::int64_t> cores(5, 0);
+    cores.resize(5 + c.ags, 1);
+    const CompilePlan plan = assemblePlan(chain(), acc, o, {1, 1}, cores);
+    ASSERT_EQ(plan.layers[1].agsPerReplica, c.ags);
+    ASSERT_EQ(plan.layers[1].windows, 16);
+    CountingSink sink(plan);
+    const LlScheduleSummary s = scheduleLl(plan, {}, sink);
+    EXPECT_TRUE(s.completed);
+    EXPECT_EQ(sink.mvms, 16 * 5 + 16 * c.ags);
+    EXPECT_EQ(sink.misprepared, 0);
+    EXPECT_EQ(sink.unpaired, 0);
+    EXPECT_EQ(s.count(Opcode::Vvadd), 64 + c.adds);
+    EXPECT_EQ(sink.stores[2].size(), 16u);
+  }
+}
+
+// The MVM invariant in the scatter formats on shipped networks (PIMCOMP-NN's default accelerator, balance):
+// a window per input pixel (I,OK2,1) or per output row and input column (IK,OK,1), each running every band
+// of its layer's one matrix; every block reaches its output pixel, so the FC's one output is stored.
+TEST(CrossbarLl, ScatterUnfoldingsKeepTheMvmInvariantOnShippedNetworks) {
+  for (const std::string name : {"lenet5", "resnet18"}) {
+    for (const std::string format : {"I,OK2,1", "IK,OK,1"}) {
+      SCOPED_TRACE(name + " " + format);
+      CompileOptions o = llCompile("balance");
+      o.unfolding.all = format;
+      const CompilePlan plan = compilePlan(shipped(name), Accelerator{}, o);
+      CountingSink sink;
+      const LlScheduleSummary s = scheduleLl(plan, {}, sink);
+      EXPECT_TRUE(s.completed);
+      EXPECT_EQ(sink.mvms, expectedMvms(shipped(name), 128, format));
+      EXPECT_EQ(sink.unpaired, 0);
+      EXPECT_EQ(s.count(Opcode::St), 1);
+    }
+  }
+}
+
+// Two replicas of conv2 in I,OK2,1 (cores 1 and 2): window i runs on replica i mod 2, output pixel o's
+// accumulator lives on replica o mod 2's core. Input pixel i feeds output pixel i - 4 (k_h - 1) - (k_w - 1),
+// of the other parity exactly when k_w is 0 or 2: 10 (rows) x 6 (3 output columns for each) = 60 blocks
+// cross cores (SEND/RECV), beside conv1's 16 pixels going to the one core that reads each.
+TEST(CrossbarLl, ScatterBlocksCrossToTheCoreOfTheirOutputPixel) {
+  Accelerator acc = small();
+  acc.crossbarsPerCore = 64;
+  acc.rows = 4;
+  CompileOptions o = llCompile("balance");
+  o.unfolding.perLayer["conv2"] = "I,OK2,1";
+  const CompilePlan plan = assemblePlan(chain(), acc, o, {1, 2}, {0, 0, 0, 0, 0, 1, 2});
+  CountingSink sink(plan);
+  const LlScheduleSummary s = scheduleLl(plan, {}, sink);
+  EXPECT_TRUE(s.completed);
+  EXPECT_EQ(s.count(Opcode::Send), 16 + 60);
+  EXPECT_EQ(sink.unpaired, 0);
+  EXPECT_EQ(sink.misprepared, 0);
+  EXPECT_EQ(sink.stores[2].size(), 16u);
+}
+
+// A scatter band wider than a core is refused by name (the whole-window formats split it in AGP parts).
+TEST(CrossbarLl, AScatterBandWiderThanACoreIsRefused) {
+  Accelerator acc = small();
+  acc.cols = 4;  // I,OK2,1's W = 2 x 9 = 18 columns: 5 arrays
+  acc.crossbarsPerCore = 4;
+  CompileOptions o = llCompile("balance");
+  o.unfolding.perLayer["conv2"] = "I,OK2,1";
+  const CompilePlan plan = compilePlan(chain(), acc, o);
+  CountingSink sink;
+  try {
+    scheduleLl(plan, {}, sink);
+    ADD_FAILURE() << "not refused";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "node 2 'conv2': unfolding I,OK2,1: a band of 5 arrays is wider than a core"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -142,12 +142,15 @@ QLayout* NetworkCompileView::buildControls() {
   m_unfolding->addItem(tr("im2col (IK2,O,1)"), QStringLiteral("im2col"));
   m_unfolding->addItem(QStringLiteral("I,O,K2"), QStringLiteral("I,O,K2"));
   m_unfolding->addItem(QStringLiteral("IK,O,K"), QStringLiteral("IK,O,K"));
+  m_unfolding->addItem(tr("I,OK2,1 (LL only)"), QStringLiteral("I,OK2,1"));
+  m_unfolding->addItem(tr("IK,OK,1 (LL only)"), QStringLiteral("IK,OK,1"));
   m_unfolding->addItem(tr("auto (greedy per layer)"), QStringLiteral("auto"));
   m_unfolding->setToolTip(
       tr("How each CONV layer's weights unfold into matrices (tcad Table IV). im2col is PIMCOMP-NN's only "
-         "format. I,OK2,1 and IK,OK,1 are not scheduled (their columns mix output pixels), so auto takes "
-         "the greedy's best of the other three; the row's note counts the layers where the greedy would "
-         "have picked one of those two"));
+         "format. I,OK2,1 and IK,OK,1 spread an MVM's products over several output pixels, which the LL "
+         "schedule adds into per-pixel accumulators and the HT schedule does not run; auto takes the "
+         "greedy's best of the formats the mode runs, and the row's note counts the layers where the "
+         "greedy over all five would have picked another"));
   auto* methods = new QHBoxLayout;
   methods->addWidget(new QLabel(tr("Replication:")));
   for (const std::string& name : pim::compileMethodNames()) {

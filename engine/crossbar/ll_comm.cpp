@@ -71,8 +71,12 @@ void Scheduler::settle(const Transfer& t) {
     --m_compute[m_computeOf[t.origin]].undelivered[t.replica];
     return;
   }
-  for (PostState::Output& out : m_post[m_postOf[t.origin]].outputs)
-    if (out.address == t.address) --out.waiting;
+  for (HeldOutput& out : heldOutputs(t.origin))
+    if (out.core == t.core && out.address == t.address) --out.waiting;
+}
+
+std::vector<HeldOutput>& Scheduler::heldOutputs(int origin) {
+  return m_postOf[origin] >= 0 ? m_post[m_postOf[origin]].outputs : m_compute[m_computeOf[origin]].held;
 }
 
 // Room for a delivered pixel on `core`: its buffer there (the transfer is issued), kInGlobalMemory (spilled),
@@ -102,15 +106,18 @@ void Scheduler::transfer(const Transfer& t, std::int64_t to, std::int64_t toAddr
   recv.comm = m_nextComm++;
 }
 
-// Post-node outputs live until the end of their IG, or until the last transfer reading them is issued.
-void Scheduler::releasePostOutputs() {
-  for (PostState& p : m_post) {
-    std::erase_if(p.outputs, [&](const PostState::Output& out) {
+// Post-node outputs and finished scatter accumulators live until the end of their IG, or until the last
+// transfer reading them is issued.
+void Scheduler::releaseHeldOutputs() {
+  auto release = [&](int node, std::vector<HeldOutput>& outputs) {
+    std::erase_if(outputs, [&](const HeldOutput& out) {
       if (out.waiting > 0) return false;
-      m_memory.release(p.core, out.address, m_graph.channelElements[p.node]);
+      m_memory.release(out.core, out.address, m_graph.channelElements[node]);
       return true;
     });
-  }
+  };
+  for (PostState& p : m_post) release(p.node, p.outputs);
+  for (ComputeState& s : m_compute) release(s.node, s.held);
 }
 
 }  // namespace pim::crossbar::ll

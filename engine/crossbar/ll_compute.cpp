@@ -38,19 +38,21 @@ void Scheduler::loadBiases() {
   }
 }
 
-bool Scheduler::inputsReady(const ComputeState& s, std::int64_t pixel) {
+bool Scheduler::inputsReady(const ComputeState& s, std::int64_t window) {
   if (s.firstLayer) return true;
   if (s.fcKey >= 0) return s.readyPrefix > s.fcKey;
-  m_graph.window[s.node].inputsOf(pixel, m_scratch);
+  windowInputs(s, window, m_scratch);
   return std::all_of(m_scratch.begin(), m_scratch.end(),
                      [&](std::int64_t in) { return in < 0 || s.ready[in]; });
 }
 
-// Replica r computes pixels r, r + R, r + 2R, ... in order, at most one per IG, once every input pixel of the
-// next one has arrived; it then accumulates partial sums across cores and passes the pixel on.
+// Replica r computes windows r, r + R, r + 2R, ... in order, at most one per IG, once every input pixel of
+// the next one has arrived; it then accumulates partial sums across cores and passes the pixel on (a scatter
+// window's result goes to the accumulators of the output pixels it touches instead).
 bool Scheduler::computeReplica(ComputeState& s, std::int64_t replica) {
   const std::int64_t pixel = replica + s.produced[replica] * s.replicas;
-  if (pixel >= m_graph.pixels[s.node] || s.undelivered[replica] > 0 || !inputsReady(s, pixel)) return false;
+  if (pixel >= s.windows || s.undelivered[replica] > 0 || !inputsReady(s, pixel)) return false;
+  if (s.scatter && !reserveAccumulators(s, pixel)) return false;
   if (s.firstLayer && !loadFirstLayerInputs(s, pixel)) return false;
   const auto& ags = m_plan.layout.ags;
   const std::int64_t head = s.firstAg + replica * s.bands;
@@ -58,7 +60,8 @@ bool Scheduler::computeReplica(ComputeState& s, std::int64_t replica) {
   for (std::int64_t b = 0; b < s.bands; ++b) {
     const ArrayGroup& ag = ags[head + b];
     prepareAndMultiply(s, head + b, pixel);
-    if (b == 0 && s.withBias) emit(ag.core, Opcode::Vvadd, Stage::MainB, s.node, ag.cols);
+    // A scatter layer adds its bias once per output pixel, when the pixel is complete.
+    if (b == 0 && s.withBias && !s.scatter) emit(ag.core, Opcode::Vvadd, Stage::MainB, s.node, ag.cols);
     // Partial sums of the replica's AGs on one core go into its first AG there.
     if (std::count(coresUsed.begin(), coresUsed.end(), ag.core))
       emit(ag.core, Opcode::Vvadd, Stage::MainA, s.node, ag.cols);
@@ -66,15 +69,12 @@ bool Scheduler::computeReplica(ComputeState& s, std::int64_t replica) {
       coresUsed.push_back(ag.core);
   }
   accumulate(s, head);
-  const NetworkNode& nn = m_plan.network.nodes[s.node];
-  // The last node's activation is left out, as PIMCOMP-NN leaves out last_node_index's.
-  if (nn.with_act && nn.act_type != ActType::None && !m_graph.graphSink[s.node]) {
-    const Opcode op = nn.act_type == ActType::Relu   ? Opcode::Vrelu
-                      : nn.act_type == ActType::Tanh ? Opcode::Vtanh
-                                                     : Opcode::Vsigmoid;
-    emit(ags[head].core, op, Stage::Main, s.node, ags[head].cols);
+  if (s.scatter) {
+    scatter(s, head, pixel);
+    ++s.produced[replica];
+    return true;
   }
-  unmodelled(ags[head].core);  // VER, and VRSU/VRSL for a fused clip
+  activate(s, ags[head].core, ags[head].cols);
   ++s.produced[replica];
   ++m_nodeDone[s.node];
   finishPixel({.origin = s.node,
@@ -86,13 +86,26 @@ bool Scheduler::computeReplica(ComputeState& s, std::int64_t replica) {
   return true;
 }
 
+// The node's fused activation on a finished output pixel. The last node's is left out, as PIMCOMP-NN leaves
+// out last_node_index's.
+void Scheduler::activate(const ComputeState& s, std::int64_t core, std::int64_t elements) {
+  const NetworkNode& nn = m_plan.network.nodes[s.node];
+  if (nn.with_act && nn.act_type != ActType::None && !m_graph.graphSink[s.node]) {
+    const Opcode op = nn.act_type == ActType::Relu   ? Opcode::Vrelu
+                      : nn.act_type == ActType::Tanh ? Opcode::Vtanh
+                                                     : Opcode::Vsigmoid;
+    emit(core, op, Stage::Main, s.node, elements);
+  }
+  unmodelled(core);  // VER, and VRSU/VRSL for a fused clip
+}
+
 // The network input arrives from global memory: each input pixel the first time any window needs it, on every
 // core that will read it. When a core has no room for them the replica waits (nothing is loaded), or, with
 // spilling, that core reads the pixel from global memory whenever an AG needs it.
 bool Scheduler::loadFirstLayerInputs(ComputeState& s, std::int64_t pixel) {
   std::vector<std::int64_t> inputs{0};
   if (s.fcKey < 0) {
-    m_graph.window[s.node].inputsOf(pixel, m_scratch);
+    windowInputs(s, pixel, m_scratch);
     inputs = m_scratch;
   }
   std::erase_if(inputs, [&](std::int64_t in) { return in < 0 || s.loaded[in]; });
@@ -140,7 +153,7 @@ void Scheduler::prepareAndMultiply(ComputeState& s, std::int64_t agIndex, std::i
       readChannel(s, agIndex, ch, ch, std::max(ch * c, rowFirst), std::min(ch * c + c - 1, rowLast));
   } else {
     std::vector<std::int64_t> window;
-    m_graph.window[s.node].inputsOf(pixel, window);
+    windowInputs(s, pixel, window);
     for (std::size_t n = 0; n < window.size(); ++n)
       if (window[n] >= 0)
         readChannel(s, agIndex, window[n], std::int64_t(n), std::max(std::int64_t(n) * c, rowFirst),
@@ -196,16 +209,21 @@ void Scheduler::accumulate(const ComputeState& s, std::int64_t headAg) {
     const ArrayGroup& ag = ags[headAg + b];
     if (std::count(done.begin(), done.end(), ag.core)) continue;
     done.push_back(ag.core);
-    xbar::Instruction& send = emit(ag.core, Opcode::Send, Stage::Main, s.node, ag.cols);
-    send.peer = static_cast<std::int32_t>(headCore);
-    send.comm = m_nextComm;
     const std::int64_t buffer = allocate(headCore, ag.cols, "a received partial sum", s.node);
-    xbar::Instruction& recv = emit(headCore, Opcode::Recv, Stage::Main, s.node, ag.cols);
-    recv.peer = static_cast<std::int32_t>(ag.core);
-    recv.comm = m_nextComm++;
+    sendPartial(s.node, ag.core, headCore, ag.cols);
     emit(headCore, Opcode::Vvadd, Stage::MainC, s.node, ag.cols);
     m_memory.release(headCore, buffer, ag.cols);
   }
+}
+
+// A synchronous SEND/RECV pair of partial sums within the IG.
+void Scheduler::sendPartial(int node, std::int64_t from, std::int64_t to, std::int64_t elements) {
+  xbar::Instruction& send = emit(from, Opcode::Send, Stage::Main, node, elements);
+  send.peer = static_cast<std::int32_t>(to);
+  send.comm = m_nextComm;
+  xbar::Instruction& recv = emit(to, Opcode::Recv, Stage::Main, node, elements);
+  recv.peer = static_cast<std::int32_t>(from);
+  recv.comm = m_nextComm++;
 }
 
 }  // namespace pim::crossbar::ll

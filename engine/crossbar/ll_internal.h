@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/crossbar/ll_schedule.h"
@@ -89,7 +90,17 @@ struct ChannelUse {
   std::int64_t address = -1;  // held on the core while >= 0; kInGlobalMemory when spilled
 };
 
-/// A CONV/FC node's progress and the runtime record of its inputs.
+/// A computed pixel's buffer that outlives its computation until the last transfer reading it is issued: a
+/// post node's output, or a scatter layer's finished accumulator (ll_scatter.cpp).
+struct HeldOutput {
+  std::int64_t core = 0;
+  std::int64_t address = 0;
+  std::int64_t waiting = 0;  // transfers reading it not yet issued
+};
+
+/// A CONV/FC node's progress and the runtime record of its inputs. A replica computes windows r, r + R, ...:
+/// output pixels, except in a scatter unfolding (I,OK2,1, IK,OK,1), whose window is an input pixel or a
+/// column of K_h of them and whose products are added into the accumulators of several output pixels.
 struct ComputeState {
   int node = -1;
   const LayerPartition* layer = nullptr;
@@ -102,8 +113,14 @@ struct ComputeState {
   std::vector<char> ready;                    // per input pixel: arrived (every replica sees it)
   std::vector<char> loaded;                   // first layer: already loaded from global memory
   std::int64_t readyPrefix = 0;               // FC: pixels 0..readyPrefix-1 have arrived
-  std::vector<std::int64_t> produced;         // per replica: pixels computed
+  std::vector<std::int64_t> produced;         // per replica: windows computed
   std::vector<std::int64_t> undelivered;      // per replica: transfers of its last pixel still waiting
+  std::int64_t windows = 0;                   // per sample: output pixels, or the scatter format's windows
+  bool scatter = false;
+  std::vector<std::int64_t> contributionsLeft;  // scatter, per output pixel: window blocks still to add
+  std::vector<std::int64_t> accumulator;        // scatter, per output pixel: its buffer while open, else -1
+  std::vector<char> started;                    // scatter, per output pixel: a block was added
+  std::vector<HeldOutput> held;                 // scatter: finished pixels waiting for their transfers
 };
 
 /// One input pixel of a post node (per provider slot): its buffer on the node's core.
@@ -121,11 +138,8 @@ struct PostState {
   std::vector<std::int64_t> slotElements;      // elements of one input pixel per slot
   std::vector<char> done;
   std::set<std::int64_t> candidates;  // pixels that may have become ready since last checked
-  struct Output {
-    std::int64_t address = 0;
-    std::int64_t waiting = 0;  // transfers reading it not yet issued
-  };
-  std::vector<Output> outputs;  // output buffers, released at the end of the IG once nothing waits on them
+  std::vector<HeldOutput>
+      outputs;  // output buffers, released at the end of the IG once nothing waits on them
 };
 
 /// The local-memory operands PIMCOMP-NN's InstructionOptimization::MergePreparation compares when it merges
@@ -169,12 +183,27 @@ class Scheduler {
   // ll_compute.cpp
   void loadBiases();
   bool computeReplica(ComputeState& s, std::int64_t replica);
-  bool inputsReady(const ComputeState& s, std::int64_t pixel);
+  bool inputsReady(const ComputeState& s, std::int64_t window);
   bool loadFirstLayerInputs(ComputeState& s, std::int64_t pixel);
   void prepareAndMultiply(ComputeState& s, std::int64_t ag, std::int64_t pixel);
   void readChannel(ComputeState& s, std::int64_t ag, std::int64_t channel, std::int64_t position,
                    std::int64_t first, std::int64_t last);
   void accumulate(const ComputeState& s, std::int64_t headAg);
+  void activate(const ComputeState& s, std::int64_t core, std::int64_t elements);
+  void sendPartial(int node, std::int64_t from, std::int64_t to, std::int64_t elements);
+  // ll_scatter.cpp
+  void initScatter(ComputeState& s);
+  /// The input pixel under each window position (-1: padding): a CONV's output-pixel window, or a scatter
+  /// format's input pixel (I,OK2,1) or column of K_h input pixels (IK,OK,1).
+  void windowInputs(const ComputeState& s, std::int64_t window, std::vector<std::int64_t>& pixels) const;
+  /// (column block, output pixel) for each block of a scatter window's result that lands on an output pixel.
+  void scatterTargets(const ComputeState& s, std::int64_t window,
+                      std::vector<std::pair<std::int64_t, std::int64_t>>& targets) const;
+  std::int64_t ownerCore(const ComputeState& s, std::int64_t pixel) const;
+  bool reserveAccumulators(ComputeState& s, std::int64_t window);
+  void scatter(ComputeState& s, std::int64_t headAg, std::int64_t window);
+  void finishScatterPixel(ComputeState& s, std::int64_t pixel);
+  std::vector<HeldOutput>& heldOutputs(int origin);
   // ll_post.cpp
   bool computePost(PostState& p);
   bool postReady(const PostState& p, std::int64_t pixel);
@@ -194,7 +223,7 @@ class Scheduler {
   void transfer(const Transfer& t, std::int64_t to, std::int64_t toAddress);
   void spill(const Transfer& t);
   std::int64_t receive(const Transfer& t, std::int64_t core, std::int64_t elements);
-  void releasePostOutputs();
+  void releaseHeldOutputs();
   // ll_schedule.cpp
   xbar::Instruction& emit(std::int64_t core, xbar::Opcode op, xbar::Stage stage, int node,
                           std::int64_t elements);

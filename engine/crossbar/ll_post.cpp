@@ -38,7 +38,7 @@ bool Scheduler::computePost(PostState& p) {
       p.candidates.insert(pixel);
       continue;
     }
-    p.outputs.push_back({out, 0});
+    p.outputs.push_back({p.core, out, 0});
     if (m_graph.role[p.node] == Role::Pool)
       runPool(p, pixel, out);
     else
@@ -187,15 +187,15 @@ void Scheduler::forward(int origin, int from, int next, std::int64_t pixel, cons
 }
 
 // The pixel's buffer must outlive the request: its replica computes nothing more (the AG output buffer would
-// be overwritten), a post node keeps the output buffer, until the transfer is issued.
+// be overwritten), a post node or a scatter layer keeps the output buffer, until the transfer is issued.
 void Scheduler::queue(std::vector<Transfer>& list, const Transfer& t) {
   list.push_back(t);
   if (t.replica >= 0) {
     ++m_compute[m_computeOf[t.origin]].undelivered[t.replica];
     return;
   }
-  for (PostState::Output& out : m_post[m_postOf[t.origin]].outputs)
-    if (out.address == t.address) ++out.waiting;
+  for (HeldOutput& out : heldOutputs(t.origin))
+    if (out.core == t.core && out.address == t.address) ++out.waiting;
 }
 
 }  // namespace pim::crossbar::ll

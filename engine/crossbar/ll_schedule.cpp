@@ -29,7 +29,6 @@ Scheduler::Scheduler(const CompilePlan& plan, const LlOptions& options)
       m_graph(plan.network),
       m_memory(plan.accelerator.cores(), options.localMemoryElements),
       m_cores(plan.accelerator.cores()) {
-  requireWindowUnfoldings(plan.layers, plan.networkName, "LL");
   const std::size_t nodes = plan.network.nodes.size();
   m_computeOf.assign(nodes, -1);
   m_postOf.assign(nodes, -1);
@@ -152,7 +151,7 @@ LlScheduleSummary Scheduler::run(xbar::IProgramSink& sink) {
     const bool done = finished();
     // Nothing computed and nothing issued: memory and readiness stay as they are, so no later IG differs.
     if (!done && !communicate() && !progressed) throwStalled();
-    releasePostOutputs();
+    releaseHeldOutputs();
     for (const auto& list : m_ig.cores) {
       for (const xbar::Instruction& inst : list) ++summary.perOpcode[static_cast<std::size_t>(inst.op)];
       summary.instructions += static_cast<std::int64_t>(list.size());

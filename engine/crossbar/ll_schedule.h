@@ -72,9 +72,9 @@ struct LlScheduleSummary {
   std::int64_t maxLocalMemoryPeak() const;
 };
 
-/// Emits the LL program of `plan` to `sink`. Every CONV layer's unfolding must multiply whole windows
-/// (multipliesWholeWindows). Throws InputError for another unfolding, an operation the element pipeline
-/// cannot run (PAD, SHUFFLE, SHAPE, GATHER, UNSQUEEZE), or a schedule that cannot go on (see
+/// Emits the LL program of `plan` to `sink`. All five unfoldings run; a scatter one (I,OK2,1, IK,OK,1) only
+/// where a band fits one core (agp 1). Throws InputError for a scatter unfolding wider, an operation the
+/// element pipeline cannot run (PAD, SHUFFLE, SHAPE, GATHER, UNSQUEEZE), or a schedule that cannot go on (see
 /// LlOptions::localMemoryElements; also a node that never receives its input).
 LlScheduleSummary scheduleLl(const CompilePlan& plan, const LlOptions& options, xbar::IProgramSink& sink);
 

@@ -61,6 +61,8 @@ void Scheduler::initCompute(int node) {
   s.loaded.assign(s.inputChannels, 0);
   s.produced.assign(s.replicas, 0);
   s.undelivered.assign(s.replicas, 0);
+  s.windows = m_graph.pixels[node];
+  if (nn.op == NetworkOp::Conv && !multipliesWholeWindows(s.layer->unfolding)) initScatter(s);
   if (nn.op == NetworkOp::Conv)
     countConvUses(s);
   else
@@ -71,15 +73,14 @@ void Scheduler::initCompute(int node) {
   m_compute.push_back(std::move(s));
 }
 
-// Output pixel o belongs to replica o mod replicas; window position n holds elements [n*C, (n+1)*C) of the
-// im2col vector, and every AG band of that replica whose rows meet them reads the input pixel once.
+// Window o belongs to replica o mod replicas; window position n holds elements [n*C, (n+1)*C) of the
+// window vector, and every AG band of that replica whose rows meet them reads the input pixel once.
 void Scheduler::countConvUses(ComputeState& s) {
-  const Window& w = m_graph.window[s.node];
   const std::int64_t c = s.channelElements;
   const auto& ags = m_plan.layout.ags;
-  for (std::int64_t o = 0; o < m_graph.pixels[s.node]; ++o) {
+  for (std::int64_t o = 0; o < s.windows; ++o) {
     const std::int64_t head = s.firstAg + (o % s.replicas) * s.bands;
-    w.inputsOf(o, m_scratch);
+    windowInputs(s, o, m_scratch);
     for (std::size_t n = 0; n < m_scratch.size(); ++n) {
       if (m_scratch[n] < 0) continue;
       const std::int64_t first = std::int64_t(n) * c, last = first + c - 1;
@@ -138,7 +139,7 @@ std::int64_t Scheduler::placePost(int node) const {
       const ComputeState& s = m_compute[m_computeOf[p]];
       for (std::int64_t o = 0; o < m_graph.pixels[p]; ++o) {
         const ArrayGroup& head = m_plan.layout.ags[s.firstAg + (o % s.replicas) * s.bands];
-        elements[head.core] += head.cols;
+        elements[head.core] += s.scatter ? m_graph.channelElements[p] : head.cols;  // where output o is
       }
     } else if (m_postOf[p] >= 0) {
       elements[m_post[m_postOf[p]].core] += m_graph.pixels[p] * m_graph.channelElements[p];

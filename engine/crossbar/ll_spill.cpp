@@ -31,6 +31,8 @@ void Scheduler::initHeadroom() {
       const std::int64_t head = s.firstAg + r * s.bands, core = ags[head].core;
       for (std::int64_t b = 1; b < s.bands; ++b)
         m_partialRoom[core] = std::max(m_partialRoom[core], ags[head + b].cols);
+      // A scatter block received from another replica, and an accumulator to start.
+      if (s.scatter) m_partialRoom[core] = std::max(m_partialRoom[core], m_graph.channelElements[s.node]);
     }
   for (const PostState& p : m_post) {
     const std::int64_t out = m_graph.channelElements[p.node];

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <tuple>
 
 #include "engine/common/error.h"
@@ -33,12 +34,14 @@ std::string normalised(std::string_view s) {
   return out;
 }
 
-// `auto` picks among the formats the schedules run; `passedOver` gets the greedy's choice over all five when
-// that one is not among them.
+// `auto` picks among the formats the mode's schedule runs on the layer; `passedOver` gets the greedy's choice
+// over all five when that one is not among them.
 const Unfolding& chosenUnfolding(std::string_view choice, const ConvGeometry& g, PipelineMode mode,
-                                 const NetworkNode& node, std::string_view& passedOver) {
+                                 const Accelerator& acc, const NetworkNode& node,
+                                 std::string_view& passedOver) {
   if (choice == "auto") {
-    const Unfolding& scheduled = greedyUnfolding(g, mode, multipliesWholeWindows);
+    const Unfolding& scheduled =
+        greedyUnfolding(g, mode, [&](const Unfolding& u) { return scheduledIn(u, mode, g, acc); });
     const Unfolding& any = greedyUnfolding(g, mode);
     if (!(any == scheduled)) passedOver = any.name;
     return scheduled;
@@ -115,6 +118,11 @@ bool multipliesWholeWindows(const Unfolding& u) {
   return u.w.outputChannels && !u.w.inputChannels && u.w.kernelPower == 0;
 }
 
+bool scheduledIn(const Unfolding& u, PipelineMode mode, const ConvGeometry& g, const Accelerator& acc) {
+  if (multipliesWholeWindows(u)) return true;
+  return mode == PipelineMode::Ll && ceilDiv(unfoldedShape(u, g).w, acc.cols) <= acc.crossbarsPerCore;
+}
+
 void requireWindowUnfoldings(const std::vector<LayerPartition>& layers, std::string_view network,
                              std::string_view schedule) {
   for (const LayerPartition& l : layers) {
@@ -123,12 +131,12 @@ void requireWindowUnfoldings(const std::vector<LayerPartition>& layers, std::str
                      "': unfolding: the " + std::string(schedule) +
                      " schedule runs IK2,O,1 (im2col), I,O,K2 and " + "IK,O,K, not " +
                      std::string(l.unfolding.name) +
-                     " (its columns mix output pixels: the scatter accumulation is not modelled)");
+                     " (its columns mix output pixels: the scatter accumulation runs in the LL schedule only)");
   }
 }
 
 const Unfolding& greedyUnfolding(const ConvGeometry& g, PipelineMode mode,
-                                 bool (*admissible)(const Unfolding&)) {
+                                 const std::function<bool(const Unfolding&)>& admissible) {
   const Unfolding* best = nullptr;
   auto key = [&](const Unfolding& u) {
     const UnfoldingCost c = unfoldingCost(u, g);
@@ -138,7 +146,7 @@ const Unfolding& greedyUnfolding(const ConvGeometry& g, PipelineMode mode,
     if (admissible && !admissible(u)) continue;
     if (!best || key(u) < key(*best)) best = &u;  // strict: equal keys keep Table IV order
   }
-  return best ? *best : kIm2col;  // im2col is admissible under every filter the compiler uses
+  return best ? *best : kIm2col;  // im2col runs in every mode
 }
 
 std::vector<LayerPartition> partitionNetwork(const Network& net, const Accelerator& acc,
@@ -158,8 +166,8 @@ std::vector<LayerPartition> partitionNetwork(const Network& net, const Accelerat
     if (n.op == NetworkOp::Conv) {
       const ConvGeometry g = convGeometry(n);
       const auto over = choice.perLayer.find(n.name);
-      l.unfolding = chosenUnfolding(over != choice.perLayer.end() ? over->second : choice.all, g, mode, n,
-                                    l.greedyPassedOver);
+      l.unfolding = chosenUnfolding(over != choice.perLayer.end() ? over->second : choice.all, g, mode, acc,
+                                    n, l.greedyPassedOver);
       l.matrix = unfoldedShape(l.unfolding, g);
       l.cost = unfoldingCost(l.unfolding, g);
       l.windows = l.cost.computeCycles;

@@ -5,6 +5,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -81,10 +82,9 @@ struct UnfoldingCost {
 UnfoldingCost unfoldingCost(const Unfolding& u, const ConvGeometry& g);
 
 /// tcad V-B: fewest compute cycles, then least load volume (HT) or least extra memory (LL), then Table IV
-/// order; among the formats `admissible` accepts when given (`--unfolding auto` passes
-/// multipliesWholeWindows, the formats the schedules run).
+/// order; among the formats `admissible` accepts when given (`--unfolding auto` passes scheduledIn).
 const Unfolding& greedyUnfolding(const ConvGeometry& g, PipelineMode mode,
-                                 bool (*admissible)(const Unfolding&) = nullptr);
+                                 const std::function<bool(const Unfolding&)>& admissible = {});
 
 /// One CONV or FC layer after partitioning (before replication).
 ///
@@ -93,7 +93,7 @@ const Unfolding& greedyUnfolding(const ConvGeometry& g, PipelineMode mode,
 /// of the P matrices, so agsPerReplica = P*ceil(H/rows), and all of them are summed into the replica's output
 /// (the P matrices of (I,O,K^2) and (IK,O,K) hold different kernel positions of the same outputs). A format
 /// whose W mixes O with K ((I,OK^2,1), (IK,OK,1)) leaves the shifted accumulation of its column blocks to the
-/// vector unit, which the schedules do not model (multipliesWholeWindows). AGP: an AG wider than a
+/// vector unit (the LL schedule's ll_scatter.cpp; HT refuses them). AGP: an AG wider than a
 /// core (ceil(W/cols) > crossbars per core) is cut into agp column parts of at most a core each; PIMCOMP-NN
 /// then treats every part as a replica of its own (replicas = origin replicas * agp).
 struct LayerPartition {
@@ -109,23 +109,28 @@ struct LayerPartition {
   std::int64_t agp = 1;             // column parts of a band (1 unless a band is wider than a core)
   std::int64_t crossbarsPerReplica = 0;  // agsPerReplica * columnArrays (all agp parts together)
   UnfoldingCost cost;  // Table IV quantities (FC: 1 cycle, `inputs` loaded, no extra memory)
-  /// `auto` only: the greedy's choice over all five formats when the schedules do not run it (I,OK2,1 or
-  /// IK,OK,1) and `unfolding` is the best of the three they do; empty otherwise.
+  /// `auto` only: the greedy's choice over all five formats when the mode's schedule does not run it
+  /// (scheduledIn) and `unfolding` is the best of those it does; empty otherwise.
   std::string_view greedyPassedOver;
 };
 
 /// True when the columns of `u`'s matrices are the output channels alone (W = O): every AG then multiplies a
 /// contiguous slice of one window's im2col vector and a replica's AGs sum into one output pixel, which is
-/// what the HT and LL schedules build. I,OK2,1 and IK,OK,1 spread a window's products over several output
-/// pixels (a shifted, scatter accumulation in the vector unit) and are not scheduled.
+/// what both schedules build. I,OK2,1 and IK,OK,1 spread a window's products over several output pixels (a
+/// shifted, scatter accumulation in the vector unit), which the LL schedule runs and the HT schedule does
+/// not.
 bool multipliesWholeWindows(const Unfolding& u);
 
-/// InputError naming the first CONV layer of `network` whose unfolding `schedule` ("HT", "LL") cannot run.
+/// Whether `mode`'s schedule runs `u` on a layer of geometry `g`: both run the whole-window formats; LL also
+/// runs I,OK2,1 and IK,OK,1 (engine/crossbar/ll_scatter.cpp) where a band fits one core.
+bool scheduledIn(const Unfolding& u, PipelineMode mode, const ConvGeometry& g, const Accelerator& acc);
+
+/// InputError naming the first CONV layer of `network` whose unfolding the HT schedule cannot run.
 void requireWindowUnfoldings(const std::vector<LayerPartition>& layers, std::string_view network,
                              std::string_view schedule);
 
-/// Per-layer unfolding choice: "auto" (the greedy among the formats the schedules run), "im2col", or a Table
-/// IV name; `perLayer` (node name ->
+/// Per-layer unfolding choice: "auto" (the greedy among the formats the mode's schedule runs), "im2col", or a
+/// Table IV name; `perLayer` (node name ->
 /// choice) overrides `all` for single layers.
 struct UnfoldingChoice {
   std::string all = "im2col";

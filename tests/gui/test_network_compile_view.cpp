@@ -177,12 +177,38 @@ TEST(NetworkCompileView, TheUnfoldingIsAChoiceAndAColumn) {
   // auto compiles with the scheduled formats and says where the greedy preferred a scatter one.
   const int row = v.table()->item(0, NetworkCompileView::kUnfolding)->text().startsWith("auto") ? 0 : 1;
   EXPECT_EQ(v.table()->item(row, NetworkCompileView::kUnfolding)->text(), "auto: I,O,K2 + IK2,O,1");
-  EXPECT_TRUE(v.table()
-                  ->item(row, NetworkCompileView::kNote)
-                  ->text()
-                  .contains("auto unfolding: 13 layers take the best scheduled format in place of the "
-                            "greedy's I,OK2,1 or IK,OK,1"))
+  EXPECT_TRUE(
+      v.table()
+          ->item(row, NetworkCompileView::kNote)
+          ->text()
+          .contains("auto unfolding: 13 layers take the best format the schedule runs in place of the "
+                    "greedy's I,OK2,1 or IK,OK,1"))
       << v.table()->item(row, NetworkCompileView::kNote)->text().toStdString();
+}
+
+// The scatter formats are offered: LL compiles them (the row's MVMs are the engine's), HT says why not.
+TEST(NetworkCompileView, ScatterUnfoldingsRunInLlAndAreRefusedInHt) {
+  NetworkCompileView v;
+  only(v, {"balance"});
+  v.unfoldingBox()->setCurrentIndex(v.unfoldingBox()->findData("IK,OK,1"));
+  ASSERT_GE(v.unfoldingBox()->currentIndex(), 0);
+  v.modeBox()->setCurrentIndex(v.modeBox()->findData("ll"));
+  ASSERT_TRUE(compileAndWait(v));
+  pim::NetworkCompileRequest r;
+  r.compile.mode = pim::crossbar::PipelineMode::Ll;
+  r.compile.unfolding.all = "IK,OK,1";
+  const pim::NetworkCompileResult engine =
+      pim::compileNetwork(pim::builtinBackends().get("crossbar-pimcomp"),
+                          pim::loadNetworkFile(pim::builtinNetworkPath("resnet18")), r);
+  ASSERT_EQ(v.table()->rowCount(), 1);
+  EXPECT_EQ(v.table()->item(0, NetworkCompileView::kMvms)->text(), QString::number(engine.mvmCount));
+  v.modeBox()->setCurrentIndex(v.modeBox()->findData("ht"));
+  ASSERT_TRUE(compileAndWait(v));
+  ASSERT_EQ(v.table()->rowCount(), 2);
+  bool refused = false;
+  for (int row = 0; row < 2; ++row)
+    refused |= v.table()->item(row, NetworkCompileView::kNote)->text().contains("the HT schedule runs");
+  EXPECT_TRUE(refused);
 }
 
 TEST(NetworkCompileView, ABadNetworkFileIsRefusedInTheStatusLine) {

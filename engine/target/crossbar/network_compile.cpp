@@ -273,7 +273,7 @@ std::string compileNote(const NetworkCompileResult& r) {
   if (passedOver > 0)
     note += std::string(note.empty() ? "" : "; ") + "auto unfolding: " + std::to_string(passedOver) +
             (passedOver == 1 ? " layer takes" : " layers take") +
-            " the best scheduled format in place of the greedy's I,OK2,1 or IK,OK,1 (not scheduled)";
+            " the best format the schedule runs in place of the greedy's I,OK2,1 or IK,OK,1";
   return note;
 }
 

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+// LL scheduler: the scatter unfoldings (tcad Table IV's (I, OK^2, 1) and (IK, OK, 1); docs/crossbar.md,
+// "Scatter unfoldings"). Their matrix columns hold several kernel positions' worth of output channels, so one
+// MVM's result is K_h K_w (or K_w) blocks of O partial outputs, each belonging to another output pixel. A
+// window is an input pixel (I,OK2,1) or a column of K_h input pixels under one output row (IK,OK,1); block
+// (k_h, k_w) of window (h, w) lands on output pixel ((h + pad_top - k_h d_h) / s_h, (w + pad_left - k_w
+// d_w) / s_w) where both divide evenly and fall inside the output, and nowhere otherwise. Output pixel o
+// lives in an accumulator on the core of replica o mod R's first AG (where an ordinary layer's replica o mod
+// R computes it): the first block is copied there (LMV) or received into it, later ones are added (VVADD,
+// after a RECV from another core); the last one finishes the pixel (bias, activation) and sends it on.
+#include <string>
+
+#include "engine/common/error.h"
+#include "engine/crossbar/ll_internal.h"
+
+namespace pim::crossbar::ll {
+
+using xbar::Opcode;
+using xbar::Stage;
+
+namespace {
+
+bool isInputPixelWindow(const Unfolding& u) { return u.w.kernelPower == 2; }  // I,OK2,1
+
+// The output coordinate fed by input coordinate `in` through kernel tap `k`, or -1.
+std::int64_t outputAt(std::int64_t in, std::int64_t k, std::int64_t pad, std::int64_t dilation,
+                      std::int64_t stride, std::int64_t extent) {
+  const std::int64_t n = in + pad - k * dilation;
+  if (n < 0 || n % stride != 0 || n / stride >= extent) return -1;
+  return n / stride;
+}
+
+}  // namespace
+
+std::int64_t Scheduler::ownerCore(const ComputeState& s, std::int64_t pixel) const {
+  return m_plan.layout.ags[s.firstAg + (pixel % s.replicas) * s.bands].core;
+}
+
+void Scheduler::initScatter(ComputeState& s) {
+  const LayerPartition& l = *s.layer;
+  const std::string where = m_plan.networkName + ": node " + std::to_string(s.node) + " '" + l.name +
+                            "': unfolding " + std::string(l.unfolding.name);
+  if (l.agp > 1)
+    throw InputError(
+        where + ": a band of " + std::to_string(l.columnArrays) +
+        " arrays is wider than a core, which the LL schedule runs for whole-window formats only");
+  s.scatter = true;
+  s.windows = l.windows;
+  s.contributionsLeft.assign(m_graph.pixels[s.node], 0);
+  s.accumulator.assign(m_graph.pixels[s.node], -1);
+  s.started.assign(m_graph.pixels[s.node], 0);
+  std::vector<std::pair<std::int64_t, std::int64_t>> targets;
+  for (std::int64_t w = 0; w < s.windows; ++w) {
+    scatterTargets(s, w, targets);
+    for (const auto& [block, pixel] : targets) ++s.contributionsLeft[pixel];
+  }
+  for (std::int64_t o = 0; o < m_graph.pixels[s.node]; ++o)
+    if (s.contributionsLeft[o] == 0)
+      throw InputError(where + ": output pixel " + std::to_string(o) + " reads padding only");
+}
+
+void Scheduler::windowInputs(const ComputeState& s, std::int64_t window,
+                             std::vector<std::int64_t>& pixels) const {
+  const Window& w = m_graph.window[s.node];
+  if (!s.scatter) {
+    w.inputsOf(window, pixels);
+    return;
+  }
+  pixels.clear();
+  if (isInputPixelWindow(s.layer->unfolding)) {
+    pixels.push_back(window);
+    return;
+  }
+  const std::int64_t outRow = window / w.inW, column = window % w.inW;  // IK,OK,1
+  for (std::int64_t kh = 0; kh < w.kernelH; ++kh) {
+    const std::int64_t row = outRow * w.strideH - w.padTop + kh * w.dilationH;
+    pixels.push_back(row < 0 || row >= w.inH ? -1 : row * w.inW + column);
+  }
+}
+
+void Scheduler::scatterTargets(const ComputeState& s, std::int64_t window,
+                               std::vector<std::pair<std::int64_t, std::int64_t>>& targets) const {
+  const Window& w = m_graph.window[s.node];
+  targets.clear();
+  const std::int64_t column = window % w.inW;
+  if (isInputPixelWindow(s.layer->unfolding)) {
+    const std::int64_t row = window / w.inW;
+    for (std::int64_t kh = 0; kh < w.kernelH; ++kh) {
+      const std::int64_t oh = outputAt(row, kh, w.padTop, w.dilationH, w.strideH, w.outH);
+      for (std::int64_t kw = 0; oh >= 0 && kw < w.kernelW; ++kw) {
+        const std::int64_t ow = outputAt(column, kw, w.padLeft, w.dilationW, w.strideW, w.outW);
+        if (ow >= 0) targets.emplace_back(kh * w.kernelW + kw, oh * w.outW + ow);
+      }
+    }
+    return;
+  }
+  const std::int64_t oh = window / w.inW;  // IK,OK,1: the window's output row
+  for (std::int64_t kw = 0; kw < w.kernelW; ++kw) {
+    const std::int64_t ow = outputAt(column, kw, w.padLeft, w.dilationW, w.strideW, w.outW);
+    if (ow >= 0) targets.emplace_back(kw, oh * w.outW + ow);
+  }
+}
+
+// Before the window runs: an accumulator for every output pixel it starts, held like a post node's output
+// (with spilling, leaving the room reserved for what cannot wait). False, with nothing held, when one does
+// not fit: the replica waits.
+bool Scheduler::reserveAccumulators(ComputeState& s, std::int64_t window) {
+  const std::int64_t o = m_graph.channelElements[s.node];
+  std::vector<std::pair<std::int64_t, std::int64_t>> targets;
+  scatterTargets(s, window, targets);
+  std::vector<std::int64_t> placed;
+  m_memory.beginAttempt();
+  for (const auto& [block, pixel] : targets) {
+    if (s.accumulator[pixel] >= 0) continue;
+    s.accumulator[pixel] = holdPostOutput(ownerCore(s, pixel), o);
+    if (s.accumulator[pixel] >= 0) {
+      placed.push_back(pixel);
+      continue;
+    }
+    for (auto it = placed.rbegin(); it != placed.rend(); ++it) {  // first fit: undone in reverse
+      m_memory.release(ownerCore(s, *it), s.accumulator[*it], o);
+      s.accumulator[*it] = -1;
+    }
+    m_memory.abandonAttempt();
+    return false;
+  }
+  return true;
+}
+
+// The window's result sits in its replica's first AG output (after accumulate): each block goes to the
+// accumulator of its output pixel.
+void Scheduler::scatter(ComputeState& s, std::int64_t headAg, std::int64_t window) {
+  const std::int64_t from = m_plan.layout.ags[headAg].core, o = m_graph.channelElements[s.node];
+  std::vector<std::pair<std::int64_t, std::int64_t>> targets;
+  scatterTargets(s, window, targets);
+  for (const auto& [block, pixel] : targets) {
+    const std::int64_t owner = ownerCore(s, pixel);
+    const bool first = !s.started[pixel];
+    s.started[pixel] = 1;
+    if (owner == from && first) {
+      emitCopy(owner, Opcode::Lmv, Stage::MainC, s.node, o,
+               {m_agOutput[headAg], block * o, s.accumulator[pixel], 0});
+    } else if (owner == from) {
+      emit(owner, Opcode::Vvadd, Stage::MainC, s.node, o);
+    } else if (first) {
+      sendPartial(s.node, from, owner, o);  // received into the accumulator
+    } else {
+      const std::int64_t buffer = allocate(owner, o, "a received scatter block", s.node);
+      sendPartial(s.node, from, owner, o);
+      emit(owner, Opcode::Vvadd, Stage::MainC, s.node, o);
+      m_memory.release(owner, buffer, o);
+    }
+    if (--s.contributionsLeft[pixel] == 0) finishScatterPixel(s, pixel);
+  }
+}
+
+void Scheduler::finishScatterPixel(ComputeState& s, std::int64_t pixel) {
+  const std::int64_t owner = ownerCore(s, pixel);
+  const std::int64_t o = m_graph.channelElements[s.node], address = s.accumulator[pixel];
+  if (s.withBias) emit(owner, Opcode::Vvadd, Stage::MainB, s.node, o);
+  activate(s, owner, o);
+  ++m_nodeDone[s.node];
+  s.accumulator[pixel] = -1;
+  s.held.push_back({owner, address, 0});  // before the transfers, which count themselves on it
+  finishPixel({.origin = s.node, .pixel = pixel, .core = owner, .address = address, .elements = o});
+}
+
+}  // namespace pim::crossbar::ll
