@@ -40,7 +40,8 @@ void Scheduler::initScatter(ComputeState& s) {
   const LayerPartition& l = *s.layer;
   const std::string where = m_plan.networkName + ": node " + std::to_string(s.node) + " '" + l.name +
                             "': unfolding " + std::string(l.unfolding.name);
-  if (l.agp > 1)
+  if (!scheduledIn(l.unfolding, PipelineMode::Ll, convGeometry(m_plan.network.nodes[s.node]),
+                   m_plan.accelerator))
     throw InputError(
         where + ": a band of " + std::to_string(l.columnArrays) +
         " arrays is wider than a core, which the LL schedule runs for whole-window formats only");
