@@ -35,7 +35,7 @@ std::int64_t htInstructionGroups(const CompilePlan& plan) {
 }
 
 HtScheduleSummary scheduleHt(const CompilePlan& plan, xbar::IProgramSink& sink, const HtOptions& options) {
-  requireWindowUnfoldings(plan.layers, plan.networkName, "HT");
+  requireHtUnfoldings(plan.layers, plan.networkName);
   ht::Context ctx(plan);
   HtScheduleSummary s;
   s.instructionGroups = ctx.igCount;

@@ -83,7 +83,7 @@ inline std::int64_t spillSource(int node, std::int64_t slot) {
   return -(std::int64_t{1} << 40) - std::int64_t{node} * 4096 - slot;
 }
 
-/// One input pixel of a CONV/FC on one core: how many (AG, output pixel) segments still read it.
+/// One input pixel of a CONV/FC on one core: how many (AG, window) segments still read it.
 struct ChannelUse {
   std::int64_t core = 0;
   std::int64_t rest = 0;

@@ -123,15 +123,14 @@ bool scheduledIn(const Unfolding& u, PipelineMode mode, const ConvGeometry& g, c
   return mode == PipelineMode::Ll && ceilDiv(unfoldedShape(u, g).w, acc.cols) <= acc.crossbarsPerCore;
 }
 
-void requireWindowUnfoldings(const std::vector<LayerPartition>& layers, std::string_view network,
-                             std::string_view schedule) {
+void requireHtUnfoldings(const std::vector<LayerPartition>& layers, std::string_view network) {
   for (const LayerPartition& l : layers) {
     if (l.op != NetworkOp::Conv || multipliesWholeWindows(l.unfolding)) continue;
-    throw InputError(std::string(network) + ": node " + std::to_string(l.node) + " '" + l.name +
-                     "': unfolding: the " + std::string(schedule) +
-                     " schedule runs IK2,O,1 (im2col), I,O,K2 and " + "IK,O,K, not " +
-                     std::string(l.unfolding.name) +
-                     " (its columns mix output pixels: the scatter accumulation runs in the LL schedule only)");
+    throw InputError(
+        std::string(network) + ": node " + std::to_string(l.node) + " '" + l.name +
+        "': unfolding: the HT schedule runs IK2,O,1 (im2col), I,O,K2 and IK,O,K, not " +
+        std::string(l.unfolding.name) +
+        " (its columns mix output pixels: the scatter accumulation runs in the LL schedule only)");
   }
 }
 

@@ -126,8 +126,7 @@ bool multipliesWholeWindows(const Unfolding& u);
 bool scheduledIn(const Unfolding& u, PipelineMode mode, const ConvGeometry& g, const Accelerator& acc);
 
 /// InputError naming the first CONV layer of `network` whose unfolding the HT schedule cannot run.
-void requireWindowUnfoldings(const std::vector<LayerPartition>& layers, std::string_view network,
-                             std::string_view schedule);
+void requireHtUnfoldings(const std::vector<LayerPartition>& layers, std::string_view network);
 
 /// Per-layer unfolding choice: "auto" (the greedy among the formats the mode's schedule runs), "im2col", or a
 /// Table IV name; `perLayer` (node name ->
