@@ -33,6 +33,15 @@ struct EnergyBreakdown {
   double total_pJ() const {
     return actPre_pJ + rdWr_pJ + pimCompute_pJ + refresh_pJ + hostIo_pJ + bufferMoves_pJ;
   }
+  /// Adds `o`'s components (the sources stay: one family's runs cite the same figures).
+  void add(const EnergyBreakdown& o) {
+    actPre_pJ += o.actPre_pJ;
+    rdWr_pJ += o.rdWr_pJ;
+    pimCompute_pJ += o.pimCompute_pJ;
+    refresh_pJ += o.refresh_pJ;
+    hostIo_pJ += o.hostIo_pJ;
+    bufferMoves_pJ += o.bufferMoves_pJ;
+  }
 };
 
 struct TraceEvent {

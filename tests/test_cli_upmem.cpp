@@ -96,6 +96,41 @@ TEST(CliUpmem, MappingFileIsASchedule) {
   expectCliRefused(kVa + "--set pim.tasklets=4 -s mapping:" + text, {"mapping file", "conflicts with --set"});
   expectCliRefused(kVa + "-s mapping:" + pim::test::cliScratch().path(), {"is a directory"});
 }
+// CoMoNM's sub-maps (Fig. 8b): each runs over its box as the kernel of that size, with its own tasklets; the
+// host adds the partial results of a reduction split across them.
+TEST(CliUpmem, SubMapsRunOneAfterAnother) {
+  const std::string gemv = "simulate -b upmem -k gemv --dims b=1,out=512,in=1152 --dtype i32 ";
+  const std::string text = mappingFile("halves.map",
+                                       "Upmem_map: [\n"
+                                       "  M2: {(1, 2, 1), (1, 64, 1), (1, 1, 8), (1, 4, 72)},\n"
+                                       "  M1: {(1, 2, 1), (1, 64, 1), (1, 1, 4), (1, 4, 144)},\n"
+                                       "]\n");
+  const auto j = jsonOf(gemv + "-s mapping:" + text);
+  const auto& subs = j["schedule"]["sub_maps"];
+  ASSERT_EQ(subs.size(), 2u) << j.dump();
+  EXPECT_EQ(subs[0]["name"], "M1");                             // the order of the indices
+  EXPECT_EQ(subs[0]["box_lo"], (std::vector<int>{0, 0, 576}));  // placed second, after M2
+  EXPECT_EQ(subs[0]["shape"], "b=1,out=512,in=576");
+  EXPECT_EQ(subs[0]["evaluation"]["upmem"]["tasklets"], 4);
+  EXPECT_EQ(subs[1]["evaluation"]["upmem"]["tasklets"], 8);
+  EXPECT_EQ(j["schedule"]["merge"]["partials"], 512);
+  EXPECT_EQ(j["upmem"]["launches"], 2);
+  EXPECT_EQ(j["cycles"]["total"].get<std::int64_t>(),
+            subs[0]["evaluation"]["cycles"]["total"].get<std::int64_t>() +
+                subs[1]["evaluation"]["cycles"]["total"].get<std::int64_t>() +
+                j["schedule"]["merge"]["cycles"].get<std::int64_t>());
+  const CliRun r = cli(gemv + "-s mapping:" + text);
+  EXPECT_NE(r.out.find("M1 over [0, 1) x [0, 512) x [576, 1152) (b=1,out=512,in=576)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("host merge of 512 partial results"), std::string::npos) << r.out;
+  expectCliRefused(gemv + "--set pim.tasklets=8 -s mapping:" + text,
+                   {"halves.map:3:3: M1 sets pim.tasklets to 4", "conflicts with --set pim.tasklets=8"});
+  const std::string gap = mappingFile("gap.map",
+                                      "Upmem_map: [ M1: {(1, 2, 1), (1, 64, 1), (1, 1, 4), (1, 4, 144)} ,\n"
+                                      "             M2: {(1, 2, 1), (1, 64, 1), (1, 1, 4), (1, 4, 100)} ]\n");
+  expectCliRefused(gemv + "-s mapping:" + gap, {"iteration (0, 0, 976)", "in no sub-map"});
+}
+
 TEST(CliUpmem, PrimSearchIsAScheduleAndAnExploreBaseline) {
   const auto j = jsonOf(kVa + "-s prim-search");
   EXPECT_EQ(j["schedule"]["kind"], "prim-search");

@@ -164,7 +164,7 @@ TEST(MappingSchedule, BrokenRulesAreRefusedWithTheirPlace) {
                    {"level 1 (ranks)", "72 units", "the 40 ranks"});
   expectInputError(conv("Upmem_map: [ M1: {(1, 2, 9), (1, 64, 1), (1, 2, 4), (1, 2, 32)}, "
                         "M2: {(1, 2, 9), (1, 64, 1), (1, 2, 4), (1, 2, 32)} ]"),
-                   {"a second map (M2)", "one map"});
+                   {"a second map (M2)", "simulate --schedule mapping:FILE"});
   expectInputError(conv("Hbmpim_map: [ M1: {(1, 2, 9), (1, 64, 1), (1, 2, 4), (1, 2, 32)} ]"),
                    {"a mapping for 'Hbmpim', not for backend upmem"});
   // Tasklets beyond a DPU's 24, refused from the parameter's declared range.

@@ -13,6 +13,7 @@
 #include "engine/target/dram_pim/dcc_artifact/artifact_model.h"
 #include "engine/target/registry.h"
 #include "engine/workflow/mapping_schedule.h"
+#include "engine/workflow/sub_map_run.h"
 
 namespace pim::cli {
 namespace {
@@ -55,8 +56,18 @@ ProblemOptions problemOptions(const SimulateOptions& o, const MappingSpec* mappi
                      o.schedule + " names its own DPUs");
   if (mapping) {
     if (o.tasklets >= 0) throw InputError("--tasklets: the mapping file gives the tasklets (its level 3)");
-    for (const auto& [name, value] : mappingSettings(*mapping, shipped))
-      po.whatIf.addShorthand("mapping file " + mapping->file, name, value);
+    if (mapping->maps.size() == 1) {
+      for (const auto& [name, value] : mappingSettings(*mapping, shipped))
+        po.whatIf.addShorthand("mapping file " + mapping->file, name, value);
+    } else {  // each sub-map sets its own when it runs (runSubMaps), over what --set gives
+      for (const MappingMap& map : mapping->maps) {
+        MappingSpec one = *mapping;
+        one.maps = {map};
+        WhatIfOptions probe = po.whatIf;  // sub-maps may differ from each other, not from --set
+        for (const auto& [name, value] : mappingSettings(one, shipped))
+          probe.addShorthand(map.at.str() + ": " + map.name, name, value);
+      }
+    }
   }
   if (o.tasklets > 0) po.whatIf.addShorthand("--tasklets", "pim.tasklets", o.tasklets);
   return po;
@@ -116,6 +127,37 @@ std::optional<Scheduled> ofBaseline(const std::string& name, const Problem& p, c
   return s;
 }
 
+// A mapping of several sub-maps: each sub-map's line and JSON, then their sum with the host's merge.
+Scheduled ofSubMaps(const MappingSpec& m, const Problem& p, const EvalOptions& eo) {
+  MappingRun run = runSubMaps(m, p, eo);
+  Scheduled s{run.total,
+              {{"kind", "mapping"}, {"file", m.file}},
+              "mapping " + m.file + ", " + std::to_string(run.subMaps.size()) +
+                  " sub-maps run in the order of their indices"};
+  nlohmann::json subs = nlohmann::json::array();
+  for (const SubMapRun& r : run.subMaps) {
+    const Evaluation& e = r.evaluation;
+    subs.push_back({{"name", r.name},
+                    {"shape", shapeString(r.problem->kernel(), r.problem->shape())},
+                    {"box_lo", r.box.lo},
+                    {"box_extent", r.box.extent},
+                    {"draft", draftJson(*r.problem, r.draft)},
+                    {"notes", r.notes},
+                    {"evaluation", evaluationJson(e, &r.problem->backend())}});
+    char line[96];
+    std::snprintf(line, sizeof line, ": %lld cycles (%.1f us)", static_cast<long long>(e.totalCycles),
+                  e.timeNs / 1e3);
+    s.summary += "\n  " + r.name + " over " + boxText(r.box) + " (" +
+                 shapeString(r.problem->kernel(), r.problem->shape()) + "), draft " + r.draftLabel + line;
+  }
+  s.json["sub_maps"] = subs;
+  s.json["merge"] = {{"partials", run.mergedPartials}, {"cycles", run.mergeCycles}};
+  if (run.mergedPartials > 0)
+    s.summary += "\n  host merge of " + std::to_string(run.mergedPartials) +
+                 " partial results the sub-maps leave: " + std::to_string(run.mergeCycles) + " cycles";
+  return s;
+}
+
 Scheduled scheduled(const SimulateOptions& o, const Problem& problem, const EvalOptions& eo,
                     const MappingSpec* mapping) {
   if (auto b = ofBaseline(o.schedule, problem, eo)) return std::move(*b);
@@ -137,6 +179,7 @@ Scheduled scheduled(const SimulateOptions& o, const Problem& problem, const Eval
     if (eo.model != LabelModel::PimScope)
       throw InputError("--schedule mapping: labels with PIMScope's model; --model " + o.model +
                        " takes parts:[[g,c,tile],...]");
+    if (mapping->maps.size() > 1) return ofSubMaps(*mapping, problem, eo);
     const MappedSchedule m = mappedSchedule(*mapping, problem);
     Scheduled s = ofDraft(problem, m.draft, eo, "mapping " + mapping->file + " as draft ");
     for (const std::string& n : m.notes) s.summary += "\n  " + n;

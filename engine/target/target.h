@@ -220,6 +220,10 @@ class ITarget {
   /// Figures of a candidate's evaluation beside the fixed ones (Evaluation::facts by key) that the drafts
   /// table shows as columns (pim-hierarchy: DRAM row activations per tensor); none by default.
   virtual const std::vector<StatDecl>& factColumns() const;
+  /// How fact `key` of evaluate() combines over runs one after another (a mapping's sub-maps,
+  /// engine/workflow/sub_map_run.h): a count adds (the default); a fact describing the machine in use
+  /// (UPMEM's DPUs and tasklets) takes the largest.
+  virtual bool factAddsOverRuns(std::string_view) const { return true; }
 
   /// Names of the features its estimator computes, in order: the schema its predictor models are trained
   /// on; empty when the family has no estimate.

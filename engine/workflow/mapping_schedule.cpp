@@ -60,7 +60,7 @@ const MappingMap& checkedMap(const MappingSpec& m, const Backend& b, const Level
   if (m.maps.size() > 1)
     throw InputError(m.maps[1].at.str() + ": a second map (" + m.maps[1].name +
                      "): sub-maps run one after another over parts of the space, which one PIMScope draft "
-                     "cannot say; give one map over the whole iteration space");
+                     "cannot say; `pimscope-cli simulate --schedule mapping:FILE` runs them in turn");
   const MappingMap& map = m.maps.front();
   if (map.tuples.size() != 4)
     throw InputError(map.at.str() + ": " + map.name + " has " + std::to_string(map.tuples.size()) +

@@ -29,6 +29,7 @@
 #include "engine/kernel/dsl.h"
 #include "engine/kernel/library.h"
 #include "engine/kernel/onnx_network.h"
+#include "engine/mapping/sub_map_layout.h"
 #include "engine/search/schedule_file.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
@@ -133,7 +134,8 @@ inline bool store(std::string_view bytes) {
 }
 
 /// The mapping reader (CoMoNM's notation or JSON), then its settings and its draft on upmem's GEMV of 512 x
-/// 1,152 int32 (CoMoNM's Fig. 8 space), as `simulate --schedule mapping:FILE` does before it evaluates.
+/// 1,152 int32 (CoMoNM's Fig. 8 space), as `simulate --schedule mapping:FILE` does before it evaluates;
+/// several sub-maps are placed in that space.
 inline bool mapping(std::string_view bytes) {
   static const Problem& gemv = *[] {
     Kernel k = retyped(KernelLibrary::builtin().get("gemv"), DType::I32);
@@ -142,6 +144,10 @@ inline bool mapping(std::string_view bytes) {
   }();
   return accepted([&] {
     const MappingSpec m = parseMapping(bytes, "fuzz.map");
+    if (m.maps.size() > 1) {  // sub-maps: where they lie (runSubMaps then maps each as below)
+      (void)placeSubMaps(m, {1, 512, 1152}, {"b", "o", "i"});
+      return;
+    }
     (void)mappingSettings(m, gemv.backend());
     (void)mappedSchedule(m, gemv);
   });

@@ -220,6 +220,11 @@ class UpmemTarget final : public ITarget {
     return {.residency = true, .pruneRules = true, .dccLowering = false, .labelModels = false};
   }
   const std::vector<SubPhaseDecl>& subPhases() const override { return upmemPhases(); }
+  // evaluation()'s facts: launches and simulated kernels count; DPUs, tasklets and the extrapolation flag
+  // describe the run.
+  bool factAddsOverRuns(std::string_view key) const override {
+    return key == "launches" || key == "simulated_kernels";
+  }
   const std::vector<std::string>& featureNames() const override { return upmemFeatureNames(); }
   // Spearman 0.997-0.999 against the DPU model on random candidates (tests/test_upmem_estimate.cpp).
   bool estimateRanksUnseenKernels() const override { return true; }
