@@ -253,6 +253,43 @@ TEST(MappingSchedule, ChoicesMakeTheCandidate) {
       {"h.json: choices.code", "no kernel-level choices"});
 }
 
+// Level 3 says where the tasklets go. GEMV 65,536 x 256 on 256 DPUs holds 256 rows per DPU: 16 tasklets on
+// the rows (o) are what the code generator does by itself; on the columns (i) they split each row's
+// reduction, which it does only when told (the "tasklets split reductions" choice, added with a note), so
+// each DPU adds partial sums; a file choice that says otherwise is refused with both places.
+TEST(MappingSchedule, LevelThreeLaysTheTasklets) {
+  const auto p = problem("upmem", "gemv", "b=1,out=65536,in=256", DType::I32);
+  const CandidateIds ids = targetOf(p->backend()).candidateIds(*p);
+  auto mapped = [&](const std::string& third, const std::string& leaf, const std::string& choices = "") {
+    return mappedSchedule(
+        parseMappingJson(R"({"maps": [{"levels": [[1,4,1],[1,64,1],)" + third + "," + leaf + "]}]" +
+                             (choices.empty() ? "" : ", \"choices\": " + choices) + "}",
+                         "l.json"),
+        *p);
+  };
+  const MappedSchedule rows = mapped("[1,16,1]", "[1,16,256]");
+  const MappedSchedule columns = mapped("[1,1,16]", "[1,256,16]");
+  EXPECT_EQ(rows.draft.id, ids.draftOf(rows.draft.id));  // the backend's own split: no choice
+  EXPECT_EQ(ids.draftOf(columns.draft.id), rows.draft.id);
+  EXPECT_EQ(ids.value(columns.draft.id, "tasklet_split", -1),
+            static_cast<std::int64_t>(TaskletSplit::Reduction));
+  EXPECT_EQ(columns.notes.back(), "tasklet_split: tasklets split reductions");
+  EXPECT_NE(rows.notes.back().find("the tasklets take outputs"), std::string::npos) << rows.notes.back();
+  EXPECT_NE(evaluateDraft(*p, columns.draft).totalCycles, evaluateDraft(*p, rows.draft).totalCycles);
+  // The notation writes a candidate's tasklets where its split lays them, and reads back to it.
+  const MappingText text = mappingTextOf(*p, columns.draft, 16);
+  EXPECT_EQ(text.text, "Upmem_map: [ M1: {(1, 4, 1), (1, 64, 1), (1, 1, 16), (1, 256, 16)} ]");
+  EXPECT_EQ(mappedSchedule(parseMappingText(text.text, "back.txt"), *p).draft, columns.draft);
+  expectInputError([&] { mapped("[1,1,16]", "[1,256,16]", R"({"tasklet_split": "tasklets take outputs"})"); },
+                   {"l.json: choices.tasklet_split", "contradicts level 3 at l.json: maps[0].levels[2]",
+                    "split the reduction", "\"tasklets split reductions\""});
+  // Over both kinds of loop the generator has no such grid: a note, the backend's own split.
+  const MappedSchedule both = mapped("[1,4,4]", "[1,64,64]");
+  EXPECT_EQ(both.draft.id, rows.draft.id);
+  EXPECT_NE(both.notes.back().find("no two-dimensional tasklet grid"), std::string::npos)
+      << both.notes.back();
+}
+
 // A draft written in CoMoNM's notation reads back to the same draft and tasklets; a split with unequal tiles
 // has no such text and says why.
 TEST(MappingSchedule, DraftsRoundTripThroughTheNotation) {

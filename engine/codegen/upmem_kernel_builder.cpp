@@ -116,17 +116,19 @@ std::int64_t KernelBuilder::cachedWramPerTasklet(std::int64_t outs, std::int64_t
   return bytes;
 }
 
-bool KernelBuilder::byOutputs(std::int64_t outs) const {
-  switch (m_split) {
+bool taskletsTakeOutputs(TaskletSplit split, std::int64_t outputs, std::int64_t tasklets) {
+  switch (split) {
     case TaskletSplit::Outputs:
-      return outs > 1;
+      return outputs > 1;
     case TaskletSplit::Reduction:
       return false;
     case TaskletSplit::Auto:
       break;
   }
-  return outs >= m_T;
+  return outputs >= tasklets;
 }
+
+bool KernelBuilder::byOutputs(std::int64_t outs) const { return taskletsTakeOutputs(m_split, outs, m_T); }
 
 // Operand `bytes` per element between MRAM and WRAM for `n` valid elements of a tile; `tail`: the tile does
 // not divide its dimension.

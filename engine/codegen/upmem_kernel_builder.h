@@ -163,6 +163,10 @@ enum class TaskletSplit : std::uint8_t {
   Reduction,
 };
 
+/// Whether `tasklets` tasklets of a DPU holding `outputs` outputs of a reducing statement take outputs under
+/// `split` (else they split each reduction).
+bool taskletsTakeOutputs(TaskletSplit split, std::int64_t outputs, std::int64_t tasklets);
+
 struct KernelStyle {
   bool handWritten = false;  // PrIM's loops (blocks sized to what is left); else generated with `passes`
   BoundaryPasses passes;

@@ -10,6 +10,7 @@
 #include "engine/common/error.h"
 #include "engine/core/kernel_choices.h"
 #include "engine/target/registry.h"
+#include "engine/target/upmem/upmem_choices.h"
 
 namespace pim {
 namespace {
@@ -166,6 +167,80 @@ Draft withChoices(const MappingSpec& m, const Problem& p, const Draft& draft,
   return candidateOf(p, ids.id(draft.id, choice));
 }
 
+// Loops some statement of `k` reduces over.
+std::vector<bool> reducedLoops(const Kernel& k) {
+  std::vector<bool> reduced(k.loops.size(), false);
+  for (const Statement& st : k.statements)
+    for (int v : st.reducedLoops()) reduced[static_cast<std::size_t>(v)] = true;
+  return reduced;
+}
+
+// Outputs one DPU holds: the product of its shares (level 3 times the leaf) along the loops not reduced.
+std::int64_t outputsPerUnit(const std::vector<std::int64_t>& share, const std::vector<bool>& reduced) {
+  std::int64_t outs = 1;
+  for (std::size_t j = 0; j < share.size(); ++j)
+    if (!reduced[j]) outs *= share[j];
+  return outs;
+}
+
+// Level 3's tasklets as the code generator lays them (taskletsTakeOutputs): a tuple over loops not reduced
+// says they take outputs, one over reduced loops that they split the reduction; over both, nothing the
+// generator can do (it has no two-dimensional tasklet grid: a note). The file's tasklet split (the backend's
+// own when it names none) must give that layout; where the backend's own does not, the split that does is
+// added to the choices. A named split that does not is refused with both places.
+std::vector<MappingChoice> choicesWithLevelThree(const MappingSpec& m, const MappingMap& map,
+                                                 const Problem& p, std::vector<std::string>& notes) {
+  std::vector<MappingChoice> out = m.choices;
+  const CandidateIds ids = targetOf(p.backend()).candidateIds(p);
+  const auto& axes = ids.axes();
+  const auto axis =
+      std::find_if(axes.begin(), axes.end(), [](const ChoiceAxis& a) { return a.key == kTaskletSplitKey; });
+  if (axis == axes.end()) return out;  // nothing reduces
+  const Kernel& k = p.kernel();
+  const std::vector<bool> reduced = reducedLoops(k);
+  const MappingTuple& third = map.tuples[2];
+  bool onOutputs = false, onReduced = false;
+  std::vector<std::int64_t> share(k.loops.size());
+  for (std::size_t j = 0; j < k.loops.size(); ++j) {
+    share[j] = third.entries[j] * map.tuples[3].entries[j];
+    (reduced[j] ? onReduced : onOutputs) |= third.entries[j] > 1;
+  }
+  const std::string lead = "level 3 " + tupleText(third) + ": ";
+  if (onOutputs && onReduced) {
+    notes.push_back(
+        lead +
+        "splits output and reduced loops at once; the code generator has no two-dimensional tasklet "
+        "grid and gives tasklets outputs when a DPU holds at least as many, else splits the "
+        "reduction (docs/simulator.md)");
+    return out;
+  }
+  if (!onOutputs && !onReduced) return out;
+  const std::int64_t outputs = outputsPerUnit(share, reduced), tasklets = product(third.entries).value_or(0);
+  const auto named = std::find_if(m.choices.begin(), m.choices.end(),
+                                  [](const MappingChoice& c) { return c.key == kTaskletSplitKey; });
+  auto splitOf = [&](int index) {
+    return static_cast<TaskletSplit>(axis->values[static_cast<std::size_t>(index)]);
+  };
+  const TaskletSplit given = named == m.choices.end() ? splitOf(0) : splitOf(choiceIndex(*axis, *named));
+  const char* layout = onOutputs ? "take outputs" : "split the reduction";
+  if (taskletsTakeOutputs(given, outputs, tasklets) == onOutputs) {
+    notes.push_back(lead + "the tasklets " + layout + ", as the code generator lays them");
+    return out;
+  }
+  const TaskletSplit wanted = onOutputs ? TaskletSplit::Outputs : TaskletSplit::Reduction;
+  if (named != m.choices.end())
+    throw InputError(named->at.str() + ": " + named->valueText() + " contradicts level 3 at " +
+                     third.at.str() + ", whose tasklets " + layout + " (" + std::to_string(outputs) +
+                     " outputs per " + "unit, " + std::to_string(tasklets) + " tasklets): that is \"" +
+                     taskletSplitText(wanted) + "\"");
+  MappingChoice c;
+  c.key = kTaskletSplitKey;
+  c.text = taskletSplitText(wanted);
+  c.at = third.at;
+  out.push_back(std::move(c));
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, double>> mappingSettings(const MappingSpec& m, const Backend& b) {
@@ -244,14 +319,15 @@ MappedSchedule mappedSchedule(const MappingSpec& m, const Problem& p) {
   out.notes.push_back(
       levels.threads
           ? "level 3 (" + levels.names[2] + ") " + tupleText(third) + ": " + std::to_string(thirdUnits) +
-                " tasklets; the code generator gives them outputs when a DPU holds at least as many, else "
-                "splits the reduction (docs/simulator.md), whatever this tuple splits"
+                " tasklets"
           : "level 3 (" + levels.names[2] + ") " + tupleText(third) +
                 ": the code generator lays the lanes along the contiguous dimension itself; this tuple is "
                 "taken as part of each core's share");
   out.notes.push_back("leaf " + tupleText(map.tuples[3]) + ": each " +
                       (levels.threads ? std::string("tasklet") : std::string("lane")) + "'s share");
-  if (!m.choices.empty()) out.draft = withChoices(m, p, out.draft, out.notes);
+  MappingSpec chosen = m;
+  if (levels.threads) chosen.choices = choicesWithLevelThree(m, map, p, out.notes);
+  if (!chosen.choices.empty()) out.draft = withChoices(chosen, p, out.draft, out.notes);
   return out;
 }
 
@@ -282,7 +358,14 @@ MappingText mappingTextOf(const Problem& p, const Draft& d, int threads) {
     level2[j] = c.cores;
     leaf[j] /= units;
   }
-  // Level 3: each factor of `threads` on the loop with the largest share it divides.
+  // Level 3 where the code generator lays the tasklets (taskletsTakeOutputs under the candidate's split):
+  // each factor of `threads` on the loop of that kind with the largest share it divides.
+  const std::vector<bool> reduced = reducedLoops(k);
+  const CandidateIds ids = targetOf(p.backend()).candidateIds(p);
+  const auto split = static_cast<TaskletSplit>(
+      ids.value(d.id, kTaskletSplitKey, static_cast<std::int64_t>(TaskletSplit::Auto)));
+  const bool reduces = std::find(reduced.begin(), reduced.end(), true) != reduced.end();
+  const bool onOutputs = !reduces || taskletsTakeOutputs(split, outputsPerUnit(leaf, reduced), threads);
   for (int t = threads, f = 2; t > 1;) {
     if (t % f != 0) {
       ++f;
@@ -290,9 +373,10 @@ MappingText mappingTextOf(const Problem& p, const Draft& d, int threads) {
     }
     std::size_t best = n;
     for (std::size_t j = 0; j < n; ++j)
-      if (leaf[j] % f == 0 && (best == n || leaf[j] > leaf[best])) best = j;
+      if (reduced[j] != onOutputs && leaf[j] % f == 0 && (best == n || leaf[j] > leaf[best])) best = j;
     if (best == n) {
-      out.reason = std::to_string(threads) + " tasklets do not divide the DPUs' shares exactly";
+      out.reason = std::to_string(threads) + " tasklets do not divide the DPUs' shares of the loops they " +
+                   (onOutputs ? "take outputs of" : "split the reduction of") + " exactly";
       return out;
     }
     level3[best] *= f;

@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kTasklets = "tasklets";
 constexpr const char* kTile = "tile_bytes";
-constexpr const char* kSplit = "tasklet_split";
+constexpr const char* kSplit = kTaskletSplitKey;
 constexpr const char* kCode = "code";
 constexpr const char* kHistogram = "histogram";
 constexpr const char* kScan = "scan";
@@ -56,6 +56,18 @@ bool reduces(const Kernel& k) {
 
 }  // namespace
 
+const char* taskletSplitText(TaskletSplit s) {
+  switch (s) {
+    case TaskletSplit::Outputs:
+      return "tasklets take outputs";
+    case TaskletSplit::Reduction:
+      return "tasklets split reductions";
+    case TaskletSplit::Auto:
+      break;
+  }
+  return "tasklets by output count";
+}
+
 ChoiceAxes upmemChoiceAxes(const Kernel& k, const UpmemCodegenOptions& own) {
   std::vector<std::int64_t> tasklets, tiles;
   for (std::int64_t t : {1, 2, 4, 8, 12, 16, 20, 24})
@@ -65,15 +77,11 @@ ChoiceAxes upmemChoiceAxes(const Kernel& k, const UpmemCodegenOptions& own) {
                      axisOf(kTile, "tile (B)", own.blockBytes, tiles, "-B tiles")};
   if (reduces(k)) {
     ChoiceAxis split{kSplit, "tasklet split", {}, {}, false};
-    const std::pair<TaskletSplit, const char*> all[] = {
-        {TaskletSplit::Auto, "tasklets by output count"},
-        {TaskletSplit::Outputs, "tasklets take outputs"},
-        {TaskletSplit::Reduction, "tasklets split reductions"}};
     // The backend's own split first.
     split.values.push_back(static_cast<std::int64_t>(own.split));
-    for (const auto& [s, text] : all)
+    for (TaskletSplit s : {TaskletSplit::Auto, TaskletSplit::Outputs, TaskletSplit::Reduction})
       if (s != own.split) split.values.push_back(static_cast<std::int64_t>(s));
-    for (std::int64_t v : split.values) split.texts.push_back(all[v].second);
+    for (std::int64_t v : split.values) split.texts.push_back(taskletSplitText(static_cast<TaskletSplit>(v)));
     axes.push_back(std::move(split));
   }
   // Whose code: generated (IMTP's passes decide its guards) or PrIM's hand-written kernels and host code.

@@ -14,6 +14,11 @@
 
 namespace pim {
 
+/// The key of the tasklet-split axis and the text of each of its values (what a mapping's level 3 and a
+/// mapping file's "choices" name it by).
+inline constexpr const char* kTaskletSplitKey = "tasklet_split";
+const char* taskletSplitText(TaskletSplit s);
+
 /// The axes for `p` given the backend's own choices `own`: tasklets 1, 2, 4, 8, 12, 16, 20, 24 (up to
 /// own.maxTasklets), tiles of 32 to 2,048 B (up to own.dmaMaxBytes), and the split where a statement
 /// reduces.
