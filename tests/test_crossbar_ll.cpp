@@ -225,6 +225,22 @@ Accelerator small() {
   return a;
 }
 
+// small() with arrays of 4 rows, 64 a core: the hand-worked chain's conv2 in several AGs of any unfolding.
+Accelerator fourRows() {
+  Accelerator a = small();
+  a.crossbarsPerCore = 64;
+  a.rows = 4;
+  return a;
+}
+
+CompileOptions conv2In(const std::string& format) {
+  CompileOptions o;
+  o.mode = PipelineMode::Ll;
+  o.replication = "balance";
+  o.unfolding.perLayer["conv2"] = format;
+  return o;
+}
+
 // conv1 has one replica (core 0) and, as the first layer, is always ready: it computes pixel k in IG k. Its
 // pixel reaches conv2 at the end of that IG. conv2 has two replicas (cores 1 and 2): replica r computes
 // pixels r, r + 2, ... one per IG, each once every conv1 pixel in its window has arrived. Pixel (h, w) of
@@ -424,16 +440,13 @@ TEST(CrossbarLl, PostNodesCanGoWhereTheirInputIs) {
 // the copies and fills before each one). conv2 (2 channels, 3x3) on 4-row arrays: im2col has 5 bands of
 // its 18 rows, I,O,K2 9 matrices of 2 rows, IK,O,K 3 matrices of 6 rows in 2 bands.
 TEST(CrossbarLl, RunsWindowUnfoldings) {
-  Accelerator acc = small();
-  acc.crossbarsPerCore = 64;
-  acc.rows = 4;
+  const Accelerator acc = fourRows();
   const std::vector<std::pair<std::string, std::int64_t>> agsPerReplica = {
       {"IK2,O,1", 5}, {"I,O,K2", 9}, {"IK,O,K", 6}};  // im2col first: the others are compared with it
   std::int64_t im2colIgs = 0;
   for (const auto& [format, ags] : agsPerReplica) {
     SCOPED_TRACE(format);
-    CompileOptions o = llCompile("balance");
-    o.unfolding.perLayer["conv2"] = format;
+    const CompileOptions o = conv2In(format);
     std::vector<std::int64_t> cores(5, 0);  // conv1's AGs on core 0, conv2's on core 1
     cores.resize(5 + ags, 1);
     const CompilePlan plan = assemblePlan(chain(), acc, o, {1, 1}, cores);
@@ -456,17 +469,14 @@ TEST(CrossbarLl, RunsWindowUnfoldings) {
 // its accumulator, the others added (VVADD): 84 and 24 adds, plus IK,OK,1's 16 band sums; conv1 (im2col, 5
 // AGs on core 0) adds 4 band sums a pixel, 64. Every output pixel of conv2 is stored once.
 TEST(CrossbarLl, ScatterUnfoldingsAddEveryBlockIntoItsOutputPixel) {
-  Accelerator acc = small();
-  acc.crossbarsPerCore = 64;
-  acc.rows = 4;
+  const Accelerator acc = fourRows();
   struct Case {
     std::string format;
     std::int64_t ags, adds;
   };
   for (const Case& c : {Case{"I,OK2,1", 1, 84}, Case{"IK,OK,1", 2, 24 + 16}}) {
     SCOPED_TRACE(c.format);
-    CompileOptions o = llCompile("balance");
-    o.unfolding.perLayer["conv2"] = c.format;
+    const CompileOptions o = conv2In(c.format);
     std::vector<std::int64_t> cores(5, 0);
     cores.resize(5 + c.ags, 1);
     const CompilePlan plan = assemblePlan(chain(), acc, o, {1, 1}, cores);
@@ -508,12 +518,8 @@ TEST(CrossbarLl, ScatterUnfoldingsKeepTheMvmInvariantOnShippedNetworks) {
 // of the other parity exactly when k_w is 0 or 2: 10 (rows) x 6 (3 output columns for each) = 60 blocks
 // cross cores (SEND/RECV), beside conv1's 16 pixels going to the one core that reads each.
 TEST(CrossbarLl, ScatterBlocksCrossToTheCoreOfTheirOutputPixel) {
-  Accelerator acc = small();
-  acc.crossbarsPerCore = 64;
-  acc.rows = 4;
-  CompileOptions o = llCompile("balance");
-  o.unfolding.perLayer["conv2"] = "I,OK2,1";
-  const CompilePlan plan = assemblePlan(chain(), acc, o, {1, 2}, {0, 0, 0, 0, 0, 1, 2});
+  const CompilePlan plan =
+      assemblePlan(chain(), fourRows(), conv2In("I,OK2,1"), {1, 2}, {0, 0, 0, 0, 0, 1, 2});
   CountingSink sink(plan);
   const LlScheduleSummary s = scheduleLl(plan, {}, sink);
   EXPECT_TRUE(s.completed);
@@ -528,9 +534,7 @@ TEST(CrossbarLl, AScatterBandWiderThanACoreIsRefused) {
   Accelerator acc = small();
   acc.cols = 4;  // I,OK2,1's W = 2 x 9 = 18 columns: 5 arrays
   acc.crossbarsPerCore = 4;
-  CompileOptions o = llCompile("balance");
-  o.unfolding.perLayer["conv2"] = "I,OK2,1";
-  const CompilePlan plan = compilePlan(chain(), acc, o);
+  const CompilePlan plan = compilePlan(chain(), acc, conv2In("I,OK2,1"));
   CountingSink sink;
   try {
     scheduleLl(plan, {}, sink);
@@ -541,6 +545,50 @@ TEST(CrossbarLl, AScatterBandWiderThanACoreIsRefused) {
               std::string::npos)
         << e.what();
   }
+}
+
+// With spilling and no room for an accumulator beside what its core keeps for what cannot wait, the sum
+// lives in global memory, updated by the core that computed the block: conv1 and conv2 in I,OK2,1 on core
+// 0, at the least local memory that schedules at all (the core's headroom), keep every accumulator there. Of
+// its 100 blocks, each pixel's first is stored (ST), the 84 others loaded (LD), added (VVADD) and stored
+// back: 100 STs of conv2 (its pixels, the network's output, are not stored again), 84 LDs and 64 + 84 adds;
+// no SEND.
+TEST(CrossbarLl, ScatterAccumulatorsWithoutRoomLiveInGlobalMemory) {
+  const CompilePlan plan = assemblePlan(chain(), fourRows(), conv2In("I,OK2,1"), {1, 1}, {0, 0, 0, 0, 0, 0});
+  LlOptions least;
+  least.spillToGlobalMemory = true;
+  for (least.localMemoryElements = 1;; ++least.localMemoryElements) {
+    CountingSink probe;
+    try {
+      scheduleLl(plan, least, probe);
+      break;
+    } catch (const InputError&) {  // the headroom does not fit yet
+    }
+    ASSERT_LT(least.localMemoryElements, 1000);
+  }
+  CountingSink sink(plan);
+  const LlScheduleSummary s = scheduleLl(plan, least, sink);
+  EXPECT_TRUE(s.completed);
+  EXPECT_EQ(sink.mvms, 16 * 5 + 16);
+  EXPECT_EQ(sink.misprepared, 0);
+  EXPECT_EQ(sink.stores[2].size(), 100u);
+  EXPECT_EQ(s.count(Opcode::Vvadd), 64 + 84);
+  EXPECT_EQ(s.count(Opcode::Send), 0);
+  for (std::int64_t p : s.localMemoryPeak) EXPECT_LE(p, least.localMemoryElements);
+  // GoogLeNet in I,OK2,1 at the Intended mode's 64 kB: open accumulators used to fill cores until no node
+  // could progress; now it completes with the MVM invariant.
+  CompileOptions all = llCompile("balance");
+  all.unfolding.all = "I,OK2,1";
+  const CompilePlan google = compilePlan(shipped("googlenet"), Accelerator{}, all);
+  LlOptions intended;
+  intended.localMemoryElements = llLocalMemoryElements(google.accelerator, TimingMode::Intended);
+  intended.spillToGlobalMemory = true;
+  CountingSink googleSink;
+  const LlScheduleSummary g = scheduleLl(google, intended, googleSink);
+  EXPECT_TRUE(g.completed);
+  EXPECT_EQ(googleSink.mvms, expectedMvms(shipped("googlenet"), 128, "I,OK2,1"));
+  EXPECT_EQ(googleSink.unpaired, 0);
+  EXPECT_GT(g.spilledPixels, 0);
 }
 
 }  // namespace ll_tests

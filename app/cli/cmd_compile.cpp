@@ -208,6 +208,7 @@ nlohmann::json resultJson(const NetworkCompileResult& r) {
           {"placement", r.placement},
           {"spilled_pixels", r.spilledPixels},
           {"spilled_bytes", r.spilledBytes},
+          {"spilled_accumulators", r.spilledAccumulators},
           {"volumes_bytes",
            {{"communication", r.profile.commBytes},
             {"load", r.profile.loadBytes},

@@ -83,7 +83,12 @@ std::vector<HeldOutput>& Scheduler::heldOutputs(int origin) {
 // or -1 (the transfer waits).
 std::int64_t Scheduler::receive(const Transfer& t, std::int64_t core, std::int64_t elements) {
   const std::int64_t address = holdInput(core, elements);
-  if (address >= 0) {
+  if (address >= 0 && t.address == kInGlobalMemory) {  // a scatter accumulator finished in global memory
+    const std::int64_t slot = m_graph.role[t.target] == Role::Compute ? 0 : static_cast<std::int64_t>(t.slot);
+    emitCopy(core, Opcode::Ld, Stage::Post, t.target, t.elements,
+             {spillSource(t.target, slot), t.pixel * t.elements, address, 0});
+    m_spillTraffic[core] += t.elements;
+  } else if (address >= 0) {
     transfer(t, core, address);
   } else if (m_options.spillToGlobalMemory) {
     spill(t);

@@ -82,6 +82,8 @@ inline constexpr std::int64_t kInGlobalMemory = -2;
 inline std::int64_t spillSource(int node, std::int64_t slot) {
   return -(std::int64_t{1} << 40) - std::int64_t{node} * 4096 - slot;
 }
+/// The slot of spillSource that a scatter layer's accumulators in global memory are loaded from.
+inline constexpr std::int64_t kAccumulatorSlot = 4095;
 
 /// One input pixel of a CONV/FC on one core: how many (AG, window) segments still read it.
 struct ChannelUse {
@@ -203,6 +205,9 @@ class Scheduler {
   bool reserveAccumulators(ComputeState& s, std::int64_t window);
   void scatter(ComputeState& s, std::int64_t headAg, std::int64_t window);
   void finishScatterPixel(ComputeState& s, std::int64_t pixel);
+  void accumulateInGlobalMemory(ComputeState& s, std::int64_t headAg, std::int64_t block, std::int64_t pixel,
+                                bool first);
+  void storedInGlobalMemory(int node, std::int64_t pixel, std::int64_t core, std::int64_t elements);
   std::vector<HeldOutput>& heldOutputs(int origin);
   // ll_post.cpp
   bool computePost(PostState& p);
@@ -261,7 +266,7 @@ class Scheduler {
   /// scratch (a spilled operand or an average pool's scale) that must still find room.
   std::vector<std::int64_t> m_partialRoom, m_postOutputRoom, m_postScratchRoom;
   std::vector<std::int64_t> m_agBufferRoom;  // spilling only, per core: AG buffers not yet placed
-  std::int64_t m_spilledPixels = 0, m_spilledElements = 0;
+  std::int64_t m_spilledPixels = 0, m_spilledElements = 0, m_spilledAccumulators = 0;
   std::vector<std::int64_t> m_spillTraffic;  // per core: elements stored and loaded for spills
   xbar::InstructionGroup m_ig;
   std::int64_t m_group = 0;

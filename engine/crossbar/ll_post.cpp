@@ -149,7 +149,8 @@ void Scheduler::runVector(PostState& p, std::int64_t pixel, std::int64_t out) {
 // The pixel goes to every consumer; a node without consumers (the last node) stores it to global memory.
 void Scheduler::finishPixel(const Transfer& where) {
   if (m_graph.consumers[where.origin].empty()) {
-    emit(where.core, Opcode::St, Stage::Other, where.origin, where.elements);
+    if (where.address != kInGlobalMemory)
+      emit(where.core, Opcode::St, Stage::Other, where.origin, where.elements);
     return;
   }
   for (int next : m_graph.consumers[where.origin])
@@ -178,7 +179,8 @@ void Scheduler::forward(int origin, int from, int next, std::int64_t pixel, cons
       queue(m_postTransfers, t);
       break;
     case Role::PassThrough:
-      if (m_graph.consumers[next].empty()) emit(where.core, Opcode::St, Stage::Other, origin, where.elements);
+      if (m_graph.consumers[next].empty() && where.address != kInGlobalMemory)
+        emit(where.core, Opcode::St, Stage::Other, origin, where.elements);
       for (int after : m_graph.consumers[next]) forward(origin, next, after, pixel, where);
       break;
     default:

@@ -103,8 +103,8 @@ void Scheduler::scatterTargets(const ComputeState& s, std::int64_t window,
 }
 
 // Before the window runs: an accumulator for every output pixel it starts, held like a post node's output
-// (with spilling, leaving the room reserved for what cannot wait). False, with nothing held, when one does
-// not fit: the replica waits.
+// (with spilling, leaving the room reserved for what cannot wait; one that finds no room then lives in global
+// memory). False, with nothing held, when one does not fit without spilling: the replica waits.
 bool Scheduler::reserveAccumulators(ComputeState& s, std::int64_t window) {
   const std::int64_t o = m_graph.channelElements[s.node];
   std::vector<std::pair<std::int64_t, std::int64_t>> targets;
@@ -112,10 +112,15 @@ bool Scheduler::reserveAccumulators(ComputeState& s, std::int64_t window) {
   std::vector<std::int64_t> placed;
   m_memory.beginAttempt();
   for (const auto& [block, pixel] : targets) {
-    if (s.accumulator[pixel] >= 0) continue;
+    if (s.accumulator[pixel] != -1) continue;
     s.accumulator[pixel] = holdPostOutput(ownerCore(s, pixel), o);
     if (s.accumulator[pixel] >= 0) {
       placed.push_back(pixel);
+      continue;
+    }
+    if (m_options.spillToGlobalMemory) {
+      s.accumulator[pixel] = kInGlobalMemory;
+      ++m_spilledAccumulators;
       continue;
     }
     for (auto it = placed.rbegin(); it != placed.rend(); ++it) {  // first fit: undone in reverse
@@ -138,6 +143,10 @@ void Scheduler::scatter(ComputeState& s, std::int64_t headAg, std::int64_t windo
     const std::int64_t owner = ownerCore(s, pixel);
     const bool first = !s.started[pixel];
     s.started[pixel] = 1;
+    if (s.accumulator[pixel] == kInGlobalMemory) {
+      accumulateInGlobalMemory(s, headAg, block, pixel, first);
+      continue;
+    }
     if (owner == from && first) {
       emitCopy(owner, Opcode::Lmv, Stage::MainC, s.node, o,
                {m_agOutput[headAg], block * o, s.accumulator[pixel], 0});
@@ -153,6 +162,42 @@ void Scheduler::scatter(ComputeState& s, std::int64_t headAg, std::int64_t windo
     }
     if (--s.contributionsLeft[pixel] == 0) finishScatterPixel(s, pixel);
   }
+}
+
+// An accumulator in global memory is updated by the core that computed the block, in a scratch buffer (the
+// room kept for a received block): the first block is copied there, later ones are added to the LD of the
+// sum so far; the sum goes back by ST, or, after the last block, the finished pixel (bias, activation) does,
+// and its readers load it from there (receive). No SEND/RECV: every core reaches global memory.
+void Scheduler::accumulateInGlobalMemory(ComputeState& s, std::int64_t headAg, std::int64_t block,
+                                         std::int64_t pixel, bool first) {
+  const std::int64_t core = m_plan.layout.ags[headAg].core, o = m_graph.channelElements[s.node];
+  const bool last = s.contributionsLeft[pixel] == 1;
+  if (first && !last) {  // straight from the AG output
+    emit(core, Opcode::St, Stage::MainC, s.node, o);
+    storedInGlobalMemory(s.node, pixel, core, o);
+    --s.contributionsLeft[pixel];
+    return;
+  }
+  const std::int64_t scratch = allocate(core, o, "a spilled scatter accumulator", s.node);
+  if (first) {
+    emitCopy(core, Opcode::Lmv, Stage::MainC, s.node, o, {m_agOutput[headAg], block * o, scratch, 0});
+  } else {  // the sum so far, plus the block in place in the AG output
+    emitCopy(core, Opcode::Ld, Stage::MainC, s.node, o,
+             {spillSource(s.node, kAccumulatorSlot), pixel * o, scratch, 0});
+    m_spillTraffic[core] += o;
+    emit(core, Opcode::Vvadd, Stage::MainC, s.node, o);
+  }
+  if (last) {
+    if (s.withBias) emit(core, Opcode::Vvadd, Stage::MainB, s.node, o);
+    activate(s, core, o);
+  }
+  emit(core, Opcode::St, Stage::MainC, s.node, o);
+  storedInGlobalMemory(s.node, pixel, core, o);
+  m_memory.release(core, scratch, o);
+  if (--s.contributionsLeft[pixel] > 0) return;
+  ++m_nodeDone[s.node];
+  s.accumulator[pixel] = -1;
+  finishPixel({.origin = s.node, .pixel = pixel, .core = core, .address = kInGlobalMemory, .elements = o});
 }
 
 void Scheduler::finishScatterPixel(ComputeState& s, std::int64_t pixel) {

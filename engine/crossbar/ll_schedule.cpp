@@ -171,6 +171,7 @@ LlScheduleSummary Scheduler::run(xbar::IProgramSink& sink) {
   summary.localMemoryPeak = m_memory.peak();
   summary.spilledPixels = m_spilledPixels;
   summary.spilledElements = m_spilledElements;
+  summary.spilledAccumulators = m_spilledAccumulators;
   if (m_options.spillToGlobalMemory) summary.spillTraffic = m_spillTraffic;
   return summary;
 }

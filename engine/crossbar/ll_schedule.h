@@ -62,6 +62,8 @@ struct LlScheduleSummary {
   /// With LlOptions::spillToGlobalMemory: pixels stored to global memory for want of room, and their
   /// elements; reads of them (LDs) are in perOpcode.
   std::int64_t spilledPixels = 0, spilledElements = 0;
+  /// Of those, scatter layers' accumulators that found no room and were summed in global memory.
+  std::int64_t spilledAccumulators = 0;
   /// With spilling, per core: elements it stored (its spills) and loaded (spilled inputs it read).
   std::vector<std::int64_t> spillTraffic;
   std::vector<int> lastNodes;  // the nodes whose completion ends the schedule

@@ -86,14 +86,21 @@ std::int64_t Scheduler::holdPostOutput(std::int64_t core, std::int64_t elements)
 // The producer stores the pixel to global memory, once whatever the number of cores and consumers that read
 // it from there.
 void Scheduler::spill(const Transfer& t) {
-  std::vector<char>& stored = m_inGlobalMemory[t.origin];
-  if (stored.empty()) stored.assign(m_graph.pixels[t.origin], 0);
-  if (stored[t.pixel]) return;
-  stored[t.pixel] = 1;
+  const std::vector<char>& stored = m_inGlobalMemory[t.origin];
+  if (!stored.empty() && stored[t.pixel]) return;
   emit(t.core, Opcode::St, Stage::Post, t.origin, t.elements);
+  storedInGlobalMemory(t.origin, t.pixel, t.core, t.elements);
+}
+
+// An ST of `elements` of `node`'s output pixel by `core`: its traffic, and the pixel counted once as spilled.
+void Scheduler::storedInGlobalMemory(int node, std::int64_t pixel, std::int64_t core, std::int64_t elements) {
+  m_spillTraffic[core] += elements;
+  std::vector<char>& stored = m_inGlobalMemory[node];
+  if (stored.empty()) stored.assign(m_graph.pixels[node], 0);
+  if (stored[pixel]) return;
+  stored[pixel] = 1;
   ++m_spilledPixels;
-  m_spilledElements += t.elements;
-  m_spillTraffic[t.core] += t.elements;
+  m_spilledElements += elements;
 }
 
 }  // namespace pim::crossbar::ll

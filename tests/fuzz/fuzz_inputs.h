@@ -249,10 +249,8 @@ inline bool crossbar(std::string_view bytes) {
         }
         crossbar::scheduleLl(plan, crossbar::LlOptions{}, count);
         check(count.mvms, "LL");
-        // A scatter layer's open accumulators may fill a small memory and stall it (docs/crossbar.md).
-        if (scatter) continue;
-        // A small local memory with spilling: refused up front if a core cannot hold its buffers, never
-        // stuck.
+        // A small local memory with spilling (scatter accumulators included): refused up front if a core
+        // cannot hold its buffers, never stuck.
         crossbar::LlOptions tight;
         tight.localMemoryElements = 1024;
         tight.spillToGlobalMemory = true;

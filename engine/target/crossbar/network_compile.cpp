@@ -121,9 +121,9 @@ void fillCores(const cb::CompilePlan& plan, NetworkCompileResult& r) {
 struct ScheduleRun {
   xbar::ProfileResult profile;
   std::int64_t groups = 0, mvms = 0, instructions = 0;
-  std::vector<std::int64_t> localMemoryPeak;         // LL only
-  std::int64_t spilledPixels = 0, spilledBytes = 0;  // LL only
-  std::vector<std::int64_t> spillBytes;              // LL with spilling, per core
+  std::vector<std::int64_t> localMemoryPeak;                                  // LL only
+  std::int64_t spilledPixels = 0, spilledBytes = 0, spilledAccumulators = 0;  // LL only
+  std::vector<std::int64_t> spillBytes;                                       // LL with spilling, per core
   bool cancelled = false;
 };
 
@@ -165,6 +165,7 @@ ScheduleRun runSchedule(const cb::CompilePlan& plan, const xbar::TimingParams& t
     run.cancelled = s.cancelled;
     run.localMemoryPeak = s.localMemoryPeak;
     run.spilledPixels = s.spilledPixels;
+    run.spilledAccumulators = s.spilledAccumulators;
     run.spilledBytes = s.spilledElements * plan.accelerator.elementBits / 8;
     for (const std::int64_t elements : s.spillTraffic)
       run.spillBytes.push_back(elements * plan.accelerator.elementBits / 8);
@@ -266,7 +267,10 @@ std::string compileNote(const NetworkCompileResult& r) {
             "AGs packed largest first: node-order first fit (PIMCOMP-NN's) leaves no core wide enough";
   if (r.spilledPixels > 0)
     note += std::string(note.empty() ? "" : "; ") + withThousands(r.spilledPixels) + " pixels (" +
-            withThousands(r.spilledBytes) + " bytes) went through global memory for want of local memory";
+            withThousands(r.spilledBytes) + " bytes) went through global memory for want of local memory" +
+            (r.spilledAccumulators > 0
+                 ? " (" + withThousands(r.spilledAccumulators) + " of them scatter accumulators summed there)"
+                 : "");
   const auto passedOver = std::count_if(r.layers.begin(), r.layers.end(), [](const CompiledLayer& l) {
     return !l.unfoldingPassedOver.empty();
   });
@@ -318,6 +322,7 @@ NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const 
   r.profile = std::move(run.profile);
   r.coreLocalMemoryPeak = std::move(run.localMemoryPeak);
   r.spilledPixels = run.spilledPixels;
+  r.spilledAccumulators = run.spilledAccumulators;
   r.spilledBytes = run.spilledBytes;
   r.coreSpillBytes = std::move(run.spillBytes);
   r.instructionGroups = run.groups;

@@ -80,6 +80,7 @@ struct NetworkCompileResult {
   /// LL in intended timing: CONV/FC input pixels that found no room in a reading core's local memory and went
   /// through global memory instead (crossbar::LlOptions::spillToGlobalMemory), and their bytes.
   std::int64_t spilledPixels = 0, spilledBytes = 0;
+  std::int64_t spilledAccumulators = 0;      // of those pixels, scatter accumulators summed in global memory
   std::vector<std::int64_t> coreSpillBytes;  // per core: bytes it stored and loaded for spills (LL, intended)
   xbar::ProfileResult profile;
   /// GA only: the best fitness after the initial population and after each iteration, the deterministic
