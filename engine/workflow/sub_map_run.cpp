@@ -152,13 +152,14 @@ void addRun(Evaluation& into, const Evaluation& e, const ITarget& target) {
   into.commands += e.commands;
   into.serialSegments += e.serialSegments;
   if (e.preloadCycles) into.preloadCycles = into.preloadCycles.value_or(0) + *e.preloadCycles;
-  for (const auto& [key, value] : e.facts) {
-    auto it =
-        std::find_if(into.facts.begin(), into.facts.end(), [&](const auto& f) { return f.first == key; });
+  for (const auto& fact : e.facts) {
+    auto it = std::find_if(into.facts.begin(), into.facts.end(),
+                           [&](const auto& f) { return f.first == fact.first; });
     if (it == into.facts.end())
-      into.facts.emplace_back(key, value);
+      into.facts.push_back(fact);
     else
-      it->second = target.factAddsOverRuns(key) ? it->second + value : std::max(it->second, value);
+      it->second =
+          target.factAddsOverRuns(fact.first) ? it->second + fact.second : std::max(it->second, fact.second);
   }
 }
 
