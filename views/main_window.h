@@ -93,7 +93,8 @@ class MainWindow : public QMainWindow {
   /// problem and selects its draft. False with the reason, naming the file, in `error`.
   bool importSchedule(const QString& path, QString* error = nullptr);
   /// A CoMoNM mapping file on the problem in the controls: its settings (upmem: tasklets) as a what-if, its
-  /// draft selected in a new session.
+  /// draft selected in a new session. A file of several sub-maps is run and reported in a dialog beside the
+  /// window (runSubMapsForWindow), the session left as it is.
   bool importMapping(const QString& path, QString* error = nullptr);
   /// The file the window shows ("" before the first save or open).
   QString sessionPath() const { return m_sessionPath; }
@@ -172,6 +173,7 @@ class MainWindow : public QMainWindow {
   void fitToScreen();
   void restoreWindowSettings();
   void buildMenus();
+  void showSubMapsReport(const QString& report);  // main_window_schedule.cpp
   void onStarted();
   void onProgress(bool force);
   void onFinished(bool cancelled);

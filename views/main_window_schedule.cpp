@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // MainWindow: schedule export of the selected draft and schedule import (File menu). The formats and the file
 // handling live in views/schedule_io; this file only wires them to the selection, the session and dialogs.
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
+#include <QFontDatabase>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QVBoxLayout>
+#include <algorithm>
 #include <exception>
 
 #include "views/draft_analysis.h"
@@ -79,8 +85,37 @@ bool MainWindow::exportSelectedSchedule(const QString& path, QString* error) con
   return why.isEmpty();
 }
 
+// Not modal: the report stays beside the window while the user goes on. One line per sub-map, unwrapped in a
+// fixed-width font so that the boxes and shapes line up.
+void MainWindow::showSubMapsReport(const QString& report) {
+  auto* dialog = new QDialog(this);
+  dialog->setObjectName("subMapsReport");
+  dialog->setWindowTitle(tr("Sub-maps run"));
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  auto* text = new QPlainTextEdit(report, dialog);
+  text->setObjectName("subMapsText");
+  text->setReadOnly(true);
+  text->setLineWrapMode(QPlainTextEdit::NoWrap);
+  text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+  auto* layout = new QVBoxLayout(dialog);
+  layout->addWidget(text);
+  layout->addWidget(buttons);
+  const QFontMetrics metrics(text->font());
+  int widest = 0;
+  for (const QString& line : report.split('\n')) widest = std::max(widest, metrics.horizontalAdvance(line));
+  dialog->resize(std::min(widest + 60, 1400), metrics.lineSpacing() * (int(report.count('\n')) + 4) + 60);
+  dialog->show();
+}
+
 bool MainWindow::importMapping(const QString& path, QString* error) {
   try {
+    if (const auto report = runSubMapsForWindow(path, requestedConfig())) {
+      statusBar()->showMessage(report->section('\n', 0, 0));
+      showSubMapsReport(*report);
+      return true;
+    }
     const ImportedScheduleView v = importMappingForWindow(path, requestedConfig());
     showConfig(v.config);  // the what-if form shows the mapping's settings, so the run is not stale
     if (!startSession(v.config)) {

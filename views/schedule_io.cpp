@@ -10,6 +10,7 @@
 #include "engine/search/schedule_file.h"
 #include "engine/target/registry.h"
 #include "engine/workflow/mapping_schedule.h"
+#include "engine/workflow/sub_map_run.h"
 #include "views/draft_analysis.h"
 #include "views/exploration_session.h"
 
@@ -112,6 +113,31 @@ ImportedScheduleView importScheduleForWindow(const QString& path, const QString&
                                                "and are used")
                                        .arg(QString::fromStdString(p.backend().name)));
   return v;
+}
+
+std::optional<QString> runSubMapsForWindow(const QString& path, const SessionConfig& current) {
+  const pim::MappingSpec m = pim::readMappingFile(path.toStdString());
+  if (m.maps.size() <= 1) return std::nullopt;
+  const auto problem = makeProblem(current);
+  const pim::MappingRun run = pim::runSubMaps(m, *problem, current.evalOptions());
+  QString report = QObject::tr(
+                       "%1: %2 sub-maps of %3, run one after another in the order of their indices "
+                       "(not one draft, so not a row of the table):")
+                       .arg(QFileInfo(path).fileName())
+                       .arg(run.subMaps.size())
+                       .arg(QString::fromStdString(problem->title()));
+  for (const std::string& line : pim::subMapLines(run)) report += "\n  " + QString::fromStdString(line);
+  const pim::Evaluation& t = run.total;
+  report += QObject::tr(
+                "\nTotal %L1 cycles (%L2 us): input rearrangement %L3, compute %L4, output "
+                "rearrangement %L5 cycles; energy %L6 nJ.")
+                .arg(t.totalCycles)
+                .arg(t.timeNs / 1e3, 0, 'f', 1)
+                .arg(t.cycles[0])
+                .arg(t.cycles[1])
+                .arg(t.cycles[2])
+                .arg(t.energyPj / 1e3, 0, 'f', 1);
+  return report;
 }
 
 ImportedScheduleView importMappingForWindow(const QString& path, const SessionConfig& current) {

@@ -46,4 +46,10 @@ ImportedScheduleView importScheduleForWindow(const QString& path, const QString&
 /// in the file and the rule it breaks.
 ImportedScheduleView importMappingForWindow(const QString& path, const SessionConfig& current);
 
+/// A mapping file of several sub-maps (CoMoNM Fig. 8b), which no one draft can say: run on the controls'
+/// problem `current` one after another (pim::runSubMaps, as `simulate --schedule mapping:FILE`), its report a
+/// line each, with the total. nullopt for a file of one map (importMappingForWindow makes it a draft). Throws
+/// pim::InputError naming the place in the file.
+std::optional<QString> runSubMapsForWindow(const QString& path, const SessionConfig& current);
+
 }  // namespace pimgui

@@ -144,17 +144,10 @@ Scheduled ofSubMaps(const MappingSpec& m, const Problem& p, const EvalOptions& e
                     {"draft", draftJson(*r.problem, r.draft)},
                     {"notes", r.notes},
                     {"evaluation", evaluationJson(e, &r.problem->backend())}});
-    char line[96];
-    std::snprintf(line, sizeof line, ": %lld cycles (%.1f us)", static_cast<long long>(e.totalCycles),
-                  e.timeNs / 1e3);
-    s.summary += "\n  " + r.name + " over " + boxText(r.box) + " (" +
-                 shapeString(r.problem->kernel(), r.problem->shape()) + "), draft " + r.draftLabel + line;
   }
+  for (const std::string& line : subMapLines(run)) s.summary += "\n  " + line;
   s.json["sub_maps"] = subs;
   s.json["merge"] = {{"partials", run.mergedPartials}, {"cycles", run.mergeCycles}};
-  if (run.mergedPartials > 0)
-    s.summary += "\n  host merge of " + std::to_string(run.mergedPartials) +
-                 " partial results the sub-maps leave: " + std::to_string(run.mergeCycles) + " cycles";
   return s;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "engine/common/error.h"
 #include "engine/mapping/tile_mapping.h"
@@ -191,6 +192,21 @@ void addMerge(MappingRun& run, const Problem& full) {
 }
 
 }  // namespace
+
+std::vector<std::string> subMapLines(const MappingRun& run) {
+  std::vector<std::string> lines;
+  for (const SubMapRun& r : run.subMaps) {
+    char time[96];
+    std::snprintf(time, sizeof time, ": %lld cycles (%.1f us)",
+                  static_cast<long long>(r.evaluation.totalCycles), r.evaluation.timeNs / 1e3);
+    lines.push_back(r.name + " over " + boxText(r.box) + " (" +
+                    shapeString(r.problem->kernel(), r.problem->shape()) + "), draft " + r.draftLabel + time);
+  }
+  if (run.mergedPartials > 0)
+    lines.push_back("host merge of " + std::to_string(run.mergedPartials) +
+                    " partial results the sub-maps leave: " + std::to_string(run.mergeCycles) + " cycles");
+  return lines;
+}
 
 MappingRun runSubMaps(const MappingSpec& m, const Problem& full, const EvalOptions& o) {
   const Kernel& k = full.kernel();

@@ -42,4 +42,9 @@ struct MappingRun {
 /// sub-maps on a backend without pim.hostMergeGops.
 MappingRun runSubMaps(const MappingSpec& m, const Problem& full, const EvalOptions& o);
 
+/// What `run` did, a line each, as `simulate` and the window print it: per sub-map "M1 over [192, 512) x
+/// [640, 960) (b=1,out=320,in=320), draft <label>: 185439 cycles (529.8 us)", then the host's merge when
+/// there is one.
+std::vector<std::string> subMapLines(const MappingRun& run);
+
 }  // namespace pim

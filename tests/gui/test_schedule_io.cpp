@@ -3,8 +3,10 @@
 // read back into a session config that re-explores the same problem with the same draft and cycles.
 #include <gtest/gtest.h>
 
+#include <QDialog>
 #include <QDir>
 #include <QFile>
+#include <QPlainTextEdit>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -227,4 +229,43 @@ TEST(ScheduleIo, MappingChoicesReachTheWindowsAnalysis) {
   EXPECT_EQ(w.analysis()->latest()->draft.id, id);
   EXPECT_TRUE(w.statusBar()->currentMessage().contains("kept in WRAM"))
       << w.statusBar()->currentMessage().toStdString();
+}
+
+// A mapping of several sub-maps is run on the controls' problem, one sub-map after another, and reported
+// beside the window (not a row of the table: no one draft says it); the session is left as it was. One map
+// stays the draft it was.
+TEST(ScheduleIo, SubMapsAreRunAndReported) {
+  QTemporaryDir dir;
+  const QString path = writeFile(dir, "halves.map",
+                                 "Upmem_map: [ M1: {(1, 2, 1), (1, 64, 1), (1, 1, 4), (1, 4, 144)},\n"
+                                 "             M2: {(1, 2, 1), (1, 64, 1), (1, 1, 8), (1, 4, 72)} ]\n");
+  SessionConfig c;
+  c.backend = "upmem";
+  c.kernel = "gemv";
+  c.dtype = "i32";
+  c.shape = "b=1,out=512,in=1152";
+  const auto report = runSubMapsForWindow(path, c);
+  ASSERT_TRUE(report.has_value());
+  for (const char* part :
+       {"halves.map: 2 sub-maps", "M1 over [0, 1) x [0, 512) x [0, 576) (b=1,out=512,in=576)",
+        "M2 over [0, 1) x [0, 512) x [576, 1152)", "host merge of 512 partial results", "Total"})
+    EXPECT_TRUE(report->contains(part)) << part << "\n" << report->toStdString();
+  EXPECT_FALSE(runSubMapsForWindow(writeFile(dir, "one.map",
+                                             "Upmem_map: [ M1: {(1, 2, 1), (1, 64, 1), (1, 1, 4), "
+                                             "(1, 4, 288)} ]\n"),
+                                   c)
+                   .has_value());
+  MainWindow w(false);
+  ASSERT_TRUE(w.startSession(c));
+  ASSERT_TRUE(test::waitFor([&] { return w.idle(); }, 60000));
+  const auto before = w.session()->records().size();
+  QString error;
+  ASSERT_TRUE(w.importMapping(path, &error)) << error.toStdString();
+  auto* box = w.findChild<QDialog*>("subMapsReport");
+  ASSERT_NE(box, nullptr);
+  auto* text = box->findChild<QPlainTextEdit*>("subMapsText");
+  ASSERT_NE(text, nullptr);
+  EXPECT_EQ(text->toPlainText(), *report);
+  EXPECT_EQ(w.session()->records().size(), before);
+  box->close();
 }
