@@ -170,16 +170,22 @@ TEST(ScheduleIo, WindowExportsTheSelectedDraftAndAnotherWindowImportsIt) {
 
 }  // namespace
 
+// The controls' problem: library kernel `kernel` in int32 on upmem.
+static SessionConfig int32OnUpmem(const std::string& kernel, const std::string& shape) {
+  SessionConfig c;
+  c.backend = "upmem";
+  c.kernel = kernel;
+  c.dtype = "i32";
+  c.shape = shape;
+  return c;
+}
+
 // A CoMoNM mapping on the controls' problem: its tasklets on a copy of the backend, its draft; a mapping for
 // another backend or one that breaks a rule is refused with its place in the file.
 TEST(ScheduleIo, MappingFileBecomesTheSessionsDraftAndTasklets) {
   QTemporaryDir dir;
   const QString path = writeFile(dir, "va.map", "Upmem_map: [ M1: {(1, 16), (1, 64), (1, 8), (1, 128)} ]\n");
-  SessionConfig c;
-  c.backend = "upmem";
-  c.kernel = "va";
-  c.dtype = "i32";
-  c.shape = "b=1,n=1048576";
+  SessionConfig c = int32OnUpmem("va", "b=1,n=1048576");
   const ImportedScheduleView v = importMappingForWindow(path, c);
   ASSERT_TRUE(v.config.backendOverride);
   EXPECT_EQ(v.config.backendOverride->param("pim.tasklets")->value, 8);
@@ -212,11 +218,7 @@ TEST(ScheduleIo, MappingChoicesReachTheWindowsAnalysis) {
                                  R"({"maps": [{"levels": [[1,4,1],[1,64,1],[1,16,1],[1,16,256]]}],
                     "choices": {"operand_caching": "kept in WRAM"}})");
   MainWindow w(false);
-  SessionConfig c;
-  c.backend = "upmem";
-  c.kernel = "gemv";
-  c.dtype = "i32";
-  c.shape = "b=1,out=65536,in=256";
+  SessionConfig c = int32OnUpmem("gemv", "b=1,out=65536,in=256");
   ASSERT_TRUE(w.startSession(c));  // the controls show the problem the mapping is read against
   ASSERT_TRUE(test::waitFor([&] { return w.idle(); }, 60000));
   QString error;
@@ -239,11 +241,7 @@ TEST(ScheduleIo, SubMapsAreRunAndReported) {
   const QString path = writeFile(dir, "halves.map",
                                  "Upmem_map: [ M1: {(1, 2, 1), (1, 64, 1), (1, 1, 4), (1, 4, 144)},\n"
                                  "             M2: {(1, 2, 1), (1, 64, 1), (1, 1, 8), (1, 4, 72)} ]\n");
-  SessionConfig c;
-  c.backend = "upmem";
-  c.kernel = "gemv";
-  c.dtype = "i32";
-  c.shape = "b=1,out=512,in=1152";
+  SessionConfig c = int32OnUpmem("gemv", "b=1,out=512,in=1152");
   const auto report = runSubMapsForWindow(path, c);
   ASSERT_TRUE(report.has_value());
   for (const char* part :
