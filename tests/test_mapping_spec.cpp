@@ -290,6 +290,36 @@ TEST(MappingSchedule, LevelThreeLaysTheTasklets) {
       << both.notes.back();
 }
 
+// A candidate whose kernel-level choices the notation cannot say (a tile, operand caching) gets the JSON form
+// too, which reads back to a candidate running the same program: the same time to the cycle. The backend's
+// own choices need no JSON.
+TEST(MappingSchedule, ChoicesTheNotationCannotSayGoToTheJsonForm) {
+  const auto p = problem("upmem", "gemv", "b=1,out=65536,in=256", DType::I32);
+  const CandidateIds ids = targetOf(p->backend()).candidateIds(*p);
+  const MappedSchedule plain = mappedSchedule(
+      parseMappingText("Upmem_map: [ M1: {(1, 4, 1), (1, 64, 1), (1, 16, 1), (1, 16, 256)} ]", "p.txt"), *p);
+  EXPECT_TRUE(mappingTextOf(*p, plain.draft, 16).json.empty());
+  std::vector<int> choice(ids.axes().size(), 0);
+  for (std::size_t a = 0; a < ids.axes().size(); ++a) {
+    const ChoiceAxis& axis = ids.axes()[a];
+    for (std::size_t v = 0; v < axis.values.size(); ++v)
+      if ((axis.key == "tile_bytes" && axis.values[v] == 256) ||
+          (axis.key == "operand_caching" && axis.texts[v] == "kept in WRAM"))
+        choice[a] = static_cast<int>(v);
+  }
+  const Draft candidate = candidateOf(*p, ids.id(plain.draft.id, choice));
+  const MappingText text = mappingTextOf(*p, candidate, 16);
+  EXPECT_EQ(text.json,
+            R"({"block_bytes":256,"choices":{"operand_caching":"kept in WRAM"},"maps":[{"levels":[[1,4,1],)"
+            R"([1,64,1],[1,16,1],[1,16,256]],"name":"M1"}],"target":"Upmem"})");
+  const MappingSpec back = parseMappingJson(text.json, "back.json");
+  Backend edited = p->backend();
+  edited.setParameters(mappingSettings(back, edited));
+  const Problem again(edited, p->kernel(), p->shape());
+  EXPECT_EQ(evaluateDraft(again, mappedSchedule(back, again).draft).totalCycles,
+            evaluateDraft(*p, candidate).totalCycles);
+}
+
 // A draft written in CoMoNM's notation reads back to the same draft and tasklets; a split with unequal tiles
 // has no such text and says why.
 TEST(MappingSchedule, DraftsRoundTripThroughTheNotation) {

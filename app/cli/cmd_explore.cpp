@@ -199,6 +199,7 @@ nlohmann::json bestJson(const Problem& problem, const DraftRecord& best) {
     const MappingText m = mappingTextOf(problem, best.draft, threadsOf(*best.simulated));
     j["mapping"] = m.text.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.text);
     if (m.text.empty()) j["mapping_reason"] = m.reason;
+    if (!m.json.empty()) j["mapping_json"] = nlohmann::json::parse(m.json);
   }
   return j;
 }
@@ -316,6 +317,8 @@ void printExploreText(const ExploreCmd& o, const Problem& problem, LabelModel la
               << "\n";
     const MappingText m = mappingTextOf(problem, best.draft, threadsOf(*best.simulated));
     std::cout << "mapping: " << (m.text.empty() ? "none in CoMoNM's notation: " + m.reason : m.text) << "\n";
+    if (!m.json.empty())  // the notation drops the kernel-level choices; the JSON form keeps them
+      std::cout << "mapping with its choices (JSON form): " << m.json << "\n";
   }
   std::cout << evaluationText(*best.simulated, b);
   if (r.last.modelUsed && r.model) {

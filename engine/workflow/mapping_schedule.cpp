@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 
@@ -19,9 +20,11 @@ namespace {
 constexpr const char* kTaskletParam = "pim.tasklets";
 constexpr const char* kBlockParam = "pim.blockBytes";
 // Choice axes the map states elsewhere, and where: a "choices" entry for them would say it twice.
+constexpr const char* kTaskletsAxis = "tasklets";
+constexpr const char* kTileAxis = "tile_bytes";
 constexpr std::pair<const char*, const char*> kStatedElsewhere[] = {
-    {"tasklets", "the tasklets are the map's level 3"},
-    {"tile_bytes", "the tile is the file's \"block_bytes\""}};
+    {kTaskletsAxis, "the tasklets are the map's level 3"},
+    {kTileAxis, "the tile is the file's \"block_bytes\""}};
 
 struct Levels {
   std::string names[3];
@@ -241,6 +244,28 @@ std::vector<MappingChoice> choicesWithLevelThree(const MappingSpec& m, const Map
   return out;
 }
 
+// The JSON form of a one-map mapping with candidate `id`'s kernel-level choices other than the backend's own:
+// the tile as "block_bytes", every other axis by its text (tasklets are level 3). Empty when it has none.
+std::string choicesJson(const CandidateIds& ids, std::uint64_t id, const std::string& target,
+                        const std::vector<std::vector<std::int64_t>>& levels) {
+  nlohmann::json choices = nlohmann::json::object(), out;
+  const std::vector<int> choice = ids.choiceOf(id);
+  for (std::size_t a = 0; a < ids.axes().size(); ++a) {
+    const ChoiceAxis& axis = ids.axes()[a];
+    const auto index = static_cast<std::size_t>(choice[a]);
+    if (index == 0 || axis.key == kTaskletsAxis) continue;
+    if (axis.key == kTileAxis)
+      out["block_bytes"] = axis.values[index];
+    else
+      choices[axis.key] = axis.texts[index];
+  }
+  if (out.empty() && choices.empty()) return "";
+  out["target"] = target;
+  out["maps"] = {{{"name", "M1"}, {"levels", levels}}};
+  if (!choices.empty()) out["choices"] = choices;
+  return out.dump();
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, double>> mappingSettings(const MappingSpec& m, const Backend& b) {
@@ -392,6 +417,7 @@ MappingText mappingTextOf(const Problem& p, const Draft& d, int threads) {
   if (!name.empty()) name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
   out.text = name + "_map: [ M1: {" + tuple(level1) + ", " + tuple(level2) + ", " + tuple(level3) + ", " +
              tuple(leaf) + "} ]";
+  out.json = choicesJson(ids, d.id, name, {level1, level2, level3, leaf});
   return out;
 }
 

@@ -37,9 +37,11 @@ MappedSchedule mappedSchedule(const MappingSpec& m, const Problem& p);
 /// CoMoNM's notation, one map: "Upmem_map: [ M1: {(1, 2, 9), (1, 64, 1), (1, 2, 4), (1, 2, 32)} ]", which
 /// mappedSchedule reads back to the same draft. `text` is empty and `reason` says why when the notation
 /// cannot say the draft exactly (a split that leaves unequal tiles, a dimension indexed other than by its
-/// loop).
+/// loop). When the candidate makes kernel-level choices the notation cannot say (a tile, a split or code
+/// other than the backend's own), `json` is the JSON form with them ("block_bytes", "choices"), which reads
+/// back to a candidate that runs the same program; empty otherwise.
 struct MappingText {
-  std::string text, reason;
+  std::string text, reason, json;
 };
 MappingText mappingTextOf(const Problem& p, const Draft& d, int threads);
 
