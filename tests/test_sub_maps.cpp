@@ -82,6 +82,17 @@ TEST(SubMapLayout, EveryRuleBrokenIsRefusedWithItsPlace) {
   std::string many = "A_map: [";
   for (int i = 1; i <= 17; ++i) many += " M" + std::to_string(i) + ": {(1, 1), (1, 1)},";
   expectInputError(place(many + "]", {17, 1}), {"M17 is sub-map 17", "at most 16"});
+  // 21 dimensions of extent 2: after one unit box, 2^21 corners to try for the next, refused.
+  std::string ones = "(1";
+  for (int j = 1; j < 21; ++j) ones += ", 1";
+  ones += ")";
+  const std::vector<std::string> names(21, "d");
+  expectInputError(
+      [&] {
+        placeSubMaps(parseMappingText("A_map: [ M1: {" + ones + "}, M2: {" + ones + "} ]", "m.txt"),
+                     std::vector<std::int64_t>(21, 2), names);
+      },
+      {"M2 cut the space along so many dimensions", "1048576 corners"});
 }
 
 std::unique_ptr<Problem> problem(const std::string& backend, const std::string& kernel,

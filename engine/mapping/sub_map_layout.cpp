@@ -56,15 +56,30 @@ bool overlaps(const SubMapBox& a, const SubMapBox& b) {
   return true;
 }
 
-// Per dimension, the coordinates where a box may start: 0 and every placed box's end, sorted.
-std::vector<Point> cornerAxes(const std::vector<SubMapBox>& placed, std::size_t n) {
+// Corners tried for one placement at most: each map cuts few dimensions, so there are far fewer in practice
+// (Fig. 8b: at most 3 x 3); past this the file is refused rather than searched for minutes.
+constexpr std::size_t kMaxCorners = std::size_t{1} << 20;
+
+// Per dimension, the coordinates inside the space where a box may start: 0 and every placed box's end,
+// sorted. Refused (naming `map`) when their combinations exceed kMaxCorners.
+std::vector<Point> cornerAxes(const std::vector<SubMapBox>& placed, const Point& extents,
+                              const MappingMap& map) {
+  const std::size_t n = extents.size();
   std::vector<Point> axes(n, Point{0});
   for (const SubMapBox& b : placed)
-    for (std::size_t j = 0; j < n; ++j) axes[j].push_back(b.lo[j] + b.extent[j]);
+    for (std::size_t j = 0; j < n; ++j)
+      if (b.lo[j] + b.extent[j] < extents[j]) axes[j].push_back(b.lo[j] + b.extent[j]);
+  std::size_t corners = 1;
   for (Point& a : axes) {
     std::sort(a.begin(), a.end());
     a.erase(std::unique(a.begin(), a.end()), a.end());
+    corners = corners > kMaxCorners / a.size() ? kMaxCorners + 1 : corners * a.size();
   }
+  if (corners > kMaxCorners)
+    throw InputError(map.at.str() + ": the maps up to " + map.name +
+                     " cut the space along so many dimensions " + "that over " + std::to_string(kMaxCorners) +
+                     " corners would be tried to place it; cut "
+                     "fewer dimensions across sub-maps");
   return axes;
 }
 
@@ -115,7 +130,7 @@ std::vector<SubMapBox> placeSubMaps(const MappingSpec& m, const std::vector<std:
       if (box.extent[j] > extents[j])
         throw InputError(map.at.str() + ": " + map.name + " covers " + std::to_string(box.extent[j]) +
                          " iterations along " + names[j] + ", whose extent is " + std::to_string(extents[j]));
-    const auto at = firstCorner(cornerAxes(placed, n), [&](const Point& p) {
+    const auto at = firstCorner(cornerAxes(placed, extents, map), [&](const Point& p) {
       box.lo = p;
       for (std::size_t j = 0; j < n; ++j)
         if (p[j] + box.extent[j] > extents[j]) return false;
@@ -134,7 +149,7 @@ std::vector<SubMapBox> placeSubMaps(const MappingSpec& m, const std::vector<std:
     box.lo = *at;
     placed.push_back(std::move(box));
   }
-  const auto hole = firstCorner(cornerAxes(placed, n), [&](const Point& p) {
+  const auto hole = firstCorner(cornerAxes(placed, extents, m.maps.back()), [&](const Point& p) {
     for (std::size_t j = 0; j < n; ++j)
       if (p[j] >= extents[j]) return false;
     return std::none_of(placed.begin(), placed.end(), [&](const SubMapBox& b) { return inside(p, b); });
