@@ -18,7 +18,7 @@ constexpr const char* kMergeRate = "pim.hostMergeGops";
 
 // The shape at which `k`'s loops run over the box's extents: each sub-map is mapped on its own, so it
 // costs what the same kernel of that size costs with its data in its own layout. Every loop the box cuts
-// must run over [0, d) of one kernel dimension d (checkedBox then checks every loop's extent).
+// must run over [0, d) of one kernel dimension d (checkBox then checks every loop's extent).
 Shape boxShape(const Kernel& k, const Shape& full, const DimensionSets& sets, const SubMapBox& box,
                const MappingMap& map) {
   Shape out = full;
@@ -73,36 +73,24 @@ std::int64_t volume(const Footprint& f) {
   return v;
 }
 
-// Elements of the union of boxes `fs` (all of one tensor), by coordinate compression.
-std::int64_t unionVolume(const std::vector<Footprint>& fs) {
-  if (fs.empty()) return 0;
-  const std::size_t n = fs.front().size();
-  std::vector<std::vector<std::int64_t>> cuts(n);
-  for (const Footprint& f : fs)
-    for (std::size_t a = 0; a < n; ++a) cuts[a].insert(cuts[a].end(), {f[a].lo(), f[a].hi()});
-  for (auto& c : cuts) {
-    std::sort(c.begin(), c.end());
-    c.erase(std::unique(c.begin(), c.end()), c.end());
-  }
+// Elements of the union of boxes `fs` (all of one tensor), by inclusion and exclusion over the (at most
+// kMaxSubMaps) boxes, a branch dropped as soon as its intersection is empty: exact whatever the tensor's
+// rank.
+std::int64_t unionVolume(const std::vector<Footprint>& fs, std::size_t from = 0,
+                         const Footprint* common = nullptr, int sign = -1) {
   std::int64_t total = 0;
-  std::vector<std::size_t> at(n, 0);
-  for (;;) {
-    bool valid = true;
-    std::int64_t cell = 1;
-    for (std::size_t a = 0; a < n && valid; ++a) {
-      valid = at[a] + 1 < cuts[a].size();
-      if (valid) cell *= cuts[a][at[a] + 1] - cuts[a][at[a]];
+  for (std::size_t i = from; i < fs.size(); ++i) {
+    Footprint both = fs[i];
+    bool empty = false;
+    for (std::size_t a = 0; common && a < both.size(); ++a) {
+      both[a] = IndexSet::range(std::max(both[a].lo(), (*common)[a].lo()),
+                                std::min(both[a].hi(), (*common)[a].hi()));
+      empty |= both[a].empty();
     }
-    if (valid && std::any_of(fs.begin(), fs.end(), [&](const Footprint& f) {
-          for (std::size_t a = 0; a < n; ++a)
-            if (cuts[a][at[a]] < f[a].lo() || cuts[a][at[a]] >= f[a].hi()) return false;
-          return true;
-        }))
-      total += cell;
-    std::size_t a = 0;
-    while (a < n && ++at[a] + 1 >= cuts[a].size()) at[a++] = 0;
-    if (a == n) return total;
+    if (empty) continue;
+    total += -sign * volume(both) + unionVolume(fs, i + 1, &both, -sign);
   }
+  return total;
 }
 
 // Partial results the host adds: per output tensor, what the sub-maps write beyond the elements written.
