@@ -274,7 +274,8 @@ TEST(MappingSchedule, LevelThreeLaysTheTasklets) {
   EXPECT_EQ(ids.value(columns.draft.id, "tasklet_split", -1),
             static_cast<std::int64_t>(TaskletSplit::Reduction));
   EXPECT_EQ(columns.notes.back(), "tasklet_split: tasklets split reductions");
-  EXPECT_NE(rows.notes.back().find("the tasklets take outputs"), std::string::npos) << rows.notes.back();
+  EXPECT_NE(rows.notes.front().find("16 tasklets; they take outputs"), std::string::npos)
+      << rows.notes.front();
   EXPECT_NE(evaluateDraft(*p, columns.draft).totalCycles, evaluateDraft(*p, rows.draft).totalCycles);
   // The notation writes a candidate's tasklets where its split lays them, and reads back to it.
   const MappingText text = mappingTextOf(*p, columns.draft, 16);
@@ -286,8 +287,8 @@ TEST(MappingSchedule, LevelThreeLaysTheTasklets) {
   // Over both kinds of loop the generator has no such grid: a note, the backend's own split.
   const MappedSchedule both = mapped("[1,4,4]", "[1,64,64]");
   EXPECT_EQ(both.draft.id, rows.draft.id);
-  EXPECT_NE(both.notes.back().find("no two-dimensional tasklet grid"), std::string::npos)
-      << both.notes.back();
+  EXPECT_NE(both.notes.front().find("no two-dimensional tasklet grid"), std::string::npos)
+      << both.notes.front();
 }
 
 // A candidate whose kernel-level choices the notation cannot say (a tile, operand caching) gets the JSON form

@@ -188,11 +188,12 @@ std::int64_t outputsPerUnit(const std::vector<std::int64_t>& share, const std::v
 
 // Level 3's tasklets as the code generator lays them (taskletsTakeOutputs): a tuple over loops not reduced
 // says they take outputs, one over reduced loops that they split the reduction; over both, nothing the
-// generator can do (it has no two-dimensional tasklet grid: a note). The file's tasklet split (the backend's
-// own when it names none) must give that layout; where the backend's own does not, the split that does is
-// added to the choices. A named split that does not is refused with both places.
+// generator can do (it has no two-dimensional tasklet grid). The file's tasklet split (the backend's own when
+// it names none) must give that layout; where the backend's own does not, the split that does is added to
+// the choices. A named split that does not is refused with both places. `layout` says which it is, for the
+// level-3 note.
 std::vector<MappingChoice> choicesWithLevelThree(const MappingSpec& m, const MappingMap& map,
-                                                 const Problem& p, std::vector<std::string>& notes) {
+                                                 const Problem& p, std::string& layout) {
   std::vector<MappingChoice> out = m.choices;
   const CandidateIds ids = targetOf(p.backend()).candidateIds(p);
   const auto& axes = ids.axes();
@@ -208,13 +209,11 @@ std::vector<MappingChoice> choicesWithLevelThree(const MappingSpec& m, const Map
     share[j] = third.entries[j] * map.tuples[3].entries[j];
     (reduced[j] ? onReduced : onOutputs) |= third.entries[j] > 1;
   }
-  const std::string lead = "level 3 " + tupleText(third) + ": ";
   if (onOutputs && onReduced) {
-    notes.push_back(
-        lead +
-        "splits output and reduced loops at once; the code generator has no two-dimensional tasklet "
-        "grid and gives tasklets outputs when a DPU holds at least as many, else splits the "
-        "reduction (docs/simulator.md)");
+    layout =
+        "over output and reduced loops at once, which the code generator cannot lay (it has no "
+        "two-dimensional tasklet grid): it gives them outputs when a DPU holds at least as many, else splits "
+        "the reduction (docs/simulator.md)";
     return out;
   }
   if (!onOutputs && !onReduced) return out;
@@ -225,15 +224,13 @@ std::vector<MappingChoice> choicesWithLevelThree(const MappingSpec& m, const Map
     return static_cast<TaskletSplit>(axis->values[static_cast<std::size_t>(index)]);
   };
   const TaskletSplit given = named == m.choices.end() ? splitOf(0) : splitOf(choiceIndex(*axis, *named));
-  const char* layout = onOutputs ? "take outputs" : "split the reduction";
-  if (taskletsTakeOutputs(given, outputs, tasklets) == onOutputs) {
-    notes.push_back(lead + "the tasklets " + layout + ", as the code generator lays them");
-    return out;
-  }
+  const char* kind = onOutputs ? "take outputs" : "split the reduction";
+  layout = std::string("they ") + kind;
+  if (taskletsTakeOutputs(given, outputs, tasklets) == onOutputs) return out;
   const TaskletSplit wanted = onOutputs ? TaskletSplit::Outputs : TaskletSplit::Reduction;
   if (named != m.choices.end())
     throw InputError(named->at.str() + ": " + named->valueText() + " contradicts level 3 at " +
-                     third.at.str() + ", whose tasklets " + layout + " (" + std::to_string(outputs) +
+                     third.at.str() + ", whose tasklets " + kind + " (" + std::to_string(outputs) +
                      " outputs per " + "unit, " + std::to_string(tasklets) + " tasklets): that is \"" +
                      taskletSplitText(wanted) + "\"");
   MappingChoice c;
@@ -341,17 +338,18 @@ MappedSchedule mappedSchedule(const MappingSpec& m, const Problem& p) {
   out.draft = p.space().draft(p.space().idOf(parts));
   const MappingTuple& third = map.tuples[2];
   const std::int64_t thirdUnits = product(third.entries).value_or(0);
+  MappingSpec chosen = m;
+  std::string layout;
+  if (levels.threads) chosen.choices = choicesWithLevelThree(m, map, p, layout);
   out.notes.push_back(
       levels.threads
           ? "level 3 (" + levels.names[2] + ") " + tupleText(third) + ": " + std::to_string(thirdUnits) +
-                " tasklets"
+                " tasklets" + (layout.empty() ? "" : "; " + layout)
           : "level 3 (" + levels.names[2] + ") " + tupleText(third) +
                 ": the code generator lays the lanes along the contiguous dimension itself; this tuple is "
                 "taken as part of each core's share");
   out.notes.push_back("leaf " + tupleText(map.tuples[3]) + ": each " +
                       (levels.threads ? std::string("tasklet") : std::string("lane")) + "'s share");
-  MappingSpec chosen = m;
-  if (levels.threads) chosen.choices = choicesWithLevelThree(m, map, p, out.notes);
   if (!chosen.choices.empty()) out.draft = withChoices(chosen, p, out.draft, out.notes);
   return out;
 }
