@@ -129,6 +129,8 @@ TEST(CliUpmem, SubMapsRunOneAfterAnother) {
                                       "Upmem_map: [ M1: {(1, 2, 1), (1, 64, 1), (1, 1, 4), (1, 4, 144)} ,\n"
                                       "             M2: {(1, 2, 1), (1, 64, 1), (1, 1, 4), (1, 4, 100)} ]\n");
   expectCliRefused(gemv + "-s mapping:" + gap, {"iteration (0, 0, 976)", "in no sub-map"});
+  expectCliRefused(gemv + "-s mapping:" + text + " --trace " + pim::test::cliScratch().file("t.json"),
+                   {"--trace", "2 sub-maps", "one at a time"});
 }
 
 TEST(CliUpmem, PrimSearchIsAScheduleAndAnExploreBaseline) {

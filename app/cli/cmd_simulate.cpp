@@ -197,6 +197,10 @@ void run(const SimulateOptions& o) {
   if (eo.model != LabelModel::PimScope) dcc::artifactKernel(*problem);
   const Scheduled s = scheduled(o, *problem, eo, mapping ? &*mapping : nullptr);
   if (!o.trace.empty()) {
+    if (mapping && mapping->maps.size() > 1)
+      throw InputError(
+          "--trace: " + mapping->file + " has " + std::to_string(mapping->maps.size()) +
+          " sub-maps, each a program of its own; trace one at a time (a file of that map alone)");
     if (s.e.traceJson.empty())
       throw InputError("--trace: this schedule has no command timeline (" + o.schedule + ")");
     std::ofstream f(o.trace);
