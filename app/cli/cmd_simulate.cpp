@@ -195,12 +195,11 @@ void run(const SimulateOptions& o) {
   requireReadSettings(problem->backend(), eo);
   // Refuse up front what the artifact does not cover (other families would label with their own model).
   if (eo.model != LabelModel::PimScope) dcc::artifactKernel(*problem);
+  if (!o.trace.empty() && mapping && mapping->maps.size() > 1)
+    throw InputError("--trace: " + mapping->file + " has " + std::to_string(mapping->maps.size()) +
+                     " sub-maps, each a program of its own; trace one at a time (a file of that map alone)");
   const Scheduled s = scheduled(o, *problem, eo, mapping ? &*mapping : nullptr);
   if (!o.trace.empty()) {
-    if (mapping && mapping->maps.size() > 1)
-      throw InputError(
-          "--trace: " + mapping->file + " has " + std::to_string(mapping->maps.size()) +
-          " sub-maps, each a program of its own; trace one at a time (a file of that map alone)");
     if (s.e.traceJson.empty())
       throw InputError("--trace: this schedule has no command timeline (" + o.schedule + ")");
     std::ofstream f(o.trace);
