@@ -112,6 +112,7 @@ TEST(CliUpmem, SubMapsRunOneAfterAnother) {
   EXPECT_EQ(subs[0]["box_lo"], (std::vector<int>{0, 0, 576}));  // placed second, after M2
   EXPECT_EQ(subs[0]["shape"], "b=1,out=512,in=576");
   EXPECT_EQ(subs[0]["evaluation"]["upmem"]["tasklets"], 4);
+  EXPECT_EQ(subs[0]["settings"]["pim.tasklets"], 4);
   EXPECT_EQ(subs[1]["evaluation"]["upmem"]["tasklets"], 8);
   EXPECT_EQ(j["schedule"]["merge"]["partials"], 512);
   EXPECT_EQ(j["upmem"]["launches"], 2);
@@ -120,7 +121,8 @@ TEST(CliUpmem, SubMapsRunOneAfterAnother) {
                 subs[1]["evaluation"]["cycles"]["total"].get<std::int64_t>() +
                 j["schedule"]["merge"]["cycles"].get<std::int64_t>());
   const CliRun r = cli(gemv + "-s mapping:" + text);
-  EXPECT_NE(r.out.find("M1 over [0, 1) x [0, 512) x [576, 1152) (b=1,out=512,in=576)"), std::string::npos)
+  EXPECT_NE(r.out.find("M1 over [0, 1) x [0, 512) x [576, 1152) (b=1,out=512,in=576, pim.tasklets=4)"),
+            std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("host merge of 512 partial results"), std::string::npos) << r.out;
   expectCliRefused(gemv + "--set pim.tasklets=8 -s mapping:" + text,

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include "app/cli/cli_common.h"
@@ -137,13 +138,15 @@ Scheduled ofSubMaps(const MappingSpec& m, const Problem& p, const EvalOptions& e
   nlohmann::json subs = nlohmann::json::array();
   for (const SubMapRun& r : run.subMaps) {
     const Evaluation& e = r.evaluation;
-    subs.push_back({{"name", r.name},
-                    {"shape", shapeString(r.problem->kernel(), r.problem->shape())},
-                    {"box_lo", r.box.lo},
-                    {"box_extent", r.box.extent},
-                    {"draft", draftJson(*r.problem, r.draft)},
-                    {"notes", r.notes},
-                    {"evaluation", evaluationJson(e, &r.problem->backend())}});
+    subs.push_back(
+        {{"name", r.name},
+         {"shape", shapeString(r.problem->kernel(), r.problem->shape())},
+         {"box_lo", r.box.lo},
+         {"box_extent", r.box.extent},
+         {"draft", draftJson(*r.problem, r.draft)},
+         {"notes", r.notes},
+         {"settings", nlohmann::json(std::map<std::string, double>(r.settings.begin(), r.settings.end()))},
+         {"evaluation", evaluationJson(e, &r.problem->backend())}});
   }
   for (const std::string& line : subMapLines(run)) s.summary += "\n  " + line;
   s.json["sub_maps"] = subs;

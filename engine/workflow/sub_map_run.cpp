@@ -187,8 +187,15 @@ std::vector<std::string> subMapLines(const MappingRun& run) {
     char time[96];
     std::snprintf(time, sizeof time, ": %lld cycles (%.1f us)",
                   static_cast<long long>(r.evaluation.totalCycles), r.evaluation.timeNs / 1e3);
+    std::string settings;
+    for (const auto& [key, value] : r.settings) {
+      char v[32];
+      std::snprintf(v, sizeof v, "%g", value);
+      settings += std::string(settings.empty() ? ", " : " ") + key + "=" + v;
+    }
     lines.push_back(r.name + " over " + boxText(r.box) + " (" +
-                    shapeString(r.problem->kernel(), r.problem->shape()) + "), draft " + r.draftLabel + time);
+                    shapeString(r.problem->kernel(), r.problem->shape()) + settings + "), draft " +
+                    r.draftLabel + time);
   }
   if (run.mergedPartials > 0)
     lines.push_back("host merge of " + std::to_string(run.mergedPartials) +
@@ -212,8 +219,9 @@ MappingRun runSubMaps(const MappingSpec& m, const Problem& full, const EvalOptio
     MappingSpec one = m;
     one.maps = {m.maps[box.map]};  // mappedSchedule and mappingSettings read a file of one map
     Backend b = full.backend();
-    b.setParameters(mappingSettings(one, b));
     SubMapRun s;
+    s.settings = mappingSettings(one, b);
+    b.setParameters(s.settings);
     s.name = one.maps.front().name;
     s.box = box;
     const MappingMap& map = m.maps[box.map];

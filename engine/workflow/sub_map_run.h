@@ -25,7 +25,8 @@ struct SubMapRun {
   std::unique_ptr<Problem> problem;  // the kernel over the box, on the backend with the map's settings
   Draft draft;
   std::string draftLabel;
-  std::vector<std::string> notes;  // mappedSchedule's, one line each
+  std::vector<std::string> notes;                        // mappedSchedule's, one line each
+  std::vector<std::pair<std::string, double>> settings;  // mappingSettings': the map's tasklets, the block
   Evaluation evaluation;
 };
 
@@ -43,8 +44,8 @@ struct MappingRun {
 MappingRun runSubMaps(const MappingSpec& m, const Problem& full, const EvalOptions& o);
 
 /// What `run` did, a line each, as `simulate` and the window print it: per sub-map "M1 over [192, 512) x
-/// [640, 960) (b=1,out=320,in=320), draft <label>: 185439 cycles (529.8 us)", then the host's merge when
-/// there is one.
+/// [640, 960) (b=1,out=320,in=320, pim.tasklets=1), draft <label>: 185439 cycles (529.8 us)", then the
+/// host's merge when there is one.
 std::vector<std::string> subMapLines(const MappingRun& run);
 
 }  // namespace pim

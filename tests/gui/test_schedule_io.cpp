@@ -245,7 +245,7 @@ TEST(ScheduleIo, SubMapsAreRunAndReported) {
   const auto report = runSubMapsForWindow(path, c);
   ASSERT_TRUE(report.has_value());
   for (const char* part :
-       {"halves.map: 2 sub-maps", "M1 over [0, 1) x [0, 512) x [0, 576) (b=1,out=512,in=576)",
+       {"halves.map: 2 sub-maps", "M1 over [0, 1) x [0, 512) x [0, 576) (b=1,out=512,in=576, pim.tasklets=4)",
         "M2 over [0, 1) x [0, 512) x [576, 1152)", "host merge of 512 partial results", "Total"})
     EXPECT_TRUE(report->contains(part)) << part << "\n" << report->toStdString();
   EXPECT_FALSE(runSubMapsForWindow(writeFile(dir, "one.map",
