@@ -14,6 +14,7 @@ void writeText(std::ostream& out, const xbar::Instruction& i) {
   if (i.op != xbar::Opcode::Mvmul) out << " elements " << i.elements;
   if (i.op == xbar::Opcode::Send) out << " to core " << i.peer << " comm " << i.comm;
   if (i.op == xbar::Opcode::Recv) out << " from core " << i.peer << " comm " << i.comm;
+  if (i.globalWrite >= 0) out << " write " << i.globalWrite;
 }
 
 void writeJson(std::ostream& out, const xbar::Instruction& i) {
@@ -24,6 +25,7 @@ void writeJson(std::ostream& out, const xbar::Instruction& i) {
   if (i.op != xbar::Opcode::Mvmul) out << ",\"elements\":" << i.elements;
   if (i.op == xbar::Opcode::Send || i.op == xbar::Opcode::Recv)
     out << ",\"peer\":" << i.peer << ",\"comm\":" << i.comm;
+  if (i.globalWrite >= 0) out << ",\"write\":" << i.globalWrite;
   out << '}';
 }
 

@@ -41,6 +41,7 @@ bool Scheduler::deliverMain(const Transfer& t) {
     if (use.address >= 0 || use.address == kInGlobalMemory) continue;
     use.address = receive(t, use.core, s.channelElements);
     if (use.address == -1) return false;
+    if (use.address == kInGlobalMemory) use.write = latestWrite(t.origin, t.pixel);
   }
   s.ready[t.pixel] = 1;
   while (s.readyPrefix < s.inputChannels && s.ready[s.readyPrefix]) ++s.readyPrefix;
@@ -54,6 +55,7 @@ bool Scheduler::deliverPost(const Transfer& t) {
   if (!in.requested) {
     in.address = receive(t, p.core, p.slotElements[t.slot]);
     if (in.address == -1) return false;
+    if (in.address == kInGlobalMemory) in.write = latestWrite(t.origin, t.pixel);
     in.requested = true;
   }
   in.ready = true;
@@ -86,7 +88,7 @@ std::int64_t Scheduler::receive(const Transfer& t, std::int64_t core, std::int64
   if (address >= 0 && t.address == kInGlobalMemory) {  // a scatter accumulator finished in global memory
     const std::int64_t slot = m_graph.role[t.target] == Role::Compute ? 0 : static_cast<std::int64_t>(t.slot);
     emitCopy(core, Opcode::Ld, Stage::Post, t.target, t.elements,
-             {spillSource(t.target, slot), t.pixel * t.elements, address, 0});
+             {spillSource(t.target, slot), t.pixel * t.elements, address, 0, latestWrite(t.origin, t.pixel)});
     m_spillTraffic[core] += t.elements;
   } else if (address >= 0) {
     transfer(t, core, address);

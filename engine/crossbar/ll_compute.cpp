@@ -187,7 +187,8 @@ void Scheduler::readChannel(ComputeState& s, std::int64_t agIndex, std::int64_t 
   if (use->address == kInGlobalMemory) {  // LD from the producer's (or the network input's) global copy
     const std::int64_t source = s.firstLayer ? -1 : spillSource(s.node, 0);
     emitCopy(core, Opcode::Ld, Stage::Main, s.node, last - first + 1,
-             {source, channel * s.channelElements + offset, m_agInput[agIndex] + offsetInAg(first, ag), 0});
+             {source, channel * s.channelElements + offset, m_agInput[agIndex] + offsetInAg(first, ag), 0,
+              use->write});
     m_spillTraffic[core] += last - first + 1;
   } else {
     emitCopy(core, Opcode::Lmv, Stage::Main, s.node, last - first + 1,

@@ -90,6 +90,7 @@ struct ChannelUse {
   std::int64_t core = 0;
   std::int64_t rest = 0;
   std::int64_t address = -1;  // held on the core while >= 0; kInGlobalMemory when spilled
+  std::int64_t write = -1;    // kInGlobalMemory: the write its copy there comes from (-1: the network input)
 };
 
 /// A computed pixel's buffer that outlives its computation until the last transfer reading it is issued: a
@@ -128,7 +129,8 @@ struct ComputeState {
 /// One input pixel of a post node (per provider slot): its buffer on the node's core.
 struct PostInput {
   std::int64_t address = -1;
-  std::int64_t rest = 0;  // POOL: windows still to read it
+  std::int64_t write = -1;  // address kInGlobalMemory: the write its copy there comes from
+  std::int64_t rest = 0;    // POOL: windows still to read it
   bool ready = false;
   bool requested = false;  // buffer allocated and transfer issued once
 };
@@ -149,6 +151,7 @@ struct PostState {
 /// -node for a bias).
 struct Operands {
   std::int64_t src = 0, srcOff = 0, dst = 0, dstOff = 0;
+  std::int64_t srcWrite = -1;  // an LD's: the global-memory write it reads (xbar::Instruction::globalWrite)
 };
 
 /// The last instruction of a core's list in the current IG as emitted and as kept after merging.
@@ -207,7 +210,12 @@ class Scheduler {
   void finishScatterPixel(ComputeState& s, std::int64_t pixel);
   void accumulateInGlobalMemory(ComputeState& s, std::int64_t headAg, std::int64_t block, std::int64_t pixel,
                                 bool first);
-  void storedInGlobalMemory(int node, std::int64_t pixel, std::int64_t core, std::int64_t elements);
+  /// An ST of `node`'s output pixel by `core` as a new global-memory write, which later LDs of the pixel
+  /// read.
+  void storeInGlobalMemory(std::int64_t core, xbar::Stage stage, int node, std::int64_t pixel,
+                           std::int64_t elements);
+  /// The latest write of `node`'s output pixel to global memory, -1 when none.
+  std::int64_t latestWrite(int node, std::int64_t pixel) const;
   std::vector<HeldOutput>& heldOutputs(int origin);
   // ll_post.cpp
   bool computePost(PostState& p);
@@ -259,9 +267,9 @@ class Scheduler {
   std::vector<std::int64_t> m_nodeDone;             // pixels computed per node
   std::vector<std::int64_t> m_agInput, m_agOutput;  // per AG: its buffers on its core, -1 before first use
   std::vector<CopyRecord> m_emitted, m_kept;        // per core: see CopyRecord
-  std::vector<Transfer> m_mainTransfers, m_postTransfers;  // requested in the current IG
-  std::vector<Transfer> m_waiting;                         // requested earlier, receiver's memory was full
-  std::vector<std::vector<char>> m_inGlobalMemory;         // per node, per output pixel: stored by a spill
+  std::vector<Transfer> m_mainTransfers, m_postTransfers;   // requested in the current IG
+  std::vector<Transfer> m_waiting;                          // requested earlier, receiver's memory was full
+  std::vector<std::vector<std::int64_t>> m_inGlobalMemory;  // per node, per output pixel: latestWrite
   /// Spilling only, per core: the largest received partial sum, and the largest post-node output and
   /// scratch (a spilled operand or an average pool's scale) that must still find room.
   std::vector<std::int64_t> m_partialRoom, m_postOutputRoom, m_postScratchRoom;
@@ -271,6 +279,7 @@ class Scheduler {
   xbar::InstructionGroup m_ig;
   std::int64_t m_group = 0;
   std::int64_t m_nextComm = 0;
+  std::int64_t m_nextWrite = 0;         // the next global-memory write's id
   std::vector<std::int64_t> m_scratch;  // window pixels
 };
 

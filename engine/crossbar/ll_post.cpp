@@ -65,7 +65,7 @@ std::int64_t Scheduler::postOperand(PostState& p, std::size_t slot, std::int64_t
   const std::int64_t n = p.slotElements[slot];
   m_spillTraffic[p.core] += n;
   emitCopy(p.core, Opcode::Ld, Stage::Post, p.node, n,
-           {spillSource(p.node, std::int64_t(slot)), pixel * n, into + intoOffset, 0});
+           {spillSource(p.node, std::int64_t(slot)), pixel * n, into + intoOffset, 0, in.write});
   return into;
 }
 

@@ -173,8 +173,7 @@ void Scheduler::accumulateInGlobalMemory(ComputeState& s, std::int64_t headAg, s
   const std::int64_t core = m_plan.layout.ags[headAg].core, o = m_graph.channelElements[s.node];
   const bool last = s.contributionsLeft[pixel] == 1;
   if (first && !last) {  // straight from the AG output
-    emit(core, Opcode::St, Stage::MainC, s.node, o);
-    storedInGlobalMemory(s.node, pixel, core, o);
+    storeInGlobalMemory(core, Stage::MainC, s.node, pixel, o);
     --s.contributionsLeft[pixel];
     return;
   }
@@ -183,7 +182,7 @@ void Scheduler::accumulateInGlobalMemory(ComputeState& s, std::int64_t headAg, s
     emitCopy(core, Opcode::Lmv, Stage::MainC, s.node, o, {m_agOutput[headAg], block * o, scratch, 0});
   } else {  // the sum so far, plus the block in place in the AG output
     emitCopy(core, Opcode::Ld, Stage::MainC, s.node, o,
-             {spillSource(s.node, kAccumulatorSlot), pixel * o, scratch, 0});
+             {spillSource(s.node, kAccumulatorSlot), pixel * o, scratch, 0, latestWrite(s.node, pixel)});
     m_spillTraffic[core] += o;
     emit(core, Opcode::Vvadd, Stage::MainC, s.node, o);
   }
@@ -191,8 +190,7 @@ void Scheduler::accumulateInGlobalMemory(ComputeState& s, std::int64_t headAg, s
     if (s.withBias) emit(core, Opcode::Vvadd, Stage::MainB, s.node, o);
     activate(s, core, o);
   }
-  emit(core, Opcode::St, Stage::MainC, s.node, o);
-  storedInGlobalMemory(s.node, pixel, core, o);
+  storeInGlobalMemory(core, Stage::MainC, s.node, pixel, o);
   m_memory.release(core, scratch, o);
   if (--s.contributionsLeft[pixel] > 0) return;
   ++m_nodeDone[s.node];

@@ -63,7 +63,8 @@ xbar::Instruction& Scheduler::emit(std::int64_t core, xbar::Opcode op, xbar::Sta
 }
 
 // MergePreparation (pimcomp-nn InstructionOptimization.cpp, run on the LL program too): an LD continues the
-// list's last LD when both source and destination run on; an LMV or LLDI continues the instruction emitted
+// list's last LD when both source and destination run on (and, spilling, it reads the same global-memory
+// write: each LD waits for its own); an LMV or LLDI continues the instruction emitted
 // just before it when that is one of its kind writing the next elements of the same buffer (an LMV also
 // needs its source buffer to start where the previous one's ended). A core's first instruction of an IG
 // never merges.
@@ -74,7 +75,8 @@ void Scheduler::emitCopy(std::int64_t core, xbar::Opcode op, xbar::Stage stage, 
   if (!m_ig.cores[core].empty()) {
     if (op == xbar::Opcode::Ld && !bias) {
       merge = kept.op == op && kept.at.src == at.src && kept.at.srcOff + kept.elements == at.srcOff &&
-              kept.at.dst + kept.elements == at.dst && kept.at.dstOff == at.dstOff;
+              kept.at.dst + kept.elements == at.dst && kept.at.dstOff == at.dstOff &&
+              kept.at.srcWrite == at.srcWrite;
     } else if (op == xbar::Opcode::Lmv) {
       merge = prev.op == op && prev.at.src + prev.elements == at.src && prev.at.srcOff == at.srcOff &&
               prev.at.dst == at.dst && prev.at.dstOff + prev.elements == at.dstOff;
@@ -88,7 +90,7 @@ void Scheduler::emitCopy(std::int64_t core, xbar::Opcode op, xbar::Stage stage, 
     m_emitted[core] = {op, at, elements};
     return;
   }
-  emit(core, op, stage, node, elements);
+  emit(core, op, stage, node, elements).globalWrite = op == xbar::Opcode::Ld ? at.srcWrite : -1;
   m_emitted[core] = m_kept[core] = {op, at, elements};
 }
 

@@ -86,21 +86,27 @@ std::int64_t Scheduler::holdPostOutput(std::int64_t core, std::int64_t elements)
 // The producer stores the pixel to global memory, once whatever the number of cores and consumers that read
 // it from there.
 void Scheduler::spill(const Transfer& t) {
-  const std::vector<char>& stored = m_inGlobalMemory[t.origin];
-  if (!stored.empty() && stored[t.pixel]) return;
-  emit(t.core, Opcode::St, Stage::Post, t.origin, t.elements);
-  storedInGlobalMemory(t.origin, t.pixel, t.core, t.elements);
+  if (latestWrite(t.origin, t.pixel) < 0)
+    storeInGlobalMemory(t.core, Stage::Post, t.origin, t.pixel, t.elements);
 }
 
-// An ST of `elements` of `node`'s output pixel by `core`: its traffic, and the pixel counted once as spilled.
-void Scheduler::storedInGlobalMemory(int node, std::int64_t pixel, std::int64_t core, std::int64_t elements) {
+// Its traffic, and the pixel counted once as spilled.
+void Scheduler::storeInGlobalMemory(std::int64_t core, Stage stage, int node, std::int64_t pixel,
+                                    std::int64_t elements) {
+  emit(core, Opcode::St, stage, node, elements).globalWrite = m_nextWrite;
   m_spillTraffic[core] += elements;
-  std::vector<char>& stored = m_inGlobalMemory[node];
-  if (stored.empty()) stored.assign(m_graph.pixels[node], 0);
-  if (stored[pixel]) return;
-  stored[pixel] = 1;
-  ++m_spilledPixels;
-  m_spilledElements += elements;
+  std::vector<std::int64_t>& writes = m_inGlobalMemory[node];
+  if (writes.empty()) writes.assign(m_graph.pixels[node], -1);
+  if (writes[pixel] < 0) {
+    ++m_spilledPixels;
+    m_spilledElements += elements;
+  }
+  writes[pixel] = m_nextWrite++;
+}
+
+std::int64_t Scheduler::latestWrite(int node, std::int64_t pixel) const {
+  const std::vector<std::int64_t>& writes = m_inGlobalMemory[node];
+  return writes.empty() ? -1 : writes[pixel];
 }
 
 }  // namespace pim::crossbar::ll

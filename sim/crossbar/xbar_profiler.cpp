@@ -100,6 +100,7 @@ bool Profiler::group(const InstructionGroup& ig) {
   m_frames.clear();
   m_pending.clear();
   m_arrivals.clear();
+  m_readers.clear();
   m_nextFreshCore = 0;
   // PIMCOMP-NN's recursion, unrolled: every call in it is the last thing its caller does, except at a paired
   // SEND/RECV, which runs the partner's rest and then its own. A stack of pending calls replays that order.
@@ -110,6 +111,7 @@ bool Profiler::group(const InstructionGroup& ig) {
     runFrame(frame);
   }
   if (!m_pending.empty() || !m_arrivals.empty()) throwUnpaired();
+  if (!m_readers.empty()) throwUnwritten();
   forgetSettledReservations();
   m_ig = nullptr;
   return true;
@@ -152,8 +154,10 @@ void Profiler::runFrame(Frame frame) {
       m_frames.push_back({partner.core, partner.index + 1});  // the partner's rest first
       return;
     }
+    if (inst.op == Opcode::Ld && awaitWrite(core, k)) return;
     execute(core, inst);
     if (k + 1 == list.size()) endOfList(core);
+    if (inst.op == Opcode::St && resumeReaders(core, k)) return;
   }
   pushNextFreshCore();
 }
@@ -291,43 +295,6 @@ std::int64_t Profiler::globalMemoryAccess(int core, const Instruction& inst, std
   (inst.op == Opcode::Ld ? m_totals.loadBytes : m_totals.storeBytes) += bytes;
   if (NodeProfile* n = node(inst)) ++n->counts.memory;
   return m_globalMemory[std::size_t(chip)].reserve(from, needed);
-}
-
-void Profiler::load(int core, const Instruction& inst) {
-  CoreState& s = m_state[std::size_t(core)];
-  if (!m_params.outOfOrder) {
-    // In order: the load starts once every instruction before it has finished (the preparation timeline
-    // never passes the core time here) and the core waits for all of it.
-    const std::int64_t start = std::max(s.time, s.prepTimeline);
-    s.time = start + globalMemoryAccess(core, inst, start);
-    s.prepTimeline = s.time;
-    m_coreProfiles[std::size_t(core)].memoryNs += s.time - start;
-    charge(inst, core, Share::Memory, s.time - start);
-    attribute(inst, start, s.time);
-    return;
-  }
-  const std::int64_t start = s.prepTimeline;
-  const std::int64_t latency = globalMemoryAccess(core, inst, start);
-  s.prepTimeline += latency;
-  std::int64_t wait = 0;  // the core waits only when preparation overtakes it
-  if (s.prepTimeline > s.time) {
-    wait = s.prepTimeline - s.time;
-    s.time = s.prepTimeline;
-  }
-  s.prepSinceMvm += latency;
-  m_coreProfiles[std::size_t(core)].memoryNs += wait;
-  charge(inst, core, Share::Memory, wait);
-  attribute(inst, start, s.prepTimeline);
-}
-
-void Profiler::store(int core, const Instruction& inst) {
-  CoreState& s = m_state[std::size_t(core)];
-  const std::int64_t start = s.time;
-  const std::int64_t latency = globalMemoryAccess(core, inst, start);
-  s.time += latency;
-  m_coreProfiles[std::size_t(core)].memoryNs += latency;
-  charge(inst, core, Share::Memory, latency);
-  attribute(inst, start, s.time);
 }
 
 void Profiler::rendezvous(int core, std::size_t index, const PendingComm& partner) {

@@ -180,6 +180,14 @@ class Profiler final : public IProgramSink {
   /// An LD's or ST's bytes and counts, and its reservation of the chip's global memory from `from`: the
   /// latency granted.
   std::int64_t globalMemoryAccess(int core, const Instruction& inst, std::int64_t from);
+  /// Global-memory order (Instruction::globalWrite): true when the LD at `index` reads a write not timed yet,
+  /// its core then suspended there and the next core entered; after an ST, true when it resumed such LDs
+  /// (their rest runs first, then the writer's, as after a transfer).
+  bool awaitWrite(int core, std::size_t index);
+  bool resumeReaders(int core, std::size_t index);
+  /// When the write an LD reads has finished: 0 for an untracked LD.
+  std::int64_t writtenAt(const Instruction& load) const;
+  [[noreturn]] void throwUnwritten() const;
   void rendezvous(int core, std::size_t index, const PendingComm& partner);
   /// The bus (from `from`, on `core`'s chip) and HyperTransport (when `peer` is on another chip) time of a
   /// transfer of `bytes`, with the chips' busy times and the inter-chip volume.
@@ -212,7 +220,8 @@ class Profiler final : public IProgramSink {
   std::vector<ReservationTable> m_bus;           // per chip
   std::vector<ReservationTable> m_globalMemory;  // per chip
   std::vector<std::int64_t> m_agLastStart;       // per AG; 0 means "never", as PIMCOMP-NN tests it
-  ProfileResult m_totals;                        // counts and volumes; per-core/node/chip parts live above
+  std::vector<std::int64_t> m_writeDone;  // per global-memory write id: when its ST finished, -1 before
+  ProfileResult m_totals;                 // counts and volumes; per-core/node/chip parts live above
 
   // Per-IG state of the visiting order.
   const InstructionGroup* m_ig = nullptr;
@@ -221,6 +230,7 @@ class Profiler final : public IProgramSink {
   std::vector<Frame> m_frames;
   std::unordered_map<std::int64_t, PendingComm> m_pending;  // comm index -> suspended half
   std::unordered_map<std::int64_t, Arrival> m_arrivals;  // asynchronous: comm index -> data not yet received
+  std::unordered_multimap<std::int64_t, PendingComm> m_readers;  // write id -> LD suspended until its ST
 };
 
 }  // namespace pim::xbar

@@ -45,6 +45,10 @@ struct Instruction {
   std::int64_t elements = 0;   // vector, copy, fill, LD/ST, SEND/RECV: length in elements
   std::int32_t peer = -1;      // SEND: destination core; RECV: source core
   std::int64_t comm = -1;      // SEND/RECV: the pairing index both halves carry
+  // LD/ST through global memory that another instruction depends on: an ST's id for the write it makes, an
+  // LD's id of the write whose data it reads (it starts only once that ST has finished). -1: untracked (data
+  // there from the start, such as the network input and the biases, or a result nobody reads back).
+  std::int64_t globalWrite = -1;
 };
 
 /// One IG: cores[c] is core c's instruction list, in issue order. Every core of the accelerator has an entry
