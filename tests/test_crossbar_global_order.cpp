@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Data through global memory in order (sim/crossbar/xbar_profiler_memory.cpp; Instruction::globalWrite): an
 // LD that reads what an ST wrote starts once that ST has finished, whichever core wrote it, in this IG or an
-// earlier one; and the LL schedule with spilling names the write of every LD of spilled data. Hand-built
+// earlier one; the LL schedule with spilling names the write of every LD of spilled data; an in-order core's
+// reordering keeps such an LD after its core's last transfer or store. Hand-built
 // streams at the intended timing (one 144-core chip): an LD or ST of e elements takes ceil(2e / 64) ns of the
 // chip's global memory, a vector op ceil(e / 32) x 10 ns.
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "engine/crossbar/compile.h"
+#include "engine/crossbar/in_order.h"
 #include "engine/crossbar/ll_schedule.h"
 #include "engine/kernel/network.h"
 #include "sim/crossbar/xbar_profiler.h"
@@ -121,8 +123,33 @@ class OrderCheckingSink : public xbar::IProgramSink {
   std::int64_t m_groups = 0;
 };
 
-// The LL schedule with spilling at the intended timing's 64 kB: ResNet-50 in I,OK2,1 spills pixels and
-// scatter accumulators (its profile once overflowed while an LD's wait was counted twice in the MVM rule).
+// An in-order core moves its input preparation first (in_order.h), but an LD of written data only up to the
+// last SEND, RECV or ST before it: past one it could wait for a write that waits for this core.
+TEST(CrossbarGlobalOrder, AnInOrderCoreLoadsWrittenDataAfterItsLastTransferOrStore) {
+  const Instruction mainCopy = op(Opcode::Lmv, 8, xbar::Stage::Main);
+  std::vector<Instruction> list{op(Opcode::Vvadd, 8),
+                                test::comm(Opcode::Recv, 1, 0, 8),
+                                test::mvm(0),
+                                global(Opcode::Ld, 8, 3),
+                                mainCopy,
+                                global(Opcode::St, 8, 4),
+                                op(Opcode::Ld, 8),
+                                global(Opcode::Ld, 8, 5),
+                                test::comm(Opcode::Send, 1, 1, 8)};
+  moveInputPreparationFirst(list);
+  const std::vector<std::pair<Opcode, std::int64_t>> expected{
+      {Opcode::Lmv, -1},   {Opcode::Ld, -1}, {Opcode::Vvadd, -1}, {Opcode::Recv, -1}, {Opcode::Ld, 3},
+      {Opcode::Mvmul, -1}, {Opcode::St, 4},  {Opcode::Ld, 5},     {Opcode::Send, -1}};
+  ASSERT_EQ(list.size(), expected.size());
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    EXPECT_EQ(list[k].op, expected[k].first) << k;
+    EXPECT_EQ(list[k].globalWrite, expected[k].second) << k;
+  }
+}
+
+// The LL schedule with spilling at the intended timing's 64 kB, under every execution pattern: ResNet-50 in
+// I,OK2,1 spills pixels and scatter accumulators (its profile once overflowed while an LD's wait was counted
+// twice in the MVM rule, and deadlocked on in-order cores while their LDs of written data moved first).
 TEST(CrossbarGlobalOrder, SpilledDataIsReadAfterItsStore) {
   CompileOptions options;
   options.mode = PipelineMode::Ll;
@@ -133,17 +160,26 @@ TEST(CrossbarGlobalOrder, SpilledDataIsReadAfterItsStore) {
   LlOptions ll;
   ll.localMemoryElements = llLocalMemoryElements(plan.accelerator, TimingMode::Intended);
   ll.spillToGlobalMemory = true;
-  xbar::Profiler profiler(static_cast<int>(plan.accelerator.cores()), xbar::intended(16, 144));
-  OrderCheckingSink sink(profiler);
-  const LlScheduleSummary s = scheduleLl(plan, ll, sink);
-  EXPECT_TRUE(s.completed);
-  EXPECT_GT(s.spilledAccumulators, 0);
-  EXPECT_GT(sink.trackedLoads, 0);
-  EXPECT_EQ(sink.unorderedLoads, 0);
-  EXPECT_EQ(sink.reusedWrites, 0);
-  const xbar::ProfileResult r = profiler.result();
-  EXPECT_GT(r.totalNs, 0);
-  EXPECT_LT(r.totalNs, std::int64_t{1} << 40);
+  for (const bool outOfOrder : {true, false})
+    for (const bool synchronous : {true, false}) {
+      SCOPED_TRACE(std::string(outOfOrder ? "out of order" : "in order") +
+                   (synchronous ? ", synchronous" : ", asynchronous"));
+      xbar::TimingParams timing = xbar::intended(16, 144);
+      timing.outOfOrder = outOfOrder;
+      timing.synchronous = synchronous;
+      xbar::Profiler profiler(static_cast<int>(plan.accelerator.cores()), timing);
+      InOrderReorder inOrder(profiler);
+      OrderCheckingSink sink(outOfOrder ? static_cast<xbar::IProgramSink&>(profiler) : inOrder);
+      const LlScheduleSummary s = scheduleLl(plan, ll, sink);
+      EXPECT_TRUE(s.completed);
+      EXPECT_GT(s.spilledAccumulators, 0);
+      EXPECT_GT(sink.trackedLoads, 0);
+      EXPECT_EQ(sink.unorderedLoads, 0);
+      EXPECT_EQ(sink.reusedWrites, 0);
+      const xbar::ProfileResult r = profiler.result();
+      EXPECT_GT(r.totalNs, 0);
+      EXPECT_LT(r.totalNs, std::int64_t{1} << 40);
+    }
 }
 
 }  // namespace global_order_tests

@@ -6,12 +6,20 @@
 // LMV/LLDI of stage MAIN that assemble MVM inputs) ahead of its other instructions, keeping the order within
 // each part.
 #pragma once
+#include <vector>
+
 #include "sim/crossbar/xbar_program.h"
 
 namespace pim::crossbar {
 
 /// Whether `i` prepares an MVM's input (it moves first on an in-order core).
 bool preparesInput(const xbar::Instruction& i);
+
+/// One core's list of an IG as an in-order core runs it: the preparation first, keeping the order within each
+/// part, except an LD of data the program writes to global memory (Instruction::globalWrite), which moves up
+/// only to the last SEND, RECV or ST before it: moved past one, it could wait for a write that itself waits
+/// for this core.
+void moveInputPreparationFirst(std::vector<xbar::Instruction>& list);
 
 /// Forwards every instruction group to `next` with each core's preparation moved first.
 class InOrderReorder final : public xbar::IProgramSink {
