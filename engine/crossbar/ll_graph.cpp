@@ -64,60 +64,7 @@ Role roleOf(const NetworkNode& n) {
   }
 }
 
-Window windowOf(const NetworkNode& n) {
-  Window w;
-  w.inH = n.input_dim.size() == 4 ? n.input_dim[2] : 1;
-  w.inW = n.input_dim.size() == 4 ? n.input_dim[3] : 1;
-  w.outH = n.output_dim.size() == 4 ? n.output_dim[2] : 1;
-  w.outW = n.output_dim.size() == 4 ? n.output_dim[3] : 1;
-  if (n.op == NetworkOp::Conv) {
-    const ConvParams& c = n.conv;
-    w.kernelH = c.kernel_h, w.kernelW = c.kernel_w, w.strideH = c.stride_h, w.strideW = c.stride_w;
-    w.padTop = c.pad_h0, w.padLeft = c.pad_w0, w.dilationH = c.dilation_h, w.dilationW = c.dilation_w;
-  } else {
-    const PoolParams& p = n.pool;
-    w.kernelH = p.global ? w.inH : p.kernel_h;
-    w.kernelW = p.global ? w.inW : p.kernel_w;
-    w.strideH = p.stride_h, w.strideW = p.stride_w, w.padTop = p.pad_h0, w.padLeft = p.pad_w0;
-  }
-  return w;
-}
-
-// The first index >= 0 of a window start s*o - pad + (k-1)*d reaching `in`, i.e. ceil((in + pad -
-// (k-1)*d)/s).
-std::int64_t firstCovering(std::int64_t in, std::int64_t pad, std::int64_t span, std::int64_t stride) {
-  const std::int64_t num = in + pad - span;
-  return num <= 0 ? 0 : (num + stride - 1) / stride;
-}
-
 }  // namespace
-
-void Window::inputsOf(std::int64_t out, std::vector<std::int64_t>& pixels) const {
-  pixels.clear();
-  const std::int64_t oh = out / outW, ow = out % outW;
-  for (std::int64_t kh = 0; kh < kernelH; ++kh) {
-    const std::int64_t ih = oh * strideH - padTop + kh * dilationH;
-    for (std::int64_t kw = 0; kw < kernelW; ++kw) {
-      const std::int64_t iw = ow * strideW - padLeft + kw * dilationW;
-      pixels.push_back(ih >= 0 && ih < inH && iw >= 0 && iw < inW ? ih * inW + iw : -1);
-    }
-  }
-}
-
-void Window::outputsOf(std::int64_t in, std::vector<std::int64_t>& pixels) const {
-  pixels.clear();
-  const std::int64_t ih = in / inW, iw = in % inW;
-  const std::int64_t spanH = (kernelH - 1) * dilationH, spanW = (kernelW - 1) * dilationW;
-  const std::int64_t lastH = std::min(outH - 1, (ih + padTop) / strideH);
-  const std::int64_t lastW = std::min(outW - 1, (iw + padLeft) / strideW);
-  for (std::int64_t oh = firstCovering(ih, padTop, spanH, strideH); oh <= lastH; ++oh) {
-    const std::int64_t dh = ih - (oh * strideH - padTop);
-    if (dh % dilationH != 0) continue;
-    for (std::int64_t ow = firstCovering(iw, padLeft, spanW, strideW); ow <= lastW; ++ow) {
-      if ((iw - (ow * strideW - padLeft)) % dilationW == 0) pixels.push_back(oh * outW + ow);
-    }
-  }
-}
 
 Graph::Graph(const Network& net) {
   const std::size_t n = net.nodes.size();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/crossbar/ll_schedule.h"
+#include "engine/crossbar/window.h"
 
 namespace pim::crossbar::ll {
 
@@ -18,19 +19,6 @@ namespace pim::crossbar::ll {
 /// array groups; POOL, ELTWISE, CONCAT and activations are "post" nodes on one core; no_consider_node_set
 /// passes pixels through untouched; an activation right after a CONV/FC is dropped from the topology).
 enum class Role : std::uint8_t { Input, Compute, Pool, Eltwise, Concat, Activation, Folded, PassThrough };
-
-/// A CONV's or POOL's sliding window over its input feature map; pixels are row-major (h * W + w).
-struct Window {
-  std::int64_t inH = 1, inW = 1, outH = 1, outW = 1;
-  std::int64_t kernelH = 1, kernelW = 1, strideH = 1, strideW = 1, padTop = 0, padLeft = 0;
-  std::int64_t dilationH = 1, dilationW = 1;
-
-  std::int64_t positions() const { return kernelH * kernelW; }
-  /// The input pixel under each kernel position (row-major) of output pixel `out`; -1 where padding.
-  void inputsOf(std::int64_t out, std::vector<std::int64_t>& pixels) const;
-  /// The output pixels whose window covers input pixel `in`, ascending.
-  void outputsOf(std::int64_t in, std::vector<std::int64_t>& pixels) const;
-};
 
 struct Graph {
   explicit Graph(const Network& net);

@@ -18,20 +18,6 @@ namespace pim::crossbar::ll {
 using xbar::Opcode;
 using xbar::Stage;
 
-namespace {
-
-bool isInputPixelWindow(const Unfolding& u) { return u.w.kernelPower == 2; }  // I,OK2,1
-
-// The output coordinate fed by input coordinate `in` through kernel tap `k`, or -1.
-std::int64_t outputAt(std::int64_t in, std::int64_t k, std::int64_t pad, std::int64_t dilation,
-                      std::int64_t stride, std::int64_t extent) {
-  const std::int64_t n = in + pad - k * dilation;
-  if (n < 0 || n % stride != 0 || n / stride >= extent) return -1;
-  return n / stride;
-}
-
-}  // namespace
-
 std::int64_t Scheduler::ownerCore(const ComputeState& s, std::int64_t pixel) const {
   return m_plan.layout.ags[s.firstAg + (pixel % s.replicas) * s.bands].core;
 }
@@ -62,44 +48,15 @@ void Scheduler::initScatter(ComputeState& s) {
 
 void Scheduler::windowInputs(const ComputeState& s, std::int64_t window,
                              std::vector<std::int64_t>& pixels) const {
-  const Window& w = m_graph.window[s.node];
-  if (!s.scatter) {
-    w.inputsOf(window, pixels);
-    return;
-  }
-  pixels.clear();
-  if (isInputPixelWindow(s.layer->unfolding)) {
-    pixels.push_back(window);
-    return;
-  }
-  const std::int64_t outRow = window / w.inW, column = window % w.inW;  // IK,OK,1
-  for (std::int64_t kh = 0; kh < w.kernelH; ++kh) {
-    const std::int64_t row = outRow * w.strideH - w.padTop + kh * w.dilationH;
-    pixels.push_back(row < 0 || row >= w.inH ? -1 : row * w.inW + column);
-  }
+  if (s.scatter)
+    m_graph.window[s.node].scatterInputs(s.layer->unfolding, window, pixels);
+  else
+    m_graph.window[s.node].inputsOf(window, pixels);
 }
 
 void Scheduler::scatterTargets(const ComputeState& s, std::int64_t window,
                                std::vector<std::pair<std::int64_t, std::int64_t>>& targets) const {
-  const Window& w = m_graph.window[s.node];
-  targets.clear();
-  const std::int64_t column = window % w.inW;
-  if (isInputPixelWindow(s.layer->unfolding)) {
-    const std::int64_t row = window / w.inW;
-    for (std::int64_t kh = 0; kh < w.kernelH; ++kh) {
-      const std::int64_t oh = outputAt(row, kh, w.padTop, w.dilationH, w.strideH, w.outH);
-      for (std::int64_t kw = 0; oh >= 0 && kw < w.kernelW; ++kw) {
-        const std::int64_t ow = outputAt(column, kw, w.padLeft, w.dilationW, w.strideW, w.outW);
-        if (ow >= 0) targets.emplace_back(kh * w.kernelW + kw, oh * w.outW + ow);
-      }
-    }
-    return;
-  }
-  const std::int64_t oh = window / w.inW;  // IK,OK,1: the window's output row
-  for (std::int64_t kw = 0; kw < w.kernelW; ++kw) {
-    const std::int64_t ow = outputAt(column, kw, w.padLeft, w.dilationW, w.strideW, w.outW);
-    if (ow >= 0) targets.emplace_back(kw, oh * w.outW + ow);
-  }
+  m_graph.window[s.node].scatterTargets(s.layer->unfolding, window, targets);
 }
 
 // Before the window runs: an accumulator for every output pixel it starts, held like a post node's output
