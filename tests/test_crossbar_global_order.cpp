@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "engine/crossbar/compile.h"
+#include "engine/crossbar/ht_schedule.h"
 #include "engine/crossbar/in_order.h"
 #include "engine/crossbar/ll_schedule.h"
 #include "engine/kernel/network.h"
@@ -147,19 +149,9 @@ TEST(CrossbarGlobalOrder, AnInOrderCoreLoadsWrittenDataAfterItsLastTransferOrSto
   }
 }
 
-// The LL schedule with spilling at the intended timing's 64 kB, under every execution pattern: ResNet-50 in
-// I,OK2,1 spills pixels and scatter accumulators (its profile once overflowed while an LD's wait was counted
-// twice in the MVM rule, and deadlocked on in-order cores while their LDs of written data moved first).
-TEST(CrossbarGlobalOrder, SpilledDataIsReadAfterItsStore) {
-  CompileOptions options;
-  options.mode = PipelineMode::Ll;
-  options.replication = "balance";
-  options.unfolding.all = "I,OK2,1";
-  const CompilePlan plan =
-      compilePlan(loadNetworkFile(builtinNetworkPath("resnet50")), Accelerator{}, options);
-  LlOptions ll;
-  ll.localMemoryElements = llLocalMemoryElements(plan.accelerator, TimingMode::Intended);
-  ll.spillToGlobalMemory = true;
+// Runs `schedule` into the profiler under each execution pattern (in-order cores through their reordering),
+// checking the order of data through global memory on the way.
+void underEveryPattern(const CompilePlan& plan, const std::function<void(xbar::IProgramSink&)>& schedule) {
   for (const bool outOfOrder : {true, false})
     for (const bool synchronous : {true, false}) {
       SCOPED_TRACE(std::string(outOfOrder ? "out of order" : "in order") +
@@ -170,9 +162,7 @@ TEST(CrossbarGlobalOrder, SpilledDataIsReadAfterItsStore) {
       xbar::Profiler profiler(static_cast<int>(plan.accelerator.cores()), timing);
       InOrderReorder inOrder(profiler);
       OrderCheckingSink sink(outOfOrder ? static_cast<xbar::IProgramSink&>(profiler) : inOrder);
-      const LlScheduleSummary s = scheduleLl(plan, ll, sink);
-      EXPECT_TRUE(s.completed);
-      EXPECT_GT(s.spilledAccumulators, 0);
+      schedule(sink);
       EXPECT_GT(sink.trackedLoads, 0);
       EXPECT_EQ(sink.unorderedLoads, 0);
       EXPECT_EQ(sink.reusedWrites, 0);
@@ -180,6 +170,36 @@ TEST(CrossbarGlobalOrder, SpilledDataIsReadAfterItsStore) {
       EXPECT_GT(r.totalNs, 0);
       EXPECT_LT(r.totalNs, std::int64_t{1} << 40);
     }
+}
+
+CompilePlan resnetPlan(const char* network, PipelineMode mode, const char* unfolding) {
+  CompileOptions options;
+  options.mode = mode;
+  options.replication = "balance";
+  options.unfolding.all = unfolding;
+  return compilePlan(loadNetworkFile(builtinNetworkPath(network)), Accelerator{}, options);
+}
+
+// The LL schedule with spilling at the intended timing's 64 kB: ResNet-50 in I,OK2,1 spills pixels and
+// scatter accumulators (its profile once overflowed while an LD's wait was counted twice in the MVM rule,
+// and deadlocked on in-order cores while their LDs of written data moved first).
+TEST(CrossbarGlobalOrder, SpilledDataIsReadAfterItsStore) {
+  const CompilePlan plan = resnetPlan("resnet50", PipelineMode::Ll, "I,OK2,1");
+  LlOptions ll;
+  ll.localMemoryElements = llLocalMemoryElements(plan.accelerator, TimingMode::Intended);
+  ll.spillToGlobalMemory = true;
+  underEveryPattern(plan, [&](xbar::IProgramSink& sink) {
+    const LlScheduleSummary s = scheduleLl(plan, ll, sink);
+    EXPECT_TRUE(s.completed);
+    EXPECT_GT(s.spilledAccumulators, 0);
+  });
+}
+
+// The HT schedule's scatter layers add their blocks to sums in global memory (ht_reload.cpp): ResNet-18 in
+// I,OK2,1, every LD of a sum after its ST.
+TEST(CrossbarGlobalOrder, HtScatterSumsAreReadAfterTheirStore) {
+  const CompilePlan plan = resnetPlan("resnet18", PipelineMode::Ht, "I,OK2,1");
+  underEveryPattern(plan, [&](xbar::IProgramSink& sink) { EXPECT_FALSE(scheduleHt(plan, sink).cancelled); });
 }
 
 }  // namespace global_order_tests

@@ -142,15 +142,16 @@ QLayout* NetworkCompileView::buildControls() {
   m_unfolding->addItem(tr("im2col (IK2,O,1)"), QStringLiteral("im2col"));
   m_unfolding->addItem(QStringLiteral("I,O,K2"), QStringLiteral("I,O,K2"));
   m_unfolding->addItem(QStringLiteral("IK,O,K"), QStringLiteral("IK,O,K"));
-  m_unfolding->addItem(tr("I,OK2,1 (LL only)"), QStringLiteral("I,OK2,1"));
-  m_unfolding->addItem(tr("IK,OK,1 (LL only)"), QStringLiteral("IK,OK,1"));
+  m_unfolding->addItem(QStringLiteral("I,OK2,1"), QStringLiteral("I,OK2,1"));
+  m_unfolding->addItem(QStringLiteral("IK,OK,1"), QStringLiteral("IK,OK,1"));
   m_unfolding->addItem(tr("auto (greedy per layer)"), QStringLiteral("auto"));
   m_unfolding->setToolTip(
       tr("How each CONV layer's weights unfold into matrices (tcad Table IV). im2col is PIMCOMP-NN's only "
          "format. I,OK2,1 and IK,OK,1 spread an MVM's products over several output pixels, which the LL "
-         "schedule adds into per-pixel accumulators and the HT schedule does not run; auto takes the "
-         "greedy's best of the formats the mode runs, and the row's note counts the layers where the "
-         "greedy over all five would have picked another"));
+         "schedule adds into per-pixel accumulators on a core and the HT schedule into per-pixel sums in "
+         "global memory; neither runs them when a band is wider than a core. auto takes the greedy's best "
+         "of the formats the layer can run, and the row's note counts the layers where the greedy over "
+         "all five would have picked another"));
   auto* methods = new QHBoxLayout;
   methods->addWidget(new QLabel(tr("Replication:")));
   for (const std::string& name : pim::compileMethodNames()) {

@@ -23,8 +23,6 @@ Draft draft(Opcode op, Stage stage, int node, std::int64_t elements, std::int64_
   return d;
 }
 
-bool hasBias(const NetworkNode& n) { return n.op == NetworkOp::Conv ? n.conv.with_bias : n.fc.with_bias; }
-
 bool sameReplica(const ArrayGroup& a, const ArrayGroup& b) {
   return a.layer == b.layer && a.replica == b.replica;
 }
@@ -60,7 +58,8 @@ void addMvms(const Context& ctx, std::int64_t ig, std::int64_t core, CoreList& l
     m.window = ctx.agWindows[a][ig];
     m.srcOff = ag.colStart;  // PIMCOMP-NN starts an AGP part's input at its column offset
     list.push_back(m);
-    if (hasBias(node) && ag.indexInReplica == 0)
+    // A scatter layer's bias waits for its pixel's last block (withDataMovement).
+    if (hasBias(node) && ag.indexInReplica == 0 && !ctx.scatters(a))
       list.push_back(draft(Opcode::Vvadd, Stage::MainB, node.index, ag.cols, a));
   }
 }
@@ -126,17 +125,12 @@ void addTransfers(Context& ctx, std::vector<CoreList>& lists, const std::vector<
   }
 }
 
-Opcode activationOpcode(ActType t) {
-  if (t == ActType::Relu) return Opcode::Vrelu;
-  return t == ActType::Tanh ? Opcode::Vtanh : Opcode::Vsigmoid;
-}
-
 // Stage ACT: the fused activation of every replica head that computed, as a stack (last AG on top).
 std::vector<Draft> activations(const Context& ctx, std::int64_t core, const std::vector<char>& active) {
   std::vector<Draft> stack;
   for (int a : ctx.plan.layout.coreAgs[core]) {
     const NetworkNode& node = ctx.nodeOf(a);
-    if (!active[a] || ctx.ag(a).indexInReplica != 0 || !node.with_act) continue;
+    if (!active[a] || ctx.ag(a).indexInReplica != 0 || !node.with_act || ctx.scatters(a)) continue;
     stack.push_back(draft(activationOpcode(node.act_type), Stage::Main, node.index, ctx.ag(a).cols, a));
   }
   return stack;
@@ -163,6 +157,13 @@ void placeActivations(CoreList& list, std::vector<Draft>& stack) {
 }
 
 }  // namespace
+
+bool hasBias(const NetworkNode& n) { return n.op == NetworkOp::Conv ? n.conv.with_bias : n.fc.with_bias; }
+
+xbar::Opcode activationOpcode(ActType t) {
+  if (t == ActType::Relu) return Opcode::Vrelu;
+  return t == ActType::Tanh ? Opcode::Vtanh : Opcode::Vsigmoid;
+}
 
 std::vector<CoreList> buildBody(Context& ctx, std::int64_t ig) {
   const std::int64_t cores = ctx.cores();

@@ -81,12 +81,20 @@ Context::Context(const CompilePlan& p) : plan(p) {
   agWindows.resize(p.layout.ags.size());
   agInputAddress.assign(p.layout.ags.size(), 0);
   headCore.resize(p.layers.size());
+  scatter.resize(p.layers.size());
   const std::vector<std::int64_t> first = firstAgOfLayers(p);
   for (std::size_t i = 0; i < p.layers.size(); ++i) {
     headCore[i].assign(p.replicas[i], -1);
     for (std::int64_t r = 0; r < p.replicas[i]; ++r)
       headCore[i][r] = p.layout.ags[first[i] + r * p.layers[i].agsPerReplica].core;
     assignWindows(*this, i, first[i]);
+    const NetworkNode& node = p.network.nodes[p.layers[i].node];
+    requireScheduled(p.layers[i], PipelineMode::Ht, node, p.accelerator, p.networkName);
+    if (node.op == NetworkOp::Conv && !multipliesWholeWindows(p.layers[i].unfolding)) {
+      scatter[i].window = windowOf(node);
+      scatter[i].blocksLeft = scatterContributions(scatter[i].window, p.layers[i], p.networkName);
+      scatter[i].write.assign(scatter[i].blocksLeft.size(), -1);
+    }
     igCount = std::max(igCount, (p.layers[i].windows + p.replicas[i] - 1) / p.replicas[i]);
   }
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/crossbar/compile.h"
+#include "engine/crossbar/window.h"
 #include "sim/crossbar/xbar_program.h"
 
 namespace pim::crossbar::ht {
@@ -34,13 +35,27 @@ struct Context {
   std::vector<std::vector<std::int64_t>> headCore;   // [layer][replica]: core of the replica's AG 0
   std::vector<std::int64_t> agInputAddress;          // per AG: its input buffer on its core (after IG 0)
   std::int64_t nextComm = 0;                         // SEND/RECV pairing index, network-wide
+  /// Per layer in a scatter unfolding (others: blocks empty): its window, and per output pixel the blocks
+  /// still to add and the global-memory write holding its partial sum (-1 before its first block).
+  struct Scatter {
+    Window window;
+    std::vector<std::int64_t> blocksLeft, write;
+  };
+  std::vector<Scatter> scatter;
+  std::int64_t nextWrite = 0;  // Instruction::globalWrite, network-wide
 
   const ArrayGroup& ag(std::int64_t i) const { return plan.layout.ags[i]; }
   const NetworkNode& nodeOf(std::int64_t agIndex) const {
     return plan.network.nodes[plan.layers[ag(agIndex).layer].node];
   }
   std::int64_t cores() const { return plan.accelerator.cores(); }
+  /// Whether AG `agIndex`'s layer is in a scatter unfolding (its windows' results land on several pixels).
+  bool scatters(std::int64_t agIndex) const { return !scatter[ag(agIndex).layer].blocksLeft.empty(); }
 };
+
+bool hasBias(const NetworkNode& n);
+/// The vector opcode of a fused activation.
+xbar::Opcode activationOpcode(ActType t);
 
 /// PIMCOMP-NN's BatchPipelineSchedule stages 0 to ACT and ScheduleMerge for IG `ig`: per core, bias loads
 /// (IG 0), MVMUL and bias VVADD, MAIN-A partial sums, SEND/RECV/MAIN-C across cores, activations.
@@ -50,9 +65,11 @@ std::vector<CoreList> buildBody(Context& ctx, std::int64_t ig);
 void allocateInputBuffers(Context& ctx, const std::vector<CoreList>& ig0);
 
 /// DataReload and InstructionOptimization on one core's body: input preparation before each MVMUL (LD from
-/// global memory, LMV reusing an earlier load, LLDI for padding), ST of each replica's output, then the
-/// merging of contiguous loads, copies and fills and the grouping of short loads into 64-element ones.
-CoreList withDataMovement(const Context& ctx, const CoreList& body);
+/// global memory, LMV reusing an earlier load, LLDI for padding), ST of each replica's output (a scatter
+/// layer's: its blocks added to their pixels' sums in global memory), then the merging of contiguous loads,
+/// copies and fills and the grouping of short loads into 64-element ones. Called core by core in order:
+/// the order of a scatter pixel's additions.
+CoreList withDataMovement(Context& ctx, const CoreList& body);
 
 /// InstructionOptimization alone (post IGs): merging of contiguous loads, copies and fills, short loads
 /// grouped into 64-element ones.

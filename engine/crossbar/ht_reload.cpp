@@ -96,18 +96,54 @@ void prepareInput(const Context& ctx, const Draft& mvm, LoadRecords& loaded, Cor
   }
   const std::int64_t channels = node.conv.input_channel;
   const std::int64_t start = ag.rowStart, end = ag.rowStart + ag.rows - 1;
+  std::vector<std::int64_t> scatterPixels;  // a scatter window's pixel at each position of its vector
+  if (ctx.scatters(mvm.inst.ag))
+    ctx.scatter[ag.layer].window.scatterInputs(ctx.plan.layers[ag.layer].unfolding, mvm.window,
+                                               scatterPixels);
   std::int64_t rd = mvm.srcOff;
   for (std::int64_t k = start / channels; k <= end / channels; ++k) {
     const std::int64_t from = std::max(start, k * channels), to = std::min(end, (k + 1) * channels - 1);
-    preparePiece(ctx, mvm, inputPixel(node, mvm.window, k), from - k * channels, to - from + 1, rd, loaded,
-                 out);
+    const std::int64_t pixel = scatterPixels.empty() ? inputPixel(node, mvm.window, k) : scatterPixels[k];
+    preparePiece(ctx, mvm, pixel, from - k * channels, to - from + 1, rd, loaded, out);
     rd += to - from + 1;
+  }
+}
+
+// StoreOutput of a scatter layer's window (docs/crossbar.md, "Scatter unfoldings", HT): each block of the
+// replica head's result is added to its output pixel's partial sum in global memory, which other replicas
+// and IGs add to as well. The first block is stored as it is; a later one is added to an LD of the sum so
+// far (which waits for the ST that wrote it, Instruction::globalWrite); the last one also adds the bias and
+// applies the activation before the finished pixel is stored for the next layer.
+void accumulateBlocks(Context& ctx, const Draft& mvm, CoreList& out) {
+  const ArrayGroup& ag = ctx.ag(mvm.inst.ag);
+  const NetworkNode& node = ctx.nodeOf(mvm.inst.ag);
+  Context::Scatter& s = ctx.scatter[ag.layer];
+  const std::int64_t o = node.conv.output_channel;
+  std::vector<std::pair<std::int64_t, std::int64_t>> targets;
+  s.window.scatterTargets(ctx.plan.layers[ag.layer].unfolding, mvm.window, targets);
+  for (const auto& [block, pixel] : targets) {
+    std::int64_t& write = s.write[pixel];
+    if (write >= 0) {
+      Draft sum = movement(Opcode::Ld, Stage::Other, node.index, o);
+      sum.inst.globalWrite = write;
+      out.push_back(sum);
+      out.push_back(movement(Opcode::Vvadd, Stage::MainC, node.index, o));
+    }
+    const bool last = --s.blocksLeft[pixel] == 0;
+    if (last && hasBias(node)) out.push_back(movement(Opcode::Vvadd, Stage::MainB, node.index, o));
+    if (last && node.with_act)
+      out.push_back(movement(activationOpcode(node.act_type), Stage::Main, node.index, o));
+    Draft st = movement(Opcode::St, Stage::Other, node.index, o);
+    write = last ? -1 : ctx.nextWrite++;
+    st.inst.globalWrite = write;
+    out.push_back(st);
   }
 }
 
 // MergePreparation: a load continuing the previous load in both memories, a copy continuing the previous
 // copy's source and destination, or a fill continuing the previous fill extends it.
 bool extendsPrevious(const Draft& d, const Draft& previous, const Draft& merged) {
+  if (d.inst.globalWrite >= 0 || merged.inst.globalWrite >= 0) return false;  // each waits for its own write
   if (d.inst.op == Opcode::Ld && !d.bias) {
     return merged.inst.op == Opcode::Ld && merged.srcAddr == d.srcAddr &&
            merged.srcOff + merged.inst.elements == d.srcOff && merged.dstAddr == d.dstAddr &&
@@ -155,7 +191,7 @@ std::int64_t inputElements(const NetworkNode& n) {
 CoreList mergeShortLoads(const Network& net, const CoreList& in) {
   std::unordered_map<int, std::priority_queue<ShortLoad>> byNode;
   for (const Draft& d : in)
-    if (d.inst.op == Opcode::Ld && !d.bias && d.inst.elements < 64)
+    if (d.inst.op == Opcode::Ld && !d.bias && d.inst.elements < 64 && d.inst.globalWrite < 0)
       byNode[d.inst.node].push({d.srcOff, d.inst.elements, d.index});
   std::vector<FullLoad> full;
   std::unordered_map<std::int64_t, std::size_t> cover;  // short load's index -> full load
@@ -192,7 +228,7 @@ CoreList mergeShortLoads(const Network& net, const CoreList& in) {
 
 }  // namespace
 
-CoreList withDataMovement(const Context& ctx, const CoreList& body) {
+CoreList withDataMovement(Context& ctx, const CoreList& body) {
   CoreList full;
   LoadRecords loaded;
   for (const Draft& d : body) {
@@ -201,7 +237,10 @@ CoreList withDataMovement(const Context& ctx, const CoreList& body) {
   }
   for (const Draft& d : body) {  // StoreOutput: each replica head's result back to global memory
     if (d.inst.op != Opcode::Mvmul || ctx.ag(d.inst.ag).indexInReplica != 0) continue;
-    full.push_back(movement(Opcode::St, Stage::Other, d.inst.node, ctx.ag(d.inst.ag).cols));
+    if (ctx.scatters(d.inst.ag))
+      accumulateBlocks(ctx, d, full);
+    else
+      full.push_back(movement(Opcode::St, Stage::Other, d.inst.node, ctx.ag(d.inst.ag).cols));
   }
   return mergeLoads(ctx.plan.network, full);
 }

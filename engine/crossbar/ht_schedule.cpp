@@ -35,7 +35,6 @@ std::int64_t htInstructionGroups(const CompilePlan& plan) {
 }
 
 HtScheduleSummary scheduleHt(const CompilePlan& plan, xbar::IProgramSink& sink, const HtOptions& options) {
-  requireHtUnfoldings(plan.layers, plan.networkName);
   ht::Context ctx(plan);
   HtScheduleSummary s;
   s.instructionGroups = ctx.igCount;

@@ -24,26 +24,12 @@ std::int64_t Scheduler::ownerCore(const ComputeState& s, std::int64_t pixel) con
 
 void Scheduler::initScatter(ComputeState& s) {
   const LayerPartition& l = *s.layer;
-  const std::string where = m_plan.networkName + ": node " + std::to_string(s.node) + " '" + l.name +
-                            "': unfolding " + std::string(l.unfolding.name);
-  if (!scheduledIn(l.unfolding, PipelineMode::Ll, convGeometry(m_plan.network.nodes[s.node]),
-                   m_plan.accelerator))
-    throw InputError(
-        where + ": a band of " + std::to_string(l.columnArrays) +
-        " arrays is wider than a core, which the LL schedule runs for whole-window formats only");
+  requireScheduled(l, PipelineMode::Ll, m_plan.network.nodes[s.node], m_plan.accelerator, m_plan.networkName);
   s.scatter = true;
   s.windows = l.windows;
-  s.contributionsLeft.assign(m_graph.pixels[s.node], 0);
+  s.contributionsLeft = scatterContributions(m_graph.window[s.node], l, m_plan.networkName);
   s.accumulator.assign(m_graph.pixels[s.node], -1);
   s.started.assign(m_graph.pixels[s.node], 0);
-  std::vector<std::pair<std::int64_t, std::int64_t>> targets;
-  for (std::int64_t w = 0; w < s.windows; ++w) {
-    scatterTargets(s, w, targets);
-    for (const auto& [block, pixel] : targets) ++s.contributionsLeft[pixel];
-  }
-  for (std::int64_t o = 0; o < m_graph.pixels[s.node]; ++o)
-    if (s.contributionsLeft[o] == 0)
-      throw InputError(where + ": output pixel " + std::to_string(o) + " reads padding only");
 }
 
 void Scheduler::windowInputs(const ComputeState& s, std::int64_t window,

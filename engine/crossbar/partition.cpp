@@ -118,20 +118,18 @@ bool multipliesWholeWindows(const Unfolding& u) {
   return u.w.outputChannels && !u.w.inputChannels && u.w.kernelPower == 0;
 }
 
-bool scheduledIn(const Unfolding& u, PipelineMode mode, const ConvGeometry& g, const Accelerator& acc) {
-  if (multipliesWholeWindows(u)) return true;
-  return mode == PipelineMode::Ll && ceilDiv(unfoldedShape(u, g).w, acc.cols) <= acc.crossbarsPerCore;
+bool scheduledIn(const Unfolding& u, PipelineMode /*mode*/, const ConvGeometry& g, const Accelerator& acc) {
+  // A scatter block must not straddle the parts of a band split over cores: both schedules add blocks whole.
+  return multipliesWholeWindows(u) || ceilDiv(unfoldedShape(u, g).w, acc.cols) <= acc.crossbarsPerCore;
 }
 
-void requireHtUnfoldings(const std::vector<LayerPartition>& layers, std::string_view network) {
-  for (const LayerPartition& l : layers) {
-    if (l.op != NetworkOp::Conv || multipliesWholeWindows(l.unfolding)) continue;
-    throw InputError(
-        std::string(network) + ": node " + std::to_string(l.node) + " '" + l.name +
-        "': unfolding: the HT schedule runs IK2,O,1 (im2col), I,O,K2 and IK,O,K, not " +
-        std::string(l.unfolding.name) +
-        " (its columns mix output pixels: the scatter accumulation runs in the LL schedule only)");
-  }
+void requireScheduled(const LayerPartition& l, PipelineMode mode, const NetworkNode& node,
+                      const Accelerator& acc, std::string_view network) {
+  if (l.op != NetworkOp::Conv || scheduledIn(l.unfolding, mode, convGeometry(node), acc)) return;
+  throw InputError(std::string(network) + ": node " + std::to_string(l.node) + " '" + l.name +
+                   "': unfolding " + std::string(l.unfolding.name) + ": a band of " +
+                   std::to_string(l.columnArrays) + " arrays is wider than a core, which the " +
+                   (mode == PipelineMode::Ht ? "HT" : "LL") + " schedule runs for whole-window formats only");
 }
 
 const Unfolding& greedyUnfolding(const ConvGeometry& g, PipelineMode mode,

@@ -125,8 +125,10 @@ bool multipliesWholeWindows(const Unfolding& u);
 /// runs I,OK2,1 and IK,OK,1 (engine/crossbar/ll_scatter.cpp) where a band fits one core.
 bool scheduledIn(const Unfolding& u, PipelineMode mode, const ConvGeometry& g, const Accelerator& acc);
 
-/// InputError naming the first CONV layer of `network` whose unfolding the HT schedule cannot run.
-void requireHtUnfoldings(const std::vector<LayerPartition>& layers, std::string_view network);
+/// InputError naming layer `l` of `network` (its node `node`) when the schedule of `mode` cannot run its
+/// unfolding: a scatter band wider than a core.
+void requireScheduled(const LayerPartition& l, PipelineMode mode, const NetworkNode& node,
+                      const Accelerator& acc, std::string_view network);
 
 /// Per-layer unfolding choice: "auto" (the greedy among the formats the mode's schedule runs), "im2col", or a
 /// Table IV name; `perLayer` (node name ->

@@ -2,6 +2,9 @@
 #include "engine/crossbar/window.h"
 
 #include <algorithm>
+#include <string>
+
+#include "engine/common/error.h"
 
 namespace pim::crossbar {
 namespace {
@@ -104,6 +107,22 @@ void Window::scatterTargets(const Unfolding& u, std::int64_t window,
     const std::int64_t ow = outputAt(column, kw, padLeft, dilationW, strideW, outW);
     if (ow >= 0) targets.emplace_back(kw, oh * outW + ow);
   }
+}
+
+std::vector<std::int64_t> scatterContributions(const Window& w, const LayerPartition& l,
+                                               std::string_view network) {
+  std::vector<std::int64_t> blocks(static_cast<std::size_t>(w.outH * w.outW), 0);
+  std::vector<std::pair<std::int64_t, std::int64_t>> targets;
+  for (std::int64_t window = 0; window < l.windows; ++window) {
+    w.scatterTargets(l.unfolding, window, targets);
+    for (const auto& [block, pixel] : targets) ++blocks[static_cast<std::size_t>(pixel)];
+  }
+  for (std::size_t o = 0; o < blocks.size(); ++o)
+    if (blocks[o] == 0)
+      throw InputError(std::string(network) + ": node " + std::to_string(l.node) + " '" + l.name +
+                       "': unfolding " + std::string(l.unfolding.name) + ": output pixel " +
+                       std::to_string(o) + " reads padding only");
+  return blocks;
 }
 
 }  // namespace pim::crossbar

@@ -4,6 +4,7 @@
 // Pixels are row-major (h * W + w).
 #pragma once
 #include <cstdint>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,5 +41,10 @@ Window windowOf(const NetworkNode& n);
 
 /// Whether `u` is a scatter unfolding whose windows are single input pixels (I,OK2,1).
 bool isInputPixelWindow(const Unfolding& u);
+
+/// Per output pixel of layer `l` (a scatter unfolding, window `w`), the blocks its windows add to it;
+/// InputError naming the layer of `network` when one receives none (it reads padding only).
+std::vector<std::int64_t> scatterContributions(const Window& w, const LayerPartition& l,
+                                               std::string_view network);
 
 }  // namespace pim::crossbar

@@ -35,6 +35,7 @@
 #include "engine/target/registry.h"
 #include "engine/workflow/mapping_schedule.h"
 #include "engine/workflow/session_file.h"
+#include "sim/crossbar/xbar_profiler.h"
 #include "tests/crossbar_invariants.h"
 
 namespace pim::fuzz {
@@ -197,10 +198,12 @@ inline bool everyPixelRead(const Network& net) {
   return true;
 }
 
-/// A network compiled on a small crossbar accelerator in both pipelines and in each weight unfolding they run
-/// (im2col, I,O,K2, IK,O,K; LL also I,OK2,1 and IK,OK,1), checked against the MVM invariant (every window of
-/// every layer runs each AG band of each matrix once): a count that differs aborts (a finding). Large
-/// networks are left out (their schedules take seconds; the seeds' shapes are small).
+/// A network compiled on a small crossbar accelerator in both pipelines and in each weight unfolding (im2col,
+/// I,O,K2, IK,O,K, I,OK2,1 and IK,OK,1), checked against the MVM invariant (every window of every layer runs
+/// each AG band of each matrix once): a count that differs aborts (a finding). The HT programs and LL's with
+/// spilling, whose data goes through global memory in order, are also profiled (a deadlock or a load of a
+/// write never made throws: a finding). Large networks are left out (their schedules take seconds; the
+/// seeds' shapes are small).
 inline bool crossbar(std::string_view bytes) {
   return accepted([&] {
     const Network net = parseNetworkJson(bytes, "fuzz.json");
@@ -215,21 +218,21 @@ inline bool crossbar(std::string_view bytes) {
     if (work > 200000) return;  // too slow to be worth a fuzz execution
     for (const char* format : {"im2col", "I,O,K2", "IK,O,K", "I,OK2,1", "IK,OK,1"}) {
       const std::int64_t expected = test::expectedMvms(net, acc.rows, format);
-      const bool scatter = std::string_view(format) == "I,OK2,1" || std::string_view(format) == "IK,OK,1";
       for (const auto mode : {crossbar::PipelineMode::Ht, crossbar::PipelineMode::Ll}) {
-        if (scatter && mode == crossbar::PipelineMode::Ht) continue;
         crossbar::CompileOptions o;
         o.mode = mode;
         o.unfolding.all = format;
         const crossbar::CompilePlan plan = crossbar::compilePlan(net, acc, o);
         struct Count final : xbar::IProgramSink {
+          xbar::IProgramSink* next = nullptr;
           std::int64_t mvms = 0;
           bool group(const xbar::InstructionGroup& ig) override {
             for (const auto& core : ig.cores)
               for (const auto& i : core) mvms += i.op == xbar::Opcode::Mvmul;
-            return true;
+            return !next || next->group(ig);
           }
         } count;
+        xbar::Profiler profiler(static_cast<int>(acc.cores()), xbar::intended(16, 144));
         bool split =
             false;  // an AG split in column parts runs once per part: the invariant holds without AGP
         for (const auto& l : plan.layers) split = split || l.agp > 1;
@@ -243,6 +246,7 @@ inline bool crossbar(std::string_view bytes) {
           }
         };
         if (mode == crossbar::PipelineMode::Ht) {
+          count.next = &profiler;
           crossbar::scheduleHt(plan, count);
           check(count.mvms, "HT");
           continue;
@@ -255,6 +259,7 @@ inline bool crossbar(std::string_view bytes) {
         tight.localMemoryElements = 1024;
         tight.spillToGlobalMemory = true;
         Count spilled;
+        spilled.next = &profiler;
         try {
           crossbar::scheduleLl(plan, tight, spilled);
         } catch (const InputError& e) {
