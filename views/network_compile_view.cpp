@@ -148,8 +148,9 @@ QLayout* NetworkCompileView::buildControls() {
   m_unfolding->setToolTip(
       tr("How each CONV layer's weights unfold into matrices (tcad Table IV). im2col is PIMCOMP-NN's only "
          "format. I,OK2,1 and IK,OK,1 spread an MVM's products over several output pixels, which the LL "
-         "schedule adds into per-pixel accumulators on a core and the HT schedule into per-pixel sums in "
-         "global memory; neither runs them when a band is wider than a core. auto takes the greedy's best "
+         "schedule adds into per-pixel accumulators on a core and the HT schedule into per-pixel sums (in "
+         "global memory where a pixel's windows run on two cores); neither runs them when a band is wider "
+         "than a core. auto takes the greedy's best "
          "of the formats the layer can run, and the row's note counts the layers where the greedy over "
          "all five would have picked another"));
   auto* methods = new QHBoxLayout;

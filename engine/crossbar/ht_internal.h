@@ -35,11 +35,13 @@ struct Context {
   std::vector<std::vector<std::int64_t>> headCore;   // [layer][replica]: core of the replica's AG 0
   std::vector<std::int64_t> agInputAddress;          // per AG: its input buffer on its core (after IG 0)
   std::int64_t nextComm = 0;                         // SEND/RECV pairing index, network-wide
-  /// Per layer in a scatter unfolding (others: blocks empty): its window, and per output pixel the blocks
-  /// still to add and the global-memory write holding its partial sum (-1 before its first block).
+  /// Per layer in a scatter unfolding (others: blocksLeft empty): its window, and per output pixel the blocks
+  /// still to add, whether one was, the core every window adding to it runs on (-1: several; its sum then
+  /// lives in global memory) and the global-memory write holding that sum (-1 before its first block).
   struct Scatter {
     Window window;
-    std::vector<std::int64_t> blocksLeft, write;
+    std::vector<std::int64_t> blocksLeft, ownerCore, write;
+    std::vector<char> started;
   };
   std::vector<Scatter> scatter;
   std::int64_t nextWrite = 0;  // Instruction::globalWrite, network-wide
@@ -66,9 +68,9 @@ void allocateInputBuffers(Context& ctx, const std::vector<CoreList>& ig0);
 
 /// DataReload and InstructionOptimization on one core's body: input preparation before each MVMUL (LD from
 /// global memory, LMV reusing an earlier load, LLDI for padding), ST of each replica's output (a scatter
-/// layer's: its blocks added to their pixels' sums in global memory), then the merging of contiguous loads,
-/// copies and fills and the grouping of short loads into 64-element ones. Called core by core in order:
-/// the order of a scatter pixel's additions.
+/// layer's: its blocks added to their pixels' sums, on the core or in global memory), then the merging of
+/// contiguous loads, copies and fills and the grouping of short loads into 64-element ones. Called core by
+/// core in order: the order of a scatter pixel's additions.
 CoreList withDataMovement(Context& ctx, const CoreList& body);
 
 /// InstructionOptimization alone (post IGs): merging of contiguous loads, copies and fills, short loads

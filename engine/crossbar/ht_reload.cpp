@@ -110,10 +110,12 @@ void prepareInput(const Context& ctx, const Draft& mvm, LoadRecords& loaded, Cor
 }
 
 // StoreOutput of a scatter layer's window (docs/crossbar.md, "Scatter unfoldings", HT): each block of the
-// replica head's result is added to its output pixel's partial sum in global memory, which other replicas
-// and IGs add to as well. The first block is stored as it is; a later one is added to an LD of the sum so
-// far (which waits for the ST that wrote it, Instruction::globalWrite); the last one also adds the bias and
-// applies the activation before the finished pixel is stored for the next layer.
+// replica head's result is added to its output pixel's sum. A pixel whose windows all run on this core keeps
+// its sum in local memory: the first block is copied there (LMV), later ones are added (VVADD). Any other
+// pixel's sum lives in global memory, where other cores add to it as well: the first block is stored as it
+// is, a later one is added to an LD of the sum so far (which waits for the ST that wrote it,
+// Instruction::globalWrite). The last block also adds the bias and applies the activation before the
+// finished pixel is stored for the next layer.
 void accumulateBlocks(Context& ctx, const Draft& mvm, CoreList& out) {
   const ArrayGroup& ag = ctx.ag(mvm.inst.ag);
   const NetworkNode& node = ctx.nodeOf(mvm.inst.ag);
@@ -122,17 +124,21 @@ void accumulateBlocks(Context& ctx, const Draft& mvm, CoreList& out) {
   std::vector<std::pair<std::int64_t, std::int64_t>> targets;
   s.window.scatterTargets(ctx.plan.layers[ag.layer].unfolding, mvm.window, targets);
   for (const auto& [block, pixel] : targets) {
+    const bool local = s.ownerCore[pixel] >= 0, first = !s.started[pixel];
+    const bool last = --s.blocksLeft[pixel] == 0;
+    s.started[pixel] = 1;
     std::int64_t& write = s.write[pixel];
-    if (write >= 0) {
+    if (local && first) out.push_back(movement(Opcode::Lmv, Stage::MainC, node.index, o));
+    if (!local && !first) {
       Draft sum = movement(Opcode::Ld, Stage::Other, node.index, o);
       sum.inst.globalWrite = write;
       out.push_back(sum);
-      out.push_back(movement(Opcode::Vvadd, Stage::MainC, node.index, o));
     }
-    const bool last = --s.blocksLeft[pixel] == 0;
+    if (!first) out.push_back(movement(Opcode::Vvadd, Stage::MainC, node.index, o));
     if (last && hasBias(node)) out.push_back(movement(Opcode::Vvadd, Stage::MainB, node.index, o));
     if (last && node.with_act)
       out.push_back(movement(activationOpcode(node.act_type), Stage::Main, node.index, o));
+    if (local && !last) continue;
     Draft st = movement(Opcode::St, Stage::Other, node.index, o);
     write = last ? -1 : ctx.nextWrite++;
     st.inst.globalWrite = write;

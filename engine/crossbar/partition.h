@@ -93,7 +93,7 @@ const Unfolding& greedyUnfolding(const ConvGeometry& g, PipelineMode mode,
 /// of the P matrices, so agsPerReplica = P*ceil(H/rows), and all of them are summed into the replica's output
 /// (the P matrices of (I,O,K^2) and (IK,O,K) hold different kernel positions of the same outputs). A format
 /// whose W mixes O with K ((I,OK^2,1), (IK,OK,1)) leaves the shifted accumulation of its column blocks to the
-/// vector unit (LL: ll_scatter.cpp's accumulators; HT: ht_reload.cpp's sums in global memory). AGP: an AG
+/// vector unit (LL: ll_scatter.cpp's accumulators; HT: ht_reload.cpp's per-pixel sums). AGP: an AG
 /// wider than a core (ceil(W/cols) > crossbars per core) is cut into agp column parts of at most a core each;
 /// PIMCOMP-NN then treats every part as a replica of its own (replicas = origin replicas * agp).
 struct LayerPartition {
