@@ -34,17 +34,17 @@ std::string normalised(std::string_view s) {
   return out;
 }
 
-// `auto` picks among the formats the mode's schedule runs on the layer; `passedOver` gets the greedy's choice
-// over all five when that one is not among them.
+// `auto` picks among the formats the schedules run on the layer (the greedy's key depends on the mode);
+// `passedOver` gets the greedy's choice over all five when that one is not among them.
 const Unfolding& chosenUnfolding(std::string_view choice, const ConvGeometry& g, PipelineMode mode,
                                  const Accelerator& acc, const NetworkNode& node,
                                  std::string_view& passedOver) {
   if (choice == "auto") {
-    const Unfolding& scheduled =
-        greedyUnfolding(g, mode, [&](const Unfolding& u) { return scheduledIn(u, mode, g, acc); });
+    const Unfolding& runs =
+        greedyUnfolding(g, mode, [&](const Unfolding& u) { return scheduled(u, g, acc); });
     const Unfolding& any = greedyUnfolding(g, mode);
-    if (!(any == scheduled)) passedOver = any.name;
-    return scheduled;
+    if (!(any == runs)) passedOver = any.name;
+    return runs;
   }
   const auto u = parseUnfolding(choice);
   if (!u) {
@@ -118,14 +118,13 @@ bool multipliesWholeWindows(const Unfolding& u) {
   return u.w.outputChannels && !u.w.inputChannels && u.w.kernelPower == 0;
 }
 
-bool scheduledIn(const Unfolding& u, PipelineMode /*mode*/, const ConvGeometry& g, const Accelerator& acc) {
-  // A scatter block must not straddle the parts of a band split over cores: both schedules add blocks whole.
+bool scheduled(const Unfolding& u, const ConvGeometry& g, const Accelerator& acc) {
   return multipliesWholeWindows(u) || ceilDiv(unfoldedShape(u, g).w, acc.cols) <= acc.crossbarsPerCore;
 }
 
 void requireScheduled(const LayerPartition& l, PipelineMode mode, const NetworkNode& node,
                       const Accelerator& acc, std::string_view network) {
-  if (l.op != NetworkOp::Conv || scheduledIn(l.unfolding, mode, convGeometry(node), acc)) return;
+  if (l.op != NetworkOp::Conv || scheduled(l.unfolding, convGeometry(node), acc)) return;
   throw InputError(std::string(network) + ": node " + std::to_string(l.node) + " '" + l.name +
                    "': unfolding " + std::string(l.unfolding.name) + ": a band of " +
                    std::to_string(l.columnArrays) + " arrays is wider than a core, which the " +

@@ -82,7 +82,7 @@ struct UnfoldingCost {
 UnfoldingCost unfoldingCost(const Unfolding& u, const ConvGeometry& g);
 
 /// tcad V-B: fewest compute cycles, then least load volume (HT) or least extra memory (LL), then Table IV
-/// order; among the formats `admissible` accepts when given (`--unfolding auto` passes scheduledIn).
+/// order; among the formats `admissible` accepts when given (`--unfolding auto` passes `scheduled`).
 const Unfolding& greedyUnfolding(const ConvGeometry& g, PipelineMode mode,
                                  const std::function<bool(const Unfolding&)>& admissible = {});
 
@@ -109,30 +109,28 @@ struct LayerPartition {
   std::int64_t agp = 1;             // column parts of a band (1 unless a band is wider than a core)
   std::int64_t crossbarsPerReplica = 0;  // agsPerReplica * columnArrays (all agp parts together)
   UnfoldingCost cost;  // Table IV quantities (FC: 1 cycle, `inputs` loaded, no extra memory)
-  /// `auto` only: the greedy's choice over all five formats when the mode's schedule does not run it
-  /// (scheduledIn) and `unfolding` is the best of those it does; empty otherwise.
+  /// `auto` only: the greedy's choice over all five formats when the schedules do not run it on the layer
+  /// (`scheduled`) and `unfolding` is the best of those it does; empty otherwise.
   std::string_view greedyPassedOver;
 };
 
 /// True when the columns of `u`'s matrices are the output channels alone (W = O): every AG then multiplies a
 /// contiguous slice of one window's im2col vector and a replica's AGs sum into one output pixel, which is
 /// what both schedules build. I,OK2,1 and IK,OK,1 spread a window's products over several output pixels (a
-/// shifted, scatter accumulation in the vector unit), which the LL schedule runs and the HT schedule does
-/// not.
+/// shifted, scatter accumulation in the vector unit).
 bool multipliesWholeWindows(const Unfolding& u);
 
-/// Whether `mode`'s schedule runs `u` on a layer of geometry `g`: both run the whole-window formats; LL also
-/// runs I,OK2,1 and IK,OK,1 (engine/crossbar/ll_scatter.cpp) where a band fits one core.
-bool scheduledIn(const Unfolding& u, PipelineMode mode, const ConvGeometry& g, const Accelerator& acc);
+/// Whether the schedules run `u` on a layer of geometry `g`: the whole-window formats always, I,OK2,1 and
+/// IK,OK,1 where a band fits one core (a block is added whole: ll_scatter.cpp, ht_reload.cpp).
+bool scheduled(const Unfolding& u, const ConvGeometry& g, const Accelerator& acc);
 
 /// InputError naming layer `l` of `network` (its node `node`) when the schedule of `mode` cannot run its
 /// unfolding: a scatter band wider than a core.
 void requireScheduled(const LayerPartition& l, PipelineMode mode, const NetworkNode& node,
                       const Accelerator& acc, std::string_view network);
 
-/// Per-layer unfolding choice: "auto" (the greedy among the formats the mode's schedule runs), "im2col", or a
-/// Table IV name; `perLayer` (node name ->
-/// choice) overrides `all` for single layers.
+/// Per-layer unfolding choice: "auto" (the greedy among the formats the schedules run on the layer),
+/// "im2col", or a Table IV name; `perLayer` (node name -> choice) overrides `all` for single layers.
 struct UnfoldingChoice {
   std::string all = "im2col";
   std::map<std::string, std::string, std::less<>> perLayer;
