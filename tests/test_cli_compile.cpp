@@ -242,9 +242,21 @@ TEST(CliCompile, AutoUnfoldingRunsTheBestScheduledFormatAndNamesTheOneItPassedOv
   EXPECT_NE(text.find("I,O,K2 (not I,OK2,1)"), std::string::npos) << text;
 }
 
-TEST(CliCompile, KernelCommandsOnACrossbarBackendPointToCompile) {
-  expectCliRefused("simulate -b crossbar-pimcomp -k va", {"compile", "networks"});
-  expectCliRefused("explore -b crossbar-arch-a -k gemv", {"compile"});
+// One conv or FC layer runs in the kernel commands as a one-layer network; anything else points to compile.
+TEST(CliCompile, KernelCommandsOnACrossbarBackendRunOneLayerOrPointToCompile) {
+  expectCliRefused("simulate -b crossbar-pimcomp -k va",
+                   {"not a convolution or FC layer", "compile", "networks"});
+  const auto j = cliJson("explore -b crossbar-arch-a -k conv2d --dims n=1,k=16,c=8,p=8,q=8,r=3,s=3 --json");
+  EXPECT_EQ(j["counts"]["simulated"], j["counts"]["generated"]);  // a few compiles: every one is run
+  const std::string label = j["best"]["label"];
+  EXPECT_TRUE(label.rfind("HT · ", 0) == 0 || label.rfind("LL · ", 0) == 0) << label;
+  EXPECT_GT(j["best"]["time_ns"].get<double>(), 0);
+  EXPECT_TRUE(j["baselines"].contains("vendor")) << j["baselines"].dump();
+  const auto s =
+      cliJson("simulate -b crossbar-arch-a -k fc --dims n=1,k=1000,c=512 --schedule draft:1 --json");
+  EXPECT_EQ(s["schedule"]["draft"]["label"], "LL · im2col · balance, uniform, w0h0 (1 replica)");
+  EXPECT_EQ(s["crossbar"]["crossbars_used"], 32);  // 4 x 8 arrays of 128 x 128
+  EXPECT_EQ(s["cores"].size(), 168u);              // Arch-A: every core, by chip and core
 }
 #endif
 

@@ -63,7 +63,8 @@ TEST(EvaluateConformance, EveryBackendAndKernelGivesAWellFormedBreakdown) {
     for (const auto& entry : KernelLibrary::builtin().entries()) {
       if (b.family == "pim-hierarchy") continue;  // conv mappings, not banks: tests/test_pim_hierarchy.cpp
       const auto p = problem(b.name, entry.name, smallShape(entry.name));
-      if (b.family == "upmem") continue;  // DPUs, not banks: tests/test_upmem_target.cpp
+      if (b.family == "upmem") continue;     // DPUs, not banks: tests/test_upmem_target.cpp
+      if (b.family == "crossbar") continue;  // compiled layers on cores: tests/test_crossbar_layer_target.cpp
       for (const Draft& d : sampleDrafts(*p, 4)) {
         Evaluation e;
         try {
@@ -278,10 +279,17 @@ TEST(EvaluateRefusals, KernelsABackendCannotRunAreRefusedWithTheReason) {
   EXPECT_THROW(evaluateDraft(*attn, attn->space().draft(0)), InputError);
   const auto up = problem("upmem", "red", "b=1,n=1024");
   EXPECT_THROW(evaluateDraft(*up, up->space().draft(0)), InputError);
-  // A crossbar backend says what it runs instead, and the command that does it.
+  // A crossbar backend runs one conv or FC layer; of anything else it says why, and what compiles networks.
+  const std::string why =
+      unsupportedReason(builtinBackends().get("crossbar-arch-a"), KernelLibrary::builtin().get("red"));
+  EXPECT_EQ(why.rfind("kernel 'red' is not a convolution or FC layer", 0), 0u) << why;
+  EXPECT_NE(
+      why.find("; whole networks compile with `pimscope-cli compile --backend crossbar-arch-a --network "
+               "resnet18`"),
+      std::string::npos)
+      << why;
   EXPECT_EQ(unsupportedReason(builtinBackends().get("crossbar-arch-a"), KernelLibrary::builtin().get("gemv")),
-            "crossbar backends compile whole networks, not DCC kernels: `pimscope-cli compile --backend "
-            "crossbar-arch-a --network resnet18` (`pimscope-cli networks` lists the shipped networks)");
+            "");
 }
 
 TEST(Baselines, VendorAndGpuAreAvailableWhereTheSpecsDefineThem) {

@@ -13,7 +13,7 @@
 #include "engine/kernel/dsl.h"
 #include "engine/search/baselines.h"
 #include "engine/search/evaluate.h"
-#include "engine/target/pim_hierarchy/conv_recognition.h"
+#include "engine/target/conv_recognition.h"
 #include "engine/target/pim_hierarchy/hierarchy_backend.h"
 #include "engine/target/pim_hierarchy/mapping_candidates.h"
 #include "engine/target/registry.h"

@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <exception>
+#include <set>
 
 #include "engine/core/problem.h"
 #include "engine/hw/backend.h"
@@ -118,7 +119,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), m_runner(new Compar
     ++row;
     m_backends[name] = box;
     m_reasons[name] = reason;
-    connect(box, &QCheckBox::toggled, this, &CompareView::updateChoice);
+    connect(box, &QCheckBox::toggled, this, [this] {
+      m_defaultChoice = false;  // a tick of the user's (programmatic ticks block the signal)
+      updateChoice();
+    });
   }
   grid->setColumnStretch(1, 1);
   grid->setColumnStretch(3, 1);
@@ -257,13 +261,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), m_runner(new Compar
     emit done();
   });
 
-  loadProblem(SessionConfig{});
-  // Start with up to four backends that can run the kernel, so Compare works straight away.
-  QStringList runnable;
-  for (const auto& [name, box] : m_backends) {
-    if (box->isEnabled() && runnable.size() < 4) runnable << name;
-  }
-  choose(runnable);
+  loadProblem(SessionConfig{});  // with the default choice, so Compare works straight away
   clearResults();
 }
 
@@ -329,10 +327,32 @@ void CompareView::onKernelChanged() {
     m_reasons.at(name)->setText(why);
     m_reasons.at(name)->setToolTip(why);
   }
+  if (m_defaultChoice)
+    chooseDefault();
+  else
+    updateChoice();
+}
+
+void CompareView::chooseDefault() {
+  // Different hardware side by side first: a second backend of a family only when families run out.
+  QStringList runnable;
+  std::set<std::string> families;
+  for (const bool repeat : {false, true})
+    for (const pim::Backend& b : pim::builtinBackends().all()) {
+      const QString name = qs(b.name);
+      if (runnable.size() == 4 || !m_backends.at(name)->isEnabled() || runnable.contains(name)) continue;
+      if (!repeat && !families.insert(b.family).second) continue;
+      runnable << name;
+    }
+  for (auto& [name, box] : m_backends) {
+    const QSignalBlocker block(box);
+    box->setChecked(runnable.contains(name));
+  }
   updateChoice();
 }
 
 void CompareView::choose(const QStringList& backends, const QString& baseline) {
+  m_defaultChoice = false;
   for (auto& [name, box] : m_backends) {
     const QSignalBlocker block(box);
     box->setChecked(box->isEnabled() && backends.contains(name));

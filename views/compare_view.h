@@ -91,6 +91,8 @@ class CompareView : public QWidget {
   pim::Kernel currentKernel() const;  // throws InputError
   void showElapsed();
   void onKernelChanged();
+  /// Ticks up to four backends that can run the kernel, one per family before a second of any family.
+  void chooseDefault();
   void updateChoice();
   void updateHint();  // the count hint and whether Compare is enabled (pim::backendCountError)
   void rebuildBaselines();
@@ -123,6 +125,8 @@ class CompareView : public QWidget {
   std::shared_ptr<const pim::Comparison> m_shown;
   QString m_what;                   // "gemv[b=1,n=8192] on 2 backends": the run in flight or shown
   bool m_restartOnBaseline = true;  // off while the baseline list is rebuilt
+  /// The ticks are chooseDefault()'s, made again for each kernel, until the user or choose() sets them.
+  bool m_defaultChoice = true;
 };
 
 }  // namespace pimgui

@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "engine/target/crossbar/core_statistics.h"
 #include "views/color_map_plot.h"
 #include "views/elided_label.h"
 
@@ -111,25 +112,19 @@ int CoreMap::coreAt(int x, int y) const {
 double CoreMap::value(int core) const {
   if (!m_result || core < 0 || core >= static_cast<int>(m_cells.size())) return 0;
   const auto c = static_cast<std::size_t>(core);
-  const auto& r = *m_result;
-  const pim::xbar::CoreProfile* p = c < r.profile.cores.size() ? &r.profile.cores[c] : nullptr;
-  switch (m_metric) {
+  switch (m_metric) {  // the engine's per-core statistics (core_statistics.h), volumes in KiB
     case Metric::CrossbarUse:
-      return c < r.coreCrossbars.size() ? 100.0 * static_cast<double>(r.coreCrossbars[c]) /
-                                              static_cast<double>(r.accelerator.crossbarsPerCore)
-                                        : 0;
+      return pim::coreStatistic(*m_result, c, pim::CoreStat::CrossbarUse);
     case Metric::MvmBusy:
-      return p && r.profile.totalNs > 0
-                 ? 100.0 * static_cast<double>(p->mvmNs) / static_cast<double>(r.profile.totalNs)
-                 : 0;
+      return pim::coreStatistic(*m_result, c, pim::CoreStat::MvmBusy);
     case Metric::CommunicationVolume:
-      return p ? static_cast<double>(p->commBytes) / 1024.0 : 0;
+      return pim::coreStatistic(*m_result, c, pim::CoreStat::CommunicationBytes) / 1024.0;
     case Metric::Layers:
-      return c < r.coreLayers.size() ? static_cast<double>(r.coreLayers[c].size()) : 0;
+      return pim::coreStatistic(*m_result, c, pim::CoreStat::Layers);
     case Metric::LocalMemoryPeak:
-      return c < r.coreLocalMemoryPeak.size() ? static_cast<double>(r.coreLocalMemoryPeak[c]) : 0;
+      return pim::coreStatistic(*m_result, c, pim::CoreStat::LocalMemoryPeak);
     case Metric::SpillTraffic:
-      return c < r.coreSpillBytes.size() ? static_cast<double>(r.coreSpillBytes[c]) / 1024.0 : 0;
+      return pim::coreStatistic(*m_result, c, pim::CoreStat::SpillBytes) / 1024.0;
   }
   return 0;
 }
@@ -155,20 +150,10 @@ QString CoreMap::tooltip(int core) const {
                 .arg(r.profile.cores[c].memoryNs)
                 .arg(r.profile.cores[c].commSyncNs)
                 .arg(r.profile.cores[c].commTransferNs);
-  if (c < r.coreLayers.size()) {
-    if (r.coreLayers[c].empty()) return text + tr("<br>no array group");
-    constexpr std::size_t kListed = 12;  // a tooltip, not a report: the rest is counted
-    for (std::size_t i = 0; i < r.coreLayers[c].size() && i < kListed; ++i) {
-      const auto& l = r.coreLayers[c][i];
-      text +=
-          tr("<br>%1: %2 AG%3")
-              .arg(QString::fromStdString(r.layers[static_cast<std::size_t>(l.layer)].name).toHtmlEscaped())
-              .arg(l.ags)
-              .arg(l.ags == 1 ? QString() : QStringLiteral("s"));
-    }
-    if (r.coreLayers[c].size() > kListed)
-      text += tr("<br>… and %1 more layers").arg(r.coreLayers[c].size() - kListed);
-  }
+  if (c < r.coreLayers.size())
+    text += "<br>" + QString::fromStdString(pim::coreLayersText(r, c, 12, "\n"))
+                         .toHtmlEscaped()
+                         .replace('\n', QStringLiteral("<br>"));
   return text;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/crossbar/instruction_dump.h"
 
+#include <sstream>
+
 #include "engine/common/error.h"
 
 namespace pim::crossbar {
@@ -30,6 +32,39 @@ void writeJson(std::ostream& out, const xbar::Instruction& i) {
 }
 
 }  // namespace
+
+std::size_t writeGroupText(std::ostream& out, long long index, const xbar::InstructionGroup& ig,
+                           std::size_t maxLines) {
+  std::size_t lines = 0;
+  if (lines == maxLines) return lines;
+  out << "IG " << index << '\n';
+  ++lines;
+  for (std::size_t c = 0; c < ig.cores.size(); ++c)
+    for (const xbar::Instruction& i : ig.cores[c]) {
+      if (lines == maxLines) return lines;
+      out << "  core " << c << ": ";
+      writeText(out, i);
+      out << '\n';
+      ++lines;
+    }
+  return lines;
+}
+
+bool InstructionText::group(const xbar::InstructionGroup& ig) {
+  if (m_lines < m_maxLines) {
+    std::ostringstream s;
+    m_lines += writeGroupText(s, m_groups, ig, m_maxLines - m_lines);
+    m_text += s.str();
+    ++m_groupsShown;
+  }
+  ++m_groups;
+  return true;
+}
+
+std::string InstructionText::text() const {
+  if (m_groupsShown == m_groups) return m_text;
+  return m_text + "... (" + std::to_string(m_groups - m_groupsShown) + " more instruction groups)\n";
+}
 
 InstructionDump::InstructionDump(std::string path) : m_path(std::move(path)) {
   m_json = m_path.size() >= 5 && m_path.compare(m_path.size() - 5, 5, ".json") == 0;
@@ -61,13 +96,7 @@ bool InstructionDump::group(const xbar::InstructionGroup& ig) {
     }
     m_out << "]}";
   } else {
-    m_out << "IG " << m_groups << '\n';
-    for (std::size_t c = 0; c < ig.cores.size(); ++c)
-      for (const xbar::Instruction& i : ig.cores[c]) {
-        m_out << "  core " << c << ": ";
-        writeText(m_out, i);
-        m_out << '\n';
-      }
+    writeGroupText(m_out, m_groups, ig);
   }
   ++m_groups;
   check();

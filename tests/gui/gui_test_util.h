@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+#include <QAbstractItemModel>
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <functional>
@@ -23,6 +24,13 @@ inline bool waitFor(const std::function<bool()>& done, int timeoutMs) {
     QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
   }
   return true;
+}
+
+/// The drafts table's column headed `title`, -1 when there is none.
+inline int columnTitled(const QAbstractItemModel& m, const QString& title) {
+  for (int c = 0; c < m.columnCount(); ++c)
+    if (m.headerData(c, Qt::Horizontal).toString() == title) return c;
+  return -1;
 }
 
 /// Small problem that explores exhaustively in a few seconds.

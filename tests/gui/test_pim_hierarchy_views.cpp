@@ -46,12 +46,6 @@ int visibleBoxes(const ControlPanel& panel, const QString& prefix) {
   return n;
 }
 
-int columnTitled(const DraftTableModel& m, const QString& title) {
-  for (int c = 0; c < m.columnCount(); ++c)
-    if (m.headerData(c, Qt::Horizontal).toString() == title) return c;
-  return -1;
-}
-
 }  // namespace
 
 TEST(PimHierarchyViews, ControlsShowOnlyTheSettingsTheFamilyReads) {
@@ -93,7 +87,7 @@ TEST(PimHierarchyViews, ConvLayerShowsMappingsRowActivationsAndTheLoopNest) {
   // Table: mapping labels under the family's own title, row activations as columns.
   const DraftTableModel& m = *w.model();
   EXPECT_EQ(m.headerData(DraftTableModel::Parts, Qt::Horizontal).toString(), "Mapping | layout");
-  const int total = columnTitled(m, QStringLiteral("row acts total"));
+  const int total = test::columnTitled(m, QStringLiteral("row acts total"));
   ASSERT_GE(total, 0);
   int evaluated = 0;
   for (int r = 0; r < m.keptRows(); ++r) {

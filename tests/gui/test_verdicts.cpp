@@ -43,6 +43,27 @@ void typeInto(QLineEdit* field, const QString& text) {
 
 }  // namespace
 
+// A crossbar backend runs one conv or FC layer; of any other kernel the banner says why, and what compiles
+// whole networks.
+TEST(WindowVerdicts, ACrossbarBackendRefusesAKernelThatIsNotOneLayer) {
+  MainWindow w(false);
+  ControlPanel* panel = w.controls();
+  QComboBox* backend = comboWith(panel, QStringLiteral("crossbar-pimcomp"));
+  QComboBox* kernel = comboWith(panel, QStringLiteral("red"));
+  ASSERT_TRUE(backend && kernel && exploreButton(panel));
+  backend->setCurrentText(QStringLiteral("crossbar-pimcomp"));
+  kernel->setCurrentIndex(kernel->findText(QStringLiteral("red")));
+  const QString why = w.verdictBanner()->verdict();
+  EXPECT_TRUE(why.startsWith(QStringLiteral("red cannot run on crossbar-pimcomp"))) << why.toStdString();
+  EXPECT_TRUE(why.contains(QStringLiteral("is not a convolution or FC layer"))) << why.toStdString();
+  EXPECT_TRUE(why.contains(QStringLiteral("pimscope-cli compile --backend crossbar-pimcomp")))
+      << why.toStdString();
+  EXPECT_FALSE(exploreButton(panel)->isEnabled());
+  kernel->setCurrentIndex(kernel->findText(QStringLiteral("conv2d")));
+  EXPECT_TRUE(w.verdictBanner()->verdict().isEmpty()) << w.verdictBanner()->verdict().toStdString();
+  EXPECT_TRUE(exploreButton(panel)->isEnabled());
+}
+
 TEST(WindowVerdicts, AnUnsupportedPairIsRefusedInABannerBeforeAnyDraft) {
   MainWindow w(false);
   ControlPanel* panel = w.controls();

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "engine/common/text_lines.h"
+
 #include "engine/convmap/trace_bridge.h"
 
 namespace pim {
@@ -199,15 +201,7 @@ std::string hierarchyListing(const HierarchyContext& c, const cm::ConvMapping& m
       << triple(l.bytesRead) << " / " << triple(l.bytesWritten) << " / " << triple(operands) << "\n";
   }
   s << "\nloop nest:\n" << cm::loopNestText(h, m);
-  std::string text = s.str(), out;
-  std::size_t lines = 0, at = 0;
-  while (at < text.size() && lines < maxLines) {
-    const auto end = text.find('\n', at);
-    out += text.substr(at, end == std::string::npos ? std::string::npos : end - at + 1);
-    at = end == std::string::npos ? text.size() : end + 1;
-    ++lines;
-  }
-  return out;
+  return firstLines(s.str(), maxLines);
 }
 
 }  // namespace pim

@@ -14,7 +14,8 @@
 #include "engine/convmap/lower_bound.h"
 #include "engine/convmap/mapper.h"
 #include "engine/convmap/store_keys.h"
-#include "engine/target/pim_hierarchy/conv_recognition.h"
+#include "engine/target/conv_recognition.h"
+#include "engine/target/list_space.h"
 #include "engine/target/pim_hierarchy/hierarchy_backend.h"
 
 namespace pim {
@@ -102,38 +103,6 @@ std::string layoutText(const cm::ConvMapping& m, int t) {
   return "rows " + std::to_string(m.blockH) + "x" + std::to_string(m.blockW);
 }
 
-class MappingSpace final : public ICandidateSpace {
- public:
-  MappingSpace(const HierarchyContext& c, const PruneRuleRegistry& rules) : m_c(c) {
-    for (std::size_t i = 0; i < rules.size(); ++i)
-      m_rules.push_back({rules.at(i).number(), std::string(rules.at(i).name()), false, 0});
-  }
-  std::uint64_t size() const override { return m_c.mappings().size(); }
-  Draft candidate(std::uint64_t id) const override {
-    m_c.mapping(id);  // the range check
-    return Draft{id, {}};
-  }
-  std::string label(const Draft& d) const override { return mappingText(m_c.hierarchy(), m_c.mapping(d.id)); }
-  std::string labelTitle() const override { return "Mapping | layout"; }
-  PruneCounts counts() const override { return {size(), m_rules, size()}; }
-  void forEachKept(const std::function<bool(const Draft&)>& fn) const override {
-    for (std::uint64_t id = 0; id < size(); ++id)
-      if (!fn(Draft{id, {}})) return;
-  }
-  Verdict why(std::uint64_t id) const override {
-    m_c.mapping(id);
-    Verdict v;
-    v.draft = id;
-    v.reason =
-        "a mapping of the candidate list (every one is kept: each is valid and none dominates another)";
-    return v;
-  }
-
- private:
-  const HierarchyContext& m_c;
-  std::vector<RuleCount> m_rules;
-};
-
 }  // namespace
 
 HierarchyContext::HierarchyContext(const Problem& p) : m_hierarchy(hierarchyOf(p.backend())) {
@@ -192,7 +161,14 @@ std::string mappingText(const cm::Hierarchy& h, const cm::ConvMapping& m) {
 }
 
 std::unique_ptr<ICandidateSpace> makeMappingSpace(const Problem& p, const PruneRuleRegistry& rules) {
-  return std::make_unique<MappingSpace>(hierarchyContext(p), rules);
+  const HierarchyContext& c = hierarchyContext(p);
+  return makeListSpace(
+      {.size = [&c] { return static_cast<std::uint64_t>(c.mappings().size()); },
+       .label = [&c](std::uint64_t id) { return mappingText(c.hierarchy(), c.mapping(id)); },
+       .labelTitle = "Mapping | layout",
+       .reason =
+           "a mapping of the candidate list (every one is kept: each is valid and none dominates another)"},
+      rules);
 }
 
 }  // namespace pim

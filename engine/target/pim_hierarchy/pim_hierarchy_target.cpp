@@ -4,7 +4,7 @@
 #include <variant>
 
 #include "engine/convmap/evaluator.h"
-#include "engine/target/pim_hierarchy/conv_recognition.h"
+#include "engine/target/conv_recognition.h"
 #include "engine/target/pim_hierarchy/hierarchy_backend.h"
 #include "engine/target/pim_hierarchy/hierarchy_evaluation.h"
 #include "engine/target/pim_hierarchy/mapping_candidates.h"

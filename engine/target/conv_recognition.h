@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// A kernel of the DSL as one conv or FC layer of the conv mapper (docs/convmap.md "Workload"): which tensor
+// A kernel of the DSL as one conv or FC layer (docs/convmap.md "Workload"), for every family that runs single
+// layers (pim-hierarchy maps it, crossbar compiles it as a one-layer network): which tensor
 // is the input, the weight and the output, and which loop is each of R, S, P, Q, C, K, N, read from the
 // relevance of each loop to the three tensors (conv_layer.h's matrix) rather than from names, so any kernel
 // written as O += W * I with the model's tensor layouts is recognised and anything else is refused with the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/target/pim_hierarchy/conv_recognition.h"
+#include "engine/target/conv_recognition.h"
 
 #include <algorithm>
 #include <optional>

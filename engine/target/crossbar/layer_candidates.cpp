@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/target/crossbar/layer_candidates.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <variant>
+
+#include "engine/common/error.h"
+#include "engine/crossbar/replication.h"
+#include "engine/hw/backend.h"
+#include "engine/target/conv_recognition.h"
+#include "engine/target/crossbar/crossbar_backend.h"
+#include "engine/target/list_space.h"
+
+namespace pim {
+namespace {
+
+namespace cb = crossbar;
+namespace cm = convmap;
+using nlohmann::json;
+
+json node(int index, const std::string& name, const char* op, std::vector<std::int64_t> in,
+          std::vector<std::int64_t> out) {
+  json n = {{"index", index},    {"name", name},
+            {"operation", op},   {"input_dim_num", in.size()},
+            {"input_dim", in},   {"output_dim_num", out.size()},
+            {"output_dim", out}, {"bitwidth", 16}};
+  const bool input = index == 0;
+  const std::string other = input ? "layer" : "data";
+  n[input ? "provider" : "consumer"] = json::array();
+  n[input ? "provider_index" : "consumer_index"] = json::array();
+  n[input ? "provider_num" : "consumer_num"] = 0;
+  n[input ? "consumer" : "provider"] = {other};
+  n[input ? "consumer_index" : "provider_index"] = {input ? 1 : 0};
+  n[input ? "consumer_num" : "provider_num"] = 1;
+  return n;
+}
+
+/// The layer as PIMCOMP-NN's node list: an input and one CONV (the input already padded, as the conv model
+/// lays it out) or FC (R = S = P = Q = 1), no bias, no activation, batch 1. Parsed back, so the network holds
+/// every invariant a loaded file does.
+Network layerNetwork(const cm::ConvLayer& l, const std::string& origin) {
+  const std::int64_t C = l.bound[cm::C], K = l.bound[cm::K];
+  const json flags = {{"with_bn", 0}, {"with_act", 0}, {"act_type", -1}};
+  json layer;
+  json input;
+  const bool fc = l.bound[cm::R] * l.bound[cm::S] * l.bound[cm::P] * l.bound[cm::Q] == 1;
+  if (fc) {
+    input = node(0, "data", "OP_INPUT", {1, C}, {1, C});
+    layer = node(1, "layer", "OP_FC", {1, C}, {1, K});
+    layer["param"] = {{"num_input", C}, {"num_output", K}, {"with_bias", 0}};
+  } else {
+    const std::vector<std::int64_t> in = {1, C, l.inputHeight(), l.inputWidth()};
+    input = node(0, "data", "OP_INPUT", in, in);
+    layer = node(1, "layer", "OP_CONV", in, {1, K, l.bound[cm::Q], l.bound[cm::P]});
+    layer["param"] = {{"kernel_h", l.bound[cm::S]},
+                      {"kernel_w", l.bound[cm::R]},
+                      {"stride_h", l.strideH},
+                      {"stride_w", l.strideW},
+                      {"pad_h0", 0},
+                      {"pad_h1", 0},
+                      {"pad_w0", 0},
+                      {"pad_w1", 0},
+                      {"dilation_h", l.dilH},
+                      {"dilation_w", l.dilW},
+                      {"group", 1},
+                      {"input_channel", C},
+                      {"output_channel", K},
+                      {"with_bias", 0}};
+  }
+  layer.update(flags);
+  return parseNetworkJson(json{{"node_list", {input, layer}}}.dump(), origin);
+}
+
+/// The replicas a rule's plan gives the layer (per origin replica).
+std::int64_t planReplicas(const Network& net, const cb::Accelerator& acc, const cb::CompileOptions& o) {
+  const cb::CompilePlan plan = cb::compilePlan(net, acc, o);
+  return plan.replicas.front() / plan.layers.front().agp;
+}
+
+}  // namespace
+
+CrossbarLayerContext::CrossbarLayerContext(const Problem& p) : m_problem(p) {
+  const auto pattern = recogniseConv(p.kernel());
+  if (const auto* why = std::get_if<std::string>(&pattern)) {
+    m_reasons.push_back(notOneLayer(*why, p.backend()));
+    return;
+  }
+  try {
+    const cm::ConvLayer layer = convLayerOf(p.kernel(), std::get<ConvPattern>(pattern), p.shape());
+    if (layer.bound[cm::N] != 1)
+      throw InputError("kernel '" + p.kernel().name + "': the crossbar compiler runs one sample at a time " +
+                       "(batch 1); this layer has N = " + std::to_string(layer.bound[cm::N]));
+    m_network = layerNetwork(layer, "kernel '" + p.kernel().name + "' as a one-layer network");
+    listChoices(acceleratorOf(p.backend()));
+  } catch (const InputError& e) {
+    m_network.reset();
+    m_choices.clear();
+    m_reasons.push_back(e.what());
+  }
+}
+
+void CrossbarLayerContext::listChoices(const cb::Accelerator& acc) {
+  const NetworkNode& layer = m_network->nodes[1];
+  std::vector<std::string> unfoldings = {"im2col"};
+  if (layer.op == NetworkOp::Conv)
+    for (const cb::Unfolding& u : cb::kUnfoldings) {
+      if (u == cb::kIm2col) continue;
+      if (cb::scheduled(u, cb::convGeometry(layer), acc))
+        unfoldings.emplace_back(u.name);
+      else
+        m_leftOut.push_back(std::string(u.name) + ": a band of its weight matrix is wider than a core");
+    }
+  for (const cb::PipelineMode mode : {cb::PipelineMode::Ht, cb::PipelineMode::Ll})
+    for (const std::string& unfolding : unfoldings) {
+      const std::size_t first = m_choices.size();
+      for (const std::string& method : cb::replicationMethodNames()) {
+        cb::CompileOptions o{
+            .mode = mode, .replication = method, .unfolding = {.all = unfolding, .perLayer = {}}};
+        const std::int64_t replicas = planReplicas(*m_network, acc, o);
+        bool known = false;
+        for (std::size_t i = first; i < m_choices.size(); ++i)
+          if (m_choices[i].replicas == replicas) {
+            m_choices[i].methods.push_back(method);
+            known = true;
+          }
+        if (!known) m_choices.push_back({o, {method}, replicas});
+      }
+    }
+}
+
+const Network& CrossbarLayerContext::network() const {
+  if (!m_network) throw InputError(m_reasons.empty() ? "no layer" : m_reasons.front());
+  return *m_network;
+}
+
+const LayerCompileChoice& CrossbarLayerContext::choice(std::uint64_t id) const {
+  network();
+  if (id >= m_choices.size())
+    throw InputError("candidate " + std::to_string(id) + ": out of range (the compiles of kernel '" +
+                     m_problem.kernel().name + "' on " + m_problem.backend().name + " have ids 0.." +
+                     std::to_string(m_choices.size() - 1) + ")");
+  return m_choices[id];
+}
+
+NetworkCompileResult CrossbarLayerContext::compile(std::uint64_t id, xbar::IProgramSink* alsoTo) const {
+  NetworkCompileRequest r;
+  r.compile = choice(id).options;
+  r.timing = cb::TimingMode::PimcompNn;
+  r.alsoTo = alsoTo;
+  return compileNetwork(m_problem.backend(), network(), r);
+}
+
+const CrossbarLayerContext& crossbarLayerContext(const Problem& p) {
+  return static_cast<const CrossbarLayerContext&>(
+      p.targetContext([&] { return std::make_unique<CrossbarLayerContext>(p); }));
+}
+
+std::string notOneLayer(const std::string& why, const Backend& b) {
+  return why + "; whole networks compile with `pimscope-cli compile --backend " + b.name +
+         " --network resnet18`";
+}
+
+std::string choiceText(const LayerCompileChoice& c) {
+  std::string methods;
+  for (const std::string& m : c.methods) methods += (methods.empty() ? "" : ", ") + m;
+  const std::string unfolding = c.options.unfolding.all;
+  return std::string(c.options.mode == cb::PipelineMode::Ht ? "HT" : "LL") + " · " + unfolding + " · " +
+         methods + " (" + std::to_string(c.replicas) + (c.replicas == 1 ? " replica)" : " replicas)");
+}
+
+std::unique_ptr<ICandidateSpace> makeLayerCompileSpace(const Problem& p, const PruneRuleRegistry& rules) {
+  const CrossbarLayerContext& c = crossbarLayerContext(p);
+  return makeListSpace(
+      {.size = [&c] { return static_cast<std::uint64_t>(c.choices().size()); },
+       .label = [&c](std::uint64_t id) { return choiceText(c.choice(id)); },
+       .labelTitle = "Mode · unfolding · replication",
+       .reason = "a compile of the layer (every mode, unfolding the schedules run and distinct replication)"},
+      rules);
+}
+
+}  // namespace pim

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// The crossbar family in the kernel explorer (docs/crossbar.md "One layer in the kernel explorer"): a conv or
+// FC kernel (conv_recognition.h) compiled as a one-layer network, batch 1, every weight in the arrays. Its
+// candidates are the compiler's choices for that layer: pipeline mode (HT, LL) x weight unfolding (the
+// formats the schedules run on it) x replication rule, each compiled and profiled as `pimscope-cli compile`
+// does, in PIMCOMP-NN's timing. Rules that give the same replicas make one candidate that names them all.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/core/candidate_space.h"
+#include "engine/core/problem.h"
+#include "engine/crossbar/compile.h"
+#include "engine/kernel/network.h"
+#include "engine/target/crossbar/network_compile.h"
+
+namespace pim {
+
+/// One candidate: what to compile, and every replication rule that gives its plan.
+struct LayerCompileChoice {
+  crossbar::CompileOptions options;  // options.replication: the first of `methods`
+  std::vector<std::string> methods;
+  std::int64_t replicas = 0;  // of the plan (per origin replica: AGP parts are not counted apart)
+};
+
+/// The target's per-problem state (Problem::targetContext): the layer as a network, the candidate list, or
+/// every reason there is none.
+class CrossbarLayerContext final : public ITargetContext {
+ public:
+  explicit CrossbarLayerContext(const Problem& p);
+  const std::vector<std::string>& reasons() const { return m_reasons; }
+  /// The one-layer network; InputError with the reasons when there is none.
+  const Network& network() const;
+  const std::vector<LayerCompileChoice>& choices() const { return m_choices; }
+  /// Candidate `id`; InputError naming the valid range.
+  const LayerCompileChoice& choice(std::uint64_t id) const;
+  /// Formats of Table IV left out because the schedules cannot run them on the layer, each with why.
+  const std::vector<std::string>& leftOut() const { return m_leftOut; }
+  /// Compiles and profiles candidate `id` (PIMCOMP-NN timing), also streaming its program into `alsoTo`.
+  NetworkCompileResult compile(std::uint64_t id, xbar::IProgramSink* alsoTo = nullptr) const;
+
+ private:
+  void listChoices(const crossbar::Accelerator& acc);
+  const Problem& m_problem;
+  std::optional<Network> m_network;
+  std::vector<std::string> m_reasons, m_leftOut;
+  std::vector<LayerCompileChoice> m_choices;
+};
+
+const CrossbarLayerContext& crossbarLayerContext(const Problem& p);
+
+/// `why` a kernel is not one layer, with the command that compiles whole networks on `b`.
+std::string notOneLayer(const std::string& why, const Backend& b);
+
+/// "HT · IK,OK,1 · balance, uniform (4 replicas)": the candidates' label.
+std::string choiceText(const LayerCompileChoice& c);
+
+/// The list as a candidate space: ids index it, every candidate is kept, DCC's rules are not in force.
+std::unique_ptr<ICandidateSpace> makeLayerCompileSpace(const Problem& p, const PruneRuleRegistry& rules);
+
+}  // namespace pim

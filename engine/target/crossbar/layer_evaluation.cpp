@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/target/crossbar/layer_evaluation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "engine/common/text_lines.h"
+
+#include "engine/crossbar/instruction_dump.h"
+#include "engine/target/crossbar/core_statistics.h"
+
+namespace pim {
+namespace {
+
+namespace cb = crossbar;
+
+/// The compile's time for one sample: LL's latency, or HT's first batch (its period times its stages).
+double sampleNs(const NetworkCompileResult& r) {
+  if (r.latencyNs) return *r.latencyNs;
+  return r.firstBatchLatencyNs.value_or(0.0);
+}
+
+/// The slowest core's MVM, vector, memory and communication time, in that order, each cut so that they add
+/// up to at most `total` (PIMCOMP-NN's per-core shares; the rest of the core's time is waiting).
+std::vector<std::int64_t> slowestCoreSplit(const xbar::ProfileResult& p, std::int64_t total) {
+  std::vector<std::int64_t> split(crossbarSubPhases().size(), 0);
+  const auto slowest = std::max_element(p.cores.begin(), p.cores.end(),
+                                        [](const auto& a, const auto& b) { return a.endNs < b.endNs; });
+  if (slowest == p.cores.end()) return split;
+  const std::int64_t shares[] = {slowest->mvmNs, slowest->vectorNs, slowest->memoryNs,
+                                 slowest->commSyncNs + slowest->commTransferNs};
+  std::int64_t left = total;
+  for (std::size_t i = 0; i < split.size(); ++i) {
+    split[i] = std::clamp<std::int64_t>(shares[i], 0, left);
+    left -= split[i];
+  }
+  return split;
+}
+
+void fillEnergy(const xbar::EnergyBreakdown& x, Evaluation& e) {
+  constexpr double kPjPerNj = 1000.0;
+  e.energy.pimCompute_pJ = (x.pimmuNj + x.vfuNj) * kPjPerNj;
+  e.energy.bufferMoves_pJ = (x.localMemoryNj + x.controlUnitNj + x.routerNj) * kPjPerNj;
+  e.energy.rdWr_pJ = x.globalMemoryNj * kPjPerNj;
+  e.energy.hostIo_pJ = x.hyperTransportNj * kPjPerNj;
+  e.energy.sources = {
+      {"pimCompute", "crossbar: PIMMU and vector unit, busy at their rated power, idle at its leakage share"},
+      {"bufferMoves", "crossbar: local memory, control unit and routers, busy and idle likewise"},
+      {"rdWr", "crossbar: global memory, busy and idle likewise"},
+      {"hostIo", "crossbar: the inter-chip link (HyperTransport), busy and idle likewise"}};
+  e.energyPj = x.totalNj * kPjPerNj;
+}
+
+void fillFacts(const NetworkCompileResult& r, Evaluation& e) {
+  const CompiledLayer& layer = r.layers.front();
+  if (r.periodNs) {
+    e.facts.emplace_back("period_ns", *r.periodNs);
+    e.facts.emplace_back("throughput_per_s", r.throughputPerS.value_or(0));
+  }
+  if (r.latencyNs) e.facts.emplace_back("latency_ns", *r.latencyNs);
+  e.facts.emplace_back("replicas", static_cast<double>(layer.replicas));
+  e.facts.emplace_back("crossbars_used", static_cast<double>(r.crossbarsUsed));
+  e.facts.emplace_back("crossbars_total", static_cast<double>(r.crossbarsTotal));
+  e.facts.emplace_back("mvms", static_cast<double>(r.mvmCount));
+  e.facts.emplace_back("instructions", static_cast<double>(r.instructions));
+  e.facts.emplace_back("instruction_groups", static_cast<double>(r.instructionGroups));
+  e.facts.emplace_back("energy_idle_nj", r.energy.idleNj);
+}
+
+int coresUsed(const NetworkCompileResult& r) {
+  return static_cast<int>(
+      std::count_if(r.coreLayers.begin(), r.coreLayers.end(), [](const auto& l) { return !l.empty(); }));
+}
+
+}  // namespace
+
+const std::vector<SubPhaseDecl>& crossbarSubPhases() {
+  static const std::vector<SubPhaseDecl> s = {
+      {"mvm", "MVM", 1, "the slowest core's matrix-vector multiplications (PIMCOMP-NN's accounting)"},
+      {"vector", "vector", 1, "the slowest core's vector operations and local-memory moves"},
+      {"memory", "global memory", 1, "the slowest core's loads and stores (and its wait for loaded inputs)"},
+      {"communication", "communication", 1, "the slowest core's transfers and rendezvous waits"},
+  };
+  return s;
+}
+
+const std::vector<StatDecl>& crossbarFactColumns() {
+  static const std::vector<StatDecl> s = {
+      {"replicas", "replicas", "count", "copies of the layer's weights in the arrays"},
+      {"crossbars_used", "crossbars used", "count", "crossbars the layer's array groups hold"},
+      {"mvms", "MVMs", "count", "MVMUL instructions of one sample"},
+  };
+  return s;
+}
+
+Evaluation layerEvaluation(const NetworkCompileResult& r, std::uint64_t id, const EvalOptions& o) {
+  Evaluation e;
+  e.draft = id;
+  e.provenance = Provenance::Simulated;
+  e.tCKns = 1.0;  // the profiler counts nanoseconds: a cycle here is 1 ns
+  const auto total = static_cast<std::int64_t>(std::llround(sampleNs(r)));
+  e.cycles = {0, total, 0};
+  e.totalCycles = total;
+  e.timeNs = static_cast<double>(total);
+  e.subCycles = slowestCoreSplit(r.profile, total);
+  fillEnergy(r.energy, e);
+  fillFacts(r, e);
+  if (o.keepUnitStats) e.unitStats = coreStatistics(r);
+  e.unitsUsed = coresUsed(r);
+  return e;
+}
+
+std::string layerListing(const CrossbarLayerContext& c, std::uint64_t id, std::size_t maxLines) {
+  cb::InstructionText program(maxLines);
+  const NetworkCompileResult r = c.compile(id, &program);
+  const CompiledLayer& layer = r.layers.front();
+  std::ostringstream s;
+  s << choiceText(c.choice(id)) << " on " << r.backend << " (" << r.acceleratorSummary << ")\n"
+    << layer.op << " layer, batch 1, PIMCOMP-NN timing: " << layer.replicas << " replica(s) of "
+    << layer.agsPerReplica << " array group(s), " << r.crossbarsUsed << " of " << r.crossbarsTotal
+    << " crossbars, " << coresUsed(r) << " core(s)\n";
+  if (r.periodNs)
+    s << "period " << *r.periodNs << " ns (" << r.throughputPerS.value_or(0) << " samples/s), first sample "
+      << sampleNs(r) << " ns\n";
+  else
+    s << "latency " << sampleNs(r) << " ns\n";
+  s << "energy " << r.energyNj << " nJ (idle leakage " << r.energy.idleNj << " nJ); " << r.mvmCount
+    << " MVMs, " << r.instructions << " instructions in " << r.instructionGroups << " instruction groups\n";
+  for (const std::string& why : c.leftOut()) s << "not listed: " << why << "\n";
+  if (const std::string note = compileNote(r); !note.empty()) s << note << "\n";
+  s << "\n";
+  const std::string header = firstLines(s.str(), maxLines);
+  const auto lines = static_cast<std::size_t>(std::count(header.begin(), header.end(), '\n'));
+  return header + firstLines(program.text(), maxLines - lines);
+}
+
+}  // namespace pim
