@@ -47,10 +47,10 @@ void assignWindows(Context& ctx, std::size_t layer, std::int64_t firstAg) {
   }
 }
 
-// Per output pixel of scatter layer `layer`, the core of the replicas computing every window that adds to it,
-// or -1 when they sit on several cores (windows go to cores in contiguous shares, so only pixels near a
-// share's edge have their blocks computed on two).
-void findOwnerCores(Context& ctx, std::size_t layer, std::int64_t firstAg) {
+// Scatter layer `layer`'s blocks per output pixel and, per pixel, the core of the replicas computing every
+// window that adds to it, or -1 when they sit on several cores (windows go to cores in contiguous shares, so
+// only pixels near a share's edge have their blocks computed on two). One walk over the windows.
+void planScatter(Context& ctx, std::size_t layer, std::int64_t firstAg) {
   const LayerPartition& l = ctx.plan.layers[layer];
   Context::Scatter& s = ctx.scatter[layer];
   std::vector<std::int64_t> windowCore(static_cast<std::size_t>(l.windows), -1);
@@ -59,15 +59,14 @@ void findOwnerCores(Context& ctx, std::size_t layer, std::int64_t firstAg) {
     for (std::int32_t w : ctx.agWindows[head]) windowCore[w] = ctx.ag(head).core;
   }
   constexpr std::int64_t kNone = -2;
-  s.ownerCore.assign(s.blocksLeft.size(), kNone);
-  std::vector<std::pair<std::int64_t, std::int64_t>> targets;
-  for (std::int64_t w = 0; w < l.windows; ++w) {
-    s.window.scatterTargets(l.unfolding, w, targets);
-    for (const auto& [block, pixel] : targets) {
-      std::int64_t& owner = s.ownerCore[pixel];
-      owner = owner == kNone || owner == windowCore[w] ? windowCore[w] : -1;
-    }
-  }
+  s.ownerCore.assign(static_cast<std::size_t>(s.window.outH * s.window.outW), kNone);
+  s.blocksLeft =
+      scatterContributions(s.window, l, ctx.plan.networkName, [&](std::int64_t w, std::int64_t pixel) {
+        std::int64_t& owner = s.ownerCore[static_cast<std::size_t>(pixel)];
+        owner = owner == kNone || owner == windowCore[w] ? windowCore[w] : -1;
+      });
+  s.write.assign(s.blocksLeft.size(), -1);
+  s.started.assign(s.blocksLeft.size(), 0);
 }
 
 // AGs opening a run of one replica on their core: MemoryAllocation keeps their output apart (no AG reuse).
@@ -115,10 +114,7 @@ Context::Context(const CompilePlan& p) : plan(p) {
     requireScheduled(p.layers[i], PipelineMode::Ht, node, p.accelerator, p.networkName);
     if (node.op == NetworkOp::Conv && !multipliesWholeWindows(p.layers[i].unfolding)) {
       scatter[i].window = windowOf(node);
-      scatter[i].blocksLeft = scatterContributions(scatter[i].window, p.layers[i], p.networkName);
-      scatter[i].write.assign(scatter[i].blocksLeft.size(), -1);
-      scatter[i].started.assign(scatter[i].blocksLeft.size(), 0);
-      findOwnerCores(*this, i, first[i]);
+      planScatter(*this, i, first[i]);
     }
     igCount = std::max(igCount, (p.layers[i].windows + p.replicas[i] - 1) / p.replicas[i]);
   }

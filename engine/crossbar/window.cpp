@@ -109,13 +109,17 @@ void Window::scatterTargets(const Unfolding& u, std::int64_t window,
   }
 }
 
-std::vector<std::int64_t> scatterContributions(const Window& w, const LayerPartition& l,
-                                               std::string_view network) {
+std::vector<std::int64_t> scatterContributions(
+    const Window& w, const LayerPartition& l, std::string_view network,
+    const std::function<void(std::int64_t window, std::int64_t pixel)>& visit) {
   std::vector<std::int64_t> blocks(static_cast<std::size_t>(w.outH * w.outW), 0);
   std::vector<std::pair<std::int64_t, std::int64_t>> targets;
   for (std::int64_t window = 0; window < l.windows; ++window) {
     w.scatterTargets(l.unfolding, window, targets);
-    for (const auto& [block, pixel] : targets) ++blocks[static_cast<std::size_t>(pixel)];
+    for (const auto& [block, pixel] : targets) {
+      ++blocks[static_cast<std::size_t>(pixel)];
+      if (visit) visit(window, pixel);
+    }
   }
   for (std::size_t o = 0; o < blocks.size(); ++o)
     if (blocks[o] == 0)

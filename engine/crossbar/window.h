@@ -4,6 +4,7 @@
 // Pixels are row-major (h * W + w).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -43,8 +44,10 @@ Window windowOf(const NetworkNode& n);
 bool isInputPixelWindow(const Unfolding& u);
 
 /// Per output pixel of layer `l` (a scatter unfolding, window `w`), the blocks its windows add to it;
-/// InputError naming the layer of `network` when one receives none (it reads padding only).
-std::vector<std::int64_t> scatterContributions(const Window& w, const LayerPartition& l,
-                                               std::string_view network);
+/// InputError naming the layer of `network` when one receives none (it reads padding only). `visit`, when
+/// given, sees every (window, output pixel) pair of the walk, so a caller needing more of it walks once.
+std::vector<std::int64_t> scatterContributions(
+    const Window& w, const LayerPartition& l, std::string_view network,
+    const std::function<void(std::int64_t window, std::int64_t pixel)>& visit = {});
 
 }  // namespace pim::crossbar
