@@ -333,7 +333,8 @@ void printExploreText(const ExploreCmd& o, const Problem& problem, LabelModel la
     tb.add({name, ok ? a : "-", ok ? s : why});
   };
   row("vendor default", c.vendor.available, c.vendor.eval.timeNs, c.vendor.reason);
-  row("compute-centric", c.ccOk(), c.ccOk() ? c.computeCentric->simulated->timeNs : 0, "n/a");
+  row("compute-centric", c.ccOk(), c.ccOk() ? c.computeCentric->simulated->timeNs : 0,
+      c.computeCentric ? "n/a" : "n/a: " + b.family + " has no analytic compute estimate to choose by");
   for (const Baseline& fb : c.family) row(fb.name, fb.available, fb.eval.timeNs, fb.reason);
   row("GPU only", c.gpu.available, c.gpu.eval.timeNs, c.gpu.reason);
   std::cout << tb.str();

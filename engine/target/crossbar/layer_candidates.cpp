@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "engine/common/error.h"
+#include "engine/common/number_text.h"
 #include "engine/crossbar/replication.h"
 #include "engine/hw/backend.h"
 #include "engine/target/conv_recognition.h"
@@ -166,7 +167,7 @@ std::string choiceText(const LayerCompileChoice& c) {
   for (const std::string& m : c.methods) methods += (methods.empty() ? "" : ", ") + m;
   const std::string unfolding = c.options.unfolding.all;
   return std::string(c.options.mode == cb::PipelineMode::Ht ? "HT" : "LL") + " · " + unfolding + " · " +
-         methods + " (" + std::to_string(c.replicas) + (c.replicas == 1 ? " replica)" : " replicas)");
+         methods + " (" + withThousands(c.replicas) + (c.replicas == 1 ? " replica)" : " replicas)");
 }
 
 std::unique_ptr<ICandidateSpace> makeLayerCompileSpace(const Problem& p, const PruneRuleRegistry& rules) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "engine/common/number_text.h"
 #include "engine/common/text_lines.h"
 
 #include "engine/crossbar/instruction_dump.h"
@@ -116,17 +117,20 @@ std::string layerListing(const CrossbarLayerContext& c, std::uint64_t id, std::s
   const NetworkCompileResult r = c.compile(id, &program);
   const CompiledLayer& layer = r.layers.front();
   std::ostringstream s;
+  auto count = [](std::int64_t n) { return withThousands(n); };
+  auto ns = [](double v) { return withThousands(std::llround(v)) + " ns"; };
   s << choiceText(c.choice(id)) << " on " << r.backend << " (" << r.acceleratorSummary << ")\n"
-    << layer.op << " layer, batch 1, PIMCOMP-NN timing: " << layer.replicas << " replica(s) of "
-    << layer.agsPerReplica << " array group(s), " << r.crossbarsUsed << " of " << r.crossbarsTotal
-    << " crossbars, " << coresUsed(r) << " core(s)\n";
+    << layer.op << " layer, batch 1, PIMCOMP-NN timing: " << count(layer.replicas) << " replica(s) of "
+    << count(layer.agsPerReplica) << " array group(s), " << count(r.crossbarsUsed) << " of "
+    << count(r.crossbarsTotal) << " crossbars, " << coresUsed(r) << " core(s)\n";
   if (r.periodNs)
-    s << "period " << *r.periodNs << " ns (" << r.throughputPerS.value_or(0) << " samples/s), first sample "
-      << sampleNs(r) << " ns\n";
+    s << "period " << ns(*r.periodNs) << " (" << withDecimals(r.throughputPerS.value_or(0), 1)
+      << " samples/s), first sample " << ns(sampleNs(r)) << "\n";
   else
-    s << "latency " << sampleNs(r) << " ns\n";
-  s << "energy " << r.energyNj << " nJ (idle leakage " << r.energy.idleNj << " nJ); " << r.mvmCount
-    << " MVMs, " << r.instructions << " instructions in " << r.instructionGroups << " instruction groups\n";
+    s << "latency " << ns(sampleNs(r)) << "\n";
+  s << "energy " << withDecimals(r.energyNj, 1) << " nJ (idle leakage " << withDecimals(r.energy.idleNj, 1)
+    << " nJ); " << count(r.mvmCount) << " MVMs, " << count(r.instructions) << " instructions in "
+    << count(r.instructionGroups) << " instruction groups\n";
   for (const std::string& why : c.leftOut()) s << "not listed: " << why << "\n";
   if (const std::string note = compileNote(r); !note.empty()) s << note << "\n";
   s << "\n";
