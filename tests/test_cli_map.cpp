@@ -62,6 +62,22 @@ TEST(CliMap, IlpStartsFromTheHeuristicsMapping) {
   EXPECT_TRUE(j["solver"]["nodes"].is_number_integer());
 }
 
+// A node limit stops the MILP where a time limit would stop it at a point that depends on the machine.
+TEST(CliMap, IlpStopsAtItsNodeLimit) {
+  const std::string cmd =
+      "map -b pimopt-default -k fc --dims C=256,K=128 --objective energy --mapper ilp --time-limit 120 "
+      "--max-nodes 5 --json";
+  const auto a = cliJson(cmd), b = cliJson(cmd);
+  ASSERT_TRUE(a.is_object() && b.is_object());
+  EXPECT_EQ(a["solver"]["status"], "feasible");  // 295 nodes prove it (docs/convmap.md)
+  EXPECT_LT(a["solver"]["nodes"].get<std::int64_t>(), 5 + 50);
+  EXPECT_GT(a["solver"]["gap"].get<double>(), 0);
+  EXPECT_EQ(a["energy_pj"], b["energy_pj"]);
+  EXPECT_EQ(a["solver"]["bound"], b["solver"]["bound"]);
+  expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper ilp --objective energy --max-nodes -1",
+                   {"--max-nodes"});
+}
+
 TEST(CliMap, AutoUnderEnergyHandsTheHeuristicsMappingToTheMilp) {
   // Too many mappings to walk; the heuristic stops at its proposal budget, 4.1 % above the analytic bound,
   // and the MILP from its mapping proves the optimum in the time left.

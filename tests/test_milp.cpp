@@ -255,6 +255,21 @@ TEST_P(Milp, MipStartIsTaken) {
   EXPECT_TRUE(solvesUntilFound());
 }
 
+// A node limit stops the same search at the same point on any machine: twice the same answer.
+TEST_P(Milp, NodeLimitStopsAHardModelTheSameWayEveryTime) {
+  SolveOptions o;
+  o.maxNodes = 50;
+  const SolveResult a = solve(hardKnapsack(), o), b = solve(hardKnapsack(), o);
+  ASSERT_EQ(a.status, SolveStatus::Feasible) << toString(a.status);
+  EXPECT_EQ(a.stop, StopReason::NodeLimit);
+  EXPECT_GT(a.gap, 0);
+  EXPECT_GE(a.nodes, 50);
+  EXPECT_LT(a.nodes, 50 + 50);  // a solver may finish the nodes it has open
+  EXPECT_EQ(a.values, b.values);
+  EXPECT_EQ(a.objective, b.objective);
+  EXPECT_EQ(a.bestBound, b.bestBound);
+}
+
 TEST_P(Milp, TimeLimitStopsAHardModelWithAFiniteGap) {
   std::vector<SolveProgress> reports;
   SolveOptions o;
@@ -489,6 +504,9 @@ TEST_P(Milp, InvalidInputIsRefusedWithOneClearLine) {
   o = {};
   o.threads = 0;
   EXPECT_EQ(errorOf(s, ok, o), "milp: threads must be >= 1 (got 0)");
+  o = {};
+  o.maxNodes = -1;
+  EXPECT_EQ(errorOf(s, ok, o), "milp: node limit must be >= 0 (got -1)");
 }
 
 TEST(MilpRegistry, UnknownSolverIsNamedWithTheKnownOnes) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <optional>
 
 #include "app/cli/cli_common.h"
@@ -123,6 +124,7 @@ struct MapArgs {
   int randomChecks = 0;
   std::string solver = "cbc";
   int threads = 1;
+  std::int64_t maxNodes = 0;
   bool solverLog = false;
 };
 
@@ -138,6 +140,7 @@ MapOptions mapOptionsOf(const MapArgs& a) {
   o.gap = a.gap;
   o.solver = a.solver;
   o.threads = a.threads;
+  o.maxNodes = a.maxNodes;
   if (a.solverLog) o.solverLog = [](const std::string& line) { std::cerr << line << "\n"; };
   return o;
 }
@@ -295,6 +298,11 @@ void registerMapCommands(CLI::App& app) {
   map->add_flag("--solver-log", a->solverLog, "ilp: print the MILP solver's own log on stderr");
   map->add_option("--threads", a->threads, "ilp: the solver's threads")
       ->check(wholeNumberIn(1, 256))
+      ->capture_default_str();
+  map->add_option("--max-nodes", a->maxNodes,
+                  "ilp: stop the MILP after this many branch-and-bound nodes, a limit that is the same on "
+                  "every machine (with --threads 1, so is its answer); 0: none")
+      ->check(wholeNumberIn(0, std::numeric_limits<int>::max()))
       ->capture_default_str();
   map->add_option("--time-limit", a->timeLimit, "seconds the mapper may search")
       ->check(nonNegative())

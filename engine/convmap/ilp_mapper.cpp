@@ -54,6 +54,7 @@ MapResult solveEnergyMilp(const ConvLayer& layer, const Hierarchy& h, const MapO
   so.timeLimitSeconds = o.timeLimitSeconds;
   so.relativeGap = o.gap;
   so.threads = o.threads;
+  so.maxNodes = o.maxNodes;
   so.cancel = o.cancel;
   so.onLog = o.solverLog;
   if (progress)

@@ -33,6 +33,9 @@ struct MapOptions {
   std::optional<ConvMapping> start;
   std::string solver = "cbc";  // ilp: the registered MILP solver (engine/milp)
   int threads = 1;             // ilp: the solver's threads
+  /// ilp: stop the MILP after this many branch-and-bound nodes (milp::SolveOptions::maxNodes; with one
+  /// thread the same answer on every machine); 0: no limit.
+  std::int64_t maxNodes = 0;
   /// ilp: the MILP solver's own log, line by line (milp::SolveOptions::onLog); none: no log.
   std::function<void(const std::string&)> solverLog;
 };

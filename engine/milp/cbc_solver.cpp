@@ -174,6 +174,7 @@ std::vector<std::string> arguments(const SolveOptions& o, int logLevel, int lpLo
   // CBC stops when incumbent - bound < ratio x max(|incumbent|, |bound|); relativeGap() divides by
   // |incumbent| alone. A ratio of g / (1 + g) stops CBC only within g by ours.
   if (o.relativeGap > 0) a.insert(a.end(), {"-ratioGap", text(o.relativeGap / (1 + o.relativeGap))});
+  if (o.maxNodes > 0) a.insert(a.end(), {"-maxNodes", std::to_string(o.maxNodes)});
   // Debian's CBC has threads; a build without them has no such parameter, and one thread it is.
   if (o.threads > 1 && CbcModel::haveMultiThreadSupport())
     a.insert(a.end(), {"-threads", std::to_string(o.threads)});
@@ -188,7 +189,8 @@ SolveResult outcome(const MilpModel& m, const CbcModel& cbc, ProgressReporter& p
   SolveResult r = found ? rules::withValues(m, cbc.bestSolution()) : SolveResult{};
   r.nodes = std::max<std::int64_t>(cbc.getNodeCount(), progress.nodes());
   r.bestBound = std::max(progress.bound(), fromCbc(cbc.getBestPossibleObjValue()) + constant);
-  const int secondary = cbc.secondaryStatus();  // CbcModel.hpp: 2 gap, 4 time, 7 unbounded relaxation
+  const int secondary =
+      cbc.secondaryStatus();  // CbcModel.hpp: 2 gap, 3 nodes, 4 time, 7 unbounded relaxation
   if (progress.cancelled()) {
     r.stop = StopReason::Cancelled;
   } else if (cbc.isProvenInfeasible() && !found) {
@@ -201,6 +203,8 @@ SolveResult outcome(const MilpModel& m, const CbcModel& cbc, ProgressReporter& p
     if (secondary == 2) r.stop = StopReason::GapReached;
   } else if (cbc.isSecondsLimitReached() || secondary == 4) {
     r.stop = StopReason::TimeLimit;
+  } else if (cbc.isNodeLimitReached() || secondary == 3) {
+    r.stop = StopReason::NodeLimit;
   }
   if (found && r.status == SolveStatus::NoSolution) r.status = SolveStatus::Feasible;
   return r;

@@ -100,6 +100,7 @@ struct CallbackState {
   std::vector<double> start1;  // a full, feasible start, from element 1; empty when there is none
   bool startOffered = false;
   bool timedOut = false;
+  bool nodeLimited = false;
 };
 
 void callback(glp_tree* tree, void* info) {
@@ -122,6 +123,10 @@ void callback(glp_tree* tree, void* info) {
   int active = 0, alive = 0, total = 0;
   glp_ios_tree_size(tree, &active, &alive, &total);
   s.progress.observe(incumbent, bound, total, false);
+  if (s.options.maxNodes > 0 && total >= s.options.maxNodes) {
+    s.nodeLimited = true;
+    glp_ios_terminate(tree);
+  }
 }
 
 // A full start that satisfies the model, rounded and from element 1, or empty.
@@ -220,6 +225,8 @@ SolveResult branchAndCut(const MilpModel& m, const SolveOptions& o, Clock::time_
     r.stop = StopReason::TimeLimit;
   } else if (code == GLP_EMIPGAP) {
     r.stop = StopReason::GapReached;
+  } else if (state.nodeLimited) {
+    r.stop = StopReason::NodeLimit;
   } else if (code != 0 && code != GLP_ESTOP) {
     throw std::runtime_error("glpk: branch and cut failed (glp_intopt code " + std::to_string(code) + ")");
   } else if (status == GLP_OPT) {

@@ -87,6 +87,7 @@ void validate(const SolveOptions& o) {
   if (!(o.timeLimitSeconds > 0)) fail("time limit must be > 0 seconds (got " + num(o.timeLimitSeconds) + ")");
   if (!(o.relativeGap >= 0)) fail("relative gap must be >= 0 (got " + num(o.relativeGap) + ")");
   if (o.threads < 1) fail("threads must be >= 1 (got " + std::to_string(o.threads) + ")");
+  if (o.maxNodes < 0) fail("node limit must be >= 0 (got " + std::to_string(o.maxNodes) + ")");
 }
 
 std::string_view toString(SolveStatus s) {
@@ -115,6 +116,8 @@ std::string_view toString(StopReason r) {
       return "cancelled";
     case StopReason::GapReached:
       return "gap reached";
+    case StopReason::NodeLimit:
+      return "node limit";
   }
   return "?";
 }

@@ -81,7 +81,10 @@ struct SolveProgress {
 struct SolveOptions {
   double timeLimitSeconds = kInf;  // wall clock from the call (waiting for a busy solver included), > 0
   double relativeGap = 0;          // stop once relativeGap(incumbent, bound) <= this; >= 0
-  int threads = 1;   // >= 1; more makes the search nondeterministic; a solver without threads uses one
+  int threads = 1;  // >= 1; more makes the search nondeterministic; a solver without threads uses one
+  /// > 0: stop once the branch and bound has made this many nodes (StopReason::NodeLimit). Unlike the time
+  /// limit, the same on every machine: with one thread the result is too. 0: no limit.
+  std::int64_t maxNodes = 0;
   int logLevel = 0;  // the solver's own log on stdout; 0 = silent
   /// Called from the thread that runs solve() or from a solver's worker thread, never two at once: on each
   /// new incumbent, otherwise at most once per kProgressIntervalSeconds, and when the search ends. An
@@ -98,7 +101,7 @@ struct SolveOptions {
   static constexpr double kProgressIntervalSeconds = 0.1;
 };
 
-/// Throws pim::InputError: time limit <= 0 or NaN, gap < 0 or NaN, threads < 1.
+/// Throws pim::InputError: time limit <= 0 or NaN, gap < 0 or NaN, threads < 1, node limit < 0.
 void validate(const SolveOptions& options);
 
 enum class SolveStatus {
@@ -109,7 +112,7 @@ enum class SolveStatus {
   NoSolution,  // stopped before any incumbent
 };
 
-enum class StopReason { None, TimeLimit, Cancelled, GapReached };
+enum class StopReason { None, TimeLimit, Cancelled, GapReached, NodeLimit };
 
 struct SolveResult {
   SolveStatus status = SolveStatus::NoSolution;
