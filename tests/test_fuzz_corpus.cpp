@@ -54,7 +54,8 @@ TEST(FuzzCorpus, BackendSeedsAreReadOrRefused) {
 
 TEST(FuzzCorpus, ScheduleSeedsAreReadOrRefused) {
   const auto ok = replay("schedule", fuzz::schedule);
-  EXPECT_EQ(ok, (std::set<std::string>{"schedule_gddr6-aim_red.json", "schedule_hbm2-pim_red.json"}));
+  EXPECT_EQ(ok, (std::set<std::string>{"schedule_crossbar-pimcomp_conv2d.json", "schedule_gddr6-aim_red.json",
+                                       "schedule_hbm2-pim_red.json"}));
 }
 
 TEST(FuzzCorpus, SessionSeedsAreReadOrRefused) {

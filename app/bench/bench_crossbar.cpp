@@ -2,14 +2,18 @@
 // Crossbar compilation (issue 19) on crossbar-pimcomp: the whole `compile` of ResNet-18 with the GA at its
 // defaults (population 200, 100 iterations, fast fitness, 2 threads), HT and LL, as the issue's target (under
 // 10 s on 2 cores) measures it; each stage alone (plan, HT and LL schedule, profile); the profiler's
-// instructions per second; and the GA's best fitness against iterations as counters.
+// instructions per second; the GA's best fitness against iterations as counters; and one conv layer in the
+// kernel explorer (every candidate compiled and profiled).
 #include <benchmark/benchmark.h>
 
+#include "engine/core/problem.h"
 #include "engine/crossbar/ga.h"
 #include "engine/crossbar/ht_schedule.h"
 #include "engine/crossbar/ll_schedule.h"
+#include "engine/kernel/library.h"
 #include "engine/kernel/network.h"
 #include "engine/target/crossbar/crossbar_backend.h"
+#include "engine/target/crossbar/layer_candidates.h"
 #include "engine/target/crossbar/network_compile.h"
 #include "engine/target/registry.h"
 
@@ -124,3 +128,24 @@ static void BM_CrossbarProfileResNet18(benchmark::State& st) {
   st.SetLabel(plan.options.mode == cb::PipelineMode::Ht ? "HT" : "LL");
 }
 BENCHMARK(BM_CrossbarProfileResNet18)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// The library conv2d (64 -> 64 channels, 56 x 56, 3 x 3) as the kernel explorer runs it on a crossbar
+// backend: every candidate (mode x unfolding x replication rule) compiled and profiled, one thread.
+static void BM_CrossbarLayerCandidates(benchmark::State& st) {
+  const pim::Kernel k = pim::KernelLibrary::builtin().get("conv2d");
+  double best = 0;
+  std::size_t candidates = 0;
+  for (auto _ : st) {
+    const pim::Problem p(backend(), k, pim::parseShape(k, ""));
+    const pim::ITarget& t = pim::targetOf(p.backend());
+    candidates = pim::crossbarLayerContext(p).choices().size();
+    best = 0;
+    for (std::uint64_t id = 0; id < candidates; ++id) {
+      const double ns = t.evaluate(p, pim::Draft{id, {}}, pim::EvalOptions{}).timeNs;
+      best = id == 0 ? ns : std::min(best, ns);
+    }
+  }
+  st.counters["candidates"] = static_cast<double>(candidates);
+  st.counters["best_ns"] = best;
+}
+BENCHMARK(BM_CrossbarLayerCandidates)->Unit(benchmark::kMillisecond)->UseRealTime();
