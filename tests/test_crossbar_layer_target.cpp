@@ -145,6 +145,26 @@ TEST(CrossbarLayerTarget, ListingNamesTheCompileAndItsProgram) {
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 12);
 }
 
+// A rule that cannot plan the layer leaves it out with its reason; the others still run. The rule refuses
+// only while this test runs (registration is for the whole process), else it is balance.
+TEST(CrossbarLayerTarget, ARuleThatFailsIsLeftOutWithItsReason) {
+  static bool refusing = false;
+  crossbar::registerReplicationMethod("refuses-here", [](const crossbar::ReplicationRequest& r) {
+    if (refusing) throw InputError("refuses-here: never plans");
+    return crossbar::replicationMethod("balance")(r);
+  });
+  refusing = true;
+  const auto p = problem("crossbar-pimcomp", "fc", "n=1,k=1000,c=512");
+  const CrossbarLayerContext& c = crossbarLayerContext(*p);
+  refusing = false;
+  ASSERT_TRUE(c.reasons().empty());
+  EXPECT_EQ(c.choices().size(), 2u);
+  std::size_t named = 0;
+  for (const std::string& why : c.leftOut())
+    named += why.find("im2col · refuses-here: refuses-here: never plans") != std::string::npos;
+  EXPECT_EQ(named, 2u);  // HT and LL
+}
+
 TEST(CrossbarLayerTarget, WhatIsNotOneLayerIsRefusedWithTheReason) {
   const auto red = problem("crossbar-pimcomp", "red", "b=1,n=1024");
   const auto why = targetOf(red->backend()).check(*red);

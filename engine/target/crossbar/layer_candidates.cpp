@@ -73,6 +73,8 @@ Network layerNetwork(const cm::ConvLayer& l, const std::string& origin) {
   return parseNetworkJson(json{{"node_list", {input, layer}}}.dump(), origin);
 }
 
+std::string_view modeText(cb::PipelineMode m) { return m == cb::PipelineMode::Ht ? "HT" : "LL"; }
+
 /// The replicas a rule's plan gives the layer (per origin replica).
 std::int64_t planReplicas(const Network& net, const cb::Accelerator& acc, const cb::CompileOptions& o) {
   const cb::CompilePlan plan = cb::compilePlan(net, acc, o);
@@ -112,13 +114,22 @@ void CrossbarLayerContext::listChoices(const cb::Accelerator& acc) {
       else
         m_leftOut.push_back(std::string(u.name) + ": a band of its weight matrix is wider than a core");
     }
+  std::string lastRefusal;
   for (const cb::PipelineMode mode : {cb::PipelineMode::Ht, cb::PipelineMode::Ll})
     for (const std::string& unfolding : unfoldings) {
       const std::size_t first = m_choices.size();
       for (const std::string& method : cb::replicationMethodNames()) {
         cb::CompileOptions o{
             .mode = mode, .replication = method, .unfolding = {.all = unfolding, .perLayer = {}}};
-        const std::int64_t replicas = planReplicas(*m_network, acc, o);
+        std::int64_t replicas = 0;
+        try {
+          replicas = planReplicas(*m_network, acc, o);
+        } catch (const InputError& e) {  // this rule or format cannot plan the layer; the others may
+          lastRefusal = e.what();
+          m_leftOut.push_back(std::string(modeText(mode)) + " · " + unfolding + " · " + method + ": " +
+                              lastRefusal);
+          continue;
+        }
         bool known = false;
         for (std::size_t i = first; i < m_choices.size(); ++i)
           if (m_choices[i].replicas == replicas) {
@@ -128,6 +139,7 @@ void CrossbarLayerContext::listChoices(const cb::Accelerator& acc) {
         if (!known) m_choices.push_back({o, {method}, replicas});
       }
     }
+  if (m_choices.empty()) throw InputError(lastRefusal);
 }
 
 const Network& CrossbarLayerContext::network() const {
@@ -166,8 +178,8 @@ std::string choiceText(const LayerCompileChoice& c) {
   std::string methods;
   for (const std::string& m : c.methods) methods += (methods.empty() ? "" : ", ") + m;
   const std::string unfolding = c.options.unfolding.all;
-  return std::string(c.options.mode == cb::PipelineMode::Ht ? "HT" : "LL") + " · " + unfolding + " · " +
-         methods + " (" + withThousands(c.replicas) + (c.replicas == 1 ? " replica)" : " replicas)");
+  return std::string(modeText(c.options.mode)) + " · " + unfolding + " · " + methods + " (" +
+         withThousands(c.replicas) + (c.replicas == 1 ? " replica)" : " replicas)");
 }
 
 std::unique_ptr<ICandidateSpace> makeLayerCompileSpace(const Problem& p, const PruneRuleRegistry& rules) {

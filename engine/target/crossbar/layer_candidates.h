@@ -36,7 +36,8 @@ class CrossbarLayerContext final : public ITargetContext {
   const std::vector<LayerCompileChoice>& choices() const { return m_choices; }
   /// Candidate `id`; InputError naming the valid range.
   const LayerCompileChoice& choice(std::uint64_t id) const;
-  /// Formats of Table IV left out because the schedules cannot run them on the layer, each with why.
+  /// What is left out, each with why: formats of Table IV the schedules cannot run on the layer, and any
+  /// mode, format and rule that cannot plan it (none can: the context has the last one's reason).
   const std::vector<std::string>& leftOut() const { return m_leftOut; }
   /// Compiles and profiles candidate `id` (PIMCOMP-NN timing), also streaming its program into `alsoTo`.
   NetworkCompileResult compile(std::uint64_t id, xbar::IProgramSink* alsoTo = nullptr) const;
