@@ -4,6 +4,7 @@
 // line with exit code 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -240,6 +241,27 @@ TEST(CliCompile, AutoUnfoldingRunsTheBestScheduledFormatAndNamesTheOneItPassedOv
       std::string::npos)
       << text;
   EXPECT_NE(text.find("I,O,K2 (not I,OK2,1)"), std::string::npos) << text;
+}
+
+// `drafts` lists a crossbar layer's compiles under their own title, not DCC's sets and rules, in columns as
+// wide as the characters a terminal shows ("·" is two bytes).
+TEST(CliCompile, DraftsListsALayersCompiles) {
+  const auto r = cli("drafts -b crossbar-pimcomp -k fc --dims n=1,k=1000,c=512 --limit 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("on crossbar-pimcomp: 2 candidates (Mode · unfolding · replication)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("dimension set"), std::string::npos) << r.out;
+  const auto header = r.out.find("draft  Mode · unfolding · replication");
+  ASSERT_NE(header, std::string::npos) << r.out;
+  const std::string title = r.out.substr(header, r.out.find('\n', header) - header);
+  const auto dashes = r.out.find('\n', header) + 1;
+  const std::string rule = r.out.substr(dashes, r.out.find('\n', dashes) - dashes);
+  const auto shown = [](const std::string& s) {
+    return std::count_if(s.begin(), s.end(),
+                         [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+  };
+  EXPECT_EQ(shown(rule), shown(title)) << r.out;
 }
 
 // One conv or FC layer runs in the kernel commands as a one-layer network; anything else points to compile.

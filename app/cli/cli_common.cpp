@@ -206,11 +206,21 @@ void requireReadSettings(const Backend& b, const EvalOptions& o) {
                      ") does not read it; leave it out");
 }
 
+namespace {
+
+/// Characters a terminal shows for UTF-8 `s` ("µs", "HT · im2col"): its bytes less the continuation bytes.
+std::size_t displayWidth(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+}  // namespace
+
 std::string TextTable::str() const {
   std::vector<std::size_t> width;
   for (const auto& row : m_rows) {
     width.resize(std::max(width.size(), row.size()), 0);
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], displayWidth(row[i]));
   }
   auto numeric = [](const std::string& s) {
     return !s.empty() && s.find_first_not_of("0123456789.,-%x") == std::string::npos;
@@ -219,7 +229,7 @@ std::string TextTable::str() const {
   for (std::size_t r = 0; r < m_rows.size(); ++r) {
     for (std::size_t i = 0; i < m_rows[r].size(); ++i) {
       const auto& cell = m_rows[r][i];
-      const std::string pad(width[i] - cell.size(), ' ');
+      const std::string pad(width[i] - displayWidth(cell), ' ');
       out += (r > 0 && numeric(cell)) ? pad + cell : cell + pad;
       if (i + 1 < m_rows[r].size()) out += "  ";
     }

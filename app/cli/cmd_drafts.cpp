@@ -78,22 +78,28 @@ void runDrafts(const DraftsOptions& o) {
     return;
   }
   std::cout << o.problem.whatIf.line(problem->backend());
-  std::cout << problem->title() << ": " << space.resources().groups << " groups x "
-            << space.resources().coresPerGroup << " cores, SIMD " << space.resources().simdLanes << "\n";
-  for (std::size_t i = 0; i < space.sets().sets.size(); ++i) {
-    std::cout << "  dimension set " << i << ": " << dimensionSetLabel(space.kernel(), space.sets().sets[i])
-              << (static_cast<int>(i) == space.sets().simdSet ? "  (SIMD)" : "") << "\n";
+  if (!targetOf(problem->backend()).searchSettings().pruneRules) {
+    // A family with a candidate list of its own (compiles, mappings): DCC's sets and rules say nothing of it.
+    std::cout << problem->title() << ": " << grouped(counts.generated) << " candidates ("
+              << candidates->labelTitle() << "), listed in " << seconds * 1e3 << " ms\n";
+  } else {
+    std::cout << problem->title() << ": " << space.resources().groups << " groups x "
+              << space.resources().coresPerGroup << " cores, SIMD " << space.resources().simdLanes << "\n";
+    for (std::size_t i = 0; i < space.sets().sets.size(); ++i) {
+      std::cout << "  dimension set " << i << ": " << dimensionSetLabel(space.kernel(), space.sets().sets[i])
+                << (static_cast<int>(i) == space.sets().simdSet ? "  (SIMD)" : "") << "\n";
+    }
+    TextTable t({"stage", "drafts", "note"});
+    t.add({"generated", grouped(counts.generated), ""});
+    for (const auto& r : counts.rules) {
+      t.add({"rule " + std::to_string(r.number) + " " + r.name, r.inForce ? "-" + grouped(r.removed) : "0",
+             r.inForce ? "" : (o.noPrune ? "disabled" : "not in force")});
+    }
+    t.add({"remaining", grouped(counts.remaining), ""});
+    std::cout << t.str() << "generated and pruned in " << seconds * 1e3 << " ms\n";
   }
-  TextTable t({"stage", "drafts", "note"});
-  t.add({"generated", grouped(counts.generated), ""});
-  for (const auto& r : counts.rules) {
-    t.add({"rule " + std::to_string(r.number) + " " + r.name, r.inForce ? "-" + grouped(r.removed) : "0",
-           r.inForce ? "" : (o.noPrune ? "disabled" : "not in force")});
-  }
-  t.add({"remaining", grouped(counts.remaining), ""});
-  std::cout << t.str() << "generated and pruned in " << seconds * 1e3 << " ms\n";
   if (!first.empty()) {
-    TextTable d({"draft", "parts"});
+    TextTable d({"draft", candidates->labelTitle()});
     for (const auto& f : first) d.add({std::to_string(f.id), candidates->label(f)});
     std::cout << "\n" << d.str();
   }
