@@ -44,7 +44,9 @@ class CrossbarTarget final : public ITarget {
   }
   std::string listing(const Problem& p, const Draft& d, const EvalOptions&,
                       std::size_t maxLines) const override {
-    return layerListing(crossbarLayerContext(p), d.id, maxLines);
+    EvalOptions o;
+    o.keepUnitStats = false;
+    return analyseLayer(crossbarLayerContext(p), d.id, o, maxLines).listing;
   }
   /// No tile mapping or placement of DCC's kind: the compiled program stands for the listing, and one
   /// compile gives the evaluation with its per-core statistics.
@@ -53,8 +55,9 @@ class CrossbarTarget final : public ITarget {
     try {
       const CrossbarLayerContext& c = crossbarLayerContext(p);
       a.ir = choiceText(c.choice(d.id));
-      a.listing = layerListing(c, d.id, 400);
-      a.evaluation = layerEvaluation(c.compile(d.id), d.id, o);
+      LayerAnalysis compiled = analyseLayer(c, d.id, o, 400);
+      a.listing = std::move(compiled.listing);
+      a.evaluation = std::move(compiled.evaluation);
     } catch (const std::exception& e) {
       a.error = e.what();
     }

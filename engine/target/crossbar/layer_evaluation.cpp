@@ -7,7 +7,6 @@
 
 #include "engine/common/number_text.h"
 #include "engine/common/text_lines.h"
-
 #include "engine/crossbar/instruction_dump.h"
 #include "engine/target/crossbar/core_statistics.h"
 
@@ -74,6 +73,34 @@ int coresUsed(const NetworkCompileResult& r) {
       std::count_if(r.coreLayers.begin(), r.coreLayers.end(), [](const auto& l) { return !l.empty(); }));
 }
 
+/// What was compiled and its figures, the candidates left out and then `program` (the first instructions),
+/// at most `maxLines` lines in all.
+std::string listingOf(const CrossbarLayerContext& c, std::uint64_t id, const NetworkCompileResult& r,
+                      const std::string& program, std::size_t maxLines) {
+  const CompiledLayer& layer = r.layers.front();
+  std::ostringstream s;
+  auto count = [](std::int64_t n) { return withThousands(n); };
+  auto ns = [](double v) { return withThousands(std::llround(v)) + " ns"; };
+  s << choiceText(c.choice(id)) << " on " << r.backend << " (" << r.acceleratorSummary << ")\n"
+    << layer.op << " layer, batch 1, PIMCOMP-NN timing: " << count(layer.replicas) << " replica(s) of "
+    << count(layer.agsPerReplica) << " array group(s), " << count(r.crossbarsUsed) << " of "
+    << count(r.crossbarsTotal) << " crossbars, " << coresUsed(r) << " core(s)\n";
+  if (r.periodNs)
+    s << "period " << ns(*r.periodNs) << " (" << withDecimals(r.throughputPerS.value_or(0), 1)
+      << " samples/s), first sample " << ns(sampleNs(r)) << "\n";
+  else
+    s << "latency " << ns(sampleNs(r)) << "\n";
+  s << "energy " << withDecimals(r.energyNj, 1) << " nJ (idle leakage " << withDecimals(r.energy.idleNj, 1)
+    << " nJ); " << count(r.mvmCount) << " MVMs, " << count(r.instructions) << " instructions in "
+    << count(r.instructionGroups) << " instruction groups\n";
+  for (const std::string& why : c.leftOut()) s << "not listed: " << why << "\n";
+  if (const std::string note = compileNote(r); !note.empty()) s << note << "\n";
+  s << "\n";
+  const std::string header = firstLines(s.str(), maxLines);
+  const auto lines = static_cast<std::size_t>(std::count(header.begin(), header.end(), '\n'));
+  return header + firstLines(program, maxLines - lines);
+}
+
 }  // namespace
 
 const std::vector<SubPhaseDecl>& crossbarSubPhases() {
@@ -112,31 +139,11 @@ Evaluation layerEvaluation(const NetworkCompileResult& r, std::uint64_t id, cons
   return e;
 }
 
-std::string layerListing(const CrossbarLayerContext& c, std::uint64_t id, std::size_t maxLines) {
+LayerAnalysis analyseLayer(const CrossbarLayerContext& c, std::uint64_t id, const EvalOptions& o,
+                           std::size_t maxLines) {
   cb::InstructionText program(maxLines);
   const NetworkCompileResult r = c.compile(id, &program);
-  const CompiledLayer& layer = r.layers.front();
-  std::ostringstream s;
-  auto count = [](std::int64_t n) { return withThousands(n); };
-  auto ns = [](double v) { return withThousands(std::llround(v)) + " ns"; };
-  s << choiceText(c.choice(id)) << " on " << r.backend << " (" << r.acceleratorSummary << ")\n"
-    << layer.op << " layer, batch 1, PIMCOMP-NN timing: " << count(layer.replicas) << " replica(s) of "
-    << count(layer.agsPerReplica) << " array group(s), " << count(r.crossbarsUsed) << " of "
-    << count(r.crossbarsTotal) << " crossbars, " << coresUsed(r) << " core(s)\n";
-  if (r.periodNs)
-    s << "period " << ns(*r.periodNs) << " (" << withDecimals(r.throughputPerS.value_or(0), 1)
-      << " samples/s), first sample " << ns(sampleNs(r)) << "\n";
-  else
-    s << "latency " << ns(sampleNs(r)) << "\n";
-  s << "energy " << withDecimals(r.energyNj, 1) << " nJ (idle leakage " << withDecimals(r.energy.idleNj, 1)
-    << " nJ); " << count(r.mvmCount) << " MVMs, " << count(r.instructions) << " instructions in "
-    << count(r.instructionGroups) << " instruction groups\n";
-  for (const std::string& why : c.leftOut()) s << "not listed: " << why << "\n";
-  if (const std::string note = compileNote(r); !note.empty()) s << note << "\n";
-  s << "\n";
-  const std::string header = firstLines(s.str(), maxLines);
-  const auto lines = static_cast<std::size_t>(std::count(header.begin(), header.end(), '\n'));
-  return header + firstLines(program.text(), maxLines - lines);
+  return {layerEvaluation(r, id, o), listingOf(c, id, r, program.text(), maxLines)};
 }
 
 }  // namespace pim

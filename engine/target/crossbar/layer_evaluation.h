@@ -21,8 +21,13 @@ const std::vector<StatDecl>& crossbarFactColumns();
 /// Evaluation of candidate `id` from its compile `r`.
 Evaluation layerEvaluation(const NetworkCompileResult& r, std::uint64_t id, const EvalOptions& o);
 
-/// What was compiled, its figures, the formats left out and the program's first instructions, at most
-/// `maxLines` lines.
-std::string layerListing(const CrossbarLayerContext& c, std::uint64_t id, std::size_t maxLines);
+/// Candidate `id` compiled once: its evaluation, and its listing (what was compiled, its figures, what was
+/// left out and the program's first instructions, at most `maxLines` lines).
+struct LayerAnalysis {
+  Evaluation evaluation;
+  std::string listing;
+};
+LayerAnalysis analyseLayer(const CrossbarLayerContext& c, std::uint64_t id, const EvalOptions& o,
+                           std::size_t maxLines);
 
 }  // namespace pim
