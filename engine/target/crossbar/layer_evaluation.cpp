@@ -82,9 +82,12 @@ std::string listingOf(const CrossbarLayerContext& c, std::uint64_t id, const Net
   auto count = [](std::int64_t n) { return withThousands(n); };
   auto ns = [](double v) { return withThousands(std::llround(v)) + " ns"; };
   s << choiceText(c.choice(id)) << " on " << r.backend << " (" << r.acceleratorSummary << ")\n"
-    << layer.op << " layer, batch 1, PIMCOMP-NN timing: " << count(layer.replicas) << " replica(s) of "
-    << count(layer.agsPerReplica) << " array group(s), " << count(r.crossbarsUsed) << " of "
-    << count(r.crossbarsTotal) << " crossbars, " << coresUsed(r) << " core(s)\n";
+    << layer.op << " layer, batch 1, " << r.accelerator.elementBits
+    << "-bit data and weights as the accelerator holds them (the kernel's element types are not read), "
+    << "PIMCOMP-NN timing\n"
+    << count(layer.replicas) << " replica(s) of " << count(layer.agsPerReplica) << " array group(s), "
+    << count(r.crossbarsUsed) << " of " << count(r.crossbarsTotal) << " crossbars, " << coresUsed(r)
+    << " core(s)\n";
   if (r.periodNs)
     s << "period " << ns(*r.periodNs) << " (" << withDecimals(r.throughputPerS.value_or(0), 1)
       << " samples/s), first sample " << ns(sampleNs(r)) << "\n";
