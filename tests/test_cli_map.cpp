@@ -233,7 +233,8 @@ TEST(CliMap, BadInputGetsOneClearLine) {
   expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --time-limit 0", {"--time-limit"});
   expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper milp",
                    {"mapper 'milp'", "auto, exhaustive, heuristic, ilp"});
-  expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper ilp", {"ilp", "energy objective only"});
+  expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper ilp --pareto",
+                   {"ilp", "a front of the mappings seen"});
   expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper ilp --objective energy --solver gurobi",
                    {"unknown solver 'gurobi'", "cbc"});
   expectCliRefused("map -b pimopt-small -k conv2d --dims R=3,S=3,P=56,Q=56,C=64,K=64 --mapper exhaustive",

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The epsilon-constraint sweep (engine/convmap/epsilon_sweep): with the exhaustive mapper every point it
 // keeps lies on the exact latency-energy front of the whole walk, with its ends; with the heuristic each
-// point respects its bound and carries its gap; and the latency bound itself (MapOptions::maxLatencyCycles).
+// point respects its bound and carries its gap; with the MILP each point's proven energy bound lies at or
+// below the exact front's under its latency bound; and the latency bound itself
+// (MapOptions::maxLatencyCycles).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -79,6 +81,34 @@ TEST(ConvMapSweep, HeuristicPointsKeepTheirBoundAndReportAGap) {
   EXPECT_THROW(epsilonSweep(layer, h, *makeMapper("heuristic"), o, 1, nullptr), InputError);
 }
 
+// The MILP's latency is a relaxation, so under a latency bound it admits more mappings than the evaluator:
+// its energy bound stays below the least energy the walk finds within that latency.
+TEST(ConvMapSweep, IlpPointsRespectTheirBoundAndNeverClaimMoreThanTheFront) {
+  auto h = tinyHierarchy();
+  h.levels[1].bypassFixed = true;
+  const auto layer = parseLayerDims("R=3,P=4,C=2,K=2", "sweep");
+  const auto front = exactFront(layer, h);
+  MapOptions o;
+  o.timeLimitSeconds = 600;
+  const auto sweep = epsilonSweep(layer, h, *makeMapper("ilp"), o, 4, nullptr);
+  ASSERT_GE(sweep.size(), 2u);
+  for (const auto& p : sweep) {
+    const auto& r = p.result;
+    const auto limit = p.latencyBound.value_or(r.cost.latencyCycles);
+    EXPECT_TRUE(violations(layer, h, r.mapping).empty());
+    EXPECT_LE(r.cost.latencyCycles, limit);
+    double least = 1e300;
+    for (const auto& [latency, energy] : front)
+      if (latency <= limit || !p.latencyBound) least = std::min(least, energy);
+    ASSERT_TRUE(r.bound);
+    EXPECT_LE(*r.bound, least * (1 + 1e-9)) << "bound " << limit << " cycles";
+    EXPECT_GE(r.cost.energyPj, least * (1 - 1e-9)) << "bound " << limit << " cycles";
+    if (r.status == "optimal") {
+      EXPECT_NEAR(r.cost.energyPj, least, 1e-9 * least) << "bound " << limit << " cycles";
+    }
+  }
+}
+
 TEST(ConvMapSweep, ALatencyBoundNoMappingMeetsIsRefusedByName) {
   auto h = tinyHierarchy();
   const auto layer = parseLayerDims("P=2,C=4,K=2", "tight");
@@ -91,6 +121,7 @@ TEST(ConvMapSweep, ALatencyBoundNoMappingMeetsIsRefusedByName) {
     EXPECT_NE(std::string(e.what()).find("within 1 cycles"), std::string::npos) << e.what();
   }
   EXPECT_THROW(makeMapper("heuristic")->solve(layer, h, o, nullptr), InputError);
+  EXPECT_THROW(makeMapper("ilp")->solve(layer, h, o, nullptr), InputError);
 }
 
 }  // namespace

@@ -106,9 +106,11 @@ QWidget* LayerMapView::buildControls() {
   m_objective = comboOf({"latency", "energy", "blended"}, QStringLiteral("energy"),
                         tr("What the mapper minimises; blended: half latency, half energy, each over the "
                            "trivial mapping's"));
-  m_mapper = comboOf(cm::mapperNames(), QStringLiteral("auto"),
-                     tr("auto: exhaustive when the mapspace is small, else the heuristic, then (energy) the "
-                        "MILP from its mapping; ilp: the exact energy MILP; exhaustive; heuristic"));
+  m_mapper =
+      comboOf(cm::mapperNames(), QStringLiteral("auto"),
+              tr("auto: exhaustive when the mapspace is small, else the heuristic, then (energy) the "
+                 "MILP from its mapping; ilp: the heuristic, then a MILP (exact under energy, a relaxation "
+                 "with a proven bound under latency and the blend); exhaustive; heuristic"));
   m_solver = comboOf(pim::milp::solverNames(), QStringLiteral("cbc"),
                      tr("The MILP solver of ilp and of auto under energy"));
   m_timeLimit = new QDoubleSpinBox;

@@ -288,9 +288,11 @@ void registerMapCommands(CLI::App& app) {
   map->add_option("--alpha", a->alpha, "blended: weight of latency (energy gets 1 - alpha)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  map->add_option("--mapper", a->mapper,
-                  "auto (exhaustive when small, else heuristic; energy: then the MILP from its mapping), "
-                  "exhaustive, heuristic or ilp (the exact energy MILP)")
+  map->add_option(
+         "--mapper", a->mapper,
+         "auto (exhaustive when small, else heuristic; energy: then the MILP from its mapping), "
+         "exhaustive, heuristic or ilp (a MILP: exact under energy, a relaxation with a proven bound under "
+         "latency and the blend)")
       ->capture_default_str();
   map->add_option("--solver", a->solver,
                   "ilp: the MILP solver by name (cbc; glpk in builds with PIMSCOPE_GLPK)")

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// The `ilp` mapper: the energy MILP (energy_milp.h) solved by a registered solver, warm-started from
+// The `ilp` mapper: the MILP (mapping_milp.h) solved by a registered solver, warm-started from
 // MapOptions::start or, without one, from the heuristic's mapping (refineWithMilp, which `auto` shares).
-// Its answer is decoded, given the layouts with the fewest row
-// activations (lossless: layouts change no energy), and re-evaluated by the evaluator, whose energy is
-// reported; it may not exceed the solver's objective (that would be a modelling defect, reported as one).
-// The bound is the solver's, or the analytic lower bound when that is higher.
+// Its answer is decoded, given the layouts with the fewest row activations (lossless: layouts change no
+// energy, and each tensor's activations set only its own DRAM time), and re-evaluated by the evaluator,
+// whose figures are reported. Under energy the solver's objective is the evaluator's, so the evaluator's may
+// not exceed it (that would be a modelling defect, reported as one); under latency and the blend the MILP is
+// a relaxation, so its mapping is kept only if it beats the start, and the result is optimal only when the
+// evaluated mapping meets the proven bound. The bound is the solver's, or the analytic one when higher.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
 
-#include "engine/convmap/energy_milp.h"
 #include "engine/convmap/lower_bound.h"
 #include "engine/convmap/mapper.h"
+#include "engine/convmap/mapping_milp.h"
 #include "engine/convmap/mapspace.h"
 
 namespace pim::convmap {
@@ -24,32 +26,17 @@ ConvMapping startOf(const ConvLayer& layer, const Hierarchy& h, const MapOptions
   return trivialMapping(layer, h);
 }
 
-/// Refuses what the MILP does not state, and a solver not built in, naming it.
-void requireEnergyMilp(const MapOptions& o) {
+/// Refuses what the MILP does not do, and a solver not built in, naming it.
+void requireMilp(const MapOptions& o) {
   milp::makeSolver(o.solver);
   if (o.collectFront)
     throw InputError(
         "ilp: a front of the mappings seen needs a search that sees many; the MILP reports one "
         "(use --mapper heuristic or exhaustive with --pareto)");
-  if (o.objective.kind != Objective::Energy)
-    throw InputError(
-        "ilp: the MILP states the energy objective only (latency counts DRAM row activations, "
-        "which it does not model yet; docs/convmap.md); use --mapper auto, exhaustive or "
-        "heuristic for " +
-        std::string(objectiveName(o.objective.kind)));
-  if (o.maxLatencyCycles)
-    throw InputError(
-        "ilp: a latency bound (the Pareto sweep) needs latency in the MILP, which it does not "
-        "state yet; sweep with --mapper heuristic or exhaustive");
 }
 
-/// The MILP alone, from MapOptions::start (or the trivial mapping).
-MapResult solveEnergyMilp(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
-                          const std::function<void(const MapProgress&)>& progress) {
-  const auto began = std::chrono::steady_clock::now();
-  auto milp = buildEnergyMilp(layer, h);
-  const auto start = startOf(layer, h, o);
-  milp.model.start = mappingValues(milp, start);
+milp::SolveOptions solveOptions(const MapOptions& o,
+                                const std::function<void(const MapProgress&)>& progress) {
   milp::SolveOptions so;
   so.timeLimitSeconds = o.timeLimitSeconds;
   so.relativeGap = o.gap;
@@ -58,62 +45,95 @@ MapResult solveEnergyMilp(const ConvLayer& layer, const Hierarchy& h, const MapO
   so.cancel = o.cancel;
   so.onLog = o.solverLog;
   if (progress)
-    so.onProgress = [&](const milp::SolveProgress& p) {
-      MapProgress m{0, 0, p.incumbent, p.seconds, std::nullopt, p.nodes, "ilp (" + o.solver + ")"};
+    so.onProgress = [progress, name = "ilp (" + o.solver + ")"](const milp::SolveProgress& p) {
+      MapProgress m{0, 0, p.incumbent, p.seconds, std::nullopt, p.nodes, name};
       if (std::isfinite(p.bestBound)) m.bound = p.bestBound;
       progress(m);
     };
-  const auto s = milp::makeSolver(o.solver)->solve(milp.model, so);
-  if (s.status == milp::SolveStatus::Infeasible)
-    throw std::logic_error("ilp: the MILP of layer " + layer.name +
-                           " is infeasible though the trivial "
-                           "mapping fits (a modelling defect)");
+  return so;
+}
+
+/// The mapping the solution decodes to, with its layouts and the evaluator's cost; none without a solution.
+std::optional<MapResult> decoded(const MappingMilp& milp, const milp::SolveResult& s, const ConvLayer& layer,
+                                 const Hierarchy& h, const MapOptions& o) {
+  if (!s.hasSolution()) return std::nullopt;
   MapResult r;
-  r.mapper = "ilp (" + o.solver + ")";
-  r.mapping = s.hasSolution() ? decodeMapping(milp, s.values) : start;
+  r.mapping = decodeMapping(milp, s.values);
   chooseFewestActivationLayouts(layer, h, r.mapping);
   r.cost = evaluate(layer, h, r.mapping);
-  r.objective = r.cost.energyPj;
+  r.objective = objectiveValue(o.objective, r.cost);
   // An incumbent's auxiliaries need not be at their least (a loop left unspared), so its objective may lie
   // above its mapping's energy, never below: at the optimum the two meet (the exactness test).
-  if (s.hasSolution() && r.objective > s.objective + 1e-6 * std::max(1.0, r.objective))
+  if (milp.exact && r.objective > s.objective + 1e-6 * std::max(1.0, r.objective))
     throw std::logic_error("ilp: the MILP's objective " + std::to_string(s.objective) +
                            " pJ is below the evaluator's " + std::to_string(r.objective) +
                            " pJ for its mapping (a modelling defect)");
+  return r;
+}
+
+/// The MILP alone, from MapOptions::start (or the trivial mapping).
+MapResult solveMilp(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
+                    const std::function<void(const MapProgress&)>& progress) {
+  const auto began = std::chrono::steady_clock::now();
+  std::optional<CostBound> lb;  // the analytic bound, walked only when needed (it can take a second)
+  auto analyticBound = [&]() -> const CostBound& { return lb ? *lb : *(lb = lowerBound(layer, h)); };
+  auto milp = buildMappingMilp(layer, h, {o.objective, o.maxLatencyCycles});
+  if (milp.latency)  // no mapping is faster than the analytic bound: a cut the relaxation may lack
+    milp.model.variables[*milp.latency].lower = double(analyticBound().latencyCycles);
+  const auto start = startOf(layer, h, o);
+  milp.model.start = mappingValues(milp, start);
+  const auto s = milp::makeSolver(o.solver)->solve(milp.model, solveOptions(o, progress));
+  MapResult r;
+  r.cost = evaluate(layer, h, start);
+  r.mapping = start;
+  r.objective = objectiveValue(o.objective, r.cost);
+  const bool startFits = feasible(o, r.cost);
+  if (s.status == milp::SolveStatus::Infeasible && startFits)
+    throw std::logic_error("ilp: the MILP of layer " + layer.name + " is infeasible though mapping " +
+                           mappingLabel(h, start) + " fits (a modelling defect)");
+  if (auto m = decoded(milp, s, layer, h, o);
+      m && feasible(o, m->cost) && (!startFits || m->objective <= r.objective))
+    r = std::move(*m);
+  else if (!startFits)
+    throw InputError("ilp: no mapping of layer " + layer.name + " found within " +
+                     std::to_string(*o.maxLatencyCycles) + " cycles (give a feasible start mapping)");
+  r.mapper = "ilp (" + o.solver + ")";
   r.evaluated = r.valid = 1;
   r.nodes = s.nodes;
   r.bestSoFar.push_back(r.objective);
-  r.status = s.status == milp::SolveStatus::Optimal ? "optimal" : "feasible";
   double bound = s.bestBound;
   r.boundSource = "MILP (" + o.solver + ")";
-  if (r.status != "optimal") {
-    const double analytic = objectiveBound(o.objective, lowerBound(layer, h));
-    if (analytic > bound) {
-      bound = analytic;
-      r.boundSource = "analytic lower bound";
-    }
+  const bool solved = milp.exact && s.status == milp::SolveStatus::Optimal;
+  if (const double analytic = solved ? bound : objectiveBound(o.objective, analyticBound());
+      analytic > bound) {
+    bound = analytic;
+    r.boundSource = "analytic lower bound";
   }
-  r.bound = r.status == "optimal" ? r.objective : std::min(bound, r.objective);
+  const bool proven = solved || r.objective <= bound + 1e-9 * std::max(1.0, r.objective);
+  r.status = proven ? "optimal" : "feasible";
+  r.bound = proven ? r.objective : std::min(bound, r.objective);
   r.gap = r.objective > 0 ? (r.objective - *r.bound) / r.objective : 0.0;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   return r;
 }
 
-/// `ilp`: from the caller's start, the MILP alone; without one, the heuristic's mapping first (a share of the
-/// time, at most its proposal budget), as the trivial mapping leaves CBC far from anything good on large
-/// layers (ResNet-18's 3 x 3: 44 nodes and a 93 % gap in 60 s).
+/// `ilp`: under energy alone from the caller's start, the MILP alone; otherwise the heuristic's mapping first
+/// (a share of the time, at most its proposal budget, from the caller's start if any), as the trivial mapping
+/// leaves CBC far from anything good on large layers (ResNet-18's 3 x 3: 44 nodes and a 93 % gap in 60 s),
+/// and a relaxed MILP's own mappings may break the latency it does not see whole (its row activations).
 class IlpMapper final : public IConvMapper {
  public:
   std::string name() const override { return "ilp"; }
   std::string description() const override {
-    return "an exact MILP of the energy objective (CBC) from the heuristic's mapping: proven optimal, or "
-           "stopped with a proven gap";
+    return "a MILP (CBC) from the heuristic's mapping, exact under energy, a relaxation with a proven bound "
+           "under latency: proven optimal, or stopped with a proven gap";
   }
   MapResult solve(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
                   const std::function<void(const MapProgress&)>& progress) const override {
     requireFits(layer, h);
-    requireEnergyMilp(o);
-    if (o.start) return solveEnergyMilp(layer, h, o, progress);
+    requireMilp(o);
+    if (o.start && o.objective.kind == Objective::Energy && !o.maxLatencyCycles)
+      return solveMilp(layer, h, o, progress);
     MapOptions first = o;
     first.timeLimitSeconds = o.timeLimitSeconds * kHeuristicShare;
     auto r = makeMapper("heuristic")->solve(layer, h, first, progress);
@@ -145,7 +165,7 @@ MapResult refineWithMilp(MapResult from, const ConvLayer& layer, const Hierarchy
       if (from.bound && (!p.bound || *from.bound > *p.bound)) p.bound = from.bound;
       progress(p);
     };
-  auto exact = solveEnergyMilp(layer, h, second, continued);
+  auto exact = solveMilp(layer, h, second, continued);
   const double bound = std::max(from.bound.value_or(0.0), *exact.bound);
   auto& best = exact.objective < from.objective ? exact : from;
   best.boundSource = bound == *exact.bound ? exact.boundSource : from.boundSource;

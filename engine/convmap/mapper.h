@@ -104,7 +104,7 @@ bool withinGap(const MapOptions& o, double objective, double bound);
 /// (lower_bound.h) and the gap to it.
 void applyAnalyticBound(MapResult& r, const ConvLayer& layer, const Hierarchy& h, const ObjectiveSpec& o);
 
-/// The energy MILP (`ilp`) from `from`'s mapping for `seconds`, keeping the better mapping and the higher
+/// The MILP (`ilp`) from `from`'s mapping for `seconds`, keeping the better mapping and the higher
 /// bound; `from` itself when it is proven optimal, less than kLeastMilpSeconds is left or the run was
 /// cancelled. The mapper is named "<from's> + ilp (<solver>)".
 MapResult refineWithMilp(MapResult from, const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,

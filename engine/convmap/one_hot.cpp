@@ -69,17 +69,30 @@ Choice OneHotModel::tupleChoice(const std::string& name, const std::vector<const
   return c;
 }
 
-LinearExpr OneHotModel::indicatorProduct(const Choice& c, std::size_t indicator,
-                                         const std::function<double(const ChoiceKey&)>& value) {
-  LinearExpr sum{{indicator, -1}}, result;
-  for (std::size_t i = 0; i < c.vars.size(); ++i) {
+std::vector<std::size_t> OneHotModel::indicatorWeights(const Choice& c, std::size_t indicator) {
+  LinearExpr sum{{indicator, -1}};
+  std::vector<std::size_t> weights;
+  for (const auto option : c.vars) {
     const auto w = m_.addVariable("w", 0, 1);
-    m_.addRow("w <= option", {{w, 1}, {c.vars[i], -1}}, -milp::kInf, 0);
+    m_.addRow("w <= option", {{w, 1}, {option, -1}}, -milp::kInf, 0);
     sum.push_back({w, 1});
-    if (const double v = value(c.keys[i]); v != 0) result.push_back({w, v});
+    weights.push_back(w);
   }
   m_.addRow("w sums to the indicator", sum, 0, 0);
+  return weights;
+}
+
+LinearExpr weighted(const Choice& c, const std::vector<std::size_t>& weights,
+                    const std::function<double(const ChoiceKey&)>& value) {
+  LinearExpr result;
+  for (std::size_t i = 0; i < c.vars.size(); ++i)
+    if (const double v = value(c.keys[i]); v != 0) result.push_back({weights[i], v});
   return result;
+}
+
+LinearExpr OneHotModel::indicatorProduct(const Choice& c, std::size_t indicator,
+                                         const std::function<double(const ChoiceKey&)>& value) {
+  return weighted(c, indicatorWeights(c, indicator), value);
 }
 
 }  // namespace pim::convmap

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Exact one-hot building blocks for MILPs over products of divisors (docs/convmap.md "The energy MILP"): a
+// Exact one-hot building blocks for MILPs over products of divisors (docs/convmap.md "The MILP"): a
 // choice among the divisors of a number linked to linear exponent expressions per prime, a tuple of choices
 // (continuous, forced by one-hot marginals), and an indicator times a choice. Integer coefficients in every
 // linking row; nothing approximates.
@@ -29,6 +29,10 @@ struct Choice {
   std::vector<ChoiceKey> keys;
 };
 
+/// sum over options of value(key) x weights[option] (indicatorWeights), zero values left out.
+LinearExpr weighted(const Choice& c, const std::vector<std::size_t>& weights,
+                    const std::function<double(const ChoiceKey&)>& value);
+
 class OneHotModel {
  public:
   explicit OneHotModel(milp::MilpModel& m) : m_(m) {}
@@ -42,8 +46,10 @@ class OneHotModel {
   /// The tuples of the parts' options (keys concatenated), continuous, each part's option equal to the sum of
   /// the tuples holding it: with one-hot parts only their product is feasible.
   Choice tupleChoice(const std::string& name, const std::vector<const Choice*>& parts);
-  /// sum over options of value(key) x [option chosen and indicator = 1], for a 0/1 `indicator`: w <= option,
-  /// sum of w = indicator.
+  /// Per option, w = [option chosen and indicator = 1] for a 0/1 `indicator`: w <= option, sum of w =
+  /// indicator. Several values of the same product read the same weights (weighted()).
+  std::vector<std::size_t> indicatorWeights(const Choice& c, std::size_t indicator);
+  /// sum over options of value(key) x w: indicatorWeights, then weighted().
   LinearExpr indicatorProduct(const Choice& c, std::size_t indicator,
                               const std::function<double(const ChoiceKey&)>& value);
 

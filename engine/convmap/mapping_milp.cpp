@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// How each energy term becomes linear (docs/convmap.md "The energy MILP"). Between a tensor's keeper c and
+// How each traffic term becomes linear (docs/convmap.md "The MILP"). Between a tensor's keeper c and
 // its next keeper p the evaluator moves f(c) x tile(c) bytes out of p, and at c = 0 f x tile-per-PE x PEs
 // into the PEs. By the reuse rule f x tile = |t| x U_t(c) for the weight and the output, where U_t(c) is the
 // product of the loops above c irrelevant to t that are not spared (outside t's innermost relevant loop of
@@ -10,7 +10,7 @@
 // integer equalities; the input's (G_P, G_Q, U) as a tuple whose marginals are one-hot (exact: a tuple with
 // one-hot marginals is their product). An indicator (a pair of consecutive keepers, a level keeping t)
 // times a one-hot choice is a vector w <= choice with sum w = indicator: exact for any sign.
-#include "engine/convmap/energy_milp.h"
+#include "engine/convmap/mapping_milp.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +20,7 @@
 #include <tuple>
 
 #include "engine/convmap/mapspace.h"
+#include "engine/convmap/milp_costs.h"
 #include "engine/convmap/one_hot.h"
 
 namespace pim::convmap {
@@ -32,18 +33,38 @@ using Key = ChoiceKey;
 
 class Builder {
  public:
-  Builder(const ConvLayer& layer, const Hierarchy& h) : L(layer), H(h), D(h.dramLevel()), oh(out.model) {}
+  Builder(const ConvLayer& layer, const Hierarchy& h) : L(layer), H(h), D(h.dramLevel()), oh(out.model) {
+    traffic.levels.resize(D + 1);
+  }
 
-  EnergyMilp build() {
+  MappingMilp build(const MilpGoal& goal) {
     addFactors();
     addKeeps();
     addOrders();
     addCapacities();
-    m().objective.constant = static_cast<double>(L.macs()) * H.pe.macEnergyPj;
     for (int t = 0; t < kTensors; ++t) {
-      addOperandEnergy(t);
-      addFillEnergy(t);
+      addOperandTraffic(t);
+      addFillTraffic(t);
     }
+    const auto& o = goal.objective;
+    const bool latency = o.kind != Objective::Energy || goal.maxLatencyCycles;
+    if (latency) {
+      addLatencyTerms();
+      out.latency = addLatency(m(), traffic, L, H);
+      out.exact = false;
+      if (goal.maxLatencyCycles) m().variables[*out.latency].upper = double(*goal.maxLatencyCycles);
+    }
+    // Energy in pJ, the MACs' as the constant; blended: both over their references.
+    const double energyScale = o.kind == Objective::Latency   ? 0.0
+                               : o.kind == Objective::Blended ? (1 - o.alpha) / o.energyRef
+                                                              : 1.0;
+    if (energyScale != 0) {
+      m().objective.constant = energyScale * static_cast<double>(L.macs()) * H.pe.macEnergyPj;
+      append(m().objective.terms, energyPj(traffic, H), energyScale);
+    }
+    if (o.kind != Objective::Energy)
+      m().objective.terms.push_back(
+          {*out.latency, o.kind == Objective::Latency ? 1.0 : o.alpha / o.latencyRef});
     return std::move(out);
   }
 
@@ -51,8 +72,9 @@ class Builder {
   const ConvLayer& L;
   const Hierarchy& H;
   const int D;
-  EnergyMilp out;
+  MappingMilp out;
   OneHotModel oh;
+  MilpTraffic traffic;
   std::map<std::pair<int, int>, std::size_t> factorIndex;  // (dim, place) -> out.factors
   struct Place {
     int level, slot;
@@ -61,7 +83,6 @@ class Builder {
   std::map<std::string, Choice> cache;
 
   milp::MilpModel& m() { return out.model; }
-  double perByte(int lv) const { return H.levels[lv].energyPj(1.0); }
 
   // ---- factors ---------------------------------------------------------------------------------------
 
@@ -74,7 +95,7 @@ class Builder {
       if (L.bound[d] == 1) continue;
       for (std::size_t p = 0; p < places.size(); ++p) {
         const auto [lv, s] = places[p];
-        EnergyMilp::FactorChoice f{d, lv, s, {}};
+        MappingMilp::FactorChoice f{d, lv, s, {}};
         Expr one;
         for (auto v : divisors(L.bound[d])) {
           if (s != SlotTemporal && v > limit[s]) continue;
@@ -341,9 +362,9 @@ class Builder {
     });
   }
 
-  // ---- energy and capacity ---------------------------------------------------------------------------
+  // ---- traffic and capacity --------------------------------------------------------------------------
 
-  void addObjective(const Expr& e) { append(m().objective.terms, e); }
+  TrafficTerms& at(int level, int t) { return traffic.levels[level][t]; }
 
   /// Input columns a window of the given extents reads in one direction, times how many such windows the
   /// layer has there: (outputs / xOut) (kernel / xK) (stride (xOut - 1) + dil (xK - 1) + 1).
@@ -363,51 +384,93 @@ class Builder {
            windowTraffic(Q, S, k[2], k[3]) * double(k[4]);
   }
 
-  void addOperandEnergy(int t) {
-    const double perMac = (t == Output ? 2.0 : 1.0) * double(L.macs()) * double(L.elementBytes[t]);
+  /// MAC operands at t's lowest keeper c: MACs x element bytes / the sharing there (an output's partial sums
+  /// read and written).
+  void addOperandTraffic(int t) {
+    const double perMac = double(L.macs()) * double(L.elementBytes[t]);
     for (int c = 0; c < D; ++c) {
       if (!H.levels[c].stores[t]) continue;
-      const double k = perByte(c) * perMac;
-      addObjective(
-          oh.indicatorProduct(sharedChoice(t, c == 0), lowest[t][c], [&](const Key& v) { return k / v[0]; }));
+      const auto bytes = oh.indicatorProduct(sharedChoice(t, c == 0), lowest[t][c],
+                                             [&](const Key& v) { return perMac / double(v[0]); });
+      append(at(c, t).operandRead, bytes);
+      if (t == Output) append(at(c, t).operandWritten, bytes);
     }
   }
 
-  /// Out of the parent, and into a child above the PEs: k x f x tile (an output's 2f - 1 read back and
-  /// written); into the PE buffers: addPeFillEnergy.
-  void addFillEnergy(int t) {
+  /// Between consecutive keepers c < p, f x tile bytes out of p and into c (above the PEs; into the PE
+  /// buffers: addPeFillTraffic); an output's f - (distinct tiles) fills are read back out of p and all f
+  /// written back, i.e. |t| (U - 1) and |t| U.
+  void addFillTraffic(int t) {
     const double bytes = double(L.bytes(t));
     for (int c = 0; c < D; ++c) {
       if (!H.levels[c].stores[t]) continue;
       for (int p = c + 1; p <= D; ++p) {
         auto it = pairs.find({t, c, p});
         if (it == pairs.end()) continue;
-        const double k = perByte(p) + (c > 0 ? perByte(c) : 0);
-        if (t == Input)
-          addObjective(oh.indicatorProduct(inputTuple(c, false, uChoice(t, c)), it->second,
-                                           [&](const Key& v) { return k * inputBytes(v); }));
-        else
-          addObjective(oh.indicatorProduct(uChoice(t, c), it->second, [&](const Key& v) {
-            return k * bytes * (t == Output ? 2.0 * double(v[0]) - 1 : double(v[0]));
-          }));
+        if (t == Output) {
+          const auto& u = uChoice(t, c);
+          const auto w = oh.indicatorWeights(u, it->second);
+          const auto refills = weighted(u, w, [&](const Key& v) { return bytes * (double(v[0]) - 1); });
+          const auto all = weighted(u, w, [&](const Key& v) { return bytes * double(v[0]); });
+          append(at(p, t).fillRead, refills);
+          append(at(p, t).fillWritten, all);
+          if (c > 0) {
+            append(at(c, t).fillWritten, refills);
+            append(at(c, t).fillRead, all);
+          }
+          continue;
+        }
+        const auto moved = t == Input ? oh.indicatorProduct(inputTuple(c, false, uChoice(t, c)), it->second,
+                                                            [&](const Key& v) { return inputBytes(v); })
+                                      : oh.indicatorProduct(uChoice(t, c), it->second, [&](const Key& v) {
+                                          return bytes * double(v[0]);
+                                        });
+        append(at(p, t).fillRead, moved);
+        if (c > 0) append(at(c, t).fillWritten, moved);
       }
     }
-    if (H.levels[0].stores[t]) addPeFillEnergy(t, bytes);
+    if (H.levels[0].stores[t]) addPeFillTraffic(t, bytes);
   }
 
-  void addPeFillEnergy(int t, double bytes) {
-    const double k = perByte(0);
+  /// Into the PE buffers, over every PE: f x tile-per-PE x PEs = |t| U sigma (an output's first fill of each
+  /// tile, |t| sigma, is not read back); the input's from its tuple at per-PE extents.
+  void addPeFillTraffic(int t, double bytes) {
+    auto& pe = at(0, t);
     if (t == Input) {
-      addObjective(oh.indicatorProduct(inputTuple(0, true, uSigmaChoice(t)), keep(0, t),
-                                       [&](const Key& v) { return k * inputBytes(v); }));
+      append(pe.fillWritten, oh.indicatorProduct(inputTuple(0, true, uSigmaChoice(t)), keep(0, t),
+                                                 [&](const Key& v) { return inputBytes(v); }));
       return;
     }
-    const double scale = t == Output ? 2.0 : 1.0;
-    addObjective(oh.indicatorProduct(uSigmaChoice(t), keep(0, t),
-                                     [&](const Key& v) { return k * bytes * scale * double(v[0]); }));
-    if (t == Output)  // (2f - D) x tile x copies: the first fill of each tile is not read back
-      addObjective(oh.indicatorProduct(sigmaChoice(t), keep(0, t),
-                                       [&](const Key& v) { return -k * bytes * double(v[0]); }));
+    const auto copies =
+        oh.indicatorProduct(uSigmaChoice(t), keep(0, t), [&](const Key& v) { return bytes * double(v[0]); });
+    append(pe.fillWritten, copies);
+    if (t != Output) return;
+    append(pe.fillRead, copies);
+    append(pe.fillWritten, oh.indicatorProduct(sigmaChoice(t), keep(0, t),
+                                               [&](const Key& v) { return -bytes * double(v[0]); }));
+  }
+
+  /// What latency reads beyond the traffic: compute cycles from the PEs and lanes in use, and a PE's own
+  /// operand bytes (its share of the array's, by the H and W factors in use and its lanes' sharing).
+  void addLatencyTerms() {
+    std::vector<int> all;
+    for (int d = 0; d < kDims; ++d) all.push_back(d);
+    const double macs = double(L.macs());
+    const auto lanes = oh.divisorChoice("PEs x lanes", productOf(all), exponentsOver(all, [](const Place& p) {
+                                          return p.level == 0 && p.slot != SlotTemporal;
+                                        }));
+    traffic.computeCycles = weighted(lanes, lanes.vars, [&](const Key& v) { return macs / double(v[0]); });
+    for (int t = 0; t < kTensors; ++t) {
+      if (!H.levels[0].stores[t]) continue;
+      auto e = exponentsOver(all, [&](const Place& p) { return spatialHW(p); });
+      for (auto& [prime, x] : exponentsOver(
+               dimsOf(t, false), [](const Place& p) { return p.level == 0 && p.slot == SlotInternal; }))
+        append(e[prime], x);
+      const auto share = oh.divisorChoice("PE share " + std::string(kTensorNames[t]), productOf(all), e);
+      const double perMac = macs * double(L.elementBytes[t]);
+      traffic.peOperandBytes[t] =
+          oh.indicatorProduct(share, lowest[t][0], [&](const Key& v) { return perMac / double(v[0]); });
+    }
   }
 
   void addCapacities() {
@@ -444,9 +507,11 @@ class Builder {
 
 }  // namespace
 
-EnergyMilp buildEnergyMilp(const ConvLayer& layer, const Hierarchy& h) { return Builder(layer, h).build(); }
+MappingMilp buildMappingMilp(const ConvLayer& layer, const Hierarchy& h, const MilpGoal& goal) {
+  return Builder(layer, h).build(goal);
+}
 
-ConvMapping decodeMapping(const EnergyMilp& e, std::span<const double> values) {
+ConvMapping decodeMapping(const MappingMilp& e, std::span<const double> values) {
   ConvMapping m;
   m.levels.resize(e.keep.size());
   for (auto& l : m.levels)
@@ -471,7 +536,7 @@ ConvMapping decodeMapping(const EnergyMilp& e, std::span<const double> values) {
   return m;
 }
 
-std::vector<std::pair<std::size_t, double>> mappingValues(const EnergyMilp& e, const ConvMapping& m) {
+std::vector<std::pair<std::size_t, double>> mappingValues(const MappingMilp& e, const ConvMapping& m) {
   std::vector<std::pair<std::size_t, double>> v;
   for (const auto& f : e.factors)
     for (const auto& [var, value] : f.options)
