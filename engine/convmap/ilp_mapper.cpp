@@ -35,7 +35,9 @@ void requireMilp(const MapOptions& o) {
         "(use --mapper heuristic or exhaustive with --pareto)");
 }
 
-milp::SolveOptions solveOptions(const MapOptions& o,
+/// `exact`: the solver's incumbents are objectives of the evaluator; in a relaxation they are not, so only
+/// the bound is reported (the caller's incumbent stands).
+milp::SolveOptions solveOptions(const MapOptions& o, bool exact,
                                 const std::function<void(const MapProgress&)>& progress) {
   milp::SolveOptions so;
   so.timeLimitSeconds = o.timeLimitSeconds;
@@ -45,8 +47,8 @@ milp::SolveOptions solveOptions(const MapOptions& o,
   so.cancel = o.cancel;
   so.onLog = o.solverLog;
   if (progress)
-    so.onProgress = [progress, name = "ilp (" + o.solver + ")"](const milp::SolveProgress& p) {
-      MapProgress m{0, 0, p.incumbent, p.seconds, std::nullopt, p.nodes, name};
+    so.onProgress = [progress, exact, name = "ilp (" + o.solver + ")"](const milp::SolveProgress& p) {
+      MapProgress m{0, 0, exact ? p.incumbent : std::nullopt, p.seconds, std::nullopt, p.nodes, name};
       if (std::isfinite(p.bestBound)) m.bound = p.bestBound;
       progress(m);
     };
@@ -82,7 +84,7 @@ MapResult solveMilp(const ConvLayer& layer, const Hierarchy& h, const MapOptions
     milp.model.variables[*milp.latency].lower = double(analyticBound().latencyCycles);
   const auto start = startOf(layer, h, o);
   milp.model.start = mappingValues(milp, start);
-  const auto s = milp::makeSolver(o.solver)->solve(milp.model, solveOptions(o, progress));
+  const auto s = milp::makeSolver(o.solver)->solve(milp.model, solveOptions(o, milp.exact, progress));
   MapResult r;
   r.cost = evaluate(layer, h, start);
   r.mapping = start;
