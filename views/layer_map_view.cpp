@@ -217,8 +217,8 @@ void LayerMapView::fillLayers() {
 
 void LayerMapView::updateSolverChoice() {
   const QString mapper = m_mapper->currentText();
-  const bool energy = m_objective->currentText() == QLatin1String("energy");
-  m_solver->setEnabled(mapper == QLatin1String("ilp") || (mapper == QLatin1String("auto") && energy));
+  const bool autoMilp = cm::autoUsesMilp(objectiveOf(m_objective->currentText()));
+  m_solver->setEnabled(mapper == QLatin1String("ilp") || (mapper == QLatin1String("auto") && autoMilp));
 }
 
 void LayerMapView::map() {

@@ -290,7 +290,8 @@ void registerMapCommands(CLI::App& app) {
       ->capture_default_str();
   map->add_option(
          "--mapper", a->mapper,
-         "auto (exhaustive when small, else heuristic; energy: then the MILP from its mapping), "
+         "auto (exhaustive when small, else heuristic; under energy and the blend then the MILP from its "
+         "mapping), "
          "exhaustive, heuristic or ilp (a MILP: exact under energy, a relaxation with a proven bound under "
          "latency and the blend)")
       ->capture_default_str();

@@ -86,6 +86,10 @@ std::vector<std::string> mapperNames();
 /// InputError naming the unknown mapper and the built-in ones.
 std::unique_ptr<IConvMapper> makeMapper(const std::string& name);
 
+/// True when `auto` hands the heuristic's mapping to the MILP under `objective` (but in a front's
+/// collection), so that a caller offering a solver choice offers it exactly then.
+bool autoUsesMilp(Objective objective);
+
 /// The most mappings the exhaustive mapper walks (5 * 10^6, docs/knobs.md); `auto` walks a space up to it
 /// and searches a larger one heuristically.
 inline constexpr std::int64_t kMaxExhaustiveMappings = 5'000'000;

@@ -66,7 +66,9 @@ TEST(LayerMapView, ListsTheNetworksLayersAndOffersTheSolverWhereAMilpRuns) {
   v.mapperBox()->setCurrentText("auto");
   EXPECT_TRUE(v.solverBox()->isEnabled());  // auto under energy ends with the MILP
   v.objectiveBox()->setCurrentText("latency");
-  EXPECT_FALSE(v.solverBox()->isEnabled());
+  EXPECT_FALSE(v.solverBox()->isEnabled());  // auto leaves the MILP out under latency alone
+  v.objectiveBox()->setCurrentText("blended");
+  EXPECT_TRUE(v.solverBox()->isEnabled());
   v.networkBox()->setCurrentText("mobilenet_v1");
   EXPECT_TRUE(v.layerBox()->itemText(1).contains("not mappable")) << v.layerBox()->itemText(1).toStdString();
 }
