@@ -106,13 +106,12 @@ QWidget* LayerMapView::buildControls() {
   m_objective = comboOf({"latency", "energy", "blended"}, QStringLiteral("energy"),
                         tr("What the mapper minimises; blended: half latency, half energy, each over the "
                            "trivial mapping's"));
-  m_mapper =
-      comboOf(cm::mapperNames(), QStringLiteral("auto"),
-              tr("auto: exhaustive when the mapspace is small, else the heuristic, then (energy) the "
-                 "MILP from its mapping; ilp: the heuristic, then a MILP (exact under energy, a relaxation "
-                 "with a proven bound under latency and the blend); exhaustive; heuristic"));
+  QStringList mapperTips;  // each mapper's own description
+  for (const auto& name : cm::mapperNames())
+    mapperTips << QString::fromStdString(name + ": " + cm::makeMapper(name)->description());
+  m_mapper = comboOf(cm::mapperNames(), QStringLiteral("auto"), mapperTips.join(QLatin1Char('\n')));
   m_solver = comboOf(pim::milp::solverNames(), QStringLiteral("cbc"),
-                     tr("The MILP solver of ilp and of auto under energy"));
+                     tr("The MILP solver of the ilp mappers, and of auto under energy and the blend"));
   m_timeLimit = new QDoubleSpinBox;
   m_timeLimit->setRange(0.1, 86400);
   m_timeLimit->setDecimals(1);
@@ -216,9 +215,8 @@ void LayerMapView::fillLayers() {
 }
 
 void LayerMapView::updateSolverChoice() {
-  const QString mapper = m_mapper->currentText();
-  const bool autoMilp = cm::autoUsesMilp(objectiveOf(m_objective->currentText()));
-  m_solver->setEnabled(mapper == QLatin1String("ilp") || (mapper == QLatin1String("auto") && autoMilp));
+  m_solver->setEnabled(
+      cm::usesMilp(m_mapper->currentText().toStdString(), objectiveOf(m_objective->currentText())));
 }
 
 void LayerMapView::map() {

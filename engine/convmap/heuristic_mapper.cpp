@@ -181,7 +181,8 @@ class HeuristicMapper final : public IConvMapper {
     std::vector<ConvMapping> starts;
     if (!o.start)
       for (const auto& s : leastBoundSpatials(layer, h, o.objective, kSpatialStarts))
-        if (auto m = walk.bestBypassOf(spatialStart(layer, h, s), stop)) starts.push_back(std::move(*m));
+        if (auto m = walk.bestBypassOf(spatialStart(layer, h, s.factors), stop))
+          starts.push_back(std::move(*m));
     if (!walk.started())
       throw InputError("layer " + layer.name + ": no start mapping within " +
                        (o.maxLatencyCycles ? std::to_string(*o.maxLatencyCycles) + " cycles" : "the limits") +

@@ -15,7 +15,7 @@
 #include "engine/convmap/lower_bound.h"
 #include "engine/convmap/mapper.h"
 #include "engine/convmap/mapping_milp.h"
-#include "engine/convmap/mapspace.h"
+#include "engine/convmap/milp_solve.h"
 
 namespace pim::convmap {
 
@@ -24,53 +24,6 @@ namespace {
 ConvMapping startOf(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o) {
   if (o.start && violations(layer, h, *o.start).empty()) return *o.start;
   return trivialMapping(layer, h);
-}
-
-/// Refuses what the MILP does not do, and a solver not built in, naming it.
-void requireMilp(const MapOptions& o) {
-  milp::makeSolver(o.solver);
-  if (o.collectFront)
-    throw InputError(
-        "ilp: a front of the mappings seen needs a search that sees many; the MILP reports one "
-        "(use --mapper heuristic or exhaustive with --pareto)");
-}
-
-/// `exact`: the solver's incumbents are objectives of the evaluator; in a relaxation they are not, so only
-/// the bound is reported (the caller's incumbent stands).
-milp::SolveOptions solveOptions(const MapOptions& o, bool exact,
-                                const std::function<void(const MapProgress&)>& progress) {
-  milp::SolveOptions so;
-  so.timeLimitSeconds = o.timeLimitSeconds;
-  so.relativeGap = o.gap;
-  so.threads = o.threads;
-  so.maxNodes = o.maxNodes;
-  so.cancel = o.cancel;
-  so.onLog = o.solverLog;
-  if (progress)
-    so.onProgress = [progress, exact, name = "ilp (" + o.solver + ")"](const milp::SolveProgress& p) {
-      MapProgress m{0, 0, exact ? p.incumbent : std::nullopt, p.seconds, std::nullopt, p.nodes, name};
-      if (std::isfinite(p.bestBound)) m.bound = p.bestBound;
-      progress(m);
-    };
-  return so;
-}
-
-/// The mapping the solution decodes to, with its layouts and the evaluator's cost; none without a solution.
-std::optional<MapResult> decoded(const MappingMilp& milp, const milp::SolveResult& s, const ConvLayer& layer,
-                                 const Hierarchy& h, const MapOptions& o) {
-  if (!s.hasSolution()) return std::nullopt;
-  MapResult r;
-  r.mapping = decodeMapping(milp, s.values);
-  chooseFewestActivationLayouts(layer, h, r.mapping);
-  r.cost = evaluate(layer, h, r.mapping);
-  r.objective = objectiveValue(o.objective, r.cost);
-  // An incumbent's auxiliaries need not be at their least (a loop left unspared), so its objective may lie
-  // above its mapping's energy, never below: at the optimum the two meet (the exactness test).
-  if (milp.exact && r.objective > s.objective + 1e-6 * std::max(1.0, r.objective))
-    throw std::logic_error("ilp: the MILP's objective " + std::to_string(s.objective) +
-                           " pJ is below the evaluator's " + std::to_string(r.objective) +
-                           " pJ for its mapping (a modelling defect)");
-  return r;
 }
 
 /// The MILP alone, from MapOptions::start (or the trivial mapping).
@@ -137,14 +90,11 @@ class IlpMapper final : public IConvMapper {
     if (o.start && o.objective.kind == Objective::Energy && !o.maxLatencyCycles)
       return solveMilp(layer, h, o, progress);
     MapOptions first = o;
-    first.timeLimitSeconds = o.timeLimitSeconds * kHeuristicShare;
+    first.timeLimitSeconds = o.timeLimitSeconds * kMilpHeuristicShare;
     auto r = makeMapper("heuristic")->solve(layer, h, first, progress);
     const double left = o.timeLimitSeconds - r.seconds;
     return refineWithMilp(std::move(r), layer, h, o, left, progress);
   }
-
- private:
-  static constexpr double kHeuristicShare = 0.2;
 };
 
 }  // namespace

@@ -261,20 +261,24 @@ CostBound lowerBound(const ConvLayer& layer, const Hierarchy& h) {
   return walked ? least : withLayerTerms(layer, h, arrayBound(layer, h));
 }
 
-std::vector<SpatialFactors> leastBoundSpatials(const ConvLayer& layer, const Hierarchy& h,
-                                               const ObjectiveSpec& o, std::size_t count) {
-  std::vector<std::pair<double, Spatial>> best;  // ascending by bound; ties keep the walk's order
-  forEachSpatialBound(layer, h, [&](const Spatial& s, const CostBound& b) {
+std::vector<SpatialCandidate> leastBoundSpatials(const ConvLayer& layer, const Hierarchy& h,
+                                                 const ObjectiveSpec& o, std::size_t count, bool* complete) {
+  std::vector<SpatialCandidate> best;  // ascending by bound; ties keep the walk's order
+  const bool walked = forEachSpatialBound(layer, h, [&](const Spatial& s, const CostBound& b) {
     const double v = objectiveBound(o, b);
-    if (best.size() == count && v >= best.back().first) return;
-    const auto at =
-        std::upper_bound(best.begin(), best.end(), v, [](double x, const auto& e) { return x < e.first; });
-    best.insert(at, {v, s});
+    if (best.size() == count && v >= best.back().bound) return;
+    const auto at = std::upper_bound(best.begin(), best.end(), v,
+                                     [](double x, const SpatialCandidate& e) { return x < e.bound; });
+    best.insert(at, {s, v});
     if (best.size() > count) best.pop_back();
   });
-  std::vector<SpatialFactors> out;
-  for (const auto& [v, s] : best) out.push_back(s);
-  return out;
+  if (complete) *complete = walked;
+  return best;
+}
+
+SpatialFactors spatialOf(const ConvMapping& m) {
+  const auto& f = m.levels.front().factor;
+  return {f[SlotH], f[SlotW], f[SlotInternal]};
 }
 
 double objectiveBound(const ObjectiveSpec& o, const CostBound& b) {

@@ -30,10 +30,20 @@ struct CostBound {
 inline constexpr std::int64_t kMaxBoundSpatialAssignments = 200'000;
 
 CostBound lowerBound(const ConvLayer& layer, const Hierarchy& h);
+/// A mapping's spatial assignment.
+SpatialFactors spatialOf(const ConvMapping& m);
+
+/// A spatial assignment and the least objective any mapping with it may have.
+struct SpatialCandidate {
+  SpatialFactors factors;
+  double bound = 0;
+};
 /// The `count` spatial assignments whose own bounds under `o` are the least, least first (where a search may
-/// start); empty when the assignments are too many to walk.
-std::vector<SpatialFactors> leastBoundSpatials(const ConvLayer& layer, const Hierarchy& h,
-                                               const ObjectiveSpec& o, std::size_t count);
+/// start, and the order a decomposition over them proves in). When the assignments are too many to walk,
+/// the least of those walked, and `*complete` (if given) is set false.
+std::vector<SpatialCandidate> leastBoundSpatials(const ConvLayer& layer, const Hierarchy& h,
+                                                 const ObjectiveSpec& o, std::size_t count,
+                                                 bool* complete = nullptr);
 /// The objective's bound from the cost bound (each objective is non-decreasing in latency and energy).
 double objectiveBound(const ObjectiveSpec& o, const CostBound& b);
 

@@ -12,12 +12,13 @@ namespace pim::convmap {
 std::unique_ptr<IConvMapper> makeHeuristicMapper();
 std::unique_ptr<IConvMapper> makeExhaustiveMapper();
 std::unique_ptr<IConvMapper> makeIlpMapper();
+std::unique_ptr<IConvMapper> makeIlpSpatialMapper();
 
 namespace {
 
 /// `auto`: the exhaustive walk when the space is small enough; else the heuristic, and, when it stops before
 /// the time limit (its proposal budget spent) without proving its mapping optimal, the MILP warm-started
-/// from that mapping for the time left (autoUsesMilp): the better mapping and the higher bound are kept.
+/// from that mapping for the time left (usesMilp): the better mapping and the higher bound are kept.
 /// The heuristic's own budget is never cut for it.
 class AutoMapper final : public IConvMapper {
  public:
@@ -32,7 +33,7 @@ class AutoMapper final : public IConvMapper {
     const auto cap = static_cast<double>(kMaxExhaustiveMappings);
     if (exhaustiveSize(layer, h, cap) <= cap)
       return named(makeExhaustiveMapper()->solve(layer, h, o, progress));
-    const bool milp = autoUsesMilp(o.objective.kind) && !o.collectFront;
+    const bool milp = usesMilp(name(), o.objective.kind) && !o.collectFront;
     if (milp) milp::makeSolver(o.solver);  // a solver not built in is refused before any search
     auto r = makeHeuristicMapper()->solve(layer, h, o, progress);
     if (!milp) return named(std::move(r));
@@ -51,11 +52,12 @@ std::unique_ptr<IConvMapper> makeAutoMapper() { return std::make_unique<AutoMapp
 
 }  // namespace
 
-bool autoUsesMilp(Objective objective) {
-  // Under latency alone the heuristic meets the analytic bound on all but the layers whose row activations
-  // set the latency, which the MILP relaxes (its bound is then the analytic one; docs/convmap.md "Latency
-  // and the blend"), so the time would buy nothing.
-  return objective != Objective::Latency;
+bool usesMilp(const std::string& mapper, Objective objective) {
+  // `auto`: under latency alone the heuristic meets the analytic bound on all but the layers whose row
+  // activations set the latency, which the MILP relaxes (its bound is then the analytic one; docs/convmap.md
+  // "Latency and the blend"), so the time would buy nothing.
+  if (mapper == "auto") return objective != Objective::Latency;
+  return mapper.starts_with("ilp");
 }
 
 namespace {
@@ -73,6 +75,7 @@ void registerBuiltinMappers() {
     registry().push_back({"exhaustive", &makeExhaustiveMapper});
     registry().push_back({"heuristic", &makeHeuristicMapper});
     registry().push_back({"ilp", &makeIlpMapper});
+    registry().push_back({"ilp-spatial", &makeIlpSpatialMapper});
   });
 }
 

@@ -86,9 +86,10 @@ std::vector<std::string> mapperNames();
 /// InputError naming the unknown mapper and the built-in ones.
 std::unique_ptr<IConvMapper> makeMapper(const std::string& name);
 
-/// True when `auto` hands the heuristic's mapping to the MILP under `objective` (but in a front's
-/// collection), so that a caller offering a solver choice offers it exactly then.
-bool autoUsesMilp(Objective objective);
+/// True when the mapper named `mapper` solves a MILP under `objective` (the ilp mappers; `auto`, but under
+/// latency alone, and in a front's collection), so that a caller offering a solver choice offers it exactly
+/// then.
+bool usesMilp(const std::string& mapper, Objective objective);
 
 /// The most mappings the exhaustive mapper walks (5 * 10^6, docs/knobs.md); `auto` walks a space up to it
 /// and searches a larger one heuristically.
@@ -115,6 +116,9 @@ MapResult refineWithMilp(MapResult from, const ConvLayer& layer, const Hierarchy
                          double seconds, const std::function<void(const MapProgress&)>& progress);
 /// Less time than this is not worth building and starting the MILP.
 inline constexpr double kLeastMilpSeconds = 0.5;
+/// The share of the time limit the MILP mappers give the heuristic first, for a start (the trivial mapping
+/// leaves CBC far from anything good on large layers).
+inline constexpr double kMilpHeuristicShare = 0.2;
 
 /// Refuses a layer no mapping can fit, naming the level and sizes (the smallest tiles: one element of every
 /// tensor at each level that must keep it). Called by every mapper before it searches.

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 
@@ -552,6 +553,25 @@ std::vector<std::pair<std::size_t, double>> mappingValues(const MappingMilp& e, 
     v.push_back({p.var, at(p.inner) < at(p.outer) ? 1.0 : 0.0});
   }
   return v;
+}
+
+void fixSpatial(MappingMilp& e, const std::array<DimFactors, 3>& spatial) {
+  std::array<DimFactors, 3> placed{};  // the factors the model can take, to check every one was
+  for (auto& slot : placed) slot.fill(1);
+  for (const auto& c : e.factors) {
+    if (c.level != 0 || c.slot == SlotTemporal) continue;
+    for (const auto& [var, factor] : c.options)
+      if (factor != spatial[c.slot][c.dim])
+        e.model.variables[var].upper = 0;
+      else
+        placed[c.slot][c.dim] = factor;
+  }
+  if (placed != spatial) throw std::logic_error("fixSpatial: a spatial factor the MILP has no choice for");
+}
+
+void cutOffAbove(MappingMilp& e, double value) {
+  e.model.addRow("objective cut-off", e.model.objective.terms, -milp::kInf,
+                 value - e.model.objective.constant);
 }
 
 }  // namespace pim::convmap

@@ -58,6 +58,13 @@ MappingMilp buildMappingMilp(const ConvLayer& layer, const Hierarchy& h, const M
 /// layouts: they change no energy).
 ConvMapping decodeMapping(const MappingMilp& e, std::span<const double> values);
 
+/// Fixes level 0's spatial factors (H, W, Internal slots, per dimension) to `spatial`: every other option of
+/// those choices gets an upper bound of 0.
+void fixSpatial(MappingMilp& e, const std::array<DimFactors, 3>& spatial);
+
+/// Adds the row objective <= `value`: only mappings no worse than `value` stay feasible.
+void cutOffAbove(MappingMilp& e, double value);
+
 /// The values a mapping gives the factor, keep and precedence variables: a MIP start, or bounds that fix the
 /// mapping (the exactness test).
 std::vector<std::pair<std::size_t, double>> mappingValues(const MappingMilp& e, const ConvMapping& m);

@@ -69,6 +69,11 @@ TEST(LayerMapView, ListsTheNetworksLayersAndOffersTheSolverWhereAMilpRuns) {
   EXPECT_FALSE(v.solverBox()->isEnabled());  // auto leaves the MILP out under latency alone
   v.objectiveBox()->setCurrentText("blended");
   EXPECT_TRUE(v.solverBox()->isEnabled());
+  v.objectiveBox()->setCurrentText("latency");
+  v.mapperBox()->setCurrentText("ilp-spatial");
+  EXPECT_EQ(v.mapperBox()->currentText(), "ilp-spatial");
+  EXPECT_TRUE(v.solverBox()->isEnabled());
+  EXPECT_TRUE(v.mapperBox()->toolTip().contains("ilp-spatial: the MILP once per spatial assignment"));
   v.networkBox()->setCurrentText("mobilenet_v1");
   EXPECT_TRUE(v.layerBox()->itemText(1).contains("not mappable")) << v.layerBox()->itemText(1).toStdString();
 }
