@@ -61,6 +61,13 @@ class SpatialSplit {
     const double b = std::min(open_, nextBound);
     return b >= best_.objective * (1 - 1e-12) || withinGap(o_, best_.objective, b);
   }
+  /// The assignments that may hold a better mapping than the incumbent, by their analytic bounds.
+  std::size_t belowBest() const {
+    return static_cast<std::size_t>(
+        std::lower_bound(candidates_.begin(), candidates_.end(), best_.objective,
+                         [](const SpatialCandidate& c, double v) { return c.bound < v; }) -
+        candidates_.begin());
+  }
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - began_).count();
   }
@@ -81,8 +88,9 @@ class SpatialSplit {
         q.bound = bound(std::max(c.bound, p.bound.value_or(c.bound)));
         q.nodes = nodes_ + p.nodes.value_or(0);
         q.seconds = elapsed();
-        q.stage = stage() + ", assignment " + std::to_string(next_ + 1) + " of " +
-                  std::to_string(candidates_.size());
+        q.stage = stage() + ", assignment " + std::to_string(next_ + 1) + " of the " +
+                  std::to_string(belowBest()) + " whose bound is below the best (" +
+                  std::to_string(candidates_.size()) + " in all)";
         progress_(q);
       };
     const auto s = milp::makeSolver(o_.solver)->solve(milp.model, solveOptions(sub, milp.exact, report));

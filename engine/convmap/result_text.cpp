@@ -21,7 +21,7 @@ std::string resultSummary(const ConvLayer& layer, const Hierarchy& h, const MapR
   std::ostringstream out;
   out << "layer " << layer.name << " (" << shapeText(layer) << ") on " << h.name << "\n"
       << "mapper " << r.mapper << ": " << r.status
-      << (r.gap ? ", gap " + num(*r.gap * 100) + " % (bound: " + r.boundSource + ")"
+      << (r.gap ? ", gap " + withDecimals(*r.gap * 100, 2) + " % (bound: " + r.boundSource + ")"
                 : std::string(", gap unknown"))
       << ", "
       << (r.nodes ? std::to_string(*r.nodes) + " branch-and-bound nodes"
