@@ -157,6 +157,25 @@ BENCHMARK(BM_ConvMapIlpRelaxed)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
+// `ilp-spatial` under energy (the heuristic, then the MILP once per spatial assignment, least bound first;
+// 600 s, one thread) on a ResNet-18 layer of pimopt-default (arg: layer; 17 is stage 4's 3 x 3 layer, which
+// it proves optimal, 10 the stage-3 stride-2 shortcut). Counters: proven optimal (1/0), the gap in percent
+// and the branch-and-bound nodes of all sub-MILPs.
+static void BM_ConvMapIlpSpatial(benchmark::State& st) {
+  const auto& c = resnet18Layer(st.range(0));
+  const auto mapper = makeMapper("ilp-spatial");
+  MapOptions o;
+  o.objective.kind = Objective::Energy;
+  o.timeLimitSeconds = 600;
+  MapResult r;
+  for (auto _ : st) r = mapper->solve(c.layer, c.h, o, nullptr);
+  st.counters["optimal"] = r.status == "optimal" ? 1 : 0;
+  st.counters["gap_pct"] = r.gap.value_or(-1) * 100;
+  st.counters["nodes"] = static_cast<double>(r.nodes.value_or(0));
+  labelled(st, c);
+}
+BENCHMARK(BM_ConvMapIlpSpatial)->Arg(17)->Arg(10)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 // VGG-16 (13 convs, 3 FCs) and MobileNet-v1's mappable layers (the first conv, 13 pointwise, the FC):
 // args network (1 VGG-16, 2 MobileNet), layer among the mappable ones; latency; the gap as above.
 static void BM_ConvMapHeuristicNetworks(benchmark::State& st) {
