@@ -90,21 +90,24 @@ TEST(ConvMapSweep, IlpPointsRespectTheirBoundAndNeverClaimMoreThanTheFront) {
   const auto front = exactFront(layer, h);
   MapOptions o;
   o.timeLimitSeconds = 600;
-  const auto sweep = epsilonSweep(layer, h, *makeMapper("ilp"), o, 4, nullptr);
-  ASSERT_GE(sweep.size(), 2u);
-  for (const auto& p : sweep) {
-    const auto& r = p.result;
-    const auto limit = p.latencyBound.value_or(r.cost.latencyCycles);
-    EXPECT_TRUE(violations(layer, h, r.mapping).empty());
-    EXPECT_LE(r.cost.latencyCycles, limit);
-    double least = 1e300;
-    for (const auto& [latency, energy] : front)
-      if (latency <= limit || !p.latencyBound) least = std::min(least, energy);
-    ASSERT_TRUE(r.bound);
-    EXPECT_LE(*r.bound, least * (1 + 1e-9)) << "bound " << limit << " cycles";
-    EXPECT_GE(r.cost.energyPj, least * (1 - 1e-9)) << "bound " << limit << " cycles";
-    if (r.status == "optimal") {
-      EXPECT_NEAR(r.cost.energyPj, least, 1e-9 * least) << "bound " << limit << " cycles";
+  for (const std::string mapper : {"ilp", "ilp-spatial"}) {
+    const auto sweep = epsilonSweep(layer, h, *makeMapper(mapper), o, 4, nullptr);
+    ASSERT_GE(sweep.size(), 2u);
+    for (const auto& p : sweep) {
+      const auto& r = p.result;
+      const auto limit = p.latencyBound.value_or(r.cost.latencyCycles);
+      const std::string where = mapper + " under " + std::to_string(limit) + " cycles";
+      EXPECT_TRUE(violations(layer, h, r.mapping).empty());
+      EXPECT_LE(r.cost.latencyCycles, limit);
+      double least = 1e300;
+      for (const auto& [latency, energy] : front)
+        if (latency <= limit || !p.latencyBound) least = std::min(least, energy);
+      ASSERT_TRUE(r.bound);
+      EXPECT_LE(*r.bound, least * (1 + 1e-9)) << where;
+      EXPECT_GE(r.cost.energyPj, least * (1 - 1e-9)) << where;
+      if (r.status == "optimal") {
+        EXPECT_NEAR(r.cost.energyPj, least, 1e-9 * least) << where;
+      }
     }
   }
 }

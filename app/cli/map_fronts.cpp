@@ -5,6 +5,7 @@
 
 #include "app/cli/cli_common.h"
 #include "engine/convmap/mapping_io.h"
+#include "engine/convmap/result_text.h"
 
 namespace pim::cli {
 
@@ -33,10 +34,6 @@ void printFront(const Hierarchy& h, const MapResult& r) {
            mappingLabel(h, p.mapping)});
   std::cout << t.str();
 }
-
-namespace {
-std::string gapText(const MapResult& r) { return r.gap ? num(*r.gap * 100) + " %" : std::string("unknown"); }
-}  // namespace
 
 nlohmann::json sweepJson(const Hierarchy& h, const std::vector<SweepPoint>& sweep) {
   nlohmann::json points = nlohmann::json::array();
@@ -68,8 +65,8 @@ void printSweep(const Hierarchy& h, const std::vector<SweepPoint>& sweep) {
     const auto& r = p.result;
     t.add({p.latencyBound ? std::to_string(*p.latencyBound) : std::string("-"),
            std::to_string(r.cost.latencyCycles), num(r.cost.energyPj / 1000),
-           std::to_string(r.cost.rowActs.total()), r.status + (p.dominated ? " (dominated)" : ""), gapText(r),
-           mappingLabel(h, r.mapping)});
+           std::to_string(r.cost.rowActs.total()), r.status + (p.dominated ? " (dominated)" : ""),
+           gapText(r.gap), mappingLabel(h, r.mapping)});
   }
   std::cout << t.str();
 }

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "engine/convmap/mapping_io.h"
+#include "engine/convmap/result_text.h"
 #include "engine/convmap/store_keys.h"
 
 namespace pim::cli {
@@ -109,8 +110,7 @@ void registerMappingStoreCommands(CLI::App& app) {
                  "row acts", "status", "gap"});
     for (const auto& m : rows)
       t.add({m.hierarchy, m.layer, m.layerKey, m.objective, m.mapper, std::to_string(m.latencyCycles),
-             num(m.energyPj / 1000), std::to_string(m.rowActivations), m.status,
-             m.gap ? num(*m.gap * 100) + " %" : std::string("unknown")});
+             num(m.energyPj / 1000), std::to_string(m.rowActivations), m.status, gapText(m.gap)});
     std::cout << rows.size() << " mapping" << (rows.size() == 1 ? "" : "s") << " in " << a->db << "\n"
               << t.str();
   });

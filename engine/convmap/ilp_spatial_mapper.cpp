@@ -169,11 +169,13 @@ class IlpSpatialMapper final : public IConvMapper {
   }
 
  private:
-  /// MapOptions::start when it is valid and within the latency bound, else the heuristic's mapping (a share
-  /// of the time limit, at most its proposal budget).
+  /// As `ilp`: under energy alone MapOptions::start when it is valid; otherwise the heuristic's mapping (a
+  /// share of the time limit, at most its proposal budget, from the start if given), since a relaxed
+  /// MILP's own mappings may break the latency it does not see whole.
   static MapResult startOf(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
                            const std::function<void(const MapProgress&)>& progress) {
-    if (o.start && violations(layer, h, *o.start).empty()) {
+    const bool energyAlone = o.objective.kind == Objective::Energy && !o.maxLatencyCycles;
+    if (energyAlone && o.start && violations(layer, h, *o.start).empty()) {
       MapResult r;
       r.mapper = "start";
       r.mapping = *o.start;
@@ -182,7 +184,7 @@ class IlpSpatialMapper final : public IConvMapper {
       r.status = "feasible";
       r.evaluated = r.valid = 1;
       r.bestSoFar.push_back(r.objective);
-      if (feasible(o, r.cost)) return r;
+      return r;
     }
     MapOptions first = o;
     first.timeLimitSeconds = o.timeLimitSeconds * kMilpHeuristicShare;

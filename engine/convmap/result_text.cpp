@@ -15,15 +15,17 @@ std::string num(double v) { return compactNumber(v); }
 
 }  // namespace
 
+std::string gapText(const std::optional<double>& gap) {
+  return gap ? withDecimals(*gap * 100, 2) + " %" : std::string("unknown");
+}
+
 std::string resultSummary(const ConvLayer& layer, const Hierarchy& h, const MapResult& r) {
   const auto& c = r.cost;
   const auto& m = r.mapping;
   std::ostringstream out;
   out << "layer " << layer.name << " (" << shapeText(layer) << ") on " << h.name << "\n"
-      << "mapper " << r.mapper << ": " << r.status
-      << (r.gap ? ", gap " + withDecimals(*r.gap * 100, 2) + " % (bound: " + r.boundSource + ")"
-                : std::string(", gap unknown"))
-      << ", "
+      << "mapper " << r.mapper << ": " << r.status << ", gap " << gapText(r.gap)
+      << (r.gap ? " (bound: " + r.boundSource + ")" : std::string()) << ", "
       << (r.nodes ? std::to_string(*r.nodes) + " branch-and-bound nodes"
                   : std::to_string(r.evaluated) + " proposals (" + std::to_string(r.valid) + " valid)")
       << " in " << num(r.seconds) << " s\n"

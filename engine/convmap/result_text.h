@@ -5,6 +5,7 @@
 // reads it back).
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "engine/convmap/mapper.h"
@@ -15,6 +16,9 @@ namespace pim::convmap {
 /// (cbc): optimal, gap 0 % (bound: MILP (cbc)), 151 branch-and-bound nodes in 1.2 s", "mapping  ...",
 /// "layout   ...", "latency  ...", "energy   ...", "row activations  ...". Numbers as %.12g.
 std::string resultSummary(const ConvLayer& layer, const Hierarchy& h, const MapResult& r);
+
+/// A proven gap as people read it: "4.48 %" (two decimals), or "unknown".
+std::string gapText(const std::optional<double>& gap);
 
 /// The cost (costJson), "layer", "shape", "hierarchy", "mapping", "label", "trace": null and "solver" (name,
 /// status, objective, bound, gap, bound_source, nodes, evaluated, seconds, best_so_far).
