@@ -101,6 +101,43 @@ TEST(ConvMapIlpSpatial, ProvesTheWalksOptimumAndNeverClaimsMore) {
       }
 }
 
+// Energy under a latency bound (an epsilon point), where the MILP sees the latency only in part: a mapping
+// within the bound, no cheaper than the walk's least energy within it, a bound no higher, "optimal" only
+// there.
+TEST(ConvMapIlpSpatial, EnergyUnderALatencyBoundClaimsNoMoreThanTheWalkProves) {
+  auto rows = tinyHierarchy();
+  rows.name = "tiny, 4-B rows";
+  rows.levels[2].rowBytes = 4;
+  rows.timing.tRCD = rows.timing.tRP = 50;
+  rows.levels[1].entries = 8;
+  for (const auto& h : {tinyHierarchy(), rows})
+    for (const char* dims : {"R=3,P=4,C=2,K=4", "R=3,P=4,C=2,K=2,stride=2"}) {
+      const auto layer = parseLayerDims(dims, "epsilon");
+      MapOptions o;
+      o.timeLimitSeconds = 600;
+      o.objective = {Objective::Latency};
+      const auto fastest = makeMapper("exhaustive")->solve(layer, h, o, nullptr);
+      o.objective = {Objective::Energy};
+      const auto cheapest = makeMapper("exhaustive")->solve(layer, h, o, nullptr);
+      o.maxLatencyCycles = (fastest.cost.latencyCycles + cheapest.cost.latencyCycles) / 2;
+      const auto walk = makeMapper("exhaustive")->solve(layer, h, o, nullptr);
+      ASSERT_EQ(walk.status, "optimal") << dims;
+      o.start = fastest.mapping;  // within every bound; the heuristic held to it
+      o.maxEvaluations = 1;
+      const auto r = makeMapper("ilp-spatial")->solve(layer, h, o, nullptr);
+      const std::string where =
+          std::string(dims) + " on " + h.name + " within " + std::to_string(*o.maxLatencyCycles) + " cycles";
+      EXPECT_TRUE(violations(layer, h, r.mapping).empty()) << where;
+      EXPECT_LE(r.cost.latencyCycles, *o.maxLatencyCycles) << where;
+      EXPECT_GE(r.objective, walk.objective * (1 - 1e-9)) << where;
+      ASSERT_TRUE(r.bound) << where;
+      EXPECT_LE(*r.bound, walk.objective * (1 + 1e-9)) << where;
+      if (r.status == "optimal") {
+        EXPECT_NEAR(r.objective, walk.objective, 1e-9 * walk.objective) << where;
+      }
+    }
+}
+
 // Stopped before every assignment is closed, the result keeps a valid mapping and a proven bound below it.
 TEST(ConvMapIlpSpatial, ACancelLeavesTheIncumbentAndAProvenBound) {
   const auto h = builtinHierarchy("pimopt-default");

@@ -104,10 +104,12 @@ class SpatialSplit {
       best_.bestSoFar.push_back(best_.objective);
     }
     // Closed: nothing of this assignment beats the incumbent, or its best is known. In a relaxation an
-    // optimum is that assignment's best only when its mapping costs what the relaxation says.
-    const bool closed = s.status == milp::SolveStatus::Infeasible ||
-                        (s.status == milp::SolveStatus::Optimal &&
-                         (milp.exact || (m && m->objective <= s.objective * (1 + 1e-9))));
+    // optimum is that assignment's best only when its mapping costs what the relaxation says and keeps
+    // the latency bound the relaxation sees only in part.
+    const bool closed =
+        s.status == milp::SolveStatus::Infeasible ||
+        (s.status == milp::SolveStatus::Optimal &&
+         (milp.exact || (m && feasible(o_, m->cost) && m->objective <= s.objective * (1 + 1e-9))));
     if (!closed)
       open_ = std::min(open_, std::max(c.bound, std::isfinite(s.bestBound) ? s.bestBound : c.bound));
   }
