@@ -110,20 +110,29 @@ TEST(CliMap, AutoUnderTheBlendHandsTheHeuristicsMappingToTheMilpAndKeepsTheHighe
   EXPECT_EQ(latency["solver"]["name"], "auto (heuristic)");
 }
 
-TEST(CliMap, IlpSpatialProvesEveryPointOfAnFcSweep) {
-  // `ilp` leaves the fastest point at gap 5.3 % (docs/convmap.md); the split proves all three.
+TEST(CliMap, IlpSpatialSolvesEveryAssignmentOfAnFcSweep) {
+  // Under the latency bounds every one of the 61 assignments is solved, and one whose relaxed optimum
+  // breaks the bound stays open at the relaxation's bound, so those points keep a gap; the energy optimum
+  // is proven after a few (docs/convmap.md "The MILP per spatial assignment").
   const auto j = cliJson(
       "map -b pimopt-default -k fc --dims C=256,K=128 --mapper ilp-spatial --pareto 3 --time-limit 300 "
       "--json");
   ASSERT_TRUE(j.is_object());
   const auto& points = j["pareto"]["points"];
   ASSERT_EQ(points.size(), 3u);
-  for (const auto& p : points) {
-    EXPECT_EQ(p["status"], "optimal") << p.dump();
-    EXPECT_TRUE(p["bound_source"].get<std::string>().starts_with("MILP per spatial assignment")) << p.dump();
+  for (int i = 0; i < 3; ++i) {
+    const auto& p = points[i];
+    const std::string source = p["bound_source"];
+    EXPECT_TRUE(source.starts_with(i < 2 ? "MILP per spatial assignment (cbc; 61 of 61 solved"
+                                         : "MILP per spatial assignment (cbc; "))
+        << p.dump();
+    EXPECT_GE(p["gap"].get<double>(), 0) << p.dump();
+    EXPECT_LT(p["gap"].get<double>(), 0.06) << p.dump();
   }
   EXPECT_EQ(points[0]["latency_cycles"], 1716);
   EXPECT_NEAR(points[0]["energy_pj"].get<double>(), 48667.58, 1e-6);
+  EXPECT_EQ(points[2]["status"], "optimal");
+  EXPECT_NEAR(points[2]["energy_pj"].get<double>(), 46067.58, 1e-6);
 }
 
 TEST(CliMap, ASavedMappingIsTracedAgainPerBank) {
