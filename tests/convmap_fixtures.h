@@ -23,4 +23,15 @@ inline Hierarchy tinyHierarchy() {
   return h;
 }
 
+/// `tiny` with 4-B DRAM rows, 50-cycle tRCD and tRP and an 8-entry global buffer: where the MILP's row
+/// count, a relaxation, falls short of the evaluator's.
+inline Hierarchy shortRowsHierarchy() {
+  auto h = tinyHierarchy();
+  h.name = "tiny, 4-B rows";
+  h.levels[2].rowBytes = 4;
+  h.timing.tRCD = h.timing.tRP = 50;
+  h.levels[1].entries = 8;
+  return h;
+}
+
 }  // namespace pim::convmap::test

@@ -56,11 +56,7 @@ TEST(ConvMapIlpSpatial, AFixedAssignmentsMilpOptimumIsItsBestMapping) {
 // proven; under latency and the blend a valid mapping no better than the optimum, a bound no higher,
 // "optimal" only at the optimum, and no reported incumbent below the optimum.
 TEST(ConvMapIlpSpatial, ProvesTheWalksOptimumAndNeverClaimsMore) {
-  auto rows = tinyHierarchy();  // where the relaxation's row count falls short of the evaluator's
-  rows.name = "tiny, 4-B rows";
-  rows.levels[2].rowBytes = 4;
-  rows.timing.tRCD = rows.timing.tRP = 50;
-  rows.levels[1].entries = 8;
+  const auto rows = test::shortRowsHierarchy();  // where the relaxation's row count falls short
   for (const auto& h : {tinyHierarchy(), rows})
     for (const char* dims : {"R=3,P=4,C=2,K=4", "C=16,K=8,N=2", "R=3,P=4,C=2,K=2,stride=2"})
       for (auto kind : {Objective::Energy, Objective::Latency, Objective::Blended}) {
@@ -105,11 +101,7 @@ TEST(ConvMapIlpSpatial, ProvesTheWalksOptimumAndNeverClaimsMore) {
 // within the bound, no cheaper than the walk's least energy within it, a bound no higher, "optimal" only
 // there.
 TEST(ConvMapIlpSpatial, EnergyUnderALatencyBoundClaimsNoMoreThanTheWalkProves) {
-  auto rows = tinyHierarchy();
-  rows.name = "tiny, 4-B rows";
-  rows.levels[2].rowBytes = 4;
-  rows.timing.tRCD = rows.timing.tRP = 50;
-  rows.levels[1].entries = 8;
+  const auto rows = test::shortRowsHierarchy();
   for (const auto& h : {tinyHierarchy(), rows})
     for (const char* dims : {"R=3,P=4,C=2,K=4", "R=3,P=4,C=2,K=2,stride=2"}) {
       const auto layer = parseLayerDims(dims, "epsilon");

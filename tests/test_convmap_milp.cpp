@@ -150,11 +150,7 @@ TEST(ConvMapMilp, IlpMatchesTheExhaustiveOptimumOnSmallLayers) {
 // reports below the optimum (the solver's relaxed objectives are not mappings' costs).
 TEST(ConvMapMilp, IlpUnderLatencyAndTheBlendClaimsNoMoreThanTheWalkProves) {
   // Short DRAM rows and slow activations, where the relaxation's row count falls short of the evaluator's.
-  auto rows = tinyHierarchy();
-  rows.name = "tiny, 4-B rows";
-  rows.levels[2].rowBytes = 4;
-  rows.timing.tRCD = rows.timing.tRP = 50;
-  rows.levels[1].entries = 8;
+  const auto rows = test::shortRowsHierarchy();
   for (const auto& h :
        {tinyHierarchy(), rows})  // where the relaxation meets the optimum, and where it does not
     for (const char* dims : {"R=3,P=4,C=2,K=4", "C=16,K=8,N=2", "R=3,P=4,C=2,K=2,stride=2"})
