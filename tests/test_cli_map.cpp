@@ -115,7 +115,7 @@ TEST(CliMap, IlpSpatialSolvesEveryAssignmentOfAnFcSweep) {
   // breaks the bound stays open at the relaxation's bound, so those points keep a gap; the energy optimum
   // is proven after a few (docs/convmap.md "The MILP per spatial assignment").
   const auto j = cliJson(
-      "map -b pimopt-default -k fc --dims C=256,K=128 --mapper ilp-spatial --pareto 3 --time-limit 300 "
+      "map -b pimopt-default -k fc --dims C=32,K=128 --mapper ilp-spatial --pareto 3 --time-limit 300 "
       "--json");
   ASSERT_TRUE(j.is_object());
   const auto& points = j["pareto"]["points"];
@@ -129,10 +129,10 @@ TEST(CliMap, IlpSpatialSolvesEveryAssignmentOfAnFcSweep) {
     EXPECT_GE(p["gap"].get<double>(), 0) << p.dump();
     EXPECT_LT(p["gap"].get<double>(), 0.06) << p.dump();
   }
-  EXPECT_EQ(points[0]["latency_cycles"], 1716);
-  EXPECT_NEAR(points[0]["energy_pj"].get<double>(), 48667.58, 1e-6);
+  EXPECT_EQ(points[0]["latency_cycles"], 215);
+  EXPECT_NEAR(points[0]["energy_pj"].get<double>(), 5783.76, 1e-6);
   EXPECT_EQ(points[2]["status"], "optimal");
-  EXPECT_NEAR(points[2]["energy_pj"].get<double>(), 46067.58, 1e-6);
+  EXPECT_NEAR(points[2]["energy_pj"].get<double>(), 5744.385, 1e-6);
 }
 
 TEST(CliMap, ASavedMappingIsTracedAgainPerBank) {
