@@ -280,6 +280,25 @@ TEST(CliCompile, KernelCommandsOnACrossbarBackendRunOneLayerOrPointToCompile) {
   EXPECT_EQ(s["crossbar"]["crossbars_used"], 32);  // 4 x 8 arrays of 128 x 128
   EXPECT_EQ(s["cores"].size(), 168u);              // Arch-A: every core, by chip and core
 }
+
+// --timing on the kernel commands times the layer as `compile --timing` times its network; families that do
+// not read it refuse it, and so does compare when none of its backends is a crossbar one.
+TEST(CliCompile, KernelCommandsTakeTheCompilesTimingMode) {
+  const std::string fc = "-b crossbar-arch-a -k fc --dims n=1,k=1000,c=512 ";
+  const auto s = cliJson("simulate " + fc + "--schedule draft:1 --timing intended --json");
+  EXPECT_EQ(s["timing"], "intended");
+  EXPECT_EQ(cliJson("simulate " + fc + "--schedule draft:1 --json")["timing"], "pimcomp-nn");
+  const auto e = cliJson("explore " + fc + "--timing intended --json");
+  EXPECT_EQ(e["timing"], "intended");
+  EXPECT_GT(s["cycles"]["total"].get<double>(),
+            cliJson("simulate " + fc + "--schedule draft:1 --json")["cycles"]["total"].get<double>());
+  const auto n = cliJson("compare --network lenet5 --backends crossbar-arch-a --timing intended --json");
+  EXPECT_EQ(n["results"][0]["total_ns"],
+            cliJson("compile -b crossbar-arch-a -n lenet5 --mode ll --timing intended --json")["latency_ns"]);
+  expectCliRefused("explore -b hbm-pim -k red --timing intended", {"--timing", "hbm-pim", "leave it out"});
+  expectCliRefused("compare -k gemv --backends hbm-pim,attacc --timing intended", {"--timing", "crossbar"});
+  expectCliRefused("simulate " + fc + "--schedule draft:1 --timing fast", {"--timing", "'fast'", "intended"});
+}
 #endif
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "engine/target/crossbar/layer_candidates.h"
 #include "engine/target/crossbar/layer_evaluation.h"
 #include "engine/target/crossbar/network_compile.h"
+#include "engine/workflow/training.h"
 #include "tests/test_util.h"
 
 namespace pim {
@@ -31,12 +32,13 @@ Evaluation evaluated(const Problem& p, std::uint64_t id) {
   return targetOf(p.backend()).evaluate(p, Draft{id, {}}, EvalOptions{});
 }
 
-/// compileNetwork of a node list written by hand, in PIMCOMP-NN's timing.
+/// compileNetwork of a node list written by hand, in PIMCOMP-NN's timing unless told.
 NetworkCompileResult compiledByHand(const Backend& b, const std::string& nodes,
-                                    const crossbar::CompileOptions& o) {
+                                    const crossbar::CompileOptions& o,
+                                    crossbar::TimingMode timing = crossbar::TimingMode::PimcompNn) {
   NetworkCompileRequest r;
   r.compile = o;
-  r.timing = crossbar::TimingMode::PimcompNn;
+  r.timing = timing;
   return compileNetwork(b, parseNetworkJson(R"({"node_list": [)" + nodes + "]}", "by-hand.json"), r);
 }
 
@@ -134,6 +136,36 @@ TEST(CrossbarLayerTarget, PerCoreStatisticsFollowTheGeometryAndAddUp) {
     const Backend& backend = builtinBackends().get(b);
     EXPECT_EQ(targetOf(backend).geometry(backend).units(), acceleratorOf(backend).cores()) << b;
   }
+}
+
+// The run's timing setting (SimSettings::crossbarTiming) times every candidate and the vendor baseline as
+// `compile --timing` does; the MVM's parts, which only the intended timing reads, move only its figures.
+TEST(CrossbarLayerTarget, TheRunsTimingModeTimesTheCompile) {
+  auto p = problem("crossbar-pimcomp", "fc", "n=1,k=1000,c=512");
+  const ITarget& t = targetOf(p->backend());
+  const CrossbarLayerContext& c = crossbarLayerContext(*p);
+  EvalOptions intended;
+  intended.sim.crossbarTiming = xbar::TimingModel::Intended;
+  for (std::uint64_t id : {0, 1}) {
+    const Evaluation e = t.evaluate(*p, Draft{id, {}}, intended);
+    const NetworkCompileResult hand =
+        compiledByHand(p->backend(), kFcByHand, c.choice(id).options, crossbar::TimingMode::Intended);
+    EXPECT_EQ(e.timeNs, id == 0 ? *hand.firstBatchLatencyNs : *hand.latencyNs);
+    EXPECT_DOUBLE_EQ(e.energyPj, hand.energyNj * 1000);
+    EXPECT_GT(e.timeNs, evaluated(*p, id).timeNs);  // 4,000-ns MVMs against 800
+  }
+  EXPECT_EQ(t.vendor(*p, intended).eval.timeNs, t.evaluate(*p, Draft{0, {}}, intended).timeNs);
+  const std::string listing = t.listing(*p, Draft{1, {}}, intended, 3);
+  EXPECT_NE(listing.find("intended timing"), std::string::npos) << listing;
+  EXPECT_NE(t.listing(*p, Draft{1, {}}, EvalOptions{}, 3).find("pimcomp-nn timing"), std::string::npos);
+  // 200 ns more ADC time: the intended LL latency moves, PIMCOMP-NN's 800-ns MVM does not.
+  Backend slower = p->backend();
+  slower.setParameter("timing.mvmAdcNs", slower.param("timing.mvmAdcNs")->value + 200);
+  const auto q = std::make_unique<Problem>(slower, p->kernel(), p->shape());
+  EXPECT_GT(t.evaluate(*q, Draft{1, {}}, intended).timeNs, t.evaluate(*p, Draft{1, {}}, intended).timeNs);
+  EXPECT_EQ(evaluated(*q, 1).timeNs, evaluated(*p, 1).timeNs);
+  // Stored labels of the two timings never mix; PIMCOMP-NN's keeps the key it had.
+  EXPECT_EQ(optionsKey(intended, t), optionsKey(EvalOptions{}, t) + ",intended");
 }
 
 TEST(CrossbarLayerTarget, ListingNamesTheCompileAndItsProgram) {

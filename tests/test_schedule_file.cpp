@@ -129,6 +129,44 @@ TEST(ScheduleFile, ImportKeepsTheEvaluationOptions) {
   EXPECT_EQ(s.evaluation.totalCycles, e.totalCycles);
 }
 
+// A crossbar candidate's file records the timing it ran in; a file without it is PIMCOMP-NN's; a wrong
+// name is refused with its field.
+TEST(ScheduleFile, ACrossbarFileKeepsItsTimingMode) {
+  TempDir dir;
+  const auto p = problem("crossbar-pimcomp", "fc", "n=1,k=1000,c=512");
+  const Draft d{1, {}};
+  for (const xbar::TimingModel m : {xbar::TimingModel::PimcompNn, xbar::TimingModel::Intended}) {
+    EvalOptions o;
+    o.sim.crossbarTiming = m;
+    const Evaluation e = evaluateDraft(*p, d, o);
+    const std::string file = dir.file(std::string(xbar::timingModelName(m)) + ".json");
+    exportSchedule(file, *p, d, o, e, std::nullopt);
+    const ImportedSchedule s = importSchedule(file);
+    EXPECT_EQ(s.options.sim.crossbarTiming, m);
+    EXPECT_EQ(s.evaluation.timeNs, e.timeNs);
+  }
+  // Without the field (files before it): PIMCOMP-NN's, which an intended file's cycles do not reproduce.
+  for (const char* name : {"pimcomp-nn", "intended"}) {
+    Json j = Json::parse(readBytes(dir.file(std::string(name) + ".json")));
+    j["options"].erase("timing");
+    writeBytes(dir.file("old.json"), j.dump());
+    if (std::string(name) == "pimcomp-nn")
+      EXPECT_EQ(importSchedule(dir.file("old.json")).options.sim.crossbarTiming,
+                xbar::TimingModel::PimcompNn);
+    else
+      EXPECT_THROW(importSchedule(dir.file("old.json")), InputError);
+  }
+  Json j = Json::parse(readBytes(dir.file("intended.json")));
+  j["options"]["timing"] = "fast";
+  writeBytes(dir.file("bad.json"), j.dump());
+  try {
+    importSchedule(dir.file("bad.json"));
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("options.timing"), std::string::npos) << err.what();
+  }
+}
+
 // Regenerate deliberately with PIMSCOPE_UPDATE_GOLDEN=1.
 TEST(ScheduleFile, ReExportMatchesTheGoldenFiles) {
   const bool update = std::getenv("PIMSCOPE_UPDATE_GOLDEN") != nullptr &&

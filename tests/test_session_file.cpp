@@ -401,6 +401,25 @@ TEST(SessionFile, TheLabellingModelRoundTripsAndOlderFilesArePimScopes) {
   expectRefused(path, "unknown model 'ramulator'");
 }
 
+// The crossbar timing (format 7): a session explored in the intended timing must not reopen as PIMCOMP-NN's.
+TEST(SessionFile, TheCrossbarTimingRoundTripsAndOlderFilesArePimcompNns) {
+  TempDir dir;
+  const std::string path = dir.file("timing.pimsession");
+  using pim::xbar::TimingModel;
+  for (const TimingModel m : {TimingModel::PimcompNn, TimingModel::Intended}) {
+    SessionData d;
+    d.settings.crossbarTiming = m;
+    SessionFile::save(path, d);
+    EXPECT_EQ(SessionFile::load(path).settings.crossbarTiming, m) << pim::xbar::timingModelName(m);
+  }
+  setPragma(path, "DROP TABLE crossbar_timing; PRAGMA user_version = 6;");  // format 6: before the box
+  EXPECT_EQ(SessionFile::load(path).settings.crossbarTiming, TimingModel::PimcompNn);
+  SessionData d;
+  SessionFile::save(path, d);
+  setPragma(path, "UPDATE crossbar_timing SET name = 'fast';");
+  expectRefused(path, "unknown timing 'fast'");
+}
+
 // The element type (format 6): an upmem session run as int32 must reopen as int32, not as the kernel's f16.
 TEST(SessionFile, TheElementTypeRoundTripsAndOlderFilesRunAsDeclared) {
   TempDir dir;

@@ -25,6 +25,7 @@
 #include "engine/target/registry.h"
 #include "views/kernel_combo.h"
 #include "views/residency_input.h"
+#include "views/timing_combo.h"
 
 namespace pimgui {
 
@@ -144,6 +145,7 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   connect(m_dtype, &QComboBox::currentIndexChanged, this, changed);
   connect(m_strategy, &QComboBox::currentIndexChanged, this, changed);
   connect(m_model, &QComboBox::currentIndexChanged, this, changed);
+  connect(m_timing, &QComboBox::currentIndexChanged, this, changed);
   for (QCheckBox* box : m_rules) connect(box, &QCheckBox::toggled, this, changed);
   for (QCheckBox* box : {m_staged, m_groupCommands}) connect(box, &QCheckBox::toggled, this, changed);
   connect(m_resident, &QLineEdit::textChanged, this, [this, changed] {
@@ -174,6 +176,9 @@ QGroupBox* ControlPanel::makeSearchBox() {
   m_strategyForm = strategyRow;
   strategyRow->addRow(tr("Strategy"), m_strategy);
   strategyRow->addRow(tr("Model"), m_model);
+  m_timing = makeTimingCombo();
+  m_timing->setToolTip(tr("How the crossbar profiler times a compiled layer (crossbar backends)"));
+  strategyRow->addRow(tr("Timing"), m_timing);
   sf->addLayout(strategyRow);
   const pim::PruneRuleRegistry& rules = pim::PruneRuleRegistry::builtin();
   for (std::size_t i = 0; i < rules.size(); ++i) {
@@ -289,6 +294,7 @@ void ControlPanel::showReadSettings() {
   }
   m_problemForm->setRowVisible(m_resident, reads.residency);
   m_strategyForm->setRowVisible(m_model, reads.labelModels);
+  m_strategyForm->setRowVisible(m_timing, reads.crossbarTiming);
   for (QCheckBox* box : m_rules) box->setVisible(reads.pruneRules);
   m_staged->setVisible(reads.dccLowering);
   m_groupCommands->setVisible(reads.dccLowering);
@@ -360,6 +366,7 @@ SessionConfig ControlPanel::config() const {
                 .value_or(pim::LabelModel::PimScope);
   // A hidden Model box keeps its choice for the backends that read it; this one labels with PIMScope's.
   if (!m_reads.labelModels) c.model = pim::LabelModel::PimScope;
+  c.crossbarTiming = m_reads.crossbarTiming ? selectedTiming(m_timing) : pim::xbar::TimingModel::PimcompNn;
   return c;
 }
 
@@ -384,6 +391,7 @@ void ControlPanel::setConfig(const SessionConfig& c) {
   m_groupCommands->setChecked(c.groupCommands);
   m_model->setCurrentIndex(
       std::max(0, m_model->findData(QString::fromStdString(std::string(pim::labelModelName(c.model))))));
+  selectTiming(m_timing, c.crossbarTiming);
   if (outer) m_applying = false;
 }
 

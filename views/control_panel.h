@@ -41,6 +41,7 @@ class ControlPanel : public QWidget {
   /// The "Resident tensors" field (comma list; filled with the kernel's declared residency on a kernel
   /// change).
   QLineEdit* residentField() const { return m_resident; }
+  QComboBox* timingBox() const { return m_timing; }
   QPushButton* exploreButton() const { return m_explore; }
   QPushButton* cancelButton() const { return m_cancel; }
 
@@ -77,6 +78,7 @@ class ControlPanel : public QWidget {
   std::optional<pim::Kernel> m_dimsKernel;  // the kernel the fields were built for: validation parses by it
   QComboBox* m_strategy;
   QComboBox* m_model;               // pim::LabelModel by name
+  QComboBox* m_timing;              // the crossbar profiler's timing mode (views/timing_combo.h)
   std::vector<QCheckBox*> m_rules;  // one per rule of pim::PruneRuleRegistry::builtin(), in its order
   QCheckBox* m_staged;
   QCheckBox* m_groupCommands;

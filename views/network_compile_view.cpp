@@ -23,6 +23,7 @@
 #include "views/core_map.h"
 #include "views/layer_pipeline_chart.h"
 #include "views/network_compare_panel.h"
+#include "views/timing_combo.h"
 
 namespace pimgui {
 namespace {
@@ -135,9 +136,7 @@ QLayout* NetworkCompileView::buildControls() {
   m_mode = new QComboBox;
   m_mode->addItem(tr("HT: batch pipeline (throughput)"), QStringLiteral("ht"));
   m_mode->addItem(tr("LL: element pipeline (latency)"), QStringLiteral("ll"));
-  m_timing = new QComboBox;
-  m_timing->addItem(tr("PIMCOMP-NN (800 ns MVM)"), QStringLiteral("pimcomp-nn"));
-  m_timing->addItem(tr("Intended (MVM from its parts)"), QStringLiteral("intended"));
+  m_timing = makeTimingCombo();
   m_unfolding = new QComboBox;
   m_unfolding->addItem(tr("im2col (IK2,O,1)"), QStringLiteral("im2col"));
   m_unfolding->addItem(QStringLiteral("I,O,K2"), QStringLiteral("I,O,K2"));
@@ -298,9 +297,7 @@ void NetworkCompileView::compile() {
     r.compile.mode = m_mode->currentData().toString() == QLatin1String("ll")
                          ? pim::crossbar::PipelineMode::Ll
                          : pim::crossbar::PipelineMode::Ht;
-    r.timing = m_timing->currentData().toString() == QLatin1String("intended")
-                   ? pim::crossbar::TimingMode::Intended
-                   : pim::crossbar::TimingMode::PimcompNn;
+    r.timing = selectedTiming(m_timing);
     requests.push_back(std::move(r));
   }
   if (requests.empty()) {
@@ -334,8 +331,9 @@ void NetworkCompileView::addCandidate(const CompiledCandidate& c) {
   if (const auto& r = c.result) {
     m_table->setItem(row, kMode,
                      new QTableWidgetItem(QString::fromStdString(std::string(pim::modeName(r->mode)))));
-    m_table->setItem(row, kTiming,
-                     new QTableWidgetItem(QString::fromStdString(std::string(pim::timingName(r->timing)))));
+    m_table->setItem(
+        row, kTiming,
+        new QTableWidgetItem(QString::fromStdString(std::string(pim::xbar::timingModelName(r->timing)))));
     m_table->setItem(row, kPeriod, numberItem(micro(r->periodNs), 1));
     m_table->setItem(row, kThroughput, numberItem(r->throughputPerS, 1));
     m_table->setItem(row, kFirstBatch, numberItem(micro(r->firstBatchLatencyNs), 1));
@@ -385,11 +383,12 @@ void NetworkCompileView::redrawPareto() {
     const auto& r = *c.result;
     const double ns = r.periodNs ? *r.periodNs : r.latencyNs.value_or(0);
     const QString unfolding = c.unfolding == "im2col" ? QString() : QStringLiteral(", ") + unfoldingText(c);
-    points.push_back({ns / 1000.0, r.energyNj / 1e6,
-                      QStringLiteral("%1 (%2, %3%4)")
-                          .arg(QString::fromStdString(c.method),
-                               QString::fromStdString(std::string(pim::modeName(r.mode))),
-                               QString::fromStdString(std::string(pim::timingName(r.timing))), unfolding)});
+    points.push_back(
+        {ns / 1000.0, r.energyNj / 1e6,
+         QStringLiteral("%1 (%2, %3%4)")
+             .arg(QString::fromStdString(c.method),
+                  QString::fromStdString(std::string(pim::modeName(r.mode))),
+                  QString::fromStdString(std::string(pim::xbar::timingModelName(r.timing))), unfolding)});
     for (const auto& f : r.gaFinalists) finalists.push_back({f.timeNs / 1000.0, f.energyNj / 1e6, {}});
   }
   m_pareto->xAxis->setLabel(tr("Time per inference: HT period or LL latency (µs, log)"));

@@ -16,6 +16,9 @@ QString runSettingsText(const SessionConfig& c) {
   parts << QString::fromStdString(c.strategy);
   if (c.maxSimulations > 0) parts << QObject::tr("at most %1 simulations").arg(c.maxSimulations);
   parts << QObject::tr("%1 model").arg(QString::fromStdString(std::string(pim::labelModelName(c.model))));
+  if (c.crossbarTiming != pim::xbar::TimingModel::PimcompNn)  // the default goes unsaid, as before the box
+    parts << QObject::tr("%1 timing")
+                 .arg(QString::fromStdString(std::string(pim::xbar::timingModelName(c.crossbarTiming))));
   QStringList passes;
   if (c.stagedRearrangement) passes << QStringLiteral("I");
   if (c.groupCommands) passes << QStringLiteral("II");

@@ -29,14 +29,17 @@ struct SessionConfig {
   bool stagedRearrangement = true;  // optimizer pass I
   bool groupCommands = true;        // optimizer pass II
   std::size_t maxSimulations = 0;   // 0: as many as the strategy asks
-  /// Who labels drafts (the DCC-artifact mode, docs/dcc_artifact_mode.md); not stored in session files.
+  /// Who labels drafts (the DCC-artifact mode, docs/dcc_artifact_mode.md).
   pim::LabelModel model = pim::LabelModel::PimScope;
+  /// How crossbar backends are timed (SimSettings::crossbarTiming).
+  pim::xbar::TimingModel crossbarTiming = pim::xbar::TimingModel::PimcompNn;
 
   pim::EvalOptions evalOptions() const {
     pim::EvalOptions o;
     o.optimizer.stagedRearrangement = stagedRearrangement;
     o.optimizer.groupCommands = groupCommands;
     o.model = model;
+    o.sim.crossbarTiming = crossbarTiming;
     return o;
   }
 };

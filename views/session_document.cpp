@@ -65,7 +65,8 @@ nlohmann::json toJson(const pim::SessionSettings& s) {
           {"rules", rules},
           {"stagedRearrangement", s.stagedRearrangement},
           {"groupCommands", s.groupCommands},
-          {"model", std::string(pim::labelModelName(s.model))}};
+          {"model", std::string(pim::labelModelName(s.model))},
+          {"crossbarTiming", std::string(pim::xbar::timingModelName(s.crossbarTiming))}};
 }
 
 pim::SessionSettings fromJson(const nlohmann::json& j) {
@@ -84,6 +85,8 @@ pim::SessionSettings fromJson(const nlohmann::json& j) {
   s.strategy = j.at("strategy").get<std::string>();
   if (const auto m = j.find("model"); m != j.end())  // absent: saved before the Model box
     s.model = pim::parseLabelModel(m->get<std::string>()).value_or(pim::LabelModel::PimScope);
+  if (const auto t = j.find("crossbarTiming"); t != j.end())  // absent: saved before the Timing box
+    s.crossbarTiming = pim::xbar::parseTimingModel(t->get<std::string>()).value_or(s.crossbarTiming);
   const pim::PruneRuleRegistry& registry = pim::PruneRuleRegistry::builtin();
   s.rules.assign(registry.size(), false);  // a rule the state does not name did not exist when it was saved
   auto set = [&](std::string_view name, bool on) {
@@ -122,6 +125,7 @@ pim::SessionSettings settingsOf(const SessionConfig& c) {
   s.groupCommands = c.groupCommands;
   s.maxSimulations = c.maxSimulations;
   s.model = c.model;
+  s.crossbarTiming = c.crossbarTiming;
   return s;
 }
 
@@ -167,6 +171,7 @@ SessionConfig configOf(const pim::SessionSettings& s, const QString& sessionPath
   c.groupCommands = s.groupCommands;
   c.maxSimulations = static_cast<std::size_t>(s.maxSimulations);
   c.model = s.model;
+  c.crossbarTiming = s.crossbarTiming;
   return c;
 }
 

@@ -104,6 +104,18 @@ LabelModel modelOption(const std::string& text) {
   throw InputError("--model: '" + text + "' is not pimscope, dcc-kernel, dcc-inference or dcc-artifact");
 }
 
+void addTimingOption(CLI::App* cmd, std::string& timing) {
+  cmd->add_option("--timing", timing,
+                  "crossbar backends: pimcomp-nn (PIMCOMP-NN's profiler as implemented, 800 ns MVMs) or "
+                  "intended (the paper's: the MVM from its parts, chips as configured)")
+      ->capture_default_str();
+}
+
+xbar::TimingModel timingOption(const std::string& text) {
+  if (auto m = xbar::parseTimingModel(text)) return *m;
+  throw InputError("--timing: '" + text + "' is not a timing mode (pimcomp-nn, intended)");
+}
+
 void addThreadsOption(CLI::App* cmd, unsigned& threads) {
   cmd->add_option("--threads", threads, "simulation threads (default: one per hardware thread)")
       ->check(unsignedInteger());

@@ -60,6 +60,10 @@ std::uint64_t parseDraftId(const std::string& text, const std::string& option);
 void addModelOption(CLI::App* cmd, std::string& model, const char* defaultName);
 /// The model --model names; InputError listing the names otherwise.
 LabelModel modelOption(const std::string& text);
+/// --timing pimcomp-nn | intended: the crossbar profiler's timing mode (default pimcomp-nn).
+void addTimingOption(CLI::App* cmd, std::string& timing);
+/// The timing --timing names; InputError listing the names otherwise.
+xbar::TimingModel timingOption(const std::string& text);
 /// Refuses an option the backend's family does not read (ITarget::searchSettings): "--no-staged: backend X
 /// (family F) does not read it; leave it out".
 void requireReadSettings(const Backend& b, const EvalOptions& o);

@@ -89,12 +89,6 @@ crossbar::PipelineMode modeOption(const std::string& s) {
   throw InputError("--mode: '" + s + "' is not a mode (ht: batch pipeline, ll: element pipeline)");
 }
 
-crossbar::TimingMode timingOption(const std::string& s) {
-  if (s == "pimcomp-nn") return crossbar::TimingMode::PimcompNn;
-  if (s == "intended") return crossbar::TimingMode::Intended;
-  throw InputError("--timing: '" + s + "' is not a timing mode (pimcomp-nn, intended)");
-}
-
 /// The network --network names (a shipped one) or --model reads (a node-list .json file).
 Network networkOf(const CompileArgs& a) {
   if (a.network.empty() == a.model.empty())
@@ -181,7 +175,7 @@ nlohmann::json resultJson(const NetworkCompileResult& r) {
           {"network", r.network},
           {"mode", modeName(r.mode)},
           {"replication_method", r.replication},
-          {"timing", timingName(r.timing)},
+          {"timing", xbar::timingModelName(r.timing)},
           {"period_ns", optionalJson(r.periodNs)},
           {"throughput_per_s", optionalJson(r.throughputPerS)},
           {"first_batch_latency_ns", optionalJson(r.firstBatchLatencyNs)},
@@ -228,7 +222,7 @@ nlohmann::json resultJson(const NetworkCompileResult& r) {
 void printText(const NetworkCompileResult& r) {
   std::cout << r.network << " on " << r.backend << " (" << r.acceleratorSummary << "), "
             << (r.mode == crossbar::PipelineMode::Ht ? "HT batch pipeline" : "LL element pipeline") << ", "
-            << r.replication << " replication, " << timingName(r.timing) << " timing"
+            << r.replication << " replication, " << xbar::timingModelName(r.timing) << " timing"
             << (r.cancelled ? " (CANCELLED: figures cover the instruction groups run)" : "") << "\n";
   if (r.periodNs)
     std::cout << "  period " << nsText(r.periodNs) << " per sample, throughput " << fixed1(*r.throughputPerS)
@@ -285,8 +279,7 @@ void registerCompile(CLI::App& app) {
                return names;
              }())
       ->capture_default_str();
-  cmd->add_option("--timing", a->timing, "pimcomp-nn (PIMCOMP-NN's profiler as implemented) or intended")
-      ->capture_default_str();
+  addTimingOption(cmd, a->timing);
   cmd->add_option(
          "--unfolding", a->unfolding,
          "weight unfolding: im2col (PIMCOMP-NN's only), auto (greedy per layer among the three formats the "

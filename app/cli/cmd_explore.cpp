@@ -69,6 +69,7 @@ struct ExploreCmd {
   std::string strategy = "predictor";
   std::string db;
   std::string model = "pimscope";
+  std::string timing = "pimcomp-nn";
   int top = kDefaultTopK, maxConfirm = kDefaultMaxConfirm;
   double band = kDefaultBandErrors;
   std::size_t predictLimit = ExploreOptions{}.predictLimit;
@@ -111,6 +112,7 @@ struct Comparison {
 ExploreOptions exploreOptions(const ExploreCmd& o, LabelModel labelModel, ShippedModelLoader& loader) {
   ExploreOptions eo;
   eo.eval.model = labelModel;  // as the window's Model box: drafts, vendor and baselines labelled by it
+  eo.eval.sim.crossbarTiming = timingOption(o.timing);  // as its Timing box
   eo.strategy = o.strategy;
   eo.topK = o.top;
   eo.bandErrors = o.band;
@@ -271,6 +273,7 @@ void printExploreJson(const ExploreCmd& o, const Problem& problem, LabelModel la
   }
   if (labelModel != LabelModel::PimScope)
     out["label_model"] = labelModelName(labelModel);  // default output unchanged ("model": the predictor)
+  if (targetOf(problem.backend()).searchSettings().crossbarTiming) out["timing"] = o.timing;
   if (!r.bestSoFarNs.empty()) {
     out["search"] = trialsJson(o.sampling, r);
     out["trials_per_second"] = out["search"]["per_second"];
@@ -311,7 +314,7 @@ void printExploreText(const ExploreCmd& o, const Problem& problem, LabelModel la
             << (labelModel == LabelModel::PimScope
                     ? ""
                     : ", labelled by " + std::string(labelModelName(labelModel)))
-            << "\n";
+            << (targetOf(b).searchSettings().crossbarTiming ? ", " + o.timing + " timing" : "") << "\n";
   if (best.draft.id != kNoDraft) {
     std::cout << "draft " << best.draft.id << " " << targetOf(b).candidates(problem)->label(best.draft)
               << "\n";
@@ -382,17 +385,17 @@ void runExplore(const ExploreCmd& o) {
   if (!strategies.find(o.strategy))
     throw InputError("--strategy: '" + o.strategy + "' is not " + strategies.names(", ", " or "));
   const LabelModel labelModel = modelOption(o.model);
-  {
-    EvalOptions asked;
-    asked.model = labelModel;
-    requireReadSettings(b, asked);
-  }
+  EvalOptions asked;
+  asked.model = labelModel;
+  asked.sim.crossbarTiming = timingOption(o.timing);
+  requireReadSettings(b, asked);
   // Refuse up front what the artifact does not cover (other families would label with their own model).
   if (labelModel != LabelModel::PimScope) dcc::artifactKernel(*problem);
-  // The lookup table holds the predictor strategy's picks under PIMScope's model (its key has neither).
-  // ... and with every optimizer pass on.
-  const bool lookupPick =
-      o.strategy == "predictor" && labelModel == LabelModel::PimScope && o.boundary.json().is_null();
+  // The lookup table holds the predictor strategy's picks under PIMScope's model and the default timing
+  // (its key has neither), with every optimizer pass on.
+  const bool lookupPick = o.strategy == "predictor" && labelModel == LabelModel::PimScope &&
+                          asked.sim.crossbarTiming == xbar::TimingModel::PimcompNn &&
+                          o.boundary.json().is_null();
   requireRunnable(*problem);
   // Loading the shipped model overlaps generation and the screen; the explorer waits for it to predict.
   ShippedModelLoader loader(b.name);
@@ -418,6 +421,7 @@ void registerExploreCommands(CLI::App& app) {
   cmd->add_option("--strategy", e->strategy, StrategyRegistry::builtin().names(" | ", " | "));
   cmd->add_option("--db", e->db, "results store (SQLite); repeated queries are served from its lookup table");
   addModelOption(cmd, e->model, "pimscope");
+  addTimingOption(cmd, e->timing);
   cmd->add_option("--top", e->top, "predictor: simulate the N best predicted drafts")
       ->check(unsignedInteger());
   cmd->add_option("--band", e->band,

@@ -26,6 +26,7 @@ struct SimulateOptions {
   std::string trace;
   std::string indexing = "exact";
   std::string model = "pimscope";
+  std::string timing = "pimcomp-nn";
   bool noStaged = false, noGroupCommands = false;
   BoundaryPassFlags boundary;
   int dpus = -1,
@@ -90,6 +91,7 @@ EvalOptions evalOptions(const SimulateOptions& o) {
   eo.vendorUnits = std::max(0, o.dpus);
   eo.sim.extrapolate = !o.noExtrapolation;
   eo.model = modelOption(o.model);
+  eo.sim.crossbarTiming = timingOption(o.timing);
   if (!o.trace.empty()) {
     eo.trace.enabled = true;
     eo.trace.maxEvents = 200000;
@@ -218,6 +220,8 @@ void run(const SimulateOptions& o) {
     out["refresh"] = eo.sim.refresh;
     if (eo.model != LabelModel::PimScope)
       out["model"] = labelModelName(eo.model);  // default output unchanged
+    if (targetOf(problem->backend()).searchSettings().crossbarTiming)
+      out["timing"] = xbar::timingModelName(eo.sim.crossbarTiming);
     out["optimizer"] = {{"staged_rearrangement", eo.optimizer.stagedRearrangement},
                         {"group_commands", eo.optimizer.groupCommands}};
     if (const auto passes = o.boundary.json(); !passes.is_null())
@@ -253,6 +257,7 @@ void registerSimulateCommands(CLI::App& app) {
   cmd->add_flag("--no-extrapolation", o->noExtrapolation,
                 "upmem: simulate every instruction of each DPU launch instead of slices of its loops");
   addModelOption(cmd, o->model, "pimscope");
+  addTimingOption(cmd, o->timing);
   cmd->add_option("--refresh", o->refresh, "on | off");
   cmd->add_option("--trace", o->trace, "write the command timeline as Chrome-trace JSON");
   cmd->add_option("--indexing", o->indexing, "exact (DCC ii) | expand (DCC i)");

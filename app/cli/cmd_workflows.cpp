@@ -47,11 +47,13 @@ nlohmann::json cyclesJson(const Evaluation& e) {
 struct EvalFlags {
   std::string refresh = "on";
   std::string indexing = "exact";
+  std::string timing = "pimcomp-nn";
   bool noStaged = false, noGroupCommands = false;
   BoundaryPassFlags boundary;
   void addTo(CLI::App* cmd) {
     cmd->add_option("--refresh", refresh, "on | off");
     cmd->add_option("--indexing", indexing, "exact (DCC ii) | expand (DCC i)");
+    addTimingOption(cmd, timing);
     cmd->add_flag("--no-staged", noStaged, "naive rearrangement (switch off DCC's staged copies)");
     cmd->add_flag("--no-group-commands", noGroupCommands, "bank-level commands instead of group broadcasts");
     boundary.addTo(cmd);
@@ -67,6 +69,7 @@ struct EvalFlags {
     eo.optimizer.groupCommands = !noGroupCommands;
     eo.optimizer.boundary = boundary.passes();
     eo.indexing = indexing == "exact" ? IndexingStrategy::Exact : IndexingStrategy::Expand;
+    eo.sim.crossbarTiming = timingOption(timing);
     return eo;
   }
 };
@@ -75,6 +78,7 @@ struct EvalFlags {
 
 struct CompareCmd {
   std::string backends, kernel, kernelFile, dims, dtype, baseline = "gpu", resident, streamed;
+  std::string timing = "pimcomp-nn";
   std::size_t maxSimulations = 400;
   WhatIfOptions whatIf;
   bool json = false;
@@ -91,6 +95,15 @@ void runCompare(const CompareCmd& o) {
   co.baseline = o.baseline;
   co.search.maxSimulations = o.maxSimulations;
   co.search.eval.keepUnitStats = false;
+  co.search.eval.sim.crossbarTiming = timingOption(o.timing);
+  if (co.search.eval.sim.crossbarTiming != xbar::TimingModel::PimcompNn &&
+      std::none_of(co.backends.begin(), co.backends.end(), [](const std::string& name) {
+        const auto& all = builtinBackends().all();  // an unknown name is refused by compareBackends
+        return std::any_of(all.begin(), all.end(), [&](const Backend& b) {
+          return b.name == name && targetOf(b).searchSettings().crossbarTiming;
+        });
+      }))
+    throw InputError("--timing: times crossbar backends; none of " + o.backends + " is one, leave it out");
   if (!o.whatIf.empty()) {
     if (const std::string why = backendCountError(co); !why.empty()) throw InputError(why);
     std::vector<Backend> shipped;
@@ -385,6 +398,7 @@ void registerWorkflowCommands(CLI::App& app) {
   cmd->add_option("--max-simulations", c->maxSimulations,
                   "cap on simulations per backend without a shipped model (an even sample)")
       ->check(unsignedInteger());
+  addTimingOption(cmd, c->timing);
   c->whatIf.addTo(cmd, "of every compared backend that declares it (a name none declares is refused),");
   cmd->add_flag("--json", c->json, "machine-readable output");
   cmd->callback([c, n, cmd] {
@@ -395,6 +409,7 @@ void registerWorkflowCommands(CLI::App& app) {
         throw InputError(std::string(kernelOnly) +
                          ": compares a kernel; leave it out with --network/--model");
     n->backends = c->backends;
+    n->timing = c->timing;
     n->maxSimulations = c->maxSimulations;
     n->whatIf = c->whatIf;
     n->json = c->json;

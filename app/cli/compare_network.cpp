@@ -70,6 +70,7 @@ void runCompareNetwork(const CompareNetworkCmd& o) {
   co.backends = names(o.backends);
   co.search.maxSimulations = o.maxSimulations;
   co.search.eval.keepUnitStats = false;
+  co.search.eval.sim.crossbarTiming = timingOption(o.timing);
   if (!o.whatIf.empty()) {
     std::vector<Backend> shipped;
     for (const auto& name : co.backends) shipped.push_back(builtinBackends().get(name));

@@ -9,7 +9,7 @@
 namespace pim::cli {
 
 struct CompareNetworkCmd {
-  std::string backends, network, model;
+  std::string backends, network, model, timing = "pimcomp-nn";
   std::size_t maxSimulations = 400;
   WhatIfOptions whatIf;
   bool json = false;

@@ -14,6 +14,7 @@
 
 #include "engine/mapping/tile_mapping.h"
 #include "sim/channel_cache.h"
+#include "sim/crossbar/timing_model.h"
 #include "sim/result.h"
 #include "sim/scheduler.h"
 
@@ -50,6 +51,9 @@ struct SimSettings {
   /// UPMEM: time each DPU launch on slices of its main loops and extrapolate (CoMoNM's Algorithm 1); off,
   /// every instruction is simulated. Searches keep it on; `simulate --no-extrapolation` turns it off.
   bool extrapolate = true;
+  /// Crossbar: the profiler's timing, PIMCOMP-NN's as implemented (the default, as `compile`'s) or the
+  /// paper's intended one (`--timing`, the window's Timing box; docs/crossbar.md "Timing modes").
+  xbar::TimingModel crossbarTiming = xbar::TimingModel::PimcompNn;
 };
 
 /// Whose model labels a draft: PIMScope's (the default), or DCC's public artifact reproduced on the

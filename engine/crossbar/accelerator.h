@@ -7,11 +7,12 @@
 #include <cstdint>
 #include <string>
 
+#include "sim/crossbar/timing_model.h"
+
 namespace pim::crossbar {
 
-/// How the profiler times instructions: `PimcompNn` reproduces PIMCOMP-NN's profiler (800 ns MVM, 144-core
-/// chips whatever the layout), `Intended` follows the paper (MVM from its components, chips as configured).
-enum class TimingMode { PimcompNn, Intended };
+/// How the profiler times instructions (sim/crossbar/timing_model.h).
+using TimingMode = xbar::TimingModel;
 
 struct Accelerator {
   std::string name;         // the backend's name, for messages

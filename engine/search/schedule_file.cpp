@@ -122,6 +122,13 @@ json scheduleJson(const Problem& p, const Draft& d, const EvalOptions& o, const 
                {"cores_per_group", m.coresPerGroup},
                {"cores", coreTilesJson(p.kernel(), m)}};
   }
+  json options = {{"indexing", indexingName(o.indexing)},
+                  {"staged_rearrangement", o.optimizer.stagedRearrangement},
+                  {"group_commands", o.optimizer.groupCommands},
+                  {"refresh", o.sim.refresh}};
+  // Only where the family reads it, so other families' files stay as they were.
+  if (targetOf(b).searchSettings().crossbarTiming)
+    options["timing"] = xbar::timingModelName(o.sim.crossbarTiming);
   return {{"format", kScheduleFormat},
           {"version", kScheduleVersion},
           {"created", created.empty() ? nowIso8601() : std::move(created)},
@@ -131,11 +138,7 @@ json scheduleJson(const Problem& p, const Draft& d, const EvalOptions& o, const 
           {"resident", residentNames(p.kernel(), p.residency())},
           {"draft",
            {{"id", d.id}, {"label", targetOf(b).candidates(p)->label(d)}, {"parts", partsJson(space, d)}}},
-          {"options",
-           {{"indexing", indexingName(o.indexing)},
-            {"staged_rearrangement", o.optimizer.stagedRearrangement},
-            {"group_commands", o.optimizer.groupCommands},
-            {"refresh", o.sim.refresh}}},
+          {"options", options},
           {"mapping", mapping},
           {"predicted_time_ns", predictedNs ? json(*predictedNs) : json(nullptr)},
           {"simulated",
@@ -224,6 +227,12 @@ ImportedSchedule readSchedule(const std::string& path) {
   s.options.optimizer.stagedRearrangement = r.boolean(oj, "options", "staged_rearrangement");
   s.options.optimizer.groupCommands = r.boolean(oj, "options", "group_commands");
   s.options.sim.refresh = r.boolean(oj, "options", "refresh");
+  if (oj.contains("timing")) {  // crossbar files; absent: PIMCOMP-NN's, the only timing before it was written
+    const std::string timing = r.str(oj, "options", "timing");
+    const auto m = xbar::parseTimingModel(timing);
+    if (!m) r.fail("options.timing", "'" + timing + "' is not pimcomp-nn or intended");
+    s.options.sim.crossbarTiming = *m;
+  }
 
   try {
     s.problem = std::make_unique<Problem>(std::move(backend), std::move(kernel), std::move(shape),

@@ -160,6 +160,8 @@ std::vector<std::string> unreadSettings(const Backend& b, const EvalOptions& o) 
   if (!reads.dccLowering && !o.optimizer.stagedRearrangement) unread.emplace_back("--no-staged");
   if (!reads.dccLowering && !o.optimizer.groupCommands) unread.emplace_back("--no-group-commands");
   if (!reads.labelModels && o.model != LabelModel::PimScope) unread.emplace_back("--model");
+  if (!reads.crossbarTiming && o.sim.crossbarTiming != xbar::TimingModel::PimcompNn)
+    unread.emplace_back("--timing");
   return unread;
 }
 

@@ -115,9 +115,10 @@ struct UnreadParameter {
 /// these; the CLI refuses the others when given (a setting that changes nothing is not silently accepted).
 struct SearchSettings {
   bool residency = true;  // resident or streamed tensors (--resident, --streamed; the Resident tensors field)
-  bool pruneRules = true;   // DCC's prune rules, switched on and off in the window
-  bool dccLowering = true;  // DCC 4.3's optimizers I and II (--no-staged, --no-group-commands)
-  bool labelModels = true;  // the DCC artifact's labelling models (--model dcc-*)
+  bool pruneRules = true;       // DCC's prune rules, switched on and off in the window
+  bool dccLowering = true;      // DCC 4.3's optimizers I and II (--no-staged, --no-group-commands)
+  bool labelModels = true;      // the DCC artifact's labelling models (--model dcc-*)
+  bool crossbarTiming = false;  // the crossbar profiler's timing mode (--timing; SimSettings::crossbarTiming)
 };
 
 /// What a target's preparation of a problem is stopped by and reports to (ITarget::prepare).

@@ -59,11 +59,11 @@ NetworkBackendTime compiled(const Backend& b, const Network& net, const NetworkC
   r.family = b.family;
   NetworkCompileRequest req;
   req.compile = o.crossbar;
-  req.timing = o.timing;
+  req.timing = o.search.eval.sim.crossbarTiming;
   req.cancel = o.cancel;
   if (o.report) req.report = [&](const std::string& line) { o.report(b.name + ": " + line); };
   r.how = "compiled (" + std::string(modeName(req.compile.mode)) + ", " + req.compile.replication + ", " +
-          std::string(timingName(req.timing)) + " timing)";
+          std::string(xbar::timingModelName(req.timing)) + " timing)";
   try {
     const NetworkCompileResult c = compileNetwork(b, net, req);
     const double ns = static_cast<double>(c.profile.totalNs);

@@ -22,8 +22,8 @@ struct NetworkCompareOptions {
   std::vector<std::string> backends;  // 1 to 6 registry names, distinct
   crossbar::CompileOptions crossbar{
       .mode = crossbar::PipelineMode::Ll, .replication = "balance", .unfolding = {}};
-  crossbar::TimingMode timing = crossbar::TimingMode::PimcompNn;
-  BestDraftOptions search;      // per layer on kernel backends (its cancel is `cancel`)
+  /// Per layer on kernel backends (its cancel is `cancel`); its eval.sim.crossbarTiming times the compiles.
+  BestDraftOptions search;
   std::vector<Backend> edited;  // what-if edits standing in for the registry's backend of the same name
   const std::atomic<bool>* cancel = nullptr;
   /// "pimopt-hbm-pim: layer 3 of 21 (resnetv15_stage1_conv0_fwd)"; optional.

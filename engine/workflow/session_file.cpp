@@ -59,6 +59,7 @@ CREATE TABLE residency(
   id INTEGER PRIMARY KEY CHECK (id = 1), declared INTEGER NOT NULL, resident TEXT NOT NULL);
 CREATE TABLE label_model(id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL);
 CREATE TABLE element_type(id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL);
+CREATE TABLE crossbar_timing(id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL);
 CREATE TABLE history(
   number INTEGER PRIMARY KEY, wall_s REAL NOT NULL, cancelled INTEGER NOT NULL, origin TEXT NOT NULL,
   ended_ms INTEGER NOT NULL, session BLOB NOT NULL);
@@ -239,6 +240,11 @@ void writeAll(Db& db, const SessionData& d) {
     s.insert();
   }
   {
+    Stmt s(db, "INSERT INTO crossbar_timing(id, name) VALUES (1, ?)", "write crossbar timing");  // format 7
+    s.text(std::string(xbar::timingModelName(c.crossbarTiming)));
+    s.insert();
+  }
+  {
     Stmt s(db, "INSERT INTO view_state(key, value) VALUES (?, ?)", "write view state");
     for (const auto& [key, value] : d.view) {
       s.text(key).blob(value);
@@ -370,6 +376,18 @@ void readElementType(Db& db, std::int64_t version, SessionSettings& c) {
     throw InputError("element_type: unknown type '" + c.dtype + "' (f16, bf16, f32, f64, i8, i32, i64)");
 }
 
+// Format 7 names the crossbar profiler's timing; earlier files ran PIMCOMP-NN's, the only one they offered.
+void readCrossbarTiming(Db& db, std::int64_t version, SessionSettings& c) {
+  c.crossbarTiming = xbar::TimingModel::PimcompNn;
+  if (version < 7) return;
+  Stmt s(db, "SELECT name FROM crossbar_timing WHERE id = 1", "read crossbar timing");
+  if (!s.step()) throw InputError("no crossbar_timing row");
+  const std::string name = s.colText(0);
+  const auto m = xbar::parseTimingModel(name);
+  if (!m) throw InputError("crossbar_timing: unknown timing '" + name + "' (pimcomp-nn or intended)");
+  c.crossbarTiming = *m;
+}
+
 /// The integrity check and header of a session (a file, or a history run's serialized bytes): its format
 /// version, or an InputError naming `shown`.
 std::int64_t checkedVersion(Db& db, const std::string& shown) {
@@ -409,6 +427,7 @@ SessionData readAll(Db& db, std::int64_t version, const std::string& shown) {
     readResidency(db, version, d.settings);
     readLabelModel(db, version, d.settings);
     readElementType(db, version, d.settings);
+    readCrossbarTiming(db, version, d.settings);
     {
       Stmt s(
           db,

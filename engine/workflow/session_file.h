@@ -37,6 +37,8 @@ struct SessionSettings {
   std::uint64_t maxSimulations = 0;
   /// Who labelled the drafts (PIMScope's model or the DCC-artifact mode). Files before format 4: PIMScope's.
   LabelModel model = LabelModel::PimScope;
+  /// How crossbar backends were timed (SimSettings::crossbarTiming). Files before format 7: PIMCOMP-NN's.
+  xbar::TimingModel crossbarTiming = xbar::TimingModel::PimcompNn;
 };
 
 struct SessionRun;
@@ -78,8 +80,9 @@ class SessionFile {
   /// added to the registry is saved without a new format. Format 3 adds the one-row `residency` table. Format
   /// 1 and 2 files still open (as every tensor streamed). Format 4 adds `label_model`; format 5 the run
   /// history, each run a serialized session of its own in a `history` row; format 6 the `element_type` the
-  /// kernel was retyped to (earlier files: as declared).
-  static constexpr int kSchemaVersion = 6;
+  /// kernel was retyped to (earlier files: as declared); format 7 the `crossbar_timing` (earlier files:
+  /// PIMCOMP-NN's).
+  static constexpr int kSchemaVersion = 7;
 
   /// Writes `data` to `path` atomically: a temporary file next to it is filled in one transaction, closed and
   /// renamed over `path`, so a failed save leaves any previous file intact. Throws InputError naming the

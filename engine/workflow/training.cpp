@@ -73,6 +73,9 @@ std::string optionsKey(const EvalOptions& e, const ITarget& t) {
   // DCC-artifact labels never mix with PIMScope's (the default mode keeps its historical key).
   if (e.model != LabelModel::PimScope)
     key += "," + std::string(labelModelName(e.model)) + ",v" + std::to_string(kDccModeVersion);
+  // Crossbar labels of the intended timing likewise (PIMCOMP-NN's, the default, keeps its key).
+  if (t.searchSettings().crossbarTiming && e.sim.crossbarTiming != xbar::TimingModel::PimcompNn)
+    key += "," + std::string(xbar::timingModelName(e.sim.crossbarTiming));
   return key;
 }
 

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/crossbar/timing_model.h"
 #include "sim/crossbar/xbar_program.h"
 #include "sim/crossbar/xbar_reservation.h"
 
@@ -56,7 +57,6 @@ TimingParams pimcompNn();
 /// and chips of the configured size.
 TimingParams intended(int precisionBits, int coresPerChip);
 
-enum class TimingModel { PimcompNn, Intended };  // sim's mirror of engine's crossbar::TimingMode
 TimingParams timingParams(TimingModel model, int precisionBits, int coresPerChip);
 
 /// Throws std::invalid_argument naming the first field that is not positive.

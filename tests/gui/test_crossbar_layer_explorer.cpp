@@ -11,6 +11,7 @@
 #include "gui_test_util.h"
 #include "views/control_panel.h"
 #include "views/draft_analysis.h"
+#include "views/draft_row.h"
 #include "views/draft_table_model.h"
 #include "views/exploration_session.h"
 #include "views/main_window.h"
@@ -77,4 +78,52 @@ TEST(CrossbarLayerExplorer, CompiledCandidatesAreRowsAndCoresAreTheHeatMap) {
   QTemporaryDir tmp;
   const QString keep = qEnvironmentVariable("PIMSCOPE_SCREENSHOTS");
   EXPECT_GE(w.saveScreenshots(keep.isEmpty() ? tmp.path() : keep).size(), 4);
+}
+
+// The Timing box (crossbar backends only) times every compiled candidate as the engine does in that mode,
+// and a saved session reopens with it; a backend that does not read it neither shows nor applies it.
+TEST(CrossbarLayerExplorer, TheTimingBoxTimesTheCandidatesAndIsSaved) {
+  MainWindow w(false);
+  w.resize(1400, 900);
+  w.show();
+  SessionConfig c = layerConfig();
+  c.crossbarTiming = pim::xbar::TimingModel::Intended;
+  w.controls()->setConfig(c);
+  EXPECT_TRUE(w.controls()->timingBox()->isVisible());
+  EXPECT_EQ(w.controls()->config().crossbarTiming, pim::xbar::TimingModel::Intended);
+  ASSERT_TRUE(w.startSession(c));
+  ASSERT_TRUE(test::waitFor([&] { return !w.session()->running(); }, 120000));
+  ASSERT_TRUE(test::waitFor([&] { return w.idle(); }, 60000));
+  const auto problem = w.session()->problem();
+  const pim::ITarget& target = pim::targetOf(problem->backend());
+  pim::EvalOptions intended, compatible;
+  intended.sim.crossbarTiming = pim::xbar::TimingModel::Intended;
+  const DraftTableModel& m = *w.model();
+  ASSERT_GT(m.keptRows(), 0);
+  for (int r = 0; r < m.keptRows(); ++r) {
+    const DraftRow& row = m.row(r);
+    ASSERT_TRUE(row.simulated) << r;
+    EXPECT_EQ(row.simulated->timeNs, target.evaluate(*problem, row.draft, intended).timeNs) << r;
+    EXPECT_NE(row.simulated->timeNs, target.evaluate(*problem, row.draft, compatible).timeNs) << r;
+  }
+
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("intended.pimsession"));
+  QString error;
+  ASSERT_TRUE(w.saveSession(path, &error)) << error.toStdString();
+  MainWindow v(false);
+  v.show();
+  ASSERT_TRUE(v.openSession(path, &error)) << error.toStdString();
+  EXPECT_EQ(v.session()->config().crossbarTiming, pim::xbar::TimingModel::Intended);
+  EXPECT_EQ(v.controls()->config().crossbarTiming, pim::xbar::TimingModel::Intended);
+
+  SessionConfig dram;
+  dram.backend = "hbm-pim";
+  dram.kernel = "red";
+  dram.shape = "n=1024";
+  dram.crossbarTiming =
+      pim::xbar::TimingModel::Intended;  // kept from a crossbar backend: hidden, not applied
+  w.controls()->setConfig(dram);
+  EXPECT_FALSE(w.controls()->timingBox()->isVisible());
+  EXPECT_EQ(w.controls()->config().crossbarTiming, pim::xbar::TimingModel::PimcompNn);
 }

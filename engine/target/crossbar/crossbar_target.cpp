@@ -40,11 +40,11 @@ class CrossbarTarget final : public ITarget {
     return makeLayerCompileSpace(p, rules);
   }
   Evaluation evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const override {
-    return layerEvaluation(crossbarLayerContext(p).compile(d.id), d.id, o);
+    return layerEvaluation(crossbarLayerContext(p).compile(d.id, o.sim.crossbarTiming), d.id, o);
   }
-  std::string listing(const Problem& p, const Draft& d, const EvalOptions&,
+  std::string listing(const Problem& p, const Draft& d, const EvalOptions& asked,
                       std::size_t maxLines) const override {
-    EvalOptions o;
+    EvalOptions o = asked;
     o.keepUnitStats = false;
     return analyseLayer(crossbarLayerContext(p), d.id, o, maxLines).listing;
   }
@@ -68,7 +68,7 @@ class CrossbarTarget final : public ITarget {
     Baseline b{"vendor",     false, {}, "PIMCOMP-NN's default: HT, im2col, balance replication (candidate 0)",
                Draft{0, {}}, {}};
     try {
-      b.eval = layerEvaluation(crossbarLayerContext(p).compile(0), 0, o);
+      b.eval = layerEvaluation(crossbarLayerContext(p).compile(0, o.sim.crossbarTiming), 0, o);
       b.available = true;
     } catch (const InputError& e) {
       b.reason = e.what();
@@ -79,9 +79,10 @@ class CrossbarTarget final : public ITarget {
   Baseline gpu(const Problem&) const override {
     return {"gpu", false, "a crossbar accelerator models no host GPU", "", {}, {}};
   }
-  // core.outOfOrder and chip.synchronousCommunication are read by the intended timing mode (the pimcomp-nn
-  // mode runs PIMCOMP-NN's patterns whatever they say); the mode is a compile option, not part of the
-  // backend, so they are not unread: the what-if form must let them be edited for an intended compile.
+  // core.outOfOrder, chip.synchronousCommunication and the MVM's parts are read by the intended timing mode
+  // (the pimcomp-nn mode runs PIMCOMP-NN's patterns and 800-ns MVM whatever they say); the mode is a run
+  // setting (SimSettings::crossbarTiming), not part of the backend, so they are not unread: the what-if
+  // form must let them be edited for an intended run.
   std::vector<UnreadParameter> unreadParameters(const Backend&) const override {
     return {{"chip.globalMemoryBytes", "reported with the backend; no schedule is bounded by global memory"}};
   }
@@ -103,7 +104,11 @@ class CrossbarTarget final : public ITarget {
   const std::vector<SubPhaseDecl>& subPhases() const override { return crossbarSubPhases(); }
   const std::vector<StatDecl>& factColumns() const override { return crossbarFactColumns(); }
   SearchSettings searchSettings() const override {
-    return {.residency = false, .pruneRules = false, .dccLowering = false, .labelModels = false};
+    return {.residency = false,
+            .pruneRules = false,
+            .dccLowering = false,
+            .labelModels = false,
+            .crossbarTiming = true};
   }
   // 2: a conv or FC kernel compiles as a one-layer network (1 refused every kernel).
   int modelVersion() const override { return 2; }

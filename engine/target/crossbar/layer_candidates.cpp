@@ -156,10 +156,11 @@ const LayerCompileChoice& CrossbarLayerContext::choice(std::uint64_t id) const {
   return m_choices[id];
 }
 
-NetworkCompileResult CrossbarLayerContext::compile(std::uint64_t id, xbar::IProgramSink* alsoTo) const {
+NetworkCompileResult CrossbarLayerContext::compile(std::uint64_t id, cb::TimingMode timing,
+                                                   xbar::IProgramSink* alsoTo) const {
   NetworkCompileRequest r;
   r.compile = choice(id).options;
-  r.timing = cb::TimingMode::PimcompNn;
+  r.timing = timing;
   r.alsoTo = alsoTo;
   return compileNetwork(m_problem.backend(), network(), r);
 }

@@ -3,7 +3,8 @@
 // FC kernel (conv_recognition.h) compiled as a one-layer network, batch 1, every weight in the arrays. Its
 // candidates are the compiler's choices for that layer: pipeline mode (HT, LL) x weight unfolding (the
 // formats the schedules run on it) x replication rule, each compiled and profiled as `pimscope-cli compile`
-// does, in PIMCOMP-NN's timing. Rules that give the same replicas make one candidate that names them all.
+// does, in the run's timing mode (SimSettings::crossbarTiming). Rules that give the same replicas make one
+// candidate that names them all.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -39,8 +40,9 @@ class CrossbarLayerContext final : public ITargetContext {
   /// What is left out, each with why: formats of Table IV the schedules cannot run on the layer, and any
   /// mode, format and rule that cannot plan it (none can: the context has the last one's reason).
   const std::vector<std::string>& leftOut() const { return m_leftOut; }
-  /// Compiles and profiles candidate `id` (PIMCOMP-NN timing), also streaming its program into `alsoTo`.
-  NetworkCompileResult compile(std::uint64_t id, xbar::IProgramSink* alsoTo = nullptr) const;
+  /// Compiles and profiles candidate `id` in `timing`, also streaming its program into `alsoTo`.
+  NetworkCompileResult compile(std::uint64_t id, crossbar::TimingMode timing,
+                               xbar::IProgramSink* alsoTo = nullptr) const;
 
  private:
   void listChoices(const crossbar::Accelerator& acc);

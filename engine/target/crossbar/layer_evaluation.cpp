@@ -84,7 +84,7 @@ std::string listingOf(const CrossbarLayerContext& c, std::uint64_t id, const Net
   s << choiceText(c.choice(id)) << " on " << r.backend << " (" << r.acceleratorSummary << ")\n"
     << layer.op << " layer, batch 1, " << r.accelerator.elementBits
     << "-bit data and weights as the accelerator holds them (the kernel's element types are not read), "
-    << "PIMCOMP-NN timing\n"
+    << xbar::timingModelName(r.timing) << " timing\n"
     << count(layer.replicas) << " replica(s) of " << count(layer.agsPerReplica) << " array group(s), "
     << count(r.crossbarsUsed) << " of " << count(r.crossbarsTotal) << " crossbars, " << coresUsed(r)
     << " core(s)\n";
@@ -145,7 +145,7 @@ Evaluation layerEvaluation(const NetworkCompileResult& r, std::uint64_t id, cons
 LayerAnalysis analyseLayer(const CrossbarLayerContext& c, std::uint64_t id, const EvalOptions& o,
                            std::size_t maxLines) {
   cb::InstructionText program(maxLines);
-  const NetworkCompileResult r = c.compile(id, &program);
+  const NetworkCompileResult r = c.compile(id, o.sim.crossbarTiming, &program);
   return {layerEvaluation(r, id, o), listingOf(c, id, r, program.text(), maxLines)};
 }
 

@@ -253,9 +253,6 @@ cb::CompilePlan measuredGaChoice(const Network& net, const cb::Accelerator& acc,
 }  // namespace
 
 std::string_view modeName(cb::PipelineMode m) { return m == cb::PipelineMode::Ht ? "ht" : "ll"; }
-std::string_view timingName(cb::TimingMode t) {
-  return t == cb::TimingMode::PimcompNn ? "pimcomp-nn" : "intended";
-}
 
 std::string compileNote(const NetworkCompileResult& r) {
   std::string note;

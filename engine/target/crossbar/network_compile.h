@@ -111,8 +111,7 @@ NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const 
 /// memory), as one sentence for the CLI and the window; empty if nowhere.
 std::string compileNote(const NetworkCompileResult& r);
 
-/// "ht" / "ll", "pimcomp-nn" / "intended": the CLI's and JSON's spellings.
+/// "ht" / "ll": the CLI's and JSON's spellings (a timing mode's: xbar::timingModelName).
 std::string_view modeName(crossbar::PipelineMode m);
-std::string_view timingName(crossbar::TimingMode t);
 
 }  // namespace pim
