@@ -82,9 +82,9 @@ std::string listingOf(const CrossbarLayerContext& c, std::uint64_t id, const Net
   auto count = [](std::int64_t n) { return withThousands(n); };
   auto ns = [](double v) { return withThousands(std::llround(v)) + " ns"; };
   s << choiceText(c.choice(id)) << " on " << r.backend << " (" << r.acceleratorSummary << ")\n"
-    << layer.op << " layer, batch 1, " << r.accelerator.elementBits
-    << "-bit data and weights as the accelerator holds them (the kernel's element types are not read), "
-    << xbar::timingModelName(r.timing) << " timing\n"
+    << layer.op << " layer, batch 1, " << xbar::timingModelName(r.timing) << " timing, "
+    << r.accelerator.elementBits
+    << "-bit data and weights as the accelerator holds them (the kernel's element types are not read)\n"
     << count(layer.replicas) << " replica(s) of " << count(layer.agsPerReplica) << " array group(s), "
     << count(r.crossbarsUsed) << " of " << count(r.crossbarsTotal) << " crossbars, " << coresUsed(r)
     << " core(s)\n";
