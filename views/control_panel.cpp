@@ -177,6 +177,9 @@ QGroupBox* ControlPanel::makeSearchBox() {
   strategyRow->addRow(tr("Strategy"), m_strategy);
   strategyRow->addRow(tr("Model"), m_model);
   m_timing = makeTimingCombo();
+  // Its labels are long; the dock keeps its width (the window fits 1,280 pixels) and the popup shows them.
+  m_timing->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_timing->setMinimumContentsLength(8);
   m_timing->setToolTip(tr("How the crossbar profiler times a compiled layer (crossbar backends)"));
   strategyRow->addRow(tr("Timing"), m_timing);
   sf->addLayout(strategyRow);
