@@ -293,7 +293,7 @@ void registerMapCommands(CLI::App& app) {
          "auto (exhaustive when small, else heuristic; under energy and the blend then the MILP from its "
          "mapping), "
          "exhaustive, heuristic, ilp (a MILP: exact under energy, a relaxation with a proven bound under "
-         "latency and the blend) or ilp-spatial (the MILP once per spatial assignment, least bound first: "
+         "latency and the blend) or ilp-spatial (the MILP once per spatial assignment, best first: "
          "proves optima on 3 x 3 layers given minutes)")
       ->capture_default_str();
   map->add_option("--solver", a->solver,

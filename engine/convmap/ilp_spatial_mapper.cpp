@@ -3,10 +3,13 @@
 // assignment"). Every mapping has exactly one spatial assignment (its H, W and Internal factors), and the
 // analytic bound gives each a bound of its own. With one fixed the MILP loses those choices and CBC solves
 // what it cannot whole (ResNet-18's stage-4 3 x 3 layer: an assignment in 10-20 s; the whole MILP moves no
-// bound in 400 nodes). So: the heuristic's mapping as the incumbent, then each assignment least bound first,
-// its MILP cut off above the incumbent, until the next assignment's bound is no better than the incumbent,
-// which proves it optimal. Stopped earlier (time, cancel, gap), the proven bound is the least over the
-// assignments not closed: a solved one's solver bound, an unsolved one's own analytic bound.
+// bound in 400 nodes). So: the heuristic's mapping as the incumbent, then the assignments best first (least
+// bound: an unsolved one's analytic bound, an open one's last solve's), each MILP cut off above the
+// incumbent, until the least bound is no better than the incumbent, which proves it optimal. In a
+// relaxation (latency, the blend, a latency bound) a solve's optimum may decode to a mapping that breaks the
+// bound or costs more than the relaxation says; that mapping is excluded and the assignment goes back with
+// the solve's bound. Stopped earlier (time, cancel, gap), the proven bound is the least over the assignments
+// not closed.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -24,7 +27,21 @@ namespace pim::convmap {
 
 namespace {
 
-/// One run of the split: the incumbent, what is proven about the assignments walked so far, and the clock.
+/// Relaxed optima of one assignment excluded at most (each a solve of its own; on ResNet-18's stage-4
+/// shortcut under latency thousands of mappings lie below the relaxation's optimum, so it must stop).
+constexpr int kMaxExcludedMappings = 16;
+
+/// An assignment solved but not closed, to be solved again without the mappings it gave so far.
+struct OpenAssignment {
+  double bound = 0;           // proven: no mapping of it but the excluded ones costs less
+  std::size_t candidate = 0;  // index into the candidates, least analytic bound first
+  std::vector<ConvMapping> excluded;
+};
+bool looser(const OpenAssignment& a, const OpenAssignment& b) { return a.bound > b.bound; }  // min-heap
+
+/// One run of the split, best first: the next assignment is whichever has the least bound, an unsolved
+/// one by its analytic bound or an open one by what its last solve proved. The incumbent, what is proven
+/// about the assignments walked so far, and the clock.
 class SpatialSplit {
  public:
   SpatialSplit(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
@@ -41,24 +58,33 @@ class SpatialSplit {
                    std::chrono::duration<double>(best_.seconds))) {}
 
   MapResult run() {
-    for (; next_ < candidates_.size(); ++next_) {
-      if (proven(candidates_[next_].bound) || o_.timeLimitSeconds - elapsed() < kLeastMilpSeconds ||
-          (o_.cancel && o_.cancel->load()))
-        break;
-      solveOne(candidates_[next_]);
+    // Until proven, out of time or cancelled, or nothing is left to solve (the stuck ones keep their bounds).
+    while (!proven(leastBound()) && (next_ < candidates_.size() || !open_.empty()) &&
+           o_.timeLimitSeconds - elapsed() >= kLeastMilpSeconds && !(o_.cancel && o_.cancel->load())) {
+      if (nextBound() <= openBound()) {
+        ++solved_;
+        solve({candidates_[next_].bound, next_, {}});
+        ++next_;
+      } else {
+        std::pop_heap(open_.begin(), open_.end(), looser);
+        OpenAssignment a = std::move(open_.back());
+        open_.pop_back();
+        solve(std::move(a));
+      }
     }
     return finished();
   }
 
  private:
-  /// The least objective a mapping may have, with the assignment being solved bounded by `current`.
-  double bound(double current) const {
-    double b = std::min({best_.objective, open_, current});
-    if (next_ + 1 < candidates_.size()) b = std::min(b, candidates_[next_ + 1].bound);
-    return b;
+  double nextBound() const {
+    return next_ < candidates_.size() ? candidates_[next_].bound : std::numeric_limits<double>::infinity();
   }
-  bool proven(double nextBound) const {
-    const double b = std::min(open_, nextBound);
+  double openBound() const {
+    return open_.empty() ? std::numeric_limits<double>::infinity() : open_.front().bound;
+  }
+  /// The least objective a mapping not yet found may have: over the unsolved, open and stuck assignments.
+  double leastBound() const { return std::min({nextBound(), openBound(), stuck_}); }
+  bool proven(double b) const {
     return b >= best_.objective * (1 - 1e-12) || withinGap(o_, best_.objective, b);
   }
   /// The assignments that may hold a better mapping than the incumbent, by their analytic bounds.
@@ -72,30 +98,21 @@ class SpatialSplit {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - began_).count();
   }
 
-  void solveOne(const SpatialCandidate& c) {
+  /// Solves assignment `a` once. In a relaxation, an optimum whose mapping breaks the latency bound or costs
+  /// more than the relaxation says closes nothing, but that mapping is then accounted for (the evaluator's
+  /// cost is the incumbent's to beat), so the assignment goes back among the open ones with that mapping
+  /// excluded and the solve's bound, up to kMaxExcludedMappings times; after that its bound stays.
+  void solve(OpenAssignment a) {
+    const SpatialCandidate& c = candidates_[a.candidate];
     auto milp = buildMappingMilp(layer_, h_, {o_.objective, o_.maxLatencyCycles});
     fixSpatial(milp, c.factors);
     // Only a mapping no worse than the incumbent matters; the cut-off lets CBC prune against it at once.
     cutOffAbove(milp, best_.objective * (1 + 1e-9));
-    if (spatialOf(best_.mapping) == c.factors) milp.model.start = mappingValues(milp, best_.mapping);
-    MapOptions sub = o_;
-    sub.timeLimitSeconds = o_.timeLimitSeconds - elapsed();
-    std::function<void(const MapProgress&)> report;
-    if (progress_)
-      report = [&](const MapProgress& p) {
-        MapProgress q = p;
-        q.incumbent = std::min(best_.objective, p.incumbent.value_or(best_.objective));
-        q.bound = bound(std::max(c.bound, p.bound.value_or(c.bound)));
-        q.nodes = nodes_ + p.nodes.value_or(0);
-        q.seconds = elapsed();
-        q.stage = stage() + ", assignment " + std::to_string(next_ + 1) + " of the " +
-                  std::to_string(belowBest()) + " whose bound is below the best (" +
-                  std::to_string(candidates_.size()) + " in all)";
-        progress_(q);
-      };
-    const auto s = milp::makeSolver(o_.solver)->solve(milp.model, solveOptions(sub, milp.exact, report));
-    nodes_ += s.nodes;
-    ++solved_;
+    for (const ConvMapping& m : a.excluded) excludeMapping(milp, m);
+    if (spatialOf(best_.mapping) == c.factors &&
+        std::find(a.excluded.begin(), a.excluded.end(), best_.mapping) == a.excluded.end())
+      milp.model.start = mappingValues(milp, best_.mapping);
+    const auto s = solveOnce(milp, a);
     const auto m = decoded(milp, s, layer_, h_, o_);
     if (m && feasible(o_, m->cost) && m->objective < best_.objective) {
       best_.mapping = m->mapping;
@@ -103,21 +120,53 @@ class SpatialSplit {
       best_.objective = m->objective;
       best_.bestSoFar.push_back(best_.objective);
     }
-    // Closed: nothing of this assignment beats the incumbent, or its best is known. In a relaxation an
-    // optimum is that assignment's best only when its mapping costs what the relaxation says and keeps
-    // the latency bound the relaxation sees only in part.
-    const bool closed =
-        s.status == milp::SolveStatus::Infeasible ||
+    // Closed: nothing of this assignment (but the mappings excluded) beats the incumbent, or its best is
+    // known: in a relaxation only when its mapping keeps the bound and costs what the relaxation says.
+    if (s.status == milp::SolveStatus::Infeasible ||
         (s.status == milp::SolveStatus::Optimal &&
-         (milp.exact || (m && feasible(o_, m->cost) && m->objective <= s.objective * (1 + 1e-9))));
-    if (!closed)
-      open_ = std::min(open_, std::max(c.bound, std::isfinite(s.bestBound) ? s.bestBound : c.bound));
+         (milp.exact || (m && feasible(o_, m->cost) && m->objective <= s.objective * (1 + 1e-9)))))
+      return;
+    a.bound = std::max(a.bound, std::isfinite(s.bestBound) ? s.bestBound : a.bound);
+    if (s.status != milp::SolveStatus::Optimal || !m ||
+        static_cast<int>(a.excluded.size()) + 1 >= kMaxExcludedMappings) {
+      stuck_ = std::min(stuck_, a.bound);
+      return;
+    }
+    a.excluded.push_back(m->mapping);
+    open_.push_back(std::move(a));
+    std::push_heap(open_.begin(), open_.end(), looser);
+  }
+
+  /// One solve of `a`'s MILP in the time left, reporting on the whole split.
+  milp::SolveResult solveOnce(const MappingMilp& milp, const OpenAssignment& a) {
+    MapOptions sub = o_;
+    sub.timeLimitSeconds = o_.timeLimitSeconds - elapsed();
+    std::function<void(const MapProgress&)> report;
+    if (progress_)
+      report = [&](const MapProgress& p) {
+        MapProgress q = p;
+        q.incumbent = std::min(best_.objective, p.incumbent.value_or(best_.objective));
+        q.bound = std::min({best_.objective, leastBound(), std::max(a.bound, p.bound.value_or(a.bound))});
+        q.nodes = nodes_ + p.nodes.value_or(0);
+        q.seconds = elapsed();
+        q.stage =
+            stage() + ", assignment " + std::to_string(a.candidate + 1) + " of the " +
+            std::to_string(belowBest()) + " whose bound is below the best (" +
+            std::to_string(candidates_.size()) + " in all)" +
+            (a.excluded.empty() ? ""
+                                : ", " + std::to_string(a.excluded.size()) + " of its mappings excluded");
+        progress_(q);
+      };
+    auto s = milp::makeSolver(o_.solver)->solve(milp.model, solveOptions(sub, milp.exact, report));
+    nodes_ += s.nodes;
+    ++solves_;
+    return s;
   }
 
   std::string stage() const { return "ilp-spatial (" + o_.solver + ")"; }
 
   MapResult finished() {
-    const double b = next_ < candidates_.size() ? std::min(open_, candidates_[next_].bound) : open_;
+    const double b = leastBound();
     const bool optimal = b >= best_.objective * (1 - 1e-12);
     best_.status = optimal ? "optimal" : "feasible";
     best_.bound = optimal ? best_.objective : b;
@@ -126,8 +175,8 @@ class SpatialSplit {
                         " of " + std::to_string(candidates_.size()) + " solved, the rest by their bounds)";
     best_.mapper += " + " + stage();
     best_.nodes = nodes_;
-    best_.evaluated += solved_;
-    best_.valid += solved_;
+    best_.evaluated += solves_;
+    best_.valid += solves_;
     best_.seconds = elapsed();
     return std::move(best_);
   }
@@ -139,17 +188,19 @@ class SpatialSplit {
   MapResult best_;
   const std::function<void(const MapProgress&)>& progress_;
   std::chrono::steady_clock::time_point began_;
-  std::size_t next_ = 0;                                   // the first assignment not yet solved
-  double open_ = std::numeric_limits<double>::infinity();  // least bound of the solved, not closed
+  std::size_t next_ = 0;                                    // the first assignment not yet solved
+  std::vector<OpenAssignment> open_;                        // a min-heap by bound
+  double stuck_ = std::numeric_limits<double>::infinity();  // least bound of those not to be solved again
   std::int64_t nodes_ = 0;
-  int solved_ = 0;
+  int solved_ = 0;  // assignments solved at least once
+  int solves_ = 0;  // MILPs solved
 };
 
 class IlpSpatialMapper final : public IConvMapper {
  public:
   std::string name() const override { return "ilp-spatial"; }
   std::string description() const override {
-    return "the MILP once per spatial assignment (the PE array's use), least analytic bound first, each cut "
+    return "the MILP once per spatial assignment (the PE array's use), best first, each cut "
            "off above the best mapping so far: proves optima the whole MILP cannot reach on 3 x 3 layers";
   }
   MapResult solve(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,

@@ -574,4 +574,28 @@ void cutOffAbove(MappingMilp& e, double value) {
                  value - e.model.objective.constant);
 }
 
+// A solution decodes to `m` exactly when every factor choice picks m's factor, every keep is m's and every
+// pair of m's loops (factor above 1) is in m's order: the literals below. Pairs with a loop of factor 1 do
+// not change the mapping, so they are left free.
+void excludeMapping(MappingMilp& e, const ConvMapping& m) {
+  std::vector<milp::Term> terms;
+  double ones = 0;
+  auto literal = [&](std::size_t var, bool one) {
+    terms.push_back({var, one ? 1.0 : -1.0});
+    ones += one ? 1 : 0;
+  };
+  for (const auto& f : e.factors)
+    for (const auto& [var, value] : f.options)
+      if (m.levels[f.level].factor[f.slot][f.dim] == value) literal(var, true);
+  for (std::size_t lv = 0; lv < e.keep.size(); ++lv)
+    for (int t = 0; t < kTensors; ++t) literal(e.keep[lv][t], m.levels[lv].keep[t]);
+  for (const auto& p : e.precedences) {
+    const auto& order = m.levels[p.level].order;  // inner to outer
+    const auto inner = std::find(order.begin(), order.end(), p.inner);
+    const auto outer = std::find(order.begin(), order.end(), p.outer);
+    if (inner != order.end() && outer != order.end()) literal(p.var, inner < outer);
+  }
+  e.model.addRow("exclude a decoded mapping", terms, -milp::kInf, ones - 1);
+}
+
 }  // namespace pim::convmap

@@ -65,6 +65,12 @@ void fixSpatial(MappingMilp& e, const std::array<DimFactors, 3>& spatial);
 /// Adds the row objective <= `value`: only mappings no worse than `value` stay feasible.
 void cutOffAbove(MappingMilp& e, double value);
 
+/// Adds the row that excludes every solution decoding to `m` (a no-good cut on its factors, keeps and the
+/// order of its loops) and nothing else: in a relaxation, a decoded mapping that breaks the latency bound or
+/// costs more than the relaxation says is accounted for by the evaluator, and solving again without it
+/// tightens the bound.
+void excludeMapping(MappingMilp& e, const ConvMapping& m);
+
 /// The values a mapping gives the factor, keep and precedence variables: a MIP start, or bounds that fix the
 /// mapping (the exactness test).
 std::vector<std::pair<std::size_t, double>> mappingValues(const MappingMilp& e, const ConvMapping& m);
