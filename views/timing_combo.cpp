@@ -19,7 +19,7 @@ QComboBox* makeTimingCombo() {
                    QObject::tr("PIMCOMP-NN's profiler as implemented: 800 ns per MVM and chips of 144 cores "
                                "whatever the layout (what its published figures use)"),
                    Qt::ToolTipRole);
-  box->addItem(QObject::tr("Intended (MVM from its parts)"), nameOf(TimingModel::Intended));
+  box->addItem(QObject::tr("Intended (paper's MVM)"), nameOf(TimingModel::Intended));
   box->setItemData(1,
                    QObject::tr("The paper's intent: the MVM from its read, per-bit, ADC, shift-and-add and "
                                "write times, chips as configured, the core's execution patterns as set"),
