@@ -41,6 +41,8 @@ QString steeringChange(const SessionConfig& a, const SessionConfig& b) {
   }
   if (a.stagedRearrangement != b.stagedRearrangement) fields << QObject::tr("optimizer I");
   if (a.groupCommands != b.groupCommands) fields << QObject::tr("optimizer II");
+  if (a.model != b.model) fields << QObject::tr("labelling model");
+  if (a.crossbarTiming != b.crossbarTiming) fields << QObject::tr("timing");
   if (fields.size() > 1) return QObject::tr("settings");
   return fields.value(0);
 }

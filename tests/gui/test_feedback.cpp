@@ -92,6 +92,17 @@ TEST(Feedback, AnEditedBackendIsAStaleReasonOfItsOwn) {
   EXPECT_EQ(staleReason(shown, asked), QStringLiteral("settings"));
 }
 
+// A run labelled by another model or timed in another timing shows other numbers: both make the views stale.
+TEST(Feedback, TheLabellingModelAndTheTimingAreStaleReasons) {
+  SessionConfig shown = test::smallConfig();
+  SessionConfig asked = shown;
+  asked.crossbarTiming = pim::xbar::TimingModel::Intended;
+  EXPECT_EQ(staleReason(shown, asked), QStringLiteral("timing"));
+  asked = shown;
+  asked.model = pim::LabelModel::DccKernel;
+  EXPECT_EQ(staleReason(shown, asked), QStringLiteral("labelling model"));
+}
+
 // "Show pruned" and a long count squeezed the filter box to "Fi...".
 TEST(Feedback, TheFilterKeepsItsWidthNextToShowPrunedAndALongCount) {
   DraftTableModel model;
