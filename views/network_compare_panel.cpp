@@ -29,8 +29,9 @@ QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignLeft 
 
 }  // namespace
 
-NetworkComparePanel::NetworkComparePanel(std::function<std::string()> networkPath, QWidget* parent)
-    : QWidget(parent), m_networkPath(std::move(networkPath)) {
+NetworkComparePanel::NetworkComparePanel(std::function<std::string()> networkPath,
+                                         std::function<pim::xbar::TimingModel()> timing, QWidget* parent)
+    : QWidget(parent), m_networkPath(std::move(networkPath)), m_timing(std::move(timing)) {
   m_backends = new QListWidget;
   for (const pim::Backend& b : pim::builtinBackends().all()) {
     auto* item = new QListWidgetItem(QString::fromStdString(b.name), m_backends);
@@ -121,6 +122,7 @@ void NetworkComparePanel::compare() {
     if (m_backends->item(i)->checkState() == Qt::Checked)
       o.backends.push_back(m_backends->item(i)->text().toStdString());
   o.search.eval.keepUnitStats = false;
+  o.search.eval.sim.crossbarTiming = m_timing();
   pim::Network net;
   try {
     net = pim::loadNetworkModelFile(m_networkPath());

@@ -24,8 +24,10 @@ namespace pimgui {
 class NetworkComparePanel : public QWidget {
   Q_OBJECT
  public:
-  /// `networkPath` gives the network file to compare (the compile view's network box).
-  explicit NetworkComparePanel(std::function<std::string()> networkPath, QWidget* parent = nullptr);
+  /// `networkPath` gives the network file to compare (the compile view's network box), `timing` how crossbar
+  /// backends are timed (its Timing box).
+  NetworkComparePanel(std::function<std::string()> networkPath,
+                      std::function<pim::xbar::TimingModel()> timing, QWidget* parent = nullptr);
   ~NetworkComparePanel() override;
 
   void compare();
@@ -47,6 +49,7 @@ class NetworkComparePanel : public QWidget {
   void finish(const QString& status);
 
   std::function<std::string()> m_networkPath;
+  std::function<pim::xbar::TimingModel()> m_timing;
   PoolTasks m_tasks;
   std::shared_ptr<std::atomic<bool>> m_cancel;
   unsigned m_generation = 0;

@@ -221,7 +221,8 @@ QWidget* NetworkCompileView::buildResults() {
   m_tabs->addTab(m_pipeline, tr("Layer pipeline"));
   m_tabs->addTab(m_pareto, tr("Pareto"));
   m_compareBackends =
-      new NetworkComparePanel([this] { return m_network->currentData().toString().toStdString(); });
+      new NetworkComparePanel([this] { return m_network->currentData().toString().toStdString(); },
+                              [this] { return selectedTiming(m_timing); });
   m_tabs->addTab(m_compareBackends, tr("Compare backends"));
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(m_table);

@@ -273,6 +273,20 @@ TEST(NetworkCompileView, CompareBackendsRunsTheNetworkOnCrossbarAndOtherBackends
   EXPECT_NE(panel->layers()->item(4, hbm)->text(), "—");  // the last FC runs as GEMV
 }
 
+// The compile view's Timing box times the crossbar backends of the comparison too.
+TEST(NetworkCompileView, CompareBackendsTimesCrossbarBackendsAsTheTimingBoxSays) {
+  NetworkCompileView v;
+  v.networkBox()->setCurrentText("lenet5");
+  v.timingBox()->setCurrentIndex(v.timingBox()->findData("intended"));
+  NetworkComparePanel* panel = v.compareBackends();
+  panel->choose({"crossbar-arch-a"});
+  panel->compare();
+  ASSERT_TRUE(waitFor([&] { return !panel->running(); }, 120000));
+  ASSERT_EQ(panel->totals()->rowCount(), 1) << panel->status()->text().toStdString();
+  EXPECT_TRUE(panel->totals()->item(0, 2)->text().contains("intended timing"))
+      << panel->totals()->item(0, 2)->text().toStdString();
+}
+
 TEST(NetworkCompileView, CompareBackendsRefusesNoBackendInItsStatusLine) {
   NetworkCompileView v;
   v.compareBackends()->choose({});
