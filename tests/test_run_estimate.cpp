@@ -3,6 +3,8 @@
 // kept drafts, one sample simulation, the workers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "engine/core/candidate_space.h"
 #include "engine/search/run_estimate.h"
 #include "engine/target/registry.h"
@@ -41,6 +43,17 @@ TEST(RunEstimate, AModelRankedStrategyWithoutAModelIsEstimatedAsItsFallback) {
   EXPECT_EQ(pim::estimateRun(*p, o, false).strategy, "exhaustive");
   o.strategy = "gpu";
   EXPECT_EQ(pim::estimateRun(*p, o, true).simulations, 1u);
+}
+
+// With kernel-level choices it confirms the best drafts' other choices too, as many as the drafts.
+TEST(RunEstimate, ThePredictorAtKernelLevelChoicesPlansTwiceTheConfirmations) {
+  const auto u = pim::test::problem("upmem", "va", "b=1,n=2621440");
+  pim::ExploreOptions o;
+  o.strategy = "predictor";
+  const std::size_t drafts = 2 * static_cast<std::size_t>(std::max(o.topK, o.maxConfirm));
+  EXPECT_EQ(pim::estimateRun(*u, o, true).simulations, 2 * drafts);
+  const auto h = pim::test::problem("hbm-pim", "va", "b=1,n=2621440");
+  EXPECT_EQ(pim::estimateRun(*h, o, true).simulations, drafts);
 }
 
 }  // namespace

@@ -351,7 +351,7 @@ std::optional<Proposal> Explorer::ask(Workers& w, Draft& draft) {
   std::lock_guard records(m_mutex);
   if (prop->draft) {
     // Appended while the strategy is locked, so records follow the order of its proposals.
-    m_records.push_back(DraftRecord{*prop->draft, {}, {}, {}, {}});
+    m_records.push_back(DraftRecord{*prop->draft, prop->predictedNs, {}, {}, {}});
     prop->index = m_records.size() - 1;
   } else if (prop->index >= m_records.size()) {
     throw std::logic_error("search strategy proposed record " + std::to_string(prop->index) + " of " +

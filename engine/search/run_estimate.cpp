@@ -27,7 +27,7 @@ RunEstimate estimateRun(const Problem& p, const ExploreOptions& o, bool haveMode
                          .candidates(p, options.rules,
                                      options.pruneRules ? *options.pruneRules : PruneRuleRegistry::builtin());
   e.kept = space->counts().remaining;
-  e.simulations = s->plan ? s->plan(e.kept, options) : static_cast<std::size_t>(e.kept);
+  e.simulations = s->plan ? s->plan(p, e.kept, options) : static_cast<std::size_t>(e.kept);
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   e.workers = static_cast<unsigned>(std::clamp<std::size_t>(options.threads ? options.threads : hw, 1,
                                                             std::max<std::size_t>(1, e.simulations)));

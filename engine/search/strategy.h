@@ -34,6 +34,8 @@ struct Proposal {
   /// A candidate the strategy built itself (not among the kept drafts, e.g. a neighbour of a good draft or a
   /// pruned one); the explorer appends a record for it and evaluates it as it does a kept draft.
   std::optional<Draft> draft;
+  /// The model's prediction for `draft`, kept in its record (and its confirmation then measures the model).
+  std::optional<double> predictedNs;
   /// A schedule that is not a draft to simulate evaluates itself and returns its whole record (draft id
   /// kNoDraft when it has none); the explorer appends that record. This is the strategy's own code: an
   /// exception from it ends the exploration and Explorer::run rethrows it, whereas a draft that cannot be
@@ -89,7 +91,7 @@ struct StrategyInfo {
   std::function<std::unique_ptr<ISearchStrategy>(const StrategyContext&)> make;
   /// At most how many evaluations it will ask for among `kept` candidates under `o`, known before any is
   /// generated (the window's up-front time estimate, estimateRun); empty: all `kept`.
-  std::function<std::size_t(std::uint64_t kept, const ExploreOptions& o)> plan;
+  std::function<std::size_t(const Problem& p, std::uint64_t kept, const ExploreOptions& o)> plan;
   /// False for a strategy that samples the space itself (imtp): the explorer counts the candidates but
   /// does not list the kept ones, and the records are the strategy's proposals in the order it made them.
   bool listsKept = true;

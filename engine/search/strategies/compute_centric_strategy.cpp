@@ -80,7 +80,7 @@ StrategyInfo computeCentricStrategy() {
                 c.problem, c.records,
                 static_cast<std::size_t>(std::max(1, c.options.computeCentricTemplates)), cap ? cap : 64);
           },
-          [](std::uint64_t kept, const ExploreOptions& o) {
+          [](const Problem&, std::uint64_t kept, const ExploreOptions& o) {
             const std::uint64_t screen =
                 std::min<std::uint64_t>(kept, o.maxSimulations ? o.maxSimulations : 64);
             return static_cast<std::size_t>(

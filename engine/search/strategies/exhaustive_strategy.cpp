@@ -34,7 +34,7 @@ StrategyInfo exhaustiveStrategy() {
           [](const StrategyContext& c) {
             return std::make_unique<ExhaustiveStrategy>(c.records.size(), c.options.maxSimulations);
           },
-          [](std::uint64_t kept, const ExploreOptions& o) {
+          [](const Problem&, std::uint64_t kept, const ExploreOptions& o) {
             return ExhaustiveStrategy(static_cast<std::size_t>(kept), o.maxSimulations).planned();
           }};
 }

@@ -13,7 +13,7 @@ StrategyInfo gpuStrategy() {
             return std::make_unique<OneScheduleStrategy>(
                 [&problem = c.problem] { return baselineRecord(gpuBaseline(problem)); });
           },
-          [](std::uint64_t, const ExploreOptions&) { return std::size_t{1}; }};
+          [](const Problem&, std::uint64_t, const ExploreOptions&) { return std::size_t{1}; }};
 }
 
 }  // namespace pim

@@ -233,7 +233,7 @@ StrategyInfo imtpStrategy() {
                  PredictionUse::None,
                  "",
                  [](const StrategyContext& c) { return std::make_unique<ImtpStrategy>(c); },
-                 [](std::uint64_t, const ExploreOptions& o) { return o.sampling.trials; }};
+                 [](const Problem&, std::uint64_t, const ExploreOptions& o) { return o.sampling.trials; }};
   s.listsKept = false;
   return s;
 }

@@ -2,17 +2,55 @@
 // DCC 4.4: predict every kept draft, then confirm the best predictions by simulation; when the model is
 // unsure of this problem (out of its training distribution, or off by more than kConfirmMoreErrorPct on the
 // confirmations), confirm as many again before naming a best.
+//
+// A family with kernel-level choices (UPMEM's tasklets, tiles, ...): the kept drafts are listed and predicted
+// at the backend's own choices; the kChoiceDrafts best of them are then predicted at every other
+// combination the verifier accepts (the model reads the choices through the analytic estimate's features),
+// and the best predictions of these are confirmed too, as many as of the drafts.
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <span>
 #include <stdexcept>
 #include <unordered_set>
 
 #include "engine/predict/model_fit.h"
 #include "engine/search/strategy.h"
+#include "engine/target/registry.h"
 
 namespace pim {
 namespace {
+
+constexpr std::size_t kChoiceDrafts = 4;
+
+/// The kChoiceDrafts best-predicted drafts of `records` at every other combination of choices the
+/// verifier accepts, predicted: what the predictor strategy ranks beside the records.
+struct ChoiceVariants {
+  std::vector<Draft> drafts;
+  std::vector<double> ns;
+};
+
+bool ranksChoices(const Problem& p) { return targetOf(p.backend()).candidateIds(p).choices() > 1; }
+
+ChoiceVariants choiceVariants(const StrategyContext& c, std::span<const double> recordNs) {
+  ChoiceVariants out;
+  if (!ranksChoices(c.problem)) return out;
+  const ITarget& target = targetOf(c.problem.backend());
+  const CandidateIds ids = target.candidateIds(c.problem);
+  const auto space =
+      target.candidates(c.problem, c.options.rules,
+                        c.options.pruneRules ? *c.options.pruneRules : PruneRuleRegistry::builtin());
+  for (std::size_t i : bestPredicted(recordNs, kChoiceDrafts)) {
+    const std::uint64_t draft = c.records[i].draft.id;
+    if (draft >= ids.drafts()) continue;  // already a candidate with choices
+    for (std::uint64_t choice = 1; choice < ids.choices(); ++choice) {
+      Draft d = space->candidate(draft + ids.drafts() * choice);
+      if (target.violations(c.problem, d).empty()) out.drafts.push_back(std::move(d));
+    }
+  }
+  if (!out.drafts.empty()) out.ns = c.predictor->predictNs(c.problem, out.drafts);
+  return out;
+}
 
 // The k best predicted, best first, plus near-ties of the best within the model's expected error; then, if
 // unsure, the next best predictions up to twice as many confirmations in all.
@@ -25,10 +63,21 @@ class PredictorStrategy final : public ISearchStrategy {
     for (std::size_t i = 0; i < c.records.size(); ++i) {
       if (c.records[i].predictedNs) m_ns[i] = *c.records[i].predictedNs;
     }
-    m_order = bestPredicted(m_ns, static_cast<std::size_t>(std::max(1, c.options.topK)),
-                            c.options.bandErrors * c.predictor->expectedErrorPct(),
-                            static_cast<std::size_t>(std::max(0, c.options.maxConfirm)));
-    m_first = m_order.size();
+    const std::size_t topK = static_cast<std::size_t>(std::max(1, c.options.topK));
+    const double band = c.options.bandErrors * c.predictor->expectedErrorPct();
+    const std::size_t most = static_cast<std::size_t>(std::max(0, c.options.maxConfirm));
+    m_groups.push_back({0, m_ns.size()});
+    // Variant v is candidate records.size() + v. Its best predictions are confirmed beside the drafts', not
+    // instead of them, so the pick is never worse than at the backend's own choices.
+    ChoiceVariants variants = choiceVariants(c, m_ns);
+    m_variants = std::move(variants.drafts);
+    m_ns.insert(m_ns.end(), variants.ns.begin(), variants.ns.end());
+    if (!m_variants.empty()) m_groups.push_back({c.records.size(), m_ns.size()});
+    for (Group& g : m_groups) {
+      for (std::size_t i : bestPredicted(g.ns(m_ns), topK, band, most)) m_order.push_back(g.begin + i);
+      g.first = m_order.size() - m_first;
+      m_first = m_order.size();
+    }
     m_outOfDistribution = modelFit(c.problem, c.predictor->metadata()).outOfDistribution();
   }
   std::optional<Proposal> next() override {
@@ -38,52 +87,82 @@ class PredictorStrategy final : public ISearchStrategy {
     // The first confirmations run to the end even when bounded: whether to confirm more is decided on the
     // error they measure, and a stopped run measures nothing (so bounding them could change the decision).
     p.bounded = m_bounded && m_at >= m_first;
-    p.index = m_order[m_at++];
+    const std::size_t candidate = m_order[m_at++];
+    if (candidate < m_groups.front().end) {
+      p.index = candidate;
+    } else {
+      p.draft = m_variants[candidate - m_groups.front().end];
+      p.predictedNs = m_ns[candidate];
+      m_variantOf[p.draft->id] = candidate;
+    }
     return p;
   }
   void report(const Proposal& p, const DraftRecord& r) override {
     ++m_reported;
-    if (r.simulated && !r.simulated->lowerBound) m_simulatedNs[p.index] = r.simulated->timeNs;
+    const std::size_t candidate = p.draft ? m_variantOf.at(p.draft->id) : p.index;
+    if (r.simulated && !r.simulated->lowerBound) m_simulatedNs[candidate] = r.simulated->timeNs;
   }
   std::size_t planned() const override { return m_order.size(); }
   // Whether to confirm more is decided on every first confirmation, so it does not depend on thread timing.
   bool awaitingReports() const override { return !m_decided && m_reported < m_first; }
 
  private:
+  // Decided on the drafts' confirmations alone, as without choices; each group then confirms as many again.
   void extendIfUnsure() {
     m_decided = true;
     MeasuredError error;  // in record order, so the decision does not depend on completion order
-    for (const auto& [index, ns] : m_simulatedNs) error.add(m_ns[index], ns);
+    for (const auto& [index, ns] : m_simulatedNs)
+      if (index < m_groups.front().end) error.add(m_ns[index], ns);
     if (!m_outOfDistribution && error.mapePct() <= kConfirmMoreErrorPct) return;
     const std::unordered_set<std::size_t> done(m_order.begin(), m_order.end());
-    for (std::size_t i : bestPredicted(m_ns, 2 * m_first)) {
-      if (m_order.size() >= 2 * m_first) break;
-      if (!done.count(i)) m_order.push_back(i);
+    for (const Group& g : m_groups) {
+      std::size_t added = 0;
+      for (std::size_t i : bestPredicted(g.ns(m_ns), 2 * g.first)) {
+        if (added >= g.first) break;
+        if (!done.count(g.begin + i)) {
+          m_order.push_back(g.begin + i);
+          ++added;
+        }
+      }
     }
   }
 
+  /// Candidates ranked among themselves: the records, then the variants (ChoiceVariants).
+  struct Group {
+    std::size_t begin, end;
+    std::size_t first = 0;  // confirmations planned before any was measured
+    std::span<const double> ns(const std::vector<double>& all) const {
+      return std::span<const double>(all).subspan(begin, end - begin);
+    }
+  };
+
   bool m_bounded;
-  std::vector<double> m_ns;  // predicted ns per record (inf: not predicted)
+  std::vector<double> m_ns;  // predicted ns per candidate: the records, then m_variants (inf: not predicted)
+  std::vector<Group> m_groups;
+  std::vector<Draft> m_variants;                     // ChoiceVariants
+  std::map<std::uint64_t, std::size_t> m_variantOf;  // proposed variant's id -> candidate
   std::vector<std::size_t> m_order;
   std::size_t m_first = 0;  // confirmations planned before any was measured
   std::size_t m_at = 0, m_reported = 0;
   bool m_outOfDistribution = false, m_decided = false;
-  std::map<std::size_t, double> m_simulatedNs;  // confirmed record -> simulated ns
+  std::map<std::size_t, double> m_simulatedNs;  // confirmed candidate -> simulated ns
 };
 
 }  // namespace
 
 StrategyInfo predictorStrategy() {
   return {"predictor",
-          "rank the kept drafts with the trained model and simulate the best predictions (DCC); twice as "
+          "rank the kept drafts (with kernel-level choices, also the best drafts' other choices) with the "
+          "trained model and simulate the best predictions (DCC); twice as "
           "many when the model is unsure of the problem (out of its training data, or off by more than 5%)",
           PredictionUse::Required,
           "exhaustive",
           [](const StrategyContext& c) { return std::make_unique<PredictorStrategy>(c); },
-          [](std::uint64_t kept, const ExploreOptions& o) {
-            // The k best predictions and the near-ties, up to maxConfirm in all; twice that when unsure.
+          [](const Problem& p, std::uint64_t kept, const ExploreOptions& o) {
+            // The k best predictions and the near-ties, up to maxConfirm in all; twice that when unsure; as
+            // many again of the variants.
             const auto most = 2 * static_cast<std::uint64_t>(std::max({1, o.topK, o.maxConfirm}));
-            return static_cast<std::size_t>(std::min(kept, most));
+            return static_cast<std::size_t>(std::min(kept, most) * (ranksChoices(p) ? 2 : 1));
           }};
 }
 

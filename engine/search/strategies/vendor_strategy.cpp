@@ -14,7 +14,7 @@ StrategyInfo vendorStrategy() {
               return baselineRecord(vendorBaseline(problem, eval));
             });
           },
-          [](std::uint64_t, const ExploreOptions&) { return std::size_t{1}; }};
+          [](const Problem&, std::uint64_t, const ExploreOptions&) { return std::size_t{1}; }};
 }
 
 }  // namespace pim
