@@ -6,6 +6,7 @@ seven kernels of IMTP section 6 at PrIM's one-rank sizes and GPT-J shapes. Print
 README's table comes from it.
 
     scripts/imtp_speedups.py [--cli build/release/app/pimscope-cli] [--trials 1000] [--seed 1]
+    scripts/imtp_speedups.py --predictor    # the predictor strategy's pick instead (docs/simulator.md)
 """
 import argparse
 import json
@@ -28,7 +29,11 @@ def main():
     ap.add_argument("--cli", default="build/release/app/pimscope-cli")
     ap.add_argument("--trials", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--predictor", action="store_true", help="run the predictor strategy (the default) instead")
     a = ap.parse_args()
+    if a.predictor:
+        predictor_table(a.cli)
+        return
     print("| kernel | shape | PrIM (ms) | PrIM+search (ms) | imtp (ms) | vs PrIM | vs PrIM+search | trials/s | best |")
     print("|---|---|---|---|---|---|---|---|---|")
     for kernel, dims, dtype, what in CASES:
@@ -46,6 +51,22 @@ def main():
         sx = lambda base: f"{base / best:.2f}x" if base else "-"
         print(f"| {kernel} ({what}) | {dims} {dtype} | {ms(prim)} | {ms(search)} | {ms(best)} | {sx(prim)} | "
               f"{sx(search)} | {j['trials_per_second']:.0f} | `{j['best']['label']}` |")
+        sys.stdout.flush()
+
+
+def predictor_table(cli):
+    """`explore` with its default strategy (the shipped model's predictor) at the same shapes."""
+    print("| kernel | shape | predictor (ms) | explore (s) | pick |")
+    print("|---|---|---|---|---|")
+    for kernel, dims, dtype, what in CASES:
+        cmd = [cli, "explore", "-b", "upmem", "-k", kernel, "-d", dims, "--dtype", dtype, "--json"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"| {kernel} | {dims} | failed: {r.stderr.strip()} |||")
+            continue
+        j = json.loads(r.stdout)
+        print(f"| {kernel} ({what}) | {dims} {dtype} | {j['best']['time_ns'] / 1e6:.3f} | {j['seconds']:.2f} | "
+              f"`{j['best']['label']}` |")
         sys.stdout.flush()
 
 
