@@ -101,6 +101,23 @@ TEST(Cli, RepeatedExploreIsServedFromTheLookupTable) {
   EXPECT_TRUE(second["stage_seconds"].empty());
 }
 
+// A pick at other kernel-level choices than the backend's (here the predictor's, on VA) has an id beyond the
+// draft space's size; the lookup table serves it again.
+TEST(Cli, APickAtOtherKernelLevelChoicesIsServedFromTheLookupTable) {
+  const std::string db = cliScratch().file("lookup-choices.db");
+  std::remove(db.c_str());
+  const std::string args = "explore -b upmem -k va -d b=1,n=2621440 --dtype i32 --db " + db + " --json";
+  const CliRun first = cli(args), second = cli(args);
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_EQ(second.err.find("ignored"), std::string::npos) << second.err;
+  const auto a = nlohmann::json::parse(first.out), b = nlohmann::json::parse(second.out);
+  ASSERT_NE(a["best"]["label"].get<std::string>().find(" tasklets"), std::string::npos) << a["best"].dump();
+  EXPECT_EQ(a["served_from"], "search");
+  EXPECT_EQ(b["served_from"], "lookup table");
+  EXPECT_EQ(a["best"]["draft"], b["best"]["draft"]);
+  EXPECT_EQ(a["best"]["time_ns"], b["best"]["time_ns"]);
+}
+
 // The shipped model is found by the backend's name: when the backend file under that name no longer has the
 // parameters the model was trained on, explore says its predictions are extrapolated (stderr, not stdout).
 TEST(Cli, ExploreWarnsWhenTheShippedModelWasTrainedOnOtherParameters) {

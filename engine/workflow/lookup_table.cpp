@@ -22,8 +22,10 @@ std::optional<DraftRecord> verifiedLookup(const Problem& p, ResultsStore& store,
     return std::nullopt;
   };
   const auto space = targetOf(p.backend()).candidates(p, eo.rules);
-  if (hit->draftId < 0 || static_cast<std::uint64_t>(hit->draftId) >= space->size())
-    return ignore(draft + " is not in its space of " + std::to_string(space->size()) + " drafts");
+  // A family with kernel-level choices addresses each draft at every combination (a pick of imtp or of
+  // the predictor at other choices).
+  if (hit->draftId < 0 || static_cast<std::uint64_t>(hit->draftId) >= space->addressable())
+    return ignore(draft + " is not in its space of " + std::to_string(space->addressable()) + " candidates");
   const auto id = static_cast<std::uint64_t>(hit->draftId);
   if (const Verdict v = space->why(id); !v.kept)
     return ignore(draft + " is pruned (rule " + std::to_string(v.rule) + ", " + v.ruleName + ")");
