@@ -14,6 +14,7 @@
 #include "engine/predict/predictor.h"
 #include "engine/search/strategy.h"
 #include "engine/target/registry.h"
+#include "engine/workflow/session_file.h"
 #include "views/residency_input.h"
 
 namespace pimgui {
@@ -319,11 +320,7 @@ bool ExplorationSession::adopt(const SessionConfig& config, std::vector<pim::Dra
   m_adopted.reset();
   try {
     m_problem = makeProblem(config);
-    const pim::DraftSpace& space = m_problem->space();
-    for (pim::DraftRecord& r : records) r.draft = space.draft(r.draft.id);
-    for (pim::Baseline& b : baselines) {
-      if (b.draft) b.draft = space.draft(b.draft->id);
-    }
+    pim::resolveCandidates(*m_problem, records, baselines);
   } catch (const std::exception& e) {
     m_problem.reset();
     emit failed(QString::fromStdString(e.what()));

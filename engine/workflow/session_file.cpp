@@ -580,12 +580,17 @@ SessionData SessionFile::load(const std::string& path) {
 
 std::span<const std::string_view> format1RuleNames() { return kFormat1Rules; }
 
-void resolveDrafts(SessionData& data, const Problem& problem) {
+void resolveCandidates(const Problem& problem, std::vector<DraftRecord>& records,
+                       std::vector<Baseline>& baselines) {
   const auto space = targetOf(problem.backend()).candidates(problem);
-  for (DraftRecord& r : data.records) r.draft = space->candidate(r.draft.id);
-  for (Baseline& b : data.baselines) {
+  for (DraftRecord& r : records) r.draft = space->candidate(r.draft.id);
+  for (Baseline& b : baselines) {
     if (b.draft) b.draft = space->candidate(b.draft->id);
   }
+}
+
+void resolveDrafts(SessionData& data, const Problem& problem) {
+  resolveCandidates(problem, data.records, data.baselines);
 }
 
 }  // namespace pim

@@ -98,9 +98,12 @@ class SessionFile {
 /// the built-in rules of that time.
 std::span<const std::string_view> format1RuleNames();
 
-/// Decodes the draft parts of every record and baseline of `data` (loaded by SessionFile::load) through
-/// `problem`'s draft space. Throws InputError when an id is outside the space (the file does not belong to
-/// this problem).
+/// Decodes every record's and baseline's candidate from its id through `problem`'s target (a draft, a draft
+/// at other kernel-level choices, a compile of a crossbar layer): what a record keeps is its id. Throws
+/// InputError when an id is outside the space (the records do not belong to this problem).
+void resolveCandidates(const Problem& problem, std::vector<DraftRecord>& records,
+                       std::vector<Baseline>& baselines);
+/// resolveCandidates for the records and baselines of `data` (loaded by SessionFile::load).
 void resolveDrafts(SessionData& data, const Problem& problem);
 
 }  // namespace pim

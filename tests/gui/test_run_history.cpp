@@ -188,3 +188,34 @@ TEST(RunHistory, PassesModelTesterAndDropsTheOldestPastItsCap) {
   EXPECT_EQ(cell(h, 0, RunHistory::Best), QStringLiteral("–"));  // no best draft: said, not 0
   EXPECT_EQ(cell(h, 0, RunHistory::Time), QStringLiteral("0.5 s"));
 }
+
+// Records at other kernel-level choices than the backend's (UPMEM's imtp trials; the predictor's variants)
+// have ids beyond the draft space's size: they come back decoded by the target, choices and all. Before, the
+// window decoded ids as drafts and refused the run ("no such draft").
+TEST(RunHistory, ARunWithCandidatesAtOtherChoicesComesBack) {
+  MainWindow w(false);
+  w.resize(1400, 900);
+  w.show();
+  SessionConfig imtp;
+  imtp.backend = "upmem";
+  imtp.kernel = "va";
+  imtp.shape = "b=1,n=8192";
+  imtp.dtype = "i32";
+  imtp.strategy = "imtp";
+  imtp.maxSimulations = 16;
+  ASSERT_TRUE(runToEnd(w, imtp));
+  const std::vector<pim::DraftRecord> before = w.session()->records();
+  const std::uint64_t drafts = w.session()->problem()->space().size();
+  ASSERT_TRUE(std::any_of(before.begin(), before.end(), [&](const auto& r) { return r.draft.id >= drafts; }));
+  ASSERT_TRUE(runToEnd(w, test::smallConfig()));
+
+  emit w.runHistoryPanel()->view()->doubleClicked(w.runHistory()->index(0, RunHistory::Problem));
+  ASSERT_TRUE(test::waitFor([&] { return w.idle() && w.session()->config().backend == "upmem"; }, 30000))
+      << w.statusBar()->currentMessage().toStdString();
+  const std::vector<pim::DraftRecord> after = w.session()->records();
+  ASSERT_EQ(after.size(), before.size());
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].draft.id, before[i].draft.id);
+    EXPECT_EQ(after[i].draft.parts, before[i].draft.parts) << i;
+  }
+}
