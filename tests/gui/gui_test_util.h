@@ -44,6 +44,18 @@ inline SessionConfig smallConfig() {
   return c;
 }
 
+/// A short imtp run on upmem (VA in int32, `trials` trials): records at other kernel-level choices.
+inline SessionConfig imtpConfig(std::size_t trials) {
+  SessionConfig c;
+  c.backend = "upmem";
+  c.kernel = "va";
+  c.shape = "b=1,n=8192";
+  c.dtype = "i32";
+  c.strategy = "imtp";
+  c.maxSimulations = trials;  // imtp's trials
+  return c;
+}
+
 /// smallConfig()'s problem, as the views hand it to the engine.
 inline std::shared_ptr<const pim::Problem> smallProblem() {
   const SessionConfig c = smallConfig();

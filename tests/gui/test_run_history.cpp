@@ -196,14 +196,7 @@ TEST(RunHistory, ARunWithCandidatesAtOtherChoicesComesBack) {
   MainWindow w(false);
   w.resize(1400, 900);
   w.show();
-  SessionConfig imtp;
-  imtp.backend = "upmem";
-  imtp.kernel = "va";
-  imtp.shape = "b=1,n=8192";
-  imtp.dtype = "i32";
-  imtp.strategy = "imtp";
-  imtp.maxSimulations = 16;
-  ASSERT_TRUE(runToEnd(w, imtp));
+  ASSERT_TRUE(runToEnd(w, test::imtpConfig(16)));
   const std::vector<pim::DraftRecord> before = w.session()->records();
   const std::uint64_t drafts = w.session()->problem()->space().size();
   ASSERT_TRUE(std::any_of(before.begin(), before.end(), [&](const auto& r) { return r.draft.id >= drafts; }));

@@ -20,16 +20,7 @@ using namespace pimgui;
 
 namespace {
 
-SessionConfig imtpConfig() {
-  SessionConfig c;
-  c.backend = "upmem";
-  c.kernel = "va";
-  c.shape = "b=1,n=8192";
-  c.dtype = "i32";
-  c.strategy = "imtp";
-  c.maxSimulations = 24;  // imtp's trials
-  return c;
-}
+SessionConfig imtpConfig() { return test::imtpConfig(24); }
 
 TEST(SearchProgress, ImtpCurveIsTheEnginesBestSoFar) {
   MainWindow w(false);
