@@ -42,7 +42,8 @@ void MainWindow::recordRun() {
   e.ended = QDateTime::currentDateTime();
   e.objectives = std::make_shared<const ParetoGhost>(
       ParetoPlot::captureGhost(*m_model, tr("front of run %1").arg(m_history->nextNumber())));
-  m_history->append(std::move(e));
+  // Selected: the row of the run the views now show, as after showing one from the history.
+  m_historyPanel->selectRow(m_history->append(std::move(e)));
 }
 
 void MainWindow::showConfig(const SessionConfig& config) {

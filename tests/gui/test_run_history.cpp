@@ -49,6 +49,7 @@ TEST(RunHistory, EveryExplorationIsListedAndAnEarlierOneComesBackWithoutExplorin
 
   RunHistory& h = *w.runHistory();
   ASSERT_EQ(h.rowCount(), 2);
+  EXPECT_EQ(w.runHistoryPanel()->selectedRow(), 1) << "the run the views show";
   EXPECT_EQ(cell(h, 0, RunHistory::Number), QStringLiteral("1"));
   EXPECT_NE(cell(h, 0, RunHistory::Problem).indexOf(QStringLiteral("n=4096")), -1);
   EXPECT_NE(cell(h, 1, RunHistory::Problem).indexOf(QStringLiteral("n=2048")), -1);
@@ -74,9 +75,10 @@ TEST(RunHistory, EveryExplorationIsListedAndAnEarlierOneComesBackWithoutExplorin
       << w.statusBar()->currentMessage().toStdString();
   EXPECT_EQ(w.runHistoryPanel()->selectedRow(), 0);
 
-  // A run after that is recorded again.
+  // A run after that is recorded again, and selected as the run shown.
   ASSERT_TRUE(runToEnd(w, second));
   EXPECT_EQ(h.rowCount(), 3);
+  EXPECT_EQ(w.runHistoryPanel()->selectedRow(), 2);
 }
 
 TEST(RunHistory, TwoRunsAreOverlaidOnTheParetoPlot) {
