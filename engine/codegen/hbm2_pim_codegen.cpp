@@ -12,6 +12,7 @@
 
 #include "engine/codegen/codegen_common.h"
 #include "engine/codegen/rearrangement.h"
+#include "engine/common/int_math.h"
 #include "sim/hbm2pim_protocol.h"
 
 namespace pim {
@@ -20,8 +21,6 @@ namespace {
 using codegen::bursts;
 using codegen::burstsPerBank;
 constexpr int kGrf = 8;
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // How a MAC or reduction statement uses a unit's accumulators. MAC adds a column into GRF_B[col & 7], so the
 // rows summed between two write-backs must own distinct entries, and only entering AB-PIM zeroes them (the

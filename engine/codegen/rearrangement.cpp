@@ -8,12 +8,11 @@
 
 #include "engine/codegen/emit.h"
 #include "engine/codegen/host_layout.h"
+#include "engine/common/int_math.h"
 #include "sim/simulator.h"
 
 namespace pim {
 namespace {
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 std::int64_t tensorBytes(const Problem& p, int t) {
   std::int64_t n = static_cast<std::int64_t>(dtypeBytes(p.kernel().tensors[t].dtype));

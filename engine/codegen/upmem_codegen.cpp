@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/common/error.h"
+#include "engine/common/int_math.h"
 #include "engine/common/number_text.h"
 #include "engine/mapping/tile_mapping.h"
 #include "sim/dpu/dpu_ops.h"
@@ -25,8 +26,6 @@ using sim::dpu::DpuKernel;
 using sim::dpu::HostStep;
 using sim::dpu::Step;
 using sim::dpu::TaskletProgram;
-
-std::int64_t roundUp8(std::int64_t b) { return (b + 7) / 8 * 8; }
 
 std::string bytesText(std::int64_t b) { return withThousands(b) + " B"; }
 
@@ -59,7 +58,7 @@ void checkLimits(const UpmemCodegenOptions& o, const std::vector<StatementShape>
 std::int64_t mramOf(const Kernel& k, const UpmemCores& cores, std::size_t c) {
   std::int64_t mram = 0;
   for (std::size_t t = 0; t < k.tensors.size(); ++t)
-    mram += roundUp8(cores.elements(c, t) * static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype)));
+    mram += roundUp(cores.elements(c, t) * static_cast<std::int64_t>(dtypeBytes(k.tensors[t].dtype)), 8);
   return mram;
 }
 
@@ -271,7 +270,7 @@ void readKeptSerially(const Tensor& output, const UpmemCodegenOptions& o, UpmemP
     const auto values =
         static_cast<std::int64_t>(std::ceil(static_cast<double>(b / elementBytes) * o.keptFraction));
     prog.tileBytes -= b - values * elementBytes;
-    b = roundUp8(values * elementBytes);
+    b = roundUp(values * elementBytes, 8);
   }
   kept.kind = HostStep::Kind::Serial;
   prog.plan.steps.insert(prog.plan.steps.end() - 1, counts);

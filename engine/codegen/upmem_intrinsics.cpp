@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/common/int_math.h"
 #include "sim/dpu/dpu_slice.h"
 
 namespace pim {
@@ -34,7 +35,6 @@ constexpr std::int64_t kMergeInstructions = 6;
 // per value a load, a 64-bit compare, its branch and the loop's index and branch (assumed: no trace).
 constexpr std::int64_t kMidpoint = 4, kScanPerValue = 6;
 
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 std::int64_t log2Ceil(std::int64_t n) {
   std::int64_t b = 0;
   while ((std::int64_t{1} << b) < n) ++b;

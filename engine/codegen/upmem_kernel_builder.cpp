@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "engine/common/int_math.h"
+
 namespace pim {
 namespace {
 
@@ -16,8 +18,6 @@ using sim::dpu::TaskletProgram;
 constexpr std::int64_t kScalarInstructions = 2;
 constexpr std::int64_t kCopyInstructions = 2;
 constexpr std::int32_t kMramAccessBytes = 8;  // the smallest MRAM access (upmem.md, MRAM internals)
-
-std::int64_t roundUp8(std::int64_t b) { return (b + 7) / 8 * 8; }
 
 }  // namespace
 
@@ -57,13 +57,13 @@ void EmittedSteps::guards(std::int64_t n) {
 }
 
 void EmittedSteps::dma(std::int64_t bytes, bool toMram) {
-  const auto b = static_cast<std::int32_t>(roundUp8(bytes));  // the SDK moves multiples of 8 B
+  const auto b = static_cast<std::int32_t>(roundUp(bytes, 8));  // the SDK moves multiples of 8 B
   steps.push_back(toMram ? sim::dpu::Step::mramWrite(b) : sim::dpu::Step::mramRead(b));
   ++(toMram ? counts.dmaWrites : counts.dmaReads);
 }
 
 void EmittedSteps::dmaSplit(std::int64_t bytes, bool toMram, std::int64_t dmaMax) {
-  for (std::int64_t left = roundUp8(bytes); left > 0; left -= dmaMax) dma(std::min(left, dmaMax), toMram);
+  for (std::int64_t left = roundUp(bytes, 8); left > 0; left -= dmaMax) dma(std::min(left, dmaMax), toMram);
 }
 
 EmittedSteps EmittedSteps::repeated(std::int64_t trips, const EmittedSteps& body) {
@@ -111,7 +111,7 @@ std::int64_t KernelBuilder::cachedWramPerTasklet(std::int64_t outs, std::int64_t
                                   : m_sh.reuse[i] == OperandReuse::Window
                                       ? std::min(outs, m_sh.windowRun()) + reduced - 1
                                       : 0;
-    bytes += roundUp8(elements * m_sh.streamedBytes[i]);
+    bytes += roundUp(elements * m_sh.streamedBytes[i], 8);
   }
   return bytes;
 }
@@ -136,9 +136,9 @@ KernelBuilder::Emitted KernelBuilder::copy(std::int64_t n, int bytes, bool tail,
   Emitted e;
   const BoundaryPasses& p = m_style.passes;
   if (m_style.handWritten) {
-    e.dma(roundUp8(n * bytes), toMram);  // PrIM: the DMA sized to what is left
+    e.dma(roundUp(n * bytes, 8), toMram);  // PrIM: the DMA sized to what is left
   } else if (p.dmaGuardElimination) {
-    e.dma(roundUp8(m_sh.blockElements * bytes), toMram);  // one static DMA of the whole (padded) tile
+    e.dma(roundUp(m_sh.blockElements * bytes, 8), toMram);  // one static DMA of the whole (padded) tile
   } else {
     Emitted one;
     one.issue(kCopyInstructions);

@@ -3,6 +3,7 @@
 
 #include "engine/codegen/lowering.h"
 #include "engine/common/error.h"
+#include "engine/common/int_math.h"
 
 namespace pim {
 namespace {
@@ -15,8 +16,6 @@ void collect(const Expr& e, std::vector<int>& tensors, bool& softmax) {
   if (e.kind == Expr::Kind::Call && e.op == "softmax") softmax = true;
   for (const auto& a : e.args) collect(a, tensors, softmax);
 }
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 

@@ -4,12 +4,11 @@
 #include <algorithm>
 
 #include "engine/common/checked.h"
+#include "engine/common/int_math.h"
 
 namespace pim::convmap {
 
 namespace {
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 /// Adds the traffic of tensor t between a level `child` that keeps it and its parent (the next keeper above):
 /// fills read from the parent and written into the child; an output's partial sums also read back (every

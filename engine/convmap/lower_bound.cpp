@@ -8,14 +8,13 @@
 #include <optional>
 #include <vector>
 
+#include "engine/common/int_math.h"
 #include "engine/convmap/fill_bound.h"
 #include "engine/convmap/mapspace.h"
 
 namespace pim::convmap {
 
 namespace {
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 /// Product of the bounds of the dimensions irrelevant to t: the most MACs that can share one operand.
 std::int64_t irrelevantProduct(const ConvLayer& layer, int t) {

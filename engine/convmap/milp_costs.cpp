@@ -3,11 +3,11 @@
 
 #include <string>
 
+#include "engine/common/int_math.h"
+
 namespace pim::convmap {
 
 namespace {
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 /// latency >= sum of (expression / divisor) over the parts, plus a constant: with latency integer, its
 /// least value is the ceiling of the right side, as the evaluator takes it.

@@ -13,6 +13,7 @@
 //    every walk opens the rows its runs cover.
 #include "engine/convmap/row_activation.h"
 
+#include "engine/common/int_math.h"
 #include "engine/convmap/sequential_rows.h"
 
 #include <algorithm>
@@ -22,8 +23,6 @@
 namespace pim::convmap {
 
 namespace {
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 /// The tensor's dimensions in its sequential layout order, outermost first (docs/convmap.md).
 std::array<int, 4> layoutDims(int tensor) {

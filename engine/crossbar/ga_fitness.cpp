@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "engine/common/int_math.h"
 #include "engine/crossbar/ll_schedule.h"
 
 namespace pim::crossbar::ga {
@@ -50,8 +51,6 @@ const std::vector<std::pair<int, std::int64_t>>& sortedGenes(
   std::sort(genes.begin(), genes.end());
   return genes;
 }
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // The fraction of its input a CONV or POOL waits for before its first output: the padded input's pixels
 // that are not yet one output each (PIMCOMP-NN's EP delay ratio, simplified to the padded input area).

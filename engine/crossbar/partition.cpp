@@ -9,11 +9,10 @@
 #include <tuple>
 
 #include "engine/common/error.h"
+#include "engine/common/int_math.h"
 
 namespace pim::crossbar {
 namespace {
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // The product a dimension's factors stand for; `singleK` is what a lone K means there (K_w or K_h).
 std::int64_t dimSize(const DimFactors& f, const ConvGeometry& g, std::int64_t singleK) {

@@ -6,6 +6,7 @@
 
 #include "engine/common/checked.h"
 #include "engine/common/error.h"
+#include "engine/common/int_math.h"
 
 namespace pim {
 namespace {
@@ -17,12 +18,6 @@ struct Range {
 std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
   std::int64_t q = a / b;
   if (a % b != 0 && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b;
-  if (a % b != 0 && ((a < 0) == (b < 0))) ++q;
   return q;
 }
 

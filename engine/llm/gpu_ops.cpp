@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "engine/common/checked.h"
+#include "engine/common/int_math.h"
 
 namespace pim::llm {
 
@@ -33,12 +34,10 @@ constexpr double kNormUsPerByte = 0.0000016, kNormUs = 6.87;
 // 6060 ns + 0.009 ns per byte at 600 GB/s, never faster than the one-direction bandwidth.
 constexpr double kNvlinkNs = 6060, kNvlinkNsPerByte = 0.009, kNvlinkFitBandwidth = 600e9;
 
-struct Shape {
+struct GemmShape {  // one GPU operation's GEMM dimensions
   std::int64_t m, n, k, numOp;
   int dbyte;
 };
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 bool isGemm(GpuOpKind kind) { return kind == GpuOpKind::Fc || kind == GpuOpKind::Matmul; }
 
@@ -69,11 +68,11 @@ void validate(const GpuSystem& s) {
     throw std::invalid_argument("GPU system: rates, efficiencies and cache sizes must be positive");
 }
 
-Shape shapeOf(const GpuOp& op) { return {op.m, op.n, op.k, op.numOp, op.dbyte}; }
+GemmShape shapeOf(const GpuOp& op) { return {op.m, op.n, op.k, op.numOp, op.dbyte}; }
 
 /// Bytes moved into a level whose tiles are tm x tn: A re-read per column of tiles, B per row of tiles, C
 /// once; all numOp products. AttAcc simulator (src/devices.py, _get_traffic_for_tile).
-std::int64_t tileTraffic(std::int64_t tm, std::int64_t tn, const Shape& s) {
+std::int64_t tileTraffic(std::int64_t tm, std::int64_t tn, const GemmShape& s) {
   const std::int64_t elems = ceilDiv(s.n, tn) * s.m * s.k + ceilDiv(s.m, tm) * s.n * s.k + s.m * s.n;
   return elems * s.dbyte * s.numOp;
 }
@@ -84,13 +83,13 @@ double smUtil(std::int64_t blocks, int sms) {
 }
 
 /// Thread blocks of an L1 tile: one per output tile for Fc, one per product for Matmul (source's rule).
-std::int64_t threadBlocks(GpuOpKind kind, const Shape& s, std::int64_t l1M, std::int64_t l1N) {
+std::int64_t threadBlocks(GpuOpKind kind, const GemmShape& s, std::int64_t l1M, std::int64_t l1N) {
   return kind == GpuOpKind::Fc ? ceilDiv(s.m, l1M) * ceilDiv(s.n, l1N) * s.numOp : s.numOp;
 }
 
 /// L1 tile: the (tm, tn) of kTileRange, clamped to the matrix, fitting one SM's L1 with the kL1TileK-deep
 /// A and B slices, that minimises L2 traffic / u^2 (penalising idle SMs); first strict minimum wins.
-std::pair<std::int64_t, std::int64_t> l1Tile(GpuOpKind kind, const Shape& s, const GpuSystem& sys) {
+std::pair<std::int64_t, std::int64_t> l1Tile(GpuOpKind kind, const GemmShape& s, const GpuSystem& sys) {
   double minCost = std::numeric_limits<double>::infinity();
   std::pair<std::int64_t, std::int64_t> best{0, 0};
   for (std::int64_t tmRaw : kTileRange) {
@@ -111,13 +110,13 @@ std::pair<std::int64_t, std::int64_t> l1Tile(GpuOpKind kind, const Shape& s, con
 }
 
 /// Off-chip traffic of an L2 tile as the L2 search scores it (no numOp factor: the source's formula).
-std::int64_t l2Access(std::int64_t tm, std::int64_t tn, const Shape& s) {
+std::int64_t l2Access(std::int64_t tm, std::int64_t tn, const GemmShape& s) {
   return ceilDiv(s.m, tm) * s.n * s.k * s.dbyte + ceilDiv(s.n, tn) * s.m * s.k * s.dbyte +
          s.m * s.n * s.dbyte;
 }
 
 /// L2 bytes an L2 tile holds, in the source's floating-point order (l2K = k / 64 is fractional).
-bool l2Fits(std::int64_t tm, std::int64_t tn, double l2K, const Shape& s, const GpuSystem& sys) {
+bool l2Fits(std::int64_t tm, std::int64_t tn, double l2K, const GemmShape& s, const GpuSystem& sys) {
   const double capacity =
       static_cast<double>(tm + tn) * l2K * s.dbyte + static_cast<double>(tm * tn * s.dbyte);
   return !(capacity > sys.l2Bytes);
@@ -148,7 +147,7 @@ std::int64_t firstTrue(std::int64_t lo, std::int64_t hi, Pred pred) {
 /// always allowed. Equal to the source's double loop but O(rows * log(cols)): capacity grows with tm and tn
 /// (so the fitting tiles of a row are a prefix, and a row with none ends the search) and access never grows
 /// with tn (so a row's first minimum is found by bisection).
-std::pair<std::int64_t, std::int64_t> l2Tile(const Shape& s, std::int64_t l1M, std::int64_t l1N,
+std::pair<std::int64_t, std::int64_t> l2Tile(const GemmShape& s, std::int64_t l1M, std::int64_t l1N,
                                              const GpuSystem& sys) {
   const double l2K = static_cast<double>(s.k) / kL2TileKDivisor;
   const Candidates rows{l1M, s.m}, cols{l1N, s.n};
@@ -171,7 +170,7 @@ std::pair<std::int64_t, std::int64_t> l2Tile(const Shape& s, std::int64_t l1M, s
   return best;
 }
 
-GpuTile searchTile(GpuOpKind kind, const Shape& s, const GpuSystem& sys) {
+GpuTile searchTile(GpuOpKind kind, const GemmShape& s, const GpuSystem& sys) {
   const auto [l1M, l1N] = l1Tile(kind, s, sys);
   const auto [l2M, l2N] = l2Tile(s, l1M, l1N, sys);
   return {l1M, l1N, kL1TileK, l2M, l2N, static_cast<double>(s.k) / kL2TileKDivisor};
@@ -239,7 +238,7 @@ void finish(GpuOpCost& c, const GpuSystem& sys) {
 }
 
 GpuOpCost gemmCost(const GpuOp& op, const GpuSystem& sys) {
-  const Shape s = shapeOf(op);
+  const GemmShape s = shapeOf(op);
   GpuOpCost c;
   c.tile = gpuOptimalTile(op, sys);
   const std::int64_t offchip = tileTraffic(c.tile.l2M, c.tile.l2N, s);  // DRAM -> L2 with L2 tiles
@@ -402,7 +401,7 @@ namespace detail {
 
 GpuTile gpuTileSearchLiteral(const GpuOp& op, const GpuSystem& sys) {
   validateGemm(op, sys);
-  const Shape s = shapeOf(op);
+  const GemmShape s = shapeOf(op);
   const auto [l1M, l1N] = l1Tile(op.kind, s, sys);
   const double l2K = static_cast<double>(s.k) / kL2TileKDivisor;
   const Candidates rows{l1M, s.m}, cols{l1N, s.n};

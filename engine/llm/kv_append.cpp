@@ -5,12 +5,11 @@
 #include <string>
 
 #include "engine/common/error.h"
+#include "engine/common/int_math.h"
 
 namespace pim::llm {
 
 namespace {
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 double energyOf(const Backend& b, const char* key) {
   const auto it = b.energyPj.find(std::string("energy.") + key);
   return it == b.energyPj.end() ? 0.0 : it->second;

@@ -3,15 +3,9 @@
 
 #include <algorithm>
 
+#include "engine/common/int_math.h"
+
 namespace pim {
-namespace {
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) {
-  // b > 0
-  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
-}
-
-}  // namespace
 
 IndexSet evaluateOver(const AffineExpr& e, const std::vector<IndexSet>& loops) {
   if (e.isConstant()) return {e.constant, 1, 1};

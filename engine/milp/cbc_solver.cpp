@@ -211,7 +211,8 @@ SolveResult outcome(const MilpModel& m, const CbcModel& cbc, ProgressReporter& p
 }
 
 // One CbcMain1 run (solve_rules.h: Search).
-SolveResult search(const MilpModel& m, const SolveOptions& o, Clock::time_point start, bool zeroObjective) {
+SolveResult cbcSearch(const MilpModel& m, const SolveOptions& o, Clock::time_point start,
+                      bool zeroObjective) {
   const double secondsLeft = o.timeLimitSeconds - rules::secondsSince(start);
   const double constant = zeroObjective ? 0 : m.objective.constant;
   ProgressReporter progress(o, start, constant);
@@ -266,7 +267,7 @@ class CbcSolver final : public IMilpSolver {
  public:
   std::string_view name() const override { return "cbc"; }
   SolveResult solve(const MilpModel& m, const SolveOptions& o) const override {
-    return rules::solveWithRules(m, o, cbcLock(), search);
+    return rules::solveWithRules(m, o, cbcLock(), cbcSearch);
   }
 };
 

@@ -245,7 +245,8 @@ int termHook(void* info, const char* text) {
 }
 
 // One solve of the root LP and the branch and cut (solve_rules.h: Search), GLPK's output to the log.
-SolveResult search(const MilpModel& m, const SolveOptions& o, Clock::time_point start, bool zeroObjective) {
+SolveResult glpkSearch(const MilpModel& m, const SolveOptions& o, Clock::time_point start,
+                       bool zeroObjective) {
   rules::LogSink log(o);
   const bool logging = o.logLevel > 0 || log.enabled();
   glp_term_out(logging ? GLP_ON : GLP_OFF);
@@ -259,7 +260,7 @@ class GlpkSolver final : public IMilpSolver {
  public:
   std::string_view name() const override { return "glpk"; }
   SolveResult solve(const MilpModel& m, const SolveOptions& o) const override {
-    return rules::solveWithRules(m, o, glpkLock(), search);
+    return rules::solveWithRules(m, o, glpkLock(), glpkSearch);
   }
 };
 

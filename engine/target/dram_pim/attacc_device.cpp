@@ -12,6 +12,8 @@
 
 namespace pim {
 namespace {
+// Named so that the four device files can share a unity-build unit.
+namespace attacc {
 
 void configure(const Backend& b, sim::DeviceConfig& c) {
   configureHbm3Buses(b, c);
@@ -63,15 +65,16 @@ void unread(const Backend& b, std::vector<UnreadParameter>& out) {
                    "used only when pim.power_constraint is 0 (it is 1); set that to 0 to edit this"});
 }
 
+}  // namespace attacc
 }  // namespace
 
 DramPimDevice attaccDevice() {
   return {"attacc",
           "AttAcc: HBM3 with a GEMV unit per bank and a softmax unit per channel",
           makeAttaccCodeGenerator,
-          configure,
-          vendor,
-          unread};
+          attacc::configure,
+          attacc::vendor,
+          attacc::unread};
 }
 
 }  // namespace pim

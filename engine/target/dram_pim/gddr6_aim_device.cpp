@@ -6,6 +6,8 @@
 
 namespace pim {
 namespace {
+// Named so that the four device files can share a unity-build unit.
+namespace gddr6_aim {
 
 void configure(const Backend& b, sim::DeviceConfig& c) {
   c.pimActToMac = static_cast<int>(pimParameter(b, "ACTAB_to_MACAB"));
@@ -34,15 +36,16 @@ void unread(const Backend&, std::vector<UnreadParameter>& out) {
        "timing.tWTRL (which must be at least this) governs every one"});
 }
 
+}  // namespace gddr6_aim
 }  // namespace
 
 DramPimDevice gddr6AimDevice() {
   return {"gddr6-aim",
           "SK hynix GDDR6-AiM: a MAC unit per bank, all-bank PIM commands",
           makeGddr6AimCodeGenerator,
-          configure,
-          vendor,
-          unread};
+          gddr6_aim::configure,
+          gddr6_aim::vendor,
+          gddr6_aim::unread};
 }
 
 }  // namespace pim

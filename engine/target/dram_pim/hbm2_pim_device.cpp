@@ -12,6 +12,8 @@
 
 namespace pim {
 namespace {
+// Named so that the four device files can share a unity-build unit.
+namespace hbm2_pim {
 
 void configure(const Backend&, sim::DeviceConfig& c) {
   c.refreshScope = sim::Scope::Rank;
@@ -95,12 +97,13 @@ void unread(const Backend&, std::vector<UnreadParameter>& out) {
                    "as hbm2-pim.md gives them; this field documents them"});
 }
 
+}  // namespace hbm2_pim
 }  // namespace
 
 DramPimDevice hbm2PimDevice() {
   return {"hbm2-pim",
           "Samsung HBM2-PIM: FP16 SIMD units per bank pair, driven by the vendor's AB-PIM protocol",
-          makeHbm2PimCodeGenerator, configure, vendor, unread,
+          makeHbm2PimCodeGenerator, hbm2_pim::configure, hbm2_pim::vendor, hbm2_pim::unread,
           // 7: a MAC or reduction is written back per block of 8 rows as lane partial sums (GRF_B[col & 7]
           // holds one row each between AB-PIM entries), which the host reads from the odd bank and adds.
           // 8: a MAC's vector is written by the host into GRF_A alone (not also placed in the banks) where

@@ -8,6 +8,8 @@
 
 namespace pim {
 namespace {
+// Named so that the four device files can share a unity-build unit.
+namespace hbm_pim {
 
 void configure(const Backend& b, sim::DeviceConfig& c) {
   configureHbm3Buses(b, c);
@@ -27,15 +29,16 @@ void unread(const Backend&, std::vector<UnreadParameter>& out) {
                    "halves as dcc-backends.md gives them; this field documents them"});
 }
 
+}  // namespace hbm_pim
 }  // namespace
 
 DramPimDevice hbmPimDevice() {
   return {"hbm-pim",
           "DCC's HBM-PIM on HBM3: a 16-way FP16 FPU per two banks, broadcast PIM commands",
           makeHbmPimCodeGenerator,
-          configure,
+          hbm_pim::configure,
           vendorTilingBaseline,
-          unread};
+          hbm_pim::unread};
 }
 
 }  // namespace pim

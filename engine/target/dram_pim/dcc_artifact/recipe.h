@@ -7,6 +7,7 @@
 #include <span>
 #include <string_view>
 
+#include "engine/common/int_math.h"
 #include "engine/target/dram_pim/dcc_artifact/tiling.h"
 #include "engine/target/dram_pim/dcc_artifact/trace.h"
 
@@ -36,8 +37,7 @@ const Recipe* findRecipe(std::string_view family, std::string_view kernel);
 /// even one row fits.
 std::int64_t roundsFor(const Recipe& r, const Tiling& t);
 
-/// Helpers the recipes share (recipe_common.cpp).
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b);
+/// Helpers the recipes share (recipe_common.cpp; ceilDiv is engine/common/int_math.h's).
 std::int64_t burstBytes(std::int64_t elems);  // elems FP16 values rounded up to whole 32-B accesses
 /// `cmd` at position 0..positions-1 (32 B apart from `offset`) of every used bank: position-major, then bank,
 /// then channel, the artifact's loop order.

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/target/dram_pim/dcc_artifact/recipe.h"
 
-namespace pim::dcc {
+#include "engine/common/int_math.h"
 
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+namespace pim::dcc {
 
 std::int64_t burstBytes(std::int64_t elems) {
   return ceilDiv(elems * kElemBytes, kColumnBytes) * static_cast<std::int64_t>(kColumnBytes);

@@ -8,6 +8,8 @@
 
 namespace pim::dcc {
 namespace {
+// Named so that the two recipe files can share a unity-build unit.
+namespace attacc {
 
 /// `cmd` once per used bank for every 16th element of row `row` (elements row*s1 .. row*s1+s1-1), at byte
 /// offset `offset` + element index, bank-major then channel.
@@ -183,8 +185,9 @@ constexpr Recipe kRecipes[] = {
     {"attacc", "ATTN", 3, attnBytes, attnEmit},
 };
 
+}  // namespace attacc
 }  // namespace
 
-std::span<const Recipe> attaccRecipes() { return kRecipes; }
+std::span<const Recipe> attaccRecipes() { return attacc::kRecipes; }
 
 }  // namespace pim::dcc

@@ -10,6 +10,8 @@
 
 namespace pim::dcc {
 namespace {
+// Named so that the two recipe files can share a unity-build unit.
+namespace hbm_pim {
 
 /// Base addresses of the used banks in one half (bank index mod `modulus` == `residue`), bank-major.
 std::vector<std::uint64_t> halfBases(const Tiling& t, int modulus, int residue) {
@@ -162,8 +164,9 @@ constexpr Recipe kRecipes[] = {
     {"hbm-pim", "GEMV", 3, gemvBytes, gemvEmit},
 };
 
+}  // namespace hbm_pim
 }  // namespace
 
-std::span<const Recipe> hbmPimRecipes() { return kRecipes; }
+std::span<const Recipe> hbmPimRecipes() { return hbm_pim::kRecipes; }
 
 }  // namespace pim::dcc

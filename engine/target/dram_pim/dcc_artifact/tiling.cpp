@@ -7,11 +7,11 @@
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/common/int_math.h"
 
 namespace pim::dcc {
 namespace {
 
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 bool isPow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /// The recursive walk of generate_configs.py: parts are appended dimension by dimension while the groups and
