@@ -4,6 +4,7 @@
 // PIMCOMP-NN's instruction order.
 #include <cstddef>
 #include <deque>
+#include <utility>
 
 #include "engine/crossbar/ht_internal.h"
 
@@ -136,24 +137,41 @@ std::vector<Draft> activations(const Context& ctx, std::int64_t core, const std:
   return stack;
 }
 
-// ScheduleMerge: a MAIN-A add goes right after the MVMUL of the AG it adds, in queue order.
+// ScheduleMerge: a MAIN-A add goes right after the MVMUL of the AG it adds, in queue order. One pass into a
+// new list: inserting into the vector in place moved its tail once per add, quadratic on a large network.
 void placePartialSums(CoreList& list, std::deque<Draft>& adds) {
-  for (std::size_t i = 0; i < list.size() && !adds.empty(); ++i) {
-    if (list[i].inst.op != Opcode::Mvmul || list[i].inst.ag != adds.front().addend) continue;
-    list.insert(list.begin() + static_cast<std::ptrdiff_t>(i) + 1, adds.front());
-    adds.pop_front();
-    ++i;
+  if (adds.empty()) return;
+  CoreList merged;
+  merged.reserve(list.size() + adds.size());
+  for (const Draft& d : list) {
+    merged.push_back(d);
+    if (!adds.empty() && d.inst.op == Opcode::Mvmul && d.inst.ag == adds.front().addend) {
+      merged.push_back(adds.front());
+      adds.pop_front();
+    }
   }
+  list = std::move(merged);
 }
 
 // ScheduleMerge: scanning backwards, the activation on top of the stack goes after the last instruction
 // writing its AG. An activation whose AG was already passed is never placed (PIMCOMP-NN drops it too).
+// The scan notes where each goes; one forward pass then builds the list (no insertion in place).
 void placeActivations(CoreList& list, std::vector<Draft>& stack) {
+  std::vector<std::pair<std::size_t, Draft>> after;  // (index it follows, activation), indices descending
   for (std::size_t i = list.size(); i-- > 0 && !stack.empty();) {
     if (list[i].tag != stack.back().tag) continue;
-    list.insert(list.begin() + static_cast<std::ptrdiff_t>(i) + 1, stack.back());
+    after.emplace_back(i, stack.back());
     stack.pop_back();
   }
+  if (after.empty()) return;
+  CoreList merged;
+  merged.reserve(list.size() + after.size());
+  auto next = after.rbegin();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    merged.push_back(list[i]);
+    if (next != after.rend() && next->first == i) merged.push_back((next++)->second);
+  }
+  list = std::move(merged);
 }
 
 }  // namespace

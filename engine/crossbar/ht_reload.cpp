@@ -166,6 +166,7 @@ bool extendsPrevious(const Draft& d, const Draft& previous, const Draft& merged)
 
 CoreList mergePreparation(const CoreList& in) {
   CoreList out;
+  out.reserve(in.size());
   for (std::size_t k = 0; k < in.size(); ++k) {
     if (k > 0 && !out.empty() && extendsPrevious(in[k], in[k - 1], out.back())) {
       out.back().inst.elements += in[k].inst.elements;
@@ -216,6 +217,7 @@ CoreList mergeShortLoads(const Network& net, const CoreList& in) {
     }
   }
   CoreList out;
+  out.reserve(in.size() + full.size());
   for (const Draft& d : in) {
     const auto c = cover.find(d.index);
     if (d.inst.op != Opcode::Ld || d.bias || c == cover.end()) {
