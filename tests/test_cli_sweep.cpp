@@ -2,13 +2,14 @@
 // `pimscope-cli sweep` and `merge` as a user runs them: one process, then two MPI ranks under the launcher
 // CMake found (oversubscribed, or placed by a hostfile), give the same labels; a rank killed mid-sweep loses
 // at most its unit in flight and the same command resumes; merging is idempotent; bad options are refused by
-// name.
+// name. Under Slurm, srun's tasks are the ranks; srun's tasks without a PMI are refused.
 #include <gtest/gtest.h>
 
 #include <signal.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -90,6 +91,24 @@ TEST(CliTrainActive, PrintsItsRoundsAndRefusesBadSettings) {
   EXPECT_LT(rounds.back()["labels"].get<double>(), 0.15 * j["active"]["drafts"].get<double>());
   expectCliRefused(base + " --active-seed 2", {"--active-seed"});
   expectCliRefused(base + " --active-batch 0", {"--active-batch"});
+}
+
+// srun's tasks without a PMI (srun --mpi=none, or a site whose default is none) are not ranks of one job:
+// each would run the whole plan into the same shards and store. They are refused before any work.
+TEST(CliSweep, SrunTasksThatAreNotMpiRanksAreRefused) {
+  const test::TempDir dir;
+  const test::CliRun r =
+      test::runCli("sweep -b hbm-pim --suite " + quickSuite() + " --db " + dir.file("s.db"),
+                   test::cliScratch().file("srun_refused.txt"), "SLURM_STEP_NUM_TASKS=2");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("srun started 2 tasks"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("same store"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("s.db")));
+  // One task of a step (or a batch script's own step) runs as one process.
+  const test::CliRun one =
+      test::runCli("sweep -b hbm-pim --suite " + quickSuite() + " --db " + dir.file("one.db") + " --json",
+                   test::cliScratch().file("srun_one.txt"), "SLURM_STEP_NUM_TASKS=1");
+  EXPECT_EQ(one.code, 0) << one.err;
 }
 
 #ifdef PIMSCOPE_MPIEXEC
@@ -228,6 +247,21 @@ TEST(CliSweepMpi, AKilledRankLosesAtMostItsUnitAndTheSameCommandResumes) {
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   const auto j = nlohmann::json::parse(resumed.out);
   EXPECT_GE(j["units_resumed"].get<std::size_t>(), survived);
+  EXPECT_EQ(j["units_complete"], j["units"]);
+  EXPECT_EQ(labelsIn(dir.file("two.db")), labelsIn(dir.file("one.db")));
+}
+// Under Slurm, srun's tasks are the ranks (PMIx): the same store as one process. Run where a Slurm controller
+// answers `sinfo` (checked on a one-node Slurm 22.05 from Debian); skipped elsewhere, CI included.
+TEST(CliSweepMpi, TwoSrunTasksGiveTheSingleProcessStore) {
+  if (std::system("sinfo -h >/dev/null 2>&1") != 0) GTEST_SKIP() << "no Slurm controller answers sinfo here";
+  const test::TempDir dir;
+  const std::string common = "sweep -b hbm-pim --suite " + quickSuite() + " --unit-drafts 32 --json --db ";
+  cliJson(common + dir.file("one.db") + " --threads 1");
+  const test::CliRun two = test::runCli(common + dir.file("two.db"), test::cliScratch().file("srun_err.txt"),
+                                        "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" srun --mpi=pmix -n 2");
+  ASSERT_EQ(two.code, 0) << two.err;
+  const auto j = nlohmann::json::parse(two.out);
+  EXPECT_EQ(j["ranks"], 2);
   EXPECT_EQ(j["units_complete"], j["units"]);
   EXPECT_EQ(labelsIn(dir.file("two.db")), labelsIn(dir.file("one.db")));
 }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "engine/common/error.h"
@@ -22,6 +23,30 @@ bool mpiBuilt() {
   return false;
 #endif
 }
+
+namespace {
+
+// Tasks in this Slurm job step (srun sets it for every task it starts; a batch script's own step has none).
+int slurmStepTasks() {
+  const char* n = std::getenv("SLURM_STEP_NUM_TASKS");
+  return n ? std::atoi(n) : 0;
+}
+
+// srun's tasks are ranks of one MPI job only when srun gave them a PMI; without one (--mpi=none, a site
+// default) each would run the whole plan into the same shards and store, so they are refused.
+void refuseSrunTasksWithoutMpi(bool builtWithMpi) {
+  const int tasks = slurmStepTasks();
+  if (tasks <= 1) return;
+  throw InputError(
+      "sweep: srun started " + std::to_string(tasks) + " tasks, but " +
+      (builtWithMpi ? std::string("they are not MPI ranks of one job (no PMI or PMIx in their environment): "
+                                  "run srun --mpi=pmix (or the MPI plugin your site's Open MPI uses)")
+                    : std::string("this pimscope-cli was built without MPI (install libopenmpi-dev and "
+                                  "rebuild)")) +
+      "; each task would run the whole plan into the same store");
+}
+
+}  // namespace
 
 bool launchedAsRanks() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"}) {
@@ -62,7 +87,10 @@ class RemoteQueue : public ISweepQueue {
 }  // namespace
 
 SweepWorld::SweepWorld() {
-  if (!launchedAsRanks()) return;
+  if (!launchedAsRanks()) {
+    refuseSrunTasksWithoutMpi(true);
+    return;
+  }
   int provided = 0;
   // Funneled: only the main thread calls MPI (rank 0's own worker and every labelling thread never do).
   if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
@@ -131,6 +159,7 @@ SweepWorld::SweepWorld() {
     throw InputError(
         "sweep: started as one of several MPI ranks, but this pimscope-cli was built without MPI "
         "(install libopenmpi-dev and rebuild; without MPI, run sweep as one process)");
+  refuseSrunTasksWithoutMpi(false);
 }
 SweepWorld::~SweepWorld() = default;
 void SweepWorld::barrier() const {}
