@@ -130,6 +130,29 @@ TEST(ConvMap, VerdictsNameWhatIsBroken) {
   EXPECT_EQ(v[0].message, "a row-aligned input needs a block dividing its 1 x 4 plane (got 1 x 3)");
 }
 
+TEST(ConvMap, IsValidAgreesWithTheVerdictsOnRandomMoves) {
+  // The mappers ask isValid() of every candidate; it must give violations()'s verdict on valid and broken
+  // mappings alike (random moves break the capacity, the PE array and the layout on this layer).
+  const auto h = builtinHierarchy("pimopt-small");
+  const auto layer = parseLayerDims("R=3,S=3,P=8,Q=8,C=16,K=16,N=1", "moves");
+  std::mt19937_64 rng(7);
+  ConvMapping m = trivialMapping(layer, h);
+  int valid = 0, broken = 0;
+  for (int i = 0; i < 3000; ++i) {
+    ConvMapping next = m;
+    if (!randomMove(layer, h, next, rng)) continue;
+    const bool ok = violations(layer, h, next).empty();
+    ASSERT_EQ(isValid(layer, h, next), ok) << mappingJson(h, next).dump();
+    (ok ? valid : broken) += 1;
+    if (ok) m = next;
+  }
+  EXPECT_GT(valid, 100);
+  EXPECT_GT(broken, 100);
+  auto bad = trivialMapping(layer, h);
+  bad.levels.pop_back();
+  EXPECT_FALSE(isValid(layer, h, bad));
+}
+
 TEST(ConvMap, CapacityCountsEachKeptTileAndPerPeAtLevelZero) {
   auto h = tinyHierarchy();
   h.levels[0].entries = 8;  // 8 B per PE: input 4 + weight 4 + output 1 do not fit

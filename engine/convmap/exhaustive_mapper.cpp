@@ -87,7 +87,7 @@ class Walk {
   MapResult run(const std::string& name) {
     m_result.mapper = name;
     m_bound = objectiveBound(m_o.objective, lowerBound(m_layer, m_h));
-    if (m_o.start && violations(m_layer, m_h, *m_o.start).empty()) offer(*m_o.start);
+    if (m_o.start && isValid(m_layer, m_h, *m_o.start)) offer(*m_o.start);
     forEachFactorChoice([&](ConvMapping& m) {
       if (!stopped()) forEachOrder(m, 1);
     });
@@ -178,7 +178,7 @@ class Walk {
     m.levels[lv].keep[t] = true;
   }
 
-  void visit(ConvMapping m) {
+  void visit(const ConvMapping& candidate) {
     ++m_result.evaluated;
     if ((m_result.evaluated & 1023) == 0) {
       if (seconds() > m_o.timeLimitSeconds) m_stop = true;
@@ -186,7 +186,8 @@ class Walk {
         m_progress({m_result.evaluated, m_result.valid, m_best, seconds(), std::nullopt, std::nullopt,
                     "exhaustive"});
     }
-    if (!violations(m_layer, m_h, m).empty()) return;
+    if (!isValid(m_layer, m_h, candidate)) return;
+    ConvMapping m = candidate;  // copied only when valid: most candidates are not
     chooseFewestActivationLayouts(m_layer, m_h, m);
     offer(m);
   }

@@ -48,7 +48,7 @@ class Annealing {
   /// The mapping's objective and cost when it is valid and within the options' constraints; counts it.
   std::optional<std::pair<double, ConvCost>> score(const ConvMapping& m) {
     ++m_r.evaluated;
-    if (!violations(m_layer, m_h, m).empty()) return std::nullopt;
+    if (!isValid(m_layer, m_h, m)) return std::nullopt;
     ++m_r.valid;
     try {
       auto c = evaluateValid(m_layer, m_h, m);

@@ -22,7 +22,7 @@ namespace pim::convmap {
 namespace {
 
 ConvMapping startOf(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o) {
-  if (o.start && violations(layer, h, *o.start).empty()) return *o.start;
+  if (o.start && isValid(layer, h, *o.start)) return *o.start;
   return trivialMapping(layer, h);
 }
 

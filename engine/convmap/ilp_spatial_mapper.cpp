@@ -228,7 +228,7 @@ class IlpSpatialMapper final : public IConvMapper {
   static MapResult startOf(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
                            const std::function<void(const MapProgress&)>& progress) {
     const bool energyAlone = o.objective.kind == Objective::Energy && !o.maxLatencyCycles;
-    if (energyAlone && o.start && violations(layer, h, *o.start).empty()) {
+    if (energyAlone && o.start && isValid(layer, h, *o.start)) {
       MapResult r;
       r.mapper = "start";
       r.mapping = *o.start;

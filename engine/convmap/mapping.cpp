@@ -102,9 +102,28 @@ namespace {
 
 std::string at(const Hierarchy& h, int lv) { return h.levels[lv].name; }
 
-void checkFactors(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m,
-                  std::vector<LimitViolation>& out) {
-  for (int d = 0; d < kDims; ++d) {
+/// Where the checks report a broken limit. violations() keeps every finding with its message; isValid() needs
+/// only whether there is one, so it builds no message and stops at the first (the mappers ask it of every
+/// candidate, most of which break a limit).
+class Findings {
+ public:
+  explicit Findings(std::vector<LimitViolation>* out) : m_out(out) {}
+  template <class Message>
+  void add(const char* limit, Message&& message) {
+    m_any = true;
+    if (m_out) m_out->push_back({limit, message()});
+  }
+  bool any() const { return m_any; }
+  /// The verdict is known and no message is wanted: the remaining checks can be skipped.
+  bool settled() const { return m_any && !m_out; }
+
+ private:
+  std::vector<LimitViolation>* m_out;
+  bool m_any = false;
+};
+
+void checkFactors(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m, Findings& out) {
+  for (int d = 0; d < kDims && !out.settled(); ++d) {
     std::int64_t product = 1;
     bool bad = false;
     for (std::size_t lv = 0; lv < m.levels.size(); ++lv)
@@ -112,107 +131,148 @@ void checkFactors(const ConvLayer& layer, const Hierarchy& h, const ConvMapping&
         const auto f = m.levels[lv].factor[s][d];
         if (f < 1 || f > layer.bound[d]) bad = true;
         if (lv > 0 && s != SlotTemporal && f != 1)
-          out.push_back({"spatial", at(h, static_cast<int>(lv)) + ": dimension " + std::string(kDimNames[d]) +
-                                        " has a spatial factor " + std::to_string(f) +
-                                        " above the PE level (only level 0 unrolls)"});
+          out.add("spatial", [&] {
+            return at(h, static_cast<int>(lv)) + ": dimension " + std::string(kDimNames[d]) +
+                   " has a spatial factor " + std::to_string(f) +
+                   " above the PE level (only level 0 unrolls)";
+          });
         if (!bad) product *= f;
       }
     if (bad || product != layer.bound[d])
-      out.push_back(
-          {"factorisation", "dimension " + std::string(kDimNames[d]) + ": factors multiply to " +
-                                (bad ? std::string("an invalid product") : std::to_string(product)) +
-                                ", not its bound " + std::to_string(layer.bound[d])});
+      out.add("factorisation", [&] {
+        return "dimension " + std::string(kDimNames[d]) + ": factors multiply to " +
+               (bad ? std::string("an invalid product") : std::to_string(product)) + ", not its bound " +
+               std::to_string(layer.bound[d]);
+      });
   }
 }
 
-void checkSpatial(const Hierarchy& h, const ConvMapping& m, std::vector<LimitViolation>& out) {
+void checkSpatial(const ConvLayer&, const Hierarchy& h, const ConvMapping& m, Findings& out) {
   const auto& pe = m.levels.front();
   for (int d = 0; d < kDims; ++d) {
     int spatial = 0;
     for (int s : {SlotH, SlotW, SlotInternal}) spatial += pe.factor[s][d] > 1;
     if (spatial > 1)
-      out.push_back({"spatial", "dimension " + std::string(kDimNames[d]) +
-                                    " is unrolled in more than one of H, W and Internal (pimopt eq. 13)"});
+      out.add("spatial", [&] {
+        return "dimension " + std::string(kDimNames[d]) +
+               " is unrolled in more than one of H, W and Internal (pimopt eq. 13)";
+      });
   }
   const std::array<std::int64_t, 3> limit = {h.pe.height, h.pe.width, h.pe.internal};
   for (int s : {SlotH, SlotW, SlotInternal}) {
     const auto p = spatialProduct(m, s);
     if (p > limit[s])
-      out.push_back({"PE array", std::string(kSlotNames[s]) + " unrolls " + std::to_string(p) +
-                                     " but the array has " + std::to_string(limit[s])});
+      out.add("PE array", [&] {
+        return std::string(kSlotNames[s]) + " unrolls " + std::to_string(p) + " but the array has " +
+               std::to_string(limit[s]);
+      });
   }
 }
 
-void checkOrderAndKeep(const Hierarchy& h, const ConvMapping& m, std::vector<LimitViolation>& out) {
+/// Each temporal loop with a factor above 1 listed once in the level's order, nothing else.
+bool orderListsTheTemporalLoops(const LevelMapping& l) {
+  std::array<int, kDims> listed{};
+  for (int d : l.order) {
+    if (d < 0 || d >= kDims) return false;
+    ++listed[d];
+  }
+  for (int d = 0; d < kDims; ++d)
+    if (listed[d] != (l.factor[SlotTemporal][d] > 1 ? 1 : 0)) return false;
+  return true;
+}
+
+void checkOrderAndKeep(const ConvLayer&, const Hierarchy& h, const ConvMapping& m, Findings& out) {
   for (std::size_t lv = 0; lv < m.levels.size(); ++lv) {
     const auto& l = m.levels[lv];
-    std::vector<int> expected, got = l.order;
-    for (int d = 0; d < kDims; ++d)
-      if (l.factor[SlotTemporal][d] > 1) expected.push_back(d);
-    std::sort(got.begin(), got.end());
-    if (got != expected)
-      out.push_back(
-          {"order", at(h, static_cast<int>(lv)) +
-                        ": the loop order must list each temporal loop with a factor above 1 once"});
+    const auto name = [&] { return at(h, static_cast<int>(lv)); };
+    if (!orderListsTheTemporalLoops(l))
+      out.add("order", [&] {
+        return name() + ": the loop order must list each temporal loop with a factor above 1 once";
+      });
     const auto& decl = h.levels[lv];
     for (int t = 0; t < kTensors; ++t) {
       const bool isDram = lv + 1 == m.levels.size();
       if (l.keep[t] && !decl.stores[t])
-        out.push_back(
-            {"bypass", at(h, static_cast<int>(lv)) + " cannot store the " + std::string(kTensorNames[t])});
+        out.add("bypass", [&] { return name() + " cannot store the " + std::string(kTensorNames[t]); });
       else if (!l.keep[t] && (isDram || decl.bypassFixed) && decl.stores[t])
-        out.push_back({"bypass", at(h, static_cast<int>(lv)) + " must keep the " +
-                                     std::string(kTensorNames[t]) +
-                                     (isDram ? " (DRAM holds every tensor)" : " (its bypass is fixed)")});
+        out.add("bypass", [&] {
+          return name() + " must keep the " + std::string(kTensorNames[t]) +
+                 (isDram ? " (DRAM holds every tensor)" : " (its bypass is fixed)");
+        });
     }
   }
 }
 
 /// The PE array reads its operands from a buffer, never from DRAM directly.
-void checkKeptBelowDram(const Hierarchy& h, const ConvMapping& m, std::vector<LimitViolation>& out) {
+void checkKeptBelowDram(const ConvLayer&, const Hierarchy& h, const ConvMapping& m, Findings& out) {
   for (int t = 0; t < kTensors; ++t) {
     bool kept = false;
     for (int lv = 0; lv < h.dramLevel(); ++lv) kept = kept || m.levels[lv].keep[t];
     if (!kept)
-      out.push_back({"bypass", "no level below " + h.dram().name + " keeps the " +
-                                   std::string(kTensorNames[t]) + " (the PEs read operands from a buffer)"});
+      out.add("bypass", [&] {
+        return "no level below " + h.dram().name + " keeps the " + std::string(kTensorNames[t]) +
+               " (the PEs read operands from a buffer)";
+      });
   }
 }
 
-void checkCapacity(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m,
-                   std::vector<LimitViolation>& out) {
-  for (int lv = 0; lv < h.dramLevel(); ++lv) {
+void checkCapacity(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m, Findings& out) {
+  for (int lv = 0; lv < h.dramLevel() && !out.settled(); ++lv) {
     const auto e = tileExtents(m, lv, lv == 0);
+    std::array<std::int64_t, kTensors> tensorBytes{};
     std::int64_t bytes = 0;
-    std::string parts;
     for (int t = 0; t < kTensors; ++t)
-      if (m.levels[lv].keep[t]) {
-        const auto b = tileElements(layer, e, t) * layer.elementBytes[t];
-        bytes += b;
-        parts += (parts.empty() ? "" : " + ") + std::string(kTensorNames[t]) + " " + std::to_string(b);
-      }
+      if (m.levels[lv].keep[t]) bytes += tensorBytes[t] = tileElements(layer, e, t) * layer.elementBytes[t];
     const auto cap = h.levels[lv].capacityBytes(h.elementBytes);
     if (bytes > cap)
-      out.push_back({"capacity", at(h, lv) + " holds " + std::to_string(bytes) + " B (" + parts + ") of " +
-                                     std::to_string(cap) + " B" + (lv == 0 ? " per PE" : "")});
+      out.add("capacity", [&] {
+        std::string parts;
+        for (int t = 0; t < kTensors; ++t)
+          if (m.levels[lv].keep[t])
+            parts += (parts.empty() ? "" : " + ") + std::string(kTensorNames[t]) + " " +
+                     std::to_string(tensorBytes[t]);
+        return at(h, lv) + " holds " + std::to_string(bytes) + " B (" + parts + ") of " +
+               std::to_string(cap) + " B" + (lv == 0 ? " per PE" : "");
+      });
   }
 }
 
-void checkLayout(const ConvLayer& layer, const ConvMapping& m, std::vector<LimitViolation>& out) {
-  if (m.layout[Input] == Layout::RowAligned && dramChild(m, Input) >= 0 &&
-      inputWindowPositions(layer, m) > kMaxWindowPositions)
-    out.push_back({"model", "a row-aligned input with " + std::to_string(inputWindowPositions(layer, m)) +
-                                " tile positions (the model walks at most " +
-                                std::to_string(kMaxWindowPositions) +
-                                "; larger DRAM tiles or a sequential input)"});
+void checkLayout(const ConvLayer& layer, const Hierarchy&, const ConvMapping& m, Findings& out) {
+  if (m.layout[Input] == Layout::RowAligned && dramChild(m, Input) >= 0) {
+    const auto positions = inputWindowPositions(layer, m);
+    if (positions > kMaxWindowPositions)
+      out.add("model", [&] {
+        return "a row-aligned input with " + std::to_string(positions) +
+               " tile positions (the model walks at most " + std::to_string(kMaxWindowPositions) +
+               "; larger DRAM tiles or a sequential input)";
+      });
+  }
   if (m.layout[Input] == Layout::RowAligned) {
     const auto w = layer.inputWidth(), hgt = layer.inputHeight();
     if (m.blockH < 1 || m.blockW < 1 || hgt % m.blockH || w % m.blockW)
-      out.push_back({"layout", "a row-aligned input needs a block dividing its " + std::to_string(hgt) +
-                                   " x " + std::to_string(w) + " plane (got " + std::to_string(m.blockH) +
-                                   " x " + std::to_string(m.blockW) + ")"});
+      out.add("layout", [&] {
+        return "a row-aligned input needs a block dividing its " + std::to_string(hgt) + " x " +
+               std::to_string(w) + " plane (got " + std::to_string(m.blockH) + " x " +
+               std::to_string(m.blockW) + ")";
+      });
   } else if (m.blockH || m.blockW) {
-    out.push_back({"layout", "a block is given for a sequential input"});
+    out.add("layout", [] { return std::string("a block is given for a sequential input"); });
+  }
+}
+
+void check(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m, Findings& out) {
+  if (m.levels.size() != h.levels.size()) {
+    out.add("levels", [&] {
+      return "the mapping has " + std::to_string(m.levels.size()) + " levels, " + h.name + " has " +
+             std::to_string(h.levels.size());
+    });
+    return;
+  }
+  checkFactors(layer, h, m, out);
+  if (out.any()) return;  // the rest assumes a factorisation
+  for (auto step : {&checkSpatial, &checkOrderAndKeep, &checkKeptBelowDram, &checkCapacity, &checkLayout}) {
+    if (out.settled()) return;
+    step(layer, h, m, out);
   }
 }
 
@@ -220,19 +280,15 @@ void checkLayout(const ConvLayer& layer, const ConvMapping& m, std::vector<Limit
 
 std::vector<LimitViolation> violations(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m) {
   std::vector<LimitViolation> out;
-  if (m.levels.size() != h.levels.size()) {
-    out.push_back({"levels", "the mapping has " + std::to_string(m.levels.size()) + " levels, " + h.name +
-                                 " has " + std::to_string(h.levels.size())});
-    return out;
-  }
-  checkFactors(layer, h, m, out);
-  if (!out.empty()) return out;  // the rest assumes a factorisation
-  checkSpatial(h, m, out);
-  checkOrderAndKeep(h, m, out);
-  checkKeptBelowDram(h, m, out);
-  checkCapacity(layer, h, m, out);
-  checkLayout(layer, m, out);
+  Findings findings(&out);
+  check(layer, h, m, findings);
   return out;
+}
+
+bool isValid(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m) {
+  Findings findings(nullptr);
+  check(layer, h, m, findings);
+  return !findings.any();
 }
 
 namespace {

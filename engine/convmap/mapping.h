@@ -83,6 +83,8 @@ std::int64_t spatialProduct(const ConvMapping& m, int slot);
 /// Every limit the mapping breaks (factorisation, PE array, spatial rules, capacity, bypass, order, layout),
 /// each with a short key and a message naming the level, dimension and sizes. Empty = valid.
 std::vector<LimitViolation> violations(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m);
+/// violations(m).empty(), without building a message: what the mappers ask of every candidate.
+bool isValid(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m);
 
 /// Compact loop-nest label: "PEBuffer:H K4 W P14,Q4 T C8 | GlobalBuffer: K4 | LocalDRAM: P4,C8" (each level's
 /// temporal loops outer to inner; factors of 1 omitted).

@@ -116,7 +116,7 @@ std::vector<ConvMapping> randomValidMappings(const ConvLayer& layer, const Hiera
   for (std::int64_t step = 0; step < 200 * std::int64_t{count} && static_cast<int>(out.size()) < count;
        ++step) {
     ConvMapping next = m;
-    if (!randomMove(layer, h, next, rng) || !violations(layer, h, next).empty()) continue;
+    if (!randomMove(layer, h, next, rng) || !isValid(layer, h, next)) continue;
     m = std::move(next);
     if (++validSteps % 25) continue;
     if (traceIterations(m) <= maxIterations) out.push_back(m);
@@ -148,7 +148,7 @@ void chooseFewestActivationLayouts(const ConvLayer& layer, const Hierarchy& h, C
         for (auto bw : divisors(layer.inputWidth())) {
           v.blockH = bh;
           v.blockW = bw;
-          if (violations(layer, h, v).empty()) options.push_back(v);
+          if (isValid(layer, h, v)) options.push_back(v);
         }
     }
     std::int64_t best = -1;
