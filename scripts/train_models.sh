@@ -7,7 +7,7 @@
 # Trees: learning rate 0.25, depth 6, at most 1,050 rounds, so that each shipped model stays under 5 MB
 # (the default depth-8 recipe gave 24.7 MB for hbm-pim at 0.59% validation error, this one 4.8 MB at 0.88%).
 # upmem trains on its own suites (the library kernels in PrIM's element types, and PrIM's sizes), at most 1,500
-# drafts a shape.
+# drafts a shape, about half of them at another combination of kernel-level choices (training.cpp).
 #   scripts/train_models.sh [STORE] [backend ...]     (default: every backend the simulator times)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -32,6 +32,24 @@ std::string energyJson(const Evaluation& e) {
       .dump();
 }
 
+/// A family with kernel-level choices (UPMEM's tasklets, tiles, ...): each sampled draft is taken, with
+/// probability 1/2, at a random other combination of choices its verifier accepts (else as the backend runs
+/// it), so that the model learns what the choices change: the predictor strategy ranks drafts at other
+/// choices with it (predictor_strategy.cpp).
+void spreadOverChoices(const Problem& p, std::vector<Draft>& drafts, std::mt19937_64& rng) {
+  const ITarget& target = targetOf(p.backend());
+  const CandidateIds ids = target.candidateIds(p);
+  if (ids.choices() <= 1) return;
+  const auto space = target.candidates(p);
+  for (Draft& d : drafts) {
+    const std::uint64_t draw = rng();
+    if (draw % 2 == 0) continue;
+    const std::uint64_t choice = 1 + (draw / 2) % (ids.choices() - 1);
+    Draft variant = space->candidate(d.id + ids.drafts() * choice);
+    if (target.violations(p, variant).empty()) d = std::move(variant);
+  }
+}
+
 }  // namespace
 
 bool runsOn(const Backend& b, const Kernel& k) { return targetOf(b).check(b, k).empty(); }
@@ -62,6 +80,7 @@ std::vector<Draft> sampleDrafts(const Problem& p, const TrainOptions& o, std::mt
       o.maxSamplesPerShape,
       static_cast<std::size_t>(std::ceil(o.sampleFraction * static_cast<double>(drafts.size()))));
   drafts.resize(std::min(drafts.size(), want));
+  spreadOverChoices(p, drafts, rng);
   return drafts;
 }
 

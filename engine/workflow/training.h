@@ -51,8 +51,9 @@ bool runsOn(const Backend& b, const Kernel& k);
 std::vector<Draft> prunedDrafts(const Problem& p);
 
 /// Training's sample of `p`'s drafts (DCC 4.4: `sampleFraction` of the pruned drafts, at most
-/// `maxSamplesPerShape`, from the analytic screen's survivors when `screenLimit` is set), in sampled order.
-/// `rng` carries on from shape to shape, so a suite's samples depend on its order and the seed only.
+/// `maxSamplesPerShape`, from the analytic screen's survivors when `screenLimit` is set), in sampled order;
+/// in a family with kernel-level choices, about half of them at a random other combination of choices. `rng`
+/// carries on from shape to shape, so a suite's samples depend on its order and the seed only.
 std::vector<Draft> sampleDrafts(const Problem& p, const TrainOptions& o, std::mt19937_64& rng);
 
 struct LabelCounts {
