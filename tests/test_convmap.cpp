@@ -254,6 +254,15 @@ TEST(ConvMap, MappingJsonRoundTripsAndDimsAreParsed) {
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "--dims: 'C' is not name=whole number");
   }
+  // A layout that is not a name is refused with its place (fuzz_convmap found nlohmann's type_error here).
+  auto bad = mappingJson(h, m);
+  bad["layout"]["input"] = 8;
+  try {
+    parseMappingJson(bad, h, "m.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "m.json: mapping.layout.input: 8 (sequential or row-aligned)");
+  }
 }
 
 TEST(ConvMap, HeuristicMapperBeatsTheTrivialMappingAndRepeatsWithItsSeed) {

@@ -151,10 +151,12 @@ ConvMapping parseMappingJson(const Json& j, const Hierarchy& h, std::string_view
     const auto& lay = j["layout"];
     if (!lay.is_object()) throw InputError(at + ".layout: must be an object");
     for (int t = 0; t < kTensors; ++t) {
-      const auto v = lay.value(std::string(kTensorNames[t]), std::string("sequential"));
+      const std::string name(kTensorNames[t]);
+      if (lay.contains(name) && !lay[name].is_string())  // fuzz_convmap found the type_error it raised
+        throw InputError(at + ".layout." + name + ": " + lay[name].dump() + " (sequential or row-aligned)");
+      const auto v = lay.value(name, std::string("sequential"));
       if (v != "sequential" && v != "row-aligned")
-        throw InputError(at + ".layout." + std::string(kTensorNames[t]) + ": '" + v +
-                         "' (sequential or row-aligned)");
+        throw InputError(at + ".layout." + name + ": '" + v + "' (sequential or row-aligned)");
       m.layout[t] = v == "sequential" ? Layout::Sequential : Layout::RowAligned;
     }
   }
