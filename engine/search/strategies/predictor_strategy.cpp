@@ -10,8 +10,8 @@
 //
 // A family whose analytic estimate ranks as its simulator does (ITarget::estimateRanksUnseenKernels: upmem)
 // also has the estimate's kEstimateDrafts best screened drafts confirmed in the first round, so that a model
-// off near the optimum cannot lose what the estimate ranks first (TTV 256^3 on upmem: the model 19% off on
-// its confirmations, its pick 3.100 ms where the estimate-ranked compute-centric baseline found 2.511 ms).
+// off near the optimum cannot lose what the estimate ranks first (the GPT-J-shaped GEMV on upmem: the
+// model's pick 4.051 ms, one of the estimate's drafts 3.751 ms; docs/simulator.md).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -189,7 +189,7 @@ StrategyInfo predictorStrategy() {
       [](const StrategyContext& c) { return std::make_unique<PredictorStrategy>(c); },
       [](const Problem& p, std::uint64_t kept, const ExploreOptions& o) {
         // The k best predictions and the near-ties, up to maxConfirm in all; twice that when unsure; as
-        // many again of the variants.
+        // many again of the variants; and the estimate's best where it ranks as the simulator does.
         const auto most = 2 * static_cast<std::uint64_t>(std::max({1, o.topK, o.maxConfirm}));
         const bool estimate = targetOf(p.backend()).estimateRanksUnseenKernels();
         return static_cast<std::size_t>(std::min(kept, most) * (ranksChoices(p) ? 2 : 1) +
