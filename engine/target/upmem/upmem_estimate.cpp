@@ -20,10 +20,13 @@ bool uses(const AffineExpr& e, int var) {
 }
 
 // The candidate's layout as the estimate reads it: per loop variable its extent on one DPU; per tensor the
-// number of DPUs sharing it out (1: every DPU holds all of it); DPUs and ranks used.
+// number of DPUs sharing it out (1: every DPU holds all of it); DPUs and ranks used; and the loops whose last
+// busy DPU gets a shorter tile (its extent there), which can be the slower DPU: fewer outputs than tasklets
+// change how tasklets share the work.
 struct Layout {
   std::vector<double> loopExtent;
   std::vector<double> tensorSplit;
+  std::vector<std::pair<int, double>> edges;  // loop variable, its extent on the last busy DPU
   double dpus = 1, ranks = 1, dpusPerRank = 1;
 };
 
@@ -46,12 +49,20 @@ Layout layoutOf(const Problem& p, const Draft& d) {
     l.dpusPerRank *= std::min<double>(c.cores, units);
     l.dpus *= units;
     const int var = ds.representative(s, c).var;
-    if (var >= 0) l.loopExtent[static_cast<std::size_t>(var)] = perCore;
+    if (var >= 0) {
+      l.loopExtent[static_cast<std::size_t>(var)] = perCore;
+      const double last = static_cast<double>(ds.representative(s, c).extent) - (units - 1) * perCore;
+      if (last > 0 && last < perCore) l.edges.emplace_back(var, last);
+    }
+    // Each part splits a tensor it indexes `units` ways, and the parts split independent dimensions, so a
+    // tensor's share of one DPU is divided by every part's count (a matrix split by rows and columns).
+    std::vector<bool> split(k.tensors.size(), false);
     for (const TensorDim& dim : sets.sets[static_cast<std::size_t>(s)].dims)
       if (std::any_of(dim.references.begin(), dim.references.end(),
                       [&](const AffineExpr& e) { return uses(e, var); }))
-        l.tensorSplit[static_cast<std::size_t>(dim.tensor)] =
-            std::max(l.tensorSplit[static_cast<std::size_t>(dim.tensor)], units);
+        split[static_cast<std::size_t>(dim.tensor)] = true;
+    for (std::size_t t = 0; t < split.size(); ++t)
+      if (split[t]) l.tensorSplit[t] *= units;
   }
   return l;
 }
@@ -104,42 +115,57 @@ class UpmemEstimator final : public ICandidateEstimator {
     return (toDpu ? r.toDpuSetupMs : r.fromDpuSetupMs) * 1e6 + ns;
   }
 
-  // An element-wise statement's template over `outs` values: tasklets stride over blocks.
-  struct Streamed {
+  // A statement's template on one DPU: all its tasklets' instructions and DMAs, how many tasklets have work,
+  // and the busiest tasklet's share (it issues at most once every sameTaskletGap cycles and waits for each of
+  // its DMAs), with the elements one DMA moves.
+  struct Work {
     double instructions = 0, dmas = 0, busy = 1;
+    double busiestInstructions = 0, busiestDmas = 0, perDma = 0;
   };
-  static Streamed streamed(const StatementShape& sh, double outs, const UpmemCodegenOptions& o) {
-    const double blocks = ceilDiv(outs, static_cast<double>(sh.blockElements));
+
+  // An element-wise statement's template over `outs` values: tasklets stride over blocks.
+  static Work streamed(const StatementShape& sh, double outs, const UpmemCodegenOptions& o) {
+    const double c = static_cast<double>(sh.blockElements);
+    const double blocks = ceilDiv(outs, c), perBlock = static_cast<double>(sh.streamedBytes.size()) + 1;
+    const double own = ceilDiv(blocks, o.tasklets);  // the first tasklet's blocks
     return {outs * static_cast<double>(sh.perElement) + blocks * kUpmemBlockInstructions,
-            blocks * (static_cast<double>(sh.streamedBytes.size()) + 1),
-            std::min<double>(o.tasklets, blocks)};
+            blocks * perBlock,
+            std::min<double>(o.tasklets, blocks),
+            std::min(outs, own * c) * static_cast<double>(sh.perElement) + own * kUpmemBlockInstructions,
+            own * perBlock,
+            o.style.handWritten ? std::min(c, outs) : c};
   }
 
   // A reduction's operands as KernelStyle::cacheOperands keeps them: those still streamed per output, and
   // the DMAs reading the kept ones (whole once per tasklet, windows once per run of outputs, PerRun ones once
-  // per run and tasklet with outputs in it).
+  // per run and tasklet with outputs in it). Tasklets taking outputs get them `share` at a time in turn, out
+  // of `dealt` at a time (run by run where operands are kept per run, the codegen's cachedOutputs): `busy` of
+  // them have outputs.
   struct Kept {
     double streamed = 0, reads = 0;
+    double share = 1, dealt = 1, busy = 1;
   };
   static Kept kept(const StatementShape& shape, const Layout& l, const UpmemCodegenOptions& o, bool byOutputs,
                    double outs, double red) {
-    Kept k{static_cast<double>(shape.streamedBytes.size()), 0};
+    Kept k{static_cast<double>(shape.streamedBytes.size()), 0,
+           static_cast<double>(std::max(1, 8 / shape.targetBytes)), outs};
+    k.busy = std::min<double>(o.tasklets, ceilDiv(outs, k.share));
     if (!o.style.cacheOperands || !byOutputs || !shape.mayShareOperands()) return k;
     const StatementShape sh =
         shape.onDpu(shape.sharingOnDpu([&](int v) { return l.loopExtent[static_cast<std::size_t>(v)]; }));
     if (!sh.sharesOperands()) return k;
     const bool windows = std::find(sh.reuse.begin(), sh.reuse.end(), OperandReuse::Window) != sh.reuse.end();
     const double run = static_cast<double>(sh.windowRun());
-    const double share = windows ? run : std::max(1, 8 / sh.targetBytes);  // outputs dealt at a time
-    const double working = std::min<double>(o.tasklets, ceilDiv(outs, share));
     const double perRun = static_cast<double>(sh.outputsPerRun);
+    if (windows) k.share = run;
+    if (perRun > 0) k.dealt = perRun;
+    k.busy = std::min<double>(o.tasklets, ceilDiv(k.dealt, k.share));  // a tasklet past them reads nothing
     for (std::size_t i = 0; i < sh.reuse.size(); ++i) {
       const double bytes = sh.streamedBytes[i];
       if (sh.reuse[i] == OperandReuse::AllOutputs)
-        k.reads += working * ceilDiv(red * bytes, o.dmaMaxBytes);
+        k.reads += k.busy * ceilDiv(red * bytes, o.dmaMaxBytes);
       else if (sh.reuse[i] == OperandReuse::PerRun)
-        k.reads += outs / perRun * std::min<double>(o.tasklets, ceilDiv(perRun, share)) *
-                   ceilDiv(red * bytes, o.dmaMaxBytes);
+        k.reads += outs / k.dealt * k.busy * ceilDiv(red * bytes, o.dmaMaxBytes);
       else if (sh.reuse[i] == OperandReuse::Window)
         k.reads += ceilDiv(outs, run) * ceilDiv((std::min(outs, run) + red - 1) * bytes, o.dmaMaxBytes);
       else
@@ -165,7 +191,7 @@ class UpmemEstimator final : public ICandidateEstimator {
       for (int v : sh.outLoops) outs *= l.loopExtent[static_cast<std::size_t>(v)];
       const DType type =
           m_p.kernel().tensors[static_cast<std::size_t>(m_p.kernel().statements[s].target.tensor)].dtype;
-      Streamed w = streamed(prefixOffsetShape(sh, upmemDpuType(type)), outs, o);
+      Work w = streamed(prefixOffsetShape(sh, upmemDpuType(type)), outs, o);
       if (o.scanReducesFirst) {  // RSS: kernel() counted the scan; the other kernel is the reduction
         StatementShape reduce = sh;
         reduce.scanReducesFirst = true;
@@ -183,11 +209,43 @@ class UpmemEstimator final : public ICandidateEstimator {
     }
   }
 
+  // A reduction's template over `outs` outputs of `red` elements each: tasklets take outputs (in groups, or
+  // runs with kept operands), or split each output's blocks (the first tasklet has the most).
+  static Work reduction(const StatementShape& sh, const Layout& l, const UpmemCodegenOptions& o, double outs,
+                        double red) {
+    const double c = static_cast<double>(sh.blockElements), blocks = ceilDiv(red, c);
+    const bool byOutputs = taskletsTakeOutputs(o.split, static_cast<std::int64_t>(outs), o.tasklets);
+    const Kept k = kept(sh, l, o, byOutputs, outs, red);
+    const double perBlock = k.streamed > 0 || k.reads == 0 ? kUpmemBlockInstructions : 0.0;
+    const double perElement = static_cast<double>(sh.perElement);
+    Work w;
+    w.instructions = outs * (kUpmemOutputInstructions + red * perElement + blocks * perBlock) +
+                     k.reads * kUpmemBlockInstructions;
+    w.dmas = outs * blocks * k.streamed + k.reads;
+    w.perDma = o.style.handWritten ? std::min(c, red) : c;
+    if (byOutputs) {
+      w.busy = k.busy;
+      // The first tasklet's outputs: its shares of every dealt set.
+      const double first =
+          std::min(outs, outs / k.dealt * ceilDiv(ceilDiv(k.dealt, k.share), o.tasklets) * k.share);
+      w.busiestInstructions = first * (kUpmemOutputInstructions + red * perElement + blocks * perBlock);
+      w.busiestDmas = first * blocks * k.streamed + k.reads / k.busy;
+    } else {
+      w.busy = std::min<double>(o.tasklets, blocks);
+      const double own = ceilDiv(blocks, o.tasklets);  // the first tasklet's blocks of each output
+      w.busiestInstructions =
+          outs * (kUpmemOutputInstructions + std::min(red, own * c) * perElement + own * perBlock);
+      w.busiestDmas = outs * own * k.streamed;
+    }
+    return w;
+  }
+
   // The busiest DPU's kernel: instructions and DMAs of every statement's template.
   void kernel(const Layout& l, const UpmemCodegenOptions& o, const std::vector<StatementShape>& shapes,
               Parts& e) const {
-    double issue = 0, dmaCycles = 0, sync = 0;
+    double issue = 0, dmaCycles = 0, sync = 0, serial = 0;
     const double gap = m_params.dpu.sameTaskletGap;
+    const sim::dpu::DmaTable& dma = m_params.dpu.dma;
     for (const StatementShape& sh : shapes) {
       auto product = [&](const std::vector<int>& loops) {
         double n = 1;
@@ -195,52 +253,54 @@ class UpmemEstimator final : public ICandidateEstimator {
         return n;
       };
       const double outs = product(sh.outLoops), red = product(sh.reduceLoops);
-      const double c = static_cast<double>(sh.blockElements);
-      double instructions = 0, dmas = 0, busy = 1, busiestTasklet = 0, critical = 0;
+      Work w;
+      double critical = 0;
       if (sh.intrinsic) {  // its template's own count, and its synchronisation
-        const IntrinsicWork w =
+        const IntrinsicWork iw =
             intrinsicWork(*sh.intrinsic, sh, intrinsicCodegen(o), static_cast<std::int64_t>(outs),
                           static_cast<std::int64_t>(red));
-        instructions = w.instructions;
-        dmas = w.dmas;
-        busy = o.tasklets;
-        busiestTasklet = w.busiestTasklet;
-        critical = w.critical;
+        w = {iw.instructions,   iw.dmas, static_cast<double>(o.tasklets),
+             iw.busiestTasklet, 0,       static_cast<double>(sh.blockElements)};
+        critical = iw.critical;
         // A barrier as the DPU engine prices it; a chain pass as each tasklet's share issued alone, in turn.
-        sync += w.barriers * m_params.dpu.barrierCoeff * std::pow(o.tasklets, m_params.dpu.barrierExp) +
-                w.handshakes * o.tasklets * IntrinsicWork::kChainInstructions * gap;
-      } else if (!sh.reduces()) {
-        const Streamed w = streamed(sh, outs, o);
-        instructions = w.instructions;
-        dmas = w.dmas;
-        busy = w.busy;
+        sync += iw.barriers * m_params.dpu.barrierCoeff * std::pow(o.tasklets, m_params.dpu.barrierExp) +
+                iw.handshakes * o.tasklets * IntrinsicWork::kChainInstructions * gap;
       } else {
-        const double blocks = ceilDiv(red, c);
-        const bool byOutputs = o.split == TaskletSplit::Outputs     ? outs > 1
-                               : o.split == TaskletSplit::Reduction ? false
-                                                                    : outs >= o.tasklets;
-        const Kept k = kept(sh, l, o, byOutputs, outs, red);
-        const double perBlock = k.streamed > 0 || k.reads == 0 ? kUpmemBlockInstructions : 0.0;
-        instructions =
-            outs * (kUpmemOutputInstructions + red * static_cast<double>(sh.perElement) + blocks * perBlock) +
-            k.reads * kUpmemBlockInstructions;
-        dmas = outs * blocks * k.streamed + k.reads;
-        busy =
-            std::min<double>(o.tasklets, byOutputs ? ceilDiv(outs, std::max(1, 8 / sh.targetBytes)) : blocks);
+        w = sh.reduces() ? reduction(sh, l, o, outs, red) : streamed(sh, outs, o);
       }
       // One instruction a cycle with at least `gap` tasklets busy; else each busy one every `gap` cycles.
-      issue += busy >= gap ? instructions : instructions / std::max(1.0, busy) * gap;
-      if (sh.intrinsic)  // its busiest tasklet, and the holder of a mutex, issue at most once every `gap`
-        issue = std::max({issue, busiestTasklet * gap, critical * gap});
+      issue += w.busy >= gap ? w.instructions : w.instructions / std::max(1.0, w.busy) * gap;
+      if (sh.intrinsic)  // the holder of a mutex issues at most once every `gap`
+        issue = std::max(issue, critical * gap);
       // The widest streamed operand; the target's when a statement streams none (scalars only).
       int widest = sh.streamedBytes.empty() ? sh.targetBytes : 0;
       for (int b : sh.streamedBytes) widest = std::max(widest, b);
-      const double bytes = c * widest;
-      dmaCycles += dmas * (m_params.dpu.dma.serviceBase + m_params.dpu.dma.servicePerByte * bytes);
-      e.instructions += instructions;
-      e.dmas += dmas;
+      const auto bytes = static_cast<std::int32_t>(w.perDma * widest);
+      dmaCycles += w.dmas * dma.service(bytes, false);
+      // The busiest tasklet: its instructions `gap` apart, each of its DMAs waited for.
+      serial += w.busiestInstructions * gap + w.busiestDmas * dma.latency(bytes, false);
+      e.instructions += w.instructions;
+      e.dmas += w.dmas;
     }
-    e.kernelCycles = std::max(issue, dmaCycles) + sync + m_params.rates.launchMs * 1e6 / e.nsPerCycle;
+    e.kernelCycles =
+        std::max({issue, dmaCycles, serial}) + sync + m_params.rates.launchMs * 1e6 / e.nsPerCycle;
+  }
+
+  // The slowest DPU's kernel over every combination of full and last tiles (the launch waits for it).
+  void busiestKernel(const Layout& l, const UpmemCodegenOptions& o, const std::vector<StatementShape>& shapes,
+                     Parts& e) const {
+    const Parts start = e;
+    Layout tile = l;
+    for (std::size_t combo = 0; combo < (std::size_t{1} << l.edges.size()); ++combo) {
+      for (std::size_t i = 0; i < l.edges.size(); ++i) {
+        const auto [var, last] = l.edges[i];
+        tile.loopExtent[static_cast<std::size_t>(var)] =
+            (combo >> i) & 1 ? last : l.loopExtent[static_cast<std::size_t>(var)];
+      }
+      Parts one = start;
+      kernel(tile, o, shapes, one);
+      if (combo == 0 || one.kernelCycles > e.kernelCycles) e = one;
+    }
   }
 
   Parts parts(const Draft& d) const {
@@ -253,7 +313,7 @@ class UpmemEstimator final : public ICandidateEstimator {
     e.tasklets = o.tasklets;
     e.tile = o.blockBytes;
     const auto shapes = upmemStatementShapes(m_p.kernel(), o);
-    kernel(l, o, shapes, e);
+    busiestKernel(l, o, shapes, e);
     scanOffsets(l, o, shapes, e);
     const Kernel& k = m_p.kernel();
     for (std::size_t t = 0; t < k.tensors.size(); ++t) {
