@@ -63,8 +63,8 @@ ChoiceVariants predictedCandidates(const StrategyContext& c, const std::vector<s
   return out;
 }
 
-/// The kChoiceDrafts best-predicted records at every other combination of choices.
-ChoiceVariants choiceVariants(const StrategyContext& c, std::span<const double> recordNs) {
+/// The kChoiceDrafts best-predicted records at every other combination of choices (the `most` best of them).
+ChoiceVariants choiceVariants(const StrategyContext& c, std::span<const double> recordNs, std::size_t most) {
   if (!ranksChoices(c.problem)) return {};
   const CandidateIds ids = targetOf(c.problem.backend()).candidateIds(c.problem);
   std::vector<std::uint64_t> wanted;
@@ -74,7 +74,7 @@ ChoiceVariants choiceVariants(const StrategyContext& c, std::span<const double> 
     for (std::uint64_t choice = 1; choice < ids.choices(); ++choice)
       wanted.push_back(draft + ids.drafts() * choice);
   }
-  return predictedCandidates(c, wanted);
+  return predictedCandidates(c, wanted, most);
 }
 
 /// Every predicted record at the combination of choices of the best-predicted variant, when that variant is
@@ -128,10 +128,10 @@ class PredictorStrategy final : public ISearchStrategy {
     m_groups.push_back({0, m_ns.size()});
     // Variant v is candidate records.size() + v. Its best predictions are confirmed beside the drafts', not
     // instead of them, so the pick is never worse than at the backend's own choices.
-    const ChoiceVariants variants = choiceVariants(c, m_ns);
-    // Only the group's best 2 x most can be confirmed (most, then as many again when unsure).
-    const ChoiceVariants again =
-        redrafted(c, std::span<const double>(m_ns), variants, 2 * std::max(topK, most));
+    // A group's best 2 x most at most are ever confirmed (most, then as many again when unsure).
+    const std::size_t keep = most ? 2 * std::max(topK, most) : 0;
+    const ChoiceVariants variants = choiceVariants(c, m_ns, keep);
+    const ChoiceVariants again = redrafted(c, std::span<const double>(m_ns), variants, keep);
     for (const ChoiceVariants* g : {&variants, &again}) {
       if (g->drafts.empty()) continue;
       m_groups.push_back({m_ns.size(), m_ns.size() + g->ns.size()});
