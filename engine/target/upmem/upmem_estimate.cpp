@@ -229,7 +229,7 @@ class UpmemEstimator final : public ICandidateEstimator {
       const double first =
           std::min(outs, outs / k.dealt * ceilDiv(ceilDiv(k.dealt, k.share), o.tasklets) * k.share);
       w.busiestInstructions = first * (kUpmemOutputInstructions + red * perElement + blocks * perBlock);
-      w.busiestDmas = first * blocks * k.streamed + k.reads / k.busy;
+      w.busiestDmas = first * blocks * k.streamed + k.reads / std::max(1.0, k.busy);
     } else {
       w.busy = std::min<double>(o.tasklets, blocks);
       const double own = ceilDiv(blocks, o.tasklets);  // the first tasklet's blocks of each output
