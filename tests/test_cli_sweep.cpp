@@ -173,6 +173,8 @@ TEST(CliSweepMpi, TwoRanksProveTheOptimaOfOneProcess) {
   ASSERT_EQ(j["optima"].size(), one["optima"].size());
   EXPECT_FALSE(j["optima"].empty());
   EXPECT_LT(j["labelled"].get<std::size_t>(), j["drafts"].get<std::size_t>() / 2);
+  // Running units traded incumbents with rank 0 (every 10 ms; these units take tens of ms).
+  EXPECT_GT(j["shares"].get<std::size_t>(), 0u);
   for (std::size_t i = 0; i < j["optima"].size(); ++i) {
     EXPECT_EQ(j["optima"][i]["draft"], one["optima"][i]["draft"]) << j["optima"][i]["shape"];
     EXPECT_EQ(j["optima"][i]["cycles"], one["optima"][i]["cycles"]) << j["optima"][i]["shape"];

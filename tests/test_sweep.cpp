@@ -213,5 +213,41 @@ TEST(SweepRun, OptimumByBranchAndBoundIsTheOptimumOfEveryLabel) {
   }
 }
 
+// Optimum: a running unit takes at once the better incumbent its queue shares (what another worker found),
+// instead of from its next unit on. A queue that knows a best below every draft stops the unit's drafts from
+// the first exchange on; a queue that shares nothing leaves the unit to its own incumbent.
+TEST(SweepRun, ARunningUnitTakesTheIncumbentItsQueueShares) {
+  struct Queue : ISweepQueue {
+    std::int64_t known = INT64_MAX;
+    std::size_t shares = 0;
+    std::optional<SweepAssignment> next(const SweepUnitResult*) override { return std::nullopt; }
+    std::int64_t share(std::size_t, std::int64_t best) override {
+      ++shares;
+      return std::min(known, best);
+    }
+  };
+  const Backend& b = builtinBackend("hbm-pim");
+  SweepOptions o = smallOptions();
+  o.labels = SweepLabels::Optimum;  // without a seed model: no seed units, no incumbent to start from
+  o.unitDrafts = 256;
+  o.shareEveryMs = 1;
+  const SweepPlan plan = planSweep(b, smallSuite(), o);
+  std::size_t unit = 0;
+  for (std::size_t u = 0; u < plan.units.size(); ++u)
+    if (plan.units[u].end - plan.units[u].begin > plan.units[unit].end - plan.units[unit].begin) unit = u;
+  auto run = [&](Queue& q) {
+    auto store = ResultsStore::open(":memory:");
+    return runSweepUnit(b, smallSuite(), plan, {unit}, store, o, 0, &q);
+  };
+  Queue silent, knowing;
+  knowing.known = 1;  // below any draft's cycles
+  const SweepUnitResult alone = run(silent), told = run(knowing);
+  EXPECT_GT(silent.shares, 0u);
+  EXPECT_GT(knowing.shares, 0u);
+  EXPECT_GT(alone.labelled, 0u);
+  EXPECT_LT(told.labelled, alone.labelled);
+  EXPECT_EQ(told.bestCycles == INT64_MAX, told.labelled == 0);
+}
+
 }  // namespace
 }  // namespace pim

@@ -52,8 +52,16 @@ class CoordinatedQueue : public ISweepQueue {
     if (m_cancel.load()) return std::nullopt;
     return m_inner.next(finished);
   }
+  std::int64_t share(std::size_t unit, std::int64_t bestCycles) override {
+    std::lock_guard lock(m_mutex);
+    const std::int64_t known = m_inner.share(unit, bestCycles);
+    ++shares;
+    if (known < bestCycles) ++sharesLowering;
+    return known;
+  }
 
   std::size_t unitsRun = 0, labelled = 0, simulated = 0, reused = 0;
+  std::size_t shares = 0, sharesLowering = 0;  // exchanges while units ran; those that lowered the incumbent
   double busySeconds = 0;
 
  private:
@@ -195,6 +203,8 @@ void printSweep(const SweepCmd& o, const SweepSummary& r) {
                {"busy_seconds", r.queue.busySeconds},
                {"simulations_per_second", rate},
                {"bytes_per_unit", SweepWorld::kBytesPerUnit},
+               {"shares", r.queue.shares},
+               {"shares_lowering", r.queue.sharesLowering},
                {"interrupted", interrupted().load()},
                {"merge", mergeJson(r.merged)},
                {"optima", optimaJson(r.optima)},
@@ -207,8 +217,11 @@ void printSweep(const SweepCmd& o, const SweepSummary& r) {
             << (r.ranks == 1 ? " rank" : " ranks") << " x " << r.options.train.threads << " threads\n"
             << "  " << r.resumed << " units complete before this run; ran " << r.queue.unitsRun << " in "
             << withDecimals(r.seconds, 1) << " s: " << grouped(r.queue.simulated) << " simulations ("
-            << withDecimals(rate, 0) << "/s), " << grouped(r.queue.reused) << " labels reused\n"
-            << "  merged " << r.merged.shards << " shards into " << o.db << ": "
+            << withDecimals(rate, 0) << "/s), " << grouped(r.queue.reused) << " labels reused\n";
+  if (r.options.labels == SweepLabels::Optimum)
+    std::cout << "  " << grouped(r.queue.shares) << " incumbent exchanges while units ran, "
+              << grouped(r.queue.sharesLowering) << " of them lowering the unit's incumbent\n";
+  std::cout << "  merged " << r.merged.shards << " shards into " << o.db << ": "
             << grouped(r.merged.sum.results) << " new labels";
   if (r.merged.sum.disagreements)
     std::cout << ", " << r.merged.sum.disagreements << " labels that differ between shards (first kept)";

@@ -58,15 +58,18 @@ bool launchedAsRanks() {
 #ifdef PIMSCOPE_WITH_MPI
 namespace {
 
-constexpr int kRequestTag = 1, kReplyTag = 2;
+constexpr int kRequestTag = 1, kReplyTag = 2, kShareTag = 3;
 // A request: {kind, unit, labelled, simulated, microseconds, best cycles}. The reply: {the next unit, or -1
-// (the end); its shape's incumbent}.
-enum Kind : long long { kFirst = 0, kFinished = 1, kLeaving = 2 };
+// (the end); its shape's incumbent}. To kShare (a running unit's best so far), under kShareTag: {the unit;
+// its shape's incumbent}.
+enum Kind : long long { kFirst = 0, kFinished = 1, kLeaving = 2, kShare = 3 };
 using Message = std::array<long long, 6>;
 using Reply = std::array<long long, 2>;
 
 class RemoteQueue : public ISweepQueue {
  public:
+  /// `shares`: MPI lets a second thread call it (MPI_THREAD_SERIALIZED); without, share() shares nothing.
+  explicit RemoteQueue(bool shares) : m_shares(shares) {}
   std::optional<SweepAssignment> next(const SweepUnitResult* finished) override {
     Message m{kFirst, -1, 0, 0, 0, INT64_MAX};
     if (finished) {
@@ -79,9 +82,36 @@ class RemoteQueue : public ISweepQueue {
     Reply reply{-1, INT64_MAX};
     MPI_Recv(reply.data(), static_cast<int>(reply.size()), MPI_LONG_LONG, 0, kReplyTag, MPI_COMM_WORLD,
              MPI_STATUS_IGNORE);
+    readShareReplies();  // the last unit's, answered before this reply
     if (reply[0] < 0) return std::nullopt;
+    m_unit = reply[0];
+    m_known = reply[1];
     return SweepAssignment{static_cast<std::size_t>(reply[0]), reply[1]};
   }
+  // Does not wait for the answer: a blocking receive would spin (Open MPI polls) on the core this rank's
+  // labelling threads need, for up to rank 0's 2-ms polling; the answer is taken at the next share.
+  std::int64_t share(std::size_t unit, std::int64_t bestCycles) override {
+    if (!m_shares) return bestCycles;
+    readShareReplies();
+    const Message m{kShare, static_cast<long long>(unit), 0, 0, 0, bestCycles};
+    MPI_Send(m.data(), static_cast<int>(m.size()), MPI_LONG_LONG, 0, kRequestTag, MPI_COMM_WORLD);
+    return std::min<std::int64_t>(m_known, bestCycles);
+  }
+
+ private:
+  void readShareReplies() {
+    for (int flag = 1; flag;) {
+      MPI_Iprobe(0, kShareTag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      if (!flag) break;
+      Reply r{};
+      MPI_Recv(r.data(), static_cast<int>(r.size()), MPI_LONG_LONG, 0, kShareTag, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      if (r[0] == m_unit) m_known = std::min<long long>(m_known, r[1]);
+    }
+  }
+  bool m_shares;
+  long long m_unit = -1;          // the unit running
+  long long m_known = INT64_MAX;  // its shape's best, as rank 0 last answered
 };
 
 }  // namespace
@@ -92,10 +122,12 @@ SweepWorld::SweepWorld() {
     return;
   }
   int provided = 0;
-  // Funneled: only the main thread calls MPI (rank 0's own worker and every labelling thread never do).
-  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+  // Serialized: a worker rank's main thread calls MPI between units and its share thread while a unit runs,
+  // never both at once; rank 0's serve loop is its only MPI caller. Labelling threads never call MPI.
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
     throw InputError("sweep: MPI_Init_thread failed");
   m_initialised = true;
+  m_sharesWhileRunning = provided >= MPI_THREAD_SERIALIZED;
   MPI_Comm_rank(MPI_COMM_WORLD, &m_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &m_size);
   MPI_Comm local;
@@ -127,6 +159,12 @@ void SweepWorld::serve(ISweepQueue& queue, const std::function<void()>& localWor
     Message m{};
     MPI_Recv(m.data(), static_cast<int>(m.size()), MPI_LONG_LONG, st.MPI_SOURCE, kRequestTag, MPI_COMM_WORLD,
              MPI_STATUS_IGNORE);
+    if (m[0] == kShare) {
+      const Reply known{m[1], queue.share(static_cast<std::size_t>(m[1]), m[5])};
+      MPI_Send(known.data(), static_cast<int>(known.size()), MPI_LONG_LONG, st.MPI_SOURCE, kShareTag,
+               MPI_COMM_WORLD);
+      continue;
+    }
     SweepUnitResult r;
     r.unit = static_cast<std::size_t>(m[1]);
     r.labelled = static_cast<std::size_t>(m[2]);
@@ -148,7 +186,9 @@ void SweepWorld::serve(ISweepQueue& queue, const std::function<void()>& localWor
   local.join();
 }
 
-std::unique_ptr<ISweepQueue> SweepWorld::remoteQueue() const { return std::make_unique<RemoteQueue>(); }
+std::unique_ptr<ISweepQueue> SweepWorld::remoteQueue() const {
+  return std::make_unique<RemoteQueue>(m_sharesWhileRunning);
+}
 
 #else  // one process: a launcher's ranks would each run the whole plan, so they are refused by name
 

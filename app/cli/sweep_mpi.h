@@ -40,6 +40,7 @@ class SweepWorld {
  private:
   int m_rank = 0, m_size = 1, m_localSize = 1;
   bool m_initialised = false;
+  bool m_sharesWhileRunning = false;  // the MPI library lets a unit's share thread call it
 };
 
 }  // namespace pim::cli

@@ -4,7 +4,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
 #include <random>
+#include <thread>
 
 #include "engine/common/error.h"
 #include "engine/common/sha256.h"
@@ -76,6 +80,45 @@ void seeded(const Problem& p, const SweepOptions& o, SweepShape& s) {
   s.drafts = std::move(drafts);
 }
 
+using Labels = std::vector<std::pair<Draft, Evaluation>>;
+
+// Runs `label` on this thread (it keeps the thread's caches across units) while a second thread trades the
+// incumbent with `queue` every `everyMs`, until the labelling ends.
+Labels labelSharing(const std::function<Labels()>& label, std::atomic<std::int64_t>& incumbent,
+                    ISweepQueue& queue, std::size_t unit, int everyMs) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread sharer([&] {
+    for (std::unique_lock lock(m);
+         !cv.wait_for(lock, std::chrono::milliseconds(std::max(1, everyMs)), [&] { return done; });) {
+      lock.unlock();
+      const std::int64_t known = queue.share(unit, incumbent.load());
+      for (std::int64_t now = incumbent.load();
+           known < now && !incumbent.compare_exchange_weak(now, known);) {
+      }
+      lock.lock();
+    }
+  });
+  auto stop = [&] {
+    {
+      std::lock_guard lock(m);
+      done = true;
+    }
+    cv.notify_one();
+    sharer.join();
+  };
+  Labels out;
+  try {
+    out = label();
+  } catch (...) {
+    stop();
+    throw;
+  }
+  stop();
+  return out;
+}
+
 }  // namespace
 
 SweepPlan planSweep(const Backend& b, const Suite& suite, const SweepOptions& o) {
@@ -109,7 +152,8 @@ SweepPlan planSweep(const Backend& b, const Suite& suite, const SweepOptions& o)
 }
 
 SweepUnitResult runSweepUnit(const Backend& b, const Suite& suite, const SweepPlan& plan,
-                             const SweepAssignment& a, ResultsStore& store, const SweepOptions& o, int rank) {
+                             const SweepAssignment& a, ResultsStore& store, const SweepOptions& o, int rank,
+                             ISweepQueue* queue) {
   const auto t0 = std::chrono::steady_clock::now();
   const SweepUnit& u = plan.units.at(a.unit);
   const SweepShape& s = plan.shapes.at(u.shape);
@@ -123,8 +167,11 @@ SweepUnitResult runSweepUnit(const Backend& b, const Suite& suite, const SweepPl
   LabelCounts counts;
   std::atomic<std::int64_t> incumbent{a.incumbent};
   const bool bound = o.labels == SweepLabels::Optimum;
+  auto label = [&] {
+    return labelDrafts(p, drafts, t, s.kernel + " " + s.shape, &counts, 0, bound ? &incumbent : nullptr);
+  };
   const auto labelled =
-      labelDrafts(p, drafts, t, s.kernel + " " + s.shape, &counts, 0, bound ? &incumbent : nullptr);
+      bound && queue ? labelSharing(label, incumbent, *queue, a.unit, o.shareEveryMs) : label();
   SweepUnitResult r;
   r.unit = a.unit;
   r.labelled = labelled.size();
@@ -157,6 +204,12 @@ LocalSweepQueue::LocalSweepQueue(const SweepPlan& plan, const std::set<std::size
   }
 }
 
+std::int64_t LocalSweepQueue::share(std::size_t unit, std::int64_t bestCycles) {
+  std::int64_t& best = m_best[m_plan.units.at(unit).shape];
+  best = std::min(best, bestCycles);
+  return best;
+}
+
 std::optional<SweepAssignment> LocalSweepQueue::next(const SweepUnitResult* finished) {
   if (finished) {
     std::int64_t& best = m_best[m_plan.units.at(finished->unit).shape];
@@ -173,7 +226,7 @@ std::size_t runSweepWorker(const Backend& b, const Suite& suite, const SweepPlan
   std::optional<SweepUnitResult> last;
   while (const auto a = queue.next(last ? &*last : nullptr)) {
     try {
-      last = runSweepUnit(b, suite, plan, *a, store, o, rank);
+      last = runSweepUnit(b, suite, plan, *a, store, o, rank, &queue);
     } catch (...) {
       // Leave the sweep (the unit stays incomplete for a rerun) so that no one waits for this worker.
       SweepUnitResult gone;

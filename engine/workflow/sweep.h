@@ -34,6 +34,8 @@ struct SweepOptions {
   /// Optimum: the model whose confirmations (confirmationOrder, evaluate's defaults) seed each shape's
   /// branch and bound; none: the shapes start from no incumbent.
   std::shared_ptr<const Predictor> seedModel;
+  /// Optimum: how often a running unit trades incumbents with its queue (ISweepQueue::share).
+  int shareEveryMs = 10;
 };
 
 /// The drafts of one shape of the suite that the sweep labels, in the order labelling takes them.
@@ -79,11 +81,15 @@ struct SweepUnitResult {
   bool cancelled = false;  // stopped by the cancel flag: not recorded as complete
 };
 
+class ISweepQueue;
+
 /// Labels the assigned unit of `plan` into `store` (its labels reused, new ones committed in batches) and
 /// records it complete under the plan's key with `rank`, unless cancelled. Optimum: drafts slower than the
-/// incumbent (lowered by every draft labelled) are stopped there and left unlabelled.
+/// incumbent (lowered by every draft labelled, and while the unit runs by what `queue` shares every
+/// o.shareEveryMs) are stopped there and left unlabelled.
 SweepUnitResult runSweepUnit(const Backend& b, const Suite& suite, const SweepPlan& plan,
-                             const SweepAssignment& a, ResultsStore& store, const SweepOptions& o, int rank);
+                             const SweepAssignment& a, ResultsStore& store, const SweepOptions& o, int rank,
+                             ISweepQueue* queue = nullptr);
 
 /// The units of `plan` recorded complete in `store`.
 std::set<std::size_t> completedUnits(ResultsStore& store, const SweepPlan& plan);
@@ -95,14 +101,23 @@ class ISweepQueue {
  public:
   virtual ~ISweepQueue() = default;
   virtual std::optional<SweepAssignment> next(const SweepUnitResult* finished) = 0;
+  /// Optimum, while `unit` runs: reports the least total cycles it has reached (INT64_MAX: none yet) and
+  /// returns the least its shape is known to reach, so that a draft another worker finished stops this
+  /// unit's slower drafts at once rather than from its next unit on. Called from a thread of its own while
+  /// the unit runs, never at the same time as next() by the same worker. The default shares nothing.
+  virtual std::int64_t share(std::size_t unit, std::int64_t bestCycles) {
+    (void)unit;
+    return bestCycles;
+  }
 };
 
-/// One process: the units not yet complete, in plan order, each with the best cycles the finished units of
-/// its shape reported.
+/// One process: the units not yet complete, in plan order, each with the best cycles the units of its shape
+/// reported (finished, or shared while running).
 class LocalSweepQueue : public ISweepQueue {
  public:
   LocalSweepQueue(const SweepPlan& plan, const std::set<std::size_t>& done);
   std::optional<SweepAssignment> next(const SweepUnitResult* finished) override;
+  std::int64_t share(std::size_t unit, std::int64_t bestCycles) override;
 
  private:
   const SweepPlan& m_plan;
