@@ -79,7 +79,8 @@ ChoiceVariants choiceVariants(const StrategyContext& c, std::span<const double> 
 
 /// Every predicted record at the combination of choices of the best-predicted variant, when that variant is
 /// predicted faster than every record: the best drafts at those choices need not be the best at the
-/// backend's own (BS: 189 DPUs at 24 tasklets, 84 at 8). The variants already ranked are left out.
+/// backend's own (BS at PrIM's size: the pick is 1.77x faster than PrIM without this group, 2.73x with it).
+/// The variants already ranked are left out.
 ChoiceVariants redrafted(const StrategyContext& c, std::span<const double> recordNs, const ChoiceVariants& v,
                          std::size_t most) {
   if (v.ns.empty()) return {};
