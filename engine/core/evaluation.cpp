@@ -34,9 +34,12 @@ std::optional<LabelModel> parseLabelModel(std::string_view name) {
 }
 
 void lowerIncumbent(std::atomic<std::int64_t>& incumbent, const Evaluation& e) {
-  if (e.lowerBound) return;
-  for (std::int64_t seen = incumbent.load(); seen == 0 || e.totalCycles < seen;) {
-    if (incumbent.compare_exchange_weak(seen, e.totalCycles)) break;
+  if (!e.lowerBound) lowerIncumbent(incumbent, e.totalCycles);
+}
+
+void lowerIncumbent(std::atomic<std::int64_t>& incumbent, std::int64_t cycles) {
+  for (std::int64_t seen = incumbent.load(); seen == 0 || cycles < seen;) {
+    if (incumbent.compare_exchange_weak(seen, cycles)) break;
   }
 }
 

@@ -143,5 +143,7 @@ struct Evaluation {
 /// Branch and bound across workers: lowers `incumbent` (total cycles of the fastest complete simulation so
 /// far, 0 = none yet; the next EvalOptions::stopAfterCycles) to `e`'s, unless `e` was stopped at the bound.
 void lowerIncumbent(std::atomic<std::int64_t>& incumbent, const Evaluation& e);
+/// The same to `cycles` (a best found elsewhere, e.g. another worker's).
+void lowerIncumbent(std::atomic<std::int64_t>& incumbent, std::int64_t cycles);
 
 }  // namespace pim

@@ -12,6 +12,7 @@
 
 #include "engine/common/error.h"
 #include "engine/common/sha256.h"
+#include "engine/core/evaluation.h"
 #include "engine/store/store.h"
 #include "engine/target/registry.h"
 
@@ -93,10 +94,7 @@ Labels labelSharing(const std::function<Labels()>& label, std::atomic<std::int64
     for (std::unique_lock lock(m);
          !cv.wait_for(lock, std::chrono::milliseconds(std::max(1, everyMs)), [&] { return done; });) {
       lock.unlock();
-      const std::int64_t known = queue.share(unit, incumbent.load());
-      for (std::int64_t now = incumbent.load();
-           known < now && !incumbent.compare_exchange_weak(now, known);) {
-      }
+      lowerIncumbent(incumbent, queue.share(unit, incumbent.load()));
       lock.lock();
     }
   });
@@ -211,10 +209,7 @@ std::int64_t LocalSweepQueue::share(std::size_t unit, std::int64_t bestCycles) {
 }
 
 std::optional<SweepAssignment> LocalSweepQueue::next(const SweepUnitResult* finished) {
-  if (finished) {
-    std::int64_t& best = m_best[m_plan.units.at(finished->unit).shape];
-    best = std::min(best, finished->bestCycles);
-  }
+  if (finished) share(finished->unit, finished->bestCycles);
   if ((finished && finished->cancelled) || m_at >= m_todo.size()) return std::nullopt;
   const std::size_t unit = m_todo[m_at++];
   return SweepAssignment{unit, m_best[m_plan.units[unit].shape]};
