@@ -227,17 +227,21 @@ TEST(SweepRun, ARunningUnitTakesTheIncumbentItsQueueShares) {
     }
   };
   const Backend& b = builtinBackend("hbm-pim");
+  // One unit of 1,024 drafts of a larger shape: its labelling takes far longer than the 1-ms exchange
+  // period even on a loaded machine (256 drafts of smallSuite's took 40 ms, and under two ctest jobs the
+  // exchange thread was once not scheduled before they ended).
+  const Suite suite{"one", {{"red", {"b=8,n=8192"}}}};
   SweepOptions o = smallOptions();
   o.labels = SweepLabels::Optimum;  // without a seed model: no seed units, no incumbent to start from
-  o.unitDrafts = 256;
+  o.unitDrafts = 1024;
   o.shareEveryMs = 1;
-  const SweepPlan plan = planSweep(b, smallSuite(), o);
+  const SweepPlan plan = planSweep(b, suite, o);
   std::size_t unit = 0;
   for (std::size_t u = 0; u < plan.units.size(); ++u)
     if (plan.units[u].end - plan.units[u].begin > plan.units[unit].end - plan.units[unit].begin) unit = u;
   auto run = [&](Queue& q) {
     auto store = ResultsStore::open(":memory:");
-    return runSweepUnit(b, smallSuite(), plan, {unit}, store, o, 0, &q);
+    return runSweepUnit(b, suite, plan, {unit}, store, o, 0, &q);
   };
   Queue silent, knowing;
   knowing.known = 1;  // below any draft's cycles
