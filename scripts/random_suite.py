@@ -10,7 +10,7 @@ import random
 import sys
 
 # Per kernel: how many shapes, and a draw of one shape (batch 1-8, vectors 512-8192, GEMV out 128-4096 x in
-# 512-8192, attention heads 32-64 over sequences 128-4096 with head dimension 128).
+# 512-8192, attention heads 32-64 over sequences 128-4096 with head dimension 128, grouped-query attention below).
 def vector(r):
     return f"b={r.randint(1, 8)},n={256 * r.randint(2, 32)}"
 
@@ -20,7 +20,14 @@ def gemv(r):
 def attn(r):
     return f"b={r.randint(1, 4)},h={8 * r.randint(4, 8)},l={128 * r.randint(1, 32)},d=128"
 
-DRAWS = {"red": (8, vector), "va": (8, vector), "relu": (8, vector), "gemv": (12, gemv), "attn": (8, attn)}
+# Grouped-query attention as the LLM decode steps run it (engine/llm/decode_ops.cpp): h = K/V heads per GPU
+# (8 K/V heads over 1, 2, 4 or 8 GPUs) x batch 1-4, groups of 4 or 8 query heads (LLaMA-3-8B, LLaMA-2-70B).
+def attn_gqa(r):
+    return f"h={r.choice([1, 2, 4, 8]) * r.randint(1, 4)},g={r.choice([4, 8])},l={128 * r.randint(1, 32)},d=128"
+
+# attn_gqa last: the draws before it stay those the suites were written with.
+DRAWS = {"red": (8, vector), "va": (8, vector), "relu": (8, vector), "gemv": (12, gemv), "attn": (8, attn),
+         "attn_gqa": (8, attn_gqa)}
 
 def main():
     ap = argparse.ArgumentParser()

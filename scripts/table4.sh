@@ -14,7 +14,7 @@ STORE=${1:-labels.db}
 shift || true
 PAIRS=("$@")
 if [ ${#PAIRS[@]} -eq 0 ]; then
-  PAIRS=(hbm-pim:red hbm-pim:va hbm-pim:relu hbm-pim:gemv attacc:red attacc:gemv attacc:attn)
+  PAIRS=(hbm-pim:red hbm-pim:va hbm-pim:relu hbm-pim:gemv attacc:red attacc:gemv attacc:attn attacc:attn_gqa)
 fi
 # TOP overrides the predictor strategy's confirmation count (default: the CLI's, as explore uses).
 EXTRA=()
