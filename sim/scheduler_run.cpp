@@ -194,7 +194,9 @@ struct ChannelScheduler::FastForward {
   std::vector<Snapshot> hist;
   Snapshot ref0, ref1;  // a detected period: state before and after it (ref1.it = ref0.it + L)
   bool haveRef = false;
-  int64_t refPlanOver = 0;  // latest planned time of the reference period relative to its end
+  int64_t refPlanOver = 0;        // latest planned time of the reference period relative to its end
+  int64_t stillBase = INT64_MIN;  // the column frontier at the last snapshot point
+  size_t stillSnapshots = 0;      // consecutive snapshot points since, with that frontier unchanged
   std::vector<int64_t> refRowDelta, rowDelta, cmdDelta, bankShift;
   std::vector<std::vector<std::array<int64_t, 3>>> groups;  // per bank: {row advance, lowest, highest row}
 };
@@ -226,6 +228,8 @@ bool ChannelScheduler::FastForward::begin(const Block& b) {
   for (Snapshot& h : hist) h.it = -1;
   haveRef = false;
   refPlanOver = 0;
+  stillBase = INT64_MIN;
+  stillSnapshots = 0;
   return ff;
 }
 
@@ -363,6 +367,15 @@ int64_t ChannelScheduler::FastForward::rebased(const Snapshot& cur, int64_t it, 
 int64_t ChannelScheduler::FastForward::afterIteration(int64_t it) {
   // A refresh is due within the next reference period: nothing can be skipped before it has been simulated.
   if (haveRef && refreshBound(ref1.base - ref0.base, refPlanOver) <= 0) return 0;
+  // A period must advance the column frontier (detectPeriod). Where it has stood still over every snapshot
+  // the ring holds (a block of buffer moves, which leave it behind), no period can be found: skip the
+  // snapshot, whose slot list then grows with every iteration (quadratic time; skipping is always exact).
+  if (sched.m_lastCol != stillBase) {
+    stillBase = sched.m_lastCol;
+    stillSnapshots = 0;
+  } else if (++stillSnapshots >= H) {
+    return 0;
+  }
   const size_t slot = size_t((it + 1) / stride) % H;
   Snapshot& cur = hist[slot];
   sched.snapshot(cur);

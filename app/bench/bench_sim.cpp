@@ -5,6 +5,7 @@
 #include "engine/target/dram_pim/device_config.h"
 #include "engine/target/registry.h"
 #include "sim/simulator.h"
+#include "sim/synthetic_streams.h"
 #include "sim/vector_proc.h"
 #include "sim/vendor_attacc.h"
 #include "sim/vendor_hbm2pim.h"
@@ -119,3 +120,13 @@ static void BM_SimHbmPimMac200k(benchmark::State& st) {
   for (auto _ : st) benchmark::DoNotOptimize(simulate(c, p).totalCycles);
 }
 BENCHMARK(BM_SimHbmPimMac200k)->Unit(benchmark::kMillisecond);
+
+// AttAcc's buffer moves of a long GEMV output (30,720 iterations of one MVSB per bank group, as the 8 x
+// 131,072 x 28,672 GEMV's best draft emits per channel), between two MAC streams: the moves advance no column
+// frontier, so fast-forward cannot skip them and must not snapshot every one of them (25 s for that draft).
+static void BM_SimAttaccBufferMoves30k(benchmark::State& st) {
+  const DeviceConfig c = pim::deviceConfigFor(pim::builtinBackends().get("attacc"));
+  const Program p = bufferMoveLoop(c, 20000, 30720, false, 16);
+  for (auto _ : st) benchmark::DoNotOptimize(simulate(c, p).totalCycles);
+}
+BENCHMARK(BM_SimAttaccBufferMoves30k)->Unit(benchmark::kMillisecond);
