@@ -10,7 +10,7 @@ import json
 import random
 import sys
 
-# Per kernel: how many shapes, and a draw of one shape (batch 1-8, vectors 512-8192, GEMV out 128-4096 x in
+# Draws of one shape (batch 1-8, vectors 512-8192, GEMV out 128-4096 x in
 # 512-8192, attention heads 32-64 over sequences 128-4096 with head dimension 128, grouped-query attention below).
 def vector(r):
     return f"b={r.randint(1, 8)},n={256 * r.randint(2, 32)}"
@@ -50,6 +50,9 @@ def main():
     ap.add_argument("--exclude", action="append", default=[])
     ap.add_argument("--draws", default=DEFAULT_DRAWS, help="comma-separated names of DRAWS, in drawing order")
     a = ap.parse_args()
+    unknown = [name for name in a.draws.split(",") if name not in DRAWS]
+    if unknown:
+        ap.error(f"--draws: unknown {', '.join(unknown)} (known: {', '.join(DRAWS)})")
     taken = {}
     for path in a.exclude:
         for kernel, shapes in json.load(open(path))["kernels"].items():
