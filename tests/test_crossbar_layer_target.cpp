@@ -86,7 +86,8 @@ TEST(CrossbarLayerTarget, ConvCandidatesAreEveryModeUnfoldingAndDistinctReplicat
   std::set<std::tuple<int, std::string, std::int64_t>> seen;
   std::set<std::string> unfoldings;
   for (const LayerCompileChoice& x : c.choices()) {
-    EXPECT_TRUE(seen.insert({static_cast<int>(x.options.mode), x.options.unfolding.all, x.replicas}).second)
+    EXPECT_TRUE(
+        seen.insert({static_cast<int>(x.options.mode), x.options.unfolding.all, x.totalReplicas()}).second)
         << choiceText(x);
     unfoldings.insert(x.options.unfolding.all);
   }
@@ -107,7 +108,7 @@ TEST(CrossbarLayerTarget, ConvCandidatesAreEveryModeUnfoldingAndDistinctReplicat
     const NetworkCompileResult hand = compiledByHand(p->backend(), conv, c.choice(id).options);
     EXPECT_EQ(e.timeNs, hand.latencyNs ? *hand.latencyNs : *hand.firstBatchLatencyNs) << id;
     EXPECT_EQ(fact(e, "mvms"), static_cast<double>(hand.mvmCount)) << id;
-    EXPECT_EQ(fact(e, "replicas"), static_cast<double>(c.choice(id).replicas)) << id;
+    EXPECT_EQ(fact(e, "replicas"), static_cast<double>(c.choice(id).totalReplicas())) << id;
     std::int64_t parts = 0;
     for (std::int64_t s : e.subCycles) parts += s;
     EXPECT_LE(parts, e.cycles[1]) << id;

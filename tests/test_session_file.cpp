@@ -420,6 +420,19 @@ TEST(SessionFile, TheCrossbarTimingRoundTripsAndOlderFilesArePimcompNns) {
   expectRefused(path, "unknown timing 'fast'");
 }
 
+// The network (format 8): a session that compiled resnet18 whole must reopen as resnet18, not as its kernel.
+TEST(SessionFile, TheNetworkRoundTripsAndOlderFilesExploreKernels) {
+  TempDir dir;
+  const std::string path = dir.file("network.pimsession");
+  SessionData d;
+  d.settings.backend = "crossbar-pimcomp";
+  d.settings.network = "resnet18";
+  SessionFile::save(path, d);
+  EXPECT_EQ(SessionFile::load(path).settings.network, "resnet18");
+  setPragma(path, "DROP TABLE network; PRAGMA user_version = 7;");  // format 7: kernels only
+  EXPECT_EQ(SessionFile::load(path).settings.network, "");
+}
+
 // The element type (format 6): an upmem session run as int32 must reopen as int32, not as the kernel's f16.
 TEST(SessionFile, TheElementTypeRoundTripsAndOlderFilesRunAsDeclared) {
   TempDir dir;

@@ -17,6 +17,7 @@
 #include <exception>
 #include <limits>
 
+#include "engine/core/problem.h"
 #include "engine/hw/backend.h"
 #include "engine/kernel/dsl.h"
 #include "engine/kernel/library.h"
@@ -32,6 +33,26 @@ namespace pimgui {
 namespace {
 pim::Kernel kernelFor(const QString& name, const QString& file) {
   return pim::resolveKernel(name.toStdString(), file.toStdString());
+}
+
+/// "21 CONV and FC layers, 1.81 G MACs, input 1 x 3 x 224 x 224: ..." (or why it does not load).
+QString networkSummary(const QString& name) {
+  try {
+    const auto net = pim::resolveNetwork(name.toStdString(), "");
+    const auto layers = pim::convLayers(*net);
+    double macs = 0;
+    for (const auto& l : layers) macs += static_cast<double>(pim::convLayerMacs(l));
+    QStringList input;
+    for (const std::int64_t d : net->nodes.front().output_dim) input << QString::number(d);
+    return ControlPanel::tr(
+               "Network: %1 CONV and FC layers, %2 G MACs, input %3, batch 1. Crossbar backends "
+               "compile it whole (every weight in their arrays); the others run kernels.")
+        .arg(layers.size())
+        .arg(macs / 1e9, 0, 'f', 2)
+        .arg(input.join(QStringLiteral(" × ")));
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
 }
 }  // namespace
 
@@ -49,6 +70,7 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
     m_kernel->addItem(QString::fromStdString(k.name), QString::fromStdString(k.name));
     m_kernel->setItemData(m_kernel->count() - 1, QString::fromStdString(k.summary), Qt::ToolTipRole);
   }
+  addNetworkItems(m_kernel);
   // The longest name does not set the panel's width (the list pops up as wide as it needs).
   m_kernel->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   m_kernel->setMinimumContentsLength(4);
@@ -103,7 +125,9 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
          "banner says it cannot run"));
   m_cancel->setToolTip(tr("Stop the run (Esc), keeping every draft evaluated so far"));
   m_backend->setToolTip(tr("The PIM hardware; each backend's description is on its item"));
-  m_kernel->setToolTip(tr("A library kernel, or a DSL file opened with DSL…"));
+  m_kernel->setToolTip(
+      tr("A library kernel, a DSL file opened with DSL…, or a shipped network (compiled whole on crossbar "
+         "backends)"));
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(m_explore);
   buttons->addWidget(m_cancel);
@@ -216,6 +240,14 @@ void ControlPanel::rebuildDims(const QString& shape) {
   }
   m_dims.clear();
   m_dimsKernel.reset();
+  const QString network = selectedNetwork(m_kernel);
+  m_dtype->setEnabled(network.isEmpty());  // a network runs at the accelerator's own precision
+  if (!network.isEmpty()) {
+    m_kernelSummary->setText(networkSummary(network));
+    describeResidency();
+    validateDims();
+    return;
+  }
   try {
     m_dimsKernel = kernelFor(m_kernel->currentData().toString(), m_kernelFile);
   } catch (const std::exception& e) {
@@ -354,6 +386,7 @@ SessionConfig ControlPanel::config() const {
   c.backend = m_backend->currentText().toStdString();
   c.kernel = libraryKernelName(m_kernel).toStdString();
   c.kernelFile = m_kernelFile.toStdString();
+  c.network = selectedNetwork(m_kernel).toStdString();
   QStringList shape;
   for (const auto& [name, field] : m_dims) shape << name + QLatin1Char('=') + sizeText(field);
   c.shape = shape.join(QLatin1Char(',')).toStdString();
@@ -378,7 +411,11 @@ void ControlPanel::setConfig(const SessionConfig& c) {
   m_applying = true;
   m_backend->setCurrentText(QString::fromStdString(c.backend));
   showReadSettings();  // also when the backend was already current (no index change)
-  if (!c.kernelFile.empty()) {
+  if (!c.network.empty()) {
+    m_kernelFile.clear();
+    const QSignalBlocker block(m_kernel);
+    m_kernel->setCurrentIndex(std::max(0, networkItemIndex(m_kernel, QString::fromStdString(c.network))));
+  } else if (!c.kernelFile.empty()) {
     setKernelFile(QString::fromStdString(c.kernelFile));
   } else {
     m_kernelFile.clear();

@@ -54,6 +54,8 @@ std::shared_ptr<const pim::Problem> makeProblem(const SessionConfig& config) {
   // Problem construction only builds memoised counts (no enumeration), so it is cheap enough here.
   const pim::Backend& backend =
       config.backendOverride ? *config.backendOverride : pim::builtinBackends().get(config.backend);
+  if (!config.network.empty())
+    return std::make_shared<const pim::Problem>(backend, pim::resolveNetwork(config.network, ""));
   pim::Kernel kernel = pim::resolveKernel(config.kernel, config.kernelFile);
   if (!config.dtype.empty()) {
     const auto t = pim::parseDType(config.dtype);

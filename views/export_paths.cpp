@@ -23,13 +23,16 @@ bool& persistent() {
 }  // namespace
 
 QString exportBaseName(const SessionConfig& c, const QString& what) {
-  const QString kernel = c.kernelFile.empty()
+  const QString kernel = !c.network.empty() ? QString::fromStdString(c.network)
+                         : c.kernelFile.empty()
                              ? QString::fromStdString(c.kernel)
                              : QFileInfo(QString::fromStdString(c.kernelFile)).completeBaseName();
   // "b=1,out=4096" -> "b1_out4096": readable, and no '=' or ',' for shells and spreadsheets to trip on.
   QString shape = QString::fromStdString(c.shape);
   shape.remove(QLatin1Char('=')).replace(QLatin1Char(','), QLatin1Char('_'));
-  QString name = QStringList{kernel, shape, QString::fromStdString(c.backend)}.join(QLatin1Char('_'));
+  QStringList parts{kernel, shape, QString::fromStdString(c.backend)};
+  parts.removeAll(QString());  // a network has no shape
+  QString name = parts.join(QLatin1Char('_'));
   if (c.backendOverride) name += QStringLiteral("_whatif");
   name += QLatin1Char('_') + what;
   static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._+-]"));

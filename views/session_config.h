@@ -18,6 +18,8 @@ struct SessionConfig {
   std::shared_ptr<const pim::Backend> backendOverride;
   std::string kernel = "gemv";
   std::string kernelFile;  // a DSL file; overrides `kernel` when set
+  /// A shipped network explored whole (crossbar backends compile networks); overrides the kernel when set.
+  std::string network;
   std::string shape = "b=1,out=4096,in=4096";
   std::string dtype;  // every tensor retyped to this element type; empty: as the kernel declares
   /// Resident tensors as a comma list ("" = all streamed); nullopt for what the kernel declares

@@ -57,6 +57,7 @@ nlohmann::json toJson(const pim::SessionSettings& s) {
   return {{"backend", s.backend},
           {"kernel", s.kernel},
           {"kernelFile", s.kernelFile},
+          {"network", s.network},
           {"kernelSource", s.kernelSource},
           {"shape", s.shape},
           {"dtype", s.dtype},
@@ -75,6 +76,7 @@ pim::SessionSettings fromJson(const nlohmann::json& j) {
   s.kernel = j.at("kernel").get<std::string>();
   s.kernelFile = j.at("kernelFile").get<std::string>();
   s.kernelSource = j.at("kernelSource").get<std::string>();
+  if (const auto n = j.find("network"); n != j.end()) s.network = n->get<std::string>();  // absent: a kernel
   s.shape = j.at("shape").get<std::string>();
   if (const auto t = j.find("dtype"); t != j.end()) s.dtype = t->get<std::string>();  // absent: as declared
   // Null: the kernel's declared residency. Absent: saved before residency, when every tensor was streamed.
@@ -112,6 +114,7 @@ pim::SessionSettings settingsOf(const SessionConfig& c) {
   if (c.backendOverride) s.backendJson = c.backendOverride->toJson();
   s.kernel = c.kernel;
   s.kernelFile = c.kernelFile;
+  s.network = c.network;
   if (!c.kernelFile.empty()) {
     QFile f(QString::fromStdString(c.kernelFile));
     if (f.open(QIODevice::ReadOnly)) s.kernelSource = bytes(f.readAll());
@@ -138,6 +141,7 @@ SessionConfig configOf(const pim::SessionSettings& s, const QString& sessionPath
         std::make_shared<const pim::Backend>(pim::parseBackend(s.backendJson, where + ": what-if backend"));
   c.kernel = s.kernel;
   c.kernelFile = s.kernelFile;
+  c.network = s.network;
   if (!s.kernelFile.empty() && !s.kernelSource.empty()) {
     const QString file = QString::fromStdString(s.kernelFile);
     QFile f(file);

@@ -131,6 +131,11 @@ unsigned cappedThreads(unsigned requested) {
 
 std::string num(double v) { return compactNumber(v); }
 
+nlohmann::json subjectJson(const Problem& p) {
+  const nlohmann::json name = p.subject();
+  return {{"kernel", p.network() ? nullptr : name}, {"network", p.network() ? name : nullptr}};
+}
+
 Kernel kernelOption(const std::string& kernel, const std::string& kernelFile, const std::string& dtype) {
   Kernel k = resolveKernel(kernel, kernelFile);
   if (dtype.empty()) return k;
@@ -150,6 +155,12 @@ void ProblemOptions::addTo(CLI::App* cmd) {
   cmd->add_option("--backend,-b", backend, "backend name (see `pimscope-cli backends`)")->required();
   cmd->add_option("--kernel,-k", kernel, "library kernel name (see `pimscope-cli kernels`)");
   cmd->add_option("--kernel-file", kernelFile, "kernel DSL file instead of a library kernel");
+  cmd->add_option("--network", network,
+                  "a shipped network instead of a kernel (see `pimscope-cli networks`), compiled whole: "
+                  "crossbar backends");
+  cmd->add_option(
+      "--network-file", networkFile,
+      "a network file instead of a kernel: PIMCOMP-NN's node-list .json or an ONNX model (.onnx)");
   cmd->add_option("--dims,-d", dims, "dimension sizes, e.g. b=1,out=4096,in=4096 (defaults fill the rest)");
   addDTypeOption(cmd, dtype);
   cmd->add_option("--resident", resident,
@@ -169,9 +180,11 @@ void ProblemOptions::addChannelsTo(CLI::App* cmd) {
 }
 
 std::unique_ptr<Problem> ProblemOptions::build() const {
-  if (kernel.empty() && kernelFile.empty()) {
-    throw InputError("--kernel: give a library kernel or --kernel-file");
-  }
+  const int subjects = !kernel.empty() + !kernelFile.empty() + !network.empty() + !networkFile.empty();
+  if (subjects != 1)
+    throw InputError(subjects == 0 ? "--kernel: give a library kernel or --kernel-file (or a whole network: "
+                                     "--network or --network-file)"
+                                   : "give one of --kernel, --kernel-file, --network and --network-file");
   const Backend& shipped = builtinBackend(backend);
   if (channels == 0) return problemOf(whatIf.applyTo(shipped));
   // --channels sets a few parameters (Backend::withPseudoChannels). A --set of one of them to another value
@@ -203,6 +216,15 @@ std::unique_ptr<Problem> ProblemOptions::build() const {
 }
 
 std::unique_ptr<Problem> ProblemOptions::problemOf(const Backend& b) const {
+  if (!network.empty() || !networkFile.empty()) {
+    // A network is compiled as its file describes it: no shape, element type or residency to give.
+    for (const auto& [given, option] :
+         {std::pair{&dims, "--dims"}, std::pair{&dtype, "--dtype"}, std::pair{&resident, "--resident"},
+          std::pair{&streamed, "--streamed"}})
+      if (!given->empty())
+        throw InputError(std::string(option) + ": a network runs as its file describes it; leave it out");
+    return std::make_unique<Problem>(b, resolveNetwork(network, networkFile));
+  }
   Kernel k = kernelOption(kernel, kernelFile, dtype);
   Shape s = parseShape(k, dims);
   if (!targetOf(b).searchSettings().residency && (!resident.empty() || !streamed.empty()))

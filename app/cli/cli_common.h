@@ -23,6 +23,7 @@ struct ProblemOptions {
   std::string backend;
   std::string kernel;
   std::string kernelFile;
+  std::string network, networkFile;  // a whole network instead of a kernel (crossbar backends)
   std::string dims;
   std::string dtype;               // --dtype: every tensor retyped (empty: as the kernel declares)
   std::string resident, streamed;  // tensor names overriding the kernel's declared residency
@@ -35,6 +36,9 @@ struct ProblemOptions {
  private:
   std::unique_ptr<Problem> problemOf(const Backend& b) const;
 };
+
+/// What a problem runs, for JSON output: {"kernel": name, "network": null}, or the reverse for a network.
+nlohmann::json subjectJson(const Problem& p);
 
 /// --kernel / --kernel-file, retyped by --dtype when it is given. Throws InputError naming an unknown type.
 Kernel kernelOption(const std::string& kernel, const std::string& kernelFile, const std::string& dtype);

@@ -93,7 +93,7 @@ crossbar::PipelineMode modeOption(const std::string& s) {
 Network networkOf(const CompileArgs& a) {
   if (a.network.empty() == a.model.empty())
     throw InputError("compile: give one of --network NAME (see `pimscope-cli networks`) or --model FILE");
-  return a.model.empty() ? loadNetworkFile(builtinNetworkPath(a.network)) : loadNetworkModelFile(a.model);
+  return *resolveNetwork(a.network, a.model);
 }
 
 std::string nsText(std::optional<double> v) {

@@ -238,7 +238,6 @@ void printExploreJson(const ExploreCmd& o, const Problem& problem, LabelModel la
   const ExploreProgress& last = r.last;
   nlohmann::json out = {
       {"backend", problem.backend().name},
-      {"kernel", problem.kernel().name},
       {"shape", problem.storeKey()},
       {"strategy", o.strategy},
       {"model", r.model ? nlohmann::json(r.model->id()) : nlohmann::json(nullptr)},
@@ -264,6 +263,7 @@ void printExploreJson(const ExploreCmd& o, const Problem& problem, LabelModel la
       {"stage_seconds", stagesJson},
       {"refused", last.refused},
       {"interrupted", interrupted().load()}};
+  out.update(subjectJson(problem));
   for (const Baseline& b : c.family) {  // "prim-search" -> baselines.prim_search, speedup.vs_prim_search
     std::string key = b.name;
     std::replace(key.begin(), key.end(), '-', '_');

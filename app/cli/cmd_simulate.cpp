@@ -213,7 +213,7 @@ void run(const SimulateOptions& o) {
   if (o.json) {
     nlohmann::json out = evaluationJson(s.e, &problem->backend());
     out["backend"] = problem->backend().name;
-    out["kernel"] = problem->kernel().name;
+    out.update(subjectJson(*problem));
     out["shape"] = shapeString(problem->kernel(), problem->shape());
     out["resident"] = residentNames(problem->kernel(), problem->residency());
     out["schedule"] = s.json;

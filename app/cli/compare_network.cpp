@@ -6,6 +6,7 @@
 
 #include "app/cli/cli_common.h"
 #include "engine/common/error.h"
+#include "engine/core/problem.h"
 #include "engine/kernel/onnx_network.h"
 #include "engine/target/registry.h"
 #include "engine/workflow/network_compare.h"
@@ -64,8 +65,7 @@ nlohmann::json comparisonJson(const NetworkComparison& c) {
 void runCompareNetwork(const CompareNetworkCmd& o) {
   if (o.network.empty() == o.model.empty())
     throw InputError("compare: give one of --network NAME or --model FILE for a network, or --kernel");
-  const Network net =
-      o.model.empty() ? loadNetworkFile(builtinNetworkPath(o.network)) : loadNetworkModelFile(o.model);
+  const Network net = *resolveNetwork(o.network, o.model);
   NetworkCompareOptions co;
   co.backends = names(o.backends);
   co.search.maxSimulations = o.maxSimulations;

@@ -6,6 +6,7 @@
 
 #include "engine/kernel/dsl.h"
 #include "engine/kernel/library.h"
+#include "engine/kernel/onnx_network.h"
 #include "engine/kernel/shape_check.h"
 
 namespace pim {
@@ -30,12 +31,33 @@ Problem::Problem(Backend backend, Kernel kernel, Shape shape, std::optional<Resi
       std::make_unique<DraftSpace>(m_kernel, buildDimensionSets(m_kernel, m_shape), resourcesOf(m_backend));
 }
 
+Problem::Problem(Backend backend, std::shared_ptr<const Network> network)
+    : Problem(std::move(backend), networkKernel(), parseShape(networkKernel(), "")) {
+  if (!network) throw std::logic_error("Problem: no network");
+  m_networkName = networkStem(*network);
+  m_network = std::move(network);
+  m_networkKey = "network=" + m_networkName + ";digest=" + networkDigest(*m_network);
+}
+
+const Kernel& networkKernel() {
+  static const Kernel k = parseKernel(R"pim(kernel network(n = 1)
+  doc "a whole network's placeholder: its target compiles the network, not this loop"
+  input  x: f16[n]
+  output y: f16[n]
+  for i < n: y[i] = x[i]
+end
+)pim",
+                                      "network placeholder");
+  return k;
+}
+
 std::int64_t Problem::dimSize(std::string_view name) const {
   const int i = m_kernel.dimIndex(name);
   return i < 0 ? -1 : m_shape.values[static_cast<std::size_t>(i)];
 }
 
 std::string Problem::title() const {
+  if (m_network) return m_networkName + " (network) on " + m_backend.name;
   // The element type when every tensor has the same one other than the library's f16 (`--dtype i32`).
   std::string notes;
   const auto& ts = m_kernel.tensors;
@@ -49,6 +71,7 @@ std::string Problem::title() const {
 }
 
 std::string Problem::storeKey() const {
+  if (m_network) return m_networkKey;
   return shapeString(m_kernel, m_shape) + residencyKey(m_kernel, m_residency);
 }
 
@@ -61,6 +84,11 @@ const ITargetContext& Problem::targetContext(
 Kernel resolveKernel(const std::string& name, const std::string& kernelFile) {
   if (!kernelFile.empty()) return loadKernelFile(kernelFile);
   return KernelLibrary::builtin().get(name);
+}
+
+std::shared_ptr<const Network> resolveNetwork(const std::string& name, const std::string& networkFile) {
+  return std::make_shared<const Network>(networkFile.empty() ? loadNetworkFile(builtinNetworkPath(name))
+                                                             : loadNetworkModelFile(networkFile));
 }
 
 }  // namespace pim

@@ -36,13 +36,7 @@ const LayerPartition* CompilePlan::layerOf(int node) const {
   return &layers[layerOfNode[node]];
 }
 
-std::string networkLabel(const Network& net) {
-  std::string s = net.origin;
-  if (const auto slash = s.find_last_of('/'); slash != std::string::npos) s = s.substr(slash + 1);
-  for (const char* ext : {".json", ".onnx"})
-    if (s.size() > 5 && s.ends_with(ext)) s.resize(s.size() - 5);
-  return s.empty() ? std::string("network") : s;
-}
+std::string networkLabel(const Network& net) { return networkStem(net); }
 
 namespace {
 

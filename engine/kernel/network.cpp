@@ -16,6 +16,7 @@
 #include "engine/common/input_file.h"
 #include "engine/common/json_fields.h"
 #include "engine/common/json_input.h"
+#include "engine/common/sha256.h"
 
 namespace pim {
 namespace {
@@ -558,6 +559,42 @@ std::string builtinNetworkPath(std::string_view name) {
   std::string known;
   for (const std::string& n : builtinNetworkNames()) known += (known.empty() ? "" : ", ") + n;
   throw InputError("network '" + std::string(name) + "': not a shipped network (known: " + known + ")");
+}
+
+std::string networkStem(const Network& net) {
+  std::string s = net.origin;
+  if (const auto slash = s.find_last_of('/'); slash != std::string::npos) s = s.substr(slash + 1);
+  for (const char* ext : {".json", ".onnx"})
+    if (s.size() > 5 && s.ends_with(ext)) s.resize(s.size() - 5);
+  return s.empty() ? std::string("network") : s;
+}
+
+std::string networkDigest(const Network& net) {
+  std::string text;
+  auto add = [&text](std::int64_t v) { text += std::to_string(v) + ","; };
+  auto addAll = [&add](const auto& values) {
+    for (auto v : values) add(v);
+  };
+  for (const NetworkNode& n : net.nodes) {
+    text += n.name + "|" + std::string(networkOpName(n.op)) + "|";
+    addAll(n.input_dim), addAll(n.output_dim), addAll(n.providers), addAll(n.consumers);
+    const ConvParams& c = n.conv;
+    addAll(std::array{c.kernel_h, c.kernel_w, c.stride_h, c.stride_w, c.pad_h0, c.pad_h1, c.pad_w0, c.pad_w1,
+                      c.dilation_h, c.dilation_w, c.group, c.input_channel, c.output_channel});
+    addAll(std::array{n.fc.num_input, n.fc.num_output});
+    const PoolParams& p = n.pool;
+    addAll(
+        std::array{p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_h0, p.pad_h1, p.pad_w0, p.pad_w1});
+    addAll(std::array<std::int64_t, 10>{c.with_bias, n.fc.with_bias, static_cast<int>(p.method), p.global,
+                                        static_cast<int>(n.eltwise), n.with_bn, n.with_act,
+                                        static_cast<int>(n.act_type), n.with_clip, n.bitwidth});
+    text += std::to_string(n.clip_min) + "," + std::to_string(n.clip_max) + "\n";
+  }
+  if (net.reshape_info) {
+    text += "reshape|" + net.reshape_info->name + "|";
+    addAll(net.reshape_info->input_dim), addAll(net.reshape_info->output_dim);
+  }
+  return sha256Hex(text).substr(0, 16);
 }
 
 }  // namespace pim

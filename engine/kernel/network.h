@@ -144,6 +144,14 @@ std::vector<ConvLayerShape> convLayers(const Network& net);
 /// Multiply-accumulates of one layer: R*S*P*Q*(C/group)*K*N.
 std::int64_t convLayerMacs(const ConvLayerShape& l);
 
+/// The network's short name: its origin's file stem ("datasets/networks/vgg16.json" -> "vgg16"), "network"
+/// when it has none.
+std::string networkStem(const Network& net);
+
+/// A digest of everything a compile reads of `net` (every node's name, operation, dims, edges and
+/// parameters; not its origin): stored results of a network are keyed by it. 16 hex digits of a SHA-256.
+std::string networkDigest(const Network& net);
+
 /// The shipped networks: the names of datasets/networks/*.json in the data directory ($PIMSCOPE_DATA if
 /// set, else the source tree's datasets/), sorted. Throws InputError when the directory is missing.
 std::vector<std::string> builtinNetworkNames();

@@ -109,6 +109,10 @@ class Reader {
 
 json scheduleJson(const Problem& p, const Draft& d, const EvalOptions& o, const Evaluation& e,
                   std::optional<double> predictedNs, std::string created) {
+  if (p.network())  // a schedule file describes a kernel at a shape, which a network problem has not
+    throw InputError("a schedule file holds a kernel at a shape and " + p.subject() +
+                     " is a whole network: its compiled program exports with `pimscope-cli compile "
+                     "--dump-instructions FILE`, from the same choices");
   const Backend& b = p.backend();
   const DraftSpace& space = p.space();
   json cycles = json::object();

@@ -145,7 +145,7 @@ std::string joined(const std::vector<std::string>& reasons) {
 
 void requireRunnable(const Problem& p) {
   if (const std::string why = joined(targetOf(p.backend()).check(p)); !why.empty())
-    throw InputError(p.kernel().name + " cannot run on " + p.backend().name + ": " + why);
+    throw InputError(p.subject() + " cannot run on " + p.backend().name + ": " + why);
 }
 
 Residency residencyOn(const Backend& b, const Kernel& k, Residency requested) {

@@ -35,6 +35,15 @@ std::unique_ptr<ICandidateEstimator> ITarget::estimator(const Problem&, const Op
   return nullptr;
 }
 
+std::vector<std::string> ITarget::check(const Problem& p) const {
+  if (p.network() && !compilesNetworks())
+    return {p.subject() + " is a whole network and family " + std::string(family()) +
+            " runs kernels, not networks: networks compile on crossbar backends, and `pimscope-cli compare "
+            "--network " +
+            p.subject() + "` runs its layers one by one on " + p.backend().name};
+  return checkProblem(p);
+}
+
 std::vector<TimeSegment> timeBreakdown(const ITarget& t, const Evaluation& e, double nsPerCycle) {
   static const char* kPhases[] = {"Input rearrangement", "Compute", "Output rearrangement"};
   const auto& subs = t.subPhases();

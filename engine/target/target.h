@@ -147,8 +147,11 @@ class ITarget {
   /// Every reason `k` cannot run on `b` at any shape (unsupported statement, data type, missing unit, no cost
   /// model); empty when it can. Timeloop's PreEvaluationCheck.
   virtual std::vector<std::string> check(const Backend& b, const Kernel& k) const = 0;
-  /// Every reason the problem cannot run: the kernel-level reasons, then any the shape adds.
-  virtual std::vector<std::string> check(const Problem& p) const { return check(p.backend(), p.kernel()); }
+  /// Every reason the problem cannot run: a network on a family that does not compile networks, else
+  /// checkProblem()'s.
+  std::vector<std::string> check(const Problem& p) const;
+  /// Whether the family compiles whole networks (Problem::network()); no by default.
+  virtual bool compilesNetworks() const { return false; }
 
   /// The work the family does once per problem before its candidates can be listed (pim-hierarchy: the
   /// searches that make its candidate list), reporting as it goes; false when `control.cancel` stopped it
@@ -244,6 +247,13 @@ class ITarget {
   /// Version of this family's cost model: stored labels and lookup entries are keyed by it, so a change to
   /// one family's model invalidates only that family's labels.
   virtual int modelVersion() const = 0;
+
+ protected:
+  /// The reasons check() gives of a problem it does not refuse as a network: the kernel-level reasons, then
+  /// any the shape adds.
+  virtual std::vector<std::string> checkProblem(const Problem& p) const {
+    return check(p.backend(), p.kernel());
+  }
 };
 
 }  // namespace pim

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iterator>
+#include <optional>
 #include <string_view>
 #include <system_error>
 #include <type_traits>
@@ -60,6 +61,7 @@ CREATE TABLE residency(
 CREATE TABLE label_model(id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL);
 CREATE TABLE element_type(id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL);
 CREATE TABLE crossbar_timing(id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL);
+CREATE TABLE network(id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL);
 CREATE TABLE history(
   number INTEGER PRIMARY KEY, wall_s REAL NOT NULL, cancelled INTEGER NOT NULL, origin TEXT NOT NULL,
   ended_ms INTEGER NOT NULL, session BLOB NOT NULL);
@@ -229,19 +231,14 @@ void writeAll(Db& db, const SessionData& d) {
     s.i64(!c.resident).text(c.resident.value_or(""));
     s.insert();
   }
-  {
-    Stmt s(db, "INSERT INTO label_model(id, name) VALUES (1, ?)", "write label model");  // format 4
-    s.text(std::string(labelModelName(c.model)));
-    s.insert();
-  }
-  {
-    Stmt s(db, "INSERT INTO element_type(id, name) VALUES (1, ?)", "write element type");  // format 6
-    s.text(c.dtype);
-    s.insert();
-  }
-  {
-    Stmt s(db, "INSERT INTO crossbar_timing(id, name) VALUES (1, ?)", "write crossbar timing");  // format 7
-    s.text(std::string(xbar::timingModelName(c.crossbarTiming)));
+  // One-row tables of one name each, added by formats 4, 6, 7 and 8 (nameRow reads them back).
+  for (const auto& [table, name] :
+       {std::pair<std::string, std::string>{"label_model", std::string(labelModelName(c.model))},
+        {"element_type", c.dtype},
+        {"crossbar_timing", std::string(xbar::timingModelName(c.crossbarTiming))},
+        {"network", c.network}}) {
+    Stmt s(db, "INSERT INTO " + table + "(id, name) VALUES (1, ?)", "write " + table);
+    s.text(name);
     s.insert();
   }
   {
@@ -352,39 +349,36 @@ void readResidency(Db& db, std::int64_t version, SessionSettings& c) {
     c.resident = s.colText(1);
 }
 
+/// The name in one-row table `table`, added by format `since`; nullopt in older files.
+std::optional<std::string> nameRow(Db& db, std::int64_t version, std::int64_t since,
+                                   const std::string& table) {
+  if (version < since) return std::nullopt;
+  Stmt s(db, "SELECT name FROM " + table + " WHERE id = 1", "read " + table);
+  if (!s.step()) throw InputError("no " + table + " row");
+  return s.colText(0);
+}
+
 // Format 4 names the labelling model; earlier files were labelled by PIMScope's (the only one then).
 void readLabelModel(Db& db, std::int64_t version, SessionSettings& c) {
-  c.model = LabelModel::PimScope;
-  if (version < 4) return;
-  Stmt s(db, "SELECT name FROM label_model WHERE id = 1", "read label model");
-  if (!s.step()) throw InputError("no label_model row");
-  const std::string name = s.colText(0);
-  const auto m = parseLabelModel(name);
+  const auto name = nameRow(db, version, 4, "label_model");
+  const auto m = name ? parseLabelModel(*name) : LabelModel::PimScope;
   if (!m)
-    throw InputError("label_model: unknown model '" + name + "' (pimscope, dcc-kernel or dcc-inference)");
+    throw InputError("label_model: unknown model '" + *name + "' (pimscope, dcc-kernel or dcc-inference)");
   c.model = *m;
 }
 
 // Format 6 names the element type the kernel was retyped to; earlier files ran kernels as declared.
 void readElementType(Db& db, std::int64_t version, SessionSettings& c) {
-  c.dtype.clear();
-  if (version < 6) return;
-  Stmt s(db, "SELECT name FROM element_type WHERE id = 1", "read element type");
-  if (!s.step()) throw InputError("no element_type row");
-  c.dtype = s.colText(0);
+  c.dtype = nameRow(db, version, 6, "element_type").value_or("");
   if (!c.dtype.empty() && !parseDType(c.dtype))
     throw InputError("element_type: unknown type '" + c.dtype + "' (f16, bf16, f32, f64, i8, i32, i64)");
 }
 
 // Format 7 names the crossbar profiler's timing; earlier files ran PIMCOMP-NN's, the only one they offered.
 void readCrossbarTiming(Db& db, std::int64_t version, SessionSettings& c) {
-  c.crossbarTiming = xbar::TimingModel::PimcompNn;
-  if (version < 7) return;
-  Stmt s(db, "SELECT name FROM crossbar_timing WHERE id = 1", "read crossbar timing");
-  if (!s.step()) throw InputError("no crossbar_timing row");
-  const std::string name = s.colText(0);
-  const auto m = xbar::parseTimingModel(name);
-  if (!m) throw InputError("crossbar_timing: unknown timing '" + name + "' (pimcomp-nn or intended)");
+  const auto name = nameRow(db, version, 7, "crossbar_timing");
+  const auto m = name ? xbar::parseTimingModel(*name) : xbar::TimingModel::PimcompNn;
+  if (!m) throw InputError("crossbar_timing: unknown timing '" + *name + "' (pimcomp-nn or intended)");
   c.crossbarTiming = *m;
 }
 
@@ -428,6 +422,8 @@ SessionData readAll(Db& db, std::int64_t version, const std::string& shown) {
     readLabelModel(db, version, d.settings);
     readElementType(db, version, d.settings);
     readCrossbarTiming(db, version, d.settings);
+    // Format 8 names the shipped network a session compiled whole; earlier files explored kernels only.
+    d.settings.network = nameRow(db, version, 8, "network").value_or("");
     {
       Stmt s(
           db,

@@ -39,6 +39,9 @@ struct SessionSettings {
   LabelModel model = LabelModel::PimScope;
   /// How crossbar backends were timed (SimSettings::crossbarTiming). Files before format 7: PIMCOMP-NN's.
   xbar::TimingModel crossbarTiming = xbar::TimingModel::PimcompNn;
+  /// A shipped network (builtinNetworkNames) explored whole instead of the kernel; empty for a kernel.
+  /// Files before format 8: a kernel.
+  std::string network;
 };
 
 struct SessionRun;
@@ -81,8 +84,8 @@ class SessionFile {
   /// 1 and 2 files still open (as every tensor streamed). Format 4 adds `label_model`; format 5 the run
   /// history, each run a serialized session of its own in a `history` row; format 6 the `element_type` the
   /// kernel was retyped to (earlier files: as declared); format 7 the `crossbar_timing` (earlier files:
-  /// PIMCOMP-NN's).
-  static constexpr int kSchemaVersion = 7;
+  /// PIMCOMP-NN's); format 8 the shipped `network` compiled whole, "" for a kernel (earlier files: kernels).
+  static constexpr int kSchemaVersion = 8;
 
   /// Writes `data` to `path` atomically: a temporary file next to it is filled in one transaction, closed and
   /// renamed over `path`, so a failed save leaves any previous file intact. Throws InputError naming the

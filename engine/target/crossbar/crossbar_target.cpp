@@ -24,6 +24,7 @@ class CrossbarTarget final : public ITarget {
            "network";
   }
   const BackendSchema& schema() const override { return m_schema; }
+  bool compilesNetworks() const override { return true; }
 
   using ITarget::check;
   std::vector<std::string> check(const Backend& b, const Kernel& k) const override {
@@ -31,10 +32,13 @@ class CrossbarTarget final : public ITarget {
     if (const auto* why = std::get_if<std::string>(&pattern)) return {notOneLayer(*why, b)};
     return {};
   }
-  std::vector<std::string> check(const Problem& p) const override {
+
+ protected:
+  std::vector<std::string> checkProblem(const Problem& p) const override {
     return crossbarLayerContext(p).reasons();
   }
 
+ public:
   std::unique_ptr<ICandidateSpace> candidates(const Problem& p, std::vector<bool>,
                                               const PruneRuleRegistry& rules) const override {
     return makeLayerCompileSpace(p, rules);

@@ -75,26 +75,57 @@ Network layerNetwork(const cm::ConvLayer& l, const std::string& origin) {
 
 std::string_view modeText(cb::PipelineMode m) { return m == cb::PipelineMode::Ht ? "HT" : "LL"; }
 
-/// The replicas a rule's plan gives the layer (per origin replica).
-std::int64_t planReplicas(const Network& net, const cb::Accelerator& acc, const cb::CompileOptions& o) {
+/// The replicas a rule's plan gives each layer (per origin replica: AGP parts are not counted apart).
+std::vector<std::int64_t> planReplicas(const Network& net, const cb::Accelerator& acc,
+                                       const cb::CompileOptions& o) {
   const cb::CompilePlan plan = cb::compilePlan(net, acc, o);
-  return plan.replicas.front() / plan.layers.front().agp;
+  std::vector<std::int64_t> replicas;
+  for (std::size_t i = 0; i < plan.layers.size(); ++i)
+    replicas.push_back(plan.replicas[i] / plan.layers[i].agp);
+  return replicas;
+}
+
+/// The unfoldings a candidate may ask for: of one CONV layer, im2col and every Table IV format the schedules
+/// run on it (the others are left out with why); of a network, im2col (PIMCOMP-NN's) and auto (the greedy
+/// per layer).
+std::vector<std::string> unfoldingsOf(const Network& net, const cb::Accelerator& acc, bool wholeNetwork,
+                                      std::vector<std::string>& leftOut) {
+  std::vector<std::string> unfoldings = {"im2col"};
+  if (wholeNetwork) {
+    unfoldings.emplace_back("auto");
+    return unfoldings;
+  }
+  const NetworkNode& layer = net.nodes[1];
+  if (layer.op != NetworkOp::Conv) return unfoldings;
+  for (const cb::Unfolding& u : cb::kUnfoldings) {
+    if (u == cb::kIm2col) continue;
+    if (cb::scheduled(u, cb::convGeometry(layer), acc))
+      unfoldings.emplace_back(u.name);
+    else
+      leftOut.push_back(std::string(u.name) + ": a band of its weight matrix is wider than a core");
+  }
+  return unfoldings;
 }
 
 }  // namespace
 
 CrossbarLayerContext::CrossbarLayerContext(const Problem& p) : m_problem(p) {
-  const auto pattern = recogniseConv(p.kernel());
-  if (const auto* why = std::get_if<std::string>(&pattern)) {
-    m_reasons.push_back(notOneLayer(*why, p.backend()));
-    return;
-  }
   try {
-    const cm::ConvLayer layer = convLayerOf(p.kernel(), std::get<ConvPattern>(pattern), p.shape());
-    if (layer.bound[cm::N] != 1)
-      throw InputError("kernel '" + p.kernel().name + "': the crossbar compiler runs one sample at a time " +
-                       "(batch 1); this layer has N = " + std::to_string(layer.bound[cm::N]));
-    m_network = layerNetwork(layer, "kernel '" + p.kernel().name + "' as a one-layer network");
+    if (p.network()) {
+      m_network = *p.network();
+    } else {
+      const auto pattern = recogniseConv(p.kernel());
+      if (const auto* why = std::get_if<std::string>(&pattern)) {
+        m_reasons.push_back(notOneLayer(*why, p.backend()));
+        return;
+      }
+      const cm::ConvLayer layer = convLayerOf(p.kernel(), std::get<ConvPattern>(pattern), p.shape());
+      if (layer.bound[cm::N] != 1)
+        throw InputError("kernel '" + p.kernel().name +
+                         "': the crossbar compiler runs one sample at a time " +
+                         "(batch 1); this layer has N = " + std::to_string(layer.bound[cm::N]));
+      m_network = layerNetwork(layer, "kernel '" + p.kernel().name + "' as a one-layer network");
+    }
     listChoices(acceleratorOf(p.backend()));
   } catch (const InputError& e) {
     m_network.reset();
@@ -104,16 +135,8 @@ CrossbarLayerContext::CrossbarLayerContext(const Problem& p) : m_problem(p) {
 }
 
 void CrossbarLayerContext::listChoices(const cb::Accelerator& acc) {
-  const NetworkNode& layer = m_network->nodes[1];
-  std::vector<std::string> unfoldings = {"im2col"};
-  if (layer.op == NetworkOp::Conv)
-    for (const cb::Unfolding& u : cb::kUnfoldings) {
-      if (u == cb::kIm2col) continue;
-      if (cb::scheduled(u, cb::convGeometry(layer), acc))
-        unfoldings.emplace_back(u.name);
-      else
-        m_leftOut.push_back(std::string(u.name) + ": a band of its weight matrix is wider than a core");
-    }
+  const bool wholeNetwork = m_problem.network() != nullptr;
+  const std::vector<std::string> unfoldings = unfoldingsOf(*m_network, acc, wholeNetwork, m_leftOut);
   std::string lastRefusal;
   for (const cb::PipelineMode mode : {cb::PipelineMode::Ht, cb::PipelineMode::Ll})
     for (const std::string& unfolding : unfoldings) {
@@ -121,7 +144,7 @@ void CrossbarLayerContext::listChoices(const cb::Accelerator& acc) {
       for (const std::string& method : cb::replicationMethodNames()) {
         cb::CompileOptions o{
             .mode = mode, .replication = method, .unfolding = {.all = unfolding, .perLayer = {}}};
-        std::int64_t replicas = 0;
+        std::vector<std::int64_t> replicas;
         try {
           replicas = planReplicas(*m_network, acc, o);
         } catch (const InputError& e) {  // this rule or format cannot plan the layer; the others may
@@ -136,10 +159,19 @@ void CrossbarLayerContext::listChoices(const cb::Accelerator& acc) {
             m_choices[i].methods.push_back(method);
             known = true;
           }
-        if (!known) m_choices.push_back({o, {method}, replicas});
+        if (!known) m_choices.push_back({o, {method}, std::move(replicas)});
       }
     }
   if (m_choices.empty()) throw InputError(lastRefusal);
+  // A network's genetic searches come last (seconds each, where a rule's plan takes milliseconds), so that a
+  // run with a budget of compiles profiles the rules first; each starts from the rules' plans.
+  if (wholeNetwork)
+    for (const cb::PipelineMode mode : {cb::PipelineMode::Ht, cb::PipelineMode::Ll})
+      for (const std::string& unfolding : unfoldings)
+        m_choices.push_back(
+            {{.mode = mode, .replication = kGaMethod, .unfolding = {.all = unfolding, .perLayer = {}}},
+             {kGaMethod},
+             {}});
 }
 
 const Network& CrossbarLayerContext::network() const {
@@ -150,8 +182,8 @@ const Network& CrossbarLayerContext::network() const {
 const LayerCompileChoice& CrossbarLayerContext::choice(std::uint64_t id) const {
   network();
   if (id >= m_choices.size())
-    throw InputError("candidate " + std::to_string(id) + ": out of range (the compiles of kernel '" +
-                     m_problem.kernel().name + "' on " + m_problem.backend().name + " have ids 0.." +
+    throw InputError("candidate " + std::to_string(id) + ": out of range (the compiles of '" +
+                     m_problem.subject() + "' on " + m_problem.backend().name + " have ids 0.." +
                      std::to_string(m_choices.size() - 1) + ")");
   return m_choices[id];
 }
@@ -172,15 +204,17 @@ const CrossbarLayerContext& crossbarLayerContext(const Problem& p) {
 
 std::string notOneLayer(const std::string& why, const Backend& b) {
   return why + "; whole networks compile with `pimscope-cli compile --backend " + b.name +
-         " --network resnet18`";
+         " --network resnet18` (or explore as a network picked in the Kernel box, `explore --network`)";
 }
 
 std::string choiceText(const LayerCompileChoice& c) {
   std::string methods;
   for (const std::string& m : c.methods) methods += (methods.empty() ? "" : ", ") + m;
-  const std::string unfolding = c.options.unfolding.all;
-  return std::string(modeText(c.options.mode)) + " · " + unfolding + " · " + methods + " (" +
-         withThousands(c.replicas) + (c.replicas == 1 ? " replica)" : " replicas)");
+  const std::string head =
+      std::string(modeText(c.options.mode)) + " · " + c.options.unfolding.all + " · " + methods;
+  if (c.replicas.empty()) return head;  // a genetic search: its replicas are known once it has run
+  const std::int64_t total = c.totalReplicas();
+  return head + " (" + withThousands(total) + (total == 1 ? " replica)" : " replicas)");
 }
 
 std::unique_ptr<ICandidateSpace> makeLayerCompileSpace(const Problem& p, const PruneRuleRegistry& rules) {
@@ -189,7 +223,8 @@ std::unique_ptr<ICandidateSpace> makeLayerCompileSpace(const Problem& p, const P
       {.size = [&c] { return static_cast<std::uint64_t>(c.choices().size()); },
        .label = [&c](std::uint64_t id) { return choiceText(c.choice(id)); },
        .labelTitle = "Mode · unfolding · replication",
-       .reason = "a compile of the layer (every mode, unfolding the schedules run and distinct replication)"},
+       .reason = "a compile (every mode, unfolding the schedules run and distinct replication, then for a "
+                 "network the genetic search)"},
       rules);
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The crossbar family in the kernel explorer (docs/crossbar.md "One layer in the kernel explorer"): a conv or
-// FC kernel (conv_recognition.h) compiled as a one-layer network, batch 1, every weight in the arrays. Its
-// candidates are the compiler's choices for that layer: pipeline mode (HT, LL) x weight unfolding (the
-// formats the schedules run on it) x replication rule, each compiled and profiled as `pimscope-cli compile`
-// does, in the run's timing mode (SimSettings::crossbarTiming). Rules that give the same replicas make one
-// candidate that names them all.
+// The crossbar family in the explorer (docs/crossbar.md "Networks and layers in the explorer"): a whole
+// network (Problem::network), or a conv or FC kernel (conv_recognition.h) compiled as a one-layer network,
+// batch 1, every weight in the arrays. Its candidates are the compiler's choices: pipeline mode (HT, LL) x
+// weight unfolding (of a layer, the formats the schedules run on it; of a network, im2col and auto) x
+// replication rule, then, for a network, the genetic search per mode and unfolding; each compiled and
+// profiled as `pimscope-cli compile` does, in the run's timing mode (SimSettings::crossbarTiming). Rules
+// that give the same replicas make one candidate that names them all.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -23,16 +24,23 @@ namespace pim {
 struct LayerCompileChoice {
   crossbar::CompileOptions options;  // options.replication: the first of `methods`
   std::vector<std::string> methods;
-  std::int64_t replicas = 0;  // of the plan (per origin replica: AGP parts are not counted apart)
+  /// Per layer, of the plan (per origin replica: AGP parts are not counted apart); empty for a genetic
+  /// search, whose replicas are known only once it has run.
+  std::vector<std::int64_t> replicas;
+  std::int64_t totalReplicas() const {
+    std::int64_t n = 0;
+    for (std::int64_t r : replicas) n += r;
+    return n;
+  }
 };
 
-/// The target's per-problem state (Problem::targetContext): the layer as a network, the candidate list, or
-/// every reason there is none.
+/// The target's per-problem state (Problem::targetContext): the network (or the layer as one), the candidate
+/// list, or every reason there is none.
 class CrossbarLayerContext final : public ITargetContext {
  public:
   explicit CrossbarLayerContext(const Problem& p);
   const std::vector<std::string>& reasons() const { return m_reasons; }
-  /// The one-layer network; InputError with the reasons when there is none.
+  /// The network, or the layer as a one-layer network; InputError with the reasons when there is none.
   const Network& network() const;
   const std::vector<LayerCompileChoice>& choices() const { return m_choices; }
   /// Candidate `id`; InputError naming the valid range.

@@ -52,14 +52,19 @@ void fillEnergy(const xbar::EnergyBreakdown& x, Evaluation& e) {
   e.energyPj = x.totalNj * kPjPerNj;
 }
 
+std::int64_t totalReplicas(const NetworkCompileResult& r) {
+  std::int64_t n = 0;
+  for (const CompiledLayer& l : r.layers) n += l.replicas;
+  return n;
+}
+
 void fillFacts(const NetworkCompileResult& r, Evaluation& e) {
-  const CompiledLayer& layer = r.layers.front();
   if (r.periodNs) {
     e.facts.emplace_back("period_ns", *r.periodNs);
     e.facts.emplace_back("throughput_per_s", r.throughputPerS.value_or(0));
   }
   if (r.latencyNs) e.facts.emplace_back("latency_ns", *r.latencyNs);
-  e.facts.emplace_back("replicas", static_cast<double>(layer.replicas));
+  e.facts.emplace_back("replicas", static_cast<double>(totalReplicas(r)));
   e.facts.emplace_back("crossbars_used", static_cast<double>(r.crossbarsUsed));
   e.facts.emplace_back("crossbars_total", static_cast<double>(r.crossbarsTotal));
   e.facts.emplace_back("mvms", static_cast<double>(r.mvmCount));
@@ -77,16 +82,24 @@ int coresUsed(const NetworkCompileResult& r) {
 /// at most `maxLines` lines in all.
 std::string listingOf(const CrossbarLayerContext& c, std::uint64_t id, const NetworkCompileResult& r,
                       const std::string& program, std::size_t maxLines) {
-  const CompiledLayer& layer = r.layers.front();
   std::ostringstream s;
   auto count = [](std::int64_t n) { return withThousands(n); };
   auto ns = [](double v) { return withThousands(std::llround(v)) + " ns"; };
-  s << choiceText(c.choice(id)) << " on " << r.backend << " (" << r.acceleratorSummary << ")\n"
-    << layer.op << " layer, batch 1, " << xbar::timingModelName(r.timing) << " timing, "
-    << r.accelerator.elementBits
-    << "-bit data and weights as the accelerator holds them (the kernel's element types are not read)\n"
-    << count(layer.replicas) << " replica(s) of " << count(layer.agsPerReplica) << " array group(s), "
-    << count(r.crossbarsUsed) << " of " << count(r.crossbarsTotal) << " crossbars, " << coresUsed(r)
+  s << choiceText(c.choice(id)) << " on " << r.backend << " (" << r.acceleratorSummary << ")\n";
+  if (r.layers.size() == 1) {
+    const CompiledLayer& layer = r.layers.front();
+    s << layer.op << " layer, batch 1, " << xbar::timingModelName(r.timing) << " timing, "
+      << r.accelerator.elementBits
+      << "-bit data and weights as the accelerator holds them (the kernel's element types are not read)\n"
+      << count(layer.replicas) << " replica(s) of " << count(layer.agsPerReplica) << " array group(s), ";
+  } else {
+    s << r.network << ": " << r.layers.size() << " CONV and FC layers, batch 1, "
+      << xbar::timingModelName(r.timing) << " timing, " << r.accelerator.elementBits
+      << "-bit data and weights" << (r.gaChoice.empty() ? "" : "; the genetic search's pick: " + r.gaChoice)
+      << "\n"
+      << count(totalReplicas(r)) << " layer replicas, ";
+  }
+  s << count(r.crossbarsUsed) << " of " << count(r.crossbarsTotal) << " crossbars, " << coresUsed(r)
     << " core(s)\n";
   if (r.periodNs)
     s << "period " << ns(*r.periodNs) << " (" << withDecimals(r.throughputPerS.value_or(0), 1)
@@ -118,8 +131,10 @@ const std::vector<SubPhaseDecl>& crossbarSubPhases() {
 
 const std::vector<StatDecl>& crossbarFactColumns() {
   static const std::vector<StatDecl> s = {
-      {"replicas", "replicas", "count", "copies of the layer's weights in the arrays"},
-      {"crossbars_used", "crossbars used", "count", "crossbars the layer's array groups hold"},
+      {"period_ns", "period", "ns", "HT: the steady state's time per sample (empty in LL)", false},
+      {"throughput_per_s", "throughput", "samples/s", "HT: samples per second in the steady state", false},
+      {"replicas", "replicas", "count", "copies of the layers' weights in the arrays, summed over layers"},
+      {"crossbars_used", "crossbars used", "count", "crossbars the layers' array groups hold"},
       {"mvms", "MVMs", "count", "MVMUL instructions of one sample"},
   };
   return s;

@@ -17,6 +17,7 @@
 #include "engine/crossbar/replication.h"
 #include "engine/hw/backend.h"
 #include "engine/target/crossbar/crossbar_backend.h"
+#include "engine/target/registry.h"
 
 namespace pim {
 namespace {
@@ -278,7 +279,7 @@ std::string compileNote(const NetworkCompileResult& r) {
   return note;
 }
 
-bool compilesNetworks(const Backend& b) { return b.family == "crossbar"; }
+bool compilesNetworks(const Backend& b) { return targetOf(b).compilesNetworks(); }
 
 std::vector<std::string> compileMethodNames() {
   std::vector<std::string> names = cb::replicationMethodNames();

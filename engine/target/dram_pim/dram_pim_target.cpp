@@ -41,7 +41,7 @@ class DramPimTarget final : public ITarget {
     if (std::string why = m_generator->unsupportedReason(k); !why.empty()) return {std::move(why)};
     return {};
   }
-  std::vector<std::string> check(const Problem& p) const override {
+  std::vector<std::string> checkProblem(const Problem& p) const override {
     std::vector<std::string> reasons = check(p.backend(), p.kernel());
     if (auto why = capacityReason(p)) reasons.push_back(std::move(*why));
     return reasons;

@@ -53,7 +53,9 @@ class PimHierarchyTarget final : public ITarget {
     if (const auto* why = std::get_if<std::string>(&pattern)) return {*why};
     return {};
   }
-  std::vector<std::string> check(const Problem& p) const override { return hierarchyContext(p).reasons(); }
+  std::vector<std::string> checkProblem(const Problem& p) const override {
+    return hierarchyContext(p).reasons();
+  }
 
   std::unique_ptr<ICandidateSpace> candidates(const Problem& p, std::vector<bool>,
                                               const PruneRuleRegistry& rules) const override {

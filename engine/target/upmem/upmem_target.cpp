@@ -162,7 +162,7 @@ class UpmemTarget final : public ITarget {
     if (std::string why = upmemUnsupportedReason(k); !why.empty()) return {std::move(why)};
     return {};
   }
-  std::vector<std::string> check(const Problem& p) const override {
+  std::vector<std::string> checkProblem(const Problem& p) const override {
     std::vector<std::string> reasons = check(p.backend(), p.kernel());
     if (reasons.empty())
       if (std::string why = capacityReason(p); !why.empty()) reasons.push_back(std::move(why));

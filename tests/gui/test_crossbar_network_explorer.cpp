@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+// A whole network in the main window, offscreen (issue 19, part 7): a shipped network picked in the Kernel
+// box explores on a crossbar backend with its compiles as rows of the drafts table (period, throughput,
+// replicas, crossbars), the cores in the heat map, and a session that reopens as the network; a DRAM-PIM
+// backend refuses it in the banner with the way to run it.
+#include <gtest/gtest.h>
+
+#include <QComboBox>
+#include <QPushButton>
+#include <QTemporaryDir>
+
+#include "gui_test_util.h"
+#include "views/control_panel.h"
+#include "views/draft_analysis.h"
+#include "views/draft_table_model.h"
+#include "views/exploration_session.h"
+#include "views/main_window.h"
+#include "views/unit_heatmap.h"
+#include "views/verdict_banner.h"
+
+using namespace pimgui;
+
+namespace {
+
+SessionConfig networkConfig() {
+  SessionConfig c;
+  c.backend = "crossbar-pimcomp";
+  c.network = "lenet5";
+  c.strategy = "exhaustive";
+  c.maxSimulations = 5;  // an even sample of the 9 compiles (lenet5's genetic searches take a second each)
+  return c;
+}
+
+QComboBox* kernelBox(ControlPanel* panel) {
+  for (QComboBox* box : panel->findChildren<QComboBox*>())
+    if (box->findData(QStringLiteral("network:lenet5")) >= 0) return box;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(CrossbarNetworkExplorer, ANetworksCompilesAreRowsAndItsSessionReopensAsTheNetwork) {
+  MainWindow w(false);
+  w.resize(1400, 900);
+  w.show();
+  w.controls()->setConfig(networkConfig());
+  EXPECT_EQ(w.controls()->config().network, "lenet5");
+  EXPECT_EQ(w.controls()->config().kernel, "");
+  ASSERT_TRUE(w.startSession(networkConfig()));
+  ASSERT_TRUE(test::waitFor([&] { return !w.session()->running(); }, 120000));
+  ASSERT_TRUE(test::waitFor([&] { return w.idle() && w.analysis()->latest() != nullptr; }, 60000));
+  EXPECT_EQ(w.session()->problem()->title(), "lenet5 (network) on crossbar-pimcomp");
+
+  const DraftTableModel& m = *w.model();
+  const int period = test::columnTitled(m, QStringLiteral("period"));
+  const int crossbars = test::columnTitled(m, QStringLiteral("crossbars used"));
+  ASSERT_GE(period, 0);
+  ASSERT_GE(crossbars, 0);
+  int simulated = 0, searches = 0, htPeriods = 0;
+  for (int r = 0; r < m.keptRows(); ++r) {
+    const QString label = m.data(m.index(r, DraftTableModel::Parts), Qt::DisplayRole).toString();
+    searches += label.endsWith(QStringLiteral(" · ga"));
+    if (!m.row(r).simulated) continue;
+    ++simulated;
+    EXPECT_GT(m.data(m.index(r, crossbars), Qt::DisplayRole).toString().remove(',').toDouble(), 0) << r;
+    htPeriods += label.startsWith(QStringLiteral("HT · ")) &&
+                 m.data(m.index(r, period), Qt::DisplayRole).toString().remove(',').toDouble() > 0;
+  }
+  EXPECT_EQ(simulated, 5);
+  EXPECT_EQ(searches, 4);  // HT and LL x im2col and auto
+  EXPECT_GT(htPeriods, 0);
+  EXPECT_EQ(w.heatmap()->geometry().units(), 144);
+
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("lenet5.pimsession"));
+  QString error;
+  ASSERT_TRUE(w.saveSession(path, &error)) << error.toStdString();
+  MainWindow v(false);
+  v.show();
+  ASSERT_TRUE(v.openSession(path, &error)) << error.toStdString();
+  EXPECT_EQ(v.session()->config().network, "lenet5");
+  EXPECT_EQ(v.controls()->config().network, "lenet5");
+  ASSERT_TRUE(test::waitFor([&] { return v.idle() && v.model()->keptRows() == m.keptRows(); }, 60000));
+  EXPECT_EQ(v.model()->simulatedRows(), simulated);
+}
+
+TEST(CrossbarNetworkExplorer, AKernelBackendRefusesANetworkInTheBanner) {
+  MainWindow w(false);
+  QComboBox* kernel = kernelBox(w.controls());
+  ASSERT_NE(kernel, nullptr);
+  SessionConfig c = networkConfig();
+  c.backend = "hbm-pim";
+  c.network.clear();
+  w.controls()->setConfig(c);
+  kernel->setCurrentIndex(kernel->findData(QStringLiteral("network:lenet5")));
+  const QString why = w.verdictBanner()->verdict();
+  EXPECT_TRUE(why.startsWith(QStringLiteral("lenet5 cannot run on hbm-pim"))) << why.toStdString();
+  EXPECT_TRUE(why.contains(QStringLiteral("compare --network lenet5"))) << why.toStdString();
+}

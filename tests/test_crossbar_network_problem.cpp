@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+// A whole network as a problem (Problem::network, docs/crossbar.md "Networks and layers in the explorer"):
+// crossbar backends list the compiler's choices as its candidates and evaluate each as `compile` does; every
+// other family refuses it with the way to run it.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "engine/common/error.h"
+#include "engine/core/problem.h"
+#include "engine/target/crossbar/layer_candidates.h"
+#include "engine/target/crossbar/network_compile.h"
+#include "engine/target/registry.h"
+
+namespace pim {
+namespace {
+
+std::unique_ptr<Problem> networkProblem(const std::string& backend, const std::string& network) {
+  return std::make_unique<Problem>(builtinBackends().get(backend), resolveNetwork(network, ""));
+}
+
+double fact(const Evaluation& e, const std::string& key) {
+  for (const auto& [k, v] : e.facts)
+    if (k == key) return v;
+  ADD_FAILURE() << "no fact " << key;
+  return -1;
+}
+
+TEST(CrossbarNetworkProblem, NamesAndKeysAreTheNetworks) {
+  const auto lenet = networkProblem("crossbar-pimcomp", "lenet5");
+  const auto resnet = networkProblem("crossbar-pimcomp", "resnet18");
+  EXPECT_EQ(lenet->title(), "lenet5 (network) on crossbar-pimcomp");
+  EXPECT_EQ(lenet->subject(), "lenet5");
+  ASSERT_NE(lenet->network(), nullptr);
+  EXPECT_EQ(lenet->storeKey().rfind("network=lenet5;digest=", 0), 0u) << lenet->storeKey();
+  EXPECT_NE(lenet->storeKey(), resnet->storeKey());
+  // The digest follows the content, not the file: a second load agrees, a changed stride does not.
+  EXPECT_EQ(networkDigest(*resolveNetwork("lenet5", "")), networkDigest(*lenet->network()));
+  Network changed = *lenet->network();
+  for (NetworkNode& n : changed.nodes)
+    if (n.op == NetworkOp::Conv) {
+      n.conv.stride_h = 2;
+      break;
+    }
+  EXPECT_NE(networkDigest(changed), networkDigest(*lenet->network()));
+}
+
+TEST(CrossbarNetworkProblem, KernelFamiliesRefuseItWithTheWayToRunIt) {
+  for (const char* backend : {"hbm-pim", "attacc", "upmem", "pimopt-small"}) {
+    const auto p = networkProblem(backend, "lenet5");
+    const auto why = targetOf(p->backend()).check(*p);
+    ASSERT_EQ(why.size(), 1u) << backend;
+    EXPECT_NE(why.front().find("lenet5 is a whole network"), std::string::npos) << why.front();
+    EXPECT_NE(why.front().find("compare --network lenet5"), std::string::npos) << why.front();
+    EXPECT_THROW(requireRunnable(*p), InputError) << backend;
+  }
+  EXPECT_NO_THROW(requireRunnable(*networkProblem("crossbar-pimcomp", "lenet5")));
+}
+
+// The rules' plans first (HT then LL, im2col then auto), then one genetic search per mode and unfolding; each
+// candidate evaluates to what `compile` reports for the same choices.
+TEST(CrossbarNetworkProblem, CandidatesAreTheRulesThenTheGeneticSearchesAndEvaluateAsCompileDoes) {
+  const auto p = networkProblem("crossbar-pimcomp", "lenet5");
+  const CrossbarLayerContext& c = crossbarLayerContext(*p);
+  ASSERT_TRUE(c.reasons().empty());
+  const auto& choices = c.choices();
+  ASSERT_GT(choices.size(), 4u);
+  const std::size_t rules = choices.size() - 4;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    const bool ga = i >= rules;
+    EXPECT_EQ(choices[i].methods.front() == kGaMethod, ga) << choiceText(choices[i]);
+    EXPECT_EQ(choices[i].replicas.empty(), ga) << choiceText(choices[i]);
+    if (!ga) {
+      EXPECT_EQ(choices[i].replicas.size(), 5u);  // lenet5: 2 CONV and 3 FC layers
+    }
+  }
+  EXPECT_EQ(choiceText(choices[rules + 3]), "LL · auto · ga");
+  const Backend& b = p->backend();
+  const Evaluation first = targetOf(b).evaluate(*p, Draft{0, {}}, EvalOptions{});
+  NetworkCompileRequest r;
+  r.compile = {.mode = crossbar::PipelineMode::Ht, .replication = "balance", .unfolding = {}};
+  const NetworkCompileResult compiled = compileNetwork(b, *p->network(), r);
+  EXPECT_EQ(c.choice(0).options.unfolding.all, "im2col");
+  EXPECT_EQ(first.timeNs, *compiled.firstBatchLatencyNs);
+  EXPECT_EQ(fact(first, "period_ns"), *compiled.periodNs);
+  EXPECT_EQ(fact(first, "mvms"), static_cast<double>(compiled.mvmCount));
+  EXPECT_EQ(fact(first, "replicas"), static_cast<double>(c.choice(0).totalReplicas()));
+  EXPECT_DOUBLE_EQ(first.energyPj, compiled.energyNj * 1000);
+  // The genetic search starts from the rules' plans: never slower than one of them in its mode and unfolding.
+  const Evaluation ga = targetOf(b).evaluate(*p, Draft{rules + 2, {}}, EvalOptions{});  // LL · im2col · ga
+  for (std::size_t i = 0; i < rules; ++i)
+    if (choices[i].options.mode == crossbar::PipelineMode::Ll &&
+        choices[i].options.unfolding.all == "im2col") {
+      EXPECT_LE(ga.timeNs, targetOf(b).evaluate(*p, Draft{i, {}}, EvalOptions{}).timeNs)
+          << choiceText(choices[i]);
+    }
+}
+
+}  // namespace
+}  // namespace pim
