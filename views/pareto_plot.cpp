@@ -206,7 +206,8 @@ QString ParetoPlot::axisTitle(Objective o) const {
   if (!fact) return {};
   QString title = QString::fromStdString(fact->label);
   if (!title.isEmpty()) title[0] = title[0].toUpper();
-  return tr("%1 (%2)").arg(title, QString::fromStdString(fact->unit));
+  return fact->higherIsBetter ? tr("%1 (%2, higher is better)").arg(title, QString::fromStdString(fact->unit))
+                              : tr("%1 (%2)").arg(title, QString::fromStdString(fact->unit));
 }
 
 void ParetoPlot::syncAxisItems() {
@@ -229,6 +230,11 @@ void ParetoPlot::refresh() {
   const auto oy = static_cast<Objective>(m_y->currentData().toInt());
   m_points.clear();
   std::vector<std::pair<double, double>> xy;
+  auto sign = [this](Objective o) {
+    const pim::StatDecl* fact = factAxis(o);
+    return fact && fact->higherIsBetter ? -1.0 : 1.0;
+  };
+  const double signX = sign(ox), signY = sign(oy);
   bool anyX = false, anyY = false;  // whether some draft has a value on that axis alone
   for (int r = 0; r < m_model->keptRows(); ++r) {
     const DraftRow& row = m_model->row(r);
@@ -237,7 +243,7 @@ void ParetoPlot::refresh() {
     anyY = anyY || vy;
     if (!vx || !vy) continue;
     m_points.push_back({*vx, *vy, row.draft.id, r, false});
-    xy.emplace_back(*vx, *vy);
+    xy.emplace_back(*vx * signX, *vy * signY);  // the front minimises: an axis where more is better flips
   }
   for (std::size_t i : paretoFront(xy)) m_points[i].front = true;
 

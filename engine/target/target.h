@@ -64,6 +64,8 @@ struct StatDecl {
   std::string unit;   // "bytes", "cycles", "count", "pJ"
   std::string description;
   bool integral = true;  // a counter (exported as an integer), else a real quantity
+  /// More is better (a throughput): the Pareto plot's front maximises it on an axis; else it minimises.
+  bool higherIsBetter = false;
 };
 
 /// A part of one of the three fixed phases that a family times separately (UPMEM's CPU->DPU transfers and

@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QPushButton>
 #include <QTemporaryDir>
+#include <algorithm>
 
 #include "gui_test_util.h"
 #include "views/control_panel.h"
@@ -15,6 +16,7 @@
 #include "views/draft_table_model.h"
 #include "views/exploration_session.h"
 #include "views/main_window.h"
+#include "views/pareto_plot.h"
 #include "views/unit_heatmap.h"
 #include "views/verdict_banner.h"
 
@@ -54,6 +56,8 @@ TEST(CrossbarNetworkExplorer, ANetworksCompilesAreRowsAndItsSessionReopensAsTheN
   const DraftTableModel& m = *w.model();
   const int period = test::columnTitled(m, QStringLiteral("period"));
   const int crossbars = test::columnTitled(m, QStringLiteral("crossbars used"));
+  const int throughput = test::columnTitled(m, QStringLiteral("throughput"));
+  ASSERT_GE(throughput, 0);
   ASSERT_GE(period, 0);
   ASSERT_GE(crossbars, 0);
   int simulated = 0, searches = 0, htPeriods = 0;
@@ -70,6 +74,21 @@ TEST(CrossbarNetworkExplorer, ANetworksCompilesAreRowsAndItsSessionReopensAsTheN
   EXPECT_EQ(searches, 4);  // HT and LL x im2col and auto
   EXPECT_GT(htPeriods, 0);
   EXPECT_EQ(w.heatmap()->geometry().units(), 144);
+
+  // Throughput is a figure where more is better: on its axis the front keeps the highest, not the lowest.
+  const int throughputAxis = kObjectiveCount + throughput - DraftTableModel::ColumnCount;
+  ASSERT_EQ(m.factColumn(throughput)->key, "throughput_per_s");
+  w.pareto()->setObjectives(static_cast<Objective>(throughputAxis), Objective::Energy);
+  const auto& points = w.pareto()->points();
+  ASSERT_FALSE(points.empty());
+  // On the front exactly the points no other point beats on both: more throughput and less energy.
+  for (const auto& p : points) {
+    const bool beaten = std::any_of(points.begin(), points.end(), [&](const auto& q) {
+      return q.x >= p.x && q.y <= p.y && (q.x > p.x || q.y < p.y);
+    });
+    EXPECT_EQ(p.front, !beaten) << p.x << " samples/s, " << p.y;
+  }
+  EXPECT_TRUE(w.pareto()->plot()->xAxis->label().contains(QStringLiteral("higher is better")));
 
   QTemporaryDir dir;
   const QString path = dir.filePath(QStringLiteral("lenet5.pimsession"));

@@ -132,7 +132,8 @@ const std::vector<SubPhaseDecl>& crossbarSubPhases() {
 const std::vector<StatDecl>& crossbarFactColumns() {
   static const std::vector<StatDecl> s = {
       {"period_ns", "period", "ns", "HT: the steady state's time per sample (empty in LL)", false},
-      {"throughput_per_s", "throughput", "samples/s", "HT: samples per second in the steady state", false},
+      {"throughput_per_s", "throughput", "samples/s", "HT: samples per second in the steady state", false,
+       true},
       {"replicas", "replicas", "count", "copies of the layers' weights in the arrays, summed over layers"},
       {"crossbars_used", "crossbars used", "count", "crossbars the layers' array groups hold"},
       {"mvms", "MVMs", "count", "MVMUL instructions of one sample"},
