@@ -242,6 +242,7 @@ void ControlPanel::rebuildDims(const QString& shape) {
   m_dimsKernel.reset();
   const QString network = selectedNetwork(m_kernel);
   m_dtype->setEnabled(network.isEmpty());  // a network runs at the accelerator's own precision
+  showReadSettings();                      // and has no residency row
   if (!network.isEmpty()) {
     m_kernelSummary->setText(networkSummary(network));
     describeResidency();
@@ -327,7 +328,8 @@ void ControlPanel::showReadSettings() {
         pim::targetOf(pim::builtinBackends().get(m_backend->currentText().toStdString())).searchSettings();
   } catch (const std::exception&) {
   }
-  m_problemForm->setRowVisible(m_resident, reads.residency);
+  // A network has no tensors of its own to keep resident: the row goes with it.
+  m_problemForm->setRowVisible(m_resident, reads.residency && selectedNetwork(m_kernel).isEmpty());
   m_strategyForm->setRowVisible(m_model, reads.labelModels);
   m_strategyForm->setRowVisible(m_timing, reads.crossbarTiming);
   for (QCheckBox* box : m_rules) box->setVisible(reads.pruneRules);

@@ -103,7 +103,7 @@ TEST(CrossbarNetworkExplorer, ANetworksCompilesAreRowsAndItsSessionReopensAsTheN
   EXPECT_EQ(v.model()->simulatedRows(), simulated);
 }
 
-TEST(CrossbarNetworkExplorer, AKernelBackendRefusesANetworkInTheBanner) {
+TEST(CrossbarNetworkExplorer, AKernelBackendRefusesANetworkInTheBannerAndItHasNoResidency) {
   MainWindow w(false);
   QComboBox* kernel = kernelBox(w.controls());
   ASSERT_NE(kernel, nullptr);
@@ -111,7 +111,10 @@ TEST(CrossbarNetworkExplorer, AKernelBackendRefusesANetworkInTheBanner) {
   c.backend = "hbm-pim";
   c.network.clear();
   w.controls()->setConfig(c);
+  w.show();
+  EXPECT_TRUE(w.controls()->residentField()->isVisible());  // gemv on hbm-pim: W resident
   kernel->setCurrentIndex(kernel->findData(QStringLiteral("network:lenet5")));
+  EXPECT_FALSE(w.controls()->residentField()->isVisible());  // a network has no tensors to keep
   const QString why = w.verdictBanner()->verdict();
   EXPECT_TRUE(why.startsWith(QStringLiteral("lenet5 cannot run on hbm-pim"))) << why.toStdString();
   EXPECT_TRUE(why.contains(QStringLiteral("compare --network lenet5"))) << why.toStdString();
