@@ -4,6 +4,7 @@
 // other family refuses it with the way to run it.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 
 #include "engine/common/error.h"
@@ -94,6 +95,26 @@ TEST(CrossbarNetworkProblem, CandidatesAreTheRulesThenTheGeneticSearchesAndEvalu
       EXPECT_LE(ga.timeNs, targetOf(b).evaluate(*p, Draft{i, {}}, EvalOptions{}).timeNs)
           << choiceText(choices[i]);
     }
+}
+
+// A cancelled run's compile stops at once (a genetic search polls per individual, a schedule per instruction
+// group) and its candidate says so instead of reporting a compile cut short as its figures.
+TEST(CrossbarNetworkProblem, ACancelledGeneticSearchIsNotACandidatesResult) {
+  const auto p = networkProblem("crossbar-pimcomp", "lenet5");
+  const CrossbarLayerContext& c = crossbarLayerContext(*p);
+  const std::atomic<bool> cancelled{true};
+  EvalOptions o;
+  o.cancel = &cancelled;
+  const std::uint64_t ga = c.choices().size() - 1;
+  try {
+    targetOf(p->backend()).evaluate(*p, Draft{ga, {}}, o);
+    ADD_FAILURE() << "a cancelled genetic search evaluated";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("LL · auto · ga: cancelled"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(targetOf(p->backend()).evaluate(*p, Draft{0, {}}, o), InputError);  // its schedule stops too
+  o.cancel = nullptr;
+  EXPECT_NO_THROW(targetOf(p->backend()).evaluate(*p, Draft{0, {}}, o));
 }
 
 }  // namespace

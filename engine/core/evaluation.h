@@ -90,6 +90,9 @@ struct EvalOptions {
   /// Channel runs reused across drafts (not owned; one per thread): drafts of one problem often share
   /// channel programs, so labelling and exhaustive search simulate most channels only once.
   sim::ChannelRunCache* cache = nullptr;
+  /// Polled by evaluations that take seconds (a crossbar network's genetic search); once true they may stop
+  /// early with an InputError, a result the explorer drops as it drops every one that ends after a cancel.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// Per-unit statistics of one evaluation, as its target declares them (ITarget::geometry and statistics): row

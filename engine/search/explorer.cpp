@@ -367,6 +367,7 @@ Explorer::Outcome Explorer::evaluate(const Proposal& p, const Draft& draft, sim:
   EvalOptions eo = m_options.eval;
   eo.computeOnly = p.computeOnly;
   eo.cache = &cache;
+  eo.cancel = &w.cancel;
   if (p.bounded) eo.stopAfterCycles = w.incumbentCycles.load();
   Outcome out;
   DraftRecord& result = out.record;

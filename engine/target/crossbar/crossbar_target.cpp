@@ -44,7 +44,8 @@ class CrossbarTarget final : public ITarget {
     return makeLayerCompileSpace(p, rules);
   }
   Evaluation evaluate(const Problem& p, const Draft& d, const EvalOptions& o) const override {
-    return layerEvaluation(crossbarLayerContext(p).compile(d.id, o.sim.crossbarTiming), d.id, o);
+    return layerEvaluation(crossbarLayerContext(p).compile(d.id, o.sim.crossbarTiming, nullptr, o.cancel),
+                           d.id, o);
   }
   std::string listing(const Problem& p, const Draft& d, const EvalOptions& asked,
                       std::size_t maxLines) const override {

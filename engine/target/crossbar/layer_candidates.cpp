@@ -189,12 +189,18 @@ const LayerCompileChoice& CrossbarLayerContext::choice(std::uint64_t id) const {
 }
 
 NetworkCompileResult CrossbarLayerContext::compile(std::uint64_t id, cb::TimingMode timing,
-                                                   xbar::IProgramSink* alsoTo) const {
+                                                   xbar::IProgramSink* alsoTo,
+                                                   const std::atomic<bool>* cancel) const {
   NetworkCompileRequest r;
   r.compile = choice(id).options;
   r.timing = timing;
   r.alsoTo = alsoTo;
-  return compileNetwork(m_problem.backend(), network(), r);
+  r.cancel = cancel;
+  NetworkCompileResult result = compileNetwork(m_problem.backend(), network(), r);
+  // A stopped compile is not this candidate's: its figures are of a search cut short.
+  if (result.cancelled || result.gaCancelled)
+    throw InputError(choiceText(choice(id)) + ": cancelled before the compile finished");
+  return result;
 }
 
 const CrossbarLayerContext& crossbarLayerContext(const Problem& p) {

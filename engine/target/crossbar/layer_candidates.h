@@ -48,9 +48,11 @@ class CrossbarLayerContext final : public ITargetContext {
   /// What is left out, each with why: formats of Table IV the schedules cannot run on the layer, and any
   /// mode, format and rule that cannot plan it (none can: the context has the last one's reason).
   const std::vector<std::string>& leftOut() const { return m_leftOut; }
-  /// Compiles and profiles candidate `id` in `timing`, also streaming its program into `alsoTo`.
+  /// Compiles and profiles candidate `id` in `timing`, also streaming its program into `alsoTo`. Throws
+  /// InputError when `cancel` stopped it (a genetic search polls it per individual).
   NetworkCompileResult compile(std::uint64_t id, crossbar::TimingMode timing,
-                               xbar::IProgramSink* alsoTo = nullptr) const;
+                               xbar::IProgramSink* alsoTo = nullptr,
+                               const std::atomic<bool>* cancel = nullptr) const;
 
  private:
   void listChoices(const crossbar::Accelerator& acc);

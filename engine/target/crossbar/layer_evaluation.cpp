@@ -161,7 +161,7 @@ Evaluation layerEvaluation(const NetworkCompileResult& r, std::uint64_t id, cons
 LayerAnalysis analyseLayer(const CrossbarLayerContext& c, std::uint64_t id, const EvalOptions& o,
                            std::size_t maxLines) {
   cb::InstructionText program(maxLines);
-  const NetworkCompileResult r = c.compile(id, o.sim.crossbarTiming, &program);
+  const NetworkCompileResult r = c.compile(id, o.sim.crossbarTiming, &program, o.cancel);
   return {layerEvaluation(r, id, o), listingOf(c, id, r, program.text(), maxLines)};
 }
 
