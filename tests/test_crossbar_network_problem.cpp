@@ -97,6 +97,27 @@ TEST(CrossbarNetworkProblem, CandidatesAreTheRulesThenTheGeneticSearchesAndEvalu
     }
 }
 
+// The listing (the details pane's Commands tab, `export --format commands`) gives a network's layer pipeline:
+// HT, each layer's time on its busiest core with the bottleneck starred; LL, each layer's start and finish.
+TEST(CrossbarNetworkProblem, TheListingShowsTheLayerPipeline) {
+  const auto p = networkProblem("crossbar-pimcomp", "lenet5");
+  const CrossbarLayerContext& c = crossbarLayerContext(*p);
+  for (std::uint64_t id : {std::uint64_t{0}, std::uint64_t{c.choices().size() - 5}}) {  // HT, then an LL rule
+    const bool ht = c.choice(id).options.mode == crossbar::PipelineMode::Ht;
+    const std::string text = targetOf(p->backend()).listing(*p, Draft{id, {}}, EvalOptions{}, 400);
+    EXPECT_NE(text.find(ht ? "layer pipeline" : "layer timeline"), std::string::npos) << text;
+    int rows = 0, starred = 0;
+    for (const NetworkNode& n : p->network()->nodes)
+      if (n.op == NetworkOp::Conv || n.op == NetworkOp::Fc) {
+        const auto at = text.find(" " + n.name + " ");
+        rows += at != std::string::npos;
+        starred += at != std::string::npos && at > 0 && text[at - 1] == '*';
+      }
+    EXPECT_EQ(rows, 5) << text;
+    EXPECT_EQ(starred, ht ? 1 : 0) << text;
+  }
+}
+
 // A cancelled run's compile stops at once (a genetic search polls per individual, a schedule per instruction
 // group) and its candidate says so instead of reporting a compile cut short as its figures.
 TEST(CrossbarNetworkProblem, ACancelledGeneticSearchIsNotACandidatesResult) {

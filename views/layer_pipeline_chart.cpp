@@ -72,12 +72,8 @@ void LayerPipelineChart::rebuild() {
 
 void LayerPipelineChart::drawHt() {
   const pim::NetworkCompileResult& r = *m_result;
-  std::int64_t worst = -1;
-  for (std::size_t i = 0; i < r.layers.size(); ++i) {
-    const auto& t = r.layers[i].time;
-    const std::int64_t sum = t.busiestMvmNs + t.busiestVectorNs + t.busiestMemoryNs + t.busiestCommNs;
-    if (sum > worst) worst = sum, m_bottleneck = static_cast<int>(i);
-  }
+  m_bottleneck = pim::bottleneckLayer(r);
+  const std::int64_t worst = pim::busiestCoreNs(r.layers[static_cast<std::size_t>(m_bottleneck)].time);
   struct Part {
     QString name;
     QColor colour;

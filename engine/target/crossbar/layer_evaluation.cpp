@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 
 #include "engine/common/number_text.h"
@@ -78,6 +79,42 @@ int coresUsed(const NetworkCompileResult& r) {
       std::count_if(r.coreLayers.begin(), r.coreLayers.end(), [](const auto& l) { return !l.empty(); }));
 }
 
+/// A network's layers as the compile window's pipeline chart draws them, as text: HT, each layer's time on
+/// its busiest core by kind with the bottleneck marked; LL, each layer's first start and last finish.
+std::string layerPipeline(const NetworkCompileResult& r) {
+  const bool ht = r.periodNs.has_value();
+  const int bottleneck = ht ? bottleneckLayer(r) : -1;
+  int width = 5;  // "layer"
+  for (const CompiledLayer& l : r.layers) width = std::max(width, static_cast<int>(l.name.size()));
+  std::ostringstream s;
+  s << (ht ? "layer pipeline (ns on each layer's busiest core; * bounds the period):\n"
+           : "layer timeline (ns from the start of the inference):\n");
+  auto cell = [&s](const auto& v, int w, bool left = false) {
+    s << ' ' << (left ? std::left : std::right) << std::setw(w) << v;
+  };
+  s << ' ';
+  cell("layer", width, true);
+  cell("replicas", 8), cell("unfolding", 9, true);
+  for (const char* h : ht ? std::vector<const char*>{"MVM", "vector", "memory", "comm"}
+                          : std::vector<const char*>{"start", "finish"})
+    cell(h, 9);
+  s << "\n";
+  for (std::size_t i = 0; i < r.layers.size(); ++i) {
+    const CompiledLayer& l = r.layers[i];
+    const xbar::NodeProfile& t = l.time;
+    s << (static_cast<int>(i) == bottleneck ? '*' : ' ');
+    cell(l.name, width, true);
+    cell(l.replicas, 8), cell(l.unfolding, 9, true);
+    if (ht)
+      cell(t.busiestMvmNs, 9), cell(t.busiestVectorNs, 9), cell(t.busiestMemoryNs, 9),
+          cell(t.busiestCommNs, 9);
+    else
+      cell(t.firstStartNs, 9), cell(t.lastFinishNs, 9);
+    s << "\n";
+  }
+  return s.str();
+}
+
 /// What was compiled and its figures, the candidates left out and then `program` (the first instructions),
 /// at most `maxLines` lines in all.
 std::string listingOf(const CrossbarLayerContext& c, std::uint64_t id, const NetworkCompileResult& r,
@@ -109,6 +146,7 @@ std::string listingOf(const CrossbarLayerContext& c, std::uint64_t id, const Net
   s << "energy " << withDecimals(r.energyNj, 1) << " nJ (idle leakage " << withDecimals(r.energy.idleNj, 1)
     << " nJ); " << count(r.mvmCount) << " MVMs, " << count(r.instructions) << " instructions in "
     << count(r.instructionGroups) << " instruction groups\n";
+  if (r.layers.size() > 1) s << layerPipeline(r);
   for (const std::string& why : c.leftOut()) s << "not listed: " << why << "\n";
   if (const std::string note = compileNote(r); !note.empty()) s << note << "\n";
   s << "\n";
