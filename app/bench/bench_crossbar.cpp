@@ -3,7 +3,7 @@
 // defaults (population 200, 100 iterations, fast fitness, 2 threads), HT and LL, as the target (under
 // 10 s on 2 cores) measures it; each stage alone (plan, HT and LL schedule, profile); the profiler's
 // instructions per second; the GA's best fitness against iterations as counters; and one conv layer in the
-// kernel explorer (every candidate compiled and profiled).
+// kernel explorer (every candidate compiled and profiled); ResNet-18 as a network problem in the explorer.
 #include <benchmark/benchmark.h>
 
 #include "engine/core/problem.h"
@@ -149,3 +149,29 @@ static void BM_CrossbarLayerCandidates(benchmark::State& st) {
   st.counters["best_ns"] = best;
 }
 BENCHMARK(BM_CrossbarLayerCandidates)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// ResNet-18 as a network problem in the explorer (`explore --network resnet18`): listing its candidates
+// (every rule's plan in each mode and unfolding) and compiling and profiling the rules' candidates, one
+// thread; the four genetic searches after them cost what BM_CrossbarCompileResNet18Ga measures, each.
+static void BM_CrossbarNetworkCandidatesResNet18(benchmark::State& st) {
+  const auto net = std::make_shared<const pim::Network>(resnet18());
+  std::size_t candidates = 0, rules = 0;
+  double best = 0;
+  for (auto _ : st) {
+    const pim::Problem p(backend(), net);
+    const pim::ITarget& t = pim::targetOf(p.backend());
+    const auto& choices = pim::crossbarLayerContext(p).choices();
+    candidates = choices.size();
+    rules = 0;
+    best = 0;
+    for (std::uint64_t id = 0; id < candidates; ++id) {
+      if (choices[id].methods.front() == pim::kGaMethod) continue;
+      const double ns = t.evaluate(p, pim::Draft{id, {}}, pim::EvalOptions{}).timeNs;
+      best = rules++ == 0 ? ns : std::min(best, ns);
+    }
+  }
+  st.counters["candidates"] = static_cast<double>(candidates);
+  st.counters["rule_candidates"] = static_cast<double>(rules);
+  st.counters["best_rule_ns"] = best;
+}
+BENCHMARK(BM_CrossbarNetworkCandidatesResNet18)->Unit(benchmark::kMillisecond)->UseRealTime();
