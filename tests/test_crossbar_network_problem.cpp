@@ -87,6 +87,17 @@ TEST(CrossbarNetworkProblem, CandidatesAreTheRulesThenTheGeneticSearchesAndEvalu
   EXPECT_EQ(fact(first, "mvms"), static_cast<double>(compiled.mvmCount));
   EXPECT_EQ(fact(first, "replicas"), static_cast<double>(c.choice(0).totalReplicas()));
   EXPECT_DOUBLE_EQ(first.energyPj, compiled.energyNj * 1000);
+  // Its layers are its stages: HT's times on each layer's busiest core bound the period.
+  ASSERT_EQ(first.stages.size(), compiled.layers.size());
+  ASSERT_TRUE(first.periodCycles.has_value());
+  EXPECT_EQ(static_cast<double>(*first.periodCycles), *compiled.periodNs);
+  for (std::size_t i = 0; i < first.stages.size(); ++i) {
+    EXPECT_EQ(first.stages[i].name, compiled.layers[i].name);
+    EXPECT_EQ(first.stages[i].subCycles.front(), compiled.layers[i].time.busiestMvmNs);
+    std::int64_t sum = 0;
+    for (std::int64_t c : first.stages[i].subCycles) sum += c;
+    EXPECT_LE(sum, *first.periodCycles) << first.stages[i].name;
+  }
   // The genetic search starts from the rules' plans: never slower than one of them in its mode and unfolding.
   const Evaluation ga = targetOf(b).evaluate(*p, Draft{rules + 2, {}}, EvalOptions{});  // LL · im2col · ga
   for (std::size_t i = 0; i < rules; ++i)
@@ -116,6 +127,12 @@ TEST(CrossbarNetworkProblem, TheListingShowsTheLayerPipeline) {
     EXPECT_EQ(rows, 5) << text;
     EXPECT_EQ(starred, ht ? 1 : 0) << text;
   }
+}
+
+TEST(CrossbarNetworkProblem, TheBottleneckStageIsTheOneOfMostTime) {
+  EXPECT_EQ(bottleneckStage({}), -1);
+  EXPECT_EQ(bottleneckStage({{"a", {}, 0, 5}}), -1);  // spans only: no period to bound
+  EXPECT_EQ(bottleneckStage({{"a", {3, 4}, -1, -1}, {"b", {6, 2}, -1, -1}, {"c", {1, 1}, -1, -1}}), 1);
 }
 
 // A cancelled run's compile stops at once (a genetic search polls per individual, a schedule per instruction

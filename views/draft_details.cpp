@@ -15,6 +15,7 @@
 #include "views/code_highlighter.h"
 #include "views/draft_analysis.h"
 #include "views/residency_input.h"
+#include "views/stage_chart.h"
 
 namespace pimgui {
 
@@ -54,6 +55,10 @@ DraftDetails::DraftDetails(QWidget* parent) : QWidget(parent) {
   m_tabs->addTab(m_ir, tr("IR"));
   m_tabs->addTab(m_commands, tr("Commands"));
   m_tabs->addTab(m_verdict, tr("Why pruned"));
+  m_stages = new StageChart;
+  m_stages->setEmptyNote(tr("This candidate does not run as a pipeline of stages"));
+  m_tabs->addTab(m_stages, tr("Stages"));
+  m_tabs->setTabEnabled(m_tabs->indexOf(m_stages), false);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_header);
@@ -71,6 +76,7 @@ void DraftDetails::setAnalysis(std::shared_ptr<const DraftAnalysis> a) {
     m_ir->clear();
     m_commands->clear();
     m_verdict->clear();
+    showStages(nullptr);
     return;
   }
   const QString label = QString::fromStdString(a->label);
@@ -105,6 +111,28 @@ void DraftDetails::setAnalysis(std::shared_ptr<const DraftAnalysis> a) {
   m_ir->setPlainText(QString::fromStdString(a->irText));
   m_commands->setPlainText(QString::fromStdString(a->commands));
   fillTiles(*a);
+  showStages(a.get());
+}
+
+void DraftDetails::showStages(const DraftAnalysis* a) {
+  const bool any = a && a->evaluation && a->problem && !a->evaluation->stages.empty();
+  const int tab = m_tabs->indexOf(m_stages);
+  m_tabs->setTabEnabled(tab, any);
+  if (!any) {
+    if (m_tabs->currentIndex() == tab) m_tabs->setCurrentIndex(0);
+    return m_stages->setStages(nullptr, {}, {});
+  }
+  QStringList parts;
+  for (const pim::SubPhaseDecl& d : pim::targetOf(a->problem->backend()).subPhases())
+    parts << QString::fromStdString(d.label);
+  const pim::Evaluation& e = *a->evaluation;
+  const QString label = QString::fromStdString(a->label);
+  m_stages->setStages(std::make_shared<const pim::Evaluation>(e), parts,
+                      e.periodCycles
+                          ? tr("%1: each stage's time on its busiest unit; the bottleneck bounds the "
+                               "period")
+                                .arg(label)
+                          : tr("%1: each stage from its first instruction to its last").arg(label));
 }
 
 void DraftDetails::fillTiles(const DraftAnalysis& a) {

@@ -12,6 +12,8 @@ class QTreeWidget;
 
 namespace pimgui {
 
+class StageChart;
+
 struct DraftAnalysis;
 
 class DraftDetails : public QWidget {
@@ -27,9 +29,12 @@ class DraftDetails : public QWidget {
   QPlainTextEdit* commands() const { return m_commands; }
   QLabel* verdict() const { return m_verdict; }
   QTabWidget* tabs() const { return m_tabs; }
+  /// The candidate's stages (a crossbar network's layer pipeline); its tab is disabled without stages.
+  StageChart* stages() const { return m_stages; }
 
  private:
   void fillTiles(const DraftAnalysis& a);
+  void showStages(const DraftAnalysis* a);
 
   QLabel* m_header;
   QLabel* m_verdict;
@@ -37,6 +42,7 @@ class DraftDetails : public QWidget {
   QTreeWidget* m_tiles;
   QPlainTextEdit* m_ir;
   QPlainTextEdit* m_commands;
+  StageChart* m_stages;
 };
 
 }  // namespace pimgui

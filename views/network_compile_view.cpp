@@ -19,10 +19,11 @@
 
 #include "engine/crossbar/replication.h"
 #include "engine/kernel/onnx_network.h"
+#include "engine/target/crossbar/layer_evaluation.h"
 #include "engine/target/registry.h"
 #include "views/core_map.h"
-#include "views/layer_pipeline_chart.h"
 #include "views/network_compare_panel.h"
+#include "views/stage_chart.h"
 #include "views/timing_combo.h"
 
 namespace pimgui {
@@ -211,7 +212,8 @@ QWidget* NetworkCompileView::buildResults() {
   m_table->horizontalHeader()->setSectionResizeMode(kNote, QHeaderView::Stretch);
 
   m_coreMap = new CoreMap;
-  m_pipeline = new LayerPipelineChart;
+  m_pipeline = new StageChart;
+  m_pipeline->setEmptyNote(tr("Compile a network (Compile) and select a row to see its layers"));
   m_pareto = new QCustomPlot;
   m_pareto->setMinimumSize(320, 220);
   // Top left: the corner a time-energy trade-off leaves empty (fast and costly is rare).
@@ -372,7 +374,28 @@ void NetworkCompileView::showSelected() {
     if (index >= 0 && index < static_cast<int>(m_candidates.size())) result = m_candidates[index].result;
   }
   m_coreMap->setResult(result);
-  m_pipeline->setResult(result);
+  showPipeline(result);
+}
+
+void NetworkCompileView::showPipeline(const std::shared_ptr<const pim::NetworkCompileResult>& r) {
+  if (!r) return m_pipeline->setStages(nullptr, {}, {});
+  pim::EvalOptions o;
+  o.keepUnitStats = false;  // the stages alone
+  auto e = std::make_shared<const pim::Evaluation>(pim::layerEvaluation(*r, 0, o));
+  QStringList parts;
+  for (const pim::SubPhaseDecl& d : pim::crossbarSubPhases()) parts << QString::fromStdString(d.label);
+  const QString what = tr("%1 on %2 (%3, %4)")
+                           .arg(QString::fromStdString(r->network), QString::fromStdString(r->backend),
+                                r->periodNs ? QStringLiteral("HT") : QStringLiteral("LL"),
+                                QString::fromStdString(r->replication));
+  m_pipeline->setStages(std::move(e), parts,
+                        r->periodNs
+                            ? tr("%1: each layer's time on its busiest core; the bottleneck bounds the "
+                                 "period")
+                                  .arg(what)
+                            : tr("%1: each layer from its first instruction to its last; latency %2 µs")
+                                  .arg(what)
+                                  .arg(r->latencyNs.value_or(0) / 1000.0, 0, 'f', 1));
 }
 
 void NetworkCompileView::redrawPareto() {

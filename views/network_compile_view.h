@@ -25,7 +25,7 @@ class QTabWidget;
 namespace pimgui {
 
 class CoreMap;
-class LayerPipelineChart;
+class StageChart;
 class NetworkComparePanel;
 
 class NetworkCompileView : public QWidget {
@@ -72,7 +72,7 @@ class NetworkCompileView : public QWidget {
   QTabWidget* tabs() const { return m_tabs; }
   QLabel* status() const { return m_status; }
   CoreMap* coreMap() const { return m_coreMap; }
-  LayerPipelineChart* pipeline() const { return m_pipeline; }
+  StageChart* pipeline() const { return m_pipeline; }
   QCustomPlot* pareto() const { return m_pareto; }
   NetworkComparePanel* compareBackends() const { return m_compareBackends; }
   const std::vector<CompiledCandidate>& candidates() const { return m_candidates; }
@@ -86,6 +86,7 @@ class NetworkCompileView : public QWidget {
   void connectSignals();
   void addCandidate(const CompiledCandidate& c);
   void showSelected();
+  void showPipeline(const std::shared_ptr<const pim::NetworkCompileResult>& r);
   void redrawPareto();
   void setRunning(bool on);
 
@@ -98,7 +99,7 @@ class NetworkCompileView : public QWidget {
   QTableWidget* m_table;
   QTabWidget* m_tabs;
   CoreMap* m_coreMap;
-  LayerPipelineChart* m_pipeline;
+  StageChart* m_pipeline;
   QCustomPlot* m_pareto;
   NetworkComparePanel* m_compareBackends;
 };

@@ -33,6 +33,18 @@ std::optional<LabelModel> parseLabelModel(std::string_view name) {
   return std::nullopt;
 }
 
+int bottleneckStage(const std::vector<StageTiming>& stages) {
+  int bottleneck = -1;
+  std::int64_t worst = -1;
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    if (stages[i].subCycles.empty()) continue;
+    std::int64_t sum = 0;
+    for (const std::int64_t c : stages[i].subCycles) sum += c;
+    if (sum > worst) worst = sum, bottleneck = static_cast<int>(i);
+  }
+  return bottleneck;
+}
+
 void lowerIncumbent(std::atomic<std::int64_t>& incumbent, const Evaluation& e) {
   if (!e.lowerBound) lowerIncumbent(incumbent, e.totalCycles);
 }

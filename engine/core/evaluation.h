@@ -114,6 +114,19 @@ struct UnitStatistics {
 enum class Provenance : std::uint8_t { Simulated, Predicted, Analytic };
 std::string_view provenanceName(Provenance p);
 
+/// One stage of a candidate that runs as a pipeline of stages (a crossbar network's CONV and FC layers), for
+/// the views' stage chart and listings. Cycles as Evaluation's.
+struct StageTiming {
+  std::string name;
+  /// Its time by the target's sub-phases (ITarget::subPhases order) on the unit it is busiest on: what it
+  /// adds to that unit's share of a period. Empty when the candidate is not a pipeline of periods.
+  std::vector<std::int64_t> subCycles;
+  std::int64_t startCycles = -1, finishCycles = -1;  // its first instruction's start, its last one's end
+};
+
+/// The stage whose subCycles add up to the most (it bounds the period), -1 when none has subCycles.
+int bottleneckStage(const std::vector<StageTiming>& stages);
+
 struct Evaluation {
   std::uint64_t draft = 0;
   Provenance provenance = Provenance::Simulated;
@@ -136,6 +149,10 @@ struct Evaluation {
   /// What a family reports of a run beside the fields above, by name ("launches", "tasklets"): exported
   /// under the family's name with its sub-phases.
   std::vector<std::pair<std::string, double>> facts;
+  /// A pipelined candidate's stages in order, and the pipeline's period when its stages repeat in one (the
+  /// stages' subCycles then bound it); empty and nullopt for every other candidate.
+  std::vector<StageTiming> stages;
+  std::optional<std::int64_t> periodCycles;
   std::string traceJson;  // when requested
   /// Stopped by EvalOptions::stopAfterCycles: totalCycles/timeNs are a lower bound (the draft is slower than
   /// the bound); breakdown, energy and statistics are not filled in.

@@ -10,13 +10,18 @@
 #include <QTemporaryDir>
 #include <algorithm>
 
+#include <qcustomplot.h>
+#include <QTabWidget>
 #include "gui_test_util.h"
 #include "views/control_panel.h"
 #include "views/draft_analysis.h"
+#include "views/draft_details.h"
+#include "views/draft_selection.h"
 #include "views/draft_table_model.h"
 #include "views/exploration_session.h"
 #include "views/main_window.h"
 #include "views/pareto_plot.h"
+#include "views/stage_chart.h"
 #include "views/unit_heatmap.h"
 #include "views/verdict_banner.h"
 
@@ -74,6 +79,19 @@ TEST(CrossbarNetworkExplorer, ANetworksCompilesAreRowsAndItsSessionReopensAsTheN
   EXPECT_EQ(searches, 4);  // HT and LL x im2col and auto
   EXPECT_GT(htPeriods, 0);
   EXPECT_EQ(w.heatmap()->geometry().units(), 144);
+
+  // The details pane's Stages tab draws the selected compile's layer pipeline: an HT row's bottleneck marked.
+  quint64 ht = 0;
+  for (int r = 0; r < m.keptRows(); ++r)
+    if (m.row(r).simulated && m.data(m.index(r, DraftTableModel::Parts)).toString().startsWith("HT · "))
+      ht = m.row(r).draft.id;
+  w.selection()->set({ht});
+  ASSERT_TRUE(test::waitFor(
+      [&] { return w.idle() && w.analysis()->latest() && w.analysis()->latest()->draft.id == ht; }, 60000));
+  QTabWidget* tabs = w.details()->tabs();
+  EXPECT_TRUE(tabs->isTabEnabled(tabs->indexOf(w.details()->stages())));
+  EXPECT_GE(w.details()->stages()->bottleneck(), 0);
+  EXPECT_EQ(w.details()->stages()->plot()->plottableCount(), 4);  // MVM, vector, memory, communication
 
   // Throughput is a figure where more is better: on its axis the front keeps the highest, not the lowest.
   const int throughputAxis = kObjectiveCount + throughput - DraftTableModel::ColumnCount;

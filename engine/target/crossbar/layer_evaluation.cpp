@@ -74,6 +74,19 @@ void fillFacts(const NetworkCompileResult& r, Evaluation& e) {
   e.facts.emplace_back("energy_idle_nj", r.energy.idleNj);
 }
 
+/// Each layer as a stage: its time on its busiest core by sub-phase (HT, whose period they bound) and its
+/// span.
+void fillStages(const NetworkCompileResult& r, Evaluation& e) {
+  for (const CompiledLayer& l : r.layers) {
+    const xbar::NodeProfile& t = l.time;
+    StageTiming s{
+        .name = l.name, .subCycles = {}, .startCycles = t.firstStartNs, .finishCycles = t.lastFinishNs};
+    if (r.periodNs) s.subCycles = {t.busiestMvmNs, t.busiestVectorNs, t.busiestMemoryNs, t.busiestCommNs};
+    e.stages.push_back(std::move(s));
+  }
+  if (r.periodNs) e.periodCycles = std::llround(*r.periodNs);
+}
+
 int coresUsed(const NetworkCompileResult& r) {
   return static_cast<int>(
       std::count_if(r.coreLayers.begin(), r.coreLayers.end(), [](const auto& l) { return !l.empty(); }));
@@ -81,9 +94,9 @@ int coresUsed(const NetworkCompileResult& r) {
 
 /// A network's layers as the compile window's pipeline chart draws them, as text: HT, each layer's time on
 /// its busiest core by kind with the bottleneck marked; LL, each layer's first start and last finish.
-std::string layerPipeline(const NetworkCompileResult& r) {
+std::string layerPipeline(const NetworkCompileResult& r, const Evaluation& e) {
   const bool ht = r.periodNs.has_value();
-  const int bottleneck = ht ? bottleneckLayer(r) : -1;
+  const int bottleneck = bottleneckStage(e.stages);
   int width = 5;  // "layer"
   for (const CompiledLayer& l : r.layers) width = std::max(width, static_cast<int>(l.name.size()));
   std::ostringstream s;
@@ -118,7 +131,7 @@ std::string layerPipeline(const NetworkCompileResult& r) {
 /// What was compiled and its figures, the candidates left out and then `program` (the first instructions),
 /// at most `maxLines` lines in all.
 std::string listingOf(const CrossbarLayerContext& c, std::uint64_t id, const NetworkCompileResult& r,
-                      const std::string& program, std::size_t maxLines) {
+                      const Evaluation& e, const std::string& program, std::size_t maxLines) {
   std::ostringstream s;
   auto count = [](std::int64_t n) { return withThousands(n); };
   auto ns = [](double v) { return withThousands(std::llround(v)) + " ns"; };
@@ -146,7 +159,7 @@ std::string listingOf(const CrossbarLayerContext& c, std::uint64_t id, const Net
   s << "energy " << withDecimals(r.energyNj, 1) << " nJ (idle leakage " << withDecimals(r.energy.idleNj, 1)
     << " nJ); " << count(r.mvmCount) << " MVMs, " << count(r.instructions) << " instructions in "
     << count(r.instructionGroups) << " instruction groups\n";
-  if (r.layers.size() > 1) s << layerPipeline(r);
+  if (r.layers.size() > 1) s << layerPipeline(r, e);
   for (const std::string& why : c.leftOut()) s << "not listed: " << why << "\n";
   if (const std::string note = compileNote(r); !note.empty()) s << note << "\n";
   s << "\n";
@@ -191,6 +204,7 @@ Evaluation layerEvaluation(const NetworkCompileResult& r, std::uint64_t id, cons
   e.subCycles = slowestCoreSplit(r.profile, total);
   fillEnergy(r.energy, e);
   fillFacts(r, e);
+  fillStages(r, e);
   if (o.keepUnitStats) e.unitStats = coreStatistics(r);
   e.unitsUsed = coresUsed(r);
   return e;
@@ -200,7 +214,9 @@ LayerAnalysis analyseLayer(const CrossbarLayerContext& c, std::uint64_t id, cons
                            std::size_t maxLines) {
   cb::InstructionText program(maxLines);
   const NetworkCompileResult r = c.compile(id, o.sim.crossbarTiming, &program, o.cancel);
-  return {layerEvaluation(r, id, o), listingOf(c, id, r, program.text(), maxLines)};
+  Evaluation e = layerEvaluation(r, id, o);
+  std::string listing = listingOf(c, id, r, e, program.text(), maxLines);
+  return {std::move(e), std::move(listing)};
 }
 
 }  // namespace pim

@@ -255,19 +255,6 @@ cb::CompilePlan measuredGaChoice(const Network& net, const cb::Accelerator& acc,
 
 std::string_view modeName(cb::PipelineMode m) { return m == cb::PipelineMode::Ht ? "ht" : "ll"; }
 
-std::int64_t busiestCoreNs(const xbar::NodeProfile& t) {
-  return t.busiestMvmNs + t.busiestVectorNs + t.busiestMemoryNs + t.busiestCommNs;
-}
-
-int bottleneckLayer(const NetworkCompileResult& r) {
-  int bottleneck = -1;
-  std::int64_t worst = -1;
-  for (std::size_t i = 0; i < r.layers.size(); ++i)
-    if (const std::int64_t ns = busiestCoreNs(r.layers[i].time); ns > worst)
-      worst = ns, bottleneck = static_cast<int>(i);
-  return bottleneck;
-}
-
 std::string compileNote(const NetworkCompileResult& r) {
   std::string note;
   if (r.replicasGivenBack > 0)

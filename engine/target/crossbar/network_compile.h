@@ -111,11 +111,6 @@ NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const 
 /// memory), as one sentence for the CLI and the window; empty if nowhere.
 std::string compileNote(const NetworkCompileResult& r);
 
-/// A layer's time on its busiest core: MVM, vector, memory and communication together.
-std::int64_t busiestCoreNs(const xbar::NodeProfile& t);
-/// HT: the layer of the largest busiestCoreNs, which bounds the period; -1 without layers.
-int bottleneckLayer(const NetworkCompileResult& r);
-
 /// "ht" / "ll": the CLI's and JSON's spellings (a timing mode's: xbar::timingModelName).
 std::string_view modeName(crossbar::PipelineMode m);
 
