@@ -17,6 +17,7 @@
 #include <exception>
 #include <limits>
 
+#include "engine/common/number_text.h"
 #include "engine/core/problem.h"
 #include "engine/hw/backend.h"
 #include "engine/kernel/dsl.h"
@@ -44,11 +45,16 @@ QString networkSummary(const QString& name) {
     for (const auto& l : layers) macs += static_cast<double>(pim::convLayerMacs(l));
     QStringList input;
     for (const std::int64_t d : net->nodes.front().output_dim) input << QString::number(d);
+    // "1.81 G", "416,520": a small network's MACs do not read as 0.00 G.
+    const QString macText = macs >= 1e9 ? QString::number(macs / 1e9, 'f', 2) + QStringLiteral(" G")
+                            : macs >= 1e6
+                                ? QString::number(macs / 1e6, 'f', 2) + QStringLiteral(" M")
+                                : QString::fromStdString(pim::withThousands(static_cast<std::int64_t>(macs)));
     return ControlPanel::tr(
-               "Network: %1 CONV and FC layers, %2 G MACs, input %3, batch 1. Crossbar backends "
+               "Network: %1 CONV and FC layers, %2 MACs, input %3, batch 1. Crossbar backends "
                "compile it whole (every weight in their arrays); the others run kernels.")
         .arg(layers.size())
-        .arg(macs / 1e9, 0, 'f', 2)
+        .arg(macText)
         .arg(input.join(QStringLiteral(" × ")));
   } catch (const std::exception& e) {
     return QString::fromStdString(e.what());

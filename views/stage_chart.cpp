@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "views/elided_label.h"
+#include "views/plot_legend.h"
 
 namespace pimgui {
 namespace {
@@ -37,9 +38,9 @@ StageChart::StageChart(QWidget* parent) : QWidget(parent) {
   m_caption->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   m_plot = new QCustomPlot;
   m_plot->setMinimumSize(360, 240);
-  m_plot->legend->setVisible(false);
   m_plot->legend->setFont(QFont(m_plot->font().family(), 8));
-  m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+  placeLegendBelow(m_plot);  // short stages leave room in no fixed corner
+  m_plot->legend->setVisible(false);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addWidget(m_caption);
