@@ -309,6 +309,32 @@ TEST(CliCompile, KernelCommandsTakeTheCompilesTimingMode) {
   expectCliRefused("compare -k gemv --backends hbm-pim,attacc --timing intended", {"--timing", "crossbar"});
   expectCliRefused("simulate " + fc + "--schedule draft:1 --timing fast", {"--timing", "'fast'", "intended"});
 }
+
+// A whole network in place of a kernel (`--network`): explore lists its compiles as candidates, the JSON
+// names the network, the CSV export has the family's figures as columns and no DCC part columns, and what a
+// network does not take (a shape, a kernel beside it, a kernel family) is refused in one line.
+TEST(CliCompile, ANetworkExploresAndExportsLikeAKernel) {
+  const auto j = cliJson(
+      "explore -b crossbar-pimcomp --network lenet5 --strategy exhaustive --max-simulations 1 --json");
+  EXPECT_TRUE(j["kernel"].is_null());
+  EXPECT_EQ(j["network"], "lenet5");
+  EXPECT_EQ(j["shape"].get<std::string>().rfind("network=lenet5;digest=", 0), 0u);
+  EXPECT_EQ(j["counts"]["generated"], 9);  // 5 distinct rule plans, then 4 genetic searches
+  const std::string csv = pim::test::cliScratch().file("lenet5.csv");
+  const auto r =
+      cli("export -b crossbar-pimcomp --network lenet5 --draft 0 --format csv --limit 1 --out " + csv);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream in(csv);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_NE(header.find(",period_ns,throughput_per_s,replicas,crossbars_used,mvms,"), std::string::npos)
+      << header;
+  EXPECT_EQ(header.find("part1_groups"), std::string::npos) << header;
+  expectCliRefused("explore -b crossbar-pimcomp --network lenet5 -d n=2", {"--dims", "network"});
+  expectCliRefused("explore -b crossbar-pimcomp --network lenet5 -k gemv", {"--kernel", "--network"});
+  expectCliRefused("explore -b hbm-pim --network lenet5", {"lenet5 is a whole network", "compare --network"});
+  expectCliRefused("explore -b crossbar-pimcomp --network nosuchnet", {"nosuchnet"});
+}
 #endif
 
 }  // namespace

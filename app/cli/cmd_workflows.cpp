@@ -213,17 +213,26 @@ void writeCsv(const Problem& p, const EvalOptions& eval, const ExportCmd& o, std
     return q + "\"";
   };
   std::string csv = "id,label";
-  for (int i = 0; i < p.space().partCount(); ++i) {
+  // A family's own candidates (a crossbar compile, a conv mapping) carry no DCC parts: no part columns then.
+  const int partCount =
+      std::any_of(records.begin(), records.end(), [](const DraftRecord& r) { return !r.draft.parts.empty(); })
+          ? p.space().partCount()
+          : 0;
+  for (int i = 0; i < partCount; ++i) {
     const std::string n = std::to_string(i + 1);
     csv += ",part" + n + "_groups,part" + n + "_cores,part" + n + "_representative";
   }
   csv +=
       ",simulated,input_rearrangement_cycles,compute_cycles,output_rearrangement_cycles,total_cycles,time_ns,"
-      "energy_pj,error\n";
+      "energy_pj";
+  // The figures the family declares as the drafts table's columns (a crossbar's period and throughput, ...).
+  const std::vector<StatDecl>& facts = targetOf(p.backend()).factColumns();
+  for (const StatDecl& f : facts) csv += "," + f.key;
+  csv += ",error\n";
   const auto space = targetOf(p.backend()).candidates(p);  // the family's labels (its own space's, if any)
   for (const auto& r : records) {
     csv += std::to_string(r.draft.id) + "," + quoted(space->label(r.draft));
-    for (int i = 0; i < p.space().partCount(); ++i) {
+    for (int i = 0; i < partCount; ++i) {
       if (static_cast<std::size_t>(i) >= r.draft.parts.size()) {  // a family's own candidate: no parts
         csv += ",,,";
         continue;
@@ -236,9 +245,15 @@ void writeCsv(const Problem& p, const EvalOptions& eval, const ExportCmd& o, std
       const Evaluation& e = *r.simulated;
       csv += ",1," + std::to_string(e.cycles[0]) + "," + std::to_string(e.cycles[1]) + "," +
              std::to_string(e.cycles[2]) + "," + std::to_string(e.totalCycles) + "," + fmt("%.3f", e.timeNs) +
-             "," + fmt("%.3f", e.energyPj) + ",";
+             "," + fmt("%.3f", e.energyPj);
+      for (const StatDecl& f : facts) {
+        const auto it =
+            std::find_if(e.facts.begin(), e.facts.end(), [&](const auto& kv) { return kv.first == f.key; });
+        csv += "," + (it == e.facts.end() ? std::string() : fmt(f.integral ? "%.0f" : "%.3f", it->second));
+      }
+      csv += ",";
     } else {
-      csv += ",0,,,,,,,";
+      csv += ",0,,,,,," + std::string(facts.size(), ',') + ",";
     }
     csv += r.error.empty() ? "" : quoted(r.error);
     csv += "\n";
