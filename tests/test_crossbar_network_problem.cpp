@@ -135,6 +135,24 @@ TEST(CrossbarNetworkProblem, TheBottleneckStageIsTheOneOfMostTime) {
   EXPECT_EQ(bottleneckStage({{"a", {3, 4}, -1, -1}, {"b", {6, 2}, -1, -1}, {"c", {1, 1}, -1, -1}}), 1);
 }
 
+// A genetic search's candidate searches once per problem and timing: later compiles (the details pane's
+// analysis, a listing) schedule the plan it found, with the same figures and the search's own account.
+TEST(CrossbarNetworkProblem, AGeneticSearchsPlanIsReusedNotSearchedAgain) {
+  const auto p = networkProblem("crossbar-pimcomp", "lenet5");
+  const CrossbarLayerContext& c = crossbarLayerContext(*p);
+  const std::uint64_t ga = c.choices().size() - 1;  // LL · auto · ga
+  const NetworkCompileResult first = c.compile(ga, crossbar::TimingMode::PimcompNn);
+  const NetworkCompileResult again = c.compile(ga, crossbar::TimingMode::PimcompNn);
+  ASSERT_NE(first.plan, nullptr);
+  EXPECT_EQ(again.plan, first.plan);  // the same plan object: nothing was planned again
+  EXPECT_EQ(again.latencyNs, first.latencyNs);
+  EXPECT_EQ(again.energyNj, first.energyNj);
+  EXPECT_EQ(again.gaChoice, first.gaChoice);
+  EXPECT_EQ(again.gaHistory, first.gaHistory);
+  // Another timing searches for itself (its fitness is that timing's).
+  EXPECT_NE(c.compile(ga, crossbar::TimingMode::Intended).plan, first.plan);
+}
+
 // A cancelled run's compile stops at once (a genetic search polls per individual, a schedule per instruction
 // group) and its candidate says so instead of reporting a compile cut short as its figures.
 TEST(CrossbarNetworkProblem, ACancelledGeneticSearchIsNotACandidatesResult) {

@@ -196,10 +196,28 @@ NetworkCompileResult CrossbarLayerContext::compile(std::uint64_t id, cb::TimingM
   r.timing = timing;
   r.alsoTo = alsoTo;
   r.cancel = cancel;
+  const bool search = r.compile.replication == kGaMethod;
+  const std::pair<std::uint64_t, int> key{id, static_cast<int>(timing)};
+  const NetworkCompileResult* searched = nullptr;
+  if (search) {
+    std::lock_guard lock(m_searchedMutex);
+    if (const auto it = m_searched.find(key); it != m_searched.end()) searched = &it->second;  // never erased
+  }
+  if (searched) r.plan = searched->plan;
   NetworkCompileResult result = compileNetwork(m_problem.backend(), network(), r);
   // A stopped compile is not this candidate's: its figures are of a search cut short.
   if (result.cancelled || result.gaCancelled)
     throw InputError(choiceText(choice(id)) + ": cancelled before the compile finished");
+  if (searched) {  // the search's own account, as its first compile gave it
+    result.gaHistory = searched->gaHistory;
+    result.gaSeeds = searched->gaSeeds;
+    result.gaFinalists = searched->gaFinalists;
+    result.gaChoice = searched->gaChoice;
+    result.planSeconds = searched->planSeconds;
+  } else if (search) {
+    std::lock_guard lock(m_searchedMutex);
+    m_searched.emplace(key, result);
+  }
   return result;
 }
 

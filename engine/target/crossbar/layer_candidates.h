@@ -8,8 +8,11 @@
 // that give the same replicas make one candidate that names them all.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/core/candidate_space.h"
@@ -57,6 +60,10 @@ class CrossbarLayerContext final : public ITargetContext {
  private:
   void listChoices(const crossbar::Accelerator& acc);
   const Problem& m_problem;
+  /// A genetic search's first compile of a candidate in a timing, whose plan the later ones (the details
+  /// pane's analysis, a listing) reuse instead of searching again: the search is deterministic.
+  mutable std::mutex m_searchedMutex;
+  mutable std::map<std::pair<std::uint64_t, int>, NetworkCompileResult> m_searched;
   std::optional<Network> m_network;
   std::vector<std::string> m_reasons, m_leftOut;
   std::vector<LayerCompileChoice> m_choices;

@@ -299,8 +299,8 @@ NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const 
   NetworkCompileResult r;
   r.timing = req.timing;
   cb::GaResult ga;
-  cb::CompilePlan plan = planFor(net, acc, timing, req, r, ga);
-  if (req.compile.replication == kGaMethod && !r.gaCancelled)
+  cb::CompilePlan plan = req.plan ? *req.plan : planFor(net, acc, timing, req, r, ga);
+  if (req.compile.replication == kGaMethod && !req.plan && !r.gaCancelled)
     plan = measuredGaChoice(net, acc, std::move(plan), ga, timing, energy, req, r);
   r.backend = b.name;
   r.network = plan.networkName;
@@ -350,6 +350,7 @@ NetworkCompileResult compileNetwork(const Backend& b, const Network& net, const 
   r.energy = xbar::estimateEnergy(r.profile, shape, energy);
   r.energyNj = r.energy.totalNj;
   r.scheduleSeconds = seconds(scheduled);
+  r.plan = req.plan ? req.plan : std::make_shared<const cb::CompilePlan>(std::move(plan));
   return r;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,10 @@ struct NetworkCompileRequest {
   const std::atomic<bool>* cancel = nullptr;
   /// "scheduling: instruction group 120 of 3,136" as it goes; may be empty.
   std::function<void(const std::string&)> report;
+  /// The plan an earlier compile of the same network, backend and request made (NetworkCompileResult::plan):
+  /// scheduled and profiled as it is, nothing planned again (a genetic search's takes seconds to make and is
+  /// deterministic). May be null.
+  std::shared_ptr<const crossbar::CompilePlan> plan;
 };
 
 /// One CONV or FC layer of the result.
@@ -97,6 +102,8 @@ struct NetworkCompileResult {
   double planSeconds = 0, scheduleSeconds = 0;
   /// The schedule was stopped before its end (figures cover the instruction groups run).
   bool cancelled = false;
+  /// The plan scheduled: a later request's `plan` reproduces this compile without planning it again.
+  std::shared_ptr<const crossbar::CompilePlan> plan;
 };
 
 /// Whether networks compile on `b` (its family is crossbar): the window lists these backends for compiling.
