@@ -32,13 +32,10 @@ class CrossbarTarget final : public ITarget {
     if (const auto* why = std::get_if<std::string>(&pattern)) return {notOneLayer(*why, b)};
     return {};
   }
-
- protected:
   std::vector<std::string> checkProblem(const Problem& p) const override {
     return crossbarLayerContext(p).reasons();
   }
 
- public:
   std::unique_ptr<ICandidateSpace> candidates(const Problem& p, std::vector<bool>,
                                               const PruneRuleRegistry& rules) const override {
     return makeLayerCompileSpace(p, rules);
