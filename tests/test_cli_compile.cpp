@@ -330,6 +330,9 @@ TEST(CliCompile, ANetworkExploresAndExportsLikeAKernel) {
   EXPECT_NE(header.find(",period_ns,throughput_per_s,replicas,crossbars_used,mvms,"), std::string::npos)
       << header;
   EXPECT_EQ(header.find("part1_groups"), std::string::npos) << header;
+  const auto ir = cli("ir -b crossbar-pimcomp --network lenet5 --draft 8");  // a candidate past DCC's drafts
+  EXPECT_EQ(ir.code, 0) << ir.err;
+  EXPECT_EQ(ir.out, "LL · auto · ga\n");
   expectCliRefused("explore -b crossbar-pimcomp --network lenet5 -d n=2", {"--dims", "network"});
   expectCliRefused("explore -b crossbar-pimcomp --network lenet5 -k gemv", {"--kernel", "--network"});
   expectCliRefused("explore -b hbm-pim --network lenet5", {"lenet5 is a whole network", "compare --network"});

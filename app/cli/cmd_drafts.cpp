@@ -138,14 +138,15 @@ void runWhy(const DraftOptions& o) {
 
 void runIr(const DraftOptions& o) {
   const auto problem = o.problem.build();
-  const DraftSpace& space = problem->space();
   if (o.indexing != "exact" && o.indexing != "expand") {
     throw InputError("--indexing: '" + o.indexing + "' is not one of exact, expand");
   }
   const auto indexing = o.indexing == "exact" ? IndexingStrategy::Exact : IndexingStrategy::Expand;
   EvalOptions eo;
   eo.indexing = indexing;
-  const std::string ir = draftIr(*problem, space.draft(o.draft), eo);
+  // The family's candidate (a crossbar compile is not one of DCC's drafts of the problem's kernel).
+  std::string ir = draftIr(*problem, candidateOf(*problem, o.draft), eo);
+  if (!ir.empty() && ir.back() != '\n') ir += '\n';
   if (o.json) {
     // "strategy" is the key files and scripts already read; it names the indexing strategy.
     nlohmann::json out = {{"draft", o.draft}, {"strategy", o.indexing}, {"ir", ir}};
