@@ -58,9 +58,9 @@ class Problem {
   const DraftSpace& space() const { return *m_space; }
   /// Size of kernel dimension `name` in the shape, -1 when the kernel has no such dimension.
   std::int64_t dimSize(std::string_view name) const;
-  /// "gemv[b=1,out=4096,in=4096] on hbm-pim" ("resnet18 (network) on crossbar-pimcomp"), with " (W resident)"
-  /// when a tensor is resident and the element type when every tensor has the same one other than f16: "
-  /// (i32, W resident)"
+  /// "gemv[b=1,out=4096,in=4096] on hbm-pim", with " (W resident)" when a tensor is resident and the element
+  /// type when every tensor has the same one other than f16: " (i32, W resident)"; of a network,
+  /// "resnet18 (network) on crossbar-pimcomp".
   std::string title() const;
   /// The target's per-problem state, made by `make` on first use (thread-safe) and kept with the problem.
   const ITargetContext& targetContext(const std::function<std::unique_ptr<ITargetContext>()>& make) const;
