@@ -56,18 +56,22 @@ void runDrafts(const DraftsOptions& o) {
     }
     nlohmann::json sets = nlohmann::json::array();
     for (const auto& ds : space.sets().sets) sets.push_back(dimensionSetLabel(space.kernel(), ds));
-    nlohmann::json out = {{"backend", problem->backend().name},
-                          {"kernel", problem->kernel().name},
-                          {"shape", shapeString(problem->kernel(), problem->shape())},
-                          {"groups", space.resources().groups},
-                          {"cores_per_group", space.resources().coresPerGroup},
-                          {"simd_lanes", space.resources().simdLanes},
-                          {"dimension_sets", sets},
-                          {"generated", counts.generated},
-                          {"pruned", pruned},
-                          {"rules", rules},
-                          {"remaining", counts.remaining},
-                          {"seconds", seconds}};
+    // A network has no shape or DCC dimension sets of its own (its kernel is a placeholder).
+    if (problem->network()) sets.clear();
+    nlohmann::json out = {
+        {"backend", problem->backend().name},
+        {"shape", problem->network() ? nlohmann::json(nullptr)
+                                     : nlohmann::json(shapeString(problem->kernel(), problem->shape()))},
+        {"groups", space.resources().groups},
+        {"cores_per_group", space.resources().coresPerGroup},
+        {"simd_lanes", space.resources().simdLanes},
+        {"dimension_sets", sets},
+        {"generated", counts.generated},
+        {"pruned", pruned},
+        {"rules", rules},
+        {"remaining", counts.remaining},
+        {"seconds", seconds}};
+    out.update(subjectJson(*problem));
     o.problem.whatIf.annotate(out, problem->backend());
     if (o.limit > 0) {
       nlohmann::json drafts = nlohmann::json::array();

@@ -34,7 +34,7 @@ SessionConfig networkConfig() {
   c.backend = "crossbar-pimcomp";
   c.network = "lenet5";
   c.strategy = "exhaustive";
-  c.maxSimulations = 5;  // an even sample of the 9 compiles (lenet5's genetic searches take a second each)
+  c.maxSimulations = 5;  // an even sample of the 7 compiles (lenet5's genetic searches take a second each)
   return c;
 }
 
@@ -75,8 +75,10 @@ TEST(CrossbarNetworkExplorer, ANetworksCompilesAreRowsAndItsSessionReopensAsTheN
     htPeriods += label.startsWith(QStringLiteral("HT · ")) &&
                  m.data(m.index(r, period), Qt::DisplayRole).toString().remove(',').toDouble() > 0;
   }
-  EXPECT_EQ(simulated, 5);
-  EXPECT_EQ(searches, 4);  // HT and LL x im2col and auto
+  EXPECT_EQ(simulated, m.simulatedRows());
+  EXPECT_GT(simulated, 2);
+  EXPECT_LE(simulated, 5);  // the cap
+  EXPECT_EQ(searches, 3);   // HT x im2col and auto, LL x im2col (LL's auto keeps im2col everywhere)
   EXPECT_GT(htPeriods, 0);
   EXPECT_EQ(w.heatmap()->geometry().units(), 144);
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/target/crossbar/layer_candidates.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <variant>
 
 #include "engine/common/error.h"
 #include "engine/common/number_text.h"
+#include "engine/crossbar/partition.h"
 #include "engine/crossbar/replication.h"
 #include "engine/hw/backend.h"
 #include "engine/target/conv_recognition.h"
@@ -107,6 +109,14 @@ std::vector<std::string> unfoldingsOf(const Network& net, const cb::Accelerator&
   return unfoldings;
 }
 
+/// Whether the greedy choice per layer (`auto`) keeps im2col everywhere in `mode`: then auto's compiles are
+/// im2col's, listed once.
+bool autoIsIm2col(const Network& net, const cb::Accelerator& acc, cb::PipelineMode mode) {
+  const auto layers = cb::partitionNetwork(net, acc, {.all = "auto", .perLayer = {}}, mode);
+  return std::all_of(layers.begin(), layers.end(),
+                     [](const cb::LayerPartition& l) { return l.unfolding == cb::kIm2col; });
+}
+
 }  // namespace
 
 CrossbarLayerContext::CrossbarLayerContext(const Problem& p) : m_problem(p) {
@@ -140,6 +150,11 @@ void CrossbarLayerContext::listChoices(const cb::Accelerator& acc) {
   std::string lastRefusal;
   for (const cb::PipelineMode mode : {cb::PipelineMode::Ht, cb::PipelineMode::Ll})
     for (const std::string& unfolding : unfoldings) {
+      if (unfolding == "auto" && autoIsIm2col(*m_network, acc, mode)) {
+        m_leftOut.push_back(std::string(modeText(mode)) +
+                            " · auto: the greedy keeps im2col in every layer, so its compiles are im2col's");
+        continue;
+      }
       const std::size_t first = m_choices.size();
       for (const std::string& method : cb::replicationMethodNames()) {
         cb::CompileOptions o{
@@ -168,10 +183,11 @@ void CrossbarLayerContext::listChoices(const cb::Accelerator& acc) {
   if (wholeNetwork)
     for (const cb::PipelineMode mode : {cb::PipelineMode::Ht, cb::PipelineMode::Ll})
       for (const std::string& unfolding : unfoldings)
-        m_choices.push_back(
-            {{.mode = mode, .replication = kGaMethod, .unfolding = {.all = unfolding, .perLayer = {}}},
-             {kGaMethod},
-             {}});
+        if (unfolding != "auto" || !autoIsIm2col(*m_network, acc, mode))
+          m_choices.push_back(
+              {{.mode = mode, .replication = kGaMethod, .unfolding = {.all = unfolding, .perLayer = {}}},
+               {kGaMethod},
+               {}});
 }
 
 const Network& CrossbarLayerContext::network() const {
