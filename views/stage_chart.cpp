@@ -104,11 +104,9 @@ void StageChart::drawPeriod() {
     if (below) bars->moveAbove(below);
     below = bars;
   }
-  for (const pim::StageTiming& s : e.stages) {
-    std::int64_t sum = 0;
-    for (const std::int64_t c : s.subCycles) sum += c;
-    widest = std::max(widest, static_cast<double>(sum) * usPerCycle);
-  }
+  if (m_bottleneck >= 0)  // the widest bar is the bottleneck's
+    for (const std::int64_t c : e.stages[static_cast<std::size_t>(m_bottleneck)].subCycles)
+      widest += static_cast<double>(c) * usPerCycle;
   const double period = static_cast<double>(*e.periodCycles) * usPerCycle;
   auto* line = new QCPItemStraightLine(m_plot);
   line->point1->setCoords(period, 0);

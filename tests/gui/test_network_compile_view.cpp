@@ -21,10 +21,10 @@
 #include "gui_test_util.h"
 #include "tests/test_util.h"
 #include "views/core_map.h"
-#include "views/stage_chart.h"
 #include "views/main_window.h"
 #include "views/network_compare_panel.h"
 #include "views/network_compile_view.h"
+#include "views/stage_chart.h"
 
 using namespace pimgui;
 using pimgui::test::waitFor;
