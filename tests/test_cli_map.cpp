@@ -52,10 +52,11 @@ TEST(CliMap, IlpProvesTheEnergyOptimumTheWalkFinds) {
 }
 
 TEST(CliMap, IlpStartsFromTheHeuristicsMapping) {
-  // The heuristic's proposal budget is spent 4.1 % above the analytic bound; the MILP proves the optimum.
+  // A budget of 2,000 proposals stops the heuristic 8.2 % above the analytic bound (given its default
+  // budget it meets the bound, which proves its mapping); the MILP from its mapping proves the optimum.
   const auto j = cliJson(
-      "map -b pimopt-default -k fc --dims C=256,K=128 --objective energy --mapper ilp --time-limit 120 "
-      "--json");
+      "map -b pimopt-default -k fc --dims C=256,K=128 --objective energy --mapper ilp --max-evaluations 2000 "
+      "--time-limit 120 --json");
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j["solver"]["name"], "heuristic + ilp (cbc)");
   EXPECT_EQ(j["solver"]["status"], "optimal");
@@ -65,11 +66,11 @@ TEST(CliMap, IlpStartsFromTheHeuristicsMapping) {
 // A node limit stops the MILP where a time limit would stop it at a point that depends on the machine.
 TEST(CliMap, IlpStopsAtItsNodeLimit) {
   const std::string cmd =
-      "map -b pimopt-default -k fc --dims C=256,K=128 --objective energy --mapper ilp --time-limit 120 "
-      "--max-nodes 5 --json";
+      "map -b pimopt-default -k fc --dims C=256,K=128 --objective energy --mapper ilp --max-evaluations 2000 "
+      "--time-limit 120 --max-nodes 5 --json";
   const auto a = cliJson(cmd), b = cliJson(cmd);
   ASSERT_TRUE(a.is_object() && b.is_object());
-  EXPECT_EQ(a["solver"]["status"], "feasible");  // 295 nodes prove it (docs/convmap.md)
+  EXPECT_EQ(a["solver"]["status"], "feasible");  // 200 nodes prove it
   EXPECT_LT(a["solver"]["nodes"].get<std::int64_t>(), 5 + 50);
   EXPECT_GT(a["solver"]["gap"].get<double>(), 0);
   EXPECT_EQ(a["energy_pj"], b["energy_pj"]);
@@ -79,27 +80,30 @@ TEST(CliMap, IlpStopsAtItsNodeLimit) {
 }
 
 TEST(CliMap, AutoUnderEnergyHandsTheHeuristicsMappingToTheMilp) {
-  // Too many mappings to walk; the heuristic stops at its proposal budget, 4.1 % above the analytic bound,
-  // and the MILP from its mapping proves the optimum in the time left.
-  const auto j =
-      cliJson("map -b pimopt-default -k fc --dims C=256,K=128 --objective energy --time-limit 120 --json");
+  // Too many mappings to walk; the heuristic stops at its proposal budget (2,000 here), 8.2 % above the
+  // analytic bound, and the MILP from its mapping proves the optimum in the time left.
+  const auto j = cliJson(
+      "map -b pimopt-default -k fc --dims C=256,K=128 --objective energy --max-evaluations 2000 --time-limit "
+      "120 --json");
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j["solver"]["name"], "auto (heuristic + ilp (cbc))");
   EXPECT_EQ(j["solver"]["status"], "optimal");
   EXPECT_EQ(j["solver"]["bound_source"], "MILP (cbc)");
 }
 
-TEST(CliMap, AutoUnderTheBlendHandsTheHeuristicsMappingToTheMilpAndKeepsTheHigherBound) {
-  // The heuristic stops at its proposal budget, 7.5 % above the analytic bound; the MILP (a relaxation under
-  // the blend) keeps its mapping and proves a bound 4.8 % below it (docs/convmap.md "Latency and the blend").
-  const std::string cmd = "map -b pimopt-default -k fc --dims C=256,K=128 --objective blended --json";
+TEST(CliMap, AutoUnderTheBlendHandsTheHeuristicsMappingToTheMilpAndKeepsTheBetterOfEach) {
+  // The heuristic stops at its proposal budget (2,000), 36 % above the analytic bound; the MILP (a
+  // relaxation under the blend) finds a better mapping (13 % above) and proves a bound no lower
+  // (docs/convmap.md "Latency and the blend").
+  const std::string cmd =
+      "map -b pimopt-default -k fc --dims C=32,K=64 --objective blended --max-evaluations 2000 --json";
   const auto viaAuto = cliJson(cmd), alone = cliJson(cmd + " --mapper heuristic");
   ASSERT_TRUE(viaAuto.is_object() && alone.is_object());
   EXPECT_EQ(viaAuto["solver"]["name"], "auto (heuristic + ilp (cbc))");
   EXPECT_EQ(viaAuto["solver"]["bound_source"], "MILP (cbc)");
   EXPECT_EQ(alone["solver"]["bound_source"], "analytic lower bound");
-  EXPECT_LE(viaAuto["solver"]["objective"].get<double>(), alone["solver"]["objective"].get<double>());
-  EXPECT_GT(viaAuto["solver"]["bound"].get<double>(), alone["solver"]["bound"].get<double>());
+  EXPECT_LT(viaAuto["solver"]["objective"].get<double>(), alone["solver"]["objective"].get<double>());
+  EXPECT_GE(viaAuto["solver"]["bound"].get<double>(), alone["solver"]["bound"].get<double>());
   // Under latency alone auto leaves the MILP out, even where the heuristic stops far from the bound (here
   // stage 4's stride-2 shortcut, whose latency its input's row activations set, after 2,000 proposals).
   const auto latency = cliJson(

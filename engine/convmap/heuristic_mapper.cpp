@@ -196,6 +196,9 @@ class HeuristicMapper final : public IConvMapper {
     r.status = "feasible";
     applyAnalyticBound(r, layer, h, o.objective);
     r.seconds = elapsed();
+    // Where it ended, whenever it ended: a search shorter than the reporting interval is seen too (the
+    // stage after it, the MILP, starts from here).
+    if (progress) progress({r.evaluated, r.valid, r.objective, r.seconds, bound, std::nullopt, name()});
     return r;
   }
 };

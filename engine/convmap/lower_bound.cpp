@@ -93,9 +93,10 @@ struct KeeperEnergy {
 };
 
 /// The least, over every choice of lowest keeper per tensor, of the tensors' energies there plus the fills of
-/// each level by the tensors it is the lowest keeper of (FillBound: they share its capacity).
+/// each level by the tensors it is the lowest keeper of (FillBound: they share its capacity, at extents that
+/// are multiples of the array's, `array`).
 double leastKeeperEnergy(const std::array<std::vector<KeeperEnergy>, kTensors>& keepers,
-                         const FillBound& fill) {
+                         const FillBound& fill, const DimFactors& array) {
   double least = std::numeric_limits<double>::infinity();
   for (const auto& a : keepers[Input])
     for (const auto& b : keepers[Weight])
@@ -107,7 +108,7 @@ double leastKeeperEnergy(const std::array<std::vector<KeeperEnergy>, kTensors>& 
           unsigned set = 0;
           for (int u = 0; u < kTensors; ++u)
             if (lv[u] == lv[t]) set |= 1u << u;
-          e += fill.energyPj(lv[t], set);
+          e += fill.energyPj(lv[t], set, array);
         }
         least = std::min(least, e);
       }
@@ -178,7 +179,9 @@ std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, 
       b.latencyBy = fastestAt + " (" + std::string(kTensorNames[t]) + ")";
     }
   }
-  b.energyPj = leastKeeperEnergy(keepers, fill);
+  DimFactors array;
+  for (int d = 0; d < kDims; ++d) array[d] = s[0][d] * s[1][d] * s[2][d];
+  b.energyPj = leastKeeperEnergy(keepers, fill, array);
   if (b.energyPj == std::numeric_limits<double>::infinity()) return std::nullopt;  // no keepers' tiles fit
   return b;
 }
