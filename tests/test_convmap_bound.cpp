@@ -232,6 +232,25 @@ TEST(ConvMapBound, AnOutputsRefillsAreCountedBothWays) {
   }
 }
 
+// Nested fills (engine/convmap/fill_bound.h). ResNet-18's stage-2 3 x 3 layer on pimopt-default with the
+// array unrolling P2 Q4 C8 K4, the input and output lowest kept in the global buffer and the weight in the
+// row buffer above it. Counted apart, the global buffer spares the input (a K loop innermost above it:
+// 1,379.84 nJ) while the row buffer spares the weight (a P or Q loop innermost above it: 92.16 nJ), which
+// no loop order does at once: those K loops would lie between the two levels, where they are loops relevant
+// to the weight. Nested, 3,324.2 nJ, which a brute force over every pair of extents and spared tensors,
+// written apart from the engine for this check, also gave.
+TEST(ConvMapBound, TwoBufferLevelsFillsAreCountedNested) {
+  const auto h = builtinHierarchy("pimopt-default");
+  const auto layer = parseLayerDims("R=3,S=3,P=28,Q=28,C=128,K=128", "resnet18-stage2");
+  const FillBound fill(layer, h);
+  const DimFactors array{1, 1, 2, 4, 8, 4, 1};  // R, S, P, Q, C, K, N
+  const unsigned inputAndOutput = 0b101, weight = 0b010;
+  EXPECT_NEAR(fill.energyPj(1, inputAndOutput, array), 1'379'840, 1e-6);
+  EXPECT_NEAR(fill.energyPj(2, weight, array), 92'160, 1e-6);
+  EXPECT_NEAR(fill.energyPj(1, inputAndOutput, 2, weight, array), 3'324'200, 1e-6);
+  EXPECT_NEAR(fill.energyPj(2, weight, 1, inputAndOutput, array), 3'324'200, 1e-6);  // either order
+}
+
 // The spatial assignments the bound ranks least start the heuristic: on a ResNet-18 3 x 3 layer it reaches
 // the bound (the whole array busy, every buffer within its time), which proves the mapping optimal.
 TEST(ConvMapBound, TheHeuristicStartingFromTheBoundsArrayUseProvesAResNetLayer) {

@@ -86,7 +86,7 @@ class Walk {
 
   MapResult run(const std::string& name) {
     m_result.mapper = name;
-    m_bound = objectiveBound(m_o.objective, lowerBound(m_layer, m_h));
+    m_bound = objectiveLowerBound(m_layer, m_h, m_o.objective);
     if (m_o.start && isValid(m_layer, m_h, *m_o.start)) offer(*m_o.start);
     forEachFactorChoice([&](ConvMapping& m) {
       if (!stopped()) forEachOrder(m, 1);

@@ -2,11 +2,14 @@
 #include "engine/convmap/fill_bound.h"
 
 #include <algorithm>
-#include <functional>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
 
-#include "engine/convmap/mapping.h"
-#include "engine/convmap/mapspace.h"
+#include "engine/convmap/store_keys.h"
 
 namespace pim::convmap {
 
@@ -14,45 +17,41 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-/// Energy of moving `bytes` of t between `level` and the cheapest level above it that may keep t (the
-/// evaluator charges the same per block for a read and a write). From DRAM, one pass of the touched bytes is
-/// left out: the bound counts it already.
-double fillEnergy(const Hierarchy& h, int t, int level, double bytes, double touched) {
-  double parent = kInf;
-  for (int p = level + 1; p <= h.dramLevel(); ++p) {
-    if (!h.levels[p].stores[t]) continue;
-    const double moved = p == h.dramLevel() ? bytes - touched : bytes;
-    parent = std::min(parent, h.levels[p].energyPj(moved));
-  }
-  return h.levels[level].energyPj(bytes) + parent;
+/// Whether the tiles of `set` fit level lv together at these extents, beside the tensors it must keep.
+bool fits(const Hierarchy& h, int lv, unsigned set, const ExtentFills& f) {
+  const auto& l = h.levels[lv];
+  double room = 0;
+  for (int t = 0; t < kTensors; ++t)
+    if ((set >> t & 1) || (l.bypassFixed && l.stores[t])) room += f.tile[t];
+  return room <= static_cast<double>(l.capacityBytes(h.elementBytes));
 }
 
-/// Calls fn on every tuple of divisors of the layer's bounds; false (having called nothing) when there are
-/// more than `limit`.
-bool forEachExtents(const ConvLayer& layer, std::int64_t limit,
-                    const std::function<void(const DimFactors&)>& fn) {
-  std::array<std::vector<std::int64_t>, kDims> divs;
-  double count = 1;
-  for (int d = 0; d < kDims; ++d) {
-    divs[d] = divisors(layer.bound[d]);
-    count *= static_cast<double>(divs[d].size());
-  }
-  if (count > static_cast<double>(limit)) return false;
-  DimFactors e;
-  std::function<void(int)> walk = [&](int d) {
-    if (d == kDims) return fn(e);
-    for (auto v : divs[d]) {
-      e[d] = v;
-      walk(d + 1);
+/// The product of hi_d / lo_d over the dimensions irrelevant to t (lo divides hi: each quotient, and so the
+/// product of these few, is an exact integer in a double, and a division of doubles is the inner loop's
+/// cheapest).
+double irrelevantRatio(const DimFactors& hi, const DimFactors& lo, int t) {
+  double r = 1;
+  for (int d = 0; d < kDims; ++d)
+    if (!relevant(d, t)) r *= static_cast<double>(hi[d]) / static_cast<double>(lo[d]);
+  return r;
+}
+
+/// The fills of `set` at level lv at extents f when tensor `spared` saves `save` of its refills (the others
+/// none): each tensor filled L times, the spared one L / save times but at least once per distinct tile.
+double setFills(const Hierarchy& h, int lv, unsigned set, const ExtentFills& f, int spared, double save,
+                const std::array<double, kTensors>& touched) {
+  double e = 0;
+  for (int t = 0; t < kTensors; ++t)
+    if (set >> t & 1) {
+      const double n = t == spared ? std::max(f.distinct[t], f.refills / save) : f.refills;
+      e += fillEnergy(h, t, lv, f.moved(t, n), touched[t]);
     }
-  };
-  walk(0);
-  return true;
+  return e;
 }
 
 }  // namespace
 
-FillBound::FillBound(const ConvLayer& layer, const Hierarchy& h) {
+FillBound::FillBound(const ConvLayer& layer, const Hierarchy& h) : m_lattice(layer) {
   const int dram = h.dramLevel();
   m_levels = dram;
   m_energy.assign(dram, {});
@@ -69,94 +68,125 @@ FillBound::FillBound(const ConvLayer& layer, const Hierarchy& h) {
       m_energy[lv][set] = e;
     }
   }
-  double count = 1;
-  for (int d = 0; d < kDims; ++d) {
-    m_divisors[d] = divisors(layer.bound[d]);
-    count *= static_cast<double>(m_divisors[d].size());
-  }
+  if (m_lattice.size() > static_cast<double>(kMaxFillBoundExtents)) return;
+  const bool tabled = m_lattice.size() <= static_cast<double>(kMaxFillBoundTable);
   const std::size_t perExtents = static_cast<std::size_t>(std::max(0, dram - 1)) * 7;
-  if (count <= static_cast<double>(kMaxFillBoundTable))
-    m_atLeast.assign(static_cast<std::size_t>(count) * perExtents, kInf);
+  if (tabled) m_atLeast.assign(static_cast<std::size_t>(m_lattice.size()) * perExtents, kInf);
+  std::vector<ExtentFills> tabledFills;  // every extent's, for the nested walk
   std::vector<std::array<double, 8>> least(dram);
   for (auto& l : least) l.fill(kInf);
-  std::size_t index = 0;  // of e in the walk's order, which is the table's
-  const bool walked = forEachExtents(layer, kMaxFillBoundExtents, [&](const DimFactors& e) {
-    const auto row = index++ * perExtents;
-    double refills = 1;  // L: the product of the loop bounds above a level with these extents
-    for (int d = 0; d < kDims; ++d) refills *= static_cast<double>(layer.bound[d] / e[d]);
-    // Bytes of a tile, and moved in each direction at least when the tensor is spared and when it is not.
-    std::array<double, kTensors> tile{}, spared{}, moved{};
-    for (int t = 0; t < kTensors; ++t) {
-      tile[t] = static_cast<double>(tileElements(layer, e, t) * layer.elementBytes[t]);
-      spared[t] = tile[t];  // its own loops refill it whatever the order: a window's halo is fetched again
-      for (int d = 0; d < kDims; ++d)
-        if (relevant(d, t)) spared[t] *= static_cast<double>(layer.bound[d] / e[d]);
-      // An output's partial sums go both ways: every fill is written back and every fill but each tile's
-      // first is read back (the evaluator's), so (2 L - distinct) tiles cross the level and its parent.
-      moved[t] = t == Output ? 2 * refills * tile[t] - spared[t] : refills * tile[t];
-    }
-    for (int lv = 1; lv < dram; ++lv) {
-      const auto& l = h.levels[lv];
-      const double capacity = static_cast<double>(l.capacityBytes(h.elementBytes));
-      double mustKeep = 0;  // tensors the level keeps in every mapping take room whatever the set
-      for (int t = 0; t < kTensors; ++t)
-        if (l.bypassFixed && l.stores[t]) mustKeep += tile[t];
+  m_lattice.forEach([&](std::size_t index, const DimFactors& e) {
+    const ExtentFills f(layer, e);
+    for (int lv = 1; lv < dram; ++lv)
       for (unsigned set = 1; set < 8; ++set) {
-        double room = mustKeep;
-        for (int t = 0; t < kTensors; ++t)
-          if ((set >> t & 1) && !(l.bypassFixed && l.stores[t])) room += tile[t];
-        if (room > capacity) continue;
+        if (!fits(h, lv, set, f)) continue;
         double here = kInf;
-        for (int u = 0; u < kTensors; ++u) {
-          if (!(set >> u & 1)) continue;
-          double e = 0;
-          for (int t = 0; t < kTensors; ++t)
-            if (set >> t & 1) e += fillEnergy(h, t, lv, t == u ? spared[t] : moved[t], touched[t]);
-          here = std::min(here, e);
-        }
+        for (int u = 0; u < kTensors; ++u)
+          if (set >> u & 1) here = std::min(here, setFills(h, lv, set, f, u, kInf, touched));
         least[lv][set] = std::min(least[lv][set], here);
-        if (!m_atLeast.empty()) m_atLeast[row + (lv - 1) * 7 + set - 1] = here;
+        if (tabled) m_atLeast[index * perExtents + (lv - 1) * 7 + set - 1] = here;
       }
-    }
+    if (tabled) tabledFills.push_back(f);
   });
-  if (!walked) return;
   for (int lv = 1; lv < dram; ++lv)
     for (unsigned set = 1; set < 8; ++set) m_energy[lv][set] = least[lv][set];
-  tableLeastOverMultiples();
+  if (!tabled) return;
+  m_lattice.leastOverMultiples(m_atLeast, perExtents);
+  tableNested(h, tabledFills, touched);
 }
 
-void FillBound::tableLeastOverMultiples() {
-  if (m_atLeast.empty()) return;
-  // Per dimension (the order of multiples is the product of the dimensions' orders), each entry becomes
-  // the least over the entries whose extent in that dimension is a multiple of its own.
-  const std::size_t perExtents = static_cast<std::size_t>(m_levels - 1) * 7;
-  std::size_t stride = perExtents;
-  for (int d = kDims - 1; d >= 0; --d) {
-    const auto& divs = m_divisors[d];
-    const std::size_t n = divs.size(), block = stride * n;
-    for (std::size_t base = 0; base < m_atLeast.size(); base += block)
-      for (std::size_t i = n; i-- > 0;)  // descending: a multiple's entry is already its own least
-        for (std::size_t j = i + 1; j < n; ++j) {
-          if (divs[j] % divs[i] != 0) continue;
-          for (std::size_t k = 0; k < stride; ++k) {
-            auto& to = m_atLeast[base + i * stride + k];
-            to = std::min(to, m_atLeast[base + j * stride + k]);
-          }
+void FillBound::tableNested(const Hierarchy& h, const std::vector<ExtentFills>& fills,
+                            const std::array<double, kTensors>& touched) {
+  const std::size_t n = fills.size();
+  std::vector<DimFactors> extents;
+  extents.reserve(n);
+  m_lattice.forEach([&](std::size_t, const DimFactors& e) { extents.push_back(e); });
+  for (int lower = 1; lower < m_levels; ++lower)
+    for (int upper = lower + 1; upper < m_levels; ++upper) {
+      // Per set, the upper level's fills at each extent it fits at and each spared tensor (it saves every
+      // loop of its class above it), +inf where it does not fit.
+      std::array<std::vector<std::array<double, kTensors>>, 8> up;
+      std::array<std::vector<std::size_t>, 8> fitLower;
+      for (unsigned set = 1; set < 8; ++set) {
+        up[set].assign(n, {kInf, kInf, kInf});
+        for (std::size_t i = 0; i < n; ++i) {
+          if (fits(h, lower, set, fills[i])) fitLower[set].push_back(i);
+          if (fits(h, upper, set, fills[i]))
+            for (int v = 0; v < kTensors; ++v)
+              up[set][i][v] = setFills(h, upper, set, fills[i], v, kInf, touched);
         }
-    stride = block;
-  }
+      }
+      std::int64_t walked = 0;
+      std::map<std::pair<unsigned, unsigned>, std::vector<double>> tables;
+      for (unsigned s1 = 1; s1 < 8; ++s1)
+        for (unsigned s2 = 1; s2 < 8; ++s2) {
+          if ((s1 & s2) != 0) continue;
+          auto& g = tables[{s1, s2}];
+          g.assign(n, kInf);
+          for (auto i1 : fitLower[s1]) {
+            const auto& e1 = extents[i1];
+            const auto& f1 = fills[i1];
+            // Below, per spared tensor: nothing spared, its refills at L, and every loop of its class saved.
+            const double none = setFills(h, lower, s1, f1, -1, 1, touched);
+            std::array<double, kTensors> atL{}, full{};
+            for (int u = 0; u < kTensors; ++u)
+              if (s1 >> u & 1) {
+                atL[u] = fillEnergy(h, u, lower, f1.moved(u, f1.refills), touched[u]);
+                full[u] = none - atL[u] + fillEnergy(h, u, lower, f1.moved(u, f1.distinct[u]), touched[u]);
+              }
+            const auto fitsUpper = [&](std::size_t i) { return up[s2][i][0] != kInf; };
+            m_lattice.forEachMultiple(e1, fitsUpper, [&](std::size_t i2, const DimFactors& e2) {
+              const auto& u2 = up[s2][i2];
+              ++walked;
+              double best = none + std::min({u2[0], u2[1], u2[2]});
+              for (int u = 0; u < kTensors; ++u) {
+                if (!(s1 >> u & 1)) continue;
+                // Sparing u below saves the loops between the levels irrelevant to u, and those above the
+                // upper level too only when no loop between is relevant to u and the upper level spares u.
+                const double between = irrelevantRatio(e2, e1, u);
+                bool onlyIrrelevant = true;
+                for (int d = 0; d < kDims; ++d)
+                  if (relevant(d, u) && e2[d] != e1[d]) onlyIrrelevant = false;
+                const double part =
+                    between == 1 ? none
+                                 : none - atL[u] +
+                                       fillEnergy(h, u, lower,
+                                                  f1.moved(u, std::max(f1.distinct[u], f1.refills / between)),
+                                                  touched[u]);
+                double otherUp = kInf;
+                for (int v = 0; v < kTensors; ++v)
+                  if (v != u) otherUp = std::min(otherUp, u2[v]);
+                best = std::min({best, part + otherUp, (onlyIrrelevant ? full[u] : part) + u2[u]});
+              }
+              g[i1] = std::min(g[i1], best);
+            });
+          }
+          if (walked > kMaxNestedFillPairs) break;
+        }
+      if (walked > kMaxNestedFillPairs) continue;  // counted apart: a looser bound
+      for (auto& [sets, g] : tables) {
+        m_lattice.leastOverMultiples(g, 1);
+        m_nested[{lower, sets.first, upper, sets.second}] = std::move(g);
+      }
+    }
 }
 
-std::int64_t FillBound::indexOf(const DimFactors& e) const {
-  if (m_atLeast.empty()) return -1;
-  std::int64_t index = 0;
-  for (int d = 0; d < kDims; ++d) {
-    const auto& divs = m_divisors[d];
-    const auto at = std::lower_bound(divs.begin(), divs.end(), e[d]);
-    if (at == divs.end() || *at != e[d]) return -1;
-    index = index * static_cast<std::int64_t>(divs.size()) + (at - divs.begin());
+std::shared_ptr<const FillBound> sharedFillBound(const ConvLayer& layer, const Hierarchy& h) {
+  // A map solve asks for the bound several times (its start, its spatial starts, its result); the nested
+  // fills take a second or more on a 3 x 3 layer. The last few are kept, keyed by every number they read.
+  static std::mutex mutex;
+  static std::vector<std::pair<std::string, std::shared_ptr<const FillBound>>> kept;  // most recent last
+  const std::string key = hierarchyHash(h) + "|" + layerKey(layer);
+  {
+    const std::lock_guard lock(mutex);
+    for (const auto& [k, fill] : kept)
+      if (k == key) return fill;
   }
-  return index;
+  auto fill = std::make_shared<const FillBound>(layer, h);
+  const std::lock_guard lock(mutex);
+  kept.emplace_back(key, fill);
+  if (kept.size() > 4) kept.erase(kept.begin());
+  return fill;
 }
 
 double FillBound::energyPj(int level, unsigned tensors) const {
@@ -166,10 +196,23 @@ double FillBound::energyPj(int level, unsigned tensors) const {
 
 double FillBound::energyPj(int level, unsigned tensors, const DimFactors& array) const {
   if (level <= 0 || (tensors & 7u) == 0) return 0;
-  const auto index = indexOf(array);
+  const auto index = m_atLeast.empty() ? -1 : m_lattice.indexOf(array);
   if (index < 0) return energyPj(level, tensors);
   const auto perExtents = static_cast<std::size_t>(m_levels - 1) * 7;
   return m_atLeast[static_cast<std::size_t>(index) * perExtents + (level - 1) * 7 + (tensors & 7u) - 1];
+}
+
+double FillBound::energyPj(int lower, unsigned lowerTensors, int upper, unsigned upperTensors,
+                           const DimFactors& array) const {
+  if (lower > upper) {
+    std::swap(lower, upper);
+    std::swap(lowerTensors, upperTensors);
+  }
+  const double apart = energyPj(lower, lowerTensors, array) + energyPj(upper, upperTensors, array);
+  const auto it = m_nested.find({lower, lowerTensors & 7u, upper, upperTensors & 7u});
+  const auto index = m_lattice.indexOf(array);
+  if (lower <= 0 || it == m_nested.end() || index < 0) return apart;
+  return std::max(apart, it->second[static_cast<std::size_t>(index)]);  // both bounds: the higher
 }
 
 }  // namespace pim::convmap

@@ -164,7 +164,7 @@ class HeuristicMapper final : public IConvMapper {
     MapResult r;
     r.mapper = name();
     Annealing walk(layer, h, o, r);
-    const double bound = objectiveBound(o.objective, lowerBound(layer, h));
+    const double bound = objectiveLowerBound(layer, h, o.objective);
     double lastReport = 0;
     auto stop = [&] {
       if (progress && elapsed() - lastReport > 0.1) {
@@ -178,11 +178,15 @@ class HeuristicMapper final : public IConvMapper {
     // Starts: the warm start when feasible, else the trivial mapping, and the array uses the bound ranks
     // least for this objective (each with its best bypass choice).
     if (!(o.start && walk.offer(*o.start))) walk.offer(trivialMapping(layer, h));
-    std::vector<ConvMapping> starts;
+    struct Start {
+      ConvMapping mapping;
+      double bound;  // the least objective any mapping with its spatial assignment may have
+    };
+    std::vector<Start> starts;
     if (!o.start)
       for (const auto& s : leastBoundSpatials(layer, h, o.objective, kSpatialStarts))
         if (auto m = walk.bestBypassOf(spatialStart(layer, h, s.factors), stop))
-          starts.push_back(std::move(*m));
+          starts.push_back({std::move(*m), s.bound});
     if (!walk.started())
       throw InputError("layer " + layer.name + ": no start mapping within " +
                        (o.maxLatencyCycles ? std::to_string(*o.maxLatencyCycles) + " cycles" : "the limits") +
@@ -191,8 +195,23 @@ class HeuristicMapper final : public IConvMapper {
     // until the loops around it are rearranged, which a free walk rarely waits for), then sweeps from the
     // best, every other one with the array use fixed.
     walk.sweep(r.mapping, kSweep, false, stop);  // the trivial (or warm) start's own neighbourhood first
-    for (const auto& s : starts) walk.sweep(s, kSweep, true, stop);
-    for (std::int64_t i = 0; !stop(); ++i) walk.sweep(r.mapping, kSweep, i % 2 == 1, stop);
+    for (const auto& s : starts) walk.sweep(s.mapping, kSweep, true, stop);
+    // Every third sweep starts again from a spatial start whose own bound is below the best mapping (in
+    // turn): one unlucky walk around the best assignment would otherwise leave the rest of the search
+    // around a worse one.
+    std::size_t next = 0;
+    for (std::int64_t i = 0; !stop(); ++i) {
+      if (i % 3 == 2) {
+        std::size_t k = 0;
+        while (k < starts.size() && !(starts[(next + k) % starts.size()].bound < r.objective)) ++k;
+        if (k < starts.size()) {
+          walk.sweep(starts[(next + k) % starts.size()].mapping, kSweep, true, stop);
+          next = (next + k + 1) % starts.size();
+          continue;
+        }
+      }
+      walk.sweep(r.mapping, kSweep, i % 2 == 1, stop);
+    }
     r.status = "feasible";
     applyAnalyticBound(r, layer, h, o.objective);
     r.seconds = elapsed();

@@ -37,7 +37,11 @@ MapResult solveMilp(const ConvLayer& layer, const Hierarchy& h, const MapOptions
     milp.model.variables[*milp.latency].lower = double(analyticBound().latencyCycles);
   const auto start = startOf(layer, h, o);
   milp.model.start = mappingValues(milp, start);
-  const auto s = milp::makeSolver(o.solver)->solve(milp.model, solveOptions(o, milp.exact, progress));
+  MapOptions timed = o;  // the solver gets what building the model left of the time limit
+  timed.timeLimitSeconds =
+      std::max(0.1, o.timeLimitSeconds -
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
+  const auto s = milp::makeSolver(o.solver)->solve(milp.model, solveOptions(timed, milp.exact, progress));
   MapResult r;
   r.cost = evaluate(layer, h, start);
   r.mapping = start;
@@ -59,8 +63,7 @@ MapResult solveMilp(const ConvLayer& layer, const Hierarchy& h, const MapOptions
   double bound = s.bestBound;
   r.boundSource = "MILP (" + o.solver + ")";
   const bool solved = milp.exact && s.status == milp::SolveStatus::Optimal;
-  if (const double analytic = solved ? bound : objectiveBound(o.objective, analyticBound());
-      analytic > bound) {
+  if (const double analytic = solved ? bound : objectiveLowerBound(layer, h, o.objective); analytic > bound) {
     bound = analytic;
     r.boundSource = "analytic lower bound";
   }

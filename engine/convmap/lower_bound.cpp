@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "engine/common/int_math.h"
@@ -94,22 +95,29 @@ struct KeeperEnergy {
 
 /// The least, over every choice of lowest keeper per tensor, of the tensors' energies there plus the fills of
 /// each level by the tensors it is the lowest keeper of (FillBound: they share its capacity, at extents that
-/// are multiples of the array's, `array`).
+/// are multiples of the array's, `array`; two such levels are counted together, their fills nested).
 double leastKeeperEnergy(const std::array<std::vector<KeeperEnergy>, kTensors>& keepers,
                          const FillBound& fill, const DimFactors& array) {
   double least = std::numeric_limits<double>::infinity();
   for (const auto& a : keepers[Input])
     for (const auto& b : keepers[Weight])
       for (const auto& c : keepers[Output]) {
-        double e = a.energyPj + b.energyPj + c.energyPj;
         const std::array<int, kTensors> lv = {a.level, b.level, c.level};
-        for (int t = 0; t < kTensors; ++t) {  // each level once, with every tensor it is the lowest keeper of
-          if (lv[t] == 0 || (t > 0 && lv[t - 1] == lv[t]) || (t > 1 && lv[0] == lv[t])) continue;
-          unsigned set = 0;
-          for (int u = 0; u < kTensors; ++u)
-            if (lv[u] == lv[t]) set |= 1u << u;
-          e += fill.energyPj(lv[t], set, array);
+        std::vector<std::pair<int, unsigned>> sets;  // each buffer level above the PEs with its tensors
+        for (int t = 0; t < kTensors; ++t) {
+          if (lv[t] == 0) continue;
+          const auto at =
+              std::find_if(sets.begin(), sets.end(), [&](const auto& s) { return s.first == lv[t]; });
+          if (at == sets.end())
+            sets.push_back({lv[t], 1u << t});
+          else
+            at->second |= 1u << t;
         }
+        double e = a.energyPj + b.energyPj + c.energyPj;
+        if (sets.size() == 2)
+          e += fill.energyPj(sets[0].first, sets[0].second, sets[1].first, sets[1].second, array);
+        else
+          for (const auto& [level, set] : sets) e += fill.energyPj(level, set, array);
         least = std::min(least, e);
       }
   return least;
@@ -236,9 +244,9 @@ CostBound withLayerTerms(const ConvLayer& layer, const Hierarchy& h, const Spati
 bool forEachSpatialBound(const ConvLayer& layer, const Hierarchy& h,
                          const std::function<void(const Spatial&, const CostBound&)>& fn) {
   bool any = false;
-  const FillBound fill(layer, h);
+  const auto fill = sharedFillBound(layer, h);
   const bool walked = forEachSpatial(layer, h, kMaxBoundSpatialAssignments, [&](const Spatial& s) {
-    if (const auto below = boundOf(layer, h, fill, s)) {
+    if (const auto below = boundOf(layer, h, *fill, s)) {
       any = true;
       fn(s, withLayerTerms(layer, h, *below));
     }
@@ -281,6 +289,14 @@ std::vector<SpatialCandidate> leastBoundSpatials(const ConvLayer& layer, const H
 SpatialFactors spatialOf(const ConvMapping& m) {
   const auto& f = m.levels.front().factor;
   return {f[SlotH], f[SlotW], f[SlotInternal]};
+}
+
+double objectiveLowerBound(const ConvLayer& layer, const Hierarchy& h, const ObjectiveSpec& o) {
+  const double whole = objectiveBound(o, lowerBound(layer, h));
+  if (o.kind != Objective::Blended) return whole;
+  bool complete = false;
+  const auto least = leastBoundSpatials(layer, h, o, 1, &complete);
+  return complete && !least.empty() ? std::max(whole, least.front().bound) : whole;
 }
 
 double objectiveBound(const ObjectiveSpec& o, const CostBound& b) {

@@ -46,5 +46,9 @@ std::vector<SpatialCandidate> leastBoundSpatials(const ConvLayer& layer, const H
                                                  bool* complete = nullptr);
 /// The objective's bound from the cost bound (each objective is non-decreasing in latency and energy).
 double objectiveBound(const ObjectiveSpec& o, const CostBound& b);
+/// The least objective any valid mapping may have: objectiveBound of lowerBound, except that the blend is
+/// bounded per spatial assignment (the least over assignments of each one's blended bound; the least latency
+/// and the least energy may belong to different assignments).
+double objectiveLowerBound(const ConvLayer& layer, const Hierarchy& h, const ObjectiveSpec& o);
 
 }  // namespace pim::convmap

@@ -106,7 +106,7 @@ bool withinGap(const MapOptions& o, double objective, double bound) {
 
 void applyAnalyticBound(MapResult& r, const ConvLayer& layer, const Hierarchy& h, const ObjectiveSpec& o) {
   if (r.gap) return;
-  r.bound = objectiveBound(o, lowerBound(layer, h));
+  r.bound = objectiveLowerBound(layer, h, o);
   r.boundSource = "analytic lower bound";
   r.gap = r.objective > 0 ? std::max(0.0, (r.objective - *r.bound) / r.objective) : 0.0;
   if (*r.gap < 1e-12) r.status = "optimal";  // the mapping meets a bound no mapping can beat

@@ -146,8 +146,11 @@ TEST(LayerMapView, CancelStopsTheSearchAndKeepsItsBestMapping) {
     double seconds;
     const char* stage;  // the report after which Cancel is pressed
   };
-  for (const Case c : {Case{"resnetv15_stage4_conv1_fwd", "heuristic", 120, "Mapping: heuristic: best "},
-                       Case{"resnetv15_stage2_conv2_fwd", "ilp", 20, "Mapping: ilp (cbc): best "}}) {
+  // Stage 2's 3 x 3 layer: the heuristic stays 0.2 % above the analytic bound, so neither search ends by
+  // proving its mapping before the Cancel (the layers used before, stage 4's 3 x 3 layer and stage 2's
+  // shortcut, are now proven by the heuristic in under half a second).
+  for (const Case c : {Case{"resnetv15_stage2_conv1_fwd", "heuristic", 120, "Mapping: heuristic: best "},
+                       Case{"resnetv15_stage2_conv1_fwd", "ilp", 20, "Mapping: ilp (cbc): best "}}) {
     LayerMapView v;
     choose(v, c.layer, "energy", c.mapper, c.seconds);
     v.map();
