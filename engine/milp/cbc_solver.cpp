@@ -73,7 +73,7 @@ class EventHandler : public CbcEventHandler {
   CbcEventHandler* clone() const override { return new EventHandler(*this); }
 
   CbcAction event(CbcEvent e) override {
-    if (m_state->stopping()) {
+    if (m_state->stoppingOrLate()) {
       // Stop as on the time limit, not by returning `stop`: after a stop CbcMain1 copies no solution back
       // (status 5), while the time limit, checked at every node and in the heuristics' loops, keeps the
       // incumbent. With threads this may run on a worker while the master reads the limit: an aligned
@@ -99,7 +99,7 @@ class LpStopper : public ClpEventHandler {
  public:
   explicit LpStopper(ProgressReporter& s) : m_state(&s) {}
   ClpEventHandler* clone() const override { return new LpStopper(*this); }
-  int event(Event e) override { return e == endOfIteration && m_state->stopping() ? 0 : -1; }
+  int event(Event e) override { return e == endOfIteration && m_state->stoppingOrLate() ? 0 : -1; }
 
  private:
   ProgressReporter* m_state;
@@ -111,7 +111,7 @@ class LpStopper : public ClpEventHandler {
 thread_local ProgressReporter* t_run = nullptr;
 
 int stageCallBack(CbcModel* model, int whereFrom) {
-  if (!t_run || !t_run->stopping()) return 0;
+  if (!t_run || !t_run->stoppingOrLate()) return 0;
   // After the first LP nothing is held yet: leave. Later, leaving skips CbcMain1's clean-up (the saved
   // solver after preprocessing leaks), so stop as on a time limit, which also keeps a start's incumbent.
   if (whereFrom == 1) return 1;
@@ -188,11 +188,18 @@ SolveResult outcome(const MilpModel& m, const CbcModel& cbc, ProgressReporter& p
   const bool found = cbc.bestSolution() && cbc.getObjValue() < 1e49;
   SolveResult r = found ? rules::withValues(m, cbc.bestSolution()) : SolveResult{};
   r.nodes = std::max<std::int64_t>(cbc.getNodeCount(), progress.nodes());
-  r.bestBound = std::max(progress.bound(), fromCbc(cbc.getBestPossibleObjValue()) + constant);
+  // Stopped by a call-back (a cancel, or the time limit in a stage CBC's own limit does not reach), CBC's
+  // final bound may be that of an LP cut short, which bounds nothing: only the bounds its events reported
+  // along the way count.
+  r.bestBound = progress.cancelled() || progress.timedOut()
+                    ? progress.bound()
+                    : std::max(progress.bound(), fromCbc(cbc.getBestPossibleObjValue()) + constant);
   const int secondary =
       cbc.secondaryStatus();  // CbcModel.hpp: 2 gap, 3 nodes, 4 time, 7 unbounded relaxation
   if (progress.cancelled()) {
     r.stop = StopReason::Cancelled;
+  } else if (progress.timedOut() && !(cbc.isProvenOptimal() && found)) {
+    r.stop = StopReason::TimeLimit;  // stopped by a call-back: CBC's own statuses do not say so
   } else if (cbc.isProvenInfeasible() && !found) {
     r.status = SolveStatus::Infeasible;
   } else if (cbc.isContinuousUnbounded() || cbc.isProvenDualInfeasible() || secondary == 7) {

@@ -119,6 +119,13 @@ SolveResult solveWithRules(const MilpModel& m, const SolveOptions& o, std::timed
       r = searchTellingUnbounded(m, o, start, search);
     else
       r.stop = cancelRequested(o) ? StopReason::Cancelled : StopReason::TimeLimit;
+    // A search stopped between its stages may hand back values that solve nothing (seen: every factor 1);
+    // they are dropped, and the start, if any, is the answer. A loose tolerance: rounding the integers of
+    // a real solution moves its rows by far less.
+    if (r.hasSolution() && !evaluate(m, r.values, 1e-4).feasible()) {
+      r.values.clear();
+      r.status = SolveStatus::NoSolution;
+    }
     keepBetterStart(m, r);
   }
   if (r.status == SolveStatus::Optimal) r.bestBound = r.objective;
@@ -181,6 +188,13 @@ bool ProgressReporter::stopping() {
   if (cancelRequested(m_options)) m_cancelled = true;
   const std::lock_guard<std::mutex> lock(m_mutex);
   return m_cancelled || m_callbackError;
+}
+
+bool ProgressReporter::stoppingOrLate() {
+  if (stopping()) return true;
+  if (secondsSince(m_start) < m_options.timeLimitSeconds) return false;
+  m_timedOut = true;
+  return true;
 }
 
 void ProgressReporter::observe(std::optional<double> incumbent, double bound, std::int64_t nodes,

@@ -80,6 +80,11 @@ class ProgressReporter {
   /// True once the caller's cancel flag was seen or a progress callback threw: the search should stop.
   bool stopping();
   bool cancelled() const { return m_cancelled; }
+  /// stopping(), or the time limit has passed: for a backend's call-backs between the stages its own limit
+  /// does not reach (CBC ran 2 s past a 2-s limit on a ResNet-18 3 x 3 layer, in its preprocessing and root
+  /// LPs). Remembers when the time limit was the reason (timedOut()).
+  bool stoppingOrLate();
+  bool timedOut() const { return m_timedOut; }
 
   /// Folds in the solver's incumbent and lower bound (without the objective constant; nullopt / non-finite
   /// when it has none) and node count, and reports when a new incumbent came, `force` is set or the interval
@@ -103,6 +108,7 @@ class ProgressReporter {
   Clock::time_point m_start;
   double m_constant;
   std::atomic<bool> m_cancelled{false};
+  std::atomic<bool> m_timedOut{false};
 
   std::mutex m_mutex;  // guards what follows
   double m_bound = -kInf;
