@@ -73,6 +73,7 @@ FillBound::FillBound(const ConvLayer& layer, const Hierarchy& h) : m_lattice(lay
   const std::size_t perExtents = static_cast<std::size_t>(std::max(0, dram - 1)) * 7;
   if (tabled) m_atLeast.assign(static_cast<std::size_t>(m_lattice.size()) * perExtents, kInf);
   std::vector<ExtentFills> tabledFills;  // every extent's, for the nested walk
+  std::vector<DimFactors> tabledExtents;
   std::vector<std::array<double, 8>> least(dram);
   for (auto& l : least) l.fill(kInf);
   m_lattice.forEach([&](std::size_t index, const DimFactors& e) {
@@ -86,21 +87,22 @@ FillBound::FillBound(const ConvLayer& layer, const Hierarchy& h) : m_lattice(lay
         least[lv][set] = std::min(least[lv][set], here);
         if (tabled) m_atLeast[index * perExtents + (lv - 1) * 7 + set - 1] = here;
       }
-    if (tabled) tabledFills.push_back(f);
+    if (tabled) {
+      tabledFills.push_back(f);
+      tabledExtents.push_back(e);
+    }
   });
   for (int lv = 1; lv < dram; ++lv)
     for (unsigned set = 1; set < 8; ++set) m_energy[lv][set] = least[lv][set];
   if (!tabled) return;
   m_lattice.leastOverMultiples(m_atLeast, perExtents);
-  tableNested(h, tabledFills, touched);
+  tableNested(h, tabledExtents, tabledFills, touched);
 }
 
-void FillBound::tableNested(const Hierarchy& h, const std::vector<ExtentFills>& fills,
+void FillBound::tableNested(const Hierarchy& h, const std::vector<DimFactors>& extents,
+                            const std::vector<ExtentFills>& fills,
                             const std::array<double, kTensors>& touched) {
   const std::size_t n = fills.size();
-  std::vector<DimFactors> extents;
-  extents.reserve(n);
-  m_lattice.forEach([&](std::size_t, const DimFactors& e) { extents.push_back(e); });
   for (int lower = 1; lower < m_levels; ++lower)
     for (int upper = lower + 1; upper < m_levels; ++upper) {
       // Per set, the upper level's fills at each extent it fits at and each spared tensor (it saves every

@@ -60,8 +60,8 @@ class FillBound {
                   const DimFactors& array) const;
 
  private:
-  void tableNested(const Hierarchy& h, const std::vector<ExtentFills>& fills,
-                   const std::array<double, kTensors>& touched);
+  void tableNested(const Hierarchy& h, const std::vector<DimFactors>& extents,
+                   const std::vector<ExtentFills>& fills, const std::array<double, kTensors>& touched);
 
   ExtentLattice m_lattice;
   int m_levels = 0;                             // DRAM's level: levels 1 .. m_levels - 1 are covered

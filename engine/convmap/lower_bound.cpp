@@ -292,11 +292,13 @@ SpatialFactors spatialOf(const ConvMapping& m) {
 }
 
 double objectiveLowerBound(const ConvLayer& layer, const Hierarchy& h, const ObjectiveSpec& o) {
-  const double whole = objectiveBound(o, lowerBound(layer, h));
-  if (o.kind != Objective::Blended) return whole;
-  bool complete = false;
-  const auto least = leastBoundSpatials(layer, h, o, 1, &complete);
-  return complete && !least.empty() ? std::max(whole, least.front().bound) : whole;
+  if (o.kind == Objective::Blended) {
+    // No lower than the blend of lowerBound's: each assignment's latency and energy are at least the least.
+    bool complete = false;
+    const auto least = leastBoundSpatials(layer, h, o, 1, &complete);
+    if (complete && !least.empty()) return least.front().bound;
+  }
+  return objectiveBound(o, lowerBound(layer, h));
 }
 
 double objectiveBound(const ObjectiveSpec& o, const CostBound& b) {
