@@ -88,17 +88,19 @@ bool fitsBeside(const ConvLayer& layer, const Hierarchy& h, const Spatial& s, in
   return bytes <= l.capacityBytes(h.elementBytes);
 }
 
-struct KeeperEnergy {
+struct KeeperCost {
   int level;
-  double energyPj;  // of the tensor's operands there (and at level 0, its touched bytes once)
+  std::int64_t cycles;  // the tensor's operand and fill cycles there
+  double energyPj;      // of the tensor's operands there (and at level 0, its touched bytes once)
 };
 
-/// The least, over every choice of lowest keeper per tensor, of the tensors' energies there plus the fills of
-/// each level by the tensors it is the lowest keeper of (FillBound: they share its capacity, at extents that
-/// are multiples of the array's, `array`; two such levels are counted together, their fills nested).
-double leastKeeperEnergy(const std::array<std::vector<KeeperEnergy>, kTensors>& keepers,
-                         const FillBound& fill, const DimFactors& array) {
-  double least = std::numeric_limits<double>::infinity();
+/// Per choice of lowest keeper per tensor: the latency its keepers' cycles and `compute` set at least, and
+/// the tensors' energies there plus the fills of each level by the tensors it is the lowest keeper of
+/// (FillBound: they share its capacity, at extents that are multiples of the array's, `array`; two such
+/// levels are counted together, their fills nested). Choices whose tiles fit no extents are left out.
+std::vector<CostPair> keeperChoices(const std::array<std::vector<KeeperCost>, kTensors>& keepers,
+                                    const FillBound& fill, const DimFactors& array, std::int64_t compute) {
+  std::vector<CostPair> out;
   for (const auto& a : keepers[Input])
     for (const auto& b : keepers[Weight])
       for (const auto& c : keepers[Output]) {
@@ -118,9 +120,10 @@ double leastKeeperEnergy(const std::array<std::vector<KeeperEnergy>, kTensors>& 
           e += fill.energyPj(sets[0].first, sets[0].second, sets[1].first, sets[1].second, array);
         else
           for (const auto& [level, set] : sets) e += fill.energyPj(level, set, array);
-        least = std::min(least, e);
+        if (e != std::numeric_limits<double>::infinity())
+          out.push_back({std::max({compute, a.cycles, b.cycles, c.cycles}), e});
       }
-  return least;
+  return out;
 }
 
 /// A bound on the levels below DRAM (what withLayerTerms() completes).
@@ -128,13 +131,15 @@ struct SpatialBound {
   std::int64_t latency = 0;
   std::string latencyBy;
   double energyPj = 0;
+  std::vector<CostPair> perKeepers;  // CostBound::perKeepers below DRAM
 };
 
 /// What every mapping with spatial factors `s` costs at least below DRAM: compute on its PEs and lanes, and
 /// per tensor, at the fastest level that may be its lowest keeper and holds its smallest tile, every MAC's
 /// operand (shared by exactly the spatial factors irrelevant to it; level 0 by its Internal lanes, per PE)
 /// plus each touched element written into it once (an output read out once instead); for energy, the least
-/// over every choice of lowest keepers of those operands plus the levels' fills (FillBound). nullopt when no
+/// over every choice of lowest keepers of those operands plus the levels' fills (FillBound), and per choice
+/// the two together. nullopt when no
 /// valid mapping has these factors (a tensor fits no level that may be its lowest keeper, a level overflows
 /// with what it must keep, or no choice of keepers fits).
 std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, const FillBound& fill,
@@ -150,7 +155,7 @@ std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, 
   const auto macs = layer.macs();
   b.latency = macs / (pes * lanes);
   b.latencyBy = "compute";
-  std::array<std::vector<KeeperEnergy>, kTensors>
+  std::array<std::vector<KeeperCost>, kTensors>
       keepers;  // where each tensor may be lowest kept, at what cost
   for (int t = 0; t < kTensors; ++t) {
     std::int64_t sharedPe = 1, sharedArray = 1;
@@ -179,7 +184,8 @@ std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, 
       }
       // Operands, and at level 0 each touched byte once; above it, fills are the FillBound's share.
       const double operandBytes = static_cast<double>(operands * (t == Output ? 2 : 1));
-      keepers[t].push_back({lv, l.energyPj(operandBytes + (lv == 0 ? static_cast<double>(once) : 0))});
+      keepers[t].push_back(
+          {lv, cycles, l.energyPj(operandBytes + (lv == 0 ? static_cast<double>(once) : 0))});
     }
     if (fastest < 0) return std::nullopt;  // t fits no level it may be kept at: no valid mapping
     if (fastest > b.latency) {
@@ -189,8 +195,11 @@ std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, 
   }
   DimFactors array;
   for (int d = 0; d < kDims; ++d) array[d] = s[0][d] * s[1][d] * s[2][d];
-  b.energyPj = leastKeeperEnergy(keepers, fill, array);
-  if (b.energyPj == std::numeric_limits<double>::infinity()) return std::nullopt;  // no keepers' tiles fit
+  b.perKeepers = keeperChoices(keepers, fill, array, macs / (pes * lanes));
+  if (b.perKeepers.empty()) return std::nullopt;  // no keepers' tiles fit
+  b.energyPj = std::min_element(b.perKeepers.begin(), b.perKeepers.end(), [](const auto& x, const auto& y) {
+                 return x.energyPj < y.energyPj;
+               })->energyPj;
   return b;
 }
 
@@ -224,7 +233,9 @@ CostBound withLayerTerms(const ConvLayer& layer, const Hierarchy& h, const Spati
   CostBound b;
   b.latencyCycles = below.latency;
   b.latencyBy = below.latencyBy;
-  b.energyPj = static_cast<double>(layer.macs()) * h.pe.macEnergyPj + below.energyPj;
+  const double macEnergy = static_cast<double>(layer.macs()) * h.pe.macEnergyPj;
+  b.energyPj = macEnergy + below.energyPj;
+  for (const auto& p : below.perKeepers) b.perKeepers.push_back({p.latencyCycles, macEnergy + p.energyPj});
   const auto& dram = h.dram();
   for (int t = 0; t < kTensors; ++t) {
     const auto bytes = layer.touchedElements(t) * layer.elementBytes[t];
@@ -234,7 +245,12 @@ CostBound withLayerTerms(const ConvLayer& layer, const Hierarchy& h, const Spati
       b.latencyCycles = dramCycles;
       b.latencyBy = dram.name + " (" + std::string(kTensorNames[t]) + ")";
     }
-    b.energyPj += dram.energyPj(static_cast<double>(bytes));
+    const double energy = dram.energyPj(static_cast<double>(bytes));
+    b.energyPj += energy;
+    for (auto& p : b.perKeepers) {
+      p.latencyCycles = std::max(p.latencyCycles, dramCycles);
+      p.energyPj += energy;
+    }
   }
   return b;
 }
@@ -305,7 +321,16 @@ double objectiveBound(const ObjectiveSpec& o, const CostBound& b) {
   ConvCost c;
   c.latencyCycles = b.latencyCycles;
   c.energyPj = b.energyPj;
-  return objectiveValue(o, c);
+  double least = objectiveValue(o, c);
+  if (b.perKeepers.empty()) return least;
+  // Each choice's pair bounds its mappings together: the least objective over the choices, no lower.
+  least = std::numeric_limits<double>::infinity();
+  for (const auto& p : b.perKeepers) {
+    c.latencyCycles = p.latencyCycles;
+    c.energyPj = p.energyPj;
+    least = std::min(least, objectiveValue(o, c));
+  }
+  return least;
 }
 
 }  // namespace pim::convmap

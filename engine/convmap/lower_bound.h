@@ -18,11 +18,21 @@ namespace pim::convmap {
 /// Spatial factors of level 0 per slot (H, W, Internal).
 using SpatialFactors = std::array<DimFactors, 3>;
 
+/// A latency and an energy that one set of mappings costs at least together.
+struct CostPair {
+  std::int64_t latencyCycles = 0;
+  double energyPj = 0;
+};
+
 struct CostBound {
   std::int64_t latencyCycles = 0;
   double energyPj = 0;
   std::string
       latencyBy;  // "compute", "<level> (<tensor>)" or "<DRAM> (<tensor>)": what sets the latency bound
+  /// Of one spatial assignment, per choice of each tensor's lowest keeper, what its mappings cost at least
+  /// together (the latency and the energy above are the least over these, but of different choices; the
+  /// blend is bounded by the least blend of a pair). Empty: only the two least are known.
+  std::vector<CostPair> perKeepers;
 };
 
 /// The most spatial assignments (H, W, Internal factors of level 0) the bound walks (docs/knobs.md); past it
