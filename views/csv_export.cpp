@@ -34,6 +34,7 @@ double scaleOf(int column) {
 
 QString cell(const DraftTableModel& model, int row, int column) {
   if (column == DraftTableModel::Id) return QString::number(model.row(row).draft.id);  // exact, not a double
+  if (!model.reports(column)) return {};  // the same columns in every file; this target's stay empty
   const std::optional<double> v = model.sortValue(row, column);
   if (!v) return model.index(row, column).data().toString();  // text column
   if (!std::isfinite(*v)) return {};                          // unknown

@@ -23,10 +23,14 @@ void DraftTableModel::reset(std::shared_ptr<const pim::Problem> problem) {
   m_candidates = m_problem ? pim::targetOf(m_problem->backend()).candidates(*m_problem) : nullptr;
   m_ids.reset();
   m_facts.clear();
+  m_unreported.fill(false);
   if (m_problem) {
     const pim::ITarget& target = pim::targetOf(m_problem->backend());
     m_ids.emplace(target.candidateIds(*m_problem));
     m_facts = target.factColumns();
+    m_unreported[InRearr] = !pim::timesPhase(target, 0);
+    m_unreported[OutRearr] = !pim::timesPhase(target, 2);
+    m_unreported[Padding] = !target.reportsPadding();
   }
   m_predictedText = QStringLiteral("predicted");
   m_rows.clear();
@@ -185,7 +189,7 @@ std::optional<double> DraftTableModel::number(const DraftRow& row, int column) c
     default:
       break;
   }
-  if (!row.simulated) return std::nullopt;
+  if (!row.simulated || !reports(column)) return std::nullopt;
   const pim::Evaluation& e = *row.simulated;
   switch (column) {
     case Simulated:
@@ -265,6 +269,10 @@ QVariant DraftTableModel::data(const QModelIndex& index, int role) const {
     default:
       return {};
   }
+}
+
+bool DraftTableModel::reports(int column) const {
+  return column < 0 || column >= ColumnCount || !m_unreported[static_cast<std::size_t>(column)];
 }
 
 QString DraftTableModel::unitName() const {

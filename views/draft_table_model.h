@@ -6,6 +6,7 @@
 #include <QAbstractTableModel>
 #include <QHash>
 #include <QString>
+#include <array>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -59,6 +60,9 @@ class DraftTableModel : public QAbstractTableModel {
   /// columns.
   std::optional<double> sortValue(int row, int column) const;
   bool isTextColumn(int column) const;
+  /// Whether the problem's target reports the figure of a fixed column (ITarget::reportsPadding, the phases
+  /// it times: timesPhase); a column it does not report is empty, and hidden in the table.
+  bool reports(int column) const;
   /// Columns past ColumnCount are the target's kernel-level choices (ITarget::choiceAxes), one per axis;
   /// the axis of such a column, nullptr for the fixed ones.
   const pim::ChoiceAxis* choiceAxis(int column) const;
@@ -97,6 +101,7 @@ class DraftTableModel : public QAbstractTableModel {
   std::unique_ptr<pim::ICandidateSpace> m_candidates;     // of m_problem's target: labels the rows
   std::optional<pim::CandidateIds> m_ids;                 // its candidate ids: the choice columns
   std::vector<pim::StatDecl> m_facts;                     // its target's figures shown as columns
+  std::array<bool, ColumnCount> m_unreported{};           // !reports(), per fixed column
   QString m_predictedText = QStringLiteral("predicted");  // provenance of rows with a prediction only
   std::vector<DraftRow> m_rows;                           // kept rows [0, m_kept), then pruned rows
   int m_kept = 0;

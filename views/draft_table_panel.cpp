@@ -81,6 +81,7 @@ DraftTablePanel::DraftTablePanel(DraftTableModel* model, DraftSelection* selecti
   connect(m_proxy, &QAbstractItemModel::modelReset, this, [this] {
     updateCount();
     sizeChoiceColumns();
+    for (int c = 0; c < DraftTableModel::ColumnCount; ++c) m_view->setColumnHidden(c, !m_model->reports(c));
   });
   connect(m_proxy, &QAbstractItemModel::layoutChanged, this, [this] { updateCount(); });
   updateCount();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/target/target.h"
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -65,6 +66,12 @@ std::vector<TimeSegment> timeBreakdown(const ITarget& t, const Evaluation& e, do
     }
   }
   return out;
+}
+
+bool timesPhase(const ITarget& t, int phase) {
+  const auto& subs = t.subPhases();
+  return subs.empty() ||
+         std::any_of(subs.begin(), subs.end(), [&](const SubPhaseDecl& s) { return s.phase == phase; });
 }
 
 CandidateAnalysis ITarget::analyse(const Problem& p, const Draft& d, const EvalOptions& o) const {

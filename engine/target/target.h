@@ -135,6 +135,10 @@ class ITarget;
 /// sub-phases of it, those (and "Other <phase>" for what they leave). Cycles are scaled by `nsPerCycle`
 /// (Evaluation::tCKns, or timeNs / totalCycles on a common scale). The segments add up to the total.
 std::vector<TimeSegment> timeBreakdown(const ITarget& t, const Evaluation& e, double nsPerCycle);
+/// Whether `t` can spend time in fixed phase `phase` (0 input rearrangement, 1 compute, 2 output
+/// rearrangement): every phase when it declares no sub-phases (the three phases themselves), else the phases
+/// its sub-phases belong to.
+bool timesPhase(const ITarget& t, int phase);
 
 class ITarget {
  public:
@@ -223,6 +227,9 @@ class ITarget {
 
   /// Sub-phases this family's evaluate() times (Evaluation::subCycles, in this order); none by default.
   virtual const std::vector<SubPhaseDecl>& subPhases() const;
+  /// Whether evaluate() reports Evaluation::paddingBytes (bytes a placement adds so that a group's cores
+  /// share address offsets); a family that places no data in groups has none to report, not zero.
+  virtual bool reportsPadding() const { return false; }
   /// Figures of a candidate's evaluation beside the fixed ones (Evaluation::facts by key) that the drafts
   /// table shows as columns (pim-hierarchy: DRAM row activations per tensor); none by default.
   virtual const std::vector<StatDecl>& factColumns() const;

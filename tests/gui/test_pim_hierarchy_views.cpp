@@ -19,6 +19,7 @@
 #include "views/draft_analysis.h"
 #include "views/draft_details.h"
 #include "views/draft_table_model.h"
+#include "views/draft_table_panel.h"
 #include "views/exploration_session.h"
 #include "views/main_window.h"
 #include "views/pareto_plot.h"
@@ -97,6 +98,13 @@ TEST(PimHierarchyViews, ConvLayerShowsMappingsRowActivationsAndTheLoopNest) {
   }
   ASSERT_GT(evaluated, 1);
   EXPECT_TRUE(m.data(m.index(0, DraftTableModel::Parts), Qt::DisplayRole).toString().contains("layout"));
+  // A mapping has no host rearrangement and no group padding: those columns are hidden, not zeros.
+  for (int c : {DraftTableModel::InRearr, DraftTableModel::OutRearr, DraftTableModel::Padding}) {
+    EXPECT_FALSE(m.reports(c)) << c;
+    EXPECT_TRUE(w.table()->view()->isColumnHidden(c)) << c;
+    EXPECT_EQ(m.data(m.index(0, c), Qt::DisplayRole).toString(), QStringLiteral("–")) << c;
+  }
+  EXPECT_FALSE(w.table()->view()->isColumnHidden(DraftTableModel::Compute));
 
   // Pareto: row activations as an axis, one point per evaluated mapping.
   ParetoPlot* plot = w.pareto();

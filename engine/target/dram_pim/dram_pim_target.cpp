@@ -87,6 +87,7 @@ class DramPimTarget final : public ITarget {
 
   UnitGeometry geometry(const Backend& b) const override { return bankGeometry(b); }
   const std::vector<StatDecl>& statistics() const override { return bankStatisticDecls(); }
+  bool reportsPadding() const override { return true; }
   const std::vector<std::string>& featureNames() const override { return dramPimFeatureNames(); }
   std::unique_ptr<ICandidateEstimator> estimator(const Problem& p, const OptimizerOptions& o) const override {
     return std::make_unique<FeatureExtractor>(p, o);

@@ -220,6 +220,7 @@ class UpmemTarget final : public ITarget {
     return {.residency = true, .pruneRules = true, .dccLowering = false, .labelModels = false};
   }
   const std::vector<SubPhaseDecl>& subPhases() const override { return upmemPhases(); }
+  bool reportsPadding() const override { return true; }
   // evaluation()'s facts: launches and simulated kernels count; DPUs, tasklets and the extrapolation flag
   // describe the run.
   bool factAddsOverRuns(std::string_view key) const override {
