@@ -6,8 +6,10 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QListView>
 #include <QMouseEvent>
 #include <QSignalBlocker>
+#include <QStandardItemModel>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -210,6 +212,11 @@ QString ParetoPlot::axisTitle(Objective o) const {
                               : tr("%1 (%2)").arg(title, QString::fromStdString(fact->unit));
 }
 
+bool ParetoPlot::offersAxis(Objective o) const {
+  if (o != Objective::RearrangementTime) return static_cast<int>(o) < axisCount();
+  return m_model->reports(DraftTableModel::InRearr) || m_model->reports(DraftTableModel::OutRearr);
+}
+
 void ParetoPlot::syncAxisItems() {
   const int wanted = axisCount();
   for (QComboBox* box : {m_x, m_y}) {
@@ -218,8 +225,13 @@ void ParetoPlot::syncAxisItems() {
     while (box->count() > wanted) box->removeItem(box->count() - 1);
     while (box->count() < wanted) box->addItem(QString(), box->count());
     for (int o = 0; o < wanted; ++o) box->setItemText(o, axisTitle(static_cast<Objective>(o)));
-    // A figure the new family does not declare: back to the default axes.
-    if (current >= wanted || current < 0)
+    const int rearrangement = static_cast<int>(Objective::RearrangementTime);
+    const bool offered = offersAxis(Objective::RearrangementTime);
+    if (auto* list = qobject_cast<QListView*>(box->view())) list->setRowHidden(rearrangement, !offered);
+    if (auto* items = qobject_cast<QStandardItemModel*>(box->model()))
+      items->item(rearrangement)->setEnabled(offered);  // nor chosen by the wheel or the keys
+    // A figure the new family does not declare or report: back to the default axes.
+    if (current >= wanted || current < 0 || (current == rearrangement && !offered))
       box->setCurrentIndex(static_cast<int>(box == m_x ? Objective::SimulatedTime : Objective::Energy));
   }
 }

@@ -44,6 +44,9 @@ class ParetoPlot : public QWidget {
   /// Axes on offer: the fixed objectives and the target's figures after them. setObjectives takes any
   /// below axisCount().
   int axisCount() const;
+  /// Whether the axes offer `o`: not a fixed objective the target does not report (a conv mapping's
+  /// rearrangement time), which stays in the boxes hidden so that every axis keeps its index.
+  bool offersAxis(Objective o) const;
   void setObjectives(Objective x, Objective y);
   Objective xObjective() const;
   Objective yObjective() const;

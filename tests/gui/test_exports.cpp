@@ -245,6 +245,7 @@ TEST_F(ExportTest, SelectedRowsAndAllRowsCsv) {
   EXPECT_EQ(header[DraftTableModel::Padding], QStringLiteral("Padding (bytes)"));
   for (int c : {DraftTableModel::InRearr, DraftTableModel::OutRearr, DraftTableModel::Padding})
     EXPECT_FALSE(view->isColumnHidden(c)) << c;  // a DRAM-PIM draft reports them
+  EXPECT_TRUE(w->pareto()->offersAxis(Objective::RearrangementTime));
   for (int i = 0; i < 3; ++i) {
     const QStringList& rec = selected[static_cast<std::size_t>(i) + 1];
     ASSERT_EQ(rec.size(), DraftTableModel::ColumnCount);

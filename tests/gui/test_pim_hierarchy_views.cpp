@@ -109,6 +109,8 @@ TEST(PimHierarchyViews, ConvLayerShowsMappingsRowActivationsAndTheLoopNest) {
   // Pareto: row activations as an axis, one point per evaluated mapping.
   ParetoPlot* plot = w.pareto();
   ASSERT_EQ(plot->axisCount(), kObjectiveCount + 4);
+  EXPECT_FALSE(plot->offersAxis(Objective::RearrangementTime));  // no host rearrangement: not offered
+  EXPECT_TRUE(plot->offersAxis(Objective::ComputeTime));
   plot->setObjectives(Objective::SimulatedTime, static_cast<Objective>(kObjectiveCount + 3));
   EXPECT_EQ(plot->plot()->yAxis->label(), "Row acts total (count)");
   EXPECT_EQ(static_cast<int>(plot->points().size()), evaluated);
