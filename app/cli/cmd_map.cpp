@@ -291,7 +291,7 @@ void registerMapCommands(CLI::App& app) {
   map->add_option(
          "--mapper", a->mapper,
          "auto (exhaustive when small, else heuristic; under energy and the blend then the MILP from its "
-         "mapping), "
+         "mapping, under latency the heuristic again with the next seed, in the time left), "
          "exhaustive, heuristic, ilp (a MILP: exact under energy, a relaxation with a proven bound under "
          "latency and the blend) or ilp-spatial (the MILP once per spatial assignment, best first: "
          "proves optima on 3 x 3 layers given minutes)")
@@ -317,7 +317,10 @@ void registerMapCommands(CLI::App& app) {
       ->check(CLI::Range(0.0, 0.999))
       ->capture_default_str();
   map->add_option("--seed", a->seed, "the heuristic's seed")->check(unsignedInteger())->capture_default_str();
-  map->add_option("--max-evaluations", a->maxEvaluations, "the heuristic's proposals at most")
+  map->add_option("--max-evaluations", a->maxEvaluations,
+                  "the heuristic's proposals at most, per run (auto under latency runs it again with the "
+                  "next seed while "
+                  "time is left)")
       ->check(wholeNumberIn(1, 100000000))
       ->capture_default_str();
   map->add_option("--out", a->out, "write the mapping and its cost as JSON to this file");
