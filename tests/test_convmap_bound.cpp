@@ -111,8 +111,8 @@ TEST(ConvMapBound, TheBlendIsBoundedPerChoiceOfKeepers) {
   const auto l = parseLayerDims("C=4,K=4", "fc");
   SpatialFactors kc;
   for (auto& slot : kc) slot.fill(1);
-  kc[0][5] = 2;  // H: K2
-  kc[1][4] = 2;  // W: C2
+  kc[SlotH][K] = 2;
+  kc[SlotW][C] = 2;
   const auto boundOfKc = [&](Objective kind) {
     const ObjectiveSpec o{kind, 0.5, 1, 1};
     for (const auto& c : leastBoundSpatials(l, h, o, 100))

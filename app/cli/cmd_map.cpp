@@ -319,8 +319,7 @@ void registerMapCommands(CLI::App& app) {
   map->add_option("--seed", a->seed, "the heuristic's seed")->check(unsignedInteger())->capture_default_str();
   map->add_option("--max-evaluations", a->maxEvaluations,
                   "the heuristic's proposals at most, per run (auto under latency runs it again with the "
-                  "next seed while "
-                  "time is left)")
+                  "next seed while time is left)")
       ->check(wholeNumberIn(1, 100000000))
       ->capture_default_str();
   map->add_option("--out", a->out, "write the mapping and its cost as JSON to this file");

@@ -138,10 +138,9 @@ struct SpatialBound {
 /// per tensor, at the fastest level that may be its lowest keeper and holds its smallest tile, every MAC's
 /// operand (shared by exactly the spatial factors irrelevant to it; level 0 by its Internal lanes, per PE)
 /// plus each touched element written into it once (an output read out once instead); for energy, the least
-/// over every choice of lowest keepers of those operands plus the levels' fills (FillBound), and per choice
-/// the two together. nullopt when no
-/// valid mapping has these factors (a tensor fits no level that may be its lowest keeper, a level overflows
-/// with what it must keep, or no choice of keepers fits).
+/// over every choice of lowest keepers of those operands plus the levels' fills (FillBound); and per choice
+/// the two together. nullopt when no valid mapping has these factors (a tensor fits no level that may be its
+/// lowest keeper, a level overflows with what it must keep, or no choice of keepers fits).
 std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, const FillBound& fill,
                                     const Spatial& s) {
   for (int lv = 0; lv < h.dramLevel(); ++lv)  // what a level must keep fits it (t = -1: only those)
@@ -153,7 +152,8 @@ std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, 
     lanes *= s[2][d];
   }
   const auto macs = layer.macs();
-  b.latency = macs / (pes * lanes);
+  const auto compute = macs / (pes * lanes);
+  b.latency = compute;
   b.latencyBy = "compute";
   std::array<std::vector<KeeperCost>, kTensors>
       keepers;  // where each tensor may be lowest kept, at what cost
@@ -195,7 +195,7 @@ std::optional<SpatialBound> boundOf(const ConvLayer& layer, const Hierarchy& h, 
   }
   DimFactors array;
   for (int d = 0; d < kDims; ++d) array[d] = s[0][d] * s[1][d] * s[2][d];
-  b.perKeepers = keeperChoices(keepers, fill, array, macs / (pes * lanes));
+  b.perKeepers = keeperChoices(keepers, fill, array, compute);
   if (b.perKeepers.empty()) return std::nullopt;  // no keepers' tiles fit
   b.energyPj = std::min_element(b.perKeepers.begin(), b.perKeepers.end(), [](const auto& x, const auto& y) {
                  return x.energyPj < y.energyPj;
