@@ -105,6 +105,17 @@ int64_t ChannelProgram::commandCount() const {
   return n;
 }
 
+int64_t ChannelProgram::requestCount() const {
+  int64_t n = 0;
+  for (const Block& b : blocks) {
+    int64_t per = 0;
+    for (const Command& c : b.cmds)
+      if (opClass(c.op) != OpClass::Barrier) per += c.repeat;
+    n += per * b.repeat;
+  }
+  return n;
+}
+
 Program Program::replicated(ChannelProgram p, int channels) {
   Program prog;
   prog.programs.push_back(std::move(p));

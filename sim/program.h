@@ -81,6 +81,7 @@ struct ChannelProgram {
   /// hashes do not prove equal programs (64 bits), so users compare with == before sharing a result.
   uint64_t hash() const;
   int64_t commandCount() const;  // expanded count (repeats included)
+  int64_t requestCount() const;  // the same without barriers (ChannelScheduler::feedRequests numbers these)
 
   bool operator==(const ChannelProgram&) const = default;
 };

@@ -63,6 +63,9 @@ struct Result {
   int64_t refreshes = 0;       // all channels
   int distinctProgramsSimulated = 0;
   int64_t iterationsFastForwarded = 0;  // block iterations skipped as periodic (diagnostic)
+  /// SimOptions::frontend: requests the frontend sent later than the one before them because their
+  /// controller buffer was full (diagnostic).
+  int64_t requestsHeldBack = 0;
   std::vector<TraceEvent> trace;
   double tCK_ns = 1.0;
   /// SimOptions::stopAfterCycles was passed: totalCycles is then only a lower bound (> stopAfterCycles), and

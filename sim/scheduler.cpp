@@ -191,10 +191,11 @@ void ChannelScheduler::commitAct(uint64_t mask, int64_t t, uint32_t row, bool al
   }
   take(t, true, true);
   complete(t + 1);
+  if (m_requestAct < 0) m_requestAct = t;
 }
 
-int64_t ChannelScheduler::planPre(uint64_t mask) const {
-  int64_t t = 0;
+int64_t ChannelScheduler::planPre(uint64_t mask, int64_t notBefore) const {
+  int64_t t = notBefore;
   forBits(timedBy(mask), [&](int b) {
     if (m_banks[b].openRow >= 0) t = std::max(t, m_banks[b].preReady);
   });
@@ -302,7 +303,7 @@ void ChannelScheduler::issueRef(RefreshUnit& u, int64_t earliest) {
 
 // ---- column commands ----
 int64_t ChannelScheduler::planCol(const Command& c, uint64_t mask, bool read) const {
-  int64_t t = 0;
+  int64_t t = m_arrival;
   if (read)
     forBits(timedBy(mask), [&](int b) { t = std::max(t, m_banks[b].rdReady); });
   else
@@ -347,6 +348,7 @@ void ChannelScheduler::commitCol(const Command& c, uint64_t mask, int64_t t, boo
   if (!allBank || !cf.macOwnDataPath) takeColumnSlots(mask, t, read);
   if (allBank) m_lastMac = t;
   take(t, false, false);
+  m_requestCol = t;
   const int64_t done = t + (read ? cf.CL : cf.CWL) + bus;
   complete(done);
   m_maxColCompletion = std::max(m_maxColCompletion, done);
@@ -391,13 +393,13 @@ void ChannelScheduler::issueColumn(const Command& c, uint64_t mask) {
       }
     });
     if (needPre) {  // open-page controller: close the conflicting row first
-      const int64_t t = planPre(needPre);
+      const int64_t t = planPre(needPre, m_arrival);
       if (refreshDue(t)) continue;
       commitPre(needPre, t, allBank, allBank ? Op::PREA : Op::PRE);
       continue;
     }
     if (needAct) {
-      const int64_t t = planAct(needAct, allBank, actGate());
+      const int64_t t = planAct(needAct, allBank, std::max(actGate(), m_arrival));
       if (refreshDue(t, needAct)) continue;
       commitAct(needAct, t, c.row, allBank);
       continue;
@@ -419,7 +421,7 @@ void ChannelScheduler::issueRow(const Command& c, uint64_t mask) {
         if (m_banks[b].openRow >= 0 && m_banks[b].openRow != int64_t(c.row)) m |= 1ULL << b;
       });
       if (m) {
-        const int64_t t = planPre(m);
+        const int64_t t = planPre(m, m_arrival);
         if (refreshDue(t)) continue;
         commitPre(m, t, allBank, allBank ? Op::PREA : Op::PRE);
         continue;
@@ -429,7 +431,7 @@ void ChannelScheduler::issueRow(const Command& c, uint64_t mask) {
         if (m_banks[b].openRow < 0) closed |= 1ULL << b;
       });
       if (!closed) return;  // already open: nothing to do
-      const int64_t t = planAct(closed, allBank, actGate());
+      const int64_t t = planAct(closed, allBank, std::max(actGate(), m_arrival));
       if (refreshDue(t, closed)) continue;
       commitAct(closed, t, c.row, allBank);
       return;
@@ -439,7 +441,7 @@ void ChannelScheduler::issueRow(const Command& c, uint64_t mask) {
       if (m_banks[b].openRow >= 0) open |= 1ULL << b;
     });
     if (!open) return;  // precharging closed banks is a no-op
-    const int64_t t = planPre(open);
+    const int64_t t = planPre(open, m_arrival);
     if (refreshDue(t)) continue;
     commitPre(open, t, allBank, c.op);
     if (c.flags & kFlagModeSwitch) m_lastAct = std::max(m_lastAct, t);  // ACTs stay in order after it
@@ -454,7 +456,7 @@ void ChannelScheduler::issueBuffer(const Command& c) {
   for (;;) {
     RankState& rs = m_ranks[r];
     PseudoChannelState& ps = m_pchs[c.pch];
-    int64_t t = std::max({rs.colReadyS, rs.colReadyL[c.bg], ps.busFree});
+    int64_t t = std::max({rs.colReadyS, rs.colReadyL[c.bg], ps.busFree, m_arrival});
     t = colSlot(t, m_cfg.macOwnDataPath);
     if (refreshDue(t)) continue;
     rs.colReadyS = t + cf.tCCDS;
@@ -463,6 +465,7 @@ void ChannelScheduler::issueBuffer(const Command& c) {
     take(t, false, false, m_cfg.macOwnDataPath);
     const int b0 = r * m_banksPerRank + c.bg * cf.banksPerBankGroup + c.bank;
     ++m_banks[b0].bufMoves;
+    m_requestCol = t;
     record(-1, c.op, t, cf.burstCycles());
     complete(t + cf.burstCycles());
     m_maxColCompletion = std::max(m_maxColCompletion, t + int64_t(cf.burstCycles()));

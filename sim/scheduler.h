@@ -35,6 +35,8 @@ struct TraceWindow {
 
 /// All-bank PIM commands (ACTAB, MACAB, the HBM-PIM broadcasts): every bank of the channel, PIM spacings.
 bool isAllBankOp(Op op);
+/// Single-bank host reads and writes, which a controller may reorder among their neighbours (FR-FCFS).
+bool reorderable(const Command& c);
 /// The banks a row or column command acts on (bit = flat bank id of the channel).
 uint64_t commandMask(const DeviceConfig& cfg, const Command& c);
 
@@ -63,6 +65,24 @@ class ChannelScheduler {
   /// Column commands issue at or after this cycle; a Drain barrier raises it to the channel's drain point.
   int64_t columnFloor() const { return m_colFloor; }
   void holdColumnsUntil(int64_t t) { m_colFloor = std::max(m_colFloor, t); }
+  /// Request by request, for a frontend that feeds the channel (sim/frontend.h). Request k of the channel
+  /// is its k-th command in program order (repeats expanded, barriers not counted). `arrivals[k]`: no
+  /// command of request k issues before it; `departures[k]` (sized by the caller): set when request k is
+  /// served, to the cycle it left the controller's request buffer (a host read or write at its ACT if it
+  /// needed one, as it moves to the active buffer then; every other request at its column command).
+  /// `sent[k]`: its place in the frontend's order. beginPart() takes the part to serve (fast-forward does
+  /// not apply); serveNext() serves the next request in the order the controller serves them, choosing only
+  /// among the requests placed before `sentBefore` (barriers go along), and returns its k, kBlocked when the
+  /// next one is not sent yet, kPartDone, or kStopped past `stopAfter`.
+  void feedRequests(const std::vector<int64_t>* arrivals, std::vector<int64_t>* departures,
+                    const std::vector<size_t>* sent);
+  /// The controller's request buffer holds `entries` requests: serveNext() serves a run of host reads or
+  /// writes as FR-FCFS does, of the `entries` oldest not yet served, the one whose next command (its column
+  /// if its row is open, else PRE or ACT) can issue first, the oldest of equals.
+  void setRequestBuffer(size_t entries) { m_requestBuffer = entries; }
+  void beginPart(const ChannelProgram& part);
+  static constexpr int64_t kBlocked = -1, kPartDone = -2, kStopped = -3;
+  int64_t serveNext(size_t sentBefore, int64_t stopAfter = 0);
 
   // Outputs.
   std::array<int64_t, kNumPhases> phaseEnd{};  // completion of each phase on this channel (-1: absent)
@@ -100,7 +120,14 @@ class ChannelScheduler {
   // run(), one block / iteration at a time; false once overdue() stopped the run.
   bool runBlock(const Block& blk, FastForward& ff, int64_t stopAfter);
   bool issueIteration(const Block& blk, const std::vector<size_t>& order, int64_t it, int64_t stopAfter);
-  bool overdue(int64_t stopAfter);  // a command completed after stopAfter (> 0): sets `stopped`
+  Command addressed(const Command& c0, int64_t it, uint32_t k) const;  // repeat k of c0 in iteration it
+  // serveNext(): the request at position k about to be issued, and its departure once issued.
+  void beginRequest(int64_t k);
+  void endRequest(const Command& c);
+  int64_t readyAt(const Command& c) const;     // the cycle c's next command could issue
+  int64_t readyFloor(const Command& c) const;  // a lower bound of readyAt(c), cheap
+  size_t nextServed(size_t sentBefore);        // the command serveNext() issues next (SIZE_MAX: blocked)
+  bool overdue(int64_t stopAfter);             // a command completed after stopAfter (> 0): sets `stopped`
 
   struct RefreshUnit {
     int64_t next;
@@ -119,7 +146,7 @@ class ChannelScheduler {
   int64_t planAct(uint64_t mask, bool allBank, int64_t notBefore = 0) const;
   int64_t actGate() const;  // BarrierMode::Window: earliest ACT for the command being issued
   void commitAct(uint64_t mask, int64_t t, uint32_t row, bool allBank);
-  int64_t planPre(uint64_t mask) const;
+  int64_t planPre(uint64_t mask, int64_t notBefore = 0) const;
   void commitPre(uint64_t mask, int64_t t, bool allBank, Op op);
   int64_t planCol(const Command& c, uint64_t mask, bool read) const;
   void commitCol(const Command& c, uint64_t mask, int64_t t, bool read);
@@ -174,6 +201,22 @@ class ChannelScheduler {
   int64_t m_floor = 0, m_colFloor = 0, m_maxCompletion = 0, m_maxColCompletion = 0;
   int64_t m_planMax = INT64_MIN;  // latest planned issue time since the last snapshot (fast-forward)
   int m_phase = -1;
+  // serveNext(): the fed vectors, the part expanded (commands, their request position, -1 for barriers,
+  // the end of the host run each belongs to, 0 outside runs), what is served, and the request being issued
+  // (its arrival, its ACT and column cycles, -1 until placed).
+  const std::vector<int64_t>* m_arrivals = nullptr;
+  std::vector<int64_t>* m_departures = nullptr;
+  const std::vector<size_t>* m_sent = nullptr;
+  size_t m_requestBuffer = SIZE_MAX;
+  struct Stepper {
+    std::vector<Command> cmds;
+    std::vector<int64_t> request;
+    std::vector<size_t> runEnd;
+    std::vector<char> served;
+    size_t next = 0;
+    int64_t requests = 0;  // of the parts begun so far
+  } m_step;
+  int64_t m_request = -1, m_arrival = 0, m_requestAct = -1, m_requestCol = -1;
   bool m_fastForward;
   TraceWindow m_tw;
   int m_traceChannel;

@@ -10,30 +10,38 @@
 
 namespace pim::sim {
 
+bool reorderable(const Command& c) {
+  const OpClass k = opClass(c.op);
+  return (k == OpClass::ColRead || k == OpClass::ColWrite) && c.bankMask == 0 && !(c.flags & kFlagAllBanks) &&
+         c.op != Op::MACAB && c.op != Op::PIM_LD && c.op != Op::PIM_MAC && c.op != Op::PIM_ADD &&
+         c.op != Op::PIM_MUL && c.op != Op::PIM_WB && c.repeat == 1;
+}
+
 namespace {
+// The end of the run of reorderable commands that starts at `i` (one phase).
+size_t runEnd(const std::vector<Command>& cmds, size_t i) {
+  size_t j = i;
+  while (j < cmds.size() && reorderable(cmds[j]) && cmds[j].phase == cmds[i].phase) ++j;
+  return j;
+}
+
 // A controller that may reorder independent requests (FR-FCFS over per-bank queues) does so within a window
 // that no barrier separates. For a run of single-bank column commands this amounts to interleaving the
 // pseudo-channels (each has its own data bus) and the bank groups (the ACT of another bank group is ready
 // tRRD_S after the last one, the same group only after tRRD_L), while commands to the same bank keep their
 // order: round n takes the n-th command of every (rank, bank group, pseudo-channel), pseudo-channels fastest.
-// Broadcast (masked / all-bank) commands are never reordered.
+// Broadcast (masked / all-bank) commands are never reordered. (A channel fed request by request serves such
+// runs as it goes instead: ChannelScheduler::serveNext.)
 std::vector<size_t> issueOrder(const std::vector<Command>& cmds, int bankGroups) {
   std::vector<size_t> order(cmds.size());
   for (size_t i = 0; i < cmds.size(); ++i) order[i] = i;
-  auto reorderable = [](const Command& c) {
-    const OpClass k = opClass(c.op);
-    return (k == OpClass::ColRead || k == OpClass::ColWrite) && c.bankMask == 0 &&
-           !(c.flags & kFlagAllBanks) && c.op != Op::MACAB && c.op != Op::PIM_LD && c.op != Op::PIM_MAC &&
-           c.op != Op::PIM_ADD && c.op != Op::PIM_MUL && c.op != Op::PIM_WB && c.repeat == 1;
-  };
   size_t i = 0;
   while (i < cmds.size()) {
     if (!reorderable(cmds[i])) {
       ++i;
       continue;
     }
-    size_t j = i;
-    while (j < cmds.size() && reorderable(cmds[j]) && cmds[j].phase == cmds[i].phase) ++j;
+    const size_t j = runEnd(cmds, i);
     if (j - i > 1) {
       std::vector<std::pair<int64_t, size_t>> key;
       std::vector<int64_t> seenInBg(size_t(64 * bankGroups), 0);
@@ -447,28 +455,32 @@ bool ChannelScheduler::overdue(int64_t stopAfter) {
   return true;
 }
 
+Command ChannelScheduler::addressed(const Command& c0, int64_t it, uint32_t k) const {
+  // Address mapping: a column past the end of the row carries into the next row.
+  const int64_t C = m_cfg.columns;
+  const int64_t row = int64_t(c0.row) + it * c0.rowStep;
+  const int64_t col = int64_t(c0.col) + it * c0.colStep + k;
+  Command c = c0;
+  c.repeat = 1;
+  if (std::has_single_bit(uint64_t(C)) && col >= 0) {  // same as / and % for a power-of-two row length
+    const int shift = std::countr_zero(uint64_t(C));
+    c.row = uint32_t(row + (col >> shift));
+    c.col = uint32_t(col & (C - 1));
+  } else {
+    c.row = uint32_t(row + col / C);
+    c.col = uint32_t(col % C);
+  }
+  return c;
+}
+
 bool ChannelScheduler::issueIteration(const Block& blk, const std::vector<size_t>& order, int64_t it,
                                       int64_t stopAfter) {
-  const int64_t C = m_cfg.columns;
-  const int colShift = std::has_single_bit(uint64_t(C)) ? std::countr_zero(uint64_t(C)) : -1;
   for (size_t p = 0; p < order.size(); ++p) {
     const Command& c0 = blk.cmds[order[p]];
     const bool beforeBarrier = p + 1 < order.size() && opClass(blk.cmds[order[p + 1]].op) == OpClass::Barrier;
-    Command c = c0;
-    // Address mapping: a column past the end of the row carries into the next row.
-    int64_t row = int64_t(c0.row) + it * c0.rowStep;
-    int64_t col = int64_t(c0.col) + it * c0.colStep;
-    c.repeat = 1;
-    for (uint32_t k = 0; k < c0.repeat; ++k, ++col) {
-      if (colShift >= 0 && col >= 0) {  // same as / and % for a power-of-two row length
-        c.row = uint32_t(row + (col >> colShift));
-        c.col = uint32_t(col & (C - 1));
-      } else {
-        c.row = uint32_t(row + col / m_cfg.columns);
-        c.col = uint32_t(col % m_cfg.columns);
-      }
+    for (uint32_t k = 0; k < c0.repeat; ++k) {
       m_groupEnd = beforeBarrier && k + 1 == c0.repeat;
-      issue(c);
+      issue(addressed(c0, it, k));
       if (overdue(stopAfter)) return false;
     }
   }

@@ -2,6 +2,8 @@
 #include "sim/simulator.h"
 
 #include <algorithm>
+#include <optional>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "sim/bounds.h"
@@ -98,11 +100,14 @@ std::vector<ChannelProgram> partsOf(const ChannelProgram& cp) {
 // SimOptions::globalBarriers: the channels run part by part in step, and after each part every channel's
 // column commands wait for the latest drain point of all (the trace's next request reaches no channel
 // before the last channel took the barrier). Only programs some channel runs take part.
-bool runInLockstep(const DeviceConfig& cfg, const Program& prog, const SimOptions& opts, Runs& out,
-                   Result& res) {
+// With a frontend `order`, `prog` has one program per class of channels (sharedRuns()) and the parts run fed
+// (FedChannels, which throws NotShared when a class's channels would not run alike).
+bool runInLockstep(const DeviceConfig& cfg, const Program& prog, const SimOptions& opts,
+                   const FrontendOrder* order, Runs& out, Result& res) {
   std::vector<size_t> used;
   std::vector<std::vector<ChannelProgram>> parts;
   std::vector<std::unique_ptr<ChannelScheduler>> scheds;
+  std::vector<int64_t> requests;
   size_t steps = 0;
   for (size_t i = 0; i < prog.programs.size(); ++i) {
     const int ch = firstChannelOf(prog, i);
@@ -110,12 +115,21 @@ bool runInLockstep(const DeviceConfig& cfg, const Program& prog, const SimOption
     used.push_back(i);
     parts.push_back(partsOf(prog.programs[i]));
     scheds.push_back(std::make_unique<ChannelScheduler>(cfg, opts.trace, ch, opts.fastForward));
+    requests.push_back(prog.programs[i].requestCount());
     steps = std::max(steps, parts.back().size());
   }
+  std::optional<FedChannels> fed;
+  if (order) fed.emplace(*order, prog, requests);
+  int64_t drained = 0;
   for (size_t k = 0; k < steps; ++k) {
-    int64_t drained = 0;
+    if (fed && !fed->runPart(k, drained, scheds, parts, opts.stopAfterCycles)) {
+      int64_t end = 0;
+      for (const auto& s : scheds) end = std::max(end, s->endCycle);
+      stopEarly(cfg, end, static_cast<int>(scheds.size()), res);
+      return false;
+    }
     for (size_t j = 0; j < scheds.size(); ++j) {
-      if (k < parts[j].size() && !scheds[j]->runPart(parts[j][k], opts.stopAfterCycles)) {
+      if (!fed && k < parts[j].size() && !scheds[j]->runPart(parts[j][k], opts.stopAfterCycles)) {
         stopEarly(cfg, scheds[j]->endCycle, static_cast<int>(scheds.size()), res);
         return false;
       }
@@ -123,6 +137,7 @@ bool runInLockstep(const DeviceConfig& cfg, const Program& prog, const SimOption
     }
     for (auto& s : scheds) s->holdColumnsUntil(drained);
   }
+  if (fed) res.requestsHeldBack = fed->heldBack();
   out.progToSim.assign(prog.programs.size(), 0);
   for (size_t j = 0; j < scheds.size(); ++j) {
     scheds[j]->finish();
@@ -134,7 +149,11 @@ bool runInLockstep(const DeviceConfig& cfg, const Program& prog, const SimOption
 
 }  // namespace
 
-Result simulate(const DeviceConfig& cfgIn, const Program& prog, const SimOptions& opts) {
+Result simulate(const DeviceConfig& cfgIn, const Program& progIn, const SimOptions& opts) {
+  if (opts.frontend && !opts.globalBarriers)
+    throw std::logic_error("SimOptions::frontend needs globalBarriers (its barriers are global steps)");
+  Program classes = opts.frontend ? sharedRuns(progIn, true) : Program{};
+  const Program& prog = opts.frontend ? classes : progIn;
   DeviceConfig cfg = cfgIn;
   cfg.finalize();
   Result res;
@@ -151,7 +170,19 @@ Result simulate(const DeviceConfig& cfgIn, const Program& prog, const SimOptions
   }
 
   Runs runs;
-  if (!(opts.globalBarriers ? runInLockstep : runIndependently)(cfg, prog, opts, runs, res)) return res;
+  bool ran = false;
+  if (!opts.globalBarriers) {
+    ran = runIndependently(cfg, prog, opts, runs, res);
+  } else {
+    try {
+      ran = runInLockstep(cfg, prog, opts, opts.frontend, runs, res);
+    } catch (const NotShared&) {  // every channel on its own
+      classes = sharedRuns(progIn, false);
+      runs = Runs{};
+      ran = runInLockstep(cfg, prog, opts, opts.frontend, runs, res);
+    }
+  }
+  if (!ran) return res;
   const std::vector<std::shared_ptr<const ChannelRun>>& sims = runs.sims;
   const std::vector<size_t>& progToSim = runs.progToSim;
   res.distinctProgramsSimulated = static_cast<int>(sims.size());

@@ -4,6 +4,7 @@
 // content hash, confirmed by comparison) and its result replicated to every channel that runs it; per-bank
 // statistics stay exact for every bank of every channel.
 #include "sim/config.h"
+#include "sim/frontend.h"
 #include "sim/program.h"
 #include "sim/result.h"
 #include "sim/scheduler.h"
@@ -37,6 +38,10 @@ struct SimOptions {
   /// BarrierMode::Drain barrier; other modes have none). The cache is then not used (a channel's run depends
   /// on the others).
   bool globalBarriers = false;
+  /// With globalBarriers: the order in which an in-order frontend sends the program's requests (not owned);
+  /// every request is then held until the frontend has sent it (sim/frontend.h). Each channel is simulated
+  /// on its own, without fast-forward.
+  const FrontendOrder* frontend = nullptr;
 };
 
 Result simulate(const DeviceConfig& cfg, const Program& prog, const SimOptions& opts = {});

@@ -146,13 +146,13 @@ TEST(DccArtifactCounts, PimRequestsLeaveInThePimSchedulersOrder) {
   hits.barrier();
   using Runs = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
   EXPECT_EQ(ordered(hits.take()), (Runs{{0, 2}, {5, 1}}));  // row 0's second MAC overtakes row 5's
-  // A hit 33 requests on is beyond the 32-request buffer: it waits for the 32 misses before it.
+  // A hit 34 requests on is beyond the 33-request buffer: it waits for the 33 misses before it.
   dcc::TraceSink window;
   window.add(Cmd::MAC_AB, dcc::bankAddress(0, 0, rowA));
-  for (int i = 0; i < 32; ++i)
+  for (int i = 0; i < 33; ++i)
     window.add(Cmd::MAC_AB, dcc::bankAddress(0, 0, rowB + (i % 32) * dcc::kColumnBytes));
   window.add(Cmd::MAC_AB, dcc::bankAddress(0, 0, rowA + dcc::kColumnBytes));
-  EXPECT_EQ(ordered(window.take()), (Runs{{0, 1}, {5, 32}, {0, 1}}));
+  EXPECT_EQ(ordered(window.take()), (Runs{{0, 1}, {5, 32}, {5, 1}, {0, 1}}));
 }
 
 // ---- the artifact frontend's global barrier step (SimOptions::globalBarriers) ----
@@ -221,11 +221,12 @@ TEST(DccArtifactBarrier, EveryPhaseLastsAsLongAsItsSlowestChannel) {
 TEST(DccArtifactBarrier, UniformDraftsAreUnchangedAndTheModeTakesTheStep) {
   EvalOptions dccMode;
   dccMode.model = LabelModel::DccKernel;
-  auto cycles = [&](const Problem& p, const Tiling& t, bool global) {
+  auto cycles = [&](const Problem& p, const Tiling& t, bool global, bool frontend = false) {
     const dcc::ArtifactKernel k = dcc::artifactKernel(p);
     const auto tr = dcc::artifactTrace(k, dcc::checkedTiling(k.dims, t), false);
     sim::SimOptions so;
     so.globalBarriers = global;
+    if (frontend) so.frontend = &tr.sink.frontendOrder();
     return sim::simulate(dcc::artifactDevice(deviceConfigFor(p.backend(), dccMode.sim)), tr.program, so)
         .totalCycles;
   };
@@ -234,7 +235,8 @@ TEST(DccArtifactBarrier, UniformDraftsAreUnchangedAndTheModeTakesTheStep) {
   const Tiling vendor = dcc::vendorTiling(std::vector<std::int64_t>{16, 64});
   EXPECT_EQ(traceOf("attacc", "RED", {16, 64}, vendor).program.programs.size(), 1u);
   EXPECT_EQ(cycles(*red, vendor, true), cycles(*red, vendor, false));
-  EXPECT_EQ(dcc::evaluateTiling(*red, vendor, dccMode).totalCycles, cycles(*red, vendor, false));
+  // The mode's label is the step's with the frontend's request buffers (test_frontend.cpp).
+  EXPECT_EQ(dcc::evaluateTiling(*red, vendor, dccMode).totalCycles, cycles(*red, vendor, true, true));
   // HBM-PIM GEMV [32, 128, 512] (160 rows over the backend's 5 stacks): its odd channels take none of the
   // MAC_OP1 (issued on every other bank entry), so they drain the compute phase early; as a step their output
   // stores wait for the even channels, and the mode's label is the step's.
@@ -242,7 +244,7 @@ TEST(DccArtifactBarrier, UniformDraftsAreUnchangedAndTheModeTakesTheStep) {
   ASSERT_EQ(dcc::artifactKernel(*gemv).dims, (std::vector<std::int64_t>{32, 128, 512}));
   const Tiling uneven{{1, 32, 1}, {1, 1, 128}, {16, 2, 16}};
   EXPECT_GT(cycles(*gemv, uneven, true), cycles(*gemv, uneven, false));
-  EXPECT_EQ(dcc::evaluateTiling(*gemv, uneven, dccMode).totalCycles, cycles(*gemv, uneven, true));
+  EXPECT_EQ(dcc::evaluateTiling(*gemv, uneven, dccMode).totalCycles, cycles(*gemv, uneven, true, true));
 }
 
 // ---- draft generation and rounding (dcc-artifact.md "Draft generation") ----

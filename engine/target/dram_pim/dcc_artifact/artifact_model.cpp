@@ -42,8 +42,10 @@ Evaluation labelOf(const ArtifactTrace& tr, const sim::DeviceConfig& device, con
   sim::SimOptions so;
   // The artifact's frontend sends the one trace in order and a channel takes a PIM_BARRIER only once it has
   // drained; each barrier goes to all channels in turn, so no channel sees the next phase's requests before
-  // the slowest channel has drained: a barrier is a global step.
+  // the slowest channel has drained: a barrier is a global step. Between barriers a full request buffer
+  // stops the whole trace (sim/frontend.h).
   so.globalBarriers = true;
+  so.frontend = &tr.sink.frontendOrder();
   Evaluation e = vendorEvaluation(sim::simulate(device, tr.program, so), device.tCK_ns, b);
   e.unitsUsed = static_cast<int>(
       std::min<std::int64_t>(channelsOf(tr.rounded) * banksOf(tr.rounded), std::int64_t{kGroups} * kCores));

@@ -71,7 +71,11 @@ const char* cmdName(Cmd c) {
   return kNames[static_cast<int>(c)];
 }
 
-TraceSink::TraceSink() { m_openRow.fill(-1); }
+TraceSink::TraceSink() {
+  m_openRow.fill(-1);
+  m_order.sent.resize(kStackChannels);
+  m_order.bufferEntries = kRequestBuffer;
+}
 
 void TraceSink::add(Cmd c, std::uint64_t address) {
   if (c == Cmd::BARRIER) return barrier();
@@ -82,8 +86,12 @@ void TraceSink::add(Cmd c, std::uint64_t address) {
   cmd.phase = m_phase;
   cmd.row = d.row;
   cmd.col = d.col;
-  if (c != Cmd::LD && c != Cmd::ST) {
-    m_pim[d.channel].push_back(cmd);
+  using Buffer = sim::FrontendOrder::Buffer;
+  const Buffer buffer = c == Cmd::LD ? Buffer::Read : c == Cmd::ST ? Buffer::Write : Buffer::Pim;
+  const Queued q{cmd, m_order.requests.size()};
+  m_order.requests.push_back({static_cast<std::uint8_t>(d.channel), buffer});
+  if (buffer == Buffer::Pim) {
+    m_pim[d.channel].push_back(q);
     return;
   }
   cmd.pch = static_cast<std::uint8_t>(d.pch);
@@ -91,10 +99,12 @@ void TraceSink::add(Cmd c, std::uint64_t address) {
   cmd.bg = static_cast<std::uint8_t>(d.bg);
   cmd.bank = static_cast<std::uint8_t>(d.bank);
   flushPim(d.channel);  // host requests do not overtake the PIM requests before them
-  append(d.channel, cmd);
+  append(d.channel, {cmd, q.sent});
 }
 
-void TraceSink::append(int ch, const sim::Command& cmd) {
+void TraceSink::append(int ch, const Queued& q) {
+  const sim::Command& cmd = q.cmd;
+  m_order.sent[ch].push_back(q.sent);
   sim::ProgramBuilder& b = m_channels[ch];
   // Consecutive columns of one command kind, bank and row are one repeated command (the simulator issues
   // the repeats one by one, as separate commands).
@@ -114,25 +124,26 @@ void TraceSink::append(int ch, const sim::Command& cmd) {
 
 void TraceSink::flushPim(int ch) {
   // The queued requests in arrival order; served ones leave, so the buffer's window is the list's front.
-  std::list<sim::Command> queue(m_pim[ch].begin(), m_pim[ch].end());
+  std::list<Queued> queue(m_pim[ch].begin(), m_pim[ch].end());
   m_pim[ch].clear();
   while (!queue.empty()) {
     // The oldest queued request that is ready without a row change, else the oldest.
     auto pick = queue.begin();
     std::size_t seen = 0;
     for (auto it = queue.begin(); it != queue.end() && seen < kRequestBuffer; ++it, ++seen) {
-      if (!sim::isAllBankOp(it->op) || static_cast<std::int64_t>(it->row) == m_openRow[ch]) {
+      if (!sim::isAllBankOp(it->cmd.op) || static_cast<std::int64_t>(it->cmd.row) == m_openRow[ch]) {
         pick = it;
         break;
       }
     }
-    if (sim::isAllBankOp(pick->op)) m_openRow[ch] = pick->row;
+    if (sim::isAllBankOp(pick->cmd.op)) m_openRow[ch] = pick->cmd.row;
     append(ch, *pick);
     queue.erase(pick);
   }
 }
 
 void TraceSink::barrier() {
+  m_order.barriers.push_back(m_order.requests.size());
   for (int ch = 0; ch < kStackChannels; ++ch) {
     flushPim(ch);
     ++m_counts[ch][static_cast<int>(Cmd::BARRIER)];

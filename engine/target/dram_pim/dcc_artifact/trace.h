@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/frontend.h"
 #include "sim/program.h"
 
 namespace pim::dcc {
@@ -51,9 +52,11 @@ enum class Cmd : std::uint8_t {
 inline constexpr int kCmdCount = 15;
 const char* cmdName(Cmd c);
 
-/// Requests a channel controller of the artifact's Ramulator fork holds per buffer (Ramulator 2's request
-/// buffer size): its PIM scheduler picks among this many queued PIM requests.
-inline constexpr std::size_t kRequestBuffer = 32;
+/// Requests a channel controller of the artifact's Ramulator fork holds per buffer (read, write, PIM):
+/// Ramulator 2's ReqBuffer has max_size 32 but enqueue() accepts while size <= max_size, so 33. Its PIM
+/// scheduler picks among the queued PIM requests, its FR-FCFS among the queued reads or writes, and its
+/// frontend stops the trace at a request whose buffer is full.
+inline constexpr std::size_t kRequestBuffer = 33;
 
 /// Collects a trace into one command list per physical channel of the stack. PIM requests between two
 /// barriers leave in the order the fork's PIM scheduler serves them: of the queued requests (at most
@@ -73,16 +76,25 @@ class TraceSink {
   std::int64_t count(Cmd c, int ch) const { return m_counts[ch][static_cast<int>(c)]; }
   /// The channels' programs (identical channel programs shared).
   sim::Program take();
+  /// The order in which the artifact's frontend sends the requests of take()'s programs (complete once
+  /// take() has run).
+  const sim::FrontendOrder& frontendOrder() const { return m_order; }
 
  private:
-  void append(int ch, const sim::Command& cmd);
+  // A request bound for a channel: its command and its send index in the trace.
+  struct Queued {
+    sim::Command cmd;
+    std::size_t sent;
+  };
+  void append(int ch, const Queued& q);
   void flushPim(int ch);
 
   sim::Phase m_phase = sim::Phase::InputRearrangement;
   std::array<sim::ProgramBuilder, kStackChannels> m_channels;
-  std::array<std::vector<sim::Command>, kStackChannels> m_pim;  // PIM requests since the last barrier
-  std::array<std::int64_t, kStackChannels> m_openRow;           // row the PIM requests left open, -1 none
+  std::array<std::vector<Queued>, kStackChannels> m_pim;  // PIM requests since the last barrier
+  std::array<std::int64_t, kStackChannels> m_openRow;     // row the PIM requests left open, -1 none
   std::array<std::array<std::int64_t, kCmdCount>, kStackChannels> m_counts{};
+  sim::FrontendOrder m_order;
 };
 
 }  // namespace pim::dcc

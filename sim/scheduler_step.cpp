@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+// ChannelScheduler fed request by request (sim/frontend.h): a part of the program expanded, and served one
+// request at a time in the order the controller serves them, each no earlier than the frontend sent it.
+#include <algorithm>
+#include <bit>
+
+#include "sim/scheduler.h"
+
+namespace pim::sim {
+
+void ChannelScheduler::feedRequests(const std::vector<int64_t>* arrivals, std::vector<int64_t>* departures,
+                                    const std::vector<size_t>* sent) {
+  m_arrivals = arrivals;
+  m_departures = departures;
+  m_sent = sent;
+}
+
+void ChannelScheduler::beginRequest(int64_t k) {
+  m_request = k;
+  m_arrival = m_arrivals ? (*m_arrivals)[size_t(k)] : 0;
+  m_requestAct = m_requestCol = -1;
+}
+
+void ChannelScheduler::endRequest(const Command& c) {
+  const bool host = c.op == Op::HOST_RD || c.op == Op::HOST_WR;
+  if (m_departures)
+    (*m_departures)[size_t(m_request)] = host && m_requestAct >= 0 ? m_requestAct : m_requestCol;
+  m_arrival = 0;
+}
+
+int64_t ChannelScheduler::readyFloor(const Command& c) const {
+  // What rowSlot() and colSlot() impose whatever the banks' timing.
+  const int64_t open = m_banks[size_t(std::countr_zero(maskOf(c)))].openRow;
+  if (open == int64_t(c.row)) return std::max({m_floor, m_colFloor, m_lastCol + 1, m_arrival});
+  const int64_t row = std::max({m_floor, m_lastCol - kSlotWindow, m_arrival});
+  return open >= 0 ? row : std::max(row, m_lastAct + 1);
+}
+
+int64_t ChannelScheduler::readyAt(const Command& c) const {
+  const uint64_t mask = maskOf(c);
+  const int64_t open = m_banks[size_t(std::countr_zero(mask))].openRow;
+  if (open == int64_t(c.row)) return planCol(c, mask, opClass(c.op) == OpClass::ColRead);
+  if (open >= 0) return planPre(mask, m_arrival);
+  return planAct(mask, false, std::max(actGate(), m_arrival));
+}
+
+void ChannelScheduler::beginPart(const ChannelProgram& part) {
+  Stepper& s = m_step;
+  s.cmds.clear();
+  s.request.clear();
+  s.runEnd.clear();
+  for (const Block& b : part.blocks)
+    for (int64_t it = 0; it < b.repeat; ++it)
+      for (const Command& c0 : b.cmds)
+        for (uint32_t k = 0; k < c0.repeat; ++k) {
+          const bool barrier = opClass(c0.op) == OpClass::Barrier;
+          s.cmds.push_back(addressed(c0, it, k));
+          s.request.push_back(barrier ? -1 : s.requests++);
+          s.runEnd.push_back(reorderable(c0) ? 1 : 0);  // marks host requests; their run ends below
+        }
+  for (size_t i = s.cmds.size(); i-- > 0;) {
+    if (!s.runEnd[i]) continue;
+    const bool continues = i + 1 < s.cmds.size() && s.runEnd[i + 1] && s.cmds[i + 1].phase == s.cmds[i].phase;
+    s.runEnd[i] = continues ? s.runEnd[i + 1] : i + 1;
+  }
+  s.served.assign(s.cmds.size(), 0);
+  s.next = 0;
+}
+
+size_t ChannelScheduler::nextServed(size_t sentBefore) {
+  const Stepper& s = m_step;
+  const size_t i = s.next;
+  auto sent = [&](size_t j) { return (*m_sent)[size_t(s.request[j])] < sentBefore; };
+  if (!s.runEnd[i]) return sent(i) ? i : SIZE_MAX;
+  // FR-FCFS over the buffer: the sent requests among the oldest not served (the run keeps send order).
+  size_t pick = SIZE_MAX;
+  int64_t earliest = INT64_MAX;
+  for (size_t j = i, seen = 0; j < s.runEnd[i] && seen < m_requestBuffer; ++j) {
+    if (s.served[j]) continue;
+    if (!sent(j)) break;
+    ++seen;
+    m_arrival = m_arrivals ? (*m_arrivals)[size_t(s.request[j])] : 0;
+    if (readyFloor(s.cmds[j]) >= earliest) continue;  // cannot go before the older pick
+    const int64_t t = readyAt(s.cmds[j]);
+    if (t < earliest) earliest = t, pick = j;
+  }
+  m_arrival = 0;
+  return pick;
+}
+
+int64_t ChannelScheduler::serveNext(size_t sentBefore, int64_t stopAfter) {
+  Stepper& s = m_step;
+  for (;;) {
+    while (s.next < s.cmds.size() && s.served[s.next]) ++s.next;
+    if (s.next == s.cmds.size()) return kPartDone;
+    if (s.request[s.next] < 0) {  // a barrier goes along
+      m_groupEnd = false;
+      issue(s.cmds[s.next]);
+      s.served[s.next] = 1;
+      continue;
+    }
+    const size_t i = nextServed(sentBefore);
+    if (i == SIZE_MAX) return kBlocked;
+    s.served[i] = 1;
+    size_t n = s.next;  // the group ends when everything before the next barrier is served
+    while (n < s.cmds.size() && s.served[n]) ++n;
+    m_groupEnd = n < s.cmds.size() && s.request[n] < 0;
+    const int64_t k = s.request[i];
+    beginRequest(k);
+    issue(s.cmds[i]);
+    endRequest(s.cmds[i]);
+    if (overdue(stopAfter)) return kStopped;
+    return k;
+  }
+}
+
+}  // namespace pim::sim

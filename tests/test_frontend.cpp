@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+// An in-order frontend in front of bounded request buffers (sim/frontend.h, the DCC artifact's Ramulator 2
+// frontend and controller): hand-counted cases of the hold-back, of FR-FCFS within the buffer, and of
+// channels sharing a run only while they are fed alike.
+#include <gtest/gtest.h>
+
+#include "sim/simulator.h"
+
+namespace pim::sim {
+namespace {
+
+// WRGB buffer moves (no row needed) on a device counted by hand: consecutive ones issue tCCD_L = 4 apart
+// and each completes a burst (2 cycles) after it issues; refresh off.
+DeviceConfig handCounted() {
+  DeviceConfig d;
+  d.barrierMode = BarrierMode::Drain;
+  d.separateRowColumnBus = true;
+  d.refresh = false;
+  d.tCCDS = 2;
+  d.tCCDL = 4;
+  d.burstCyclesOverride = 2;
+  return d;
+}
+
+/// `n` WRGB on each of two channels, sent in `channels` order (one entry per request), through buffers of
+/// `entries`.
+struct TwoFedChannels {
+  Program program;
+  FrontendOrder order;
+  TwoFedChannels(std::uint32_t n, const std::vector<std::uint8_t>& channels, std::size_t entries) {
+    ProgramBuilder b;
+    b.simple(Op::WRGB, n);
+    program.programs.push_back(b.take());
+    program.channelMap = {0, 0};
+    order.sent.resize(2);
+    for (std::uint8_t ch : channels) {
+      order.sent[ch].push_back(order.requests.size());
+      order.requests.push_back({ch, FrontendOrder::Buffer::Pim});
+    }
+    order.bufferEntries = entries;
+  }
+  Result run(bool fed) const {
+    SimOptions so;
+    so.globalBarriers = true;
+    so.trace.enabled = true;
+    if (fed) so.frontend = &order;
+    return simulate(handCounted(), program, so);
+  }
+};
+
+std::vector<std::int64_t> issues(const Result& r, int ch) {
+  std::vector<std::int64_t> t;
+  for (const TraceEvent& e : r.trace)
+    if (e.channel == ch && e.op == Op::WRGB) t.push_back(e.start);
+  return t;
+}
+
+TEST(Frontend, AFullBufferHoldsBackTheRequestsOfEveryChannelBehindIt) {
+  // Four requests to channel 0, then four to channel 1, buffers of 2. Channel 0: requests 0 and 1 arrive at
+  // 0, request 2 when its first departs (issued at 0, entry taken at 1), request 3 at 4 + 1 = 5; it issues at
+  // 0, 4, 8, 12. Channel 1's requests are sent after channel 0's last, at 5: two at 5, the third when the
+  // first departs (5 + 1), the fourth at 9 + 1; it issues at 5, 9, 13, 17 and ends at 19.
+  const TwoFedChannels t(4, {0, 0, 0, 0, 1, 1, 1, 1}, 2);
+  const Result fed = t.run(true);
+  EXPECT_EQ(issues(fed, 0), (std::vector<std::int64_t>{0, 4, 8, 12}));
+  EXPECT_EQ(issues(fed, 1), (std::vector<std::int64_t>{5, 9, 13, 17}));
+  EXPECT_EQ(fed.totalCycles, 19);
+  EXPECT_EQ(fed.requestsHeldBack, 4);  // the third and fourth of each channel
+  // Unfed, both channels issue at 0, 4, 8, 12 and end at 14.
+  EXPECT_EQ(t.run(false).totalCycles, 14);
+}
+
+TEST(Frontend, ChannelsSentInRoundsShareOneRunAndLoseNothing) {
+  // Sent alternately, both channels' requests arrive alike: nothing is held back for long and one run
+  // serves both (the same label as unfed); sent one channel after the other they cannot share a run.
+  const TwoFedChannels rounds(4, {0, 1, 0, 1, 0, 1, 0, 1}, 2);
+  const Result fed = rounds.run(true);
+  EXPECT_EQ(fed.totalCycles, 14);
+  EXPECT_EQ(fed.distinctProgramsSimulated, 1);
+  EXPECT_EQ(issues(fed, 0), (std::vector<std::int64_t>{0, 4, 8, 12}));
+  const TwoFedChannels serial(4, {0, 0, 0, 0, 1, 1, 1, 1}, 2);
+  EXPECT_EQ(serial.run(true).distinctProgramsSimulated, 2);
+}
+
+TEST(Frontend, AnOrderThatDoesNotNumberTheProgramsRequestsIsALogicError) {
+  TwoFedChannels t(4, {0, 0, 0, 0, 1, 1, 1}, 2);  // channel 1 sends 3 of its 4
+  EXPECT_THROW(t.run(true), std::logic_error);
+}
+
+// Host writes to bank 0 of a one-channel device: the first opens row 0; then one to row 1 (a conflict)
+// and one to row 0 (a hit).
+struct ConflictThenHit {
+  Program program;
+  FrontendOrder order;
+  explicit ConflictThenHit(std::size_t entries) {
+    ProgramBuilder b;
+    b.wr(0, 0, 0, 0, 0);
+    b.wr(0, 0, 0, 1, 0);
+    b.wr(0, 0, 0, 0, 1);
+    program.programs.push_back(b.take());
+    program.channelMap = {0};
+    order.sent = {{0, 1, 2}};
+    order.requests.assign(3, {0, FrontendOrder::Buffer::Write});
+    order.bufferEntries = entries;
+  }
+  std::int64_t activations() const {
+    SimOptions so;
+    so.globalBarriers = true;
+    so.frontend = &order;
+    DeviceConfig d;
+    d.refresh = false;
+    std::int64_t acts = 0;
+    for (const BankStats& b : simulate(d, program, so).banks) acts += b.activations;
+    return acts;
+  }
+};
+
+TEST(Frontend, FrFcfsServesTheRowHitInTheBufferBeforeTheOlderConflict) {
+  // With room for both, the hit to the open row goes first: rows 0 then 1, two ACTs. With one entry the
+  // requests go in order: rows 0, 1, 0, three ACTs.
+  EXPECT_EQ(ConflictThenHit(2).activations(), 2);
+  EXPECT_EQ(ConflictThenHit(1).activations(), 3);
+}
+
+}  // namespace
+}  // namespace pim::sim
