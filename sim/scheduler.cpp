@@ -31,6 +31,7 @@ ChannelScheduler::ChannelScheduler(const DeviceConfig& cfg, TraceWindow tw, int 
   m_banksPerRank = cfg.banksPerRank();
   m_banksPerPch = cfg.banksPerPseudoChannel();
   m_nBanks = cfg.banksPerChannel();
+  m_colShift = std::has_single_bit(uint64_t(cfg.columns)) ? std::countr_zero(uint64_t(cfg.columns)) : -1;
   m_banks.resize(static_cast<size_t>(m_nBanks));
   m_ranks.resize(static_cast<size_t>(cfg.pseudoChannels * cfg.ranks));
   m_pchs.resize(static_cast<size_t>(cfg.pseudoChannels));

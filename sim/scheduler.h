@@ -120,7 +120,21 @@ class ChannelScheduler {
   // run(), one block / iteration at a time; false once overdue() stopped the run.
   bool runBlock(const Block& blk, FastForward& ff, int64_t stopAfter);
   bool issueIteration(const Block& blk, const std::vector<size_t>& order, int64_t it, int64_t stopAfter);
-  Command addressed(const Command& c0, int64_t it, uint32_t k) const;  // repeat k of c0 in iteration it
+  // Repeat k of c0 in iteration it: a column past the end of the row carries into the next row.
+  Command addressed(const Command& c0, int64_t it, uint32_t k) const {
+    const int64_t row = int64_t(c0.row) + it * c0.rowStep;
+    const int64_t col = int64_t(c0.col) + it * c0.colStep + k;
+    Command c = c0;
+    c.repeat = 1;
+    if (m_colShift >= 0 && col >= 0) {  // same as / and % for a power-of-two row length
+      c.row = uint32_t(row + (col >> m_colShift));
+      c.col = uint32_t(col & (int64_t(m_cfg.columns) - 1));
+    } else {
+      c.row = uint32_t(row + col / m_cfg.columns);
+      c.col = uint32_t(col % m_cfg.columns);
+    }
+    return c;
+  }
   // serveNext(): the request at position k about to be issued, and its departure once issued.
   void beginRequest(int64_t k);
   void endRequest(const Command& c);
@@ -188,6 +202,7 @@ class ChannelScheduler {
 
   const DeviceConfig& m_cfg;
   int m_banksPerRank, m_banksPerPch, m_nBanks;
+  int m_colShift;  // log2 of the row length in columns, -1 when not a power of two
   std::vector<BankState> m_banks;
   std::vector<RankState> m_ranks;
   std::vector<PseudoChannelState> m_pchs;

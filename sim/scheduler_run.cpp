@@ -455,24 +455,6 @@ bool ChannelScheduler::overdue(int64_t stopAfter) {
   return true;
 }
 
-Command ChannelScheduler::addressed(const Command& c0, int64_t it, uint32_t k) const {
-  // Address mapping: a column past the end of the row carries into the next row.
-  const int64_t C = m_cfg.columns;
-  const int64_t row = int64_t(c0.row) + it * c0.rowStep;
-  const int64_t col = int64_t(c0.col) + it * c0.colStep + k;
-  Command c = c0;
-  c.repeat = 1;
-  if (std::has_single_bit(uint64_t(C)) && col >= 0) {  // same as / and % for a power-of-two row length
-    const int shift = std::countr_zero(uint64_t(C));
-    c.row = uint32_t(row + (col >> shift));
-    c.col = uint32_t(col & (C - 1));
-  } else {
-    c.row = uint32_t(row + col / C);
-    c.col = uint32_t(col % C);
-  }
-  return c;
-}
-
 bool ChannelScheduler::issueIteration(const Block& blk, const std::vector<size_t>& order, int64_t it,
                                       int64_t stopAfter) {
   for (size_t p = 0; p < order.size(); ++p) {
