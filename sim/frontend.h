@@ -29,7 +29,7 @@ struct FrontendOrder {
   /// Per channel: the send index of its k-th request in program order (repeats expanded, barriers not
   /// counted), as ChannelScheduler::feedRequests numbers them.
   std::vector<std::vector<size_t>> sent;
-  size_t bufferEntries = 32;  // per buffer and channel (Ramulator 2's request buffer)
+  size_t bufferEntries = 33;  // per buffer and channel (the DCC artifact's: dcc::kRequestBuffer)
 };
 
 /// Channels that run the same program share one run (its class's), as long as the frontend sends each
