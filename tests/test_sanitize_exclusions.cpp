@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The sanitize test preset leaves tests out by name (CMakePresets.json); a renamed test would silently drop out
-// of the list and run under the sanitizers, where its time limits do not hold. Every name the filter lists must
-// still be one of this executable's tests.
+// The sanitize test preset leaves tests out by name (CMakePresets.json); a renamed test would silently drop
+// out of the list and run under the sanitizers, where its time limits do not hold. Every name the filter
+// lists must still be one of this executable's tests.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
