@@ -97,9 +97,8 @@ TEST(CliMap, AutoUnderTheBlendHandsTheHeuristicsMappingToTheMilpAndKeepsTheBette
   // (docs/convmap.md "Latency and the blend"). The time limit is far above what both need, so that the MILP
   // is not starved on a loaded machine (the default 10 s can go to the heuristic alone).
   const std::string cmd =
-      "map -b pimopt-default -k fc --dims C=32,K=64 --objective blended --max-evaluations 2000 --time-limit "
-      "120 "
-      "--json";
+      "map -b pimopt-default -k fc --dims C=32,K=64 --objective blended --max-evaluations 2000 "
+      "--time-limit 120 --json";
   const auto viaAuto = cliJson(cmd), alone = cliJson(cmd + " --mapper heuristic");
   ASSERT_TRUE(viaAuto.is_object() && alone.is_object());
   EXPECT_EQ(viaAuto["solver"]["name"], "auto (heuristic + ilp (cbc))");
