@@ -130,6 +130,10 @@ QWidget* LayerMapView::buildControls() {
   connect(m_network, &QComboBox::currentTextChanged, this, &LayerMapView::fillLayers);
   connect(m_mapper, &QComboBox::currentTextChanged, this, &LayerMapView::updateSolverChoice);
   connect(m_objective, &QComboBox::currentTextChanged, this, &LayerMapView::updateSolverChoice);
+  // Before the first run the empty plot's axis names the objective chosen.
+  connect(m_objective, &QComboBox::currentTextChanged, this, [this](const QString& text) {
+    if (!m_runLayer) m_plot->begin({objectiveOf(text)}, m_plot->caption());
+  });
   connect(m_map, &QPushButton::clicked, this, &LayerMapView::map);
   connect(m_cancel, &QPushButton::clicked, this, &LayerMapView::cancel);
   connect(m_save, &QPushButton::clicked, this, [this] {
@@ -168,6 +172,7 @@ QWidget* LayerMapView::buildControls() {
 
 QWidget* LayerMapView::buildResults() {
   m_plot = new SolveProgressPlot;
+  m_plot->begin({objectiveOf(m_objective->currentText())}, m_plot->caption());
   m_text = monospaceText(tr("The mapping, its cost and its loop nest appear here."));
   m_log = monospaceText(tr("The MILP solver's own log (ilp, and auto under energy) appears here."));
   m_log->setMaximumBlockCount(20000);  // a long solve's log stays bounded

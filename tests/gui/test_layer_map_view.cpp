@@ -58,7 +58,16 @@ TEST(LayerMapView, ListsTheNetworksLayersAndOffersTheSolverWhereAMilpRuns) {
   EXPECT_EQ(v.layerBox()->count(), 21);  // ResNet-18's conv and FC layers
   EXPECT_TRUE(v.layerBox()->itemText(20).contains("C512 K1000")) << v.layerBox()->itemText(20).toStdString();
   EXPECT_EQ(static_cast<std::size_t>(v.solverBox()->count()), pim::milp::solverNames().size());
+  // Before any run the empty plot's axis names the objective chosen, with no numbers on it.
+  const QCPAxis& y = *v.progressPlot()->plot()->yAxis;
+  EXPECT_EQ(y.label(), "Energy (nJ)");
+  v.objectiveBox()->setCurrentText("latency");
+  EXPECT_EQ(y.label(), "Latency (cycles)");
+  EXPECT_FALSE(y.tickLabels());
+  EXPECT_TRUE(v.progressPlot()->caption().startsWith("Map a layer"))
+      << v.progressPlot()->caption().toStdString();
   v.objectiveBox()->setCurrentText("energy");
+  EXPECT_EQ(y.label(), "Energy (nJ)");
   v.mapperBox()->setCurrentText("heuristic");
   EXPECT_FALSE(v.solverBox()->isEnabled());
   v.mapperBox()->setCurrentText("ilp");
