@@ -11,6 +11,7 @@
 
 #include "app/cli/cli_common.h"
 #include "engine/common/error.h"
+#include "engine/common/threads.h"
 #include "engine/search/baselines.h"
 #include "engine/target/dram_pim/dcc_artifact/artifact_model.h"
 
@@ -47,7 +48,7 @@ void labelAll(const Problem& p, const EvalOptions& eo, std::vector<Labelled>& ro
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
+  startThreads(pool, workerThreads(threads) - 1, [&](std::size_t) { work(); });  // the caller is one more
   work();
   for (auto& t : pool) t.join();
   if (failed) std::rethrow_exception(failed);
