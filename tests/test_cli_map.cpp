@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <fstream>
+#include <map>
 
 #include "tests/cli_run.h"
 
@@ -165,6 +166,35 @@ TEST(CliMap, ANetworkIsMappedLayerByLayerAndDepthwiseLayersAreRefusedByName) {
             std::string::npos);
   EXPECT_TRUE(j["layers"][0].contains("latency_cycles"));
   EXPECT_GT(j["totals"]["latency_cycles"].get<std::int64_t>(), 0);
+}
+
+// Layers are mapped with no inter-layer reuse, so a layer whose shape was mapped before is the same problem:
+// it takes that layer's mapping and says so (ResNet-18: 21 layers of 12 shapes).
+TEST(CliMap, ALayerOfAShapeMappedBeforeTakesThatLayersMapping) {
+  const std::string cmd = "map -b pimopt-small --network resnet18 --mapper heuristic --max-evaluations 100";
+  const auto j = cliJson(cmd + " --json");
+  ASSERT_TRUE(j.is_object());
+  ASSERT_EQ(j["layers"].size(), 21u);
+  std::map<std::string, nlohmann::json> first;  // shape -> the layer that solved it
+  int repeats = 0;
+  for (const auto& l : j["layers"]) {
+    const auto shape = l["shape"].dump();
+    const auto it = first.find(shape);
+    if (it == first.end()) {
+      EXPECT_FALSE(l.contains("same_shape_as")) << l["layer"];
+      first.emplace(shape, l);
+      continue;
+    }
+    ++repeats;
+    EXPECT_EQ(l["same_shape_as"], it->second["layer"]);
+    EXPECT_EQ(l["mapping"], it->second["mapping"]);
+    EXPECT_EQ(l["latency_cycles"], it->second["latency_cycles"]);
+    EXPECT_EQ(l["solver"], it->second["solver"]);
+  }
+  EXPECT_EQ(repeats, 9);
+  const auto text = cli(cmd);
+  EXPECT_NE(text.out.find("as resnetv15_stage1_conv0_fwd"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("9 layers repeat an earlier layer's shape"), std::string::npos) << text.out;
 }
 
 // `map --db` keeps each solved mapping and serves a proven optimum on the next run without solving; --fresh

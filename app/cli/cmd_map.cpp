@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <optional>
 
 #include "app/cli/cli_common.h"
@@ -16,6 +17,7 @@
 #include "engine/convmap/mapspace.h"
 #include "engine/convmap/network_layers.h"
 #include "engine/convmap/result_text.h"
+#include "engine/convmap/store_keys.h"
 #include "engine/convmap/trace_bridge.h"
 
 namespace pim::cli {
@@ -248,6 +250,63 @@ std::pair<nlohmann::json, MapResult> mapLayer(const MapArgs& a, const Hierarchy&
   return {std::move(j), std::move(r)};
 }
 
+/// What `map` gives for its layers: per layer its JSON and a summary row, and the totals.
+struct LayersRun {
+  nlohmann::json results = nlohmann::json::array();
+  TextTable summary{
+      {"layer", "shape", "latency cycles", "energy nJ", "row acts", "bound by", "mapper", "gap"}};
+  std::int64_t latency = 0, acts = 0;
+  double energyPj = 0;
+  int repeats = 0;  // layers that took an earlier layer's mapping
+};
+
+/// Maps each layer in turn until all are mapped or Ctrl-C. Layers are mapped one by one with no inter-layer
+/// reuse, so a layer of a shape mapped before is the same problem: it takes that layer's answer (ResNet-18's
+/// 21 mappable layers are 12 shapes).
+LayersRun mapLayers(const MapArgs& a, const Hierarchy& h, const IConvMapper& mapper, const MapOptions& o,
+                    const std::vector<NetworkLayer>& layers, ResultsStore* store) {
+  LayersRun run;
+  struct Solved {
+    std::string layer;
+    std::size_t json, answer;  // indices into run.results and answers
+  };
+  std::map<std::string, Solved> solved;  // by layerKey
+  std::vector<MapResult> answers;
+  for (const auto& nl : layers) {
+    if (const auto* why = std::get_if<std::string>(&nl.layer)) {
+      run.results.push_back({{"layer", nl.name}, {"refused", *why}});
+      run.summary.add({nl.name, "-", "-", "-", "-", "refused: " + *why, "-", "-"});
+      continue;
+    }
+    const auto& layer = std::get<ConvLayer>(nl.layer);
+    const auto key = layerKey(layer);
+    std::string solvedBy;
+    if (const auto it = solved.find(key); it != solved.end()) {
+      auto j = run.results[it->second.json];
+      j["layer"] = layer.name;
+      j["same_shape_as"] = it->second.layer;
+      run.results.push_back(std::move(j));
+      answers.push_back(answers[it->second.answer]);
+      solvedBy = "as " + it->second.layer;
+      ++run.repeats;
+    } else {
+      auto [j, r] = mapLayer(a, h, mapper, o, layer, store, layers.size() == 1 && !a.json);
+      solved.emplace(key, Solved{layer.name, run.results.size(), answers.size()});
+      run.results.push_back(std::move(j));
+      answers.push_back(std::move(r));
+    }
+    const auto& r = answers.back();
+    run.latency += r.cost.latencyCycles;
+    run.energyPj += r.cost.energyPj;
+    run.acts += r.cost.rowActs.total();
+    run.summary.add({layer.name, shapeText(layer), std::to_string(r.cost.latencyCycles),
+                     num(r.cost.energyPj / 1000), std::to_string(r.cost.rowActs.total()), r.cost.boundBy,
+                     solvedBy.empty() ? r.mapper + " " + r.status : solvedBy, gapText(r.gap)});
+    if (interrupted()) break;
+  }
+  return run;
+}
+
 }  // namespace
 
 void registerMapCommands(CLI::App& app) {
@@ -355,45 +414,29 @@ void registerMapCommands(CLI::App& app) {
     std::string networkName;
     const auto layers = layersOf(*a, h, networkName);
     installInterruptHandler();  // Ctrl-C stops the search and keeps its incumbent
-    nlohmann::json results = nlohmann::json::array();
-    TextTable summary({"layer", "shape", "latency cycles", "energy nJ", "row acts", "bound by", "mapper"});
-    std::int64_t latency = 0, acts = 0;
-    double energy = 0;
-    for (const auto& nl : layers) {
-      if (const auto* why = std::get_if<std::string>(&nl.layer)) {
-        results.push_back({{"layer", nl.name}, {"refused", *why}});
-        summary.add({nl.name, "-", "-", "-", "-", "refused: " + *why, "-"});
-        continue;
-      }
-      const auto& layer = std::get<ConvLayer>(nl.layer);
-      auto [j, r] =
-          mapLayer(*a, h, *mapper, o, layer, store ? &*store : nullptr, layers.size() == 1 && !a->json);
-      results.push_back(std::move(j));
-      latency += r.cost.latencyCycles;
-      energy += r.cost.energyPj;
-      acts += r.cost.rowActs.total();
-      summary.add({layer.name, shapeText(layer), std::to_string(r.cost.latencyCycles),
-                   num(r.cost.energyPj / 1000), std::to_string(r.cost.rowActs.total()), r.cost.boundBy,
-                   r.mapper + " " + r.status});
-      if (interrupted()) break;
-    }
+    const auto run = mapLayers(*a, h, *mapper, o, layers, store ? &*store : nullptr);
+    const auto& results = run.results;
     const bool single = results.size() == 1 && a->network.empty();
-    const nlohmann::json out =
-        single ? results[0]
-               : nlohmann::json{
-                     {"network", networkName},
-                     {"hierarchy", h.name},
-                     {"layers", results},
-                     {"totals",
-                      {{"latency_cycles", latency}, {"energy_pj", energy}, {"row_activations", acts}}}};
+    const nlohmann::json out = single ? results[0]
+                                      : nlohmann::json{{"network", networkName},
+                                                       {"hierarchy", h.name},
+                                                       {"layers", results},
+                                                       {"totals",
+                                                        {{"latency_cycles", run.latency},
+                                                         {"energy_pj", run.energyPj},
+                                                         {"row_activations", run.acts}}}};
     if (!a->out.empty()) writeFileAtomically(a->out, out.dump(1) + "\n");
     if (a->json)
       printJson(out);
     else if (!single)
       std::cout << "network " << networkName << " on " << h.name << " (" << a->objective
                 << ", layers mapped one by one, batch as given, no inter-layer reuse)\n"
-                << summary.str() << "total: " << latency << " cycles, " << num(energy / 1000) << " nJ, "
-                << acts << " row activations\n";
+                << run.summary.str() << "total: " << run.latency << " cycles, " << num(run.energyPj / 1000)
+                << " nJ, " << run.acts << " row activations\n"
+                << (run.repeats > 0
+                        ? std::to_string(run.repeats) +
+                              " layers repeat an earlier layer's shape and take its mapping (\"as ...\")\n"
+                        : std::string());
   });
 
   struct TraceArgs {

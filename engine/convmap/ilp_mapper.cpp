@@ -106,7 +106,10 @@ std::unique_ptr<IConvMapper> makeIlpMapper() { return std::make_unique<IlpMapper
 
 MapResult refineWithMilp(MapResult from, const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
                          double seconds, const std::function<void(const MapProgress&)>& progress) {
-  if (from.status == "optimal" || seconds < kLeastMilpSeconds || (o.cancel && o.cancel->load())) return from;
+  // A mapping already proven within the gap asked for (MapOptions::gap) needs no second stage.
+  if (from.status == "optimal" || (from.bound && withinGap(o, from.objective, *from.bound)) ||
+      seconds < kLeastMilpSeconds || (o.cancel && o.cancel->load()))
+    return from;
   MapOptions second = o;
   second.start = from.mapping;
   second.timeLimitSeconds = seconds;
