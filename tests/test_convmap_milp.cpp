@@ -225,7 +225,8 @@ TEST(ConvMapMilp, CancelDuringALargeModelsRootReturnsPromptly) {
       const auto returned = std::chrono::steady_clock::now();
       canceller.join();
       EXPECT_EQ(r.stop, milp::StopReason::Cancelled) << solver << " " << after;
-      // The target is 100 ms; a loaded 2-core machine (or the sanitizers) gets slack.
+      // The target is 100 ms; a loaded 2-core machine gets slack. Not in the sanitize pass: ASan slows
+      // CBC's preprocessing past this bound (1.01 s on CI's machine), which says nothing of the solver.
       EXPECT_LT(std::chrono::duration<double>(returned - setAt).count(), 1.0) << solver << " " << after;
     }
   }
