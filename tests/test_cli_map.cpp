@@ -80,6 +80,24 @@ TEST(CliMap, IlpStopsAtItsNodeLimit) {
                    {"--max-nodes"});
 }
 
+// A time limit that falls in CBC's preprocessing of a model with a MIP start: the start names the columns,
+// and with no row names a presolve there copied a row name from an empty vector and crashed (limits of 0.8
+// to 1.5 s on this layer at ce22296, every run; 2 s and more got past preprocessing). The limits span that
+// window and the slower sanitized build's.
+TEST(CliMap, ATimeLimitInCbcsPreprocessingEndsWithTheIncumbent) {
+  for (const char* limit : {"0.8", "1.2", "1.6", "2.4"}) {
+    const auto j = cliJson(
+        std::string(
+            "map -b hbm2-pim --network vgg16 --layer vgg0_conv4_fwd --objective energy --max-evaluations "
+            "2000 --json --time-limit ") +
+        limit);
+    ASSERT_TRUE(j.is_object() && j["layers"].size() == 1) << limit;
+    const auto& layer = j["layers"][0];
+    EXPECT_GT(layer["energy_pj"].get<double>(), 0) << limit;
+    EXPECT_EQ(layer["solver"]["name"], "auto (heuristic + ilp (cbc))") << limit;
+  }
+}
+
 TEST(CliMap, AutoUnderEnergyHandsTheHeuristicsMappingToTheMilp) {
   // Too many mappings to walk; the heuristic stops at its proposal budget (2,000 here), 8.2 % above the
   // analytic bound, and the MILP from its mapping proves the optimum in the time left.

@@ -155,9 +155,13 @@ void load(const MilpModel& m, OsiClpSolverInterface& si, bool zeroObjective) {
   for (int j = 0; j < n; ++j)
     if (m.variables[j].integer) si.setInteger(j);
   if (m.start.empty()) return;
-  // CBC takes a MIP start by column name; ours need not be unique, hence generated ones.
+  // CBC takes a MIP start by column name; ours need not be unique, hence generated ones. Rows get names
+  // too: once a model has names, Clp's presolve copies one per row without a bounds check
+  // (ClpModel::rowName), and with column names alone a presolve in CBC's preprocessing read past the empty
+  // row-name vector and crashed (`map` of VGG-16's conv4 under a 1 s limit; coin-or/Cbc issue 515).
   si.setIntParam(OsiNameDiscipline, 1);
   for (int j = 0; j < n; ++j) si.setColName(j, columnName(j));
+  for (int i = 0; i < static_cast<int>(m.rows.size()); ++i) si.setRowName(i, "r" + std::to_string(i));
 }
 
 std::string text(double v) {
