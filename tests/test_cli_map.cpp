@@ -83,8 +83,9 @@ TEST(CliMap, IlpStopsAtItsNodeLimit) {
 // A time limit that falls in CBC's preprocessing of a model with a MIP start: the start names the columns,
 // and with no row names a presolve there copied a row name from an empty vector and crashed (limits of 0.8
 // to 1.5 s on this layer at ce22296, every run; 2 s and more got past preprocessing). The limits span that
-// window and the slower sanitized build's.
+// window and the slower sanitized build's, where the heuristic's share may leave the shortest no MILP.
 TEST(CliMap, ATimeLimitInCbcsPreprocessingEndsWithTheIncumbent) {
+  int milpRuns = 0;
   for (const char* limit : {"0.8", "1.2", "1.6", "2.4"}) {
     const auto j = cliJson(
         std::string(
@@ -94,8 +95,9 @@ TEST(CliMap, ATimeLimitInCbcsPreprocessingEndsWithTheIncumbent) {
     ASSERT_TRUE(j.is_object() && j["layers"].size() == 1) << limit;
     const auto& layer = j["layers"][0];
     EXPECT_GT(layer["energy_pj"].get<double>(), 0) << limit;
-    EXPECT_EQ(layer["solver"]["name"], "auto (heuristic + ilp (cbc))") << limit;
+    milpRuns += layer["solver"]["name"] == "auto (heuristic + ilp (cbc))";
   }
+  EXPECT_GE(milpRuns, 2);
 }
 
 TEST(CliMap, AutoUnderEnergyHandsTheHeuristicsMappingToTheMilp) {
