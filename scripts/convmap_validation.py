@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Rebuilds the README's conv-mapping validation table (issue 20, item 13): for every conv and FC layer of
 ResNet-18 and VGG-16 on a hierarchy, the model's DRAM row activations against the trace simulator's, for the
-mapping chosen under each objective and for N random valid mappings per layer (a seeded walk; those whose
-trace walks at most 10^6 tile iterations). Prints one row per network and objective and the worst layers.
+mapping chosen under each objective and for N random valid mappings per layer (a seeded walk; those the
+trace takes at most 10^6 steps for: tile iterations walked one by one, the periodic ones skipped). Prints one row per network and objective and the worst layers.
 
   CLI=build/ci/app/pimscope-cli python3 scripts/convmap_validation.py [--hierarchy pimopt-default] [--random 200]
 """

@@ -529,22 +529,68 @@ std::vector<LoopPlan> planLoops(const ConvTraceSpec& s, const std::vector<Tensor
   return plans;
 }
 
-}  // namespace
-
-ConvTraceResult traceConv(const ConvTraceSpec& spec) {
-  validate(spec);
+// What the walk needs, planned once from a validated spec.
+struct Plan {
   std::vector<TensorPlan> tensors;
-  for (int t = 0; t < kTraceTensors; ++t) tensors.push_back(planTensor(spec, t));
+  std::vector<LoopPlan> loops;
+  int64_t leaves = 1;
+  int slices = 1;
+};
+
+Plan plan(const ConvTraceSpec& spec) {
+  validate(spec);
+  Plan p;
+  for (int t = 0; t < kTraceTensors; ++t) p.tensors.push_back(planTensor(spec, t));
   // Tensors sharing a bank follow each other, each from a row boundary: rows of two tensors never coincide.
   for (int t = 0; t < kTraceTensors; ++t)
     for (int u = 0; u < t; ++u)
-      if (tensors[u].bank == tensors[t].bank) tensors[t].base += roundUp(tensors[u].bytes, spec.rowBytes);
-  std::vector<LoopPlan> loops = planLoops(spec, tensors);
-  int64_t leaves = 1;
-  for (const LoopPlan& l : loops) leaves *= l.bound;
-  const int slices = static_cast<int>(std::min<int64_t>(spec.slices, leaves));
-  Walker walker(spec, std::move(tensors), std::move(loops), leaves, slices);
+      if (p.tensors[u].bank == p.tensors[t].bank)
+        p.tensors[t].base += roundUp(p.tensors[u].bytes, spec.rowBytes);
+  p.loops = planLoops(spec, p.tensors);
+  for (const LoopPlan& l : p.loops) p.leaves *= l.bound;
+  p.slices = static_cast<int>(std::min<int64_t>(spec.slices, p.leaves));
+  return p;
+}
+
+}  // namespace
+
+ConvTraceResult traceConv(const ConvTraceSpec& spec) {
+  Plan p = plan(spec);
+  Walker walker(spec, std::move(p.tensors), std::move(p.loops), p.leaves, p.slices);
   return walker.run();
+}
+
+// Walker::walk runs, per entry of a loop with period P, bodies 0, 1 and one period, then skips whole periods
+// as far as the loop allows, and fewer than P bodies at the end: at most 1 + 2P bodies. A time-slice boundary
+// stops a skip where less than a period is left before it, so each of the slices - 1 boundaries adds at most
+// P + 1 bodies of each skipping loop, in the one entry of it that holds the boundary. A skip of loop d marks
+// each output tile of its skipped bodies once, at most d's bound times the bounds of the inner loops moving
+// the output per entry. Every mark stands for a skipped leaf, so the steps never exceed the leaves.
+double traceWalkSteps(const ConvTraceSpec& spec) {
+  const Plan p = plan(spec);
+  const size_t n = p.loops.size();
+  auto skips = [&](size_t d) { return spec.skipPeriodic && p.loops[d].period > 0; };
+  std::vector<double> entry(n + 1, 1.0);  // entry[d]: literal leaves of one entry of loop d, no boundary
+  for (size_t d = n; d-- > 0;) {
+    const double bodies = static_cast<double>(p.loops[d].bound);
+    entry[d] = (skips(d) ? std::min(bodies, 1.0 + 2.0 * static_cast<double>(p.loops[d].period)) : bodies) *
+               entry[d + 1];
+  }
+  double steps = entry[0], entries = 1;  // entries: how often loop d is entered
+  for (size_t d = 0; d < n; ++d) {
+    const LoopPlan& lp = p.loops[d];
+    if (skips(d)) {
+      steps += static_cast<double>(p.slices - 1) * static_cast<double>(lp.period + 1) * entry[d + 1];
+      if (lp.moves[kTraceOutput]) {
+        double tiles = static_cast<double>(lp.bound);
+        for (size_t j = d + 1; j < n; ++j)
+          if (p.loops[j].moves[kTraceOutput]) tiles *= static_cast<double>(p.loops[j].bound);
+        steps += entries * tiles;
+      }
+    }
+    entries *= entry[d] / entry[d + 1];  // the literal bodies of loop d enter loop d + 1
+  }
+  return std::min(steps, static_cast<double>(p.leaves));
 }
 
 }  // namespace pim::sim

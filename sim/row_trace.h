@@ -82,4 +82,10 @@ struct ConvTraceResult {
 // Throws std::invalid_argument on an inconsistent spec.
 ConvTraceResult traceConv(const ConvTraceSpec& spec);
 
+// An upper bound on the steps traceConv takes for `spec`, in time proportional to the loops: the leaves it
+// walks literally (iterations - skippedIterations) plus the output tiles it marks for skipped bodies. What a
+// caller limits to bound a trace's time: with the periodic skip a nest of 10^12 iterations can take 10^4
+// steps. Throws like traceConv.
+double traceWalkSteps(const ConvTraceSpec& spec);
+
 }  // namespace pim::sim

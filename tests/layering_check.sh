@@ -30,32 +30,35 @@ declare -A below=(
   [app]="engine sim views app"
 )
 
+# Sets `layer` to the layer of path $1; no subshell, as it runs once per include.
 layer_of() {
   case "$1" in
-    engine/target/*) echo engine/target ;;
-    engine/*/*) echo "${1%/*}" ;;
-    app/*) echo app ;;
-    *) echo "${1%%/*}" ;;
+    engine/target/*) layer=engine/target ;;
+    engine/*/*) layer="${1%/*}" ;;
+    app/*) layer=app ;;
+    *) layer="${1%%/*}" ;;
   esac
 }
 
 bad=0
-while IFS= read -r file; do
-  layer=$(layer_of "$file")
+# One grep over every source file: "file:line:#include "path"".
+while IFS=: read -r file line inc; do
+  layer_of "$file"
   [ -n "${below[$layer]+x}" ] || continue
-  while IFS=: read -r line inc; do
-    dir=$(dirname "$inc")
-    inc_layer=$(layer_of "$inc")
-    [ "$inc_layer" = "$layer" ] && continue
-    ok=0
-    for allowed in ${below[$layer]}; do
-      case "$inc_layer/" in "$allowed"/*) ok=1 ;; esac
-    done
-    if [ $ok -eq 0 ]; then
-      echo "$file:$line: includes $inc ($inc_layer is not below $layer)"
-      bad=1
-    fi
-  done < <(grep -no '^#include "\(engine\|sim\|views\|app\)/[^"]*"' "$file" | sed 's/#include "//; s/"$//')
-done < <(git ls-files -co --exclude-standard -- 'engine/*.h' 'engine/*.cpp' 'sim/*.h' 'sim/*.cpp' 'views/*.h' 'views/*.cpp' 'app/*.h' 'app/*.cpp')
+  file_layer=$layer
+  inc=${inc#'#include "'}
+  inc=${inc%'"'}
+  layer_of "$inc"
+  [ "$layer" = "$file_layer" ] && continue
+  ok=0
+  for allowed in ${below[$file_layer]}; do
+    case "$layer/" in "$allowed"/*) ok=1 ;; esac
+  done
+  if [ $ok -eq 0 ]; then
+    echo "$file:$line: includes $inc ($layer is not below $file_layer)"
+    bad=1
+  fi
+done < <(git ls-files -z -co --exclude-standard -- 'engine/*.h' 'engine/*.cpp' 'sim/*.h' 'sim/*.cpp' 'views/*.h' \
+           'views/*.cpp' 'app/*.h' 'app/*.cpp' | xargs -0 grep -Hno '^#include "\(engine\|sim\|views\|app\)/[^"]*"')
 if [ $bad -ne 0 ]; then exit 1; fi
 echo "layering: every include names its own folder or one below it"

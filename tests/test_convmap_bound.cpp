@@ -43,7 +43,7 @@ TEST(ConvMapBound, AHandCountedCase) {
 void expectBelowEveryMapping(const std::string& dims, const Hierarchy& h, std::uint64_t seed) {
   const auto layer = parseLayerDims(dims, "bound");
   const auto b = lowerBound(layer, h);
-  const auto sample = randomValidMappings(layer, h, 150, seed, 1e18);
+  const auto sample = randomValidMappings(layer, h, 150, seed);
   ASSERT_GT(sample.size(), 20u) << dims;
   for (const auto& m : sample) {
     const auto c = evaluate(layer, h, m);
@@ -80,7 +80,7 @@ TEST(ConvMapBound, NoMappingCostsLessThanItsSpatialAssignmentsBound) {
         ASSERT_TRUE(complete);
         std::map<SpatialFactors, double> boundOf;
         for (const auto& c : all) boundOf[c.factors] = c.bound;
-        const auto sample = randomValidMappings(layer, h, 200, 11, 1e18);
+        const auto sample = randomValidMappings(layer, h, 200, 11);
         ASSERT_GT(sample.size(), 50u) << dims << " on " << name;
         for (const auto& m : sample) {
           const auto at = boundOf.find(spatialOf(m));
@@ -126,7 +126,7 @@ TEST(ConvMapBound, TheBlendIsBoundedPerChoiceOfKeepers) {
   EXPECT_DOUBLE_EQ(boundOfKc(Objective::Blended), 58);
   const ObjectiveSpec blend{Objective::Blended, 0.5, 1, 1};
   double least = std::numeric_limits<double>::infinity();
-  for (const auto& m : randomValidMappings(l, h, 3000, 5, 1e18))
+  for (const auto& m : randomValidMappings(l, h, 3000, 5))
     if (spatialOf(m) == kc) least = std::min(least, objectiveValue(blend, evaluate(l, h, m)));
   EXPECT_GE(least, 58);
   EXPECT_LT(least, 70);  // the sample holds mappings of this assignment

@@ -5,16 +5,20 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <optional>
+#include <string>
 #include <variant>
 
 #include "engine/common/error.h"
 #include "engine/convmap/evaluator.h"
+#include "engine/convmap/mapspace.h"
 #include "engine/convmap/trace_bridge.h"
 #include "engine/kernel/dsl.h"
 #include "engine/search/baselines.h"
 #include "engine/search/evaluate.h"
 #include "engine/target/conv_recognition.h"
 #include "engine/target/pim_hierarchy/hierarchy_backend.h"
+#include "engine/target/pim_hierarchy/hierarchy_evaluation.h"
 #include "engine/target/pim_hierarchy/mapping_candidates.h"
 #include "engine/target/registry.h"
 
@@ -274,6 +278,55 @@ TEST(PimHierarchyTarget, UnitStatisticsAreTheTracesRowsPerSliceAndBank) {
       EXPECT_NE(e.unitStats.notes[u].find(tensor), std::string::npos) << e.unitStats.notes[u];
       EXPECT_NE(e.unitStats.notes[u].find("tile iterations"), std::string::npos) << e.unitStats.notes[u];
     }
+  }
+}
+
+// What a trace costs is its steps, not its iterations (sim::traceWalkSteps): of a VGG-16-sized layer's random
+// mappings, one of more than kMaxStatsTraceSteps tile iterations whose periodic loops leave few steps gets
+// its heat map, the trace's rows; one of more steps gets none and the reason, naming both counts.
+TEST(PimHierarchyTarget, AHeatMapIsRefusedByTheTracesStepsNotItsIterations) {
+  const auto p = convProblem("pimopt-default", "conv2d", "k=256,c=256,p=56,q=56,r=3,s=3");
+  const HierarchyContext& c = hierarchyContext(*p);
+  const auto steps = [&](const cm::ConvMapping& m) {
+    return cm::traceSteps(c.layer(), c.hierarchy(), m, kTraceSlices);
+  };
+  const double limit = static_cast<double>(kMaxStatsTraceSteps);
+  std::optional<cm::ConvMapping> few, many;
+  for (const auto& m : cm::randomValidMappings(c.layer(), c.hierarchy(), 200, 3)) {
+    if (cm::traceIterations(m) <= limit) continue;
+    if (steps(m) > limit) {
+      if (!many) many = m;
+    } else if (!few || steps(m) < steps(*few)) {
+      few = m;
+    }
+  }
+  ASSERT_TRUE(few && many);
+  std::string note;
+  const Evaluation e = hierarchyEvaluation(c, *few, 0, {}, &note);
+  EXPECT_TRUE(note.empty()) << note;
+  double acts = 0;
+  for (std::size_t u = 0; u < e.unitStats.units(); ++u) acts += e.unitStats.at(u, 0);
+  EXPECT_EQ(acts, static_cast<double>(cm::checkAgainstTrace(c.layer(), c.hierarchy(), *few).traceTotal()));
+  const Evaluation refused = hierarchyEvaluation(c, *many, 1, {}, &note);
+  EXPECT_EQ(refused.unitStats.units(), 0u);
+  EXPECT_NE(note.find("steps for its"), std::string::npos) << note;
+  EXPECT_NE(note.find("tile iterations, the periodic ones skipped"), std::string::npos) << note;
+}
+
+// `map --trace` refuses past kMaxTraceSteps in the same terms, before it walks: the trivial mapping of a
+// layer of 7.4 x 10^9 tile iterations.
+TEST(PimHierarchyTarget, TheTraceRefusesPastItsStepsNamingTheCounts) {
+  const auto p = convProblem("pimopt-default", "conv2d", "k=512,c=512,p=56,q=56,r=7,s=7");
+  const HierarchyContext& c = hierarchyContext(*p);
+  const auto m = cm::trivialMapping(c.layer(), c.hierarchy());
+  ASSERT_GT(cm::traceSteps(c.layer(), c.hierarchy(), m), static_cast<double>(cm::kMaxTraceSteps));
+  try {
+    (void)cm::checkAgainstTrace(c.layer(), c.hierarchy(), m);
+    FAIL() << "traced";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("steps for its 40,282,095,616 tile iterations"), std::string::npos) << what;
+    EXPECT_NE(what.find("(at most 1,000,000,000)"), std::string::npos) << what;
   }
 }
 

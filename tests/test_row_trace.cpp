@@ -498,8 +498,31 @@ TEST(RowTraceConv, PeriodicSkipEqualsPlainWalk) {
     expectSameTrace(fast, slow);
     EXPECT_EQ(slow.skippedIterations, 0);
     skipped += fast.skippedIterations > 0;
+    // The bound a caller limits holds for the walk, and is the plain walk's leaves without the skip.
+    EXPECT_LE(static_cast<double>(fast.iterations - fast.skippedIterations), traceWalkSteps(spec));
+    ConvTraceSpec noSkip = spec;
+    noSkip.skipPeriodic = false;
+    EXPECT_EQ(traceWalkSteps(noSkip), static_cast<double>(slow.iterations));
   }
   EXPECT_GT(skipped, 60);  // the property is exercised, not vacuous
+}
+
+// A nest of 2^30 iterations (1,024 filters over 2^20 channels, one channel per tile, 1-byte elements, 64-byte
+// rows) is two loops of period 64: at most 1 + 2 * 64 bodies walked per entry of each, and the bound says so
+// before it runs. Every fetch is still counted.
+TEST(RowTraceConv, AHugePeriodicNestWalksFewSteps) {
+  ConvTraceSpec spec = layer(1, 1, 1, 1, int64_t{1} << 20, 1024);
+  spec.rowBytes = 64;
+  loop(spec, K, 1024);
+  loop(spec, C, int64_t{1} << 20);
+  const double steps = traceWalkSteps(spec);
+  EXPECT_EQ(steps, 129.0 * 129.0 + 1024.0);  // literal leaves, and the output tiles of skipped filters
+  const ConvTraceResult r = traceConv(spec);
+  EXPECT_EQ(r.iterations, int64_t{1} << 30);
+  EXPECT_LE(static_cast<double>(r.iterations - r.skippedIterations), steps);
+  EXPECT_EQ(r.fills[OUT], 1024);
+  EXPECT_EQ(r.fills[W], int64_t{1} << 30);
+  EXPECT_EQ(r.fills[IN], int64_t{1} << 30);
 }
 
 // Realistic mappings (VGG-16 conv1_2, ResNet-18 convs): level 1 keeps every tensor with tiles of 16 channels
@@ -549,6 +572,7 @@ TEST(RowTraceConv, TimeSlicesSumToTotals) {
     ConvTraceSpec spec = randomSpec(rng, true);
     spec.slices = 1 + static_cast<int>(rng() % 50);
     const ConvTraceResult r = traceConv(spec);
+    EXPECT_LE(static_cast<double>(r.iterations - r.skippedIterations), traceWalkSteps(spec));
     ASSERT_EQ(static_cast<int>(r.slices.size()), spec.slices);
     std::vector<RowStats> sum(spec.numBanks);
     int64_t next = 0;

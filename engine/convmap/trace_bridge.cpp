@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "engine/common/number_text.h"
+
 namespace pim::convmap {
 
 sim::ConvTraceSpec traceSpec(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m, int slices) {
@@ -39,15 +41,22 @@ double TraceCheck::errorPercent() const {
   return 100.0 * static_cast<double>(mo - t) / static_cast<double>(t);
 }
 
+double traceSteps(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m, int slices) {
+  return sim::traceWalkSteps(traceSpec(layer, h, m, slices));
+}
+
 TraceCheck checkAgainstTrace(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m, int slices) {
-  const double iterations = traceIterations(m);
-  if (iterations > static_cast<double>(kMaxTraceIterations))
-    throw InputError("layer " + layer.name + ": the trace would walk " +
-                     std::to_string(static_cast<std::int64_t>(iterations)) + " tile iterations (at most " +
-                     std::to_string(kMaxTraceIterations) + "); larger tiles below DRAM shorten it");
+  const sim::ConvTraceSpec spec = traceSpec(layer, h, m, slices);
+  const double steps = sim::traceWalkSteps(spec);
+  if (steps > static_cast<double>(kMaxTraceSteps))
+    throw InputError("layer " + layer.name + ": the trace would take up to " +
+                     withThousands(static_cast<std::int64_t>(steps)) + " steps for its " +
+                     withThousands(static_cast<std::int64_t>(traceIterations(m))) +
+                     " tile iterations, the periodic ones skipped (at most " + withThousands(kMaxTraceSteps) +
+                     "); larger tiles below DRAM shorten it");
   TraceCheck c;
   const auto acts = rowActivations(layer, h, m);
-  c.result = sim::traceConv(traceSpec(layer, h, m, slices));
+  c.result = sim::traceConv(spec);
   for (int t = 0; t < kTensors; ++t) {
     c.model[t] = acts.count[t];
     c.trace[t] = c.result.tensors[t].activations;

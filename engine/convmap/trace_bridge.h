@@ -24,8 +24,12 @@ struct TraceCheck {
   double errorPercent() const;
 };
 
-/// The most tile iterations the trace walks (10^9, docs/knobs.md); InputError naming the count past it.
-inline constexpr std::int64_t kMaxTraceIterations = 1'000'000'000;
+/// The steps the trace of a mapping takes at most (sim::traceWalkSteps: tile iterations walked one by one,
+/// the periodic ones skipped, and the output tiles a skip marks); what bounds its time.
+double traceSteps(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m, int slices = 1);
+
+/// The most steps the trace takes (10^9, docs/knobs.md); InputError naming the count past it.
+inline constexpr std::int64_t kMaxTraceSteps = 1'000'000'000;
 
 TraceCheck checkAgainstTrace(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m,
                              int slices = 1);

@@ -87,19 +87,21 @@ std::string unitNote(const std::vector<cm::NestLoop>& loops, int bank, std::int6
 
 /// Row statistics per (time slice, bank) from the trace; false with the reason when it would walk too long.
 bool fillUnitStats(const HierarchyContext& c, const cm::ConvMapping& m, Evaluation& e, std::string& why) {
-  const double iterations = cm::traceIterations(m);
-  if (iterations > static_cast<double>(kMaxStatsTraceIterations)) {
-    char buf[240];
+  const sim::ConvTraceSpec spec = cm::traceSpec(c.layer(), c.hierarchy(), m, kTraceSlices);
+  const double steps = sim::traceWalkSteps(spec);
+  if (steps > static_cast<double>(kMaxStatsTraceSteps)) {
+    char buf[320];
     std::snprintf(
         buf, sizeof buf,
-        "no per-bank statistics: the trace would walk %.3g tile iterations (at most %.3g for a heat "
-        "map); larger tiles below DRAM shorten it, and `map --trace` walks up to %.3g",
-        iterations, static_cast<double>(kMaxStatsTraceIterations),
-        static_cast<double>(cm::kMaxTraceIterations));
+        "no per-bank statistics: the trace would take up to %.3g steps for its %.3g tile iterations, "
+        "the periodic ones skipped (at most %.3g for a heat map); larger tiles below DRAM shorten "
+        "it, and `map --trace` takes up to %.3g",
+        steps, cm::traceIterations(m), static_cast<double>(kMaxStatsTraceSteps),
+        static_cast<double>(cm::kMaxTraceSteps));
     why = buf;
     return false;
   }
-  const auto r = sim::traceConv(cm::traceSpec(c.layer(), c.hierarchy(), m, kTraceSlices));
+  const auto r = sim::traceConv(spec);
   const std::size_t stats = hierarchyStatistics().size();
   e.unitStats.statCount = stats;
   e.unitStats.values.assign(static_cast<std::size_t>(kTraceSlices * kTraceBanks) * stats, 0.0);

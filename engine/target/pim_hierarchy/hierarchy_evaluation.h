@@ -14,9 +14,9 @@ namespace pim {
 
 /// Time slices the per-unit statistics split the traced nest into (the heat map's columns).
 inline constexpr int kTraceSlices = 16;
-/// Most tile iterations the trace walks for per-unit statistics (10^7, docs/knobs.md): about half a second,
-/// so a heat map follows a click; below convmap::kMaxTraceIterations, which `map --trace` may walk.
-inline constexpr std::int64_t kMaxStatsTraceIterations = 10'000'000;
+/// Most steps the trace takes for per-unit statistics (convmap::traceSteps, 10^7, docs/knobs.md): about half
+/// a second, so a heat map follows a click; below convmap::kMaxTraceSteps, which `map --trace` may take.
+inline constexpr std::int64_t kMaxStatsTraceSteps = 10'000'000;
 /// Banks the statistics are kept for: the model puts each tensor in its own bank (input 0, weight 1,
 /// output 2).
 inline constexpr int kTraceBanks = 3;
@@ -27,7 +27,7 @@ const std::vector<StatDecl>& hierarchyStatistics();
 const std::vector<StatDecl>& hierarchyFactColumns();
 
 /// The evaluation of mapping `m` (candidate `id`). Per-unit statistics when `o.keepUnitStats` and the trace
-/// walks at most kMaxStatsTraceIterations; `traceNote` then stays empty, else it says why there are none.
+/// takes at most kMaxStatsTraceSteps; `traceNote` then stays empty, else it says why there are none.
 Evaluation hierarchyEvaluation(const HierarchyContext& c, const convmap::ConvMapping& m, std::uint64_t id,
                                const EvalOptions& o, std::string* traceNote = nullptr);
 
