@@ -564,33 +564,27 @@ ConvTraceResult traceConv(const ConvTraceSpec& spec) {
 // as far as the loop allows, and fewer than P bodies at the end: at most 1 + 2P bodies. A time-slice boundary
 // stops a skip where less than a period is left before it, so each of the slices - 1 boundaries adds at most
 // P + 1 bodies of each skipping loop, in the one entry of it that holds the boundary. A skip of loop d marks
-// each output tile of its skipped bodies once, at most d's bound times the bounds of the inner loops moving
-// the output per entry. Every mark stands for a skipped leaf, so the steps never exceed the leaves.
+// each output tile of its skipped bodies once: per entry at most d's bound times the bounds of the inner
+// loops moving the output. Every mark stands for a skipped leaf, so the steps never exceed the leaves.
 double traceWalkSteps(const ConvTraceSpec& spec) {
   const Plan p = plan(spec);
-  const size_t n = p.loops.size();
-  auto skips = [&](size_t d) { return spec.skipPeriodic && p.loops[d].period > 0; };
-  std::vector<double> entry(n + 1, 1.0);  // entry[d]: literal leaves of one entry of loop d, no boundary
-  for (size_t d = n; d-- > 0;) {
-    const double bodies = static_cast<double>(p.loops[d].bound);
-    entry[d] = (skips(d) ? std::min(bodies, 1.0 + 2.0 * static_cast<double>(p.loops[d].period)) : bodies) *
-               entry[d + 1];
-  }
-  double steps = entry[0], entries = 1;  // entries: how often loop d is entered
-  for (size_t d = 0; d < n; ++d) {
+  double entries = 1, marks = 0;  // entries of loop d: the bodies walked of the loops above it
+  for (size_t d = 0; d < p.loops.size(); ++d) {
     const LoopPlan& lp = p.loops[d];
-    if (skips(d)) {
-      steps += static_cast<double>(p.slices - 1) * static_cast<double>(lp.period + 1) * entry[d + 1];
-      if (lp.moves[kTraceOutput]) {
-        double tiles = static_cast<double>(lp.bound);
-        for (size_t j = d + 1; j < n; ++j)
-          if (p.loops[j].moves[kTraceOutput]) tiles *= static_cast<double>(p.loops[j].bound);
-        steps += entries * tiles;
-      }
+    const double bound = static_cast<double>(lp.bound), period = static_cast<double>(lp.period);
+    if (!spec.skipPeriodic || lp.period == 0) {
+      entries *= bound;
+      continue;
     }
-    entries *= entry[d] / entry[d + 1];  // the literal bodies of loop d enter loop d + 1
+    if (lp.moves[kTraceOutput]) {
+      double tiles = bound;
+      for (size_t j = d + 1; j < p.loops.size(); ++j)
+        if (p.loops[j].moves[kTraceOutput]) tiles *= static_cast<double>(p.loops[j].bound);
+      marks += entries * tiles;
+    }
+    entries = entries * std::min(bound, 1 + 2 * period) + (p.slices - 1) * (period + 1);
   }
-  return std::min(steps, static_cast<double>(p.leaves));
+  return std::min(entries + marks, static_cast<double>(p.leaves));
 }
 
 }  // namespace pim::sim

@@ -131,16 +131,22 @@ void FillBound::tableNested(const Hierarchy& h, const std::vector<DimFactors>& e
             // Below, per spared tensor: nothing spared, its refills at L, and every loop of its class saved.
             const double none = setFills(h, lower, s1, f1, -1, 1, touched);
             std::array<double, kTensors> atL{}, full{};
+            double least = none;  // no choice below costs less: sparing fills at least the distinct tiles
             for (int u = 0; u < kTensors; ++u)
               if (s1 >> u & 1) {
                 atL[u] = fillEnergy(h, u, lower, f1.moved(u, f1.refills), touched[u]);
                 full[u] = none - atL[u] + fillEnergy(h, u, lower, f1.moved(u, f1.distinct[u]), touched[u]);
+                least = std::min(least, full[u]);
               }
             const auto fitsUpper = [&](std::size_t i) { return up[s2][i][0] != kInf; };
             m_lattice.forEachMultiple(e1, fitsUpper, [&](std::size_t i2, const DimFactors& e2) {
               const auto& u2 = up[s2][i2];
               ++walked;
-              double best = none + std::min({u2[0], u2[1], u2[2]});
+              // Energy grows with the bytes moved, so no pair costs less than the least below plus the least
+              // above: one that cannot lower g leaves it as it is.
+              const double leastUp = std::min({u2[0], u2[1], u2[2]});
+              if (least + leastUp >= g[i1]) return;
+              double best = none + leastUp;
               for (int u = 0; u < kTensors; ++u) {
                 if (!(s1 >> u & 1)) continue;
                 // Sparing u below saves the loops between the levels irrelevant to u, and those above the
