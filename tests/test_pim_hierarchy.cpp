@@ -313,8 +313,8 @@ TEST(PimHierarchyTarget, AHeatMapIsRefusedByTheTracesStepsNotItsIterations) {
   EXPECT_NE(note.find("tile iterations, the periodic ones skipped"), std::string::npos) << note;
 }
 
-// `map --trace` refuses past kMaxTraceSteps in the same terms, before it walks: the trivial mapping of a
-// layer of 7.4 x 10^9 tile iterations.
+// `map --trace` refuses past kMaxTraceSteps in the same terms, before it walks: the trivial mapping of a 7 x
+// 7 layer, 4.0 x 10^10 tile iterations and 1.3 x 10^9 steps (a 3 x 3 one of 7.4 x 10^9 takes 2.5 x 10^8).
 TEST(PimHierarchyTarget, TheTraceRefusesPastItsStepsNamingTheCounts) {
   const auto p = convProblem("pimopt-default", "conv2d", "k=512,c=512,p=56,q=56,r=7,s=7");
   const HierarchyContext& c = hierarchyContext(*p);
