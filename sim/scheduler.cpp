@@ -450,6 +450,12 @@ void ChannelScheduler::issueRow(const Command& c, uint64_t mask) {
   }
 }
 
+int64_t ChannelScheduler::planBuffer(const Command& c) const {
+  const RankState& rs = m_ranks[size_t(c.pch * m_cfg.ranks + c.rank)];
+  const int64_t t = std::max({rs.colReadyS, rs.colReadyL[c.bg], m_pchs[c.pch].busFree, m_arrival});
+  return colSlot(t, m_cfg.macOwnDataPath);
+}
+
 void ChannelScheduler::issueBuffer(const Command& c) {
   // Buffer moves need no open row but take a column slot of their pseudo-channel / rank / bank group.
   const DeviceConfig& cf = m_cfg;
@@ -457,15 +463,13 @@ void ChannelScheduler::issueBuffer(const Command& c) {
   for (;;) {
     RankState& rs = m_ranks[r];
     PseudoChannelState& ps = m_pchs[c.pch];
-    int64_t t = std::max({rs.colReadyS, rs.colReadyL[c.bg], ps.busFree, m_arrival});
-    t = colSlot(t, m_cfg.macOwnDataPath);
+    const int64_t t = planBuffer(c);
     if (refreshDue(t)) continue;
     rs.colReadyS = t + cf.tCCDS;
     rs.colReadyL[c.bg] = t + cf.tCCDL;
     ps.busFree = t + cf.burstCycles();
     take(t, false, false, m_cfg.macOwnDataPath);
-    const int b0 = r * m_banksPerRank + c.bg * cf.banksPerBankGroup + c.bank;
-    ++m_banks[b0].bufMoves;
+    ++m_banks[size_t(addressedBank(c))].bufMoves;
     m_requestCol = t;
     record(-1, c.op, t, cf.burstCycles());
     complete(t + cf.burstCycles());

@@ -76,9 +76,12 @@ class ChannelScheduler {
   /// next one is not sent yet, kPartDone, or kStopped past `stopAfter`.
   void feedRequests(const std::vector<int64_t>* arrivals, std::vector<int64_t>* departures,
                     const std::vector<size_t>* sent);
-  /// The controller's request buffer holds `entries` requests: serveNext() serves a run of host reads or
-  /// writes as FR-FCFS does, of the `entries` oldest not yet served, the one whose next command (its column
-  /// if its row is open, else PRE or ACT) can issue first, the oldest of equals.
+  /// The controller's request buffer holds `entries` requests. serveNext() serves a run of host reads or
+  /// writes, or of PIM requests, between two barriers as the DCC artifact's scheduler does
+  /// (pim_scheduler.cpp, for every buffer): of the `entries` oldest not yet served, the one whose next
+  /// command (its column if its row is open, else PRE or ACT; a buffer move's slot) can issue first, the
+  /// oldest of equals; but a younger request that is no row hit waits while another buffered request hits the
+  /// open row of its bank.
   void setRequestBuffer(size_t entries) { m_requestBuffer = entries; }
   void beginPart(const ChannelProgram& part);
   static constexpr int64_t kBlocked = -1, kPartDone = -2, kStopped = -3;
@@ -140,6 +143,7 @@ class ChannelScheduler {
   void endRequest(const Command& c);
   int64_t readyAt(const Command& c) const;     // the cycle c's next command could issue
   int64_t readyFloor(const Command& c) const;  // a lower bound of readyAt(c), cheap
+  bool rowHit(const Command& c) const;         // a column command at the open row of its addressed bank
   size_t nextServed(size_t sentBefore);        // the command serveNext() issues next (SIZE_MAX: blocked)
   bool overdue(int64_t stopAfter);             // a command completed after stopAfter (> 0): sets `stopped`
 
@@ -152,6 +156,11 @@ class ChannelScheduler {
   void issueRow(const Command& c, uint64_t mask);
   void issueColumn(const Command& c, uint64_t mask);
   void issueBuffer(const Command& c);
+  int64_t planBuffer(const Command& c) const;
+  // The flat index of the bank a command addresses (a broadcast's too: the bank of its address).
+  int addressedBank(const Command& c) const {
+    return (c.pch * m_cfg.ranks + c.rank) * m_banksPerRank + c.bg * m_cfg.banksPerBankGroup + c.bank;
+  }
   void takeColumnSlots(uint64_t mask, int64_t t, bool read);  // a column command's data-bus and tCCD slots
   uint64_t maskOf(const Command& c) const;
   // The banks whose state times a command on `mask` (DeviceConfig::maskTimedByAddressedBank).
@@ -217,8 +226,8 @@ class ChannelScheduler {
   int64_t m_planMax = INT64_MIN;  // latest planned issue time since the last snapshot (fast-forward)
   int m_phase = -1;
   // serveNext(): the fed vectors, the part expanded (commands, their request position, -1 for barriers,
-  // the end of the host run each belongs to, 0 outside runs), what is served, and the request being issued
-  // (its arrival, its ACT and column cycles, -1 until placed).
+  // the end of the run of host or of PIM requests each belongs to, 0 outside runs), what is served, and the
+  // request being issued (its arrival, its ACT and column cycles, -1 until placed).
   const std::vector<int64_t>* m_arrivals = nullptr;
   std::vector<int64_t>* m_departures = nullptr;
   const std::vector<size_t>* m_sent = nullptr;
@@ -229,7 +238,8 @@ class ChannelScheduler {
     std::vector<size_t> runEnd;
     std::vector<char> served;
     size_t next = 0;
-    int64_t requests = 0;  // of the parts begun so far
+    int64_t requests = 0;        // of the parts begun so far
+    std::vector<size_t> window;  // nextServed(): the buffered requests, oldest first
   } m_step;
   int64_t m_request = -1, m_arrival = 0, m_requestAct = -1, m_requestCol = -1;
   bool m_fastForward;

@@ -7,6 +7,15 @@
 #include "sim/scheduler.h"
 
 namespace pim::sim {
+namespace {
+// The buffer a request waits in when fed: 1 for host reads and writes, 2 for PIM requests, 0 for what is not
+// reordered (barriers, explicit row commands).
+size_t runKind(const Command& c) {
+  if (reorderable(c)) return 1;
+  const OpClass k = opClass(c.op);
+  return k == OpClass::ColRead || k == OpClass::ColWrite || k == OpClass::Buffer ? 2 : 0;
+}
+}  // namespace
 
 void ChannelScheduler::feedRequests(const std::vector<int64_t>* arrivals, std::vector<int64_t>* departures,
                                     const std::vector<size_t>* sent) {
@@ -30,6 +39,7 @@ void ChannelScheduler::endRequest(const Command& c) {
 
 int64_t ChannelScheduler::readyFloor(const Command& c) const {
   // What rowSlot() and colSlot() impose whatever the banks' timing.
+  if (opClass(c.op) == OpClass::Buffer) return std::max({m_floor, m_colFloor, m_arrival});
   const int64_t open = m_banks[size_t(std::countr_zero(maskOf(c)))].openRow;
   if (open == int64_t(c.row)) return std::max({m_floor, m_colFloor, m_lastCol + 1, m_arrival});
   const int64_t row = std::max({m_floor, m_lastCol - kSlotWindow, m_arrival});
@@ -37,6 +47,7 @@ int64_t ChannelScheduler::readyFloor(const Command& c) const {
 }
 
 int64_t ChannelScheduler::readyAt(const Command& c) const {
+  if (opClass(c.op) == OpClass::Buffer) return planBuffer(c);
   const uint64_t mask = maskOf(c);
   const int64_t open = m_banks[size_t(std::countr_zero(mask))].openRow;
   if (open == int64_t(c.row)) return planCol(c, mask, opClass(c.op) == OpClass::ColRead);
@@ -56,32 +67,50 @@ void ChannelScheduler::beginPart(const ChannelProgram& part) {
           const bool barrier = opClass(c0.op) == OpClass::Barrier;
           s.cmds.push_back(addressed(c0, it, k));
           s.request.push_back(barrier ? -1 : s.requests++);
-          s.runEnd.push_back(reorderable(c0) ? 1 : 0);  // marks host requests; their run ends below
+          s.runEnd.push_back(runKind(c0));  // their runs end below
         }
+  // A run: consecutive requests of one kind (host, PIM) and phase; barriers and row commands end it.
   for (size_t i = s.cmds.size(); i-- > 0;) {
     if (!s.runEnd[i]) continue;
-    const bool continues = i + 1 < s.cmds.size() && s.runEnd[i + 1] && s.cmds[i + 1].phase == s.cmds[i].phase;
+    const bool continues = i + 1 < s.cmds.size() && runKind(s.cmds[i + 1]) == s.runEnd[i] &&
+                           s.cmds[i + 1].phase == s.cmds[i].phase;
     s.runEnd[i] = continues ? s.runEnd[i + 1] : i + 1;
   }
   s.served.assign(s.cmds.size(), 0);
   s.next = 0;
 }
 
+bool ChannelScheduler::rowHit(const Command& c) const {
+  const OpClass k = opClass(c.op);
+  return (k == OpClass::ColRead || k == OpClass::ColWrite) &&
+         m_banks[size_t(addressedBank(c))].openRow == int64_t(c.row);
+}
+
 size_t ChannelScheduler::nextServed(size_t sentBefore) {
-  const Stepper& s = m_step;
+  Stepper& s = m_step;
   const size_t i = s.next;
   auto sent = [&](size_t j) { return (*m_sent)[size_t(s.request[j])] < sentBefore; };
   if (!s.runEnd[i]) return sent(i) ? i : SIZE_MAX;
-  // FR-FCFS over the buffer: the sent requests among the oldest not served (the run keeps send order).
-  size_t pick = SIZE_MAX;
-  int64_t earliest = INT64_MAX;
-  for (size_t j = i, seen = 0; j < s.runEnd[i] && seen < m_requestBuffer; ++j) {
+  // The buffer: the sent requests among the oldest not served (the run keeps send order), and the banks in
+  // which one of them hits the open row.
+  s.window.clear();
+  uint64_t hitBanks = 0;
+  for (size_t j = i; j < s.runEnd[i] && s.window.size() < m_requestBuffer; ++j) {
     if (s.served[j]) continue;
     if (!sent(j)) break;
-    ++seen;
+    s.window.push_back(j);
+    if (rowHit(s.cmds[j])) hitBanks |= 1ULL << addressedBank(s.cmds[j]);
+  }
+  // The one ready first, the oldest of equals; a younger one that is no hit does not close (or, a buffer
+  // move, delay) a bank another buffered request hits (the artifact's compare()).
+  size_t pick = SIZE_MAX;
+  int64_t earliest = INT64_MAX;
+  for (size_t j : s.window) {
+    const Command& c = s.cmds[j];
+    if (j != s.window.front() && (hitBanks >> addressedBank(c) & 1) && !rowHit(c)) continue;
     m_arrival = m_arrivals ? (*m_arrivals)[size_t(s.request[j])] : 0;
-    if (readyFloor(s.cmds[j]) >= earliest) continue;  // cannot go before the older pick
-    const int64_t t = readyAt(s.cmds[j]);
+    if (readyFloor(c) >= earliest) continue;  // cannot go before the older pick
+    const int64_t t = readyAt(c);
     if (t < earliest) earliest = t, pick = j;
   }
   m_arrival = 0;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // An in-order frontend in front of bounded request buffers (sim/frontend.h, the DCC artifact's Ramulator 2
-// frontend and controller): hand-counted cases of the hold-back, of FR-FCFS within the buffer, and of
-// channels sharing a run only while they are fed alike.
+// frontend and controller): hand-counted cases of the hold-back, of the controller's choice within a buffer
+// (host and PIM requests), and of channels sharing a run only while they are fed alike.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "sim/simulator.h"
 
@@ -120,6 +122,89 @@ TEST(Frontend, FrFcfsServesTheRowHitInTheBufferBeforeTheOlderConflict) {
   // requests go in order: rows 0, 1, 0, three ACTs.
   EXPECT_EQ(ConflictThenHit(2).activations(), 2);
   EXPECT_EQ(ConflictThenHit(1).activations(), 3);
+}
+
+// One channel fed `cmds` in order, all PIM requests, a barrier before request `barrierAt`, through buffers of
+// `entries`, on the hand-counted device with all-bank MACs 6 cycles apart (they take every bank's column
+// slot of every bank group: a buffer move may follow one tCCD_L = 4 later).
+struct OneFedPimChannel {
+  Program program;
+  FrontendOrder order;
+  OneFedPimChannel(const std::vector<Command>& cmds, std::size_t barrierAt, std::size_t entries) {
+    ProgramBuilder b;
+    order.sent.resize(1);
+    for (std::size_t i = 0; i < cmds.size(); ++i) {
+      if (i == barrierAt) {
+        b.barrier();
+        order.barriers.push_back(i);
+      }
+      b.add(cmds[i]);
+      order.sent[0].push_back(i);
+      order.requests.push_back({0, FrontendOrder::Buffer::Pim});
+    }
+    program.programs.push_back(b.take());
+    program.channelMap = {0};
+    order.bufferEntries = entries;
+  }
+  Result run() const {
+    DeviceConfig d = handCounted();
+    d.pimMacToMac = 6;
+    SimOptions so;
+    so.globalBarriers = true;
+    so.frontend = &order;
+    so.trace.enabled = true;
+    return simulate(d, program, so);
+  }
+};
+
+Command pimCommand(Op op, std::uint32_t row, std::uint32_t col, std::uint8_t bg = 0) {
+  Command c;
+  c.op = op;
+  c.row = row;
+  c.col = col;
+  c.bg = bg;
+  return c;
+}
+
+TEST(Frontend, APimRequestAtTheOpenRowOvertakesAnOlderOneThatNeedsAnother) {
+  // MACAB to rows 0, 5, 0 (all banks): with room for all three the second row-0 MAC goes before row 5's, so
+  // every bank opens two rows; with one entry they go in order and row 0 opens again.
+  const std::vector<Command> macs = {pimCommand(Op::MACAB, 0, 0), pimCommand(Op::MACAB, 5, 0),
+                                     pimCommand(Op::MACAB, 0, 1)};
+  auto activations = [&](std::size_t entries) {
+    const Result r = OneFedPimChannel(macs, SIZE_MAX, entries).run();
+    std::int64_t acts = 0;
+    for (const BankStats& b : r.banks) acts += b.activations;
+    return std::pair{acts, std::int64_t(r.banks.size())};
+  };
+  const auto [reordered, banks] = activations(3);
+  ASSERT_GT(banks, 0);
+  EXPECT_EQ(reordered, 2 * banks);
+  EXPECT_EQ(activations(1).first, 3 * banks);
+}
+
+TEST(Frontend, ABufferMoveWaitsForAnOlderHitInItsBankButNotInAnother) {
+  // A MACAB opens row 0; after the barrier two more MACABs to row 0 (addressed to bank 0), 6 cycles apart,
+  // then a WRGB, ready tCCD_L = 4 cycles after the first of them (an all-bank MAC takes the column slot of
+  // every bank group). Addressed to bank group 1 it goes between them;
+  // addressed to bank 0, where the queued MAC hits, it waits for that MAC (the artifact's scheduler lets no
+  // younger request that is no hit go first in a bank another buffered request hits).
+  auto issues = [](std::uint8_t bg) {
+    const Result r = OneFedPimChannel({pimCommand(Op::MACAB, 0, 0), pimCommand(Op::MACAB, 0, 1),
+                                       pimCommand(Op::MACAB, 0, 2), pimCommand(Op::WRGB, 0, 0, bg)},
+                                      1, 33)
+                         .run();
+    std::vector<std::pair<std::int64_t, Op>> t;
+    for (const TraceEvent& e : r.trace)
+      if ((e.op == Op::MACAB && e.bank == 0) || e.op == Op::WRGB) t.emplace_back(e.start, e.op);
+    std::sort(t.begin(), t.end());
+    std::vector<Op> order;
+    for (const auto& [start, op] : t) order.push_back(op);
+    return std::pair{order, t};
+  };
+  EXPECT_EQ(issues(1).first, (std::vector<Op>{Op::MACAB, Op::MACAB, Op::WRGB, Op::MACAB}));
+  EXPECT_EQ(issues(1).second[2].first, issues(1).second[1].first + 4);
+  EXPECT_EQ(issues(0).first, (std::vector<Op>{Op::MACAB, Op::MACAB, Op::MACAB, Op::WRGB}));
 }
 
 }  // namespace

@@ -64,8 +64,10 @@ enum class LabelModel : std::uint8_t { PimScope, DccKernel, DccInference };
 /// Version of the DCC-artifact mode's labels, in their stored key: bumped whenever the mode's label of a
 /// draft changes, so that labels of an older mode are not reused. 2: its frontend's barriers are global
 /// steps. 3: its controllers' request buffers (33 entries; host reads and writes served FR-FCFS among them)
-/// and its frontend stopping at a full one.
-inline constexpr int kDccModeVersion = 3;
+/// and its frontend stopping at a full one. 4: its scheduler's choice among the buffered PIM requests made
+/// as the requests arrive (the one ready first, no younger miss in a bank another request hits), and every
+/// request timed at the bank of its address (buffer moves spread over bank groups and pseudo-channels).
+inline constexpr int kDccModeVersion = 4;
 /// "pimscope", "dcc-kernel", "dcc-inference".
 std::string_view labelModelName(LabelModel m);
 /// The model a name gives, nullopt for an unknown name.

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/target/dram_pim/dcc_artifact/trace.h"
 
-#include <list>
-
-#include "sim/scheduler.h"
-
 namespace pim::dcc {
 namespace {
 
@@ -72,7 +68,6 @@ const char* cmdName(Cmd c) {
 }
 
 TraceSink::TraceSink() {
-  m_openRow.fill(-1);
   m_order.sent.resize(kStackChannels);
   m_order.bufferEntries = kRequestBuffer;
 }
@@ -86,25 +81,20 @@ void TraceSink::add(Cmd c, std::uint64_t address) {
   cmd.phase = m_phase;
   cmd.row = d.row;
   cmd.col = d.col;
-  using Buffer = sim::FrontendOrder::Buffer;
-  const Buffer buffer = c == Cmd::LD ? Buffer::Read : c == Cmd::ST ? Buffer::Write : Buffer::Pim;
-  const Queued q{cmd, m_order.requests.size()};
-  m_order.requests.push_back({static_cast<std::uint8_t>(d.channel), buffer});
-  if (buffer == Buffer::Pim) {
-    m_pim[d.channel].push_back(q);
-    return;
-  }
+  // Every request keeps the bank of its address: a host burst and a buffer move are timed by it, and the
+  // controller's scheduler compares requests by it (a broadcast acts on every bank whatever its address).
   cmd.pch = static_cast<std::uint8_t>(d.pch);
   cmd.rank = static_cast<std::uint8_t>(d.rank);
   cmd.bg = static_cast<std::uint8_t>(d.bg);
   cmd.bank = static_cast<std::uint8_t>(d.bank);
-  flushPim(d.channel);  // host requests do not overtake the PIM requests before them
-  append(d.channel, {cmd, q.sent});
+  using Buffer = sim::FrontendOrder::Buffer;
+  const Buffer buffer = c == Cmd::LD ? Buffer::Read : c == Cmd::ST ? Buffer::Write : Buffer::Pim;
+  m_order.sent[d.channel].push_back(m_order.requests.size());
+  m_order.requests.push_back({static_cast<std::uint8_t>(d.channel), buffer});
+  append(d.channel, cmd);
 }
 
-void TraceSink::append(int ch, const Queued& q) {
-  const sim::Command& cmd = q.cmd;
-  m_order.sent[ch].push_back(q.sent);
+void TraceSink::append(int ch, const sim::Command& cmd) {
   sim::ProgramBuilder& b = m_channels[ch];
   // Consecutive columns of one command kind, bank and row are one repeated command (the simulator issues
   // the repeats one by one, as separate commands).
@@ -122,30 +112,9 @@ void TraceSink::append(int ch, const Queued& q) {
   b.add(cmd);
 }
 
-void TraceSink::flushPim(int ch) {
-  // The queued requests in arrival order; served ones leave, so the buffer's window is the list's front.
-  std::list<Queued> queue(m_pim[ch].begin(), m_pim[ch].end());
-  m_pim[ch].clear();
-  while (!queue.empty()) {
-    // The oldest queued request that is ready without a row change, else the oldest.
-    auto pick = queue.begin();
-    std::size_t seen = 0;
-    for (auto it = queue.begin(); it != queue.end() && seen < kRequestBuffer; ++it, ++seen) {
-      if (!sim::isAllBankOp(it->cmd.op) || static_cast<std::int64_t>(it->cmd.row) == m_openRow[ch]) {
-        pick = it;
-        break;
-      }
-    }
-    if (sim::isAllBankOp(pick->cmd.op)) m_openRow[ch] = pick->cmd.row;
-    append(ch, *pick);
-    queue.erase(pick);
-  }
-}
-
 void TraceSink::barrier() {
   m_order.barriers.push_back(m_order.requests.size());
   for (int ch = 0; ch < kStackChannels; ++ch) {
-    flushPim(ch);
     ++m_counts[ch][static_cast<int>(Cmd::BARRIER)];
     m_channels[ch].setPhase(m_phase);
     m_channels[ch].barrier();
@@ -161,7 +130,6 @@ std::int64_t TraceSink::count(Cmd c) const {
 sim::Program TraceSink::take() {
   sim::Program p;
   for (int ch = 0; ch < kStackChannels; ++ch) {
-    flushPim(ch);
     sim::ChannelProgram cp = m_channels[ch].take();
     std::size_t i = 0;
     while (i < p.programs.size() && !(p.programs[i] == cp)) ++i;

@@ -53,15 +53,14 @@ inline constexpr int kCmdCount = 15;
 const char* cmdName(Cmd c);
 
 /// Requests a channel controller of the artifact's Ramulator fork holds per buffer (read, write, PIM):
-/// Ramulator 2's ReqBuffer has max_size 32 but enqueue() accepts while size <= max_size, so 33. Its PIM
-/// scheduler picks among the queued PIM requests, its FR-FCFS among the queued reads or writes, and its
+/// Ramulator 2's ReqBuffer has max_size 32 but enqueue() accepts while size <= max_size, so 33. Its
+/// scheduler picks among the queued requests of a buffer (sim::ChannelScheduler::setRequestBuffer), and its
 /// frontend stops the trace at a request whose buffer is full.
 inline constexpr std::size_t kRequestBuffer = 33;
 
-/// Collects a trace into one command list per physical channel of the stack. PIM requests between two
-/// barriers leave in the order the fork's PIM scheduler serves them: of the queued requests (at most
-/// kRequestBuffer), the oldest that is ready at the open row (or needs no row) goes first, else the oldest
-/// (dram_controller/impl/scheduler/pim_scheduler.cpp); host reads and writes keep the trace's order.
+/// Collects a trace into one command list per physical channel of the stack, in the trace's order, every
+/// command at the bank its address names; the simulator's fed channels choose among the buffered ones as
+/// the fork's scheduler does (sim/frontend.h).
 class TraceSink {
  public:
   TraceSink();
@@ -81,18 +80,10 @@ class TraceSink {
   const sim::FrontendOrder& frontendOrder() const { return m_order; }
 
  private:
-  // A request bound for a channel: its command and its send index in the trace.
-  struct Queued {
-    sim::Command cmd;
-    std::size_t sent;
-  };
-  void append(int ch, const Queued& q);
-  void flushPim(int ch);
+  void append(int ch, const sim::Command& cmd);
 
   sim::Phase m_phase = sim::Phase::InputRearrangement;
   std::array<sim::ProgramBuilder, kStackChannels> m_channels;
-  std::array<std::vector<Queued>, kStackChannels> m_pim;  // PIM requests since the last barrier
-  std::array<std::int64_t, kStackChannels> m_openRow;     // row the PIM requests left open, -1 none
   std::array<std::array<std::int64_t, kCmdCount>, kStackChannels> m_counts{};
   sim::FrontendOrder m_order;
 };
