@@ -81,7 +81,9 @@ class ChannelScheduler {
   /// (pim_scheduler.cpp, for every buffer): of the `entries` oldest not yet served, the one whose next
   /// command (its column if its row is open, else PRE or ACT; a buffer move's slot) can issue first, the
   /// oldest of equals; but a younger request that is no row hit waits while another buffered request hits the
-  /// open row of its bank.
+  /// open row of its bank. Reads and writes wait in buffers of their own, served one at a time by Ramulator
+  /// 2's write mode (the writes from above 80 % of a full write buffer or when no read waits, until below
+  /// 20 % with reads waiting).
   void setRequestBuffer(size_t entries) { m_requestBuffer = entries; }
   void beginPart(const ChannelProgram& part);
   static constexpr int64_t kBlocked = -1, kPartDone = -2, kStopped = -3;
@@ -144,6 +146,7 @@ class ChannelScheduler {
   int64_t readyAt(const Command& c) const;     // the cycle c's next command could issue
   int64_t readyFloor(const Command& c) const;  // a lower bound of readyAt(c), cheap
   bool rowHit(const Command& c) const;         // a column command at the open row of its addressed bank
+  void bufferHostRequests(size_t sentBefore);  // fills Stepper::buffered, sets the write mode
   size_t nextServed(size_t sentBefore);        // the command serveNext() issues next (SIZE_MAX: blocked)
   bool overdue(int64_t stopAfter);             // a command completed after stopAfter (> 0): sets `stopped`
 
@@ -232,6 +235,7 @@ class ChannelScheduler {
   std::vector<int64_t>* m_departures = nullptr;
   const std::vector<size_t>* m_sent = nullptr;
   size_t m_requestBuffer = SIZE_MAX;
+  bool m_writeMode = false;  // serveNext(): the controller drains its write buffer (bufferHostRequests())
   struct Stepper {
     std::vector<Command> cmds;
     std::vector<int64_t> request;
@@ -239,7 +243,10 @@ class ChannelScheduler {
     std::vector<char> served;
     size_t next = 0;
     int64_t requests = 0;        // of the parts begun so far
-    std::vector<size_t> window;  // nextServed(): the buffered requests, oldest first
+    std::vector<size_t> window;  // nextServed(): the buffered PIM requests, oldest first
+    std::vector<char> hit;       // nextServed(): per buffered request, a row hit
+    std::array<std::vector<size_t>, 2> host, buffered;  // host reads, writes: all of the part; buffered ones
+    std::array<size_t, 2> hostNext{};                   // the first of `host` not served
   } m_step;
   int64_t m_request = -1, m_arrival = 0, m_requestAct = -1, m_requestCol = -1;
   bool m_fastForward;

@@ -67,7 +67,7 @@ void ChannelScheduler::beginPart(const ChannelProgram& part) {
           const bool barrier = opClass(c0.op) == OpClass::Barrier;
           s.cmds.push_back(addressed(c0, it, k));
           s.request.push_back(barrier ? -1 : s.requests++);
-          s.runEnd.push_back(runKind(c0));  // their runs end below
+          s.runEnd.push_back(runKind(s.cmds.back()));  // their runs end below
         }
   // A run: consecutive requests of one kind (host, PIM) and phase; barriers and row commands end it.
   for (size_t i = s.cmds.size(); i-- > 0;) {
@@ -76,6 +76,10 @@ void ChannelScheduler::beginPart(const ChannelProgram& part) {
                            s.cmds[i + 1].phase == s.cmds[i].phase;
     s.runEnd[i] = continues ? s.runEnd[i + 1] : i + 1;
   }
+  for (auto& list : s.host) list.clear();
+  for (size_t i = 0; i < s.cmds.size(); ++i)
+    if (runKind(s.cmds[i]) == 1) s.host[opClass(s.cmds[i].op) == OpClass::ColWrite].push_back(i);
+  s.hostNext = {0, 0};
   s.served.assign(s.cmds.size(), 0);
   s.next = 0;
 }
@@ -86,28 +90,72 @@ bool ChannelScheduler::rowHit(const Command& c) const {
          m_banks[size_t(addressedBank(c))].openRow == int64_t(c.row);
 }
 
+void ChannelScheduler::bufferHostRequests(size_t sentBefore) {
+  Stepper& s = m_step;
+  // The buffered reads and writes of the run: the sent ones not served, up to the first that finds its
+  // buffer full (the frontend sends in order, so nothing behind that one has arrived).
+  size_t end = s.runEnd[s.next];
+  for (size_t k = 0; k < 2; ++k) {
+    const std::vector<size_t>& list = s.host[k];
+    size_t& first = s.hostNext[k];
+    while (first < list.size() && s.served[list[first]]) ++first;
+    s.buffered[k].clear();
+    for (size_t n = first; n < list.size() && list[n] < end; ++n) {
+      const size_t j = list[n];
+      if (s.served[j]) continue;
+      if ((*m_sent)[size_t(s.request[j])] >= sentBefore || s.buffered[k].size() == m_requestBuffer) {
+        end = j;
+        break;
+      }
+      s.buffered[k].push_back(j);
+    }
+  }
+  for (std::vector<size_t>& b : s.buffered)
+    while (!b.empty() && b.back() >= end) b.pop_back();
+  // Ramulator 2's write mode: on above 80 % of the write buffer's max_size (one less than it holds) or with
+  // no read waiting; off again below 20 % once a read waits.
+  const size_t reads = s.buffered[0].size(), writes = s.buffered[1].size(), maxSize = m_requestBuffer - 1;
+  if (!m_writeMode)
+    m_writeMode = writes * 10 > maxSize * 8 || reads == 0;
+  else
+    m_writeMode = !(writes * 10 < maxSize * 2 && reads != 0);
+}
+
 size_t ChannelScheduler::nextServed(size_t sentBefore) {
   Stepper& s = m_step;
   const size_t i = s.next;
   auto sent = [&](size_t j) { return (*m_sent)[size_t(s.request[j])] < sentBefore; };
   if (!s.runEnd[i]) return sent(i) ? i : SIZE_MAX;
-  // The buffer: the sent requests among the oldest not served (the run keeps send order), and the banks in
-  // which one of them hits the open row.
-  s.window.clear();
+  // The buffer: the sent requests among the oldest not served (a run keeps send order); host requests wait
+  // in a read and a write buffer, of which the controller serves one at a time.
+  const std::vector<size_t>* buffer = &s.window;
+  if (reorderable(s.cmds[i])) {
+    bufferHostRequests(sentBefore);
+    buffer = &s.buffered[m_writeMode];
+  } else {
+    s.window.clear();
+    for (size_t j = i; j < s.runEnd[i] && s.window.size() < m_requestBuffer; ++j) {
+      if (s.served[j]) continue;
+      if (!sent(j)) break;
+      s.window.push_back(j);
+    }
+  }
+  // The banks in which a buffered request hits the open row.
   uint64_t hitBanks = 0;
-  for (size_t j = i; j < s.runEnd[i] && s.window.size() < m_requestBuffer; ++j) {
-    if (s.served[j]) continue;
-    if (!sent(j)) break;
-    s.window.push_back(j);
-    if (rowHit(s.cmds[j])) hitBanks |= 1ULL << addressedBank(s.cmds[j]);
+  s.hit.resize(buffer->size());
+  for (size_t n = 0; n < buffer->size(); ++n) {
+    const Command& c = s.cmds[(*buffer)[n]];
+    s.hit[n] = rowHit(c);
+    if (s.hit[n]) hitBanks |= 1ULL << addressedBank(c);
   }
   // The one ready first, the oldest of equals; a younger one that is no hit does not close (or, a buffer
   // move, delay) a bank another buffered request hits (the artifact's compare()).
   size_t pick = SIZE_MAX;
   int64_t earliest = INT64_MAX;
-  for (size_t j : s.window) {
+  for (size_t n = 0; n < buffer->size(); ++n) {
+    const size_t j = (*buffer)[n];
     const Command& c = s.cmds[j];
-    if (j != s.window.front() && (hitBanks >> addressedBank(c) & 1) && !rowHit(c)) continue;
+    if (n > 0 && !s.hit[n] && (hitBanks >> addressedBank(c) & 1)) continue;
     m_arrival = m_arrivals ? (*m_arrivals)[size_t(s.request[j])] : 0;
     if (readyFloor(c) >= earliest) continue;  // cannot go before the older pick
     const int64_t t = readyAt(c);

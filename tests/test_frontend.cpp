@@ -124,6 +124,52 @@ TEST(Frontend, FrFcfsServesTheRowHitInTheBufferBeforeTheOlderConflict) {
   EXPECT_EQ(ConflictThenHit(1).activations(), 3);
 }
 
+// Host reads (RD) and writes (WR) to row 0 of bank 0, one column each, sent in `ops` order in one part
+// through buffers of 33: the order the channel serves them.
+std::vector<Op> servedHostOrder(const std::vector<Op>& ops) {
+  ProgramBuilder b;
+  FrontendOrder order;
+  order.sent.resize(1);
+  for (std::uint32_t i = 0; i < ops.size(); ++i) {
+    const bool read = ops[i] == Op::RD;
+    if (read)
+      b.rd(0, 0, 0, 0, i);
+    else
+      b.wr(0, 0, 0, 0, i);
+    order.sent[0].push_back(i);
+    order.requests.push_back({0, read ? FrontendOrder::Buffer::Read : FrontendOrder::Buffer::Write});
+  }
+  Program program;
+  program.programs.push_back(b.take());
+  program.channelMap = {0};
+  SimOptions so;
+  so.globalBarriers = true;
+  so.frontend = &order;
+  so.trace.enabled = true;
+  std::vector<std::pair<std::int64_t, Op>> issued;
+  for (const TraceEvent& e : simulate(handCounted(), program, so).trace)
+    if (e.op == Op::RD || e.op == Op::WR) issued.emplace_back(e.start, e.op);
+  std::sort(issued.begin(), issued.end());
+  std::vector<Op> served;
+  for (const auto& [start, op] : issued) served.push_back(op);
+  return served;
+}
+
+std::vector<Op> repeated(std::initializer_list<std::pair<Op, int>> runs) {
+  std::vector<Op> v;
+  for (const auto& [op, n] : runs) v.insert(v.end(), std::size_t(n), op);
+  return v;
+}
+
+TEST(Frontend, ReadsGoBeforeOlderWritesUntilTheWriteBufferPassesItsHighWatermark) {
+  // Ramulator 2's write mode, max_size 32: on above 25.6 writes or with no read waiting, off below 6.4 with a
+  // read waiting. Three writes then three reads: the reads first. 27 writes then a read: 21 writes drain the
+  // buffer to 6, then the read, then the last 6 writes.
+  EXPECT_EQ(servedHostOrder(repeated({{Op::WR, 3}, {Op::RD, 3}})), repeated({{Op::RD, 3}, {Op::WR, 3}}));
+  EXPECT_EQ(servedHostOrder(repeated({{Op::WR, 27}, {Op::RD, 1}})),
+            repeated({{Op::WR, 21}, {Op::RD, 1}, {Op::WR, 6}}));
+}
+
 // One channel fed `cmds` in order, all PIM requests, a barrier before request `barrierAt`, through buffers of
 // `entries`, on the hand-counted device with all-bank MACs 6 cycles apart (they take every bank's column
 // slot of every bank group: a buffer move may follow one tCCD_L = 4 later).
