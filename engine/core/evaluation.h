@@ -66,7 +66,8 @@ enum class LabelModel : std::uint8_t { PimScope, DccKernel, DccInference };
 /// steps. 3: its controllers' request buffers (33 entries; host reads and writes served FR-FCFS among them)
 /// and its frontend stopping at a full one. 4: its scheduler's choice among the buffered PIM requests made
 /// as the requests arrive (the one ready first, no younger miss in a bank another request hits), and every
-/// request timed at the bank of its address (buffer moves spread over bank groups and pseudo-channels).
+/// request timed at the bank of its address (buffer moves spread over bank groups and pseudo-channels), and
+/// reads and writes in buffers of their own, drained by the write mode.
 inline constexpr int kDccModeVersion = 4;
 /// "pimscope", "dcc-kernel", "dcc-inference".
 std::string_view labelModelName(LabelModel m);
