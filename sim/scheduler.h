@@ -146,6 +146,8 @@ class ChannelScheduler {
   int64_t readyAt(const Command& c) const;     // the cycle c's next command could issue
   int64_t readyFloor(const Command& c) const;  // a lower bound of readyAt(c), cheap
   bool rowHit(const Command& c) const;         // a column command at the open row of its addressed bank
+  // Whether the command at position j of the part was sent before the frontend's `sentBefore`-th request.
+  bool sent(size_t j, size_t sentBefore) const { return (*m_sent)[size_t(m_step.request[j])] < sentBefore; }
   void bufferHostRequests(size_t sentBefore);  // fills Stepper::buffered, sets the write mode
   size_t nextServed(size_t sentBefore);        // the command serveNext() issues next (SIZE_MAX: blocked)
   bool overdue(int64_t stopAfter);             // a command completed after stopAfter (> 0): sets `stopped`

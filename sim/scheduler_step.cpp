@@ -103,7 +103,7 @@ void ChannelScheduler::bufferHostRequests(size_t sentBefore) {
     for (size_t n = first; n < list.size() && list[n] < end; ++n) {
       const size_t j = list[n];
       if (s.served[j]) continue;
-      if ((*m_sent)[size_t(s.request[j])] >= sentBefore || s.buffered[k].size() == m_requestBuffer) {
+      if (!sent(j, sentBefore) || s.buffered[k].size() == m_requestBuffer) {
         end = j;
         break;
       }
@@ -124,8 +124,7 @@ void ChannelScheduler::bufferHostRequests(size_t sentBefore) {
 size_t ChannelScheduler::nextServed(size_t sentBefore) {
   Stepper& s = m_step;
   const size_t i = s.next;
-  auto sent = [&](size_t j) { return (*m_sent)[size_t(s.request[j])] < sentBefore; };
-  if (!s.runEnd[i]) return sent(i) ? i : SIZE_MAX;
+  if (!s.runEnd[i]) return sent(i, sentBefore) ? i : SIZE_MAX;
   // The buffer: the sent requests among the oldest not served (a run keeps send order); host requests wait
   // in a read and a write buffer, of which the controller serves one at a time.
   const std::vector<size_t>* buffer = &s.window;
@@ -136,7 +135,7 @@ size_t ChannelScheduler::nextServed(size_t sentBefore) {
     s.window.clear();
     for (size_t j = i; j < s.runEnd[i] && s.window.size() < m_requestBuffer; ++j) {
       if (s.served[j]) continue;
-      if (!sent(j)) break;
+      if (!sent(j, sentBefore)) break;
       s.window.push_back(j);
     }
   }
