@@ -27,6 +27,9 @@ struct RankState {
   int64_t colReadyS = 0;                // tCCD_S after any column command of the rank
   std::array<int64_t, 8> colReadyL{};   // tCCD_L after a column command in this bank group
   std::array<int64_t, 8> rdAfterWrL{};  // WR -> RD same bank group
+  // DeviceConfig::pimOpsByAddress: the HBM-PIM arithmetic's own tCCD_S / tCCD_L spacing
+  int64_t opReadyS = 0;
+  std::array<int64_t, 8> opReadyL{};
   RankState() {
     lastActBg.fill(-(1 << 30));
     faw.fill(-(1 << 30));

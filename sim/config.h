@@ -31,7 +31,9 @@ struct CommandEnergies {
 enum class Scope : uint8_t { Rank, PseudoChannel };
 enum class BarrierMode : uint8_t {
   Order,  // column commands stay in program order (they always do); row commands may run ahead
-  Drain,  // column commands after a barrier wait until every earlier column command has completed
+  // The DCC artifact's controller: a barrier is taken once every earlier request has left the controller
+  // (its last command issued), the cycle after, and issues alone in that cycle; the next commands follow.
+  Drain,
   // DRAMSim2's command queue (the HBM2-PIM reference): the controller activates rows only for the barrier
   // group at the head of its queue, and for the next group once the head group is down to its last
   // (barrier-tagged) command, which it activates only when that command heads the queue.
@@ -97,6 +99,19 @@ struct DeviceConfig {
   // timing table has no rule between them) and, within a barrier group, neither waits behind the other (its
   // controller picks any ready command of the group at the head of its queue); a barrier orders both.
   bool macOwnDataPath = false;
+  // The DCC artifact's HBM3-PIM timing table (HBM3-PIM.cpp) for the HBM-PIM arithmetic. PIM_LD, PIM_MAC,
+  // PIM_ADD and PIM_MUL are spaced among themselves only, by the bank their address names (burstCycles() per
+  // channel, tCCDS per rank, tCCDL per bank group); they may issue in the cycle of the ACTAB that opens their
+  // row, take no column slot of reads, writes or buffer moves and hold no precharge back. PIM_WB, PIM_RELU
+  // and PIM_RESET have no timing constraint at all. false: all-bank commands pimMacToMac apart that take
+  // every bank's column slot after pimActToMac (PIMScope's HBM-PIM).
+  bool pimOpsByAddress = false;
+  // The DCC artifact's Ramulator 2 checks a command's timing only down to the level it addresses, and its
+  // table constrains the channel-wide row commands (an all-bank command's PREA and ACTAB) among themselves:
+  // a PREA waits pimActToPre after an ACTAB, pimMacToPre after a MACAB and 2 cycles after any ACT (its
+  // second command cycle); an ACTAB waits pimPreToAct after a PREA, pimActToAct after an ACTAB and tRFC after
+  // a refresh. The banks' own timing from host reads, writes, ACTs and PREs holds neither.
+  bool allBankRowsByChannel = false;
 
   CommandEnergies energy;
 

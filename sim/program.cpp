@@ -16,9 +16,10 @@ const char* phaseName(Phase p) {
 }
 
 const char* opName(Op op) {
-  static const char* names[] = {"ACT",     "PRE",    "PREA",      "RD",      "WR",      "ACTAB",   "MACAB",
-                                "WRGB",    "MVSB",   "MVGB",      "SFM",     "PIM_LD",  "PIM_MAC", "PIM_ADD",
-                                "PIM_MUL", "PIM_WB", "PIM_RESET", "BARRIER", "HOST_RD", "HOST_WR"};
+  static const char* names[] = {"ACT",     "PRE",     "PREA",    "RD",     "WR",        "ACTAB",
+                                "MACAB",   "WRGB",    "MVSB",    "MVGB",   "SFM",       "PIM_LD",
+                                "PIM_MAC", "PIM_ADD", "PIM_MUL", "PIM_WB", "PIM_RESET", "BARRIER",
+                                "HOST_RD", "HOST_WR", "PIM_RELU"};
   return names[static_cast<int>(op)];
 }
 
@@ -36,6 +37,7 @@ OpClass opClass(Op op) {
     case Op::PIM_MAC:
     case Op::PIM_ADD:
     case Op::PIM_MUL:
+    case Op::PIM_RELU:
     case Op::HOST_RD:
       return OpClass::ColRead;
     case Op::WR:

@@ -33,7 +33,9 @@ enum class Op : uint8_t {
   PIM_RESET,  // HBM-PIM ACC_RESET: no open row needed
   BARRIER,    // per channel: orders column commands (see BarrierMode)
   HOST_RD,    // host read burst (rearrangement)
-  HOST_WR     // host write burst (rearrangement)
+  HOST_WR,    // host write burst (rearrangement)
+  PIM_RELU    // the DCC artifact's HBM-PIM RELU: bank column through the ReLU into the GRF (timed as PIM_LD
+              // unless DeviceConfig::pimOpsByAddress)
 };
 const char* opName(Op op);
 

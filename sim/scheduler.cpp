@@ -9,8 +9,30 @@ namespace pim::sim {
 
 bool isAllBankOp(Op op) {
   return op == Op::ACTAB || op == Op::MACAB || op == Op::PIM_LD || op == Op::PIM_MAC || op == Op::PIM_ADD ||
-         op == Op::PIM_MUL || op == Op::PIM_WB;
+         op == Op::PIM_MUL || op == Op::PIM_WB || op == Op::PIM_RELU;
 }
+
+namespace {
+// How an HBM-PIM command is timed under DeviceConfig::pimOpsByAddress (the DCC artifact's timing table):
+// spaced among the arithmetic by its address, or not at all; No: as any command of its class.
+enum class ForkOp { No, Spaced, Untimed };
+ForkOp forkOp(const DeviceConfig& cfg, Op op) {
+  if (!cfg.pimOpsByAddress) return ForkOp::No;
+  switch (op) {
+    case Op::PIM_LD:
+    case Op::PIM_MAC:
+    case Op::PIM_ADD:
+    case Op::PIM_MUL:
+      return ForkOp::Spaced;
+    case Op::PIM_WB:
+    case Op::PIM_RELU:
+    case Op::PIM_RESET:
+      return ForkOp::Untimed;
+    default:
+      return ForkOp::No;
+  }
+}
+}  // namespace
 
 uint64_t commandMask(const DeviceConfig& cfg, const Command& c) {
   const int nBanks = cfg.banksPerChannel(), perRank = cfg.banksPerRank();
@@ -141,6 +163,7 @@ void ChannelScheduler::record(int bank, Op op, int64_t t, int64_t dur) {
 // ---- row commands ----
 int64_t ChannelScheduler::planAct(uint64_t mask, bool allBank, int64_t notBefore) const {
   int64_t t = notBefore;
+  if (allBank && m_cfg.allBankRowsByChannel) return rowSlot(std::max(t, m_actabReady), true);
   forBits(timedBy(mask), [&](int b) { t = std::max(t, m_banks[b].actReady); });
   if (!allBank) {
     const MaskInfo& mi = info(mask);
@@ -190,13 +213,19 @@ void ChannelScheduler::commitAct(uint64_t mask, int64_t t, uint32_t row, bool al
       ps.fawPos = (ps.fawPos + 1) & 3;
     });
   }
+  if (allBank) {
+    m_preaReady = std::max(m_preaReady, t + c.pimActToPre);
+    m_actabReady = std::max(m_actabReady, t + c.pimActToAct);
+  }
   take(t, true, true);
   complete(t + 1);
   if (m_requestAct < 0) m_requestAct = t;
 }
 
-int64_t ChannelScheduler::planPre(uint64_t mask, int64_t notBefore) const {
+int64_t ChannelScheduler::planPre(uint64_t mask, int64_t notBefore, bool allBank) const {
   int64_t t = notBefore;
+  if (allBank && m_cfg.allBankRowsByChannel)  // not before a column command served earlier either
+    return rowSlot(std::max({t, m_lastAct + 2, m_preaReady, m_lastCol}), false);
   forBits(timedBy(mask), [&](int b) {
     if (m_banks[b].openRow >= 0) t = std::max(t, m_banks[b].preReady);
   });
@@ -214,6 +243,7 @@ void ChannelScheduler::commitPre(uint64_t mask, int64_t t, bool allBank, Op op) 
     bs.actReady = std::max(bs.actReady, t + tRP);
     record(b, op, t, tRP);
   });
+  if (allBank) m_actabReady = std::max(m_actabReady, t + tRP);
   take(t, true, false);
   complete(t + 1);
 }
@@ -294,6 +324,7 @@ bool ChannelScheduler::lazyRefresh(RefreshUnit& u, int64_t t, bool force) {
 void ChannelScheduler::issueRef(RefreshUnit& u, int64_t earliest) {
   const int64_t refAt = rowSlot(earliest, false);
   forBits(u.mask, [&](int b) { m_banks[b].actReady = refAt + m_cfg.tRFC; });
+  m_actabReady = std::max(m_actabReady, refAt + m_cfg.tRFC);
   take(refAt, true, false);
   --rowCommands;  // counted separately
   ++refreshes;
@@ -303,7 +334,18 @@ void ChannelScheduler::issueRef(RefreshUnit& u, int64_t earliest) {
 }
 
 // ---- column commands ----
+int64_t ChannelScheduler::planForkOp(const Command& c, uint64_t mask, bool spaced) const {
+  int64_t t = m_arrival;  // the row is open: from the cycle of its ACT on
+  forBits(timedBy(mask), [&](int b) { t = std::max(t, m_banks[b].openedAt); });
+  if (spaced) {
+    const RankState& rs = m_ranks[size_t(c.pch * m_cfg.ranks + c.rank)];
+    t = std::max({t, m_opReady, rs.opReadyS, rs.opReadyL[c.bg]});
+  }
+  return colSlot(t, false);
+}
+
 int64_t ChannelScheduler::planCol(const Command& c, uint64_t mask, bool read) const {
+  if (const ForkOp f = forkOp(m_cfg, c.op); f != ForkOp::No) return planForkOp(c, mask, f == ForkOp::Spaced);
   int64_t t = m_arrival;
   if (read)
     forBits(timedBy(mask), [&](int b) { t = std::max(t, m_banks[b].rdReady); });
@@ -334,6 +376,7 @@ int64_t ChannelScheduler::planCol(const Command& c, uint64_t mask, bool read) co
 void ChannelScheduler::commitCol(const Command& c, uint64_t mask, int64_t t, bool read) {
   const DeviceConfig& cf = m_cfg;
   const bool allBank = isAllBankOp(c.op);
+  const ForkOp fork = forkOp(cf, c.op);
   const bool pimOp = (c.flags & kFlagPim) || allBank;
   const bool host = c.op == Op::HOST_RD || c.op == Op::HOST_WR;
   const int bus = cf.burstCycles();
@@ -343,16 +386,22 @@ void ChannelScheduler::commitCol(const Command& c, uint64_t mask, int64_t t, boo
     (read ? bs.rds : bs.wrs)++;
     if (pimOp) ++bs.pimOps;
     if (host) ++bs.hostBursts;
-    bs.preReady = std::max(bs.preReady, t + toPre);
+    if (fork == ForkOp::No) bs.preReady = std::max(bs.preReady, t + toPre);
   });
   if (m_tw.enabled) forBits(mask, [&](int b) { record(b, c.op, t, read ? cf.CL + bus : cf.CWL + bus); });
-  if (!allBank || !cf.macOwnDataPath) takeColumnSlots(mask, t, read);
-  if (allBank) m_lastMac = t;
+  if (fork == ForkOp::Spaced) {
+    RankState& rs = m_ranks[size_t(c.pch * cf.ranks + c.rank)];
+    m_opReady = t + bus;
+    rs.opReadyS = t + cf.tCCDS;
+    rs.opReadyL[c.bg] = t + cf.tCCDL;
+  } else if (fork == ForkOp::No) {
+    if (!allBank || !cf.macOwnDataPath) takeColumnSlots(mask, t, read);
+    if (allBank) m_lastMac = t;
+    if (allBank) m_preaReady = std::max(m_preaReady, t + cf.pimMacToPre);
+  }
   take(t, false, false);
   m_requestCol = t;
-  const int64_t done = t + (read ? cf.CL : cf.CWL) + bus;
-  complete(done);
-  m_maxColCompletion = std::max(m_maxColCompletion, done);
+  complete(t + (read ? cf.CL : cf.CWL) + bus);
 }
 
 void ChannelScheduler::takeColumnSlots(uint64_t mask, int64_t t, bool read) {
@@ -394,7 +443,7 @@ void ChannelScheduler::issueColumn(const Command& c, uint64_t mask) {
       }
     });
     if (needPre) {  // open-page controller: close the conflicting row first
-      const int64_t t = planPre(needPre, m_arrival);
+      const int64_t t = planPre(needPre, m_arrival, allBank);
       if (refreshDue(t)) continue;
       commitPre(needPre, t, allBank, allBank ? Op::PREA : Op::PRE);
       continue;
@@ -422,7 +471,7 @@ void ChannelScheduler::issueRow(const Command& c, uint64_t mask) {
         if (m_banks[b].openRow >= 0 && m_banks[b].openRow != int64_t(c.row)) m |= 1ULL << b;
       });
       if (m) {
-        const int64_t t = planPre(m, m_arrival);
+        const int64_t t = planPre(m, m_arrival, allBank);
         if (refreshDue(t)) continue;
         commitPre(m, t, allBank, allBank ? Op::PREA : Op::PRE);
         continue;
@@ -442,7 +491,7 @@ void ChannelScheduler::issueRow(const Command& c, uint64_t mask) {
       if (m_banks[b].openRow >= 0) open |= 1ULL << b;
     });
     if (!open) return;  // precharging closed banks is a no-op
-    const int64_t t = planPre(open, m_arrival);
+    const int64_t t = planPre(open, m_arrival, allBank);
     if (refreshDue(t)) continue;
     commitPre(open, t, allBank, c.op);
     if (c.flags & kFlagModeSwitch) m_lastAct = std::max(m_lastAct, t);  // ACTs stay in order after it
@@ -451,6 +500,7 @@ void ChannelScheduler::issueRow(const Command& c, uint64_t mask) {
 }
 
 int64_t ChannelScheduler::planBuffer(const Command& c) const {
+  if (forkOp(m_cfg, c.op) == ForkOp::Untimed) return colSlot(m_arrival, m_cfg.macOwnDataPath);
   const RankState& rs = m_ranks[size_t(c.pch * m_cfg.ranks + c.rank)];
   const int64_t t = std::max({rs.colReadyS, rs.colReadyL[c.bg], m_pchs[c.pch].busFree, m_arrival});
   return colSlot(t, m_cfg.macOwnDataPath);
@@ -465,15 +515,16 @@ void ChannelScheduler::issueBuffer(const Command& c) {
     PseudoChannelState& ps = m_pchs[c.pch];
     const int64_t t = planBuffer(c);
     if (refreshDue(t)) continue;
-    rs.colReadyS = t + cf.tCCDS;
-    rs.colReadyL[c.bg] = t + cf.tCCDL;
-    ps.busFree = t + cf.burstCycles();
+    if (forkOp(cf, c.op) == ForkOp::No) {
+      rs.colReadyS = t + cf.tCCDS;
+      rs.colReadyL[c.bg] = t + cf.tCCDL;
+      ps.busFree = t + cf.burstCycles();
+    }
     take(t, false, false, m_cfg.macOwnDataPath);
     ++m_banks[size_t(addressedBank(c))].bufMoves;
     m_requestCol = t;
     record(-1, c.op, t, cf.burstCycles());
     complete(t + cf.burstCycles());
-    m_maxColCompletion = std::max(m_maxColCompletion, t + int64_t(cf.burstCycles()));
     return;
   }
 }
@@ -487,7 +538,8 @@ void ChannelScheduler::issue(const Command& c) {
   }
   switch (opClass(c.op)) {
     case OpClass::Barrier:
-      if (m_cfg.barrierMode == BarrierMode::Drain) m_colFloor = std::max(m_colFloor, m_maxColCompletion);
+      if (m_cfg.barrierMode == BarrierMode::Drain)
+        m_colFloor = std::max(m_colFloor, std::max(m_lastCol, m_lastBufCol) + kDrainBarrierCycles);
       if (m_cfg.macOwnDataPath) m_lastCol = m_lastBufCol = std::max(m_lastCol, m_lastBufCol);
       // The group just closed heads the queue with its last command once the one before it has issued.
       if (m_cfg.barrierMode == BarrierMode::Window) m_actGate = std::max(m_actGate, m_prevCol + 1);

@@ -174,9 +174,11 @@ class ChannelScheduler {
   int64_t planAct(uint64_t mask, bool allBank, int64_t notBefore = 0) const;
   int64_t actGate() const;  // BarrierMode::Window: earliest ACT for the command being issued
   void commitAct(uint64_t mask, int64_t t, uint32_t row, bool allBank);
-  int64_t planPre(uint64_t mask, int64_t notBefore = 0) const;
+  int64_t planPre(uint64_t mask, int64_t notBefore = 0, bool allBank = false) const;
   void commitPre(uint64_t mask, int64_t t, bool allBank, Op op);
   int64_t planCol(const Command& c, uint64_t mask, bool read) const;
+  // DeviceConfig::pimOpsByAddress: an HBM-PIM command at its open row, `spaced` among the arithmetic.
+  int64_t planForkOp(const Command& c, uint64_t mask, bool spaced) const;
   void commitCol(const Command& c, uint64_t mask, int64_t t, bool read);
   // Performs what due refreshes need by t; true if any command was placed (the caller re-plans).
   bool refreshDue(int64_t t, uint64_t actMask = 0);
@@ -227,7 +229,14 @@ class ChannelScheduler {
   int64_t m_lastBufCol = -1;  // DeviceConfig::macOwnDataPath: the buffer moves' own column frontier
   int64_t m_actGate = 0;      // BarrierMode::Window: ACTs of the current barrier group not before this
   bool m_groupEnd = false;    // the command being issued is the last of its barrier group
-  int64_t m_floor = 0, m_colFloor = 0, m_maxCompletion = 0, m_maxColCompletion = 0;
+  int64_t m_floor = 0, m_colFloor = 0, m_maxCompletion = 0;
+  int64_t m_opReady = 0;  // DeviceConfig::pimOpsByAddress: the arithmetic's spacing on the channel (nBL)
+  // DeviceConfig::allBankRowsByChannel: the channel's own hold on an all-bank PREA and ACTAB
+  int64_t m_preaReady = 0, m_actabReady = 0;
+  // BarrierMode::Drain: the channel takes a barrier the cycle after its last request left (its last command
+  // issued), and the barrier takes that cycle alone (it is neither a row nor a column command, so nothing
+  // issues beside it): the next request's commands issue 2 cycles after the last one's.
+  static constexpr int64_t kDrainBarrierCycles = 2;
   int64_t m_planMax = INT64_MIN;  // latest planned issue time since the last snapshot (fast-forward)
   int m_phase = -1;
   // serveNext(): the fed vectors, the part expanded (commands, their request position, -1 for barriers,

@@ -13,8 +13,7 @@ namespace pim::sim {
 bool reorderable(const Command& c) {
   const OpClass k = opClass(c.op);
   return (k == OpClass::ColRead || k == OpClass::ColWrite) && c.bankMask == 0 && !(c.flags & kFlagAllBanks) &&
-         c.op != Op::MACAB && c.op != Op::PIM_LD && c.op != Op::PIM_MAC && c.op != Op::PIM_ADD &&
-         c.op != Op::PIM_MUL && c.op != Op::PIM_WB && c.repeat == 1;
+         !isAllBankOp(c.op) && c.repeat == 1;
 }
 
 namespace {
@@ -74,7 +73,7 @@ void ChannelScheduler::snapshot(Snapshot& s) {
   const size_t nb = m_banks.size();
   // Written into a scratch buffer that only grows, then copied: resizing `rel` up to the bound and back
   // down zero-filled every slot of m_used at each snapshot.
-  const size_t bound = nb * 4 + m_ranks.size() * 30 + m_pchs.size() * 8 + 9 + m_used.size() + 1;
+  const size_t bound = nb * 4 + m_ranks.size() * 39 + m_pchs.size() * 8 + 11 + m_used.size() + 1;
   if (m_snapshotScratch.size() < bound) m_snapshotScratch.resize(bound);
   s.rows.resize(nb);
   s.opened.resize(nb);
@@ -103,6 +102,8 @@ void ChannelScheduler::snapshot(Snapshot& s) {
     for (int i = 0; i < 4; ++i) t(r.faw[(r.fawPos + i) & 3]);
     for (int64_t v : r.colReadyL) tb(v);
     for (int64_t v : r.rdAfterWrL) tc(v);
+    tc(r.opReadyS);
+    for (int64_t v : r.opReadyL) tc(v);
   }
   for (const PseudoChannelState& p : m_pchs) {
     tb(p.busFree), tc(p.rdAfterWrS), tc(p.wrAfterRd), t(p.lastAct);
@@ -110,8 +111,9 @@ void ChannelScheduler::snapshot(Snapshot& s) {
   }
   t(m_lastAct), tr(m_floor), tc(m_colFloor), t(m_prevCol), tr(m_actGate), tr(bufferFrontier());
   *out++ = std::max(m_maxCompletion - base, -kSlotWindow);  // row commands complete after they issue
-  *out++ = std::max<int64_t>(m_maxColCompletion - base, 1);
   *out++ = std::max<int64_t>(m_lastMac + m_cfg.pimMacToMac - base, 1);
+  tc(m_opReady);
+  tr(m_preaReady), tr(m_actabReady);
   m_used.forEachFrom(base - kFar, t);
   *out++ = static_cast<int64_t>(m_used.size());
   s.rel.assign(m_snapshotScratch.data(), out);
@@ -141,8 +143,8 @@ void ChannelScheduler::jump(int64_t k, const Snapshot& prev, const Snapshot& cur
         cnt(s.bufMoves);
   }
   for (RankState& r : m_ranks) {
-    r.lastAct += dt, r.colReadyS += dt;
-    for (auto* arr : {&r.lastActBg, &r.colReadyL, &r.rdAfterWrL})
+    r.lastAct += dt, r.colReadyS += dt, r.opReadyS += dt;
+    for (auto* arr : {&r.lastActBg, &r.colReadyL, &r.rdAfterWrL, &r.opReadyL})
       for (int64_t& v : *arr) v += dt;
     for (int64_t& v : r.faw) v += dt;
   }
@@ -151,8 +153,9 @@ void ChannelScheduler::jump(int64_t k, const Snapshot& prev, const Snapshot& cur
     for (int64_t& v : p.faw) v += dt;
   }
   m_lastAct += dt, m_lastCol += dt, m_lastMac += dt, m_floor += dt, m_colFloor += dt;
-  m_prevCol += dt, m_actGate += dt, m_lastBufCol += dt;
-  m_maxCompletion += dt, m_maxColCompletion += dt;
+  m_prevCol += dt, m_actGate += dt, m_lastBufCol += dt, m_opReady += dt, m_preaReady += dt,
+      m_actabReady += dt;
+  m_maxCompletion += dt;
   m_used.shift(dt);
   cnt(rowCommands), cnt(columnCommands), cnt(refreshes);
   iterationsSkipped += k * (cur.it - prev.it);

@@ -51,8 +51,8 @@ int64_t ChannelScheduler::readyAt(const Command& c) const {
   const uint64_t mask = maskOf(c);
   const int64_t open = m_banks[size_t(std::countr_zero(mask))].openRow;
   if (open == int64_t(c.row)) return planCol(c, mask, opClass(c.op) == OpClass::ColRead);
-  if (open >= 0) return planPre(mask, m_arrival);
-  return planAct(mask, false, std::max(actGate(), m_arrival));
+  if (open >= 0) return planPre(mask, m_arrival, isAllBankOp(c.op));
+  return planAct(mask, isAllBankOp(c.op), std::max(actGate(), m_arrival));
 }
 
 void ChannelScheduler::beginPart(const ChannelProgram& part) {

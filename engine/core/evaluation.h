@@ -67,8 +67,11 @@ enum class LabelModel : std::uint8_t { PimScope, DccKernel, DccInference };
 /// and its frontend stopping at a full one. 4: its scheduler's choice among the buffered PIM requests made
 /// as the requests arrive (the one ready first, no younger miss in a bank another request hits), and every
 /// request timed at the bank of its address (buffer moves spread over bank groups and pseudo-channels), and
-/// reads and writes in buffers of their own, drained by the write mode.
-inline constexpr int kDccModeVersion = 4;
+/// reads and writes in buffers of their own, drained by the write mode. 5: the fork's timing table (HBM-PIM
+/// arithmetic spaced by address among its own kind, write-backs and RELU untimed, all-bank PREA and ACTAB
+/// held by the channel's constraints only) and barriers taken as the last request leaves, not when its data
+/// completes.
+inline constexpr int kDccModeVersion = 5;
 /// "pimscope", "dcc-kernel", "dcc-inference".
 std::string_view labelModelName(LabelModel m);
 /// The model a name gives, nullopt for an unknown name.

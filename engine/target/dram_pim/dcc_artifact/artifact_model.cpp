@@ -96,6 +96,8 @@ sim::DeviceConfig artifactDevice(sim::DeviceConfig c) {
   c.barrierMode = sim::BarrierMode::Drain;  // PIM_BARRIER blocks until every buffer of the channel drained
   c.separateRowColumnBus = true;            // a row and a column command may issue in the same cycle
   c.pimMacToMac = kForkCcdAb;
+  c.pimOpsByAddress = true;       // HBM-PIM's LD_OP1/ADD_OP1/MAC_OP1 by address, WB/RELU/ACC_RESET untimed
+  c.allBankRowsByChannel = true;  // its PREA and ACTAB held by the channel's constraints only
   c.finalize();
   return c;
 }

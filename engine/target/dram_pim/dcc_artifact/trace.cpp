@@ -33,8 +33,9 @@ sim::Op simOp(Cmd c) {
     case Cmd::MAC_OP1:
       return sim::Op::PIM_MAC;
     case Cmd::LD_OP1:
-    case Cmd::RELU:
       return sim::Op::PIM_LD;
+    case Cmd::RELU:
+      return sim::Op::PIM_RELU;
     case Cmd::ADD_OP1:
       return sim::Op::PIM_ADD;
     case Cmd::WB_RES:
