@@ -33,6 +33,7 @@ enum class BarrierMode : uint8_t {
   Order,  // column commands stay in program order (they always do); row commands may run ahead
   // The DCC artifact's controller: a barrier is taken once every earlier request has left the controller
   // (its last command issued), the cycle after, and issues alone in that cycle; the next commands follow.
+  // A phase change is no fence here (the artifact has none): phases only label the breakdown.
   Drain,
   // DRAMSim2's command queue (the HBM2-PIM reference): the controller activates rows only for the barrier
   // group at the head of its queue, and for the next group once the head group is down to its last

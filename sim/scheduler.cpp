@@ -531,9 +531,9 @@ void ChannelScheduler::issueBuffer(const Command& c) {
 
 void ChannelScheduler::issue(const Command& c) {
   const int ph = static_cast<int>(c.phase);
-  if (ph != m_phase) {  // phase change: full fence
+  if (ph != m_phase) {  // phase change: full fence (the DCC artifact's traces are ordered by barriers only)
     if (m_phase >= 0) phaseEnd[m_phase] = std::max(phaseEnd[m_phase], m_maxCompletion);
-    m_floor = std::max(m_floor, m_maxCompletion);
+    if (m_cfg.barrierMode != BarrierMode::Drain) m_floor = std::max(m_floor, m_maxCompletion);
     m_phase = ph;
   }
   switch (opClass(c.op)) {

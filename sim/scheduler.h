@@ -11,7 +11,9 @@
 //    controller first closes that unit's open rows (one PREA), issues REF tRP later, and blocks ACT for tRFC;
 //    with DeviceConfig::lazyRefresh it closes each bank only once that bank allows, lets other commands go
 //    on meanwhile (ACTs included), and issues REF as soon as nothing is open;
-//  * a phase change is a full fence (everything of the previous phase completes first).
+//  * a phase change is a full fence (everything of the previous phase completes first), except under
+//    BarrierMode::Drain (the DCC artifact's controller), where phases only label the breakdown: the trace's
+//    barriers alone order it, as in the artifact.
 #include <algorithm>
 #include <array>
 #include <bit>
