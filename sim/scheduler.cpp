@@ -225,7 +225,7 @@ void ChannelScheduler::commitAct(uint64_t mask, int64_t t, uint32_t row, bool al
 int64_t ChannelScheduler::planPre(uint64_t mask, int64_t notBefore, bool allBank) const {
   int64_t t = notBefore;
   if (allBank && m_cfg.allBankRowsByChannel)  // not before a column command served earlier either
-    return rowSlot(std::max({t, m_lastAct + 2, m_preaReady, m_lastCol}), false);
+    return rowSlot(std::max({t, m_lastAct + kActCycles, m_preaReady, m_lastCol}), false);
   forBits(timedBy(mask), [&](int b) {
     if (m_banks[b].openRow >= 0) t = std::max(t, m_banks[b].preReady);
   });
@@ -396,8 +396,10 @@ void ChannelScheduler::commitCol(const Command& c, uint64_t mask, int64_t t, boo
     rs.opReadyL[c.bg] = t + cf.tCCDL;
   } else if (fork == ForkOp::No) {
     if (!allBank || !cf.macOwnDataPath) takeColumnSlots(mask, t, read);
-    if (allBank) m_lastMac = t;
-    if (allBank) m_preaReady = std::max(m_preaReady, t + cf.pimMacToPre);
+    if (allBank) {
+      m_lastMac = t;
+      m_preaReady = std::max(m_preaReady, t + cf.pimMacToPre);
+    }
   }
   take(t, false, false);
   m_requestCol = t;

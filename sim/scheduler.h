@@ -239,6 +239,8 @@ class ChannelScheduler {
   // issued), and the barrier takes that cycle alone (it is neither a row nor a column command, so nothing
   // issues beside it): the next request's commands issue 2 cycles after the last one's.
   static constexpr int64_t kDrainBarrierCycles = 2;
+  // DeviceConfig::allBankRowsByChannel: an HBM3 ACT takes two command cycles; a PREA follows it after both.
+  static constexpr int64_t kActCycles = 2;
   int64_t m_planMax = INT64_MIN;  // latest planned issue time since the last snapshot (fast-forward)
   int m_phase = -1;
   // serveNext(): the fed vectors, the part expanded (commands, their request position, -1 for barriers,
