@@ -4,6 +4,8 @@
 // untimed, and the drain barrier taken when the last request leaves (BarrierMode::Drain).
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <tuple>
 #include <utility>
 #include <vector>
 
