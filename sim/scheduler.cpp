@@ -338,7 +338,7 @@ int64_t ChannelScheduler::planForkOp(const Command& c, uint64_t mask, bool space
   int64_t t = m_arrival;  // the row is open: from the cycle of its ACT on
   forBits(timedBy(mask), [&](int b) { t = std::max(t, m_banks[b].openedAt); });
   if (spaced) {
-    const RankState& rs = m_ranks[size_t(c.pch * m_cfg.ranks + c.rank)];
+    const RankState& rs = m_ranks[size_t(addressedRank(c))];
     t = std::max({t, m_opReady, rs.opReadyS, rs.opReadyL[c.bg]});
   }
   return colSlot(t, false);
@@ -390,7 +390,7 @@ void ChannelScheduler::commitCol(const Command& c, uint64_t mask, int64_t t, boo
   });
   if (m_tw.enabled) forBits(mask, [&](int b) { record(b, c.op, t, read ? cf.CL + bus : cf.CWL + bus); });
   if (fork == ForkOp::Spaced) {
-    RankState& rs = m_ranks[size_t(c.pch * cf.ranks + c.rank)];
+    RankState& rs = m_ranks[size_t(addressedRank(c))];
     m_opReady = t + bus;
     rs.opReadyS = t + cf.tCCDS;
     rs.opReadyL[c.bg] = t + cf.tCCDL;
@@ -503,7 +503,7 @@ void ChannelScheduler::issueRow(const Command& c, uint64_t mask) {
 
 int64_t ChannelScheduler::planBuffer(const Command& c) const {
   if (forkOp(m_cfg, c.op) == ForkOp::Untimed) return colSlot(m_arrival, m_cfg.macOwnDataPath);
-  const RankState& rs = m_ranks[size_t(c.pch * m_cfg.ranks + c.rank)];
+  const RankState& rs = m_ranks[size_t(addressedRank(c))];
   const int64_t t = std::max({rs.colReadyS, rs.colReadyL[c.bg], m_pchs[c.pch].busFree, m_arrival});
   return colSlot(t, m_cfg.macOwnDataPath);
 }
@@ -511,7 +511,7 @@ int64_t ChannelScheduler::planBuffer(const Command& c) const {
 void ChannelScheduler::issueBuffer(const Command& c) {
   // Buffer moves need no open row but take a column slot of their pseudo-channel / rank / bank group.
   const DeviceConfig& cf = m_cfg;
-  const int r = c.pch * cf.ranks + c.rank;
+  const int r = addressedRank(c);
   for (;;) {
     RankState& rs = m_ranks[r];
     PseudoChannelState& ps = m_pchs[c.pch];

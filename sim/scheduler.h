@@ -164,9 +164,11 @@ class ChannelScheduler {
   void issueColumn(const Command& c, uint64_t mask);
   void issueBuffer(const Command& c);
   int64_t planBuffer(const Command& c) const;
-  // The flat index of the bank a command addresses (a broadcast's too: the bank of its address).
+  // The flat index of the rank (pseudo-channel x rank) and of the bank a command addresses (a broadcast's
+  // too: those of its address).
+  int addressedRank(const Command& c) const { return c.pch * m_cfg.ranks + c.rank; }
   int addressedBank(const Command& c) const {
-    return (c.pch * m_cfg.ranks + c.rank) * m_banksPerRank + c.bg * m_cfg.banksPerBankGroup + c.bank;
+    return addressedRank(c) * m_banksPerRank + c.bg * m_cfg.banksPerBankGroup + c.bank;
   }
   void takeColumnSlots(uint64_t mask, int64_t t, bool read);  // a column command's data-bus and tCCD slots
   uint64_t maskOf(const Command& c) const;
