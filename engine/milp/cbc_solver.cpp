@@ -186,6 +186,10 @@ std::vector<std::string> arguments(const SolveOptions& o, int logLevel, int lpLo
   return a;
 }
 
+// How close the events' bound must come to the incumbent to prove it after a stop: CBC's own default
+// (CbcModel's allowable gap is 1e-10 absolute; a relative margin for large objectives).
+constexpr double kProofTolerance = 1e-9;
+
 // Maps CBC's final state to a result. `cbc` is the model CbcMain1 was given: it copies the outcome back.
 SolveResult outcome(const MilpModel& m, const CbcModel& cbc, ProgressReporter& progress, double constant) {
   // An LP, or a MIP that preprocessing solves whole, has a best solution but a solution count of 0.
@@ -194,21 +198,28 @@ SolveResult outcome(const MilpModel& m, const CbcModel& cbc, ProgressReporter& p
   r.nodes = std::max<std::int64_t>(cbc.getNodeCount(), progress.nodes());
   // Stopped by a call-back (a cancel, or the time limit in a stage CBC's own limit does not reach), CBC's
   // final bound may be that of an LP cut short, which bounds nothing: only the bounds its events reported
-  // along the way count.
-  r.bestBound = progress.cancelled() || progress.timedOut()
-                    ? progress.bound()
-                    : std::max(progress.bound(), fromCbc(cbc.getBestPossibleObjValue()) + constant);
+  // along the way count. Asked once more here, so a run that ended past the limit counts as stopped too.
+  const bool stopped = progress.stoppingOrLate();
+  r.bestBound = stopped ? progress.bound()
+                        : std::max(progress.bound(), fromCbc(cbc.getBestPossibleObjValue()) + constant);
+  // Nor is its "proven optimal" after a stop a proof: CI saw a 1-s limit end a knapsack that takes minutes
+  // to prove as "optimal" at 0 nodes (under a sanitizer, the stop inside the root). It stands only where the
+  // events' bounds reach the incumbent (both as CBC saw them: without a zeroed objective's terms).
+  const double incumbent = found ? cbc.getObjValue() + constant : kInf;
+  const bool proven =
+      found && (stopped ? progress.bound() >= incumbent - kProofTolerance * std::max(1.0, std::abs(incumbent))
+                        : cbc.isProvenOptimal());
   const int secondary =
       cbc.secondaryStatus();  // CbcModel.hpp: 2 gap, 3 nodes, 4 time, 7 unbounded relaxation
   if (progress.cancelled()) {
     r.stop = StopReason::Cancelled;
-  } else if (progress.timedOut() && !(cbc.isProvenOptimal() && found)) {
+  } else if (stopped && !proven) {
     r.stop = StopReason::TimeLimit;  // stopped by a call-back: CBC's own statuses do not say so
   } else if (cbc.isProvenInfeasible() && !found) {
     r.status = SolveStatus::Infeasible;
   } else if (cbc.isContinuousUnbounded() || cbc.isProvenDualInfeasible() || secondary == 7) {
     r.status = SolveStatus::Unbounded;  // of the relaxation: the rules check feasibility
-  } else if (cbc.isProvenOptimal() && found) {
+  } else if (proven) {
     // CBC says optimal also when it stopped on the allowed gap.
     r.status = secondary == 2 ? SolveStatus::Feasible : SolveStatus::Optimal;
     if (secondary == 2) r.stop = StopReason::GapReached;
