@@ -113,6 +113,12 @@ struct DeviceConfig {
   // second command cycle); an ACTAB waits pimPreToAct after a PREA, pimActToAct after an ACTAB and tRFC after
   // a refresh. The banks' own timing from host reads, writes, ACTs and PREs holds neither.
   bool allBankRowsByChannel = false;
+  // The DCC artifact's controller picks one command a cycle from its buffers (Ramulator 2's FRFCFS): a
+  // request that must close a row gets its PRE, other requests' commands go while tRP runs, and its ACT goes
+  // once ready, so ACTs of ranks free of tFAW pass one held by it. PIMScope serves a request whole, ranked by
+  // when its first command could issue; with this set, one that must close a row first is ranked by when its
+  // ACT could. false: by its PRE (PIMScope's controller).
+  bool rankByActivate = false;
 
   CommandEnergies energy;
 

@@ -51,8 +51,12 @@ int64_t ChannelScheduler::readyAt(const Command& c) const {
   const uint64_t mask = maskOf(c);
   const int64_t open = m_banks[size_t(std::countr_zero(mask))].openRow;
   if (open == int64_t(c.row)) return planCol(c, mask, opClass(c.op) == OpClass::ColRead);
-  if (open >= 0) return planPre(mask, m_arrival, isAllBankOp(c.op));
-  return planAct(mask, isAllBankOp(c.op), std::max(actGate(), m_arrival));
+  const bool allBank = isAllBankOp(c.op);
+  if (open < 0) return planAct(mask, allBank, std::max(actGate(), m_arrival));
+  const int64_t pre = planPre(mask, m_arrival, allBank);
+  if (!m_cfg.rankByActivate) return pre;
+  const int tRP = allBank ? m_cfg.pimPreToAct : m_cfg.tRP;
+  return planAct(mask, allBank, std::max({actGate(), m_arrival, pre + tRP}));
 }
 
 void ChannelScheduler::beginPart(const ChannelProgram& part) {

@@ -19,6 +19,18 @@ inline std::int64_t issued(const Program& p, Op op, Phase phase) {
   return n;
 }
 
+/// One channel's program fed request by request through `order` (barriers global steps), traced.
+inline Result simulateFed(const DeviceConfig& d, const ChannelProgram& prog, const FrontendOrder& order) {
+  Program p;
+  p.programs.push_back(prog);
+  p.channelMap = {0};
+  SimOptions so;
+  so.globalBarriers = true;
+  so.frontend = &order;
+  so.trace.enabled = true;
+  return simulate(d, p, so);
+}
+
 /// Every number of two simulations agrees: totals, phases, command counts, per-bank statistics and energy.
 inline void expectSameResult(const Result& a, const Result& b) {
   EXPECT_EQ(a.totalCycles, b.totalCycles);

@@ -4,11 +4,13 @@
 // untimed, and the drain barrier taken when the last request leaves (BarrierMode::Drain).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "sim/frontend.h"
 #include "sim/simulator.h"
 #include "sim_test_util.h"
 
@@ -152,6 +154,55 @@ TEST(ForkTiming, FastForwardKeepsTheArithmeticsSpacing) {
   const Result a = simulate(forkDevice(true, true), p, on), w = simulate(forkDevice(true, true), p, off);
   EXPECT_GT(a.iterationsFastForwarded, 0);
   test::expectSameResult(a, w);
+}
+
+// Host writes fed through the write buffer: row 0, then row 1 of the same banks, five of pseudo-channel 0
+// (bank groups 0-3 and bank 1 of group 0) then two of pseudo-channel 1; 30 buffer moves in between, so
+// every bank may close its row by the time row 1 comes. tFAW 20 per pseudo-channel. The ACTs of row 1, in
+// time order.
+std::vector<std::int64_t> rowChangeActs(bool byActivate) {
+  DeviceConfig d = forkDevice(true, true);
+  d.tFAW = 20;
+  d.rankByActivate = byActivate;
+  d.finalize();
+  ProgramBuilder b;
+  FrontendOrder order;
+  order.sent.resize(1);
+  auto request = [&](const Command& c, FrontendOrder::Buffer buffer) {
+    b.add(c);
+    order.sent[0].push_back(order.requests.size());
+    order.requests.push_back({0, buffer});
+  };
+  auto barrier = [&] {
+    b.barrier();
+    order.barriers.push_back(order.requests.size());
+  };
+  for (std::uint32_t row : {0u, 1u}) {
+    for (auto [pch, bg, bank] :
+         {std::tuple{0, 0, 0}, {0, 1, 0}, {0, 2, 0}, {0, 3, 0}, {0, 0, 1}, {1, 0, 0}, {1, 1, 0}})
+      request(at(Op::HOST_WR, pch, bg, bank, row), FrontendOrder::Buffer::Write);
+    if (row == 1) break;
+    barrier();
+    for (int k = 0; k < 30; ++k) request(at(Op::WRGB, 0, 0, 0), FrontendOrder::Buffer::Pim);
+    barrier();
+  }
+  std::vector<std::int64_t> acts;
+  for (const TraceEvent& e : test::simulateFed(d, b.take(), order).trace)
+    if (e.op == Op::ACT) acts.push_back(e.start);
+  std::sort(acts.begin(), acts.end());
+  return {acts.end() - std::min<std::ptrdiff_t>(7, std::ssize(acts)), acts.end()};
+}
+
+TEST(ForkTiming, ARequestThatMustCloseARowIsRankedByItsActivate) {
+  // Every bank's PRE at 152 (after the buffer moves), so each request's first command is ready alike. Ranked
+  // by it, the oldest goes first: pseudo-channel 0's ACTs at 166 (tRP), 170, 174, 178 (tRRD_S), the fifth
+  // held by tFAW to 186, and only then pseudo-channel 1's, 187 (the next row-command cycle) and 191.
+  const std::vector<std::int64_t> byPrecharge = {166, 170, 174, 178, 186, 187, 191};
+  EXPECT_EQ(rowChangeActs(false), byPrecharge);
+  // Ranked by the ACT (the fork's controller, which picks a command a cycle): pseudo-channel 1's go in the
+  // cycles pseudo-channel 0's tRRD_S leaves free, 167 and 171; tFAW still holds the fifth to 186.
+  const std::vector<std::int64_t> byActivate = {166, 167, 170, 171, 174, 178, 186};
+  EXPECT_EQ(rowChangeActs(true), byActivate);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "sim/simulator.h"
+#include "sim_test_util.h"
 
 namespace pim::sim {
 namespace {
@@ -139,15 +140,8 @@ std::vector<Op> servedHostOrder(const std::vector<Op>& ops) {
     order.sent[0].push_back(i);
     order.requests.push_back({0, read ? FrontendOrder::Buffer::Read : FrontendOrder::Buffer::Write});
   }
-  Program program;
-  program.programs.push_back(b.take());
-  program.channelMap = {0};
-  SimOptions so;
-  so.globalBarriers = true;
-  so.frontend = &order;
-  so.trace.enabled = true;
   std::vector<std::pair<std::int64_t, Op>> issued;
-  for (const TraceEvent& e : simulate(handCounted(), program, so).trace)
+  for (const TraceEvent& e : test::simulateFed(handCounted(), b.take(), order).trace)
     if (e.op == Op::RD || e.op == Op::WR) issued.emplace_back(e.start, e.op);
   std::sort(issued.begin(), issued.end());
   std::vector<Op> served;
@@ -195,11 +189,7 @@ struct OneFedPimChannel {
   Result run() const {
     DeviceConfig d = handCounted();
     d.pimMacToMac = 6;
-    SimOptions so;
-    so.globalBarriers = true;
-    so.frontend = &order;
-    so.trace.enabled = true;
-    return simulate(d, program, so);
+    return test::simulateFed(d, program.programs[0], order);
   }
 };
 

@@ -248,7 +248,7 @@ TEST(Intrinsics, EveryVerifiedCandidateOfOddShapesRuns) {
       const Kernel k = retyped(KernelLibrary::builtin().get(c.kernel), type);
       const Problem p(builtinBackends().get("upmem"), k, parseShape(k, c.dims));
       const ITarget& t = targetOf(p.backend());
-      test::RandomCandidates candidates(p, 3 + evaluated, 4096);
+      pim::test::RandomCandidates candidates(p, 3 + evaluated, 4096);
       for (int i = 0; i < 12; ++i) {
         const Draft d = candidates.next();
         if (!t.violations(p, d).empty()) continue;

@@ -98,6 +98,7 @@ sim::DeviceConfig artifactDevice(sim::DeviceConfig c) {
   c.pimMacToMac = kForkCcdAb;
   c.pimOpsByAddress = true;       // HBM-PIM's LD_OP1/ADD_OP1/MAC_OP1 by address, WB/RELU/ACC_RESET untimed
   c.allBankRowsByChannel = true;  // its PREA and ACTAB held by the channel's constraints only
+  c.rankByActivate = true;        // its controller picks by command: a PRE's request ranked by its ACT
   c.finalize();
   return c;
 }
