@@ -202,9 +202,10 @@ SolveResult outcome(const MilpModel& m, const CbcModel& cbc, ProgressReporter& p
   const bool stopped = progress.stoppingOrLate();
   r.bestBound = stopped ? progress.bound()
                         : std::max(progress.bound(), fromCbc(cbc.getBestPossibleObjValue()) + constant);
-  // Nor is its "proven optimal" after a stop a proof: CI saw a 1-s limit end a knapsack that takes minutes
-  // to prove as "optimal" at 0 nodes (under a sanitizer, the stop inside the root). It stands only where the
-  // events' bounds reach the incumbent (both as CBC saw them: without a zeroed objective's terms).
+  // Nor is its "proven optimal" after a stop a proof: CI (under a sanitizer) saw a 1-s limit end a knapsack
+  // that takes minutes to prove as "optimal" at 0 nodes, i.e. stopped inside the root (not reproduced here).
+  // It stands only where the events' bounds reach the incumbent (both as CBC saw them: without a zeroed
+  // objective's terms).
   const double incumbent = found ? cbc.getObjValue() + constant : kInf;
   const bool proven =
       found && (stopped ? progress.bound() >= incumbent - kProofTolerance * std::max(1.0, std::abs(incumbent))
