@@ -78,8 +78,7 @@ class AutoMapper final : public IConvMapper {
   MapResult solve(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
                   const std::function<void(const MapProgress&)>& progress) const override {
     const auto cap = static_cast<double>(kMaxExhaustiveMappings);
-    if (exhaustiveSize(layer, h, cap) <= cap)
-      return named(makeExhaustiveMapper()->solve(layer, h, o, progress));
+    if (exhaustiveFits(layer, h, cap)) return named(makeExhaustiveMapper()->solve(layer, h, o, progress));
     const bool milp = usesMilp(name(), o.objective.kind) && !o.collectFront;
     if (milp) milp::makeSolver(o.solver);  // a solver not built in is refused before any search
     auto r = makeHeuristicMapper()->solve(layer, h, o, progress);

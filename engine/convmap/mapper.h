@@ -94,9 +94,9 @@ bool usesMilp(const std::string& mapper, Objective objective);
 /// The most mappings the exhaustive mapper walks (5 * 10^6, docs/knobs.md); `auto` walks a space up to it
 /// and searches a larger one heuristically.
 inline constexpr std::int64_t kMaxExhaustiveMappings = 5'000'000;
-/// The mappings the exhaustive mapper would walk for a layer (factor choices x orders x bypass choices), or
-/// a count above `limit` as soon as it passes it.
-double exhaustiveSize(const ConvLayer& layer, const Hierarchy& h, double limit = 1e18);
+/// Whether the exhaustive mapper would walk at most `limit` mappings for a layer (factor choices x bypass
+/// choices x orders, docs/convmap.md "Mappers"); counted without evaluating any.
+bool exhaustiveFits(const ConvLayer& layer, const Hierarchy& h, double limit);
 
 /// True when `c` satisfies the options' constraints (maxLatencyCycles).
 bool feasible(const MapOptions& o, const ConvCost& c);

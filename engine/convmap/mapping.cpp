@@ -79,6 +79,38 @@ int dramChild(const ConvMapping& m, int tensor) {
   return -1;
 }
 
+int reuseClass(const std::vector<int>& order) {
+  if (order.empty()) return 0;
+  int sparing = 0;  // the tensor the innermost loop is irrelevant to
+  while (relevant(order.front(), sparing)) ++sparing;
+  int run = 0;
+  for (int d : order) {
+    if (relevant(d, sparing)) break;
+    run |= 1 << d;
+  }
+  return run;
+}
+
+std::vector<std::vector<int>> ordersOfDistinctReuse(std::vector<int> dims) {
+  std::sort(dims.begin(), dims.end());
+  std::vector<std::vector<int>> out;
+  std::vector<int> seen;
+  do {
+    const int c = reuseClass(dims);
+    if (std::find(seen.begin(), seen.end(), c) != seen.end()) continue;
+    seen.push_back(c);
+    out.push_back(dims);
+  } while (std::next_permutation(dims.begin(), dims.end()));
+  return out;
+}
+
+bool orderSetsOnlyReuse(const ConvMapping& m, int level) {
+  if (level < 1 || level + 1 >= static_cast<int>(m.levels.size())) return false;
+  for (int t = 0; t < kTensors; ++t)
+    if (dramChild(m, t) < level) return false;
+  return true;
+}
+
 std::int64_t inputWindowPositions(const ConvLayer& layer, const ConvMapping& m) {
   const auto e = tileExtents(m, std::max(dramChild(m, Input), 0));
   std::int64_t n = 1;

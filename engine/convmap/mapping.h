@@ -68,6 +68,19 @@ std::int64_t distinctTiles(const ConvMapping& m, int level, int tensor);
 /// The highest level below DRAM that keeps the tensor (its DRAM child), or -1 when none does.
 int dramChild(const ConvMapping& m, int tensor);
 
+/// What the reuse rule (fills()) reads of one level's loop order: for the tensor its innermost loop is
+/// irrelevant to, the run of loops irrelevant to that tensor the order opens with (each dimension is
+/// irrelevant to exactly one tensor, so the other two spare no loop of the level). The run's dimensions as a
+/// bit mask; 0 for an empty order.
+int reuseClass(const std::vector<int>& order);
+/// One order (inner to outer) of the loops `dims` per reuseClass: the first of each in lexicographic order.
+std::vector<std::vector<int>> ordersOfDistinctReuse(std::vector<int> dims);
+/// True when the model reads level `level`'s loop order through fills() alone, so that orders of one
+/// reuseClass cost the same to the cycle and the picojoule: the level lies between the PE buffers and DRAM
+/// and is at or below every tensor's DRAM child (the row activations read the loops above that child in
+/// full).
+bool orderSetsOnlyReuse(const ConvMapping& m, int level);
+
 /// Window positions of a row-aligned input's DRAM tiles the model walks: (Q/eQ)(S/eS)(P/eP)(R/eR).
 std::int64_t inputWindowPositions(const ConvLayer& layer, const ConvMapping& m);
 /// The most the model walks (10^7, docs/knobs.md): a mapping above it is refused with the "model" limit.

@@ -57,7 +57,7 @@ std::vector<cm::ConvMapping> candidateList(const cm::ConvLayer& layer, const cm:
     merge(cm::makeMapper("heuristic")->solve(layer, h, o, progress));
     ++index;
   }
-  if (cm::exhaustiveSize(layer, h, kCandidateExhaustiveMappings) <= kCandidateExhaustiveMappings) {
+  if (cm::exhaustiveFits(layer, h, kCandidateExhaustiveMappings)) {
     if (control.report) control.report("mapping the layer: walking its whole mapspace for the exact front");
     o.objective = {cm::Objective::Latency};
     merge(cm::makeMapper("exhaustive")->solve(layer, h, o, {}));
