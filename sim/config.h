@@ -119,6 +119,10 @@ struct DeviceConfig {
   // when its first command could issue; with this set, one that must close a row first is ranked by when its
   // ACT could. false: by its PRE (PIMScope's controller).
   bool rankByActivate = false;
+  // The DCC artifact's controller issues at most one row command (ACT, PRE, PREA, ACTAB, REF) per cycle on
+  // HBM3's row bus, as the bus does. false: with separateRowColumnBus only ACTs are serialised, and several
+  // PREs (of banks whose timing allows) may share a cycle (PIMScope's HBM3 model).
+  bool oneRowCommandPerCycle = false;
 
   CommandEnergies energy;
 

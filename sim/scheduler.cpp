@@ -118,7 +118,10 @@ int64_t ChannelScheduler::rowSlot(int64_t t, bool act) const {
   // column stream by at most kSlotWindow cycles (the controller's look-ahead / queue depth).
   t = std::max({t, m_floor, m_lastCol - kSlotWindow});
   if (act) t = std::max(t, m_lastAct + 1);
-  if (!m_cfg.separateRowColumnBus) t = m_used.firstFreeFrom(t);
+  if (!m_cfg.separateRowColumnBus)
+    t = m_used.firstFreeFrom(t);
+  else if (m_cfg.oneRowCommandPerCycle)
+    t = m_rowUsed.firstFreeFrom(t);
   return t;
 }
 
@@ -138,6 +141,10 @@ void ChannelScheduler::take(int64_t t, bool row, bool act, bool bufferPath) {
   if (row) {
     if (act) m_lastAct = std::max(m_lastAct, t);
     ++rowCommands;
+    if (m_cfg.separateRowColumnBus && m_cfg.oneRowCommandPerCycle) {
+      m_rowUsed.insert(t);
+      m_rowUsed.eraseBelow(std::min(m_floor, m_lastCol - kSlotWindow));  // rowSlot() asks nothing below
+    }
   } else if (bufferPath) {
     m_lastBufCol = std::max(m_lastBufCol, t);
     ++columnCommands;

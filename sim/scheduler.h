@@ -227,7 +227,8 @@ class ChannelScheduler {
   std::vector<RankState> m_ranks;
   std::vector<PseudoChannelState> m_pchs;
   std::vector<RefreshUnit> m_refresh;
-  SlotSet m_used;  // occupied command slots (single command bus only), pruned behind the frontier
+  SlotSet m_used;     // occupied command slots (single command bus only), pruned behind the frontier
+  SlotSet m_rowUsed;  // occupied row-bus slots (separate buses with oneRowCommandPerCycle only), likewise
   int64_t m_lastAct = -1, m_lastCol = -1, m_lastMac = -(1 << 30);
   int64_t m_prevCol = -1;     // the column command before m_lastCol
   int64_t m_lastBufCol = -1;  // DeviceConfig::macOwnDataPath: the buffer moves' own column frontier

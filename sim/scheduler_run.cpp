@@ -73,7 +73,8 @@ void ChannelScheduler::snapshot(Snapshot& s) {
   const size_t nb = m_banks.size();
   // Written into a scratch buffer that only grows, then copied: resizing `rel` up to the bound and back
   // down zero-filled every slot of m_used at each snapshot.
-  const size_t bound = nb * 4 + m_ranks.size() * 39 + m_pchs.size() * 8 + 11 + m_used.size() + 1;
+  const size_t bound =
+      nb * 4 + m_ranks.size() * 39 + m_pchs.size() * 8 + 11 + m_used.size() + 1 + m_rowUsed.size() + 1;
   if (m_snapshotScratch.size() < bound) m_snapshotScratch.resize(bound);
   s.rows.resize(nb);
   s.opened.resize(nb);
@@ -116,6 +117,8 @@ void ChannelScheduler::snapshot(Snapshot& s) {
   tr(m_preaReady), tr(m_actabReady);
   m_used.forEachFrom(base - kFar, t);
   *out++ = static_cast<int64_t>(m_used.size());
+  m_rowUsed.forEachFrom(base - kFar, t);
+  *out++ = static_cast<int64_t>(m_rowUsed.size());
   s.rel.assign(m_snapshotScratch.data(), out);
   cnt[0] = rowCommands, cnt[1] = columnCommands, cnt[2] = refreshes;
   uint64_t h = 1469598103934665603ULL;
@@ -157,6 +160,7 @@ void ChannelScheduler::jump(int64_t k, const Snapshot& prev, const Snapshot& cur
       m_actabReady += dt;
   m_maxCompletion += dt;
   m_used.shift(dt);
+  m_rowUsed.shift(dt);
   cnt(rowCommands), cnt(columnCommands), cnt(refreshes);
   iterationsSkipped += k * (cur.it - prev.it);
 }

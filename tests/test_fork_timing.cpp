@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The DCC artifact's HBM3-PIM timing table in PIMScope's simulator, counted by hand: the HBM-PIM arithmetic
 // spaced by address among its own kind (DeviceConfig::pimOpsByAddress), write-backs, RELU and ACC_RESET
-// untimed, and the drain barrier taken when the last request leaves (BarrierMode::Drain).
+// untimed, the drain barrier taken when the last request leaves (BarrierMode::Drain), and one row command a
+// cycle.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -160,10 +161,12 @@ TEST(ForkTiming, FastForwardKeepsTheArithmeticsSpacing) {
 // (bank groups 0-3 and bank 1 of group 0) then two of pseudo-channel 1; 30 buffer moves in between, so
 // every bank may close its row by the time row 1 comes. tFAW 20 per pseudo-channel. The ACTs of row 1, in
 // time order.
-std::vector<std::int64_t> rowChangeActs(bool byActivate) {
+std::vector<std::int64_t> rowChangeActs(bool byActivate, bool oneRowCommandPerCycle = false,
+                                        Op op = Op::ACT) {
   DeviceConfig d = forkDevice(true, true);
   d.tFAW = 20;
   d.rankByActivate = byActivate;
+  d.oneRowCommandPerCycle = oneRowCommandPerCycle;
   d.finalize();
   ProgramBuilder b;
   FrontendOrder order;
@@ -188,7 +191,7 @@ std::vector<std::int64_t> rowChangeActs(bool byActivate) {
   }
   std::vector<std::int64_t> acts;
   for (const TraceEvent& e : test::simulateFed(d, b.take(), order).trace)
-    if (e.op == Op::ACT) acts.push_back(e.start);
+    if (e.op == op) acts.push_back(e.start);
   std::sort(acts.begin(), acts.end());
   return {acts.end() - std::min<std::ptrdiff_t>(7, std::ssize(acts)), acts.end()};
 }
@@ -203,6 +206,19 @@ TEST(ForkTiming, ARequestThatMustCloseARowIsRankedByItsActivate) {
   // cycles pseudo-channel 0's tRRD_S leaves free, 167 and 171; tFAW still holds the fifth to 186.
   const std::vector<std::int64_t> byActivate = {166, 167, 170, 171, 174, 178, 186};
   EXPECT_EQ(rowChangeActs(true), byActivate);
+}
+
+TEST(ForkTiming, TheRowBusCarriesOneCommandACycle) {
+  // The seven banks' PREs of the row change above, all ready at 152: PIMScope's HBM3 model issues them in
+  // one cycle, the fork's row bus one a cycle, in the order their requests are served.
+  const auto pres = [](bool oneRow) { return rowChangeActs(true, oneRow, Op::PRE); };
+  EXPECT_EQ(pres(false), std::vector<std::int64_t>(7, 152));
+  const std::vector<std::int64_t> oneACycle = {152, 153, 154, 155, 156, 157, 158};
+  EXPECT_EQ(pres(true), oneACycle);
+  // The ACTs do not move: the last PRE (158) plus tRP (14) is 172, before the seventh ACT's tFAW (186), and
+  // each earlier request's PRE + tRP is at or before the tRRD_S slot it takes (166, 167, 170, 171, ...).
+  const std::vector<std::int64_t> byActivate = {166, 167, 170, 171, 174, 178, 186};
+  EXPECT_EQ(rowChangeActs(true, true), byActivate);
 }
 
 }  // namespace

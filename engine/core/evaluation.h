@@ -71,8 +71,9 @@ enum class LabelModel : std::uint8_t { PimScope, DccKernel, DccInference };
 /// arithmetic spaced by address among its own kind, write-backs and RELU untimed, all-bank PREA and ACTAB
 /// held by the channel's constraints only) and barriers taken as the last request leaves, not when its data
 /// completes. 6: a request that must close a row ranked by when its ACT could issue (the fork's controller
-/// picks by command: ACTs of other ranks pass one held by tFAW).
-inline constexpr int kDccModeVersion = 6;
+/// picks by command: ACTs of other ranks pass one held by tFAW). 7: one row command per cycle on the row
+/// bus (several PREs had shared a cycle).
+inline constexpr int kDccModeVersion = 7;
 /// "pimscope", "dcc-kernel", "dcc-inference".
 std::string_view labelModelName(LabelModel m);
 /// The model a name gives, nullopt for an unknown name.

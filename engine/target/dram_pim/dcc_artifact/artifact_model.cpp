@@ -96,9 +96,10 @@ sim::DeviceConfig artifactDevice(sim::DeviceConfig c) {
   c.barrierMode = sim::BarrierMode::Drain;  // PIM_BARRIER blocks until every buffer of the channel drained
   c.separateRowColumnBus = true;            // a row and a column command may issue in the same cycle
   c.pimMacToMac = kForkCcdAb;
-  c.pimOpsByAddress = true;       // HBM-PIM's LD_OP1/ADD_OP1/MAC_OP1 by address, WB/RELU/ACC_RESET untimed
-  c.allBankRowsByChannel = true;  // its PREA and ACTAB held by the channel's constraints only
-  c.rankByActivate = true;        // its controller picks by command: a PRE's request ranked by its ACT
+  c.pimOpsByAddress = true;        // HBM-PIM's LD_OP1/ADD_OP1/MAC_OP1 by address, WB/RELU/ACC_RESET untimed
+  c.allBankRowsByChannel = true;   // its PREA and ACTAB held by the channel's constraints only
+  c.oneRowCommandPerCycle = true;  // its row bus carries one command a cycle
+  c.rankByActivate = true;         // its controller picks by command: a PRE's request ranked by its ACT
   c.finalize();
   return c;
 }
