@@ -120,7 +120,7 @@ int64_t ChannelScheduler::rowSlot(int64_t t, bool act) const {
   if (act) t = std::max(t, m_lastAct + 1);
   if (!m_cfg.separateRowColumnBus)
     t = m_used.firstFreeFrom(t);
-  else if (m_cfg.oneRowCommandPerCycle)
+  else if (rowBusSlotted())
     t = m_rowUsed.firstFreeFrom(t);
   return t;
 }
@@ -141,7 +141,7 @@ void ChannelScheduler::take(int64_t t, bool row, bool act, bool bufferPath) {
   if (row) {
     if (act) m_lastAct = std::max(m_lastAct, t);
     ++rowCommands;
-    if (m_cfg.separateRowColumnBus && m_cfg.oneRowCommandPerCycle) {
+    if (rowBusSlotted()) {
       m_rowUsed.insert(t);
       m_rowUsed.eraseBelow(std::min(m_floor, m_lastCol - kSlotWindow));  // rowSlot() asks nothing below
     }

@@ -191,6 +191,8 @@ class ChannelScheduler {
   void issueRef(RefreshUnit& u, int64_t earliest);
 
   int64_t rowSlot(int64_t t, bool act) const;
+  // Row commands take slots of their own bus (DeviceConfig::oneRowCommandPerCycle on separate buses).
+  bool rowBusSlotted() const { return m_cfg.separateRowColumnBus && m_cfg.oneRowCommandPerCycle; }
   static constexpr int64_t kSlotWindow = 256;
   int64_t colSlot(int64_t t, bool bufferPath) const;
   int64_t bufferFrontier() const;

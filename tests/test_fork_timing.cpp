@@ -159,10 +159,10 @@ TEST(ForkTiming, FastForwardKeepsTheArithmeticsSpacing) {
 
 // Host writes fed through the write buffer: row 0, then row 1 of the same banks, five of pseudo-channel 0
 // (bank groups 0-3 and bank 1 of group 0) then two of pseudo-channel 1; 30 buffer moves in between, so
-// every bank may close its row by the time row 1 comes. tFAW 20 per pseudo-channel. The ACTs of row 1, in
-// time order.
-std::vector<std::int64_t> rowChangeActs(bool byActivate, bool oneRowCommandPerCycle = false,
-                                        Op op = Op::ACT) {
+// every bank may close its row by the time row 1 comes. tFAW 20 per pseudo-channel. The last seven `op`
+// commands (the row change's ACTs or PREs), in time order.
+std::vector<std::int64_t> rowChangeCommands(bool byActivate, bool oneRowCommandPerCycle = false,
+                                            Op op = Op::ACT) {
   DeviceConfig d = forkDevice(true, true);
   d.tFAW = 20;
   d.rankByActivate = byActivate;
@@ -189,11 +189,11 @@ std::vector<std::int64_t> rowChangeActs(bool byActivate, bool oneRowCommandPerCy
     for (int k = 0; k < 30; ++k) request(at(Op::WRGB, 0, 0, 0), FrontendOrder::Buffer::Pim);
     barrier();
   }
-  std::vector<std::int64_t> acts;
+  std::vector<std::int64_t> times;
   for (const TraceEvent& e : test::simulateFed(d, b.take(), order).trace)
-    if (e.op == op) acts.push_back(e.start);
-  std::sort(acts.begin(), acts.end());
-  return {acts.end() - std::min<std::ptrdiff_t>(7, std::ssize(acts)), acts.end()};
+    if (e.op == op) times.push_back(e.start);
+  std::sort(times.begin(), times.end());
+  return {times.end() - std::min<std::ptrdiff_t>(7, std::ssize(times)), times.end()};
 }
 
 TEST(ForkTiming, ARequestThatMustCloseARowIsRankedByItsActivate) {
@@ -201,24 +201,24 @@ TEST(ForkTiming, ARequestThatMustCloseARowIsRankedByItsActivate) {
   // by it, the oldest goes first: pseudo-channel 0's ACTs at 166 (tRP), 170, 174, 178 (tRRD_S), the fifth
   // held by tFAW to 186, and only then pseudo-channel 1's, 187 (the next row-command cycle) and 191.
   const std::vector<std::int64_t> byPrecharge = {166, 170, 174, 178, 186, 187, 191};
-  EXPECT_EQ(rowChangeActs(false), byPrecharge);
+  EXPECT_EQ(rowChangeCommands(false), byPrecharge);
   // Ranked by the ACT (the fork's controller, which picks a command a cycle): pseudo-channel 1's go in the
   // cycles pseudo-channel 0's tRRD_S leaves free, 167 and 171; tFAW still holds the fifth to 186.
   const std::vector<std::int64_t> byActivate = {166, 167, 170, 171, 174, 178, 186};
-  EXPECT_EQ(rowChangeActs(true), byActivate);
+  EXPECT_EQ(rowChangeCommands(true), byActivate);
 }
 
 TEST(ForkTiming, TheRowBusCarriesOneCommandACycle) {
   // The seven banks' PREs of the row change above, all ready at 152: PIMScope's HBM3 model issues them in
   // one cycle, the fork's row bus one a cycle, in the order their requests are served.
-  const auto pres = [](bool oneRow) { return rowChangeActs(true, oneRow, Op::PRE); };
+  const auto pres = [](bool oneRow) { return rowChangeCommands(true, oneRow, Op::PRE); };
   EXPECT_EQ(pres(false), std::vector<std::int64_t>(7, 152));
   const std::vector<std::int64_t> oneACycle = {152, 153, 154, 155, 156, 157, 158};
   EXPECT_EQ(pres(true), oneACycle);
   // The ACTs do not move: the last PRE (158) plus tRP (14) is 172, before the seventh ACT's tFAW (186), and
   // each earlier request's PRE + tRP is at or before the tRRD_S slot it takes (166, 167, 170, 171, ...).
   const std::vector<std::int64_t> byActivate = {166, 167, 170, 171, 174, 178, 186};
-  EXPECT_EQ(rowChangeActs(true, true), byActivate);
+  EXPECT_EQ(rowChangeCommands(true, true), byActivate);
 }
 
 }  // namespace
