@@ -183,30 +183,51 @@ struct BlockGeometry {
                                              std::int64_t tw) const {
     return {address(h0, w0) / row, (address(h0 + th - 1, w0 + tw - 1) + elementBytes - 1) / row};
   }
-  /// Distinct rows the window touches, walked in ascending addresses.
+  /// Distinct rows the window touches, walked in ascending addresses. This is most of a row-aligned input's
+  /// model (two calls per tile origin), so positions advance by a constant step as (quotient, remainder)
+  /// pairs instead of dividing per block or line.
   std::int64_t windowRows(std::int64_t h0, std::int64_t w0, std::int64_t th, std::int64_t tw) const {
     const auto bh0 = h0 / blockH, bh1 = (h0 + th - 1) / blockH;
     const auto bw0 = w0 / blockW, bw1 = (w0 + tw - 1) / blockW;
     std::int64_t rows = 0, last = -1;
+    if (slot < row) {  // a whole block sits in one row: a line of blocks, in ascending rows, spans a range
+      const auto perRow = row / slot;  // slot divides the row (blockSlotBytes)
+      Stepper first(bh0 * blocksW + bw0, perRow, blocksW), end(bh0 * blocksW + bw1, perRow, blocksW);
+      for (auto i = bh0; i <= bh1; ++i, first.advance(), end.advance()) {
+        rows += end.quotient - first.quotient + 1 - (first.quotient == last ? 1 : 0);
+        last = end.quotient;
+      }
+      return rows;
+    }
+    const auto lineBytes = blockW * elementBytes;
     for (auto i = bh0; i <= bh1; ++i)
       for (auto j = bw0; j <= bw1; ++j) {
-        if (slot < row) {  // a whole block sits in one row
-          const auto r = (i * blocksW + j) * slot / row;
-          rows += r != last;
-          last = r;
-          continue;
-        }
         // The block's lines the window covers, each a run of its columns in the block.
         const auto hs = std::max(h0, i * blockH), he = std::min(h0 + th, (i + 1) * blockH) - 1;
         const auto ws = std::max(w0, j * blockW), we = std::min(w0 + tw, (j + 1) * blockW) - 1;
-        for (auto h = hs; h <= he; ++h) {
-          const auto first = address(h, ws) / row, end = (address(h, we) + elementBytes - 1) / row;
-          rows += end - first + 1 - (first == last ? 1 : 0);
-          last = end;
+        // address(hs, ws), and the line's last byte, with the block (i, j) known
+        const auto a =
+            (i * blocksW + j) * slot + ((hs - i * blockH) * blockW + ws - j * blockW) * elementBytes;
+        Stepper first(a, row, lineBytes), end(a + (we - ws + 1) * elementBytes - 1, row, lineBytes);
+        for (auto h = hs; h <= he; ++h, first.advance(), end.advance()) {
+          rows += end.quotient - first.quotient + 1 - (first.quotient == last ? 1 : 0);
+          last = end.quotient;
         }
       }
     return rows;
   }
+
+ private:
+  /// x / divisor as x grows by `step`: one division to start, none per step.
+  struct Stepper {
+    std::int64_t quotient, remainder, divisor, stepQuotient, stepRemainder;
+    Stepper(std::int64_t x, std::int64_t d, std::int64_t step)
+        : quotient(x / d), remainder(x % d), divisor(d), stepQuotient(step / d), stepRemainder(step % d) {}
+    void advance() {
+      quotient += stepQuotient;
+      if ((remainder += stepRemainder) >= divisor) remainder -= divisor, ++quotient;
+    }
+  };
 };
 
 /// Consecutive fills of a one-plane input tile that start in the row the previous one ended in (a row hit,

@@ -15,58 +15,77 @@ namespace {
 std::int64_t floorDiv(std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 std::int64_t mod(std::int64_t a, std::int64_t m) { return ((a % m) + m) % m; }
 
-/// Offsets of run starts within a row, in units of the lattice step g (M = row / g bins).
+/// Offsets of run starts within a row, in units of the lattice step g (M = row / g bins). The inner loops
+/// step their indices by s and wrap instead of taking a remainder per bin: this class is most of the
+/// heuristic's time (a row of 1,024 one-byte elements is 1,024 bins), and the sums keep their order, so
+/// every count stays what it was to the last bit.
 class OffsetDistribution {
  public:
   OffsetDistribution(std::int64_t row, std::int64_t g) : m_g(g), m_bins(row / g, 0.0) { m_bins[0] = 1; }
 
   /// Convolves with `count` steps of `stride` bytes (a multiple of g).
   void addLoop(std::int64_t count, std::int64_t stride) {
-    const auto M = static_cast<std::int64_t>(m_bins.size());
-    const auto s = mod(stride / m_g, M);
-    if (s == 0 || count <= 0) {
-      for (auto& b : m_bins) b *= static_cast<double>(std::max<std::int64_t>(count, 0));
-      return;
-    }
-    const auto d = std::gcd(s, M), period = M / d;
-    std::vector<double> out(M, 0.0);
-    if (const auto whole = count / period; whole > 0) {  // whole periods spread each coset of d evenly
-      std::vector<double> coset(d, 0.0);
-      for (std::int64_t r = 0; r < M; ++r) coset[r % d] += m_bins[r];
-      for (std::int64_t r = 0; r < M; ++r) out[r] = static_cast<double>(whole) * coset[r % d];
-    }
-    // The remaining steps: along each cycle r, r + s, r + 2s, ... (d cycles of `period` bins) every bin
-    // receives the sum of the `rest` bins before it, a circular sliding window: O(bins) in all.
-    if (const auto rest = count % period; rest > 0)
-      for (std::int64_t c = 0; c < d; ++c) {
-        double window = 0;
-        for (std::int64_t k = 0; k < rest; ++k) window += m_bins[mod(c - k * s, M)];
-        for (std::int64_t i = 0; i < period; ++i) {
-          const auto at = (c + i * s) % M;
-          out[at] += window;
-          window += m_bins[(at + s) % M] - m_bins[mod(at + s - rest * s, M)];
-        }
-      }
-    m_bins.swap(out);
+    convolve(m_bins, count, stride, m_scratch);
+    m_bins.swap(m_scratch);
   }
-  void shift(std::int64_t bytes) {
-    const auto M = static_cast<std::int64_t>(m_bins.size());
-    std::vector<double> out(M);
-    for (std::int64_t r = 0; r < M; ++r) out[mod(r + bytes / m_g, M)] = m_bins[r];
-    m_bins.swap(out);
+  /// This distribution becomes `from`'s convolved with `count` steps of `stride` bytes.
+  void assignConvolved(const OffsetDistribution& from, std::int64_t count, std::int64_t stride) {
+    m_g = from.m_g;
+    convolve(from.m_bins, count, stride, m_bins);
   }
-  /// Sum over offsets o of weight(o) * f(o in bytes).
+  /// Sum over offsets o, in ascending order, of weight(o) * f(o in bytes), with every offset first moved by
+  /// `shiftBytes` (a multiple of g) around the row.
   template <class F>
-  double weighted(F f) const {
+  double weighted(F f, std::int64_t shiftBytes = 0) const {
+    const auto M = static_cast<std::int64_t>(m_bins.size());
+    auto from = mod(-shiftBytes / m_g, M);  // the bin that lands on offset 0
     double sum = 0;
-    for (std::size_t r = 0; r < m_bins.size(); ++r)
-      if (m_bins[r] != 0) sum += m_bins[r] * f(static_cast<std::int64_t>(r) * m_g);
+    for (std::int64_t r = 0; r < M; ++r) {
+      if (const double w = m_bins[static_cast<std::size_t>(from)]; w != 0) sum += w * f(r * m_g);
+      if (++from == M) from = 0;
+    }
     return sum;
   }
 
  private:
+  void convolve(const std::vector<double>& in, std::int64_t count, std::int64_t stride,
+                std::vector<double>& out) const {
+    const auto M = static_cast<std::int64_t>(in.size());
+    const auto s = mod(stride / m_g, M);
+    out.assign(in.size(), 0.0);
+    if (s == 0 || count <= 0) {
+      const auto times = static_cast<double>(std::max<std::int64_t>(count, 0));
+      for (std::int64_t r = 0; r < M; ++r) out[r] = in[r] * times;
+      return;
+    }
+    const auto d = std::gcd(s, M), period = M / d;
+    if (const auto whole = count / period; whole > 0) {  // whole periods spread each coset of d evenly
+      std::vector<double> coset(d, 0.0);
+      for (std::int64_t r = 0, c = 0; r < M; ++r, c = c + 1 == d ? 0 : c + 1) coset[c] += in[r];
+      for (std::int64_t r = 0, c = 0; r < M; ++r, c = c + 1 == d ? 0 : c + 1)
+        out[r] = static_cast<double>(whole) * coset[c];
+    }
+    // The remaining steps: along each cycle r, r + s, r + 2s, ... (d cycles of `period` bins) every bin
+    // receives the sum of the `rest` bins before it, a circular sliding window: O(bins) in all.
+    const auto rest = count % period;
+    if (rest == 0) return;
+    auto up = [&](std::int64_t i) { return i + s >= M ? i + s - M : i + s; };
+    for (std::int64_t c = 0; c < d; ++c) {
+      double window = 0;
+      for (std::int64_t k = 0, i = c; k < rest; ++k, i = i >= s ? i - s : i - s + M) window += in[i];
+      std::int64_t at = c, tail = mod(c + s - rest * s, M);
+      for (std::int64_t i = 0; i < period; ++i) {
+        out[at] += window;
+        at = up(at);
+        window += in[at] - in[tail];
+        tail = up(tail);
+      }
+    }
+  }
+
   std::int64_t m_g;
   std::vector<double> m_bins;
+  std::vector<double> m_scratch;  // addLoop's result before the swap, kept for its capacity
 };
 
 std::int64_t latticeStep(const std::vector<RunLoop>& loops, std::int64_t row) {
@@ -80,18 +99,21 @@ std::int64_t latticeStep(const std::vector<RunLoop>& loops, std::int64_t row) {
 /// them; `scale[j]` multiplies loop j's transitions.
 double rowChanges(const std::vector<RunLoop>& loops, const std::vector<double>& scale, std::int64_t runBytes,
                   std::int64_t row, std::int64_t g) {
-  OffsetDistribution outer(row, g);  // the loops outside j, over their whole ranges
+  OffsetDistribution outer(row, g), from(row, g);  // the loops outside j, over their whole ranges
   double total = 0;
   for (std::size_t j = 0; j < loops.size(); ++j) {
     std::int64_t back = 0;  // loops inside j at their last index
     for (std::size_t i = j + 1; i < loops.size(); ++i) back += (loops[i].count - 1) * loops[i].stride;
-    OffsetDistribution from = outer;
-    from.addLoop(loops[j].count - 1, loops[j].stride);
-    from.shift(back);
+    from.assignConvolved(outer, loops[j].count - 1, loops[j].stride);
     const auto jump = loops[j].stride - back;  // start of the next run, from the previous run's start
-    total += scale[j] * from.weighted([&](std::int64_t o) {
-      return floorDiv(o + runBytes - 1, row) != floorDiv(o + jump, row) ? 1.0 : 0.0;
-    });
+    // For o in [0, row), floor((o + x) / row) is floor(x / row), plus one from o = row - (x mod row) on.
+    const auto lastRow = floorDiv(runBytes - 1, row), lastTurn = row - (runBytes - 1 - lastRow * row);
+    const auto jumpRow = floorDiv(jump, row), jumpTurn = row - (jump - jumpRow * row);
+    total += scale[j] * from.weighted(
+                            [&](std::int64_t o) {
+                              return lastRow + (o >= lastTurn) != jumpRow + (o >= jumpTurn) ? 1.0 : 0.0;
+                            },
+                            back);
     outer.addLoop(loops[j].count, loops[j].stride);
   }
   return total;
