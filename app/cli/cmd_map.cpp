@@ -356,7 +356,8 @@ void registerMapCommands(CLI::App& app) {
   map->add_option(
          "--mapper", a->mapper,
          "auto (exhaustive when small, else heuristic; under energy and the blend then the MILP from its "
-         "mapping, under latency the heuristic again with the next seed, in the time left), "
+         "mapping, under the blend after up to 3 more seeds, under latency the heuristic again with the next "
+         "seed, in the time left), "
          "exhaustive, heuristic, ilp (a MILP: exact under energy, a relaxation with a proven bound under "
          "latency and the blend) or ilp-spatial (the MILP once per spatial assignment, best first: "
          "proves optima on 3 x 3 layers given minutes)")
