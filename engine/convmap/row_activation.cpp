@@ -183,10 +183,15 @@ struct BlockGeometry {
                                              std::int64_t tw) const {
     return {address(h0, w0) / row, (address(h0 + th - 1, w0 + tw - 1) + elementBytes - 1) / row};
   }
-  /// Distinct rows the window touches, walked in ascending addresses. This is most of a row-aligned input's
-  /// model (two calls per tile origin), so positions advance by a constant step as (quotient, remainder)
-  /// pairs instead of dividing per block or line.
-  std::int64_t windowRows(std::int64_t h0, std::int64_t w0, std::int64_t th, std::int64_t tw) const {
+  /// Distinct rows a window touches, and those of its part in its first block (what it costs beyond them is
+  /// the straddling of blocks, pimopt 5.5.4).
+  struct WindowRows {
+    std::int64_t total, inFirstBlock;
+  };
+  /// The rows of the window of th x tw elements at (h0, w0), walked in ascending addresses. This is most of a
+  /// row-aligned input's model (a call per tile origin), so positions advance by a constant step as
+  /// (quotient, remainder) pairs instead of dividing per block or line.
+  WindowRows windowRows(std::int64_t h0, std::int64_t w0, std::int64_t th, std::int64_t tw) const {
     const auto bh0 = h0 / blockH, bh1 = (h0 + th - 1) / blockH;
     const auto bw0 = w0 / blockW, bw1 = (w0 + tw - 1) / blockW;
     std::int64_t rows = 0, last = -1;
@@ -197,8 +202,9 @@ struct BlockGeometry {
         rows += end.quotient - first.quotient + 1 - (first.quotient == last ? 1 : 0);
         last = end.quotient;
       }
-      return rows;
+      return {rows, 1};
     }
+    std::int64_t inFirstBlock = 0;  // the first block walked is the window's first: (bh0, bw0)
     const auto lineBytes = blockW * elementBytes;
     for (auto i = bh0; i <= bh1; ++i)
       for (auto j = bw0; j <= bw1; ++j) {
@@ -213,8 +219,9 @@ struct BlockGeometry {
           rows += end.quotient - first.quotient + 1 - (first.quotient == last ? 1 : 0);
           last = end.quotient;
         }
+        if (i == bh0 && j == bw0) inFirstBlock = rows;
       }
-    return rows;
+    return {rows, inFirstBlock};
   }
 
  private:
@@ -302,11 +309,21 @@ std::int64_t rowAlignedInput(const ConvLayer& layer, const ConvMapping& m, int c
   const auto slot = blockSlotBytes(m.blockH * m.blockW * b, row);
   // Tile origins along h (w): q tiles x s tiles, each a window start; a tile straddles blocks when its
   // window crosses a block boundary.
+  // Each distinct origin once, with how many tiles start there: windows of a strided layer's output tiles and
+  // its kernel tiles often share origins (ResNet-18's first layer, eQ = eS = 1: 229 of 784 per direction),
+  // and the rows of a window depend on its origin alone.
   auto origins = [](std::int64_t outTiles, std::int64_t outStep, std::int64_t kTiles, std::int64_t kStep) {
-    std::vector<std::int64_t> o;
+    std::vector<std::int64_t> all;
     for (std::int64_t i = 0; i < outTiles; ++i)
-      for (std::int64_t k = 0; k < kTiles; ++k) o.push_back(i * outStep + k * kStep);
-    return o;
+      for (std::int64_t k = 0; k < kTiles; ++k) all.push_back(i * outStep + k * kStep);
+    std::sort(all.begin(), all.end());
+    std::vector<std::pair<std::int64_t, std::int64_t>> counted;  // (origin, tiles)
+    for (auto o : all)
+      if (counted.empty() || counted.back().first != o)
+        counted.push_back({o, 1});
+      else
+        ++counted.back().second;
+    return counted;
   };
   const auto hs =
       origins(layer.bound[Q] / e[Q], e[Q] * layer.strideH, layer.bound[S] / e[S], e[S] * layer.dilH);
@@ -314,14 +331,11 @@ std::int64_t rowAlignedInput(const ConvLayer& layer, const ConvMapping& m, int c
       origins(layer.bound[P] / e[P], e[P] * layer.strideW, layer.bound[R] / e[R], e[R] * layer.dilW);
   const BlockGeometry geometry{m.blockH, m.blockW, blocksW, slot, row, b};
   std::int64_t rows = 0, straddles = 0;
-  for (auto h0 : hs)
-    for (auto w0 : ws) {
+  for (const auto& [h0, hTiles] : hs)
+    for (const auto& [w0, wTiles] : ws) {
       const auto r = geometry.windowRows(h0, w0, th, tw);
-      rows += r;
-      // Rows beyond those of the window's first block: what straddling blocks costs (pimopt 5.5.4).
-      const auto inFirst = geometry.windowRows(h0, w0, std::min(th, m.blockH - h0 % m.blockH),
-                                               std::min(tw, m.blockW - w0 % m.blockW));
-      straddles += r - inFirst;
+      rows += hTiles * wTiles * r.total;
+      straddles += hTiles * wTiles * (r.total - r.inFirstBlock);
     }
   const auto planes = layer.bound[N] * layer.bound[C];  // every plane tile of every (n, c) tile position
   const auto reuse = fills(m, child, Input) / distinctTiles(m, child, Input);
