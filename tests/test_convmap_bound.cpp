@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <random>
 #include <utility>
 
+#include "engine/convmap/extent_lattice.h"
 #include "engine/convmap/fill_bound.h"
 #include "engine/convmap/lower_bound.h"
 #include "engine/convmap/mapper.h"
@@ -20,6 +22,33 @@ namespace pim::convmap {
 namespace {
 
 using test::tinyHierarchy;
+
+// The lattice's covers reach every strict multiple: over the entries written from the largest tuple down,
+// the least over a tuple's covers is the least over its strict multiples (checked against every pair, on
+// bounds with repeated and distinct primes), which the nested fills' walk relies on to skip extents.
+TEST(ConvMapBound, TheLeastOverCoversIsTheLeastOverStrictMultiples) {
+  const auto layer = parseLayerDims("R=3,S=1,P=12,Q=4,C=8,K=6", "lattice");
+  const ExtentLattice lattice(layer);
+  std::vector<DimFactors> tuples;
+  lattice.forEach([&](std::size_t, const DimFactors& e) { tuples.push_back(e); });
+  std::mt19937 rng(5);
+  std::vector<double> own(tuples.size()), least(tuples.size());
+  for (auto& v : own) v = static_cast<double>(rng() % 1000);
+  for (std::size_t i = tuples.size(); i-- > 0;)
+    least[i] = std::min(own[i], lattice.leastOverCovers(least, i));
+  for (std::size_t i = 0; i < tuples.size(); ++i) {
+    double strict = std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < tuples.size(); ++j) {
+      bool multiple = j != i;
+      for (int d = 0; d < kDims; ++d) multiple = multiple && tuples[j][d] % tuples[i][d] == 0;
+      if (multiple) strict = std::min(strict, least[j]);
+    }
+    EXPECT_EQ(lattice.leastOverCovers(least, i), strict) << i;
+  }
+  auto viaPasses = own;
+  lattice.leastOverMultiples(viaPasses, 1);
+  EXPECT_EQ(least, viaPasses);
+}
 
 TEST(ConvMapBound, AHandCountedCase) {
   ConvLayer l;  // K = C = 4, P = 2: 32 MACs

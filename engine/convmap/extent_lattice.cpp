@@ -13,6 +13,31 @@ ExtentLattice::ExtentLattice(const ConvLayer& layer) {
     m_divisors[d] = divisors(layer.bound[d]);
     m_size *= static_cast<double>(m_divisors[d].size());
   }
+  std::size_t stride = 1;
+  for (int d = kDims - 1; d >= 0; --d) {
+    const auto& divs = m_divisors[d];
+    m_stride[d] = stride;
+    stride *= divs.size();
+    m_covers[d].resize(divs.size());
+    for (std::size_t i = 0; i < divs.size(); ++i)
+      for (std::size_t j = i + 1; j < divs.size(); ++j) {
+        if (divs[j] % divs[i] != 0) continue;
+        const auto ratio = divs[j] / divs[i];  // a prime when only 1 and itself divide it
+        bool prime = ratio > 1;
+        for (std::int64_t q = 2; q * q <= ratio && prime; ++q) prime = ratio % q != 0;
+        if (prime) m_covers[d][i].push_back(j);
+      }
+  }
+}
+
+double ExtentLattice::leastOverCovers(const std::vector<double>& values, std::size_t index) const {
+  double least = std::numeric_limits<double>::infinity();
+  for (int d = 0; d < kDims; ++d) {
+    const auto digit = index / m_stride[d] % m_divisors[d].size();
+    for (const auto j : m_covers[d][digit])
+      least = std::min(least, values[index + (j - digit) * m_stride[d]]);
+  }
+  return least;
 }
 
 std::int64_t ExtentLattice::indexOf(const DimFactors& e) const {

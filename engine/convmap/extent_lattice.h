@@ -57,6 +57,10 @@ class ExtentLattice {
   /// of the tuples that are multiples of its own (one pass per dimension: the order is the product of the
   /// dimensions' orders).
   void leastOverMultiples(std::vector<double>& values, std::size_t stride) const;
+  /// The least of values[j] (one entry per tuple) over the tuples j that are e's multiples by one prime in
+  /// one dimension, e the tuple at `index` (+inf when there are none): when each of those entries is already
+  /// the least over its own multiples, the least over e's strict multiples.
+  double leastOverCovers(const std::vector<double>& values, std::size_t index) const;
 
  private:
   std::size_t indexOfDigits(const std::array<std::size_t, kDims>& digit) const {
@@ -86,6 +90,10 @@ class ExtentLattice {
   }
 
   std::array<std::vector<std::int64_t>, kDims> m_divisors;
+  // Per dimension and divisor position, the positions of that divisor times a prime (its covers), and the
+  // index distance between consecutive positions of the dimension.
+  std::array<std::vector<std::vector<std::size_t>>, kDims> m_covers;
+  std::array<std::size_t, kDims> m_stride{};
   double m_size = 1;
 };
 

@@ -99,83 +99,128 @@ FillBound::FillBound(const ConvLayer& layer, const Hierarchy& h) : m_lattice(lay
   tableNested(h, tabledExtents, tabledFills, touched);
 }
 
+namespace {
+
+/// Two levels' nested fills (fill_bound.h), lower < upper, over every extent of the lattice: per tensor set
+/// of each, the least over the pairs of a lower extent and an upper one that is its multiple.
+class NestedPair {
+ public:
+  NestedPair(const Hierarchy& h, int lower, int upper, const ExtentLattice& lattice,
+             const std::vector<DimFactors>& extents, const std::vector<ExtentFills>& fills,
+             const std::array<double, kTensors>& touched)
+      : m_h(h), m_lower(lower), m_lattice(lattice), m_extents(extents), m_fills(fills), m_touched(touched) {
+    const std::size_t n = fills.size();
+    for (unsigned set = 1; set < 8; ++set) {
+      m_up[set].assign(n, {kInf, kInf, kInf});
+      m_fitsLower[set].assign(n, 0);
+      m_leastUp[set].assign(n, kInf);
+      for (std::size_t i = 0; i < n; ++i) {
+        m_fitsLower[set][i] = fits(h, lower, set, fills[i]);
+        if (!fits(h, upper, set, fills[i])) continue;
+        for (int v = 0; v < kTensors; ++v)
+          m_up[set][i][v] = setFills(h, upper, set, fills[i], v, kInf, touched);
+        m_leastUp[set][i] = std::min({m_up[set][i][0], m_up[set][i][1], m_up[set][i][2]});
+      }
+      lattice.leastOverMultiples(m_leastUp[set], 1);
+    }
+  }
+
+  /// Per extent e, the least nested fills of the lower level keeping `s1` at e or at a multiple of e and the
+  /// upper one keeping `s2` at a multiple of that (the least over multiples, as energyPj reads it). `walked`
+  /// counts the pairs walked.
+  std::vector<double> table(unsigned s1, unsigned s2, std::int64_t& walked) const {
+    const std::size_t n = m_fills.size();
+    std::vector<double> g(n, kInf);
+    // Descending: a strict multiple's entry is final (the least over its own multiples) before its divisors'
+    // walks start, and no pair at or above the least of those can lower the table here or below.
+    for (std::size_t i1 = n; i1-- > 0;) {
+      const double above = m_lattice.leastOverCovers(g, i1);
+      g[i1] = m_fitsLower[s1][i1] ? std::min(above, walkFrom(i1, s1, s2, above, walked)) : above;
+    }
+    return g;
+  }
+
+ private:
+  /// The least over the pairs from the lower extent i1, or `cap` when none goes below it.
+  double walkFrom(std::size_t i1, unsigned s1, unsigned s2, double cap, std::int64_t& walked) const {
+    const auto& h = m_h;
+    const int lower = m_lower;
+    const auto& e1 = m_extents[i1];
+    const auto& f1 = m_fills[i1];
+    const auto& touched = m_touched;
+    // Below, per spared tensor: nothing spared, its refills at L, and every loop of its class saved.
+    const double none = setFills(h, lower, s1, f1, -1, 1, touched);
+    std::array<double, kTensors> atL{}, full{};
+    double least = none;  // no choice below costs less: sparing fills at least the distinct tiles
+    for (int u = 0; u < kTensors; ++u)
+      if (s1 >> u & 1) {
+        atL[u] = fillEnergy(h, u, lower, f1.moved(u, f1.refills), touched[u]);
+        full[u] = none - atL[u] + fillEnergy(h, u, lower, f1.moved(u, f1.distinct[u]), touched[u]);
+        least = std::min(least, full[u]);
+      }
+    // Energy grows with the bytes moved, so no pair costs less than the least below plus the least above.
+    if (least + m_leastUp[s2][i1] >= cap) return cap;
+    double best = cap;
+    const auto& up = m_up[s2];
+    const auto fitsUpper = [&](std::size_t i) { return up[i][0] != kInf; };
+    m_lattice.forEachMultiple(e1, fitsUpper, [&](std::size_t i2, const DimFactors& e2) {
+      const auto& u2 = up[i2];
+      ++walked;
+      const double leastUp = std::min({u2[0], u2[1], u2[2]});
+      if (least + leastUp >= best) return;  // one that cannot lower the least leaves it as it is
+      double pair = none + leastUp;
+      for (int u = 0; u < kTensors; ++u) {
+        if (!(s1 >> u & 1)) continue;
+        // Sparing u below saves the loops between the levels irrelevant to u, and those above the upper
+        // level too only when no loop between is relevant to u and the upper level spares u.
+        const double between = irrelevantRatio(e2, e1, u);
+        bool onlyIrrelevant = true;
+        for (int d = 0; d < kDims; ++d)
+          if (relevant(d, u) && e2[d] != e1[d]) onlyIrrelevant = false;
+        const double part =
+            between == 1
+                ? none
+                : none - atL[u] +
+                      fillEnergy(h, u, lower, f1.moved(u, std::max(f1.distinct[u], f1.refills / between)),
+                                 touched[u]);
+        double otherUp = kInf;
+        for (int v = 0; v < kTensors; ++v)
+          if (v != u) otherUp = std::min(otherUp, u2[v]);
+        pair = std::min({pair, part + otherUp, (onlyIrrelevant ? full[u] : part) + u2[u]});
+      }
+      best = std::min(best, pair);
+    });
+    return best;
+  }
+
+  const Hierarchy& m_h;
+  int m_lower;
+  const ExtentLattice& m_lattice;
+  const std::vector<DimFactors>& m_extents;
+  const std::vector<ExtentFills>& m_fills;
+  const std::array<double, kTensors>& m_touched;
+  // Per upper set: the upper level's fills at each extent it fits at and each spared tensor (+inf where it
+  // does not fit), and their least over each extent's multiples; per lower set, where the lower level fits.
+  std::array<std::vector<std::array<double, kTensors>>, 8> m_up;
+  std::array<std::vector<double>, 8> m_leastUp;
+  std::array<std::vector<char>, 8> m_fitsLower;
+};
+
+}  // namespace
+
 void FillBound::tableNested(const Hierarchy& h, const std::vector<DimFactors>& extents,
                             const std::vector<ExtentFills>& fills,
                             const std::array<double, kTensors>& touched) {
-  const std::size_t n = fills.size();
   for (int lower = 1; lower < m_levels; ++lower)
     for (int upper = lower + 1; upper < m_levels; ++upper) {
-      // Per set, the upper level's fills at each extent it fits at and each spared tensor (it saves every
-      // loop of its class above it), +inf where it does not fit.
-      std::array<std::vector<std::array<double, kTensors>>, 8> up;
-      std::array<std::vector<std::size_t>, 8> fitLower;
-      for (unsigned set = 1; set < 8; ++set) {
-        up[set].assign(n, {kInf, kInf, kInf});
-        for (std::size_t i = 0; i < n; ++i) {
-          if (fits(h, lower, set, fills[i])) fitLower[set].push_back(i);
-          if (fits(h, upper, set, fills[i]))
-            for (int v = 0; v < kTensors; ++v)
-              up[set][i][v] = setFills(h, upper, set, fills[i], v, kInf, touched);
-        }
-      }
+      const NestedPair pair(h, lower, upper, m_lattice, extents, fills, touched);
       std::int64_t walked = 0;
       std::map<std::pair<unsigned, unsigned>, std::vector<double>> tables;
-      for (unsigned s1 = 1; s1 < 8; ++s1)
-        for (unsigned s2 = 1; s2 < 8; ++s2) {
-          if ((s1 & s2) != 0) continue;
-          auto& g = tables[{s1, s2}];
-          g.assign(n, kInf);
-          for (auto i1 : fitLower[s1]) {
-            const auto& e1 = extents[i1];
-            const auto& f1 = fills[i1];
-            // Below, per spared tensor: nothing spared, its refills at L, and every loop of its class saved.
-            const double none = setFills(h, lower, s1, f1, -1, 1, touched);
-            std::array<double, kTensors> atL{}, full{};
-            double least = none;  // no choice below costs less: sparing fills at least the distinct tiles
-            for (int u = 0; u < kTensors; ++u)
-              if (s1 >> u & 1) {
-                atL[u] = fillEnergy(h, u, lower, f1.moved(u, f1.refills), touched[u]);
-                full[u] = none - atL[u] + fillEnergy(h, u, lower, f1.moved(u, f1.distinct[u]), touched[u]);
-                least = std::min(least, full[u]);
-              }
-            const auto fitsUpper = [&](std::size_t i) { return up[s2][i][0] != kInf; };
-            m_lattice.forEachMultiple(e1, fitsUpper, [&](std::size_t i2, const DimFactors& e2) {
-              const auto& u2 = up[s2][i2];
-              ++walked;
-              // Energy grows with the bytes moved, so no pair costs less than the least below plus the least
-              // above: one that cannot lower g leaves it as it is.
-              const double leastUp = std::min({u2[0], u2[1], u2[2]});
-              if (least + leastUp >= g[i1]) return;
-              double best = none + leastUp;
-              for (int u = 0; u < kTensors; ++u) {
-                if (!(s1 >> u & 1)) continue;
-                // Sparing u below saves the loops between the levels irrelevant to u, and those above the
-                // upper level too only when no loop between is relevant to u and the upper level spares u.
-                const double between = irrelevantRatio(e2, e1, u);
-                bool onlyIrrelevant = true;
-                for (int d = 0; d < kDims; ++d)
-                  if (relevant(d, u) && e2[d] != e1[d]) onlyIrrelevant = false;
-                const double part =
-                    between == 1 ? none
-                                 : none - atL[u] +
-                                       fillEnergy(h, u, lower,
-                                                  f1.moved(u, std::max(f1.distinct[u], f1.refills / between)),
-                                                  touched[u]);
-                double otherUp = kInf;
-                for (int v = 0; v < kTensors; ++v)
-                  if (v != u) otherUp = std::min(otherUp, u2[v]);
-                best = std::min({best, part + otherUp, (onlyIrrelevant ? full[u] : part) + u2[u]});
-              }
-              g[i1] = std::min(g[i1], best);
-            });
-          }
-          if (walked > kMaxNestedFillPairs) break;
-        }
+      for (unsigned s1 = 1; s1 < 8 && walked <= kMaxNestedFillPairs; ++s1)
+        for (unsigned s2 = 1; s2 < 8 && walked <= kMaxNestedFillPairs; ++s2)
+          if ((s1 & s2) == 0) tables[{s1, s2}] = pair.table(s1, s2, walked);
       if (walked > kMaxNestedFillPairs) continue;  // counted apart: a looser bound
-      for (auto& [sets, g] : tables) {
-        m_lattice.leastOverMultiples(g, 1);
-        m_nested[{lower, sets.first, upper, sets.second}] = std::move(g);
-      }
+      for (auto& [sets, g] : tables) m_nested[{lower, sets.first, upper, sets.second}] = std::move(g);
     }
 }
 

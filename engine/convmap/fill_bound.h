@@ -37,7 +37,8 @@ inline constexpr std::int64_t kMaxFillBoundExtents = 2'000'000;
 /// gives the least over every extent (still a bound, a looser one).
 inline constexpr std::int64_t kMaxFillBoundTable = 100'000;
 /// Pairs of fitting extents (lower level, upper level) the nested fills walk at most per pair of levels;
-/// past it two levels are counted apart (still a bound, a looser one).
+/// past it two levels are counted apart (still a bound, a looser one). A lower extent none of whose pairs
+/// can go below the least of its multiples' is not walked, and its pairs not counted.
 inline constexpr std::int64_t kMaxNestedFillPairs = 20'000'000;
 
 class FillBound {
