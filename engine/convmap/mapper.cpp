@@ -78,13 +78,11 @@ class AutoMapper final : public IConvMapper {
  public:
   std::string name() const override { return "auto"; }
   std::string description() const override {
+    const auto reruns = std::to_string(kBlendReruns);
     return "exhaustive up to " + std::to_string(kMaxExhaustiveMappings) +
            " mappings, else heuristic, then in the time left the MILP from its mapping (under the blend "
-           "after "
-           "up to " +
-           std::to_string(kBlendReruns) +
-           " more seeds; under latency alone: the heuristic again "
-           "with the next seed)";
+           "after up to " +
+           reruns + " more seeds; under latency alone: the heuristic again with the next seed)";
   }
   MapResult solve(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
                   const std::function<void(const MapProgress&)>& progress) const override {

@@ -308,10 +308,9 @@ std::int64_t rowAlignedInput(const ConvLayer& layer, const ConvMapping& m, int c
   const auto blocksW = ceilDiv(layer.inputWidth(), m.blockW);
   const auto slot = blockSlotBytes(m.blockH * m.blockW * b, row);
   // Tile origins along h (w): q tiles x s tiles, each a window start; a tile straddles blocks when its
-  // window crosses a block boundary.
-  // Each distinct origin once, with how many tiles start there: windows of a strided layer's output tiles and
-  // its kernel tiles often share origins (ResNet-18's first layer, eQ = eS = 1: 229 of 784 per direction),
-  // and the rows of a window depend on its origin alone.
+  // window crosses a block boundary. Each distinct origin is listed once, with how many tiles start there:
+  // a strided layer's output tiles and kernel tiles often share origins (ResNet-18's first layer at unit
+  // extents: 229 of 784 per direction), and a window's rows depend on its origin alone.
   auto origins = [](std::int64_t outTiles, std::int64_t outStep, std::int64_t kTiles, std::int64_t kStep) {
     std::vector<std::int64_t> all;
     for (std::int64_t i = 0; i < outTiles; ++i)
