@@ -9,6 +9,7 @@
 
 #include "engine/convmap/lower_bound.h"
 #include "engine/convmap/mapper.h"
+#include "engine/convmap/mapping_io.h"
 #include "engine/convmap/mapping_milp.h"
 #include "engine/convmap/mapspace.h"
 #include "tests/convmap_fixtures.h"

@@ -14,6 +14,7 @@
 #include "engine/target/crossbar/layer_evaluation.h"
 #include "engine/target/crossbar/network_compile.h"
 #include "engine/workflow/training.h"
+#include "tests/evaluation_facts.h"
 #include "tests/test_util.h"
 
 namespace pim {
@@ -21,12 +22,7 @@ namespace {
 
 using test::problem;
 
-double fact(const Evaluation& e, const std::string& key) {
-  for (const auto& [k, v] : e.facts)
-    if (k == key) return v;
-  ADD_FAILURE() << "no fact " << key;
-  return -1;
-}
+using test::fact;
 
 Evaluation evaluated(const Problem& p, std::uint64_t id) {
   return targetOf(p.backend()).evaluate(p, Draft{id, {}}, EvalOptions{});

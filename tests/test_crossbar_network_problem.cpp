@@ -12,6 +12,7 @@
 #include "engine/target/crossbar/layer_candidates.h"
 #include "engine/target/crossbar/network_compile.h"
 #include "engine/target/registry.h"
+#include "tests/evaluation_facts.h"
 
 namespace pim {
 namespace {
@@ -20,12 +21,7 @@ std::unique_ptr<Problem> networkProblem(const std::string& backend, const std::s
   return std::make_unique<Problem>(builtinBackends().get(backend), resolveNetwork(network, ""));
 }
 
-double fact(const Evaluation& e, const std::string& key) {
-  for (const auto& [k, v] : e.facts)
-    if (k == key) return v;
-  ADD_FAILURE() << "no fact " << key;
-  return -1;
-}
+using test::fact;
 
 TEST(CrossbarNetworkProblem, NamesAndKeysAreTheNetworks) {
   const auto lenet = networkProblem("crossbar-pimcomp", "lenet5");
