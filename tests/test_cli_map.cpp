@@ -341,7 +341,7 @@ TEST(CliMap, BadInputGetsOneClearLine) {
   expectCliRefused("map -b pimopt-small -k fc --dims C=8,K=8 --mapper ilp --objective energy --solver gurobi",
                    {"unknown solver 'gurobi'", "cbc"});
   expectCliRefused("map -b pimopt-small -k conv2d --dims R=3,S=3,P=56,Q=56,C=64,K=64 --mapper exhaustive",
-                   {"has more than 5000000 mappings to walk on pimopt-small"});
+                   {"has more than 10^9 choices of factors to walk on pimopt-small"});
   expectCliRefused("map -b pimopt-small --network resnet18 --layer nope", {"--layer: 'nope'"});
   expectCliRefused("map -b pimopt-small --network alexnet", {"alexnet"});
   const auto bad = cliScratch().file("bad_mapping.json");

@@ -378,7 +378,7 @@ TEST(ConvMap, ExhaustiveRefusesASpaceTooLargeByItsSize) {
     makeMapper("exhaustive")->solve(layer, builtinHierarchy("pimopt-default"), {}, nullptr);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("has more than 5000000 mappings to walk on pimopt-default"),
+    EXPECT_NE(std::string(e.what()).find("has more than 10^9 choices of factors to walk on pimopt-default"),
               std::string::npos)
         << e.what();
   }

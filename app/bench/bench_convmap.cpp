@@ -197,17 +197,30 @@ BENCHMARK(BM_ConvMapHeuristicNetworks)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
 
-// The exhaustive walk to its proven optimum on small layers of pimopt-small (arg 0: FC 8 x 8, 1: a 1-D conv
-// R3 P4 C2 K2); the counter is the mappings walked.
+// The exhaustive walk proving a whole Pareto front (args: layer, walk; a walk for one objective stops once
+// it meets the analytic bound, often at once on these): small layers of pimopt-small
+// (0: FC 8 x 8, 1: a 1-D conv R3 P4 C2 K2) and the spec's K = C = 8, P = Q = 4, R = S = 3 layer on hbm2-pim
+// (2; too many mappings for the walk without bounds), with its bounds (1) or evaluating every mapping (0);
+// the counter is the mappings evaluated.
 static void BM_ConvMapExhaustive(benchmark::State& st) {
-  const auto h = builtinHierarchy("pimopt-small");
-  const auto layer = parseLayerDims(st.range(0) == 0 ? "C=8,K=8" : "R=3,P=4,C=2,K=2", "small");
+  const bool spec = st.range(0) == 2;
+  const auto h = builtinHierarchy(spec ? "hbm2-pim" : "pimopt-small");
+  const auto layer = parseLayerDims(spec               ? "R=3,S=3,P=4,Q=4,C=8,K=8,bytes=2"
+                                    : st.range(0) == 0 ? "C=8,K=8"
+                                                       : "R=3,P=4,C=2,K=2",
+                                    "small");
   MapOptions o;
   o.timeLimitSeconds = 600;
+  o.pruneByBounds = st.range(1) == 1;
+  o.collectFront = true;
   double walked = 0;
   for (auto _ : st)
     walked = static_cast<double>(makeMapper("exhaustive")->solve(layer, h, o, nullptr).evaluated);
   st.counters["mappings"] = walked;
-  st.SetLabel(shapeText(layer));
+  st.SetLabel(shapeText(layer) + (o.pruneByBounds ? ", with bounds" : ", every mapping"));
 }
-BENCHMARK(BM_ConvMapExhaustive)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ConvMapExhaustive)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->Args({2, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);

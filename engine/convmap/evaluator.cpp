@@ -15,15 +15,16 @@ namespace {
 /// fill but each tile's first) and written back (every fill). Level 0 is written per PE (its per-PE tile on
 /// every PE in use) and read from the parent once for the whole array (an irrelevant spatial factor is a
 /// multicast; a relevant one widens the tile).
-void addFillTraffic(const ConvLayer& layer, const ConvMapping& m, int t, int child, int parent,
+void addFillTraffic(const ConvLayer& layer, const ConvMapping& m, int t, int child, int parent, Fills mode,
                     std::vector<LevelCost>& lv) {
   const auto b = layer.elementBytes[t];
   const bool pe = child == 0;
   const auto perInstance = tileElements(layer, tileExtents(m, child, pe), t) * b;
   const auto whole = tileElements(layer, tileExtents(m, child, false), t) * b;
   const auto copies = pe ? spatialProduct(m, SlotH) * spatialProduct(m, SlotW) : 1;
-  const auto f = fills(m, child, t);
-  const auto refills = t == Output ? f - distinctTiles(m, child, t) : f;
+  const auto distinct = distinctTiles(m, child, t);
+  const auto f = mode == Fills::ReuseRule ? fills(m, child, t) : distinct;
+  const auto refills = t == Output ? f - distinct : f;
   // A strided window's tile can hold far more than its MACs touch: the products are checked.
   const std::string what = "layer " + layer.name + ": bytes moved into level " + std::to_string(child);
   auto mul = [&](std::int64_t a, std::int64_t b) { return checkedMul(a, b, what); };
@@ -56,15 +57,36 @@ void addOperandTraffic(const ConvLayer& layer, const ConvMapping& m, int t, int 
 /// use.
 std::int64_t bufferCycles(const MemoryLevel& decl, const LevelCost& c, std::int64_t activeInstances) {
   std::int64_t cycles = 0;
-  for (int t = 0; t < kTensors; ++t) {
-    const auto read = c.bytesRead[t] + c.operandRead[t], written = c.bytesWritten[t] + c.operandWritten[t];
-    cycles = std::max(cycles, ceilDiv(read / activeInstances, decl.readBandwidth));
-    cycles = std::max(cycles, ceilDiv(written / activeInstances, decl.writeBandwidth));
-  }
+  for (int t = 0; t < kTensors; ++t)
+    cycles = std::max(cycles, tensorBufferCycles(decl, c, t, activeInstances));
   return cycles;
 }
 
 }  // namespace
+
+void addTensorTraffic(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m, int t, Fills mode,
+                      std::vector<LevelCost>& levels) {
+  int child = -1;
+  for (int lv = 0; lv <= h.dramLevel(); ++lv) {
+    if (!m.levels[lv].keep[t]) continue;
+    if (child < 0)
+      addOperandTraffic(layer, m, t, lv, levels[lv]);
+    else
+      addFillTraffic(layer, m, t, child, lv, mode, levels);
+    child = lv;
+  }
+}
+
+std::int64_t tensorBufferCycles(const MemoryLevel& decl, const LevelCost& c, int t,
+                                std::int64_t activeInstances) {
+  const auto read = c.bytesRead[t] + c.operandRead[t], written = c.bytesWritten[t] + c.operandWritten[t];
+  return std::max(ceilDiv(read / activeInstances, decl.readBandwidth),
+                  ceilDiv(written / activeInstances, decl.writeBandwidth));
+}
+
+std::int64_t dramTransferCycles(const MemoryLevel& dram, const LevelCost& c, int t) {
+  return ceilDiv(c.bytesRead[t], dram.readBandwidth) + ceilDiv(c.bytesWritten[t], dram.writeBandwidth);
+}
 
 ConvCost evaluate(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m) {
   if (auto v = violations(layer, h, m); !v.empty()) throw LimitError(std::move(v));
@@ -77,17 +99,7 @@ ConvCost evaluateValid(const ConvLayer& layer, const Hierarchy& h, const ConvMap
   const auto pes = spatialProduct(m, SlotH) * spatialProduct(m, SlotW);
   c.computeCycles = c.macs / (pes * spatialProduct(m, SlotInternal));
   c.levels.resize(h.levels.size());
-  for (int t = 0; t < kTensors; ++t) {
-    int child = -1;
-    for (int lv = 0; lv <= h.dramLevel(); ++lv) {
-      if (!m.levels[lv].keep[t]) continue;
-      if (child < 0)
-        addOperandTraffic(layer, m, t, lv, c.levels[lv]);
-      else
-        addFillTraffic(layer, m, t, child, lv, c.levels);
-      child = lv;
-    }
-  }
+  for (int t = 0; t < kTensors; ++t) addTensorTraffic(layer, h, m, t, Fills::ReuseRule, c.levels);
   c.rowActs = rowActivations(layer, h, m);
   const int dram = h.dramLevel();
   c.latencyCycles = c.computeCycles;
@@ -99,9 +111,8 @@ ConvCost evaluateValid(const ConvLayer& layer, const Hierarchy& h, const ConvMap
       cost.cycles = bufferCycles(decl, cost, lv == 0 ? pes : 1);
     } else {
       for (int t = 0; t < kTensors; ++t) {
-        c.dramCycles[t] = ceilDiv(cost.bytesRead[t], decl.readBandwidth) +
-                          ceilDiv(cost.bytesWritten[t], decl.writeBandwidth) +
-                          c.rowActs.count[t] * h.timing.activationCycles();
+        c.dramCycles[t] =
+            dramTransferCycles(decl, cost, t) + c.rowActs.count[t] * h.timing.activationCycles();
         cost.cycles = std::max(cost.cycles, c.dramCycles[t]);
       }
     }

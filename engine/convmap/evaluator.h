@@ -40,6 +40,20 @@ ConvCost evaluate(const ConvLayer& layer, const Hierarchy& h, const ConvMapping&
 /// not computed twice).
 ConvCost evaluateValid(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m);
 
+/// How often a level's tile is filled: by the reuse rule (fills(), the model), or once per distinct tile
+/// (distinctTiles(): the least any loop order gives, what the exhaustive walk bounds a mapping's orders by).
+enum class Fills { ReuseRule, Distinct };
+/// Adds tensor t's traffic to `levels` (one per hierarchy level): its MAC operands at the lowest level that
+/// keeps it, and its fills between each keeper and the next one above.
+void addTensorTraffic(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m, int t, Fills mode,
+                      std::vector<LevelCost>& levels);
+/// Cycles tensor t's reads or writes take at a buffer level, per instance in use (the level's time is its
+/// busiest tensor's).
+std::int64_t tensorBufferCycles(const MemoryLevel& decl, const LevelCost& c, int t,
+                                std::int64_t activeInstances);
+/// Cycles tensor t's DRAM reads and writes take, without its row activations.
+std::int64_t dramTransferCycles(const MemoryLevel& dram, const LevelCost& c, int t);
+
 /// The scalar an objective minimises: latency (cycles), energy (pJ) or alpha * latency / latencyRef + (1 -
 /// alpha)
 /// * energy / energyRef (blended; refs normalise, e.g. the single-objective optima).

@@ -16,29 +16,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <optional>
 
 #include "engine/convmap/lower_bound.h"
 #include "engine/convmap/mapper.h"
+#include "engine/convmap/mapping_bound.h"
 #include "engine/convmap/mapspace.h"
 
 namespace pim::convmap {
 
 namespace {
-
-/// A (level, slot) place a factor may sit in.
-struct Place {
-  int level, slot;
-};
-
-std::vector<Place> placesOf(const Hierarchy& h) {
-  std::vector<Place> p;
-  const std::array<std::int64_t, 3> limit = {h.pe.height, h.pe.width, h.pe.internal};
-  for (int s : {SlotH, SlotW, SlotInternal})
-    if (limit[s] > 1) p.push_back({0, s});
-  for (int lv = 0; lv < static_cast<int>(h.levels.size()); ++lv) p.push_back({lv, SlotTemporal});
-  return p;
-}
 
 /// Every ordered factorisation of n into `k` factors.
 void factorisations(std::int64_t n, std::size_t k, std::vector<std::int64_t>& cur,
@@ -56,25 +45,26 @@ void factorisations(std::int64_t n, std::size_t k, std::vector<std::int64_t>& cu
   }
 }
 
+/// A bound the walk may pass over a part of the space by: an improvement smaller than this share of the
+/// incumbent is not looked for (the bound's and the evaluator's energies are sums in different orders).
+constexpr double kPruneTolerance = 1e-12;
+
 class Walk {
  public:
   Walk(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
        const std::function<void(const MapProgress&)>& progress)
-      : m_layer(layer), m_h(h), m_o(o), m_progress(progress), m_places(placesOf(h)), m_start(clock::now()) {
-    for (int d = 0; d < kDims; ++d) {
-      std::vector<std::int64_t> cur;
-      factorisations(layer.bound[d], m_places.size(), cur, m_options[d]);
-    }
+      : m_layer(layer), m_h(h), m_o(o), m_progress(progress), m_bound(layer, h), m_start(clock::now()) {
     for (int lv = 0; lv < h.dramLevel(); ++lv)
       for (int t = 0; t < kTensors; ++t)
         if (h.levels[lv].stores[t] && !h.levels[lv].bypassFixed) m_optionalKeeps.push_back({lv, t});
   }
 
-  /// Whether the walk visits at most `limit` mappings (factor choices x bypass choices x orders of levels >=
-  /// 1, one per reuse class where orderSetsOnlyReuse), counted without evaluating any. Every order of every
-  /// level is counted first, which is cheap; only a space above the limit by that count is counted exactly
-  /// (each bypass choice, then each level's reuse classes: 9 % of a small walk's time when always done). The
-  /// exact count stops once it passes the limit (counting a large space is itself long).
+  /// Whether the space holds at most `limit` mappings (factor choices x bypass choices x orders of levels >=
+  /// 1, one per reuse class where orderSetsOnlyReuse), counted without evaluating any or bounding any part.
+  /// Every order of every level is counted first, which is cheap; only a space above the limit by that count
+  /// is counted exactly (each bypass choice, then each level's reuse classes: 9 % of a small walk's time
+  /// when always done). The exact count stops once it passes the limit (counting a large space is itself
+  /// long).
   bool fits(double limit) {
     const double keeps = std::ldexp(1.0, static_cast<int>(m_optionalKeeps.size()));
     if (count(limit, [&](ConvMapping& m) { return keeps * orderCount(m, false); }) <= limit) return true;
@@ -87,15 +77,25 @@ class Walk {
 
   MapResult run(const std::string& name) {
     m_result.mapper = name;
-    m_bound = objectiveLowerBound(m_layer, m_h, m_o.objective);
-    if (m_o.start && isValid(m_layer, m_h, *m_o.start)) offer(*m_o.start);
-    forEachFactorChoice([&](ConvMapping& m) {
-      forEachKeep(m, 0, [&](ConvMapping& k) {
-        if (!stopped()) forEachOrder(k, 1);
-      });
-    });
+    m_objectiveBound = objectiveLowerBound(m_layer, m_h, m_o.objective);
+    if (m_o.start && isValid(m_layer, m_h, *m_o.start)) {
+      ++m_result.evaluated;
+      offer(*m_o.start);
+    }
+    for (const auto& s : spatialsLeastBoundFirst()) {
+      if (stopped()) break;
+      if (s.bounded && overLatencyBound(s.cost.latencyCycles)) continue;
+      if (s.bounded && !mayImprove(s.cost, objectiveBound(m_o.objective, s.cost))) {
+        if (m_o.collectFront) continue;
+        break;  // least objective bound first: no later assignment can improve either
+      }
+      ConvMapping m = blankMapping();
+      for (int slot : {SlotH, SlotW, SlotInternal}) m.levels.front().factor[slot] = s.factors[slot];
+      chooseTemporal(0, m, true, [&](ConvMapping& full) { leaf(full); });
+    }
     m_result.seconds = seconds();
-    if (m_result.valid == 0) throw InputError("layer " + m_layer.name + ": no valid mapping on " + m_h.name);
+    if (m_result.valid == 0 && !m_overLatencyBound)
+      throw InputError("layer " + m_layer.name + ": no valid mapping on " + m_h.name);
     if (!m_best)
       throw InputError("layer " + m_layer.name + ": no valid mapping on " + m_h.name + " within " +
                        std::to_string(m_o.maxLatencyCycles.value_or(0)) + " cycles");
@@ -113,16 +113,82 @@ class Walk {
  private:
   using clock = std::chrono::steady_clock;
 
+  /// A spatial assignment, with what its mappings cost at least when the bound could walk every one.
+  struct Spatial {
+    SpatialFactors factors;
+    bool bounded = false;
+    CostBound cost;
+  };
+
   double seconds() const { return std::chrono::duration<double>(clock::now() - m_start).count(); }
   bool stopped() const { return m_stop || (m_o.cancel && m_o.cancel->load()); }
+
+  /// About every thousandth step of the walk: the time limit and a progress report.
+  void tick() {
+    if ((++m_ticks & 1023) != 0) return;
+    if (seconds() > m_o.timeLimitSeconds) m_stop = true;
+    if (m_progress)
+      m_progress(
+          {m_result.evaluated, m_result.valid, m_best, seconds(), std::nullopt, std::nullopt, "exhaustive"});
+  }
+
+  /// Every spatial assignment a valid mapping may have, least objective bound first (lower_bound.h); when
+  /// they are too many to bound, every assignment the array allows, unbounded.
+  std::vector<Spatial> spatialsLeastBoundFirst() const {
+    std::vector<Spatial> out;
+    const bool bounded = forEachSpatialBound(m_layer, m_h, [&](const SpatialFactors& f, const CostBound& b) {
+      out.push_back({f, true, b});
+    });
+    if (bounded) {
+      std::stable_sort(out.begin(), out.end(), [&](const Spatial& a, const Spatial& b) {
+        return objectiveBound(m_o.objective, a.cost) < objectiveBound(m_o.objective, b.cost);
+      });
+      return out;
+    }
+    out.clear();
+    forEachSpatial(m_layer, m_h, std::numeric_limits<std::int64_t>::max(), [&](const SpatialFactors& f) {
+      out.push_back({f, false, {}});
+    });
+    return out;
+  }
+
+  /// Whether mappings costing at least `least` (whose objective is at least `objective`) may still matter:
+  /// within the latency bound, and below the incumbent or, collecting a front, not covered by it.
+  /// Whether mappings of at least this latency all break the latency bound (noted when they do).
+  bool overLatencyBound(std::int64_t leastLatency) {
+    if (!m_o.pruneByBounds || !m_o.maxLatencyCycles || leastLatency <= *m_o.maxLatencyCycles) return false;
+    m_overLatencyBound = true;
+    return true;
+  }
+  bool mayImprove(const CostPair& least, double objective) {
+    if (!m_o.pruneByBounds) return true;
+    if (overLatencyBound(least.latencyCycles)) return false;
+    if (m_o.collectFront)
+      return !m_result.front.covers(least.latencyCycles, least.energyPj, m_bound.leastRowActivations());
+    return !m_best || objective < *m_best * (1 - kPruneTolerance);
+  }
+  bool mayImprove(const CostBound& least, double objective) {
+    return mayImprove(CostPair{least.latencyCycles, least.energyPj}, objective);
+  }
+  bool mayImprove(const CostPair& least) {
+    ConvCost c;
+    c.latencyCycles = least.latencyCycles;
+    c.energyPj = least.energyPj;
+    return mayImprove(least, objectiveValue(m_o.objective, c));
+  }
 
   /// The sum of `perChoice` over the factor choices, stopped once it passes `limit`.
   template <class F>
   double count(double limit, F&& perChoice) {
     double total = 0;
-    forEachFactorChoice([&](ConvMapping& m) {
-      total += perChoice(m);
-      if (total > limit) m_stop = true;
+    forEachSpatial(m_layer, m_h, std::numeric_limits<std::int64_t>::max(), [&](const SpatialFactors& s) {
+      if (m_stop) return;
+      ConvMapping m = blankMapping();
+      for (int slot : {SlotH, SlotW, SlotInternal}) m.levels.front().factor[slot] = s[slot];
+      chooseTemporal(0, m, false, [&](ConvMapping& full) {
+        total += perChoice(full);
+        if (total > limit) m_stop = true;
+      });
     });
     m_stop = false;
     return total;
@@ -137,23 +203,23 @@ class Walk {
     return n;
   }
 
-  /// Calls f on every choice of factors that respects the PE array's slots (a dim spatial in one slot at
-  /// most).
-  template <class F>
-  void forEachFactorChoice(F&& f) {
+  /// Every factor 1, keeps as the hierarchy stores, no loops.
+  ConvMapping blankMapping() const {
     ConvMapping m = trivialMapping(m_layer, m_h);
     for (auto& l : m.levels) {
       for (auto& s : l.factor) s.fill(1);
       l.order.clear();
     }
-    chooseDim(0, m, f);
+    return m;
   }
 
+  /// Calls f on every choice of temporal factors completing m's spatial ones (each dimension's quotient
+  /// over the levels), with each level's loops in canonical order. `walking` (not counting): stops on a
+  /// cancel, and passes over a partial choice no keeps can fit (tiles only grow as dimensions are chosen).
   template <class F>
-  void chooseDim(int d, ConvMapping& m, F& f) {
+  void chooseTemporal(int d, ConvMapping& m, bool walking, F&& f) {
     if (d == kDims) {
-      for (std::size_t lv = 0; lv < m.levels.size(); ++lv) {
-        auto& l = m.levels[lv];
+      for (auto& l : m.levels) {
         l.order.clear();
         for (int x = 0; x < kDims; ++x)
           if (l.factor[SlotTemporal][x] > 1) l.order.push_back(x);
@@ -161,20 +227,34 @@ class Walk {
       f(m);
       return;
     }
-    for (const auto& choice : m_options[d]) {
-      int spatial = 0;
-      for (std::size_t i = 0; i < m_places.size(); ++i) {
-        m.levels[m_places[i].level].factor[m_places[i].slot][d] = choice[i];
-        spatial += m_places[i].slot != SlotTemporal && choice[i] > 1;
-      }
-      if (spatial <= 1 && spatialFits(m) && !m_stop) chooseDim(d + 1, m, f);
+    auto& level0 = m.levels.front().factor;
+    const auto quotient = m_layer.bound[d] / (level0[SlotH][d] * level0[SlotW][d] * level0[SlotInternal][d]);
+    for (const auto& choice : temporalChoices(quotient)) {
+      if (m_stop || (walking && stopped())) break;
+      for (std::size_t lv = 0; lv < m.levels.size(); ++lv) m.levels[lv].factor[SlotTemporal][d] = choice[lv];
+      if (!walking || !m_o.pruneByBounds || m_bound.mayFit(m)) chooseTemporal(d + 1, m, walking, f);
     }
-    for (const auto& p : m_places) m.levels[p.level].factor[p.slot][d] = 1;
+    for (auto& l : m.levels) l.factor[SlotTemporal][d] = 1;
   }
 
-  bool spatialFits(const ConvMapping& m) const {
-    return spatialProduct(m, SlotH) <= m_h.pe.height && spatialProduct(m, SlotW) <= m_h.pe.width &&
-           spatialProduct(m, SlotInternal) <= m_h.pe.internal;
+  /// Every ordered factorisation of n over the levels' temporal slots (cached per n).
+  const std::vector<std::vector<std::int64_t>>& temporalChoices(std::int64_t n) {
+    auto& cached = m_temporal[n];
+    if (cached.empty()) {
+      std::vector<std::int64_t> cur;
+      factorisations(n, m_h.levels.size(), cur, cached);
+    }
+    return cached;
+  }
+
+  /// A choice of every factor: its keeps and orders unless the factors' bound shows they cannot matter.
+  void leaf(ConvMapping& m) {
+    tick();
+    if (!mayImprove(m_bound.ofFactors(m))) return;
+    forEachKeep(m, 0, [&](ConvMapping& k) {
+      if (stopped() || !isValid(m_layer, m_h, k)) return;  // validity does not depend on the orders
+      if (mayImprove(m_bound.ofKeeps(k))) forEachOrder(k, 1);
+    });
   }
 
   /// The orders level `lv` takes: every order of its loops, or one per reuse class where the model reads
@@ -228,16 +308,13 @@ class Walk {
     m.levels[lv].keep[t] = true;
   }
 
+  /// A valid mapping (its factors, keeps and orders): evaluated with each tensor's best layout unless its
+  /// cost without its row activations shows it cannot matter (under energy it is its cost).
   void visit(const ConvMapping& candidate) {
     ++m_result.evaluated;
-    if ((m_result.evaluated & 1023) == 0) {
-      if (seconds() > m_o.timeLimitSeconds) m_stop = true;
-      if (m_progress)
-        m_progress({m_result.evaluated, m_result.valid, m_best, seconds(), std::nullopt, std::nullopt,
-                    "exhaustive"});
-    }
-    if (!isValid(m_layer, m_h, candidate)) return;
-    ConvMapping m = candidate;  // copied only when valid: most candidates are not
+    tick();
+    if (!mayImprove(m_bound.ofOrders(candidate))) return;
+    ConvMapping m = candidate;
     chooseFewestActivationLayouts(m_layer, m_h, m);
     offer(m);
   }
@@ -260,7 +337,8 @@ class Walk {
       m_result.mapping = m;
       m_result.cost = std::move(c);
       m_result.bestSoFar.push_back(obj);
-      if (withinGap(m_o, obj, m_bound)) m_stop = true;  // proven close enough: the rest cannot matter
+      if (withinGap(m_o, obj, m_objectiveBound))
+        m_stop = true;  // proven close enough: the rest cannot matter
     }
   }
 
@@ -268,33 +346,63 @@ class Walk {
   const Hierarchy& m_h;
   const MapOptions& m_o;
   const std::function<void(const MapProgress&)>& m_progress;
-  std::vector<Place> m_places;
-  std::array<std::vector<std::vector<std::int64_t>>, kDims> m_options;
+  MappingBound m_bound;
   std::vector<std::pair<int, int>> m_optionalKeeps;
+  std::map<std::int64_t, std::vector<std::vector<std::int64_t>>> m_temporal;
   // ordersAt's lists per (reuse class only, set of dimensions as a bit mask)
   std::array<std::array<std::optional<std::vector<std::vector<int>>>, 1 << kDims>, 2> m_orders;
   clock::time_point m_start;
   MapResult m_result;
   std::optional<double> m_best;
-  double m_bound = 0;  // the analytic lower bound of the objective
+  double m_objectiveBound = 0;  // the analytic lower bound of the objective
+  std::int64_t m_ticks = 0;
   bool m_stop = false;
+  bool m_overLatencyBound = false;  // a part of the space was passed over for its latency alone
 };
+
+/// Ways to spread e equal prime factors over k places: C(e + k - 1, k - 1).
+double spreads(std::int64_t e, std::size_t k) {
+  double n = 1;
+  for (std::int64_t i = 1; i <= e; ++i) n = n * static_cast<double>(static_cast<std::int64_t>(k) - 1 + i) / i;
+  return n;
+}
+
+/// No fewer than the choices of factors the walk may visit: per dimension its ordered factorisations over
+/// level 0's H, W and Internal slots (those above 1) and every level's temporal slot, multiplied.
+double factorChoicesAtMost(const ConvLayer& layer, const Hierarchy& h) {
+  std::size_t places = h.levels.size();
+  for (auto limit : {h.pe.height, h.pe.width, h.pe.internal}) places += limit > 1;
+  double n = 1;
+  for (int d = 0; d < kDims; ++d) {
+    const auto primes = primeFactors(layer.bound[d]);
+    for (std::size_t i = 0; i < primes.size();) {
+      std::size_t j = i;
+      while (j < primes.size() && primes[j] == primes[i]) ++j;
+      n *= spreads(static_cast<std::int64_t>(j - i), places);
+      i = j;
+    }
+  }
+  return n;
+}
 
 class ExhaustiveMapper final : public IConvMapper {
  public:
   std::string name() const override { return "exhaustive"; }
   std::string description() const override {
     return "every distinct valid mapping (level 0's order, the orders that change only the reuse, and each "
-           "tensor's layout by proven dominance); optimal when it completes";
+           "tensor's layout by proven dominance), passing over the parts whose bound cannot beat the best "
+           "mapping found; optimal when it completes";
   }
   MapResult solve(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
                   const std::function<void(const MapProgress&)>& progress) const override {
     requireFits(layer, h);
     Walk walk(layer, h, o, progress);
-    if (!walk.fits(static_cast<double>(kMaxExhaustiveMappings)))
+    if (o.pruneByBounds ? factorChoicesAtMost(layer, h) > kMaxExhaustiveFactorChoices
+                        : !walk.fits(static_cast<double>(kMaxExhaustiveMappings)))
       throw InputError("exhaustive: layer " + layer.name + " (" + shapeText(layer) + ") has more than " +
-                       std::to_string(kMaxExhaustiveMappings) + " mappings to walk on " + h.name +
-                       "; use --mapper heuristic or auto");
+                       (o.pruneByBounds ? "10^9 choices of factors"
+                                        : std::to_string(kMaxExhaustiveMappings) + " mappings") +
+                       " to walk on " + h.name + "; use --mapper heuristic or auto");
     return walk.run(name());
   }
 };

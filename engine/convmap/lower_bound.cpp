@@ -25,12 +25,10 @@ std::int64_t irrelevantProduct(const ConvLayer& layer, int t) {
   return p;
 }
 
-/// The spatial factors of level 0 (H, W, Internal) a valid mapping may have: each dimension in one slot at
-/// most, with a divisor of its bound, each slot's product within the array (pimopt eqs. 13, 18-20).
 using Spatial = SpatialFactors;
 
-/// Calls fn on every spatial assignment (depth first, dimension by dimension); false when there are more
-/// than `limit` (fn may then have seen some).
+}  // namespace
+
 bool forEachSpatial(const ConvLayer& layer, const Hierarchy& h, std::int64_t limit,
                     const std::function<void(const Spatial&)>& fn) {
   const std::array<std::int64_t, 3> cap = {h.pe.height, h.pe.width, h.pe.internal};
@@ -60,6 +58,12 @@ bool forEachSpatial(const ConvLayer& layer, const Hierarchy& h, std::int64_t lim
   };
   return walk(0);
 }
+
+std::int64_t leastRowActivations(const ConvLayer& layer, const Hierarchy& h, int t) {
+  return ceilDiv(layer.touchedElements(t) * layer.elementBytes[t], h.dram().rowBytes);
+}
+
+namespace {
 
 /// Levels that may be the lowest to keep t: those that may store it with no level below that must keep it.
 std::vector<int> lowestKeepers(const Hierarchy& h, int t) {
@@ -240,7 +244,7 @@ CostBound withLayerTerms(const ConvLayer& layer, const Hierarchy& h, const Spati
   for (int t = 0; t < kTensors; ++t) {
     const auto bytes = layer.touchedElements(t) * layer.elementBytes[t];
     const auto transfer = ceilDiv(bytes, t == Output ? dram.writeBandwidth : dram.readBandwidth);
-    const auto dramCycles = transfer + ceilDiv(bytes, dram.rowBytes) * h.timing.activationCycles();
+    const auto dramCycles = transfer + leastRowActivations(layer, h, t) * h.timing.activationCycles();
     if (dramCycles > b.latencyCycles) {
       b.latencyCycles = dramCycles;
       b.latencyBy = dram.name + " (" + std::string(kTensorNames[t]) + ")";
@@ -255,8 +259,8 @@ CostBound withLayerTerms(const ConvLayer& layer, const Hierarchy& h, const Spati
   return b;
 }
 
-/// Calls fn with every spatial assignment a valid mapping may have and its bound; false when there are too
-/// many to walk (kMaxBoundSpatialAssignments) or none fits.
+}  // namespace
+
 bool forEachSpatialBound(const ConvLayer& layer, const Hierarchy& h,
                          const std::function<void(const Spatial&, const CostBound&)>& fn) {
   bool any = false;
@@ -269,8 +273,6 @@ bool forEachSpatialBound(const ConvLayer& layer, const Hierarchy& h,
   });
   return walked && any;
 }
-
-}  // namespace
 
 CostBound lowerBound(const ConvLayer& layer, const Hierarchy& h) {
   // The least over every spatial assignment a valid mapping may have, of what that assignment costs at least.

@@ -8,6 +8,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,19 @@ struct CostBound {
 inline constexpr std::int64_t kMaxBoundSpatialAssignments = 200'000;
 
 CostBound lowerBound(const ConvLayer& layer, const Hierarchy& h);
+
+/// Calls fn on every spatial assignment a valid mapping may have by the array alone (each dimension in one
+/// slot at most, with a divisor of its bound, each slot's product within the array: pimopt eqs. 13, 18-20),
+/// depth first, dimension by dimension; false when there are more than `limit` (fn may then have seen some).
+bool forEachSpatial(const ConvLayer& layer, const Hierarchy& h, std::int64_t limit,
+                    const std::function<void(const SpatialFactors&)>& fn);
+/// Calls fn with every spatial assignment some valid mapping may have and what each of its mappings costs at
+/// least; false when there are too many to walk (kMaxBoundSpatialAssignments) or none fits.
+bool forEachSpatialBound(const ConvLayer& layer, const Hierarchy& h,
+                         const std::function<void(const SpatialFactors&, const CostBound&)>& fn);
+/// The fewest row activations any mapping gives tensor t: every DRAM row holding a touched byte opened once
+/// (each tensor sits in its own bank).
+std::int64_t leastRowActivations(const ConvLayer& layer, const Hierarchy& h, int t);
 /// A mapping's spatial assignment.
 SpatialFactors spatialOf(const ConvMapping& m);
 

@@ -31,6 +31,9 @@ struct MapOptions {
   /// A warm start: a valid mapping the heuristic anneals from and the exhaustive walk takes as its first
   /// incumbent (ignored when invalid or over maxLatencyCycles); none: the trivial mapping.
   std::optional<ConvMapping> start;
+  /// exhaustive: pass over what the walk's bounds show cannot matter (mapping_bound.h); false: evaluate
+  /// every mapping (what the tests check the bounds against).
+  bool pruneByBounds = true;
   std::string solver = "cbc";  // ilp: the registered MILP solver (engine/milp)
   int threads = 1;             // ilp: the solver's threads
   /// ilp: stop the MILP after this many branch-and-bound nodes (milp::SolveOptions::maxNodes; with one
@@ -91,9 +94,12 @@ std::unique_ptr<IConvMapper> makeMapper(const std::string& name);
 /// then.
 bool usesMilp(const std::string& mapper, Objective objective);
 
-/// The most mappings the exhaustive mapper walks (5 * 10^6, docs/knobs.md); `auto` walks a space up to it
-/// and searches a larger one heuristically.
+/// The most mappings `auto` has the exhaustive mapper walk (5 * 10^6, docs/knobs.md; a larger space it
+/// searches heuristically), and the exhaustive mapper without its bounds (MapOptions::pruneByBounds).
 inline constexpr std::int64_t kMaxExhaustiveMappings = 5'000'000;
+/// The most choices of factors the exhaustive mapper takes on (10^9, counted over every place a factor may
+/// sit, before the array's limits; docs/knobs.md): a larger space is refused with its size.
+inline constexpr double kMaxExhaustiveFactorChoices = 1e9;
 /// Whether the exhaustive mapper would walk at most `limit` mappings for a layer (factor choices x bypass
 /// choices x orders, docs/convmap.md "Mappers"); counted without evaluating any.
 bool exhaustiveFits(const ConvLayer& layer, const Hierarchy& h, double limit);

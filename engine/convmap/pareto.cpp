@@ -23,6 +23,12 @@ bool ParetoFront::add(FrontPoint p) {
   return true;
 }
 
+bool ParetoFront::covers(std::int64_t latencyCycles, double energyPj, std::int64_t rowActivations) const {
+  return std::any_of(m_points.begin(), m_points.end(), [&](const FrontPoint& q) {
+    return q.latencyCycles <= latencyCycles && q.energyPj <= energyPj && q.rowActivations <= rowActivations;
+  });
+}
+
 std::vector<FrontPoint> ParetoFront::points() const {
   auto v = m_points;
   std::sort(v.begin(), v.end(), [](const FrontPoint& a, const FrontPoint& b) {

@@ -25,6 +25,9 @@ class ParetoFront {
   /// Keeps `p` unless a kept point dominates it or has the same costs (the first found stays); drops the
   /// points it dominates. True when kept.
   bool add(FrontPoint p);
+  /// Whether a kept point is no worse than these costs in all three: a mapping costing at least them would
+  /// not be kept.
+  bool covers(std::int64_t latencyCycles, double energyPj, std::int64_t rowActivations) const;
   /// Sorted by latency, then energy.
   std::vector<FrontPoint> points() const;
   std::size_t size() const { return m_points.size(); }

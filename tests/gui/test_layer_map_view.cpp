@@ -187,7 +187,7 @@ TEST(LayerMapView, WhatCannotRunSaysWhyInTheStatusLine) {
   v.map();
   ASSERT_TRUE(waitFor([&] { return !v.running(); }, 30000));
   EXPECT_TRUE(v.status()->text().contains("Cannot map: ")) << v.status()->text().toStdString();
-  EXPECT_TRUE(v.status()->text().contains("mappings to walk")) << v.status()->text().toStdString();
+  EXPECT_TRUE(v.status()->text().contains("choices of factors to walk")) << v.status()->text().toStdString();
   EXPECT_FALSE(v.result());
   EXPECT_TRUE(v.resultText()->toPlainText().isEmpty());  // no earlier result shown as this choice's
   EXPECT_TRUE(v.progressPlot()->caption().startsWith("No search ran"));
