@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <set>
 #include <tuple>
 
+#include "engine/convmap/lower_bound.h"
 #include "engine/convmap/mapper.h"
 #include "engine/convmap/mapping_bound.h"
 #include "engine/convmap/mapping_io.h"
@@ -177,6 +179,48 @@ TEST(ConvMapExhaustive, TheSpecsSmallLayerIsWalkedWholeAndTheMilpMeetsItsOptimum
       }
     }
   }
+}
+
+// A walk cancelled part way has walked every array use of lower bound than the one it was in: it proves the
+// lesser of its incumbent and that use's bound, never above the optimum the whole walk proves and never
+// below the analytic bound. Cancelled after a fixed number of progress reports (one per 1,024 steps: the
+// same on every machine), with and without the bounds (without them every array use is walked whole, so
+// the walk gets past the first).
+TEST(ConvMapExhaustive, AWalkStoppedPartWayIsBoundedByTheArrayUseItWasIn) {
+  int walkedPastTheAnalyticBound = 0;
+  for (const auto& [h, dims] : smallCases()) {
+    const auto layer = parseLayerDims(dims, "small");
+    for (auto kind : {Objective::Latency, Objective::Energy, Objective::Blended}) {
+      MapOptions o;
+      o.objective = normalised({kind}, layer, h);
+      const auto whole = walk(layer, h, o, true);
+      const double analytic = objectiveLowerBound(layer, h, o.objective);
+      if (analytic >= whole.objective * (1 - 1e-9)) continue;  // the analytic bound proves it: nothing to see
+      const std::string where =
+          std::string(dims) + " on " + h.name + " under " + std::string(objectiveName(kind));
+      for (bool prune : {false, true})
+        for (int reports : {4, 64}) {
+          std::atomic<bool> cancel{false};
+          o.cancel = &cancel;
+          o.pruneByBounds = prune;
+          int seen = 0;
+          const auto part = makeMapper("exhaustive")->solve(layer, h, o, [&](const MapProgress&) {
+            if (++seen == reports) cancel = true;
+          });
+          if (!cancel) continue;  // the walk ended before that many reports
+          ASSERT_TRUE(part.bound) << where;
+          EXPECT_GE(*part.bound, analytic) << where;
+          EXPECT_LE(*part.bound, whole.objective * (1 + 1e-12)) << where << ", " << part.boundSource;
+          EXPECT_GE(part.objective, whole.objective * (1 - 1e-12)) << where;
+          if (*part.bound > analytic) {
+            ++walkedPastTheAnalyticBound;
+            EXPECT_NE(part.boundSource.find("array uses of least bound"), std::string::npos)
+                << part.boundSource;
+          }
+        }
+    }
+  }
+  EXPECT_GT(walkedPastTheAnalyticBound, 0);
 }
 
 }  // namespace

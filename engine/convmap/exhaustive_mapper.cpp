@@ -10,9 +10,11 @@
 //    the objective only through that tensor's own DRAM time, a term of a maximum (latency) or nothing
 //    (energy): each tensor takes its layout with the fewest activations (ties: sequential first, then smaller
 //    blocks).
-// Factors and bypass are enumerated whole, and the other orders of levels >= 1. A completed walk is optimal
-// with gap 0; one stopped by the time limit or Ctrl-C reports its incumbent with its gap to the analytic
-// lower bound, and one whose incumbent comes within MapOptions::gap of that bound stops there.
+// Factors and bypass are enumerated whole, and the other orders of levels >= 1, except where a bound
+// (mapping_bound.h; spatial assignments by lower_bound.h's, least first) shows no mapping there can beat the
+// incumbent, break the latency bound, or join the front being collected. A completed walk is optimal with gap
+// 0; one stopped by the time limit or Ctrl-C reports its incumbent with its gap to the analytic lower bound,
+// and one whose incumbent comes within MapOptions::gap of that bound stops there.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -78,27 +80,30 @@ class Walk {
   MapResult run(const std::string& name) {
     m_result.mapper = name;
     m_objectiveBound = objectiveLowerBound(m_layer, m_h, m_o.objective);
-    if (m_o.start && isValid(m_layer, m_h, *m_o.start)) {
-      ++m_result.evaluated;
-      offer(*m_o.start);
-    }
+    if (m_o.start && isValid(m_layer, m_h, *m_o.start)) offer(*m_o.start);
+    // Walked least bound first, every assignment before the one being walked is done: a walk stopped there
+    // proves no mapping beats the lesser of its incumbent and that assignment's bound.
+    double openBound = -std::numeric_limits<double>::infinity();  // none: no bound
+    std::size_t done = 0;
     for (const auto& s : spatialsLeastBoundFirst()) {
       if (stopped()) break;
-      if (s.bounded && overLatencyBound(s.cost.latencyCycles)) continue;
-      if (s.bounded && !mayImprove(s.cost, objectiveBound(m_o.objective, s.cost))) {
-        if (m_o.collectFront) continue;
-        break;  // least objective bound first: no later assignment can improve either
+      openBound =
+          s.bounded ? objectiveBound(m_o.objective, s.cost) : -std::numeric_limits<double>::infinity();
+      if (!s.bounded || (!overLatencyBound(s.cost.latencyCycles) && mayImprove(s.cost, openBound))) {
+        ConvMapping m = blankMapping();
+        for (int slot : {SlotH, SlotW, SlotInternal}) m.levels.front().factor[slot] = s.factors[slot];
+        chooseTemporal(0, m, true, [&](ConvMapping& full) { leaf(full); });
+      } else if (!m_o.collectFront && !overLatencyBound(s.cost.latencyCycles)) {
+        break;  // its objective bound reaches the incumbent, and every later one's is no less
       }
-      ConvMapping m = blankMapping();
-      for (int slot : {SlotH, SlotW, SlotInternal}) m.levels.front().factor[slot] = s.factors[slot];
-      chooseTemporal(0, m, true, [&](ConvMapping& full) { leaf(full); });
+      if (!stopped()) ++done;
     }
     m_result.seconds = seconds();
-    if (m_result.valid == 0 && !m_overLatencyBound)
-      throw InputError("layer " + m_layer.name + ": no valid mapping on " + m_h.name);
-    if (!m_best)
-      throw InputError("layer " + m_layer.name + ": no valid mapping on " + m_h.name + " within " +
-                       std::to_string(m_o.maxLatencyCycles.value_or(0)) + " cycles");
+    if (!m_best) {
+      const bool overBound = m_o.maxLatencyCycles && (m_result.valid > 0 || m_overLatencyBound);
+      throw InputError("layer " + m_layer.name + ": no valid mapping on " + m_h.name +
+                       (overBound ? " within " + std::to_string(*m_o.maxLatencyCycles) + " cycles" : ""));
+    }
     m_result.status = stopped() ? "feasible" : "optimal";
     if (!stopped()) {
       m_result.bound = m_result.objective;
@@ -106,6 +111,13 @@ class Walk {
       m_result.boundSource = "exhaustive walk";
     } else {
       applyAnalyticBound(m_result, m_layer, m_h, m_o.objective);
+      if (std::min(openBound, m_result.objective) > *m_result.bound) {
+        m_result.bound = std::min(openBound, m_result.objective);
+        m_result.boundSource =
+            "exhaustive walk of the " + std::to_string(done) + " array uses of least bound";
+        m_result.gap = std::max(0.0, (m_result.objective - *m_result.bound) / m_result.objective);
+        if (*m_result.gap < 1e-12) m_result.status = "optimal";
+      }
     }
     return m_result;
   }
@@ -252,6 +264,7 @@ class Walk {
     tick();
     if (!mayImprove(m_bound.ofFactors(m))) return;
     forEachKeep(m, 0, [&](ConvMapping& k) {
+      tick();
       if (stopped() || !isValid(m_layer, m_h, k)) return;  // validity does not depend on the orders
       if (mayImprove(m_bound.ofKeeps(k))) forEachOrder(k, 1);
     });
@@ -311,7 +324,6 @@ class Walk {
   /// A valid mapping (its factors, keeps and orders): evaluated with each tensor's best layout unless its
   /// cost without its row activations shows it cannot matter (under energy it is its cost).
   void visit(const ConvMapping& candidate) {
-    ++m_result.evaluated;
     tick();
     if (!mayImprove(m_bound.ofOrders(candidate))) return;
     ConvMapping m = candidate;
@@ -321,13 +333,14 @@ class Walk {
 
   /// Evaluates a valid mapping and keeps it when it is feasible and the best so far.
   void offer(const ConvMapping& m) {
+    ++m_result.evaluated;  // every mapping the walk reaches is valid (checked before its orders)
+    ++m_result.valid;
     ConvCost c;
     try {
       c = evaluateValid(m_layer, m_h, m);
     } catch (const InputError&) {  // a count past int64: not a mapping to keep
       return;
     }
-    ++m_result.valid;
     if (m_o.collectFront) m_result.front.add({c.latencyCycles, c.energyPj, c.rowActs.total(), m});
     if (!feasible(m_o, c)) return;
     const double obj = objectiveValue(m_o.objective, c);
