@@ -410,7 +410,7 @@ class ExhaustiveMapper final : public IConvMapper {
                   const std::function<void(const MapProgress&)>& progress) const override {
     requireFits(layer, h);
     Walk walk(layer, h, o, progress);
-    if (o.pruneByBounds ? factorChoicesAtMost(layer, h) > kMaxExhaustiveFactorChoices
+    if (o.pruneByBounds ? !exhaustiveTakesOn(layer, h)
                         : !walk.fits(static_cast<double>(kMaxExhaustiveMappings)))
       throw InputError("exhaustive: layer " + layer.name + " (" + shapeText(layer) + ") has more than " +
                        (o.pruneByBounds ? "10^9 choices of factors"
@@ -423,6 +423,10 @@ class ExhaustiveMapper final : public IConvMapper {
 }  // namespace
 
 std::unique_ptr<IConvMapper> makeExhaustiveMapper() { return std::make_unique<ExhaustiveMapper>(); }
+
+bool exhaustiveTakesOn(const ConvLayer& layer, const Hierarchy& h) {
+  return factorChoicesAtMost(layer, h) <= kMaxExhaustiveFactorChoices;
+}
 
 bool exhaustiveFits(const ConvLayer& layer, const Hierarchy& h, double limit) {
   static const std::function<void(const MapProgress&)> none;

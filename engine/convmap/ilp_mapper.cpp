@@ -106,36 +106,10 @@ std::unique_ptr<IConvMapper> makeIlpMapper() { return std::make_unique<IlpMapper
 
 MapResult refineWithMilp(MapResult from, const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
                          double seconds, const std::function<void(const MapProgress&)>& progress) {
-  // A mapping already proven within the gap asked for (MapOptions::gap) needs no second stage.
-  if (from.status == "optimal" || (from.bound && withinGap(o, from.objective, *from.bound)) ||
-      seconds < kLeastMilpSeconds || (o.cancel && o.cancel->load()))
-    return from;
-  MapOptions second = o;
-  second.start = from.mapping;
-  second.timeLimitSeconds = seconds;
-  // The MILP's reports continue the first stage's: its time after the first's, the better incumbent and
-  // the higher bound of the two.
-  std::function<void(const MapProgress&)> continued;
-  if (progress)
-    continued = [&](MapProgress p) {
-      p.seconds += from.seconds;
-      if (!p.incumbent || from.objective < *p.incumbent) p.incumbent = from.objective;
-      if (from.bound && (!p.bound || *from.bound > *p.bound)) p.bound = from.bound;
-      progress(p);
-    };
-  auto exact = solveMilp(layer, h, second, continued);
-  const double bound = std::max(from.bound.value_or(0.0), *exact.bound);
-  auto& best = exact.objective < from.objective ? exact : from;
-  best.boundSource = bound == *exact.bound ? exact.boundSource : from.boundSource;
-  best.bound = bound;
-  best.gap = best.objective > 0 ? std::max(0.0, (best.objective - bound) / best.objective) : 0.0;
-  if (*best.gap < 1e-12) best.status = "optimal";
-  best.seconds = from.seconds + exact.seconds;
-  best.evaluated = from.evaluated + 1;
-  best.valid = from.valid + 1;
-  best.nodes = exact.nodes;
-  best.mapper = from.mapper + " + " + exact.mapper;
-  return std::move(best);
+  return refineWith(std::move(from), o, seconds, progress,
+                    [&](const MapOptions& second, const std::function<void(const MapProgress&)>& continued) {
+                      return solveMilp(layer, h, second, continued);
+                    });
 }
 
 }  // namespace pim::convmap

@@ -72,7 +72,8 @@ MapResult rerunHeuristic(MapResult best, const ConvLayer& layer, const Hierarchy
 /// `auto`: the exhaustive walk when the space is small enough; else the heuristic, and, when it stops before
 /// the time limit (its proposal budget spent) without proving its mapping optimal, the MILP warm-started
 /// from that mapping for the time left (usesMilp; under the blend after up to kBlendReruns more seeds in
-/// half that time), or under latency alone the heuristic again with the next seed (rerunHeuristic): the
+/// half that time, then instead of the MILP the exhaustive walk from the best mapping where it takes the
+/// layer on), or under latency alone the heuristic again with the next seed (rerunHeuristic): the
 /// better mapping and the higher bound are kept. The heuristic's own budget is never cut for it.
 class AutoMapper final : public IConvMapper {
  public:
@@ -82,7 +83,9 @@ class AutoMapper final : public IConvMapper {
     return "exhaustive up to " + std::to_string(kMaxExhaustiveMappings) +
            " mappings, else heuristic, then in the time left the MILP from its mapping (under the blend "
            "after up to " +
-           reruns + " more seeds; under latency alone: the heuristic again with the next seed)";
+           reruns +
+           " more seeds and the exhaustive walk from the best; under latency alone: the heuristic "
+           "again with the next seed)";
   }
   MapResult solve(const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
                   const std::function<void(const MapProgress&)>& progress) const override {
@@ -100,6 +103,14 @@ class AutoMapper final : public IConvMapper {
       MapOptions seeds = o;
       seeds.timeLimitSeconds = r.seconds + kBlendRerunShare * (o.timeLimitSeconds - r.seconds);
       r = rerunHeuristic(std::move(r), layer, h, seeds, progress, kBlendReruns);
+      // Then, where it takes the layer on, the exhaustive walk from the best mapping for the rest, which
+      // proves what it has walked (on ResNet-18's FC layer 0.05 % in 10 s where the MILP leaves 11.4 %).
+      if (exhaustiveTakesOn(layer, h))
+        return named(
+            refineWith(std::move(r), o, o.timeLimitSeconds - r.seconds, progress,
+                       [&](const MapOptions& walk, const std::function<void(const MapProgress&)>& relay) {
+                         return makeExhaustiveMapper()->solve(layer, h, walk, relay);
+                       }));
     }
     const double left = o.timeLimitSeconds - r.seconds;
     return named(refineWithMilp(std::move(r), layer, h, o, left, progress));
@@ -166,6 +177,40 @@ bool feasible(const MapOptions& o, const ConvCost& c) {
 bool withinGap(const MapOptions& o, double objective, double bound) {
   if (o.collectFront) return false;
   return objective <= 0 || (objective - bound) / objective <= o.gap + 1e-12;
+}
+
+MapResult refineWith(MapResult from, const MapOptions& o, double seconds,
+                     const std::function<void(const MapProgress&)>& progress, const SecondStage& second) {
+  // A mapping already proven within the gap asked for (MapOptions::gap) needs no second stage.
+  if (from.status == "optimal" || (from.bound && withinGap(o, from.objective, *from.bound)) ||
+      seconds < kLeastMilpSeconds || (o.cancel && o.cancel->load()))
+    return from;
+  MapOptions options = o;
+  options.start = from.mapping;
+  options.timeLimitSeconds = seconds;
+  // The second stage's reports continue the first's: its time after the first's, the better incumbent and
+  // the higher bound of the two.
+  std::function<void(const MapProgress&)> continued;
+  if (progress)
+    continued = [&](MapProgress p) {
+      p.seconds += from.seconds;
+      if (!p.incumbent || from.objective < *p.incumbent) p.incumbent = from.objective;
+      if (from.bound && (!p.bound || *from.bound > *p.bound)) p.bound = from.bound;
+      progress(p);
+    };
+  auto next = second(options, continued);
+  const double bound = std::max(from.bound.value_or(0.0), *next.bound);
+  auto& best = next.objective < from.objective ? next : from;
+  best.boundSource = bound == *next.bound ? next.boundSource : from.boundSource;
+  best.bound = bound;
+  best.gap = best.objective > 0 ? std::max(0.0, (best.objective - bound) / best.objective) : 0.0;
+  if (*best.gap < 1e-12) best.status = "optimal";
+  best.seconds = from.seconds + next.seconds;
+  best.evaluated = from.evaluated + next.evaluated;
+  best.valid = from.valid + next.valid;
+  best.nodes = next.nodes;
+  best.mapper = from.mapper + " + " + next.mapper;
+  return std::move(best);
 }
 
 void applyAnalyticBound(MapResult& r, const ConvLayer& layer, const Hierarchy& h, const ObjectiveSpec& o) {

@@ -100,6 +100,8 @@ inline constexpr std::int64_t kMaxExhaustiveMappings = 5'000'000;
 /// The most choices of factors the exhaustive mapper takes on (10^9, counted over every place a factor may
 /// sit, before the array's limits; docs/knobs.md): a larger space is refused with its size.
 inline constexpr double kMaxExhaustiveFactorChoices = 1e9;
+/// Whether the exhaustive mapper takes a layer on: at most kMaxExhaustiveFactorChoices choices of factors.
+bool exhaustiveTakesOn(const ConvLayer& layer, const Hierarchy& h);
 /// Whether the exhaustive mapper would walk at most `limit` mappings for a layer (factor choices x bypass
 /// choices x orders, docs/convmap.md "Mappers"); counted without evaluating any.
 bool exhaustiveFits(const ConvLayer& layer, const Hierarchy& h, double limit);
@@ -115,9 +117,16 @@ bool withinGap(const MapOptions& o, double objective, double bound);
 /// (lower_bound.h) and the gap to it.
 void applyAnalyticBound(MapResult& r, const ConvLayer& layer, const Hierarchy& h, const ObjectiveSpec& o);
 
-/// The MILP (`ilp`) from `from`'s mapping for `seconds`, keeping the better mapping and the higher
-/// bound; `from` itself when it is proven optimal, less than kLeastMilpSeconds is left or the run was
-/// cancelled. The mapper is named "<from's> + ilp (<solver>)".
+/// A second search from a first one's mapping (the MILP, the exhaustive walk): its result under the options
+/// given (MapOptions::start the first's mapping, the time limit its share), reporting to the progress given.
+using SecondStage =
+    std::function<MapResult(const MapOptions&, const std::function<void(const MapProgress&)>&)>;
+/// `from` refined by `second` for `seconds`, keeping the better mapping and the higher bound; `from` itself
+/// when it is proven (optimal, or within MapOptions::gap), less than kLeastMilpSeconds is left or the run
+/// was cancelled. The mapper is named "<from's> + <second's>".
+MapResult refineWith(MapResult from, const MapOptions& o, double seconds,
+                     const std::function<void(const MapProgress&)>& progress, const SecondStage& second);
+/// The MILP (`ilp`) from `from`'s mapping for `seconds` (refineWith); named "<from's> + ilp (<solver>)".
 MapResult refineWithMilp(MapResult from, const ConvLayer& layer, const Hierarchy& h, const MapOptions& o,
                          double seconds, const std::function<void(const MapProgress&)>& progress);
 /// Less time than this is not worth building and starting the MILP.
