@@ -87,11 +87,9 @@ class Walk {
     std::size_t done = 0;
     for (const auto& s : spatialsLeastBoundFirst()) {
       if (stopped()) break;
-      openBound =
-          s.bounded ? objectiveBound(m_o.objective, s.cost) : -std::numeric_limits<double>::infinity();
+      openBound = s.objectiveBound;
       if (!s.bounded || (!overLatencyBound(s.cost.latencyCycles) && mayImprove(s.cost, openBound))) {
-        ConvMapping m = blankMapping();
-        for (int slot : {SlotH, SlotW, SlotInternal}) m.levels.front().factor[slot] = s.factors[slot];
+        ConvMapping m = blankMapping(s.factors);
         chooseTemporal(0, m, true, [&](ConvMapping& full) { leaf(full); });
       } else if (!m_o.collectFront && !overLatencyBound(s.cost.latencyCycles)) {
         break;  // its objective bound reaches the incumbent, and every later one's is no less
@@ -130,6 +128,7 @@ class Walk {
     SpatialFactors factors;
     bool bounded = false;
     CostBound cost;
+    double objectiveBound = -std::numeric_limits<double>::infinity();  // of `cost` (none: unbounded)
   };
 
   double seconds() const { return std::chrono::duration<double>(clock::now() - m_start).count(); }
@@ -149,29 +148,29 @@ class Walk {
   std::vector<Spatial> spatialsLeastBoundFirst() const {
     std::vector<Spatial> out;
     const bool bounded = forEachSpatialBound(m_layer, m_h, [&](const SpatialFactors& f, const CostBound& b) {
-      out.push_back({f, true, b});
+      out.push_back({f, true, b, objectiveBound(m_o.objective, b)});
     });
     if (bounded) {
-      std::stable_sort(out.begin(), out.end(), [&](const Spatial& a, const Spatial& b) {
-        return objectiveBound(m_o.objective, a.cost) < objectiveBound(m_o.objective, b.cost);
+      std::stable_sort(out.begin(), out.end(), [](const Spatial& a, const Spatial& b) {
+        return a.objectiveBound < b.objectiveBound;
       });
       return out;
     }
     out.clear();
     forEachSpatial(m_layer, m_h, std::numeric_limits<std::int64_t>::max(), [&](const SpatialFactors& f) {
-      out.push_back({f, false, {}});
+      out.push_back({f, false, {}, -std::numeric_limits<double>::infinity()});
     });
     return out;
   }
 
-  /// Whether mappings costing at least `least` (whose objective is at least `objective`) may still matter:
-  /// within the latency bound, and below the incumbent or, collecting a front, not covered by it.
   /// Whether mappings of at least this latency all break the latency bound (noted when they do).
   bool overLatencyBound(std::int64_t leastLatency) {
     if (!m_o.pruneByBounds || !m_o.maxLatencyCycles || leastLatency <= *m_o.maxLatencyCycles) return false;
     m_overLatencyBound = true;
     return true;
   }
+  /// Whether mappings costing at least `least` (whose objective is at least `objective`) may still matter:
+  /// within the latency bound, and below the incumbent or, collecting a front, not covered by it.
   bool mayImprove(const CostPair& least, double objective) {
     if (!m_o.pruneByBounds) return true;
     if (overLatencyBound(least.latencyCycles)) return false;
@@ -195,8 +194,7 @@ class Walk {
     double total = 0;
     forEachSpatial(m_layer, m_h, std::numeric_limits<std::int64_t>::max(), [&](const SpatialFactors& s) {
       if (m_stop) return;
-      ConvMapping m = blankMapping();
-      for (int slot : {SlotH, SlotW, SlotInternal}) m.levels.front().factor[slot] = s[slot];
+      ConvMapping m = blankMapping(s);
       chooseTemporal(0, m, false, [&](ConvMapping& full) {
         total += perChoice(full);
         if (total > limit) m_stop = true;
@@ -215,13 +213,14 @@ class Walk {
     return n;
   }
 
-  /// Every factor 1, keeps as the hierarchy stores, no loops.
-  ConvMapping blankMapping() const {
+  /// Level 0's spatial factors `spatial`, every other factor 1, keeps as the hierarchy stores, no loops.
+  ConvMapping blankMapping(const SpatialFactors& spatial) const {
     ConvMapping m = trivialMapping(m_layer, m_h);
     for (auto& l : m.levels) {
       for (auto& s : l.factor) s.fill(1);
       l.order.clear();
     }
+    for (int slot : {SlotH, SlotW, SlotInternal}) m.levels.front().factor[slot] = spatial[slot];
     return m;
   }
 
