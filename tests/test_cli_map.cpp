@@ -8,6 +8,10 @@
 #include <fstream>
 #include <map>
 
+#include "engine/convmap/hierarchy.h"
+#include "engine/convmap/mapping_io.h"
+#include "engine/convmap/mapspace.h"
+#include "engine/convmap/trace_bridge.h"
 #include "tests/cli_run.h"
 
 namespace pim::test {
@@ -161,6 +165,27 @@ TEST(CliMap, IlpSpatialProvesEveryPointOfAnFcSweep) {
   EXPECT_NEAR(points[0]["energy_pj"].get<double>(), 2891.88, 1e-6);
   EXPECT_EQ(points[2]["latency_cycles"], 164);
   EXPECT_NEAR(points[2]["energy_pj"].get<double>(), 2878.755, 1e-6);
+}
+
+// The validation's random sample is the walk's first N valid mappings whatever their trace costs (it used to
+// keep only nests of at most 10^6 steps, which passed over most of VGG-16's).
+TEST(CliMap, ARandomCheckTracesTheWalksFirstMappingsUnfiltered) {
+  const auto j = cliJson(
+      "map -b pimopt-small -k conv2d --dims R=3,S=3,P=16,Q=16,C=16,K=16 --mapper heuristic --max-evaluations "
+      "300 --random-check 20 --seed 1 --json");
+  ASSERT_TRUE(j.is_object());
+  const auto& r = j["random_check"];
+  EXPECT_EQ(r["drawn"], 20);
+  EXPECT_EQ(r["mappings"], 20);
+  EXPECT_EQ(r["over_step_limit"], 0);
+  EXPECT_EQ(r["stopped"], false);
+  EXPECT_EQ(r["max_abs_error_pct"], 0.0);
+  const auto h = convmap::builtinHierarchy("pimopt-small");
+  const auto layer = convmap::parseLayerDims("R=3,S=3,P=16,Q=16,C=16,K=16", "conv2d");
+  double most = 0;
+  for (const auto& m : convmap::randomValidMappings(layer, h, 20, 1))
+    most = std::max(most, convmap::traceSteps(layer, h, m));
+  EXPECT_EQ(r["most_steps"].get<std::int64_t>(), static_cast<std::int64_t>(most));
 }
 
 TEST(CliMap, ASavedMappingIsTracedAgainPerBank) {

@@ -11,6 +11,7 @@
 #include "app/cli/map_fronts.h"
 #include "app/cli/map_store.h"
 #include "engine/common/json_input.h"
+#include "engine/common/number_text.h"
 #include "engine/common/output_file.h"
 #include "engine/convmap/mapper.h"
 #include "engine/convmap/mapping_io.h"
@@ -86,30 +87,54 @@ nlohmann::json traceJson(const TraceCheck& t) {
           {"error_pct", t.errorPercent()}};
 }
 
-/// The most steps the trace of a random check's mapping takes (docs/knobs.md): 200 mappings of a layer in
-/// seconds.
-constexpr double kRandomCheckTraceSteps = 1e6;
-
-/// The model against the trace on `n` random valid mappings of the layer (the validation's sample).
+/// The model against the trace on the first `n` valid mappings of a seeded random walk (the validation's
+/// sample), whatever their trace costs: each is traced up to the steps `--trace` allows (kMaxTraceSteps), and
+/// one past them is counted, not replaced by a cheaper one (that biased the sample towards small nests).
 nlohmann::json randomCheck(const ConvLayer& layer, const Hierarchy& h, int n, std::uint64_t seed) {
-  const auto sample = randomValidMappings(layer, h, n, seed, [&](const ConvMapping& m) {
-    return traceSteps(layer, h, m) <= kRandomCheckTraceSteps;
-  });
+  const auto sample = randomValidMappings(layer, h, n, seed);
   double worst = 0, sum = 0;
+  std::int64_t mostSteps = 0;
+  std::size_t traced = 0;
+  std::size_t seen = 0;
   for (const auto& m : sample) {
+    if (interrupted()) break;  // Ctrl-C: what was traced so far, said so below
+    progressLine("random check " + layer.name + ": " + std::to_string(seen++) + " of " +
+                 std::to_string(sample.size()) + " mappings traced");
+    const double steps = traceSteps(layer, h, m);
+    if (steps > static_cast<double>(kMaxTraceSteps)) continue;
     const double e = std::abs(checkAgainstTrace(layer, h, m).errorPercent());
     worst = std::max(worst, e);
     sum += e;
+    mostSteps = std::max(mostSteps, static_cast<std::int64_t>(steps));
+    ++traced;
   }
-  return {{"mappings", sample.size()},
+  progressLine("");
+  return {{"drawn", sample.size()},
+          {"mappings", traced},
+          {"over_step_limit", seen - traced},
+          {"stopped", seen < sample.size()},
+          {"most_steps", mostSteps},
           {"max_abs_error_pct", worst},
-          {"mean_abs_error_pct", sample.empty() ? 0.0 : sum / static_cast<double>(sample.size())}};
+          {"mean_abs_error_pct", traced == 0 ? 0.0 : sum / static_cast<double>(traced)}};
 }
 
 void printTrace(const TraceCheck& t) {
   std::cout << "trace    row activations input " << t.trace[Input] << ", weight " << t.trace[Weight]
             << ", output " << t.trace[Output] << ", total " << t.traceTotal() << "; model " << t.modelTotal()
             << " (" << (t.errorPercent() >= 0 ? "+" : "") << num(t.errorPercent()) << " %)\n";
+}
+
+void printRandomCheck(const nlohmann::json& r) {
+  const auto drawn = r["drawn"].get<std::size_t>(), over = r["over_step_limit"].get<std::size_t>();
+  std::cout << "random   " << r["mappings"].get<std::size_t>() << " of " << drawn
+            << " random valid mappings traced (the most steps "
+            << withThousands(r["most_steps"].get<std::int64_t>())
+            << (over ? ", " + std::to_string(over) + " over the trace's " + withThousands(kMaxTraceSteps) +
+                           " steps"
+                     : "")
+            << (r["stopped"].get<bool>() ? ", stopped by Ctrl-C" : "") << "): largest model error "
+            << num(r["max_abs_error_pct"].get<double>()) << " %, mean "
+            << num(r["mean_abs_error_pct"].get<double>()) << " %\n";
 }
 
 void printStoreLine(const nlohmann::json& s) {
@@ -248,10 +273,7 @@ std::pair<nlohmann::json, MapResult> mapLayer(const MapArgs& a, const Hierarchy&
       printSweep(h, sweep);
     else if (a.pareto)
       printFront(h, r);
-    if (j.contains("random_check"))
-      std::cout << "random   " << j["random_check"]["mappings"].get<std::size_t>()
-                << " valid mappings traced: largest model error "
-                << num(j["random_check"]["max_abs_error_pct"].get<double>()) << " %\n";
+    if (j.contains("random_check")) printRandomCheck(j["random_check"]);
   }
   return {std::move(j), std::move(r)};
 }

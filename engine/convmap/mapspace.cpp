@@ -108,8 +108,7 @@ bool changeLayout(const ConvLayer& layer, ConvMapping& m, std::mt19937_64& rng) 
 }  // namespace
 
 std::vector<ConvMapping> randomValidMappings(const ConvLayer& layer, const Hierarchy& h, int count,
-                                             std::uint64_t seed,
-                                             const std::function<bool(const ConvMapping&)>& keep) {
+                                             std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<ConvMapping> out;
   ConvMapping m = trivialMapping(layer, h);
@@ -120,7 +119,7 @@ std::vector<ConvMapping> randomValidMappings(const ConvLayer& layer, const Hiera
     if (!randomMove(layer, h, next, rng) || !isValid(layer, h, next)) continue;
     m = std::move(next);
     if (++validSteps % 25) continue;
-    if (!keep || keep(m)) out.push_back(m);
+    out.push_back(m);
   }
   return out;
 }

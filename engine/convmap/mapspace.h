@@ -3,7 +3,6 @@
 // local change of a mapping that keeps its factorisation and loop orders consistent.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <random>
 #include <vector>
 
@@ -22,11 +21,10 @@ bool randomMove(const ConvLayer& layer, const Hierarchy& h, ConvMapping& m, std:
                 bool keepSpatial = false);
 
 /// `count` valid mappings spread along a seeded random walk of valid moves from the trivial mapping (every
-/// 25th valid step), keeping only those `keep` accepts (all when it is empty); fewer when 200 x `count` steps
-/// find fewer. The validation's random sample (docs/convmap.md) keeps those a trace takes few steps for.
+/// 25th valid step); fewer when 200 x `count` steps find fewer. The validation's random sample
+/// (docs/convmap.md).
 std::vector<ConvMapping> randomValidMappings(const ConvLayer& layer, const Hierarchy& h, int count,
-                                             std::uint64_t seed,
-                                             const std::function<bool(const ConvMapping&)>& keep = {});
+                                             std::uint64_t seed);
 
 /// Gives each tensor of a valid mapping the layout (and the input the block) with the fewest row activations
 /// of that tensor (ties: sequential first, then smaller blocks). Lossless for every objective: a tensor's
