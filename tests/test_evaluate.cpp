@@ -21,6 +21,7 @@
 #include "engine/target/dram_pim/program.h"
 #include "engine/target/registry.h"
 #include "sim/bounds.h"
+#include "tests/families/roofline_target.h"
 
 namespace pim {
 namespace {
@@ -59,7 +60,7 @@ std::string smallShape(const std::string& kernel) {
 
 TEST(EvaluateConformance, EveryBackendAndKernelGivesAWellFormedBreakdown) {
   int evaluated = 0;
-  for (const Backend& b : builtinBackends().all()) {
+  for (const Backend& b : test::shippedBackends()) {
     for (const auto& entry : KernelLibrary::builtin().entries()) {
       if (b.family == "pim-hierarchy") continue;  // conv mappings, not banks: tests/test_pim_hierarchy.cpp
       const auto p = problem(b.name, entry.name, smallShape(entry.name));
@@ -131,7 +132,7 @@ TEST(EvaluateConformance, FootprintsEqualTheFullMapping) {
     EXPECT_EQ(fast.paddedElements, slow.paddedElements);
   };
   int checked = 0;
-  for (const Backend& b : builtinBackends().all()) {
+  for (const Backend& b : test::shippedBackends()) {
     if (b.family == "pim-hierarchy") continue;  // no banks to place DCC's tiles on
     for (const auto& entry : KernelLibrary::builtin().entries()) {
       const auto p = problem(b.name, entry.name, smallShape(entry.name));
@@ -178,7 +179,7 @@ TEST(EvaluateConformance, CoreSizesEqualTheFullMapping) {
     EXPECT_EQ(fast, slow);
   };
   int checked = 0;
-  for (const Backend& b : builtinBackends().all()) {
+  for (const Backend& b : test::shippedBackends()) {
     if (b.family == "pim-hierarchy") continue;
     for (const auto& entry : KernelLibrary::builtin().entries()) {
       const auto p = problem(b.name, entry.name, smallShape(entry.name));
@@ -205,7 +206,7 @@ TEST(EvaluateConformance, CoreSizesEqualTheFullMapping) {
 // drafts of every backend and kernel that bound stays at or below the simulated time.
 TEST(EvaluateConformance, CountBoundOfEveryDraftProgramIsAtMostItsTime) {
   int checked = 0;
-  for (const Backend& b : builtinBackends().all()) {
+  for (const Backend& b : test::shippedBackends()) {
     if (b.family == "pim-hierarchy") continue;  // no command programs
     for (const auto& entry : KernelLibrary::builtin().entries()) {
       const auto p = problem(b.name, entry.name, smallShape(entry.name));

@@ -12,6 +12,9 @@
 namespace pim::test {
 namespace {
 
+/// The family (and its one backend) only the tests register.
+constexpr const char* kFamily = "roofline-test";
+
 /// What one core does for one draft: bytes it holds, operations it executes.
 struct CoreWork {
   double bytes = 0, inputBytes = 0, outputBytes = 0, ops = 0;
@@ -71,7 +74,7 @@ class RooflineTarget final : public ITarget {
          {"roofline.coreGops", "roofline.coreGBps", "roofline.opEnergyPj", "roofline.ioEnergyPjPerByte"})
       m_schema.params.push_back({key, ParamDecl::Kind::Real, 0, true});
   }
-  std::string_view family() const override { return "roofline-test"; }
+  std::string_view family() const override { return kFamily; }
   std::string_view description() const override {
     return "test family: cores as rooflines (compute peak, local bandwidth), analytic";
   }
@@ -207,6 +210,13 @@ const Backend& registerRooflineFamily() {
     return builtinBackends().get("roofline-test");
   }();
   return backend;
+}
+
+std::vector<std::reference_wrapper<const Backend>> shippedBackends() {
+  std::vector<std::reference_wrapper<const Backend>> out;
+  for (const Backend& b : builtinBackends().all())
+    if (b.family != kFamily) out.push_back(b);
+  return out;
 }
 
 }  // namespace pim::test
