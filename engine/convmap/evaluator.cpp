@@ -25,9 +25,13 @@ void addFillTraffic(const ConvLayer& layer, const ConvMapping& m, int t, int chi
   const auto distinct = distinctTiles(m, child, t);
   const auto f = mode == Fills::ReuseRule ? fills(m, child, t) : distinct;
   const auto refills = t == Output ? f - distinct : f;
-  // A strided window's tile can hold far more than its MACs touch: the products are checked.
-  const std::string what = "layer " + layer.name + ": bytes moved into level " + std::to_string(child);
-  auto mul = [&](std::int64_t a, std::int64_t b) { return checkedMul(a, b, what); };
+  // A strided window's tile can hold far more than its MACs touch: the products are checked (the message is
+  // built only for one that overflows: this runs for every mapping a mapper weighs).
+  auto mul = [&](std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    if (!__builtin_mul_overflow(a, b, &r)) return r;
+    return checkedMul(a, b, "layer " + layer.name + ": bytes moved into level " + std::to_string(child));
+  };
   lv[child].fills[t] = f;
   lv[child].tileBytes[t] = perInstance;
   lv[parent].bytesRead[t] += mul(refills, whole);

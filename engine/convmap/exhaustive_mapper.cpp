@@ -262,11 +262,34 @@ class Walk {
   void leaf(ConvMapping& m) {
     tick();
     if (!mayImprove(m_bound.ofFactors(m))) return;
-    forEachKeep(m, 0, [&](ConvMapping& k) {
-      tick();
-      if (stopped() || !isValid(m_layer, m_h, k)) return;  // validity does not depend on the orders
-      if (mayImprove(m_bound.ofKeeps(k))) forEachOrder(k, 1);
-    });
+    const auto bytes = tileBytes(m);
+    forEachKeep(
+        m, 0,
+        [&](ConvMapping& k) {
+          tick();
+          if (stopped() || !isValid(m_layer, m_h, k)) return;  // validity does not depend on the orders
+          if (mayImprove(m_bound.ofKeeps(k))) forEachOrder(k, 1);
+        },
+        &bytes);
+  }
+
+  /// Bytes of each tensor's tile per level below DRAM at m's factors (what checkCapacity adds up).
+  using TileBytes = std::vector<std::array<std::int64_t, kTensors>>;
+  TileBytes tileBytes(const ConvMapping& m) const {
+    TileBytes out(m_h.dramLevel());
+    for (int lv = 0; lv < m_h.dramLevel(); ++lv) {
+      const auto e = tileExtents(m, lv, lv == 0);
+      for (int t = 0; t < kTensors; ++t) out[lv][t] = tileElements(m_layer, e, t) * m_layer.elementBytes[t];
+    }
+    return out;
+  }
+
+  /// Whether level lv holds the tiles m keeps there (false: m breaks the capacity limit, so it is invalid).
+  bool holds(const ConvMapping& m, const TileBytes& bytes, int lv) const {
+    std::int64_t sum = 0;
+    for (int t = 0; t < kTensors; ++t)
+      if (m.levels[lv].keep[t]) sum += bytes[lv][t];
+    return sum <= m_h.levels[lv].capacityBytes(m_h.elementBytes);
   }
 
   /// The orders level `lv` takes: every order of its loops, or one per reuse class where the model reads
@@ -305,9 +328,19 @@ class Walk {
     m.levels[lv].order = own;
   }
 
-  /// Calls f on every bypass choice the hierarchy allows (the keeps decide which levels' orders matter).
+  /// Calls f on every bypass choice the hierarchy allows (the keeps decide which levels' orders matter). With
+  /// `fit`, passes over the choices that overflow a level as soon as that level's keeps are chosen (the
+  /// optional keeps are listed level by level; a level with none is checked first): the walk's leaves, where
+  /// most of the 2^9 choices of a three-buffer hierarchy break the capacity limit.
   template <class F>
-  void forEachKeep(ConvMapping& m, std::size_t i, F&& f) {
+  void forEachKeep(ConvMapping& m, std::size_t i, F&& f, const TileBytes* fit = nullptr) {
+    if (fit && i == 0)
+      for (int lv = 0; lv < m_h.dramLevel(); ++lv)
+        if (!hasOptionalKeeps(lv) && !holds(m, *fit, lv)) return;
+    if (fit && i > 0 &&
+        (i == m_optionalKeeps.size() || m_optionalKeeps[i].first != m_optionalKeeps[i - 1].first) &&
+        !holds(m, *fit, m_optionalKeeps[i - 1].first))
+      return;
     if (i == m_optionalKeeps.size()) {
       f(m);
       return;
@@ -315,9 +348,14 @@ class Walk {
     const auto [lv, t] = m_optionalKeeps[i];
     for (bool keep : {true, false}) {
       m.levels[lv].keep[t] = keep;
-      forEachKeep(m, i + 1, f);
+      forEachKeep(m, i + 1, f, fit);
     }
     m.levels[lv].keep[t] = true;
+  }
+
+  bool hasOptionalKeeps(int lv) const {
+    return std::any_of(m_optionalKeeps.begin(), m_optionalKeeps.end(),
+                       [&](const auto& k) { return k.first == lv; });
   }
 
   /// A valid mapping (its factors, keeps and orders): evaluated with each tensor's best layout unless its

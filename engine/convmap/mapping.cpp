@@ -55,21 +55,26 @@ std::int64_t tileElements(const ConvLayer& layer, const DimFactors& e, int tenso
   }
 }
 
+// fills() and distinctTiles() walk the loops above `level` in place, inner to outer (each level's order is
+// listed inner to outer), rather than through temporalLoops(): the mappers ask them of every mapping they
+// weigh, and the list cost an allocation each time.
 std::int64_t fills(const ConvMapping& m, int level, int tensor) {
-  const auto loops = temporalLoops(m, level + 1);  // outermost first
   std::int64_t f = 1;
   bool moved = false;  // walking inner to outer: has a relevant loop of bound > 1 been passed?
-  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
-    if (!moved && it->bound > 1 && relevant(it->dim, tensor)) moved = true;
-    if (moved) f *= it->bound;
-  }
+  for (std::size_t lv = level + 1; lv < m.levels.size(); ++lv)
+    for (int d : m.levels[lv].order) {
+      const auto bound = m.levels[lv].factor[SlotTemporal][d];
+      if (!moved && bound > 1 && relevant(d, tensor)) moved = true;
+      if (moved) f *= bound;
+    }
   return f;
 }
 
 std::int64_t distinctTiles(const ConvMapping& m, int level, int tensor) {
   std::int64_t n = 1;
-  for (const auto& l : temporalLoops(m, level + 1))
-    if (relevant(l.dim, tensor)) n *= l.bound;
+  for (std::size_t lv = level + 1; lv < m.levels.size(); ++lv)
+    for (int d : m.levels[lv].order)
+      if (relevant(d, tensor)) n *= m.levels[lv].factor[SlotTemporal][d];
   return n;
 }
 
