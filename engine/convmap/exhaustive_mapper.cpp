@@ -273,23 +273,17 @@ class Walk {
         &bytes);
   }
 
-  /// Bytes of each tensor's tile per level below DRAM at m's factors (what checkCapacity adds up).
+  /// Each tensor's tile bytes per level below DRAM at m's factors, which its keep choices share.
   using TileBytes = std::vector<std::array<std::int64_t, kTensors>>;
   TileBytes tileBytes(const ConvMapping& m) const {
     TileBytes out(m_h.dramLevel());
-    for (int lv = 0; lv < m_h.dramLevel(); ++lv) {
-      const auto e = tileExtents(m, lv, lv == 0);
-      for (int t = 0; t < kTensors; ++t) out[lv][t] = tileElements(m_layer, e, t) * m_layer.elementBytes[t];
-    }
+    for (int lv = 0; lv < m_h.dramLevel(); ++lv) out[lv] = levelTileBytes(m_layer, m, lv);
     return out;
   }
 
   /// Whether level lv holds the tiles m keeps there (false: m breaks the capacity limit, so it is invalid).
   bool holds(const ConvMapping& m, const TileBytes& bytes, int lv) const {
-    std::int64_t sum = 0;
-    for (int t = 0; t < kTensors; ++t)
-      if (m.levels[lv].keep[t]) sum += bytes[lv][t];
-    return sum <= m_h.levels[lv].capacityBytes(m_h.elementBytes);
+    return keptBytes(m, lv, bytes[lv]) <= m_h.levels[lv].capacityBytes(m_h.elementBytes);
   }
 
   /// The orders level `lv` takes: every order of its loops, or one per reuse class where the model reads

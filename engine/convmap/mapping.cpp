@@ -55,6 +55,20 @@ std::int64_t tileElements(const ConvLayer& layer, const DimFactors& e, int tenso
   }
 }
 
+std::array<std::int64_t, kTensors> levelTileBytes(const ConvLayer& layer, const ConvMapping& m, int lv) {
+  const auto e = tileExtents(m, lv, lv == 0);
+  std::array<std::int64_t, kTensors> out{};
+  for (int t = 0; t < kTensors; ++t) out[t] = tileElements(layer, e, t) * layer.elementBytes[t];
+  return out;
+}
+
+std::int64_t keptBytes(const ConvMapping& m, int lv, const std::array<std::int64_t, kTensors>& tileBytes) {
+  std::int64_t bytes = 0;
+  for (int t = 0; t < kTensors; ++t)
+    if (m.levels[lv].keep[t]) bytes += tileBytes[t];
+  return bytes;
+}
+
 // fills() and distinctTiles() walk the loops above `level` in place, inner to outer (each level's order is
 // listed inner to outer), rather than through temporalLoops(): the mappers ask them of every mapping they
 // weigh, and the list cost an allocation each time.
@@ -255,11 +269,8 @@ void checkKeptBelowDram(const ConvLayer&, const Hierarchy& h, const ConvMapping&
 
 void checkCapacity(const ConvLayer& layer, const Hierarchy& h, const ConvMapping& m, Findings& out) {
   for (int lv = 0; lv < h.dramLevel() && !out.settled(); ++lv) {
-    const auto e = tileExtents(m, lv, lv == 0);
-    std::array<std::int64_t, kTensors> tensorBytes{};
-    std::int64_t bytes = 0;
-    for (int t = 0; t < kTensors; ++t)
-      if (m.levels[lv].keep[t]) bytes += tensorBytes[t] = tileElements(layer, e, t) * layer.elementBytes[t];
+    const auto tensorBytes = levelTileBytes(layer, m, lv);
+    const auto bytes = keptBytes(m, lv, tensorBytes);
     const auto cap = h.levels[lv].capacityBytes(h.elementBytes);
     if (bytes > cap)
       out.add("capacity", [&] {

@@ -58,6 +58,10 @@ std::vector<NestLoop> temporalLoops(const ConvMapping& m, int aboveLevel = 0);
 DimFactors tileExtents(const ConvMapping& m, int level, bool perPe = false);
 /// Elements of tensor t in a tile of those extents (the input's sliding-window width and height).
 std::int64_t tileElements(const ConvLayer& layer, const DimFactors& extent, int tensor);
+/// Bytes of each tensor's tile at level lv (level 0: one PE's), whether the level keeps it or not.
+std::array<std::int64_t, kTensors> levelTileBytes(const ConvLayer& layer, const ConvMapping& m, int lv);
+/// Bytes the tensors m keeps at level lv occupy there (the capacity limit's sum), of levelTileBytes' sizes.
+std::int64_t keptBytes(const ConvMapping& m, int lv, const std::array<std::int64_t, kTensors>& tileBytes);
 
 /// Times level `level`'s tile of tensor t is (re)filled: the product of the bounds of the innermost loop
 /// above the level that is relevant to t with a bound > 1 and every loop outside it (the reuse rule).
