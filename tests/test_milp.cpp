@@ -213,9 +213,10 @@ MilpModel hardKnapsack(int n = 150, int m = 10) {
 
 TEST_P(Milp, MipStartIsTaken) {
   MilpModel m = hardKnapsack();
-  // A start better than anything found early: the answer of a 0.8 s run.
+  // A start better than anything found early: the answer of a 50-node run (a node limit, not a time
+  // limit: the same answer on a loaded machine under a sanitizer).
   SolveOptions longer;
-  longer.timeLimitSeconds = 0.8;
+  longer.maxNodes = 50;
   const SolveResult good = solve(m, longer);
   ASSERT_TRUE(good.hasSolution());
   for (std::size_t j = 0; j < good.values.size(); ++j) m.start.emplace_back(j, good.values[j]);
@@ -349,7 +350,9 @@ TEST_P(Milp, ThreadsAreAcceptedWhateverTheBuild) {
   const SolveResult r = solve(knapsackModel(k), o);
   ASSERT_EQ(r.status, SolveStatus::Optimal);
   EXPECT_NEAR(r.objective, -bruteForce(k), 1e-6);
-  o.timeLimitSeconds = 0.3;  // and in the tree, where the workers raise events
+  // And on the hard model, stopped by the time limit: 1 s, where CBC has its first solution after about
+  // 15 ms without a sanitizer (0.3 s could end a sanitized run on a loaded machine before it had one).
+  o.timeLimitSeconds = 1;
   const SolveResult hard = solve(hardKnapsack(), o);
   EXPECT_TRUE(hard.hasSolution());
   EXPECT_EQ(hard.stop, StopReason::TimeLimit);
@@ -372,7 +375,7 @@ TEST_P(Milp, ConcurrentCallsAreAnsweredAndCancellable) {
   std::atomic<bool> cancel{false};
   std::thread a([&] {
     SolveOptions o;
-    o.timeLimitSeconds = 0.5;
+    o.maxNodes = 50;  // not a time limit: this call may wait its turn for much of one
     hard = solve(hardKnapsack(), o);
   });
   std::thread b([&] { small = solve(knapsackModel(k)); });
